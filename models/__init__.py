@@ -1,0 +1,24 @@
+"""The data model. Tortoise discovers every model re-exported here."""
+from .channel import Ability, Channel
+from .log import Log, QuotaData, Settlement
+from .option import Option
+from .redemption import Redemption
+from .task import Midjourney, Task
+from .token import Token
+from .topup import TopUp
+from .user import User
+
+__all__ = [
+    "Ability",
+    "Channel",
+    "Log",
+    "Midjourney",
+    "Option",
+    "QuotaData",
+    "Redemption",
+    "Settlement",
+    "Task",
+    "Token",
+    "TopUp",
+    "User",
+]

@@ -1,0 +1,77 @@
+from tortoise import fields
+
+from .base import BaseModel, now
+from .enums import ChannelStatus, ChannelType
+
+
+class Channel(BaseModel):
+    type = fields.IntField(default=int(ChannelType.OPENAI))
+    key = fields.TextField()  # upstream secret: never returned by list/search/get, never logged
+    openai_organization = fields.CharField(max_length=128, default="")
+    test_model = fields.CharField(max_length=128, default="")
+    status = fields.IntField(default=int(ChannelStatus.ENABLED), db_index=True)
+    name = fields.CharField(max_length=128, default="", db_index=True)
+    weight = fields.IntField(default=0)
+    created_time = fields.BigIntField(default=now)
+    test_time = fields.BigIntField(default=0)
+    response_time = fields.IntField(default=0)  # milliseconds
+    base_url = fields.CharField(max_length=512, default="")
+    other = fields.TextField(default="")
+    balance = fields.FloatField(default=0)
+    balance_updated_time = fields.BigIntField(default=0)
+    models = fields.TextField(default="")  # comma-separated
+    group = fields.CharField(max_length=255, default="default")  # comma-separated
+    used_quota = fields.BigIntField(default=0)
+    model_mapping = fields.TextField(default="")
+    status_code_mapping = fields.TextField(default="")
+    priority = fields.BigIntField(default=0)
+    auto_ban = fields.IntField(default=1)
+    other_info = fields.TextField(default="")  # JSON: status_reason, status_time
+    max_input_tokens = fields.IntField(default=0)
+
+    class Meta:
+        table = "channel"
+
+    def public_dict(self) -> dict:
+        """Wire shape without the key."""
+        return {
+            "id": self.id,
+            "type": self.type,
+            "openai_organization": self.openai_organization,
+            "test_model": self.test_model,
+            "status": self.status,
+            "name": self.name,
+            "weight": self.weight,
+            "created_time": self.created_time,
+            "test_time": self.test_time,
+            "response_time": self.response_time,
+            "base_url": self.base_url,
+            "other": self.other,
+            "balance": self.balance,
+            "balance_updated_time": self.balance_updated_time,
+            "models": self.models,
+            "group": self.group,
+            "used_quota": self.used_quota,
+            "model_mapping": self.model_mapping,
+            "status_code_mapping": self.status_code_mapping,
+            "priority": self.priority,
+            "auto_ban": self.auto_ban,
+            "other_info": self.other_info,
+            "max_input_tokens": self.max_input_tokens,
+        }
+
+
+class Ability(BaseModel):
+    """One row per (group, model, channel): what the relay may route where."""
+
+    group = fields.CharField(max_length=64)
+    model = fields.CharField(max_length=255)
+    channel_id = fields.IntField(db_index=True)
+    enabled = fields.BooleanField(default=True)
+    priority = fields.BigIntField(default=0)
+    weight = fields.IntField(default=0)
+
+    class Meta:
+        table = "ability"
+        unique_together = (("group", "model", "channel_id"),)
+        indexes = (("group", "model", "enabled"),)

@@ -1,0 +1,112 @@
+"""Apply (or generate) the aerich migrations of the configured database.
+
+aerich writes dialect-specific SQL, so each supported database has its own folder:
+models/migrations/{sqlite,postgres,mysql}. `python -m models.migrate` upgrades the database named by
+DATABASE_URL to the newest migration of its dialect; `python -m models.migrate make NAME` generates a
+new migration for the current dialect (run it once per dialect against a scratch database).
+"""
+from __future__ import annotations
+
+import asyncio
+import os
+import logging
+import sys
+from pathlib import Path
+
+from aerich import Command
+from tortoise import Tortoise
+
+from .settings import DEFAULT_DATA_DIR, dialect_of, tortoise_config
+
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+log = logging.getLogger(__name__)
+
+
+def location_for(dialect: str) -> Path:
+    return MIGRATIONS / dialect
+
+
+async def upgrade(database_url: str, dialect: str) -> list[str]:
+    """Bring the schema up to date; returns the migrations applied (empty when already current)."""
+    command = Command(tortoise_config=tortoise_config(database_url), app="models",
+                      location=str(location_for(dialect)))
+    try:
+        await command.init()
+        applied = await command.upgrade(run_in_transaction=True)
+    finally:
+        await Tortoise.close_connections()
+    return applied
+
+
+async def make(database_url: str, dialect: str, name: str) -> str | None:
+    """Generate a migration from the difference between the models and the newest migration."""
+    command = Command(tortoise_config=tortoise_config(database_url), app="models",
+                      location=str(location_for(dialect)))
+    try:
+        if not (location_for(dialect) / "models").exists():
+            await command.init_db(safe=True)
+            return "init"
+        await command.init()  # aerich reads the last applied version at init: upgrade first
+        return await command.migrate(name=name, no_input=True)
+    finally:
+        await Tortoise.close_connections()
+
+
+SCRATCH_URLS = {
+    "sqlite": "sqlite://{tmp}/scratch.sqlite3",
+    "postgres": "postgres://postgres@127.0.0.1:5432/{name}",
+    "mysql": "mysql://root:@127.0.0.1:3306/{name}",
+}
+
+
+def make_all(name: str) -> int:
+    """Generate migration NAME for every dialect, each against a scratch database at the current head.
+
+    Needs the local PostgreSQL and MySQL/MariaDB servers (trust / empty-password root), as on the
+    development machines.
+    """
+    import subprocess
+    import tempfile
+
+    scratch = f"gw_make_{os.getpid()}"
+    for dialect, template in SCRATCH_URLS.items():
+        with tempfile.TemporaryDirectory() as tmp:
+            url = template.format(tmp=tmp, name=scratch)
+            if dialect == "postgres":
+                subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-qc", f"create database {scratch}"], check=True)
+            elif dialect == "mysql":
+                subprocess.run(["mysql", "-uroot", "-h127.0.0.1", "-e", f"create database {scratch}"], check=True)
+            try:
+                # One process per dialect: Tortoise caches SQL per model class with the first dialect.
+                env = {**os.environ, "DATABASE_URL": url}
+                subprocess.run([sys.executable, "-m", "models.migrate", "make", name], env=env, check=True)
+            finally:
+                if dialect == "postgres":
+                    subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-qc", f"drop database {scratch}"], check=True)
+                elif dialect == "mysql":
+                    subprocess.run(["mysql", "-uroot", "-h127.0.0.1", "-e", f"drop database {scratch}"], check=True)
+    return 0
+
+
+def main(argv: list[str]) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s migrate: %(message)s")
+    url = os.environ.get("DATABASE_URL") or f"sqlite://{DEFAULT_DATA_DIR / 'gateway.sqlite3'}"
+    dialect = dialect_of(url)
+    if argv and argv[0] == "make-all":
+        return make_all(argv[1] if len(argv) > 1 else "update")
+    if argv and argv[0] == "make":
+        asyncio.run(upgrade(url, dialect))
+        result = asyncio.run(make(url, dialect, argv[1] if len(argv) > 1 else "update"))
+        log.info("%s: %s", dialect, result or "no changes")
+        return 0
+    if dialect == "sqlite":
+        path = url.split("://", 1)[1]
+        if path and path != ":memory:":
+            Path(path).parent.mkdir(parents=True, exist_ok=True)
+    applied = asyncio.run(upgrade(url, dialect))
+    log.info("%s schema %s", dialect, f"upgraded: {', '.join(applied)}" if applied else "up to date")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

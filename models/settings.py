@@ -1,0 +1,159 @@
+"""Process settings: environment variables, parsed once into a frozen dataclass.
+
+Runtime options (the console's /api/option rows) live in the database and are handled by
+api.services.options; nothing here changes while a process runs.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_DATA_DIR = ROOT / "data"
+VERSION = "0.1.0"
+
+
+def _bool(value: str | None, default: bool) -> bool:
+    if value is None or value == "":
+        return default
+    return value.strip().lower() in {"1", "true", "yes", "on"}
+
+
+def _int(env: dict[str, str], name: str, default: int) -> int:
+    raw = env.get(name, "")
+    if raw.strip() == "":
+        return default
+    try:
+        return int(raw)
+    except ValueError as exc:
+        raise ValueError(f"{name} must be an integer, got {raw!r}") from exc
+
+
+def _float(env: dict[str, str], name: str, default: float) -> float:
+    raw = env.get(name, "")
+    if raw.strip() == "":
+        return default
+    try:
+        return float(raw)
+    except ValueError as exc:
+        raise ValueError(f"{name} must be a number, got {raw!r}") from exc
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    database_url: str
+    redis_url: str
+    session_secret: str
+    host: str = "0.0.0.0"
+    port: int = 3000
+    redis_prefix: str = "gw:"
+    data_dir: Path = DEFAULT_DATA_DIR
+    initial_root_password: str = ""
+    frontend_dir: Path = ROOT / "frontend" / "build"
+    session_ttl: int = 30 * 24 * 3600
+    session_cookie_secure: bool = False
+    trusted_proxies: tuple[str, ...] = ()
+    relay_timeout: float = 0.0          # total seconds for a non-streamed upstream call; 0 = none
+    streaming_timeout: float = 120.0    # idle seconds between two upstream stream chunks
+    connect_timeout: float = 10.0
+    upstream_pool_size: int = 0         # 0 = unlimited keep-alive pool
+    rate_limit_api: int = 600           # console requests per IP per RATE_LIMIT_WINDOW
+    rate_limit_critical: int = 20       # register/login/mail/oauth per IP per CRITICAL_RATE_LIMIT_WINDOW
+    rate_limit_window: int = 180
+    critical_rate_limit_window: int = 1200
+    turnstile_verify_url: str = "https://challenges.cloudflare.com/turnstile/v0/siteverify"
+    github_base_url: str = "https://github.com"
+    github_api_url: str = "https://api.github.com"
+    linuxdo_base_url: str = "https://connect.linux.do"
+    stripe_api_base: str = ""           # empty = Stripe's own API
+    log_level: str = "INFO"
+    worker_processes: int = 1
+    worker_threads: int = 8
+    extra: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> Settings:
+        env = dict(os.environ if env is None else env)
+        data_dir = Path(env.get("DATA_DIR") or DEFAULT_DATA_DIR)
+        database_url = env.get("DATABASE_URL") or f"sqlite://{data_dir / 'gateway.sqlite3'}"
+        redis_url = env.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
+        secret = env.get("SESSION_SECRET", "")
+        if not secret:
+            secret_file = data_dir / "session_secret"
+            if secret_file.exists():
+                secret = secret_file.read_text().strip()
+        if not secret:
+            raise ValueError(
+                "SESSION_SECRET is not set: set it (production) or start with `make run`, "
+                "which generates one in the data folder"
+            )
+        proxies = tuple(p.strip() for p in env.get("TRUSTED_PROXIES", "").split(",") if p.strip())
+        return cls(
+            database_url=database_url,
+            redis_url=redis_url,
+            session_secret=secret,
+            host=env.get("HOST") or "0.0.0.0",
+            port=_int(env, "PORT", 3000),
+            redis_prefix=env.get("REDIS_PREFIX", "gw:"),
+            data_dir=data_dir,
+            initial_root_password=env.get("INITIAL_ROOT_PASSWORD", ""),
+            frontend_dir=Path(env.get("FRONTEND_DIR") or ROOT / "frontend" / "build"),
+            session_ttl=_int(env, "SESSION_TTL", 30 * 24 * 3600),
+            session_cookie_secure=_bool(env.get("SESSION_COOKIE_SECURE"), False),
+            trusted_proxies=proxies,
+            relay_timeout=_float(env, "RELAY_TIMEOUT", 0.0),
+            streaming_timeout=_float(env, "STREAMING_TIMEOUT", 120.0),
+            connect_timeout=_float(env, "CONNECT_TIMEOUT", 10.0),
+            upstream_pool_size=_int(env, "UPSTREAM_POOL_SIZE", 0),
+            rate_limit_api=_int(env, "RATE_LIMIT_API", 600),
+            rate_limit_critical=_int(env, "RATE_LIMIT_CRITICAL", 20),
+            rate_limit_window=_int(env, "RATE_LIMIT_WINDOW", 180),
+            critical_rate_limit_window=_int(env, "CRITICAL_RATE_LIMIT_WINDOW", 1200),
+            turnstile_verify_url=env.get("TURNSTILE_VERIFY_URL")
+            or "https://challenges.cloudflare.com/turnstile/v0/siteverify",
+            github_base_url=(env.get("GITHUB_BASE_URL") or "https://github.com").rstrip("/"),
+            github_api_url=(env.get("GITHUB_API_URL") or "https://api.github.com").rstrip("/"),
+            linuxdo_base_url=(env.get("LINUXDO_BASE_URL") or "https://connect.linux.do").rstrip("/"),
+            stripe_api_base=(env.get("STRIPE_API_BASE") or "").rstrip("/"),
+            log_level=(env.get("LOG_LEVEL") or "INFO").upper(),
+            worker_processes=_int(env, "WORKER_PROCESSES", 1),
+            worker_threads=_int(env, "WORKER_THREADS", 8),
+        )
+
+    @property
+    def dialect(self) -> str:
+        return dialect_of(self.database_url)
+
+
+def dialect_of(database_url: str) -> str:
+    """sqlite, postgres or mysql: the folder of models/migrations that fits this URL."""
+    scheme = urlsplit(database_url).scheme
+    if scheme.startswith("postgres") or scheme in {"psycopg", "asyncpg"}:
+        return "postgres"
+    if scheme.startswith("mysql"):
+        return "mysql"
+    return "sqlite"
+
+
+MODEL_MODULES = ["models"]
+
+
+def tortoise_config(database_url: str, with_aerich: bool = True) -> dict:
+    modules = [*MODEL_MODULES, "aerich.models"] if with_aerich else list(MODEL_MODULES)
+    return {
+        "connections": {"default": database_url},
+        "apps": {"models": {"models": modules, "default_connection": "default"}},
+        "use_tz": False,
+        "timezone": "UTC",
+    }
+
+
+def _env_tortoise_config() -> dict:
+    """Config for the aerich CLI (`aerich --app models ...`): DATABASE_URL or the default SQLite file."""
+    url = os.environ.get("DATABASE_URL") or f"sqlite://{DEFAULT_DATA_DIR / 'gateway.sqlite3'}"
+    return tortoise_config(url)
+
+
+TORTOISE_ORM = _env_tortoise_config()
