@@ -8,8 +8,8 @@ new migration for the current dialect (run it once per dialect against a scratch
 from __future__ import annotations
 
 import asyncio
-import os
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -59,6 +59,15 @@ SCRATCH_URLS = {
 }
 
 
+def _admin(dialect: str, sql: str) -> None:
+    import subprocess
+
+    if dialect == "postgres":
+        subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-qc", sql], check=True)
+    elif dialect == "mysql":
+        subprocess.run(["mysql", "-uroot", "-h127.0.0.1", "-e", sql], check=True)
+
+
 def make_all(name: str) -> int:
     """Generate migration NAME for every dialect, each against a scratch database at the current head.
 
@@ -72,19 +81,13 @@ def make_all(name: str) -> int:
     for dialect, template in SCRATCH_URLS.items():
         with tempfile.TemporaryDirectory() as tmp:
             url = template.format(tmp=tmp, name=scratch)
-            if dialect == "postgres":
-                subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-qc", f"create database {scratch}"], check=True)
-            elif dialect == "mysql":
-                subprocess.run(["mysql", "-uroot", "-h127.0.0.1", "-e", f"create database {scratch}"], check=True)
+            _admin(dialect, f"create database {scratch}")
             try:
                 # One process per dialect: Tortoise caches SQL per model class with the first dialect.
                 env = {**os.environ, "DATABASE_URL": url}
                 subprocess.run([sys.executable, "-m", "models.migrate", "make", name], env=env, check=True)
             finally:
-                if dialect == "postgres":
-                    subprocess.run(["psql", "-h", "127.0.0.1", "-U", "postgres", "-qc", f"drop database {scratch}"], check=True)
-                elif dialect == "mysql":
-                    subprocess.run(["mysql", "-uroot", "-h127.0.0.1", "-e", f"drop database {scratch}"], check=True)
+                _admin(dialect, f"drop database {scratch}")
     return 0
 
 

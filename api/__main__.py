@@ -1,0 +1,30 @@
+"""`python -m api`: one API process (run several behind a load balancer, or REUSE_PORT=1)."""
+from __future__ import annotations
+
+import logging
+import os
+
+from aiohttp import web
+
+from api.app import create_app
+from models.settings import Settings
+
+
+def main() -> None:
+    settings = Settings.from_env()
+    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("aiohttp.access").setLevel(logging.WARNING)
+    try:
+        import uvloop
+
+        uvloop.install()
+    except ImportError:  # pragma: no cover - uvloop is in requirements on Linux
+        pass
+    reuse = os.environ.get("REUSE_PORT", "").lower() in {"1", "true"}
+    web.run_app(create_app(settings), host=settings.host, port=settings.port, reuse_port=reuse or None,
+                access_log=None, print=lambda *_: logging.getLogger("api").info(
+                    "listening on http://%s:%s", settings.host, settings.port))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,100 @@
+"""Who is calling the console API, and may they: sessions, access tokens, roles."""
+from __future__ import annotations
+
+import functools
+from collections.abc import Awaitable, Callable
+
+from aiohttp import web
+
+from api import keys
+from api.errors import Forbidden, TooManyRequests, Unauthorized
+from api.services.net import client_ip
+from api.services.passwords import sha256_hex
+from api.services.sessions import sessions_of
+from models import User
+from models.enums import Role, UserStatus
+
+Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+USER_HEADER = "New-Api-User"
+
+
+async def current_user(request: web.Request) -> User | None:
+    """The authenticated user, or None for an anonymous caller; Unauthorized on a bad credential."""
+    if "user" in request:
+        return request["user"]
+    user_id = 0
+    via_token = False
+    session = await sessions_of(request).load(request)
+    if session is not None and session.user_id:
+        user_id = session.user_id
+    else:
+        auth = request.headers.get("Authorization", "").strip()
+        if auth:
+            token = auth[7:].strip() if auth.lower().startswith("bearer ") else auth
+            if token:
+                found = await User.filter(access_token=sha256_hex(token), deleted_at=None).first()
+                if found is None:
+                    raise Unauthorized()
+                user_id, via_token = found.id, True
+                request["user"] = found
+    if not user_id:
+        request["user"] = None
+        return None
+    header = request.headers.get(USER_HEADER, "")
+    if header != str(user_id):
+        raise Unauthorized("user_header_mismatch")
+    user = request["user"] if via_token else await User.filter(id=user_id, deleted_at=None).first()
+    if user is None:
+        raise Unauthorized()
+    if user.status != UserStatus.ENABLED:
+        raise Unauthorized("user_banned")
+    request["user"] = user
+    return user
+
+
+def require(role: Role) -> Callable[[Handler], Handler]:
+    """Decorator: the handler runs only for a logged-in user whose role is at least `role`."""
+
+    def decorator(handler: Handler) -> Handler:
+        @functools.wraps(handler)
+        async def wrapper(request: web.Request) -> web.StreamResponse:
+            user = await current_user(request)
+            if user is None:
+                raise Unauthorized()
+            if user.role < role:
+                raise Forbidden()
+            return await handler(request)
+
+        wrapper.required_role = role  # type: ignore[attr-defined]
+        return wrapper
+
+    return decorator
+
+
+user_required = require(Role.USER)
+admin_required = require(Role.ADMIN)
+root_required = require(Role.ROOT)
+
+
+def critical(bucket: str) -> Callable[[Handler], Handler]:
+    """Decorator: the stricter per-IP limit of register, login, mail and OAuth routes."""
+
+    def decorator(handler: Handler) -> Handler:
+        @functools.wraps(handler)
+        async def wrapper(request: web.Request) -> web.StreamResponse:
+            settings = request.config_dict[keys.SETTINGS]
+            allowed = await request.config_dict[keys.LIMITER].hit(
+                f"critical:{bucket}", client_ip(request), settings.rate_limit_critical,
+                settings.critical_rate_limit_window)
+            if not allowed:
+                raise TooManyRequests()
+            return await handler(request)
+
+        return wrapper
+
+    return decorator
+
+
+def the_user(request: web.Request) -> User:
+    """The user a `require`-decorated handler runs for."""
+    return request["user"]

@@ -1,0 +1,1 @@
+"""Console handlers: one module per resource, each exposing `routes` (a web.RouteTableDef)."""

@@ -1,0 +1,43 @@
+"""Runtime options (root only)."""
+from __future__ import annotations
+
+from aiohttp import web
+
+from api import keys
+from api.console.auth import root_required, the_user
+from api.errors import ApiError
+from api.response import ok, read_json
+from api.services.jobs import enqueue
+from api.services.option_rules import DEFAULTS, SECRET_OPTIONS
+from models.enums import LogType
+
+routes = web.RouteTableDef()
+
+
+@routes.get("/option/")
+@root_required
+async def list_options(request: web.Request) -> web.Response:
+    return ok(request.config_dict[keys.OPTIONS].public_items())
+
+
+@routes.put("/option/")
+@root_required
+async def update_option(request: web.Request) -> web.Response:
+    body = await read_json(request)
+    key = body.get("key")
+    if not isinstance(key, str) or not key:
+        raise ApiError("invalid_param", name="key")
+    options = request.config_dict[keys.OPTIONS]
+    value = await options.update(key, body.get("value"))
+    user = the_user(request)
+    shown = "(hidden)" if key in SECRET_OPTIONS else (value if len(value) <= 200 else value[:200] + "…")
+    await enqueue(request.config_dict, "system.record_log", user.id, int(LogType.MANAGE),
+                  f"option {key} set to {shown}", user.username)
+    return ok()
+
+
+@routes.post("/option/rest_model_ratio")
+@root_required
+async def reset_model_ratio(request: web.Request) -> web.Response:
+    await request.config_dict[keys.OPTIONS].update("ModelRatio", DEFAULTS["ModelRatio"])
+    return ok()

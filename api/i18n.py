@@ -1,0 +1,63 @@
+"""Server messages in English and Chinese; the language follows the request's Accept-Language."""
+from __future__ import annotations
+
+from aiohttp import web
+
+# key: (English, Chinese). Parameters use str.format names.
+MESSAGES: dict[str, tuple[str, str]] = {
+    "not_logged_in": ("Not logged in or login expired, please log in again", "未登录或登录已过期，请重新登录"),
+    "user_header_mismatch": (
+        "Not authorised: refresh the page or clear the cache and try again",
+        "无权进行此操作，请刷新页面或清空缓存后重试",
+    ),
+    "forbidden": ("You are not allowed to do this", "无权进行此操作，权限不足"),
+    "user_banned": ("This user has been banned", "用户已被封禁"),
+    "too_many_requests": ("Too many requests, try again later", "请求过于频繁，请稍后再试"),
+    "not_found": ("Not found", "未找到"),
+    "internal_error": ("Internal server error, contact the admin", "服务器内部错误，请联系管理员"),
+    "invalid_json_body": ("The request body is not valid JSON", "无效的请求体（不是合法的 JSON）"),
+    "invalid_param": ("Invalid parameter: {name}", "无效的参数：{name}"),
+    "login_fields_required": ("Please enter username and password", "请输入用户名和密码"),
+    "login_failed": ("Wrong username or password, or the user has been banned", "用户名或密码错误，或用户已被封禁"),
+    "password_login_disabled": (
+        "The administrator has turned off password login", "管理员关闭了密码登录"),
+    "option_unknown": ("Unknown option: {key}", "未知的配置项：{key}"),
+    "option_not_string": ("The option value must be a string", "配置值必须是字符串"),
+    "option_invalid_json": ("{key} is not a valid JSON string", "{key} 不是合法的 JSON 字符串"),
+    "option_invalid_bool": ("{key} must be true or false", "{key} 必须是 true 或 false"),
+    "option_invalid_number": ("{key} must be a number", "{key} 必须是数字"),
+    "option_invalid_integer": ("{key} must be an integer", "{key} 必须是整数"),
+    "option_min": ("{key} must be at least {min}", "{key} 不能小于 {min}"),
+    "option_range": ("{key} must be between {min} and {max}", "{key} 必须在 {min} 到 {max} 之间"),
+    "option_ratio_map": (
+        "{key} must be a JSON object of non-negative numbers", "{key} 必须是值为非负数字的 JSON 对象"),
+    "option_stripe_key": ("Invalid Stripe API key: it must start with sk_", "无效的 Stripe API 密钥，必须以 sk_ 开头"),
+    "option_stripe_webhook": (
+        "Invalid Stripe webhook signing key: it must start with whsec_", "无效的 Stripe Webhook 签名密钥，必须以 whsec_ 开头"),
+    "option_stripe_price": ("Invalid Stripe price ID: it must start with price_", "无效的 Stripe 价格 ID，必须以 price_ 开头"),
+    "option_server_address_required": (
+        "Set the server address before saving payment settings", "请先填写服务器地址再保存支付设置"),
+    "option_requires": ("Fill in {other} before enabling {key}", "请先填写 {other} 再启用 {key}"),
+    "option_chats": (
+        "Chats must be a JSON list of objects mapping a name to a URL template",
+        "Chats 必须是由“名称: 链接模板”对象组成的 JSON 列表"),
+    "option_url": ("{key} must be an http(s) URL", "{key} 必须是 http(s) 链接"),
+    "option_data_export_time": ("DataExportDefaultTime must be hour, day or week", "DataExportDefaultTime 必须是 hour、day 或 week"),
+}
+
+
+def language(request: web.Request | None) -> str:
+    if request is None:
+        return "en"
+    lang = request.headers.get("Accept-Language", "")
+    # The first listed language wins; the console sends its own choice first.
+    first = lang.split(",", 1)[0].strip().lower()
+    return "zh" if first.startswith("zh") else "en"
+
+
+def translate(key: str, lang: str = "en", **params: object) -> str:
+    pair = MESSAGES.get(key)
+    if pair is None:
+        return key.format(**params) if params else key
+    text = pair[1] if lang == "zh" else pair[0]
+    return text.format(**params) if params else text

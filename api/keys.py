@@ -1,0 +1,23 @@
+"""Every web.AppKey of the application, in one place."""
+from __future__ import annotations
+
+import concurrent.futures
+from typing import TYPE_CHECKING
+
+import aiohttp
+from aiohttp import web
+
+from models.settings import Settings
+
+if TYPE_CHECKING:
+    pass
+
+SETTINGS = web.AppKey("settings", Settings)
+STORE = web.AppKey("store", "Store")
+EVENTS = web.AppKey("events", "EventBus")
+OPTIONS = web.AppKey("options", "OptionsService")
+SESSIONS = web.AppKey("sessions", "SessionManager")
+LIMITER = web.AppKey("limiter", "RateLimiter")
+HTTP = web.AppKey("http", aiohttp.ClientSession)
+ENQUEUE_POOL = web.AppKey("enqueue_pool", concurrent.futures.ThreadPoolExecutor)
+START_TIME = web.AppKey("start_time", int)

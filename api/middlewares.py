@@ -1,0 +1,92 @@
+"""Middlewares, one setup_<concern>(app) each; their order is written down in api/app.py."""
+from __future__ import annotations
+
+import logging
+import os
+import time
+
+from aiohttp import web
+from tortoise.exceptions import DoesNotExist
+
+from api import keys
+from api.errors import ApiError, TooManyRequests
+from api.i18n import language, translate
+from api.response import fail
+from api.services.net import client_ip
+
+log = logging.getLogger("api")
+REQUEST_ID_HEADER = "X-Oneapi-Request-Id"
+
+
+def new_request_id() -> str:
+    """yyyyMMddHHmmss + 8 random hex chars: sortable, unique enough, safe to log."""
+    return time.strftime("%Y%m%d%H%M%S", time.gmtime()) + os.urandom(4).hex()
+
+
+@web.middleware
+async def request_id_middleware(request: web.Request, handler):
+    request_id = new_request_id()
+    request["request_id"] = request_id
+    try:
+        response = await handler(request)
+    except web.HTTPException as exc:
+        exc.headers[REQUEST_ID_HEADER] = request_id
+        raise
+    if not response.prepared:
+        response.headers[REQUEST_ID_HEADER] = request_id
+    return response
+
+
+def setup_request_id(app: web.Application) -> None:
+    app.middlewares.append(request_id_middleware)
+
+
+@web.middleware
+async def envelope_errors_middleware(request: web.Request, handler):
+    """Domain exceptions → {success:false} envelopes; never a stack trace to the client."""
+    try:
+        return await handler(request)
+    except ApiError as exc:
+        return fail(translate(exc.message, language(request), **exc.params), status=exc.status)
+    except DoesNotExist:
+        return fail(translate("not_found", language(request)))
+    except web.HTTPException as exc:
+        if exc.status >= 400:
+            return fail(exc.reason if exc.status != 404 else translate("not_found", language(request)),
+                        status=exc.status)
+        raise
+    except Exception:
+        log.exception("unhandled error on %s %s (request id %s)", request.method, request.path,
+                      request.get("request_id"))
+        return fail(translate("internal_error", language(request)), status=500)
+
+
+def setup_envelope_errors(app: web.Application) -> None:
+    app.middlewares.append(envelope_errors_middleware)
+
+
+@web.middleware
+async def api_rate_limit_middleware(request: web.Request, handler):
+    """The global per-IP limit of the console API (GlobalAPIRateLimit of the reference)."""
+    settings = request.config_dict[keys.SETTINGS]
+    allowed = await request.config_dict[keys.LIMITER].hit(
+        "api", client_ip(request), settings.rate_limit_api, settings.rate_limit_window)
+    if not allowed:
+        raise TooManyRequests()
+    return await handler(request)
+
+
+def setup_api_rate_limit(app: web.Application) -> None:
+    app.middlewares.append(api_rate_limit_middleware)
+
+
+@web.middleware
+async def session_cookie_middleware(request: web.Request, handler):
+    """Writes the session cookie a handler created, rotated or cleared."""
+    response = await handler(request)
+    request.config_dict[keys.SESSIONS].apply_cookie(request, response)
+    return response
+
+
+def setup_session_cookie(app: web.Application) -> None:
+    app.middlewares.append(session_cookie_middleware)

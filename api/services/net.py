@@ -1,0 +1,40 @@
+"""Client addresses behind trusted proxies."""
+from __future__ import annotations
+
+import ipaddress
+
+from aiohttp import web
+
+from api import keys
+
+
+def client_ip(request: web.Request) -> str:
+    """The peer address, or the last untrusted hop of X-Forwarded-For when the peer is a trusted proxy."""
+    cached = request.get("client_ip")
+    if cached is not None:
+        return cached
+    remote = request.remote or ""
+    trusted = request.config_dict[keys.SETTINGS].trusted_proxies
+    ip = remote
+    if trusted and _in_any(remote, trusted):
+        hops = [h.strip() for h in request.headers.get("X-Forwarded-For", "").split(",") if h.strip()]
+        for hop in reversed(hops):
+            ip = hop
+            if not _in_any(hop, trusted):
+                break
+    request["client_ip"] = ip
+    return ip
+
+
+def _in_any(ip: str, networks: tuple[str, ...]) -> bool:
+    try:
+        addr = ipaddress.ip_address(ip)
+    except ValueError:
+        return False
+    for net in networks:
+        try:
+            if addr in ipaddress.ip_network(net, strict=False):
+                return True
+        except ValueError:
+            continue
+    return False

@@ -1,0 +1,265 @@
+"""Runtime option defaults and the validation of each option (spec 000 §3, §5, §9; spec 001 §9)."""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+import orjson
+
+from api.errors import ApiError
+
+DEFAULT_CHATS = [
+    {"ChatGPT Next Web": "https://app.nextchat.dev/#/?settings={\"key\":\"{key}\",\"url\":\"{address}\"}"},
+    {"Lobe Chat": "https://chat-preview.lobehub.com/?settings={\"keyVaults\":{\"openai\":{\"apiKey\":\"{key}\",\"baseURL\":\"{address}/v1\"}}}"},
+]
+
+DEFAULTS: dict[str, str] = {
+    # Login and registration
+    "PasswordLoginEnabled": "true",
+    "PasswordRegisterEnabled": "true",
+    "EmailVerificationEnabled": "false",
+    "RegisterEnabled": "true",
+    "UserSelfDeletionEnabled": "false",
+    # OAuth and login providers
+    "GitHubOAuthEnabled": "false",
+    "GitHubClientId": "",
+    "GitHubClientSecret": "",
+    "LinuxDoOAuthEnabled": "false",
+    "LinuxDoClientId": "",
+    "LinuxDoClientSecret": "",
+    "LinuxDoMinLevel": "0",
+    "WeChatAuthEnabled": "false",
+    "WeChatServerAddress": "",
+    "WeChatServerToken": "",
+    "WeChatAccountQRCodeImageURL": "",
+    "TelegramOAuthEnabled": "false",
+    "TelegramBotToken": "",
+    "TelegramBotName": "",
+    # Turnstile
+    "TurnstileCheckEnabled": "false",
+    "TurnstileSiteKey": "",
+    "TurnstileSecretKey": "",
+    # E-mail restrictions
+    "EmailDomainRestrictionEnabled": "false",
+    "EmailAliasRestrictionEnabled": "false",
+    "EmailDomainWhitelist": "gmail.com,163.com,126.com,qq.com,outlook.com,hotmail.com,icloud.com,yahoo.com,foxmail.com",
+    # SMTP
+    "SMTPServer": "",
+    "SMTPPort": "587",
+    "SMTPAccount": "",
+    "SMTPFrom": "",
+    "SMTPToken": "",
+    "SMTPSSLEnabled": "false",
+    # Payment
+    "ServerAddress": "",
+    "OutProxyUrl": "",
+    "StripeApiSecret": "",
+    "StripeWebhookSecret": "",
+    "StripePriceId": "",
+    "StripeUnitPrice": "8",
+    "MinTopUp": "5",
+    "PaymentEnabled": "false",
+    "TopupGroupRatio": '{"default":1,"vip":1,"svip":1}',
+    # Site content
+    "Notice": "",
+    "SystemName": "AI Gateway",
+    "Logo": "/logo.png",
+    "HomePageContent": "",
+    "About": "",
+    "Footer": "",
+    # General
+    "TopUpLink": "",
+    "ChatLink": "",
+    "ChatLink2": "",
+    "Chats": orjson.dumps(DEFAULT_CHATS).decode(),
+    "QuotaPerUnit": "500000",
+    "RetryTimes": "0",
+    "DisplayInCurrencyEnabled": "true",
+    "DisplayTokenStatEnabled": "true",
+    "DefaultCollapseSidebar": "false",
+    # Drawing and tasks
+    "DrawingEnabled": "true",
+    "TaskEnabled": "true",
+    "MjNotifyEnabled": "false",
+    "MjAccountFilterEnabled": "false",
+    "MjForwardUrlEnabled": "true",
+    "MjModeClearEnabled": "false",
+    "MjActionCheckSuccessEnabled": "true",
+    # Sensitive words
+    "CheckSensitiveEnabled": "false",
+    "CheckSensitiveOnPromptEnabled": "true",
+    "SensitiveWords": "",
+    # Logs and dashboard
+    "LogConsumeEnabled": "true",
+    "LogRetentionDays": "0",
+    "DataExportEnabled": "true",
+    "DataExportInterval": "5",
+    "DataExportDefaultTime": "hour",
+    # Monitoring
+    "ChannelDisableThreshold": "5",
+    "QuotaRemindThreshold": "1000",
+    "AutomaticDisableChannelEnabled": "false",
+    "AutomaticEnableChannelEnabled": "false",
+    # Quota
+    "QuotaForNewUser": "0",
+    "PreConsumedQuota": "500",
+    "QuotaForInviter": "0",
+    "QuotaForInvitee": "0",
+    # Pricing (JSON); the model tables are filled from api.services.pricing at import
+    "ModelPrice": "{}",
+    "ModelRatio": "{}",
+    "CompletionRatio": "{}",
+    "GroupRatio": '{"default":1,"vip":1,"svip":1}',
+    "UserUsableGroups": '{"default":"默认分组","vip":"vip分组"}',
+}
+
+# Never returned by GET /api/option/ (nor logged).
+SECRET_OPTIONS = frozenset({
+    "GitHubClientSecret",
+    "LinuxDoClientSecret",
+    "WeChatServerToken",
+    "TelegramBotToken",
+    "TurnstileSecretKey",
+    "SMTPToken",
+    "StripeApiSecret",
+    "StripeWebhookSecret",
+})
+
+JSON_OBJECT_OPTIONS = frozenset({"ModelPrice", "ModelRatio", "CompletionRatio", "GroupRatio", "TopupGroupRatio"})
+TRAILING_SLASH_OPTIONS = frozenset({
+    "ServerAddress", "OutProxyUrl", "StripeApiSecret", "StripeWebhookSecret", "StripePriceId",
+    "WeChatServerAddress",
+})
+PAYMENT_OPTIONS = frozenset({
+    "StripeApiSecret", "StripeWebhookSecret", "StripePriceId", "StripeUnitPrice", "MinTopUp",
+    "TopupGroupRatio",
+})
+# (key, lowest, highest or None, integer?)
+NUMERIC_LIMITS: dict[str, tuple[float, float | None, bool]] = {
+    "StripeUnitPrice": (0, None, False),
+    "MinTopUp": (1, None, True),
+    "LinuxDoMinLevel": (0, 4, True),
+    "DataExportInterval": (1, None, True),
+    "ChannelDisableThreshold": (0, None, False),
+    "QuotaRemindThreshold": (0, None, True),
+    "QuotaForNewUser": (0, None, True),
+    "PreConsumedQuota": (0, None, True),
+    "QuotaForInviter": (0, None, True),
+    "QuotaForInvitee": (0, None, True),
+    "QuotaPerUnit": (1, None, False),
+    "RetryTimes": (0, 10, True),
+    "SMTPPort": (1, 65535, True),
+    "LogRetentionDays": (0, None, True),
+}
+# Enabling the key needs the listed options to be non-empty.
+REQUIRES: dict[str, tuple[str, ...]] = {
+    "GitHubOAuthEnabled": ("GitHubClientId", "GitHubClientSecret"),
+    "LinuxDoOAuthEnabled": ("LinuxDoClientId", "LinuxDoClientSecret"),
+    "WeChatAuthEnabled": ("WeChatServerAddress", "WeChatServerToken"),
+    "TelegramOAuthEnabled": ("TelegramBotToken", "TelegramBotName"),
+    "TurnstileCheckEnabled": ("TurnstileSiteKey", "TurnstileSecretKey"),
+    "EmailVerificationEnabled": ("SMTPServer", "SMTPAccount"),
+    "PaymentEnabled": ("ServerAddress", "StripeApiSecret", "StripeWebhookSecret"),
+}
+PREFIXES: dict[str, tuple[str, str]] = {
+    "StripeApiSecret": ("sk_", "option_stripe_key"),
+    "StripeWebhookSecret": ("whsec_", "option_stripe_webhook"),
+    "StripePriceId": ("price_", "option_stripe_price"),
+}
+URL_OPTIONS = frozenset({"ServerAddress", "OutProxyUrl", "WeChatServerAddress"})
+
+
+def is_bool_option(key: str) -> bool:
+    return key.endswith("Enabled")
+
+
+def _parse_json(key: str, value: str) -> object:
+    try:
+        return orjson.loads(value)
+    except orjson.JSONDecodeError as exc:
+        raise ApiError("option_invalid_json", key=key) from exc
+
+
+def _check_ratio_map(key: str, value: str) -> None:
+    data = _parse_json(key, value)
+    if not isinstance(data, dict) or not all(
+        isinstance(v, int | float) and not isinstance(v, bool) and v >= 0 for v in data.values()
+    ):
+        raise ApiError("option_ratio_map", key=key)
+
+
+def _check_usable_groups(key: str, value: str) -> None:
+    data = _parse_json(key, value)
+    if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
+        raise ApiError("option_invalid_json", key=key)
+
+
+def _check_chats(key: str, value: str) -> None:
+    data = _parse_json(key, value)
+    if not isinstance(data, list) or not all(
+        isinstance(item, dict) and all(isinstance(v, str) for v in item.values()) for item in data
+    ):
+        raise ApiError("option_chats")
+
+
+def _check_export_time(key: str, value: str) -> None:
+    if value not in {"hour", "day", "week"}:
+        raise ApiError("option_data_export_time")
+
+
+EXTRA_CHECKS: dict[str, Callable[[str, str], None]] = {
+    **{k: _check_ratio_map for k in JSON_OBJECT_OPTIONS},
+    "UserUsableGroups": _check_usable_groups,
+    "Chats": _check_chats,
+    "DataExportDefaultTime": _check_export_time,
+}
+
+
+def normalize(key: str, value: object, current: Mapping[str, str]) -> str:
+    """Validate one option change and return the value to store; ApiError says what is wrong."""
+    if key not in DEFAULTS:
+        raise ApiError("option_unknown", key=key)
+    if isinstance(value, bool):
+        value = "true" if value else "false"
+    elif isinstance(value, int | float):
+        value = str(value)
+    if not isinstance(value, str):
+        raise ApiError("option_not_string")
+    value = value.strip() if key not in {"Notice", "HomePageContent", "About", "Footer", "SensitiveWords"} else value
+    if key in TRAILING_SLASH_OPTIONS:
+        value = value.rstrip("/")
+    if is_bool_option(key):
+        if value not in {"true", "false"}:
+            raise ApiError("option_invalid_bool", key=key)
+        if value == "true":
+            for other in REQUIRES.get(key, ()):
+                if not current.get(other, ""):
+                    raise ApiError("option_requires", key=key, other=other)
+    if key in NUMERIC_LIMITS:
+        low, high, integer = NUMERIC_LIMITS[key]
+        try:
+            number = float(value)
+        except ValueError as exc:
+            raise ApiError("option_invalid_number", key=key) from exc
+        if integer and not number.is_integer():
+            raise ApiError("option_invalid_integer", key=key)
+        if number != number or number < low or (high is not None and number > high):
+            if high is None:
+                raise ApiError("option_min", key=key, min=_fmt(low))
+            raise ApiError("option_range", key=key, min=_fmt(low), max=_fmt(high))
+        value = str(int(number)) if integer else _fmt(number)
+    if key in PREFIXES and value:
+        prefix, message = PREFIXES[key]
+        if not value.startswith(prefix):
+            raise ApiError(message)
+    if key in URL_OPTIONS and value and not value.startswith(("http://", "https://")):
+        raise ApiError("option_url", key=key)
+    if key in PAYMENT_OPTIONS and not current.get("ServerAddress", ""):
+        raise ApiError("option_server_address_required")
+    check = EXTRA_CHECKS.get(key)
+    if check is not None:
+        check(key, value)
+    return value
+
+
+def _fmt(number: float) -> str:
+    return str(int(number)) if float(number).is_integer() else repr(float(number))

@@ -1,0 +1,6 @@
+"""Every actor module; `dramatiq workers.actors` imports this package."""
+from workers.broker import setup_broker
+
+setup_broker()
+
+from . import system  # noqa: E402,F401

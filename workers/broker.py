@@ -1,0 +1,61 @@
+"""The Dramatiq broker: one builder, one ordered middleware list.
+
+Actors are named "domain.verb" and consume the queue named after their domain, so a sender that
+knows only an actor's name (the API, the scheduler) can enqueue it without importing the actor.
+"""
+from __future__ import annotations
+
+import dramatiq
+from dramatiq.brokers.redis import RedisBroker
+from dramatiq.middleware import (
+    AgeLimit,
+    AsyncIO,
+    Callbacks,
+    Pipelines,
+    Retries,
+    ShutdownNotifications,
+    TimeLimit,
+)
+
+from models.settings import Settings
+
+_broker: RedisBroker | None = None
+
+
+def queue_of(actor_name: str) -> str:
+    return actor_name.split(".", 1)[0]
+
+
+def build_broker(settings: Settings) -> RedisBroker:
+    from .middleware import ResourcesMiddleware, TortoiseMiddleware
+
+    middleware = [
+        AgeLimit(max_age=3_600_000),  # drop a message that waited over an hour (actors resend what matters)
+        TimeLimit(time_limit=600_000),  # no actor runs longer than 10 minutes
+        ShutdownNotifications(),  # actors can see a shutdown coming
+        Callbacks(),  # on_success / on_failure hooks
+        Pipelines(),  # pipe_target chaining
+        Retries(max_retries=5, min_backoff=500, max_backoff=60_000),  # per-actor max_retries overrides
+        AsyncIO(),  # one event-loop thread per worker process, for `async def` actors
+        TortoiseMiddleware(settings),  # database on that loop (after AsyncIO: needs its loop thread)
+        ResourcesMiddleware(settings),  # Redis store, options, events and HTTP session on that loop
+    ]
+    return RedisBroker(url=settings.redis_url, namespace=f"{settings.redis_prefix}dramatiq",
+                       middleware=middleware)
+
+
+def setup_broker(settings: Settings | None = None) -> RedisBroker:
+    """Build and install the global broker once per process (actors bind to it at import)."""
+    global _broker
+    if _broker is None:
+        _broker = build_broker(settings or Settings.from_env())
+        dramatiq.set_broker(_broker)
+    return _broker
+
+
+def send(actor_name: str, *args: object, delay_ms: int | None = None, **kwargs: object) -> dramatiq.Message:
+    """Enqueue by name (synchronous Redis I/O: call it off the event loop)."""
+    broker = setup_broker()
+    message = dramatiq.Message(queue_name=queue_of(actor_name), actor_name=actor_name,
+                               args=args, kwargs=kwargs, options={})
+    return broker.enqueue(message, delay=delay_ms)
