@@ -1,0 +1,286 @@
+"""The adaptor interface: providers are pure translators between the OpenAI wire format and their
+own. The pipeline (handler.py) owns I/O, retries and billing; it builds a `RelayMeta`, asks the
+registry for an adaptor, and calls `request_url` / `request_headers` / `convert_*` around its
+upstream call. Nothing here performs I/O.
+
+Extra endpoints are opt-in mixins; `Adaptor.supports(mode)` tells the pipeline whether to answer 501.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any, ClassVar
+
+import orjson
+
+from api.relay.errors import RelayError
+from api.relay.sse import SSEEvent
+from api.relay.tokenizer import StreamCounter
+from models.enums import ChannelType
+
+
+class RelayMode(StrEnum):
+    CHAT = "chat"
+    COMPLETIONS = "completions"
+    EMBEDDINGS = "embeddings"
+    MODERATIONS = "moderations"
+    IMAGES = "images"
+    SPEECH = "speech"
+    TRANSCRIPTION = "transcription"
+    TRANSLATION = "translation"
+    RERANK = "rerank"
+
+
+OPENAI_PATHS: Mapping[RelayMode, str] = {
+    RelayMode.CHAT: "/v1/chat/completions",
+    RelayMode.COMPLETIONS: "/v1/completions",
+    RelayMode.EMBEDDINGS: "/v1/embeddings",
+    RelayMode.MODERATIONS: "/v1/moderations",
+    RelayMode.IMAGES: "/v1/images/generations",
+    RelayMode.SPEECH: "/v1/audio/speech",
+    RelayMode.TRANSCRIPTION: "/v1/audio/transcriptions",
+    RelayMode.TRANSLATION: "/v1/audio/translations",
+    RelayMode.RERANK: "/v1/rerank",
+}
+
+# Channel types whose upstream accepts `stream_options.include_usage` (reference §3.4,
+# SupportStreamOptions). Among the OpenAI-format adaptors only OpenAI itself; the others get the
+# field stripped, since some reject unknown fields.
+STREAM_OPTIONS_CHANNEL_TYPES: frozenset[int] = frozenset(
+    {ChannelType.OPENAI, ChannelType.ANTHROPIC, ChannelType.AWS, ChannelType.GEMINI, ChannelType.CLOUDFLARE}
+)
+
+# A chunk to forward: a dict to encode, or bytes already holding the JSON payload (forwarded verbatim).
+StreamChunk = dict[str, Any] | bytes
+
+
+@dataclass(slots=True)
+class TokenUsage:
+    """Token counts of one answer. `cached_tokens` are part of `prompt_tokens`, `reasoning_tokens`
+    part of `completion_tokens` (OpenAI's convention); both are recorded in the log's `other`."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    reasoning_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    @classmethod
+    def from_openai(cls, usage: Any) -> TokenUsage | None:
+        """Parse an OpenAI `usage` object; None when absent or all zero (= "not reported")."""
+        if not isinstance(usage, Mapping):
+            return None
+        prompt = int(usage.get("prompt_tokens") or 0)
+        completion = int(usage.get("completion_tokens") or 0)
+        if prompt == 0 and completion == 0:
+            total = int(usage.get("total_tokens") or 0)
+            if total == 0:
+                return None
+            prompt = total
+        prompt_details = usage.get("prompt_tokens_details") or {}
+        completion_details = usage.get("completion_tokens_details") or {}
+        cached = prompt_details.get("cached_tokens") or usage.get("prompt_cache_hit_tokens") or 0  # DeepSeek
+        reasoning = completion_details.get("reasoning_tokens") or 0
+        return cls(prompt, completion, int(cached), int(reasoning))
+
+    def to_openai(self) -> dict[str, Any]:
+        usage: dict[str, Any] = {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.total_tokens,
+        }
+        if self.cached_tokens:
+            usage["prompt_tokens_details"] = {"cached_tokens": self.cached_tokens}
+        if self.reasoning_tokens:
+            usage["completion_tokens_details"] = {"reasoning_tokens": self.reasoning_tokens}
+        return usage
+
+
+@dataclass(slots=True)
+class RelayMeta:
+    """Everything an adaptor needs about one attempt (one channel) of one request."""
+
+    channel_id: int
+    channel_type: int
+    key: str
+    base_url: str = ""
+    other: str = ""  # per-type setting: Azure api-version, …
+    organization: str = ""
+    requested_model: str = ""  # what the client asked for (billed)
+    upstream_model: str = ""  # after the channel's model_mapping (sent upstream)
+    mode: RelayMode = RelayMode.CHAT
+    is_stream: bool = False
+    prompt_tokens: int = 0  # local count, for adaptors whose upstream reports none
+
+    @property
+    def model(self) -> str:
+        return self.upstream_model or self.requested_model
+
+
+def client_wants_usage(req: Mapping[str, Any]) -> bool:
+    """Whether the client itself asked for the final usage chunk of a stream."""
+    options = req.get("stream_options")
+    return bool(isinstance(options, Mapping) and options.get("include_usage"))
+
+
+@dataclass(slots=True)
+class StreamState:
+    """Per-stream accumulator, owned by the pipeline and updated by `convert_stream_event`."""
+
+    include_usage: bool = False  # the client asked for the usage chunk
+    usage: TokenUsage | None = None  # as reported by the upstream
+    counter: StreamCounter = field(default_factory=StreamCounter)  # local count of what was produced
+    events: int = 0
+    finish_reason: str | None = None
+    done: bool = False  # the upstream sent its end marker
+
+    def resolve_usage(self, prompt_tokens: int) -> TokenUsage:
+        """The upstream's numbers when it reported them, else the local prompt count plus the
+        local count of the output produced so far (also right for a stream cut mid-way)."""
+        if self.usage is not None:
+            return self.usage
+        return TokenUsage(prompt_tokens, self.counter.total())
+
+
+def openai_error(status: int, body: bytes) -> RelayError:
+    """An upstream error answer in (or close to) OpenAI's shape → RelayError with the same fields."""
+    fallback = f"bad response status code {status}"
+    try:
+        data = orjson.loads(body) if body else None
+    except orjson.JSONDecodeError:
+        text = body[:300].decode("utf-8", "replace").strip()
+        message = f"{fallback}: {text}" if text and not text.startswith("<") else fallback
+        return RelayError(status, message, "upstream_error", "bad_response_status_code")
+    err: Any = data.get("error", data) if isinstance(data, dict) else None
+    if isinstance(err, str):
+        return RelayError(status, err or fallback, "upstream_error", None)
+    if not isinstance(err, dict):
+        return RelayError(status, fallback, "upstream_error", "bad_response_status_code")
+    message = err.get("message") or err.get("msg") or err.get("detail")
+    if not isinstance(message, str) or not message:
+        message = orjson.dumps(message).decode() if message else fallback
+    return RelayError(status, message, err.get("type") or "upstream_error", err.get("code"), err.get("param"))
+
+
+class Adaptor(ABC):
+    """One provider's translation between OpenAI's wire format and its own."""
+
+    channel_type: ClassVar[ChannelType]
+    default_base_url: ClassVar[str] = ""
+    models: ClassVar[tuple[str, ...]] = ()
+    paths: ClassVar[Mapping[RelayMode, str]] = OPENAI_PATHS
+
+    def __init__(self, meta: RelayMeta) -> None:
+        self.meta = meta
+        self.base_url = (meta.base_url or self.default_base_url).rstrip("/")
+
+    def supports(self, mode: RelayMode) -> bool:
+        capability = MODE_CAPABILITIES.get(mode)
+        return capability is None or isinstance(self, capability)
+
+    def request_url(self, mode: RelayMode | None = None) -> str:
+        return self.base_url + self.paths[mode or self.meta.mode]
+
+    def request_headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.meta.key}"} if self.meta.key else {}
+
+    @abstractmethod
+    def convert_request(self, req: Mapping[str, Any]) -> dict[str, Any]:
+        """Chat (and, with CompletionsMixin, completions) request → upstream body."""
+
+    @abstractmethod
+    def convert_response(self, body: dict[str, Any]) -> tuple[dict[str, Any], TokenUsage | None]:
+        """Upstream non-stream answer → (OpenAI answer, usage or None when not reported)."""
+
+    @abstractmethod
+    def convert_stream_event(self, ev: SSEEvent, state: StreamState) -> list[StreamChunk]:
+        """One upstream SSE event → chunks to forward ([] = nothing); updates `state`.
+        The upstream's end marker sets `state.done`; the pipeline writes `data: [DONE]` itself."""
+
+    def convert_error(self, status: int, body: bytes) -> RelayError:
+        return openai_error(status, body)
+
+    def _with_model(self, req: Mapping[str, Any]) -> dict[str, Any]:
+        body = dict(req)
+        if self.meta.upstream_model:
+            body["model"] = self.meta.upstream_model
+        return body
+
+
+# --- opt-in capabilities (default implementations speak OpenAI's format) -----------------------
+
+
+class CompletionsMixin:
+    """/v1/completions through convert_request / convert_response / convert_stream_event."""
+
+
+class EmbeddingsMixin:
+    def convert_embeddings_request(self: Any, req: Mapping[str, Any]) -> dict[str, Any]:
+        return self._with_model(req)
+
+    def convert_embeddings_response(self, body: dict[str, Any]) -> tuple[dict[str, Any], TokenUsage | None]:
+        return body, TokenUsage.from_openai(body.get("usage"))
+
+
+class ModerationsMixin:
+    def convert_moderations_request(self: Any, req: Mapping[str, Any]) -> dict[str, Any]:
+        return self._with_model(req)
+
+    def convert_moderations_response(self, body: dict[str, Any]) -> tuple[dict[str, Any], TokenUsage | None]:
+        return body, None  # moderations report no usage: billed on the local prompt count
+
+
+class ImagesMixin:
+    def convert_image_request(self: Any, req: Mapping[str, Any]) -> dict[str, Any]:
+        return self._with_model(req)
+
+    def convert_image_response(self, body: dict[str, Any]) -> dict[str, Any]:
+        return body  # billed per image (pricing.image_quota), not by tokens
+
+
+class AudioMixin:
+    """Speech (JSON in, audio bytes out) and transcription/translation (multipart form in)."""
+
+    def convert_speech_request(self: Any, req: Mapping[str, Any]) -> dict[str, Any]:
+        return self._with_model(req)
+
+    def convert_transcription_fields(self: Any, fields: Mapping[str, str]) -> dict[str, str]:
+        """The form's text fields (the file part is forwarded untouched by the pipeline)."""
+        out = dict(fields)
+        if self.meta.upstream_model:
+            out["model"] = self.meta.upstream_model
+        return out
+
+
+class RerankMixin:
+    def convert_rerank_request(self: Any, req: Mapping[str, Any]) -> dict[str, Any]:
+        return self._with_model(req)
+
+    def convert_rerank_response(self, body: dict[str, Any]) -> tuple[dict[str, Any], TokenUsage | None]:
+        """Jina/Cohere style `usage` or SiliconFlow's `meta.tokens` → usage."""
+        usage = TokenUsage.from_openai(body.get("usage"))
+        if usage is None:
+            tokens = (body.get("meta") or {}).get("tokens") or {}
+            prompt = int(tokens.get("input_tokens") or 0)
+            completion = int(tokens.get("output_tokens") or 0)
+            usage = TokenUsage(prompt, completion) if prompt or completion else None
+        return body, usage
+
+
+MODE_CAPABILITIES: Mapping[RelayMode, type | None] = {
+    RelayMode.CHAT: None,
+    RelayMode.COMPLETIONS: CompletionsMixin,
+    RelayMode.EMBEDDINGS: EmbeddingsMixin,
+    RelayMode.MODERATIONS: ModerationsMixin,
+    RelayMode.IMAGES: ImagesMixin,
+    RelayMode.SPEECH: AudioMixin,
+    RelayMode.TRANSCRIPTION: AudioMixin,
+    RelayMode.TRANSLATION: AudioMixin,
+    RelayMode.RERANK: RerankMixin,
+}

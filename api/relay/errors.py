@@ -1,0 +1,165 @@
+"""Relay errors (OpenAI-shaped) and the two decisions taken on them: retry, and auto-disable.
+
+Both rules follow reference §2.3 / §2.4 (new-api); the retry status set is the configurable
+ranges string of the latest upstream (`AutomaticRetryStatusCodes`).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from models.enums import ChannelType
+
+DEFAULT_RETRY_STATUS_RANGES = "100-199,300-399,401-407,409-499,500-503,505-523,525-599"
+# Timeouts: retrying them doubles the client's wait for an answer that will most likely time out again.
+NEVER_RETRY_STATUSES = frozenset({504, 524})
+NEVER_RETRY_CODES = frozenset({"bad_response_body"})
+
+DISABLE_CODES = frozenset({"invalid_api_key", "account_deactivated", "billing_not_active"})
+DISABLE_TYPES = frozenset(
+    {"insufficient_quota", "insufficient_user_quota", "authentication_error", "permission_error", "forbidden"}
+)
+DISABLE_MESSAGE_PREFIXES = (
+    "Your credit balance is too low",
+    "This organization has been disabled.",
+    "You exceeded your current quota",
+    "Permission denied",
+)
+DISABLE_MESSAGE_SUBSTRINGS = (
+    "The security token included in the request is invalid",
+    "Operation not allowed",
+    "Your account is not authorized",
+)
+
+
+class RelayError(Exception):
+    """An error answered to a relay client as `{"error": {message, type, param, code}}` with `status`.
+
+    `local` = produced by the gateway itself (bad request, quota, conversion...): never retried on
+    another channel and never a reason to disable a channel.
+    """
+
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        type: str = "upstream_error",
+        code: str | int | None = None,
+        param: str | None = None,
+        *,
+        local: bool = False,
+    ) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+        self.type = type
+        self.code = code
+        self.param = param
+        self.local = local
+
+    def __repr__(self) -> str:
+        return (
+            f"RelayError(status={self.status}, message={self.message!r}, type={self.type!r}, "
+            f"code={self.code!r}, local={self.local})"
+        )
+
+    def to_body(self, request_id: str | None = None) -> dict[str, Any]:
+        message = self.message
+        if request_id:
+            message = f"{message} (request id: {request_id})"
+        return {"error": {"message": message, "type": self.type, "param": self.param, "code": self.code}}
+
+    @classmethod
+    def local_error(cls, status: int, message: str, code: str | None = None, type: str = "new_api_error") -> RelayError:
+        return cls(status, message, type, code, local=True)
+
+
+@lru_cache(maxsize=32)
+def parse_status_ranges(spec: str) -> tuple[tuple[int, int], ...]:
+    """`"401-407,429,500-503"` → ((401, 407), (429, 429), (500, 503)). Raises ValueError if malformed."""
+    ranges: list[tuple[int, int]] = []
+    for part in spec.replace(" ", "").split(","):
+        if not part:
+            continue
+        low, sep, high = part.partition("-")
+        start, end = int(low), int(high) if sep else int(low)
+        if not (100 <= start <= end <= 599):
+            raise ValueError(f"invalid status code range {part!r}")
+        ranges.append((start, end))
+    return tuple(ranges)
+
+
+def status_in_ranges(status: int, ranges: str | tuple[tuple[int, int], ...]) -> bool:
+    parsed = parse_status_ranges(ranges) if isinstance(ranges, str) else ranges
+    return any(start <= status <= end for start, end in parsed)
+
+
+def should_retry(
+    status: int,
+    channel_type: int,
+    *,
+    pinned: bool,
+    remaining: int,
+    ranges: str | tuple[tuple[int, int], ...] = DEFAULT_RETRY_STATUS_RANGES,
+    local: bool = False,
+    code: str | int | None = None,
+) -> bool:
+    """Whether a failed attempt may be retried on another channel (reference §2.3).
+
+    `status` is the status after `status_code_mapping`; `remaining` the retries left; `pinned` when
+    the key pinned a channel (`sk-…-<id>`). 400 is retried for Anthropic only (its overload answers).
+    """
+    if local or pinned or remaining <= 0:
+        return False
+    if status in NEVER_RETRY_STATUSES or code in NEVER_RETRY_CODES:
+        return False
+    if status == 400:
+        return channel_type == ChannelType.ANTHROPIC
+    if 200 <= status < 300:
+        return False
+    return status_in_ranges(status, ranges)
+
+
+def should_retry_error(
+    err: RelayError,
+    channel_type: int,
+    *,
+    pinned: bool,
+    remaining: int,
+    ranges: str | tuple[tuple[int, int], ...] = DEFAULT_RETRY_STATUS_RANGES,
+) -> bool:
+    return should_retry(
+        err.status, channel_type, pinned=pinned, remaining=remaining, ranges=ranges, local=err.local, code=err.code
+    )
+
+
+def should_disable_channel(
+    status: int,
+    err_type: str | None,
+    code: str | int | None,
+    message: str | None,
+    channel_type: int,
+    *,
+    local: bool = False,
+) -> bool:
+    """Whether the error proves the channel's credentials or account unusable (reference §2.4).
+
+    The caller also checks the option AutomaticDisableChannelEnabled and the channel's `auto_ban`.
+    """
+    if local:
+        return False
+    if status == 401 or (status == 403 and channel_type == ChannelType.GEMINI):
+        return True
+    if code in DISABLE_CODES or err_type in DISABLE_TYPES:
+        return True
+    if message:
+        if message.startswith(DISABLE_MESSAGE_PREFIXES):
+            return True
+        if any(s in message for s in DISABLE_MESSAGE_SUBSTRINGS):
+            return True
+    return False
+
+
+def should_disable_for_error(err: RelayError, channel_type: int) -> bool:
+    return should_disable_channel(err.status, err.type, err.code, err.message, channel_type, local=err.local)

@@ -1,0 +1,18 @@
+"""Custom channel (type 8): OpenAI's format at a full URL given by the admin, `{model}` replaced."""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from api.relay.base import RelayMode
+from api.relay.providers.openai import OpenAIAdaptor
+from models.enums import ChannelType
+
+
+class CustomAdaptor(OpenAIAdaptor):
+    channel_type: ClassVar[ChannelType] = ChannelType.CUSTOM
+    default_base_url: ClassVar[str] = ""
+
+    def request_url(self, mode: RelayMode | None = None) -> str:
+        """The channel's base URL is the whole endpoint, whatever the mode (as the reference)."""
+        return self.base_url.replace("{model}", self.meta.model)

@@ -1,0 +1,106 @@
+"""OpenAI (type 1) and the base of every OpenAI-format provider."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import orjson
+
+from api.relay.base import (
+    STREAM_OPTIONS_CHANNEL_TYPES,
+    Adaptor,
+    AudioMixin,
+    CompletionsMixin,
+    EmbeddingsMixin,
+    ImagesMixin,
+    ModerationsMixin,
+    StreamChunk,
+    StreamState,
+    TokenUsage,
+)
+from api.relay.errors import RelayError
+from api.relay.sse import SSEEvent
+from models.enums import ChannelType
+
+
+class OpenAIAdaptor(CompletionsMixin, EmbeddingsMixin, ModerationsMixin, ImagesMixin, AudioMixin, Adaptor):
+    channel_type: ClassVar[ChannelType] = ChannelType.OPENAI
+    default_base_url: ClassVar[str] = "https://api.openai.com"
+    models: ClassVar[tuple[str, ...]] = (
+        "gpt-3.5-turbo",
+        "gpt-3.5-turbo-0125",
+        "gpt-3.5-turbo-instruct",
+        "gpt-4",
+        "gpt-4-turbo",
+        "gpt-4o",
+        "gpt-4o-mini",
+        "chatgpt-4o-latest",
+        "o1",
+        "o1-mini",
+        "o3-mini",
+        "text-embedding-3-small",
+        "text-embedding-3-large",
+        "text-embedding-ada-002",
+        "text-moderation-latest",
+        "dall-e-2",
+        "dall-e-3",
+        "whisper-1",
+        "tts-1",
+        "tts-1-hd",
+    )
+
+    def request_headers(self) -> dict[str, str]:
+        headers = super().request_headers()
+        if self.meta.organization:
+            headers["OpenAI-Organization"] = self.meta.organization
+        return headers
+
+    @property
+    def supports_stream_options(self) -> bool:
+        return self.meta.channel_type in STREAM_OPTIONS_CHANNEL_TYPES
+
+    def convert_request(self, req: Mapping[str, Any]) -> dict[str, Any]:
+        """Copy with the upstream model; every other field (explicit 0/False included) untouched.
+        A stream asks for the final usage chunk where the provider supports `stream_options`; the
+        field is removed everywhere else (and from non-stream requests, which OpenAI rejects)."""
+        body = self._with_model(req)
+        if body.get("stream") and self.supports_stream_options:
+            options = body.get("stream_options")
+            body["stream_options"] = {**(options if isinstance(options, Mapping) else {}), "include_usage": True}
+        else:
+            body.pop("stream_options", None)
+        return body
+
+    def convert_response(self, body: dict[str, Any]) -> tuple[dict[str, Any], TokenUsage | None]:
+        return body, TokenUsage.from_openai(body.get("usage"))
+
+    def convert_stream_event(self, ev: SSEEvent, state: StreamState) -> list[StreamChunk]:
+        """Forward each chunk verbatim (no re-encoding); read usage, count the delta text locally,
+        and hide the usage-only final chunk from a client that did not ask for it."""
+        if ev.is_done:
+            state.done = True
+            return []
+        try:
+            chunk = orjson.loads(ev.data)
+        except orjson.JSONDecodeError:
+            raise RelayError(502, "malformed upstream stream event", "upstream_error", "bad_response_body") from None
+        if not isinstance(chunk, dict):
+            raise RelayError(502, "malformed upstream stream event", "upstream_error", "bad_response_body")
+        if "error" in chunk and not chunk.get("choices"):
+            raise self.convert_error(500, ev.data)
+        state.events += 1
+        usage = chunk.get("usage")
+        if usage:
+            parsed = TokenUsage.from_openai(usage)
+            if parsed is not None:
+                state.usage = parsed
+        choices = chunk.get("choices")
+        if choices:
+            state.counter.add_choices(choices)
+            for choice in choices:
+                if choice.get("finish_reason"):
+                    state.finish_reason = choice["finish_reason"]
+        elif usage and not state.include_usage:
+            return []
+        return [ev.data]

@@ -1,0 +1,304 @@
+"""Prices and the quota arithmetic of billing.md — pure functions, no I/O.
+
+Tables (JSON-able dicts, the defaults of the options ModelRatio, CompletionRatio, ModelPrice and
+GroupRatio): a model ratio of 1 = 1 quota per token = $0.002 per 1K tokens, i.e. ratio = USD per 1M
+prompt tokens / 2. RMB-priced models are converted at 7 RMB = 1 USD, as the reference does.
+
+Rounding, decided once: billing.md's `round` is **round half up** (x.5 → x+1), computed in Decimal on
+the decimal values of the ratios as written (Decimal(repr(float))), so 0.1 × 3 is 0.3, not
+0.30000000000000004, and Python's banker's rounding (round(2.5) == 2) is never used. Quota is an int.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+
+QUOTA_PER_UNIT = 500_000  # quota per USD (option QuotaPerUnit)
+PRE_CONSUMED_QUOTA = 500  # option PreConsumedQuota: estimate in tokens when max_tokens is not set
+SELF_USE_DEFAULT_RATIO = 37.5  # the reference's ratio for unpriced models in self-use mode
+IMAGE_RATIO_UNIT_USD = Decimal("0.0025")  # image price without ModelPrice = 0.0025 × ModelRatio USD
+
+
+def _rmb(per_million: float) -> float:
+    """Ratio of a model priced in RMB per 1M tokens."""
+    return round(per_million / 7 / 2, 4)
+
+
+DEFAULT_MODEL_RATIO: dict[str, float] = {
+    # OpenAI
+    "gpt-4": 15, "gpt-4-0314": 15, "gpt-4-0613": 15,
+    "gpt-4-32k": 30, "gpt-4-32k-0314": 30, "gpt-4-32k-0613": 30,
+    "gpt-4-1106-preview": 5, "gpt-4-0125-preview": 5, "gpt-4-turbo-preview": 5,
+    "gpt-4-vision-preview": 5, "gpt-4-1106-vision-preview": 5, "gpt-4-turbo": 5, "gpt-4-turbo-2024-04-09": 5,
+    "gpt-4o": 2.5, "gpt-4o-2024-05-13": 2.5, "gpt-4o-2024-08-06": 1.25, "gpt-4o-2024-11-20": 1.25,
+    "chatgpt-4o-latest": 2.5, "gpt-4o-mini": 0.075, "gpt-4o-mini-2024-07-18": 0.075, "gpt-4o-gizmo-*": 2.5,
+    "gpt-4.1": 1, "gpt-4.1-mini": 0.2, "gpt-4.1-nano": 0.05, "gpt-4.5-preview": 37.5,
+    "o1": 7.5, "o1-2024-12-17": 7.5, "o1-preview": 7.5, "o1-preview-2024-09-12": 7.5,
+    "o1-mini": 1.5, "o1-mini-2024-09-12": 1.5, "o3": 1, "o3-mini": 0.55, "o4-mini": 0.55,
+    "gpt-3.5-turbo": 0.25, "gpt-3.5-turbo-0301": 0.75, "gpt-3.5-turbo-0613": 0.75,
+    "gpt-3.5-turbo-16k": 1.5, "gpt-3.5-turbo-16k-0613": 1.5, "gpt-3.5-turbo-instruct": 0.75,
+    "gpt-3.5-turbo-1106": 0.5, "gpt-3.5-turbo-0125": 0.25,
+    "babbage-002": 0.2, "davinci-002": 1, "text-ada-001": 0.2, "text-babbage-001": 0.25,
+    "text-curie-001": 1, "text-davinci-002": 10, "text-davinci-003": 10,
+    "text-davinci-edit-001": 10, "code-davinci-edit-001": 10,
+    "text-embedding-ada-002": 0.05, "text-embedding-3-small": 0.01, "text-embedding-3-large": 0.065,
+    "text-moderation-stable": 0.1, "text-moderation-latest": 0.1, "omni-moderation-latest": 0.1,
+    "whisper-1": 15,  # $0.006/min ≈ 200 tokens of text
+    "tts-1": 7.5, "tts-1-1106": 7.5, "tts-1-hd": 15, "tts-1-hd-1106": 15,
+    "dall-e-2": 8, "dall-e-3": 16,  # 0.0025 × ratio = USD per image when no ModelPrice
+    # Anthropic
+    "claude-instant-1": 0.4, "claude-2.0": 4, "claude-2.1": 4,
+    "claude-3-haiku-20240307": 0.125, "claude-3-5-haiku-20241022": 0.5, "claude-3-5-haiku-latest": 0.5,
+    "claude-3-sonnet-20240229": 1.5, "claude-3-5-sonnet-20240620": 1.5, "claude-3-5-sonnet-20241022": 1.5,
+    "claude-3-5-sonnet-latest": 1.5, "claude-3-7-sonnet-20250219": 1.5, "claude-sonnet-4-20250514": 1.5,
+    "claude-3-opus-20240229": 7.5, "claude-opus-4-20250514": 7.5,
+    # Google
+    "gemini-pro": 1, "gemini-1.0-pro": 1, "gemini-1.5-pro": 0.625, "gemini-1.5-pro-latest": 1.75,
+    "gemini-1.5-flash": 0.0375, "gemini-1.5-flash-latest": 0.0375, "gemini-2.0-flash": 0.05,
+    "gemini-2.0-flash-lite": 0.0375, "gemini-2.5-pro": 0.625, "gemini-2.5-flash": 0.15,
+    "text-embedding-004": 0.01,
+    # DeepSeek
+    "deepseek-chat": 0.135, "deepseek-reasoner": 0.275, "deepseek-coder": 0.135,
+    # Mistral, Cohere, Llama (Groq)
+    "mistral-large-latest": 1, "mistral-small-latest": 0.1, "open-mistral-nemo": 0.075, "codestral-latest": 0.15,
+    "command": 0.5, "command-light": 0.5, "command-r": 0.25, "command-r-plus": 1.5,
+    "command-r-08-2024": 0.075, "command-r-plus-08-2024": 1.25,
+    "llama3-8b-8192": 0.025, "llama3-70b-8192": 0.295,
+    # Alibaba Qwen, Moonshot, 01.AI, MiniMax, Zhipu, Baidu, Xunfei, Tencent, 360 (RMB prices)
+    "qwen-turbo": _rmb(0.3), "qwen-plus": _rmb(0.8), "qwen-max": _rmb(2.4), "qwen-long": _rmb(0.5),
+    "text-embedding-v1": _rmb(0.7), "text-embedding-v2": _rmb(0.7), "text-embedding-v3": _rmb(0.5),
+    "moonshot-v1-8k": _rmb(12), "moonshot-v1-32k": _rmb(24), "moonshot-v1-128k": _rmb(60),
+    "yi-large": _rmb(20), "yi-medium": _rmb(2.5), "yi-vision": _rmb(6), "yi-lightning": _rmb(0.99),
+    "yi-34b-chat-0205": 0.18, "yi-34b-chat-200k": 0.864, "yi-vl-plus": 0.432,
+    "abab6.5-chat": _rmb(30), "abab6.5s-chat": _rmb(1), "abab6.5g-chat": _rmb(5), "MiniMax-Text-01": _rmb(1),
+    "glm-4": _rmb(100), "glm-4v": _rmb(50), "glm-4-plus": _rmb(50), "glm-4-air": _rmb(0.5), "glm-3-turbo": 0.3572,
+    "ERNIE-4.0-8K": _rmb(120), "ERNIE-3.5-8K": _rmb(12),
+    "SparkDesk-v3.5": 1.2858, "SparkDesk-v4.0": 1.2858, "hunyuan": 7.143,
+    "360GPT_S2_V9": 0.8572, "embedding-bert-512-v1": 0.0715, "embedding_s1_v1": 0.0715,
+    "semantic_similarity_s1_v1": 0.0715,
+    # Rerank / embeddings providers
+    "jina-reranker-v2-base-multilingual": 0.01, "jina-embeddings-v3": 0.01,
+}  # fmt: skip
+
+DEFAULT_COMPLETION_RATIO: dict[str, float] = {
+    "gpt-4-gizmo-*": 2, "gpt-4o-gizmo-*": 3, "gpt-4-all": 2,
+    "gemini-2.5-pro": 8, "gemini-2.5-flash": 8.3333,
+    "deepseek-reasoner": 3.98, "qwen-turbo": 2, "qwen-plus": 2.5, "qwen-max": 4,
+    "MiniMax-Text-01": 8, "gpt-4.1": 4, "gpt-4.1-mini": 4, "gpt-4.1-nano": 4, "gpt-4.5-preview": 2,
+}  # fmt: skip
+
+_MJ_PRICES = {
+    "imagine": 0.1, "variation": 0.1, "reroll": 0.1, "blend": 0.1, "modal": 0.1, "zoom": 0.1,
+    "shorten": 0.1, "high_variation": 0.1, "low_variation": 0.1, "pan": 0.1,
+    "inpaint": 0, "custom_zoom": 0, "describe": 0.05, "upscale": 0.05, "upload": 0.05,
+}  # fmt: skip
+
+DEFAULT_MODEL_PRICE: dict[str, float] = {
+    **{f"mj_{action}": price for action, price in _MJ_PRICES.items()},
+    "swap_face": 0.05, "suno_music": 0.1, "suno_lyrics": 0.01,
+    "dall-e-2": 0.02, "dall-e-3": 0.04, "gpt-4-gizmo-*": 0.1,
+}  # fmt: skip
+
+DEFAULT_GROUP_RATIO: dict[str, float] = {"default": 1, "vip": 1, "svip": 1}
+
+# dall-e sizes (new-api relay-image.go); other sizes count 1.
+IMAGE_SIZE_RATIOS: dict[str, Decimal] = {
+    "256x256": Decimal("0.4"), "512x512": Decimal("0.45"), "1024x1024": Decimal(1),
+    "1792x1024": Decimal(2), "1024x1792": Decimal(2),
+}  # fmt: skip
+WIDE_IMAGE_SIZES = frozenset({"1792x1024", "1024x1792"})
+
+
+class PriceNotConfigured(Exception):
+    def __init__(self, model: str) -> None:
+        super().__init__(f"model {model} has no price configured")
+        self.model = model
+
+
+def _dec(x: float | int | Decimal) -> Decimal:
+    if isinstance(x, Decimal):
+        return x
+    return Decimal(x) if isinstance(x, int) else Decimal(repr(x))
+
+
+def round_half_up(x: Decimal | float | int) -> int:
+    return int(_dec(x).to_integral_value(rounding=ROUND_HALF_UP))
+
+
+def wildcard_name(model: str) -> str:
+    """GPTs share one price: `gpt-4-gizmo-…` → `gpt-4-gizmo-*`, `gpt-4o-gizmo-…` → `gpt-4o-gizmo-*`."""
+    lower = model.lower()
+    if lower.startswith("gpt-4-gizmo"):
+        return "gpt-4-gizmo-*"
+    if lower.startswith("gpt-4o-gizmo"):
+        return "gpt-4o-gizmo-*"
+    return model
+
+
+def completion_ratio_for(model: str, table: Mapping[str, float] = DEFAULT_COMPLETION_RATIO) -> float:
+    """The configured CompletionRatio if any (the admin's value wins), else the reference's name rules."""
+    name = wildcard_name(model)
+    if name in table:
+        return float(table[name])
+    if name.startswith("gpt-3.5"):
+        if name == "gpt-3.5-turbo" or name.endswith("0125"):
+            return 3
+        return 2 if name.endswith("1106") else 4 / 3
+    if name == "chatgpt-4o-latest":
+        return 3
+    if name.startswith("gpt-4") and not name.endswith(("-all", "-gizmo-*")):
+        if name.startswith("gpt-4o"):
+            return 3 if name == "gpt-4o-2024-05-13" else 4
+        if name.startswith("gpt-4-turbo") or name.endswith("preview"):
+            return 3
+        return 2
+    if name.startswith(("o1", "o3", "o4")):
+        return 4
+    if "claude-instant-1" in name or "claude-2" in name:
+        return 3
+    if "claude-3" in name or "claude-sonnet-4" in name or "claude-opus-4" in name:
+        return 5
+    if name.startswith(("mistral-", "gemini-1.0", "gemini-pro")):
+        return 3
+    if name.startswith("gemini-"):
+        return 4
+    if name.startswith("command"):
+        return {"command-r": 3, "command-r-plus": 5, "command-r-08-2024": 4, "command-r-plus-08-2024": 8}.get(name, 2)
+    if name.startswith("deepseek"):
+        return 4
+    return {"llama3-8b-8192": 2, "llama3-70b-8192": 0.79 / 0.59}.get(name, 1)
+
+
+@dataclass(frozen=True, slots=True)
+class Price:
+    """How one request is billed: by tokens (model_price None) or per call (USD)."""
+
+    model: str
+    model_ratio: float
+    completion_ratio: float
+    group_ratio: float
+    model_price: float | None = None
+
+    @property
+    def per_call(self) -> bool:
+        return self.model_price is not None
+
+
+def group_ratio_for(group: str, table: Mapping[str, float] = DEFAULT_GROUP_RATIO) -> float:
+    """Unknown group ⇒ 1."""
+    return float(table.get(group, 1))
+
+
+def resolve_price(
+    model: str,
+    group: str = "default",
+    *,
+    model_ratio: Mapping[str, float] = DEFAULT_MODEL_RATIO,
+    completion_ratio: Mapping[str, float] = DEFAULT_COMPLETION_RATIO,
+    model_price: Mapping[str, float] = DEFAULT_MODEL_PRICE,
+    group_ratio: Mapping[str, float] = DEFAULT_GROUP_RATIO,
+    default_ratio: float | None = None,
+) -> Price:
+    """ModelPrice first (per call; a negative price means unset), then ModelRatio, then the optional
+    default ratio; otherwise PriceNotConfigured("model X has no price configured")."""
+    name = wildcard_name(model)
+    gr = group_ratio_for(group, group_ratio)
+    for key in (model, name):
+        price = model_price.get(key)
+        if price is not None and price >= 0:
+            return Price(model, 0.0, 1.0, gr, float(price))
+    ratio = model_ratio.get(model, model_ratio.get(name))
+    if ratio is None:
+        if default_ratio is None:
+            raise PriceNotConfigured(model)
+        ratio = default_ratio
+    return Price(model, float(ratio), completion_ratio_for(model, completion_ratio), gr)
+
+
+def ratio_quota(
+    prompt_tokens: int,
+    completion_tokens: int,
+    model_ratio: float,
+    completion_ratio: float = 1,
+    group_ratio: float = 1,
+) -> int:
+    """round_half_up((P + C × CR) × MR × GR); at least 1 when MR > 0."""
+    mr = _dec(model_ratio)
+    quota = round_half_up(
+        (_dec(prompt_tokens) + _dec(completion_tokens) * _dec(completion_ratio)) * mr * _dec(group_ratio)
+    )
+    if mr > 0 and quota < 1:
+        return 1
+    return quota
+
+
+def per_call_quota(model_price: float, group_ratio: float = 1, quota_per_unit: int = QUOTA_PER_UNIT) -> int:
+    """round_half_up(ModelPrice × QuotaPerUnit × GR)."""
+    return round_half_up(_dec(model_price) * _dec(quota_per_unit) * _dec(group_ratio))
+
+
+def estimate_tokens(prompt_tokens: int, max_tokens: int | None, pre_consumed_quota: int = PRE_CONSUMED_QUOTA) -> int:
+    """E = P_est + max_tokens when the request sets max_tokens (> 0), else PreConsumedQuota."""
+    if max_tokens is not None and max_tokens > 0:
+        return prompt_tokens + max_tokens
+    return pre_consumed_quota
+
+
+def pre_charge_quota(
+    price: Price,
+    prompt_tokens: int,
+    max_tokens: int | None,
+    *,
+    pre_consumed_quota: int = PRE_CONSUMED_QUOTA,
+    quota_per_unit: int = QUOTA_PER_UNIT,
+) -> int:
+    """pre = round_half_up(E × MR × GR), or the full per-call price."""
+    if price.model_price is not None:
+        return per_call_quota(price.model_price, price.group_ratio, quota_per_unit)
+    e = estimate_tokens(prompt_tokens, max_tokens, pre_consumed_quota)
+    return round_half_up(_dec(e) * _dec(price.model_ratio) * _dec(price.group_ratio))
+
+
+def settle_quota(
+    price: Price, prompt_tokens: int, completion_tokens: int, *, quota_per_unit: int = QUOTA_PER_UNIT
+) -> int:
+    """The final quota of a request from its usage (per-call price, or ratio billing)."""
+    if price.model_price is not None:
+        return per_call_quota(price.model_price, price.group_ratio, quota_per_unit)
+    return ratio_quota(prompt_tokens, completion_tokens, price.model_ratio, price.completion_ratio, price.group_ratio)
+
+
+def speech_quota(price: Price, input_text: str, *, quota_per_unit: int = QUOTA_PER_UNIT) -> int:
+    """TTS: the characters of `input` are the prompt tokens; no completion tokens."""
+    return settle_quota(price, len(input_text or ""), 0, quota_per_unit=quota_per_unit)
+
+
+def transcription_quota(price: Price, output_tokens: int, *, quota_per_unit: int = QUOTA_PER_UNIT) -> int:
+    """Whisper: no prompt tokens; completion = tokens of the returned text (audio length not billed)."""
+    return settle_quota(price, 0, output_tokens, quota_per_unit=quota_per_unit)
+
+
+def image_quota(
+    price: Price, size: str | None, quality: str | None, n: int | None, *, quota_per_unit: int = QUOTA_PER_UNIT
+) -> int:
+    """round_half_up(unit × size ratio × quality ratio × n × GR × QuotaPerUnit), unit = ModelPrice or
+    0.0025 × ModelRatio USD; dall-e-3 `hd` doubles (×1.5 for 1792 sizes)."""
+    unit = _dec(price.model_price) if price.model_price is not None else IMAGE_RATIO_UNIT_USD * _dec(price.model_ratio)
+    size_ratio = IMAGE_SIZE_RATIOS.get(size or "", Decimal(1))
+    quality_ratio = Decimal(1)
+    if price.model == "dall-e-3" and quality == "hd":
+        quality_ratio = Decimal("1.5") if size in WIDE_IMAGE_SIZES else Decimal(2)
+    count = n if n and n > 0 else 1
+    return round_half_up(unit * size_ratio * quality_ratio * count * _dec(price.group_ratio) * _dec(quota_per_unit))
+
+
+def console_prices(model_ratio: float, completion_ratio: float = 1, group_ratio: float = 1) -> tuple[float, float]:
+    """USD per 1M tokens shown by the console: (MR × 2 × GR, MR × CR × 2 × GR)."""
+    prompt = _dec(model_ratio) * 2 * _dec(group_ratio)
+    return float(prompt), float(prompt * _dec(completion_ratio))
+
+
+def quota_to_usd(quota: int, quota_per_unit: int = QUOTA_PER_UNIT) -> float:
+    return float(Decimal(quota) / Decimal(quota_per_unit))
