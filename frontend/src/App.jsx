@@ -1,0 +1,74 @@
+import { Route, Routes } from 'react-router-dom';
+import { SWRConfig } from 'swr';
+import { fetcher } from './api/client';
+import { UserProvider } from './context/UserContext';
+import Toaster from './components/Toaster';
+import Layout from './components/layout/Layout';
+import RequireAuth from './components/RequireAuth';
+import Home from './pages/Home';
+import About from './pages/About';
+import Login from './pages/Login';
+import Register from './pages/Register';
+import PasswordReset from './pages/PasswordReset';
+import PasswordResetConfirm from './pages/PasswordResetConfirm';
+import OAuthCallback from './pages/OAuthCallback';
+import SettingPage from './pages/Setting';
+import UserPage from './pages/User';
+import ChannelPage from './pages/Channel';
+import NotFound from './pages/NotFound';
+import Placeholder from './pages/Placeholder';
+
+// Failed reads toast once (no retry storm); forms are not reset by refocusing the window.
+export const SWR_OPTIONS = { fetcher, shouldRetryOnError: false, revalidateOnFocus: false };
+
+// Screens of the second console document, mounted as placeholders until they are built.
+const LATER = [
+  ['/token', 'sidebar.token'], ['/playground', 'sidebar.playground'], ['/redemption', 'sidebar.redemption', 'admin'],
+  ['/topup', 'sidebar.topup'], ['/log', 'sidebar.log'], ['/detail', 'sidebar.detail'], ['/midjourney', 'sidebar.midjourney'],
+  ['/task', 'sidebar.task'],
+];
+const PUBLIC_LATER = [['/pricing', 'sidebar.pricing'], ['/chat/:id?', 'sidebar.chat'], ['/chat2link', 'sidebar.chat']];
+
+const guarded = (element, role) => <RequireAuth role={role}>{element}</RequireAuth>;
+
+export function AppRoutes() {
+  return (
+    <Routes>
+      <Route element={<Layout />}>
+        <Route path="/" element={<Home />} />
+        <Route path="/about" element={<About />} />
+        <Route path="/login" element={<Login />} />
+        <Route path="/register" element={<Register />} />
+        <Route path="/reset" element={<PasswordReset />} />
+        <Route path="/user/reset" element={<PasswordResetConfirm />} />
+        <Route path="/oauth/github" element={<OAuthCallback provider="github" />} />
+        <Route path="/oauth/linuxdo" element={<OAuthCallback provider="linuxdo" />} />
+        <Route path="/setting" element={guarded(<SettingPage />)} />
+        <Route path="/user" element={guarded(<UserPage />, 'admin')} />
+        <Route path="/user/edit/:id" element={guarded(<UserPage />, 'admin')} />
+        <Route path="/user/edit" element={guarded(<SettingPage />)} />
+        <Route path="/channel" element={guarded(<ChannelPage />, 'admin')} />
+        <Route path="/channel/add" element={guarded(<ChannelPage />, 'admin')} />
+        <Route path="/channel/edit/:id" element={guarded(<ChannelPage />, 'admin')} />
+        {LATER.map(([path, titleKey, role]) => (
+          <Route key={path} path={path} element={guarded(<Placeholder titleKey={titleKey} />, role)} />
+        ))}
+        {PUBLIC_LATER.map(([path, titleKey]) => (
+          <Route key={path} path={path} element={<Placeholder titleKey={titleKey} />} />
+        ))}
+        <Route path="*" element={<NotFound />} />
+      </Route>
+    </Routes>
+  );
+}
+
+export default function App() {
+  return (
+    <SWRConfig value={SWR_OPTIONS}>
+      <UserProvider>
+        <AppRoutes />
+        <Toaster />
+      </UserProvider>
+    </SWRConfig>
+  );
+}

@@ -1,0 +1,46 @@
+import { useEffect, useState } from 'react';
+import { Outlet } from 'react-router-dom';
+import useStatus from '../../hooks/useStatus';
+import { useIsMobile } from '../../hooks/useMediaQuery';
+import { saveStatus } from '../../lib/storage';
+import { applyTheme, initialTheme } from '../../lib/theme';
+import { DEFAULT_SYSTEM_NAME } from '../../constants';
+import TopBar from './TopBar';
+import Sidebar from './Sidebar';
+import Footer from './Footer';
+import NoticeModal from './NoticeModal';
+
+export default function Layout() {
+  const { status, loaded } = useStatus();
+  const isMobile = useIsMobile();
+  const [theme, setTheme] = useState(initialTheme);
+  const [sidebarOpen, setSidebarOpen] = useState(() => !isMobile && !status.default_collapse_sidebar);
+
+  useEffect(() => applyTheme(theme), [theme]);
+
+  useEffect(() => {
+    if (!loaded) return;
+    saveStatus(status);
+    document.title = status.system_name || DEFAULT_SYSTEM_NAME;
+    if (status.default_collapse_sidebar) setSidebarOpen(false);
+  }, [loaded, status]);
+
+  useEffect(() => {
+    if (isMobile) setSidebarOpen(false);
+  }, [isMobile]);
+
+  return (
+    <div className={`app ${isMobile ? 'is-mobile' : ''}`}>
+      <TopBar status={status} theme={theme} onToggleTheme={() => setTheme(theme === 'dark' ? 'light' : 'dark')}
+        onToggleSidebar={() => setSidebarOpen(!sidebarOpen)} />
+      <div className="app-body">
+        {sidebarOpen && <Sidebar status={status} onNavigate={isMobile ? () => setSidebarOpen(false) : undefined} />}
+        <main className="app-main">
+          <Outlet />
+        </main>
+      </div>
+      <Footer status={status} />
+      <NoticeModal />
+    </div>
+  );
+}

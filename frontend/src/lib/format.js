@@ -1,0 +1,56 @@
+import { getStoredStatus } from './storage';
+
+export function getQuotaPerUnit() {
+  const v = parseFloat(getStoredStatus().quota_per_unit);
+  return Number.isFinite(v) && v > 0 ? v : 500000;
+}
+
+export function displayInCurrency() {
+  const v = getStoredStatus().display_in_currency;
+  return v === undefined ? true : Boolean(v);
+}
+
+// k from 10,000, M from 1 million, B from 1 billion (spec 000 §9).
+export function renderNumber(num) {
+  const n = Number(num) || 0;
+  const abs = Math.abs(n);
+  if (abs >= 1e9) return (n / 1e9).toFixed(1) + 'B';
+  if (abs >= 1e6) return (n / 1e6).toFixed(1) + 'M';
+  if (abs >= 1e4) return (n / 1e3).toFixed(1) + 'k';
+  return String(n);
+}
+
+export function renderQuota(quota, digits = 2) {
+  const q = Number(quota) || 0;
+  if (displayInCurrency()) {
+    return '$' + (q / getQuotaPerUnit()).toFixed(digits);
+  }
+  return renderNumber(q);
+}
+
+const pad = (n) => String(n).padStart(2, '0');
+
+// Unix seconds to YYYY-MM-DD HH:mm:ss.
+export function timestamp2string(ts) {
+  if (!ts) return '';
+  const d = new Date(ts * 1000);
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${pad(d.getHours())}:${pad(d.getMinutes())}:${pad(d.getSeconds())}`;
+}
+
+// Date to the value of an <input type="datetime-local">.
+export function toDatetimeLocal(date) {
+  return `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+}
+
+export function verifyJSON(str) {
+  try {
+    JSON.parse(str);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function stripTrailingSlash(s) {
+  return typeof s === 'string' ? s.replace(/\/+$/, '') : s;
+}

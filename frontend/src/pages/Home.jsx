@@ -1,0 +1,24 @@
+import { useTranslation } from 'react-i18next';
+import useHomePageContent from '../hooks/useHomePageContent';
+import useStatus from '../hooks/useStatus';
+import { DEFAULT_SYSTEM_NAME } from '../constants';
+
+export default function Home() {
+  const { t } = useTranslation();
+  const { content, isLoading } = useHomePageContent();
+  const { status } = useStatus();
+  if (isLoading) return <progress className="progress is-small is-primary" />;
+  if (content.startsWith('https://')) {
+    return <iframe className="is-fullwidth" title={t('shell.home')} src={content} width="100%" height="800" />;
+  }
+  if (content) return <div className="content pre-wrap" data-testid="home-content">{content}</div>;
+  return (
+    <section className="hero is-small">
+      <div className="hero-body">
+        <h1 className="title">{t('shell.welcome', { name: status.system_name || DEFAULT_SYSTEM_NAME })}</h1>
+        <p className="subtitle">{t('shell.welcomeText')}</p>
+        {status.version && <p className="is-size-7">{t('shell.version')}: {status.version}</p>}
+      </div>
+    </section>
+  );
+}

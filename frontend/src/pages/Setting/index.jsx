@@ -1,0 +1,5 @@
+import Placeholder from '../Placeholder';
+
+export default function SettingPage() {
+  return <Placeholder titleKey="sidebar.setting" />;
+}

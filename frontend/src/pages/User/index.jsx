@@ -1,0 +1,5 @@
+import Placeholder from '../Placeholder';
+
+export default function UserPage() {
+  return <Placeholder titleKey="sidebar.user" />;
+}

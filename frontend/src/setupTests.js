@@ -1,0 +1,13 @@
+import '@testing-library/jest-dom';
+import { act } from '@testing-library/react';
+import i18n from './i18n';
+import { resetToasts } from './lib/toast';
+
+beforeEach(() => {
+  localStorage.clear();
+  i18n.changeLanguage('en');
+});
+
+afterEach(() => {
+  act(() => resetToasts());
+});
