@@ -224,7 +224,11 @@ def ratio_quota(
     completion_ratio: float = 1,
     group_ratio: float = 1,
 ) -> int:
-    """round_half_up((P + C × CR) × MR × GR); at least 1 when MR > 0."""
+    """round_half_up((P + C × CR) × MR × GR); at least 1 when MR > 0 and tokens were used.
+
+    No tokens at all (the upstream produced nothing) is 0: that attempt is refunded, not billed."""
+    if prompt_tokens <= 0 and completion_tokens <= 0:
+        return 0
     mr = _dec(model_ratio)
     quota = round_half_up(
         (_dec(prompt_tokens) + _dec(completion_tokens) * _dec(completion_ratio)) * mr * _dec(group_ratio)

@@ -1,0 +1,272 @@
+"""Billing arithmetic of billing.md, to the unit. Rounding is half up (x.5 → x+1), in Decimal."""
+
+import orjson
+import pytest
+
+from api.services import pricing
+from api.services.pricing import (
+    DEFAULT_COMPLETION_RATIO,
+    DEFAULT_GROUP_RATIO,
+    DEFAULT_MODEL_PRICE,
+    DEFAULT_MODEL_RATIO,
+    Price,
+    PriceNotConfigured,
+    completion_ratio_for,
+    console_prices,
+    estimate_tokens,
+    group_ratio_for,
+    image_quota,
+    per_call_quota,
+    pre_charge_quota,
+    quota_to_usd,
+    ratio_quota,
+    resolve_price,
+    round_half_up,
+    settle_quota,
+    speech_quota,
+    transcription_quota,
+)
+
+
+def test_reference_defaults() -> None:
+    assert DEFAULT_MODEL_RATIO["gpt-4o"] == 2.5
+    assert DEFAULT_MODEL_RATIO["gpt-3.5-turbo"] == 0.25
+    assert DEFAULT_MODEL_RATIO["gpt-4"] == 15
+    assert DEFAULT_MODEL_RATIO["claude-3-5-sonnet-20240620"] == 1.5
+    assert DEFAULT_MODEL_RATIO["whisper-1"] == 15
+    assert DEFAULT_MODEL_RATIO["tts-1"] == 7.5
+    assert DEFAULT_MODEL_RATIO["text-embedding-3-small"] == 0.01
+    assert DEFAULT_MODEL_PRICE["dall-e-3"] == 0.04
+    assert DEFAULT_MODEL_PRICE["mj_imagine"] == 0.1
+    assert DEFAULT_MODEL_PRICE["mj_describe"] == 0.05
+    assert DEFAULT_MODEL_PRICE["mj_upscale"] == 0.05
+    assert DEFAULT_MODEL_PRICE["mj_inpaint"] == 0
+    assert DEFAULT_MODEL_PRICE["mj_custom_zoom"] == 0
+    assert DEFAULT_MODEL_PRICE["swap_face"] == 0.05
+    assert DEFAULT_MODEL_PRICE["suno_music"] == 0.1
+    assert DEFAULT_MODEL_PRICE["suno_lyrics"] == 0.01
+    assert DEFAULT_MODEL_PRICE["gpt-4-gizmo-*"] == 0.1
+    assert DEFAULT_GROUP_RATIO == {"default": 1, "vip": 1, "svip": 1}
+    assert pricing.QUOTA_PER_UNIT == 500_000 and pricing.PRE_CONSUMED_QUOTA == 500
+
+
+@pytest.mark.parametrize(
+    "table", [DEFAULT_MODEL_RATIO, DEFAULT_COMPLETION_RATIO, DEFAULT_MODEL_PRICE, DEFAULT_GROUP_RATIO]
+)
+def test_tables_are_json_able_option_defaults(table) -> None:
+    assert orjson.loads(orjson.dumps(table)) == table
+    assert all(isinstance(k, str) and isinstance(v, int | float) and v >= 0 for k, v in table.items())
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [(0.5, 1), (1.5, 2), (2.5, 3), (3.5, 4), (4.5, 5), (2.4999, 2), (2.5001, 3), (0, 0), (7, 7), (0.49, 0)],
+)
+def test_round_half_up(value, expected) -> None:
+    assert round_half_up(value) == expected
+
+
+def test_ratio_formula() -> None:
+    assert ratio_quota(10, 10, 2.5, 4, 1) == 125  # (10 + 10×4) × 2.5
+    assert ratio_quota(1000, 0, 1) == 1000  # ratio 1 = 1 quota per token
+    assert ratio_quota(100, 0, 1, 1, 0.5) == 50  # group ratio
+    assert ratio_quota(100, 50, 2, 3, 1.5) == 750  # (100 + 150) × 2 × 1.5
+
+
+def test_ratio_half_cases_round_up() -> None:
+    assert ratio_quota(1, 0, 2.5) == 3  # 2.5 → 3 (banker's round would give 2)
+    assert ratio_quota(9, 0, 0.5) == 5  # 4.5 → 5 (banker's: 4)
+    assert ratio_quota(7, 0, 0.5) == 4  # 3.5 → 4
+    assert ratio_quota(19, 10, 2.5, 4) == 148  # 147.5 → 148
+
+
+def test_ratio_uses_the_decimal_value_of_ratios() -> None:
+    # 90 × 0.35 = 31.5 exactly in decimal; with binary floats it is 31.499999999999996 (→ 31)
+    assert 90 * 0.35 < 31.5
+    assert ratio_quota(90, 0, 0.35) == 32
+    assert ratio_quota(50, 0, 1.15) == 58  # float: 57.49999999999999
+    assert ratio_quota(100, 100, 0.075, 4) == 38  # 37.5
+    assert ratio_quota(3, 0, 0.1) == 0 + 1  # 0.3 → 0 → min 1
+    assert ratio_quota(15, 0, 0.1) == 2  # 1.5 → 2
+
+
+def test_min_one_when_model_ratio_positive() -> None:
+    assert ratio_quota(1, 0, 0.01) == 1  # 0.01 → 0 → 1
+    assert ratio_quota(1, 1, 0.01, 1, 0.1) == 1
+    assert ratio_quota(100, 100, 0) == 0  # free model: no minimum
+    assert ratio_quota(0, 0, 2.5) == 0  # nothing produced: nothing billed (the attempt is refunded)
+
+
+def test_per_call_price() -> None:
+    assert per_call_quota(0.04) == 20_000
+    assert per_call_quota(0.04, 0.9) == 18_000
+    assert per_call_quota(0.1, 1.5) == 75_000
+    assert per_call_quota(0.01) == 5_000
+    assert per_call_quota(0.000001) == 1  # 0.5 → 1
+    assert per_call_quota(0.000005) == 3  # 2.5 → 3
+    assert per_call_quota(0.04, 1, quota_per_unit=1_000_000) == 40_000
+    assert per_call_quota(0) == 0
+
+
+def test_resolve_ratio_price() -> None:
+    price = resolve_price("gpt-4o", "vip", group_ratio={"vip": 0.8})
+    assert price == Price("gpt-4o", 2.5, 4, 0.8, None)
+    assert not price.per_call
+    assert resolve_price("gpt-4o", "nosuchgroup").group_ratio == 1
+
+
+def test_resolve_per_call_price_wins() -> None:
+    price = resolve_price("dall-e-3")
+    assert price.per_call and price.model_price == 0.04
+    assert resolve_price("mj_imagine").model_price == 0.1
+    assert resolve_price("gpt-4-gizmo-g-abc123").model_price == 0.1  # wildcard
+    assert resolve_price("gpt-4o-gizmo-g-abc").model_ratio == 2.5
+
+
+def test_negative_price_means_unset() -> None:
+    price = resolve_price("m", model_price={"m": -1}, model_ratio={"m": 3})
+    assert not price.per_call and price.model_ratio == 3
+
+
+def test_unpriced_model_refused_with_its_name() -> None:
+    with pytest.raises(PriceNotConfigured, match="^model my-model has no price configured$") as info:
+        resolve_price("my-model")
+    assert info.value.model == "my-model"
+
+
+def test_unpriced_model_with_default_ratio_option() -> None:
+    price = resolve_price("my-model", default_ratio=37.5)
+    assert price.model_ratio == 37.5 and price.completion_ratio == 1
+
+
+def test_configured_tables_replace_defaults() -> None:
+    price = resolve_price(
+        "gpt-4o", model_ratio={"gpt-4o": 1}, completion_ratio={"gpt-4o": 2}, model_price={}, group_ratio={}
+    )
+    assert price == Price("gpt-4o", 1, 2, 1, None)
+    assert resolve_price("free", model_ratio={"free": 0}).model_ratio == 0
+
+
+@pytest.mark.parametrize(
+    ("model", "ratio"),
+    [
+        ("gpt-3.5-turbo", 3),
+        ("gpt-3.5-turbo-0125", 3),
+        ("gpt-3.5-turbo-1106", 2),
+        ("gpt-3.5-turbo-0613", 4 / 3),
+        ("gpt-4", 2),
+        ("gpt-4-32k", 2),
+        ("gpt-4-turbo", 3),
+        ("gpt-4-1106-preview", 3),
+        ("gpt-4o", 4),
+        ("gpt-4o-mini", 4),
+        ("gpt-4o-2024-05-13", 3),
+        ("chatgpt-4o-latest", 3),
+        ("gpt-4-gizmo-g-1", 2),
+        ("o1-mini", 4),
+        ("o3-mini", 4),
+        ("claude-3-5-sonnet-20240620", 5),
+        ("claude-2.1", 3),
+        ("claude-instant-1", 3),
+        ("gemini-1.5-pro", 4),
+        ("deepseek-chat", 4),
+        ("command-r", 3),
+        ("command-r-plus", 5),
+        ("text-embedding-3-small", 1),
+        ("unknown-model", 1),
+    ],
+)
+def test_completion_ratio_rules(model, ratio) -> None:
+    assert completion_ratio_for(model) == pytest.approx(ratio)
+
+
+def test_configured_completion_ratio_wins_over_rules() -> None:
+    assert completion_ratio_for("gpt-4o", {"gpt-4o": 2}) == 2
+
+
+def test_group_ratio() -> None:
+    assert group_ratio_for("default") == 1
+    assert group_ratio_for("vip", {"vip": 0.5}) == 0.5
+    assert group_ratio_for("gone", {"vip": 0.5}) == 1
+
+
+def test_estimate() -> None:
+    assert estimate_tokens(100, 200) == 300
+    assert estimate_tokens(100, None) == 500
+    assert estimate_tokens(100, 0) == 500  # 0 = not set, as the reference (Go zero value)
+    assert estimate_tokens(100, None, pre_consumed_quota=1000) == 1000
+
+
+def test_pre_charge() -> None:
+    gpt4o = resolve_price("gpt-4o")
+    assert pre_charge_quota(gpt4o, 100, 200) == 750  # (100 + 200) × 2.5
+    assert pre_charge_quota(gpt4o, 100, None) == 1250  # 500 × 2.5
+    assert pre_charge_quota(gpt4o, 100, None, pre_consumed_quota=0) == 0
+    vip = resolve_price("gpt-4o", "vip", group_ratio={"vip": 2})
+    assert pre_charge_quota(vip, 100, 200) == 1500
+    mini = resolve_price("gpt-4o-mini")
+    assert pre_charge_quota(mini, 5, 5) == 1  # 0.75 → 1 (half up)
+    assert pre_charge_quota(mini, 10, 20) == 2  # 2.25 → 2
+    assert pre_charge_quota(resolve_price("dall-e-3"), 0, None) == 20_000  # the full per-call price
+
+
+def test_settle() -> None:
+    assert settle_quota(resolve_price("gpt-4o"), 19, 10) == 148
+    assert settle_quota(resolve_price("mj_imagine"), 0, 0) == 50_000
+    assert settle_quota(resolve_price("mj_imagine", "x", group_ratio={"x": 0.5}), 1, 1) == 25_000
+
+
+def test_speech_by_characters() -> None:
+    tts = resolve_price("tts-1")
+    assert speech_quota(tts, "héllo 你好") == 60  # 8 characters × 7.5
+    assert speech_quota(tts, "a") == 8  # 7.5 → 8
+    assert speech_quota(resolve_price("tts-1-hd", "g", group_ratio={"g": 0.1}), "ab") == 3  # 2 × 15 × 0.1
+
+
+def test_transcription_by_output_tokens() -> None:
+    whisper = resolve_price("whisper-1")
+    assert transcription_quota(whisper, 10) == 150
+    assert transcription_quota(whisper, 0) == 0
+
+
+@pytest.mark.parametrize(
+    ("size", "quality", "n", "expected"),
+    [
+        ("1024x1024", "standard", 1, 20_000),
+        ("1024x1024", None, 1, 20_000),
+        ("1792x1024", "standard", 1, 40_000),
+        ("1024x1792", None, 1, 40_000),
+        ("1024x1024", "hd", 1, 40_000),
+        ("1792x1024", "hd", 1, 60_000),  # 0.04 × 2 × 1.5
+        ("1024x1024", "standard", 3, 60_000),
+        ("1024x1024", None, None, 20_000),
+        ("512x512", None, 1, 9_000),  # 0.45
+        ("256x256", None, 1, 8_000),  # 0.4
+        ("333x333", None, 1, 20_000),  # unknown size ratio 1
+    ],
+)
+def test_dall_e_3_images(size, quality, n, expected) -> None:
+    assert image_quota(resolve_price("dall-e-3"), size, quality, n) == expected
+
+
+def test_images_group_ratio_price_from_ratio_and_no_hd_for_other_models() -> None:
+    assert image_quota(resolve_price("dall-e-3", "g", group_ratio={"g": 0.5}), "1024x1024", None, 2) == 20_000
+    dalle2 = resolve_price("dall-e-2")
+    assert image_quota(dalle2, "256x256", None, 1) == 4_000  # 0.02 × 0.4
+    assert image_quota(dalle2, "512x512", "hd", 1) == 4_500  # hd only for dall-e-3
+    by_ratio = resolve_price("my-image", model_ratio={"my-image": 8}, model_price={})
+    assert image_quota(by_ratio, "1024x1024", None, 1) == 10_000  # 0.0025 × 8 USD
+    half = Price("img", 0, 1, 1, 0.000001)
+    assert image_quota(half, "1024x1024", None, 1) == 1  # 0.5 → 1
+
+
+def test_console_prices_per_million() -> None:
+    assert console_prices(2.5, 4) == (5.0, 20.0)
+    assert console_prices(0.075, 4) == (0.15, 0.6)
+    assert console_prices(2.5, 4, 0.9) == (4.5, 18.0)
+    assert console_prices(15) == (30.0, 30.0)
+
+
+def test_quota_to_usd() -> None:
+    assert quota_to_usd(500_000) == 1.0
+    assert quota_to_usd(20_000) == 0.04
