@@ -1,4 +1,4 @@
-import { render } from '@testing-library/react';
+import { act, render } from '@testing-library/react';
 import { MemoryRouter, Route, Routes, useLocation } from 'react-router-dom';
 import { SWRConfig } from 'swr';
 import { fetcher } from '../api/client';
@@ -42,3 +42,6 @@ export function renderPage(ui, { route = '/', path = route.split('?')[0], user =
     </Providers>,
   );
 }
+
+// Lets pending fetches resolve inside act() (for tests that assert right after the first render).
+export const settle = () => act(() => new Promise((resolve) => setTimeout(resolve, 0)));
