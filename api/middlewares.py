@@ -26,7 +26,7 @@ def new_request_id() -> str:
 @web.middleware
 async def request_id_middleware(request: web.Request, handler):
     request_id = new_request_id()
-    request["request_id"] = request_id
+    request[keys.REQUEST_ID] = request_id
     try:
         response = await handler(request)
     except web.HTTPException as exc:
@@ -57,7 +57,7 @@ async def envelope_errors_middleware(request: web.Request, handler):
         raise
     except Exception:
         log.exception("unhandled error on %s %s (request id %s)", request.method, request.path,
-                      request.get("request_id"))
+                      request.get(keys.REQUEST_ID))
         return fail(translate("internal_error", language(request)), status=500)
 
 

@@ -17,7 +17,7 @@ async def fallback(request: web.Request) -> web.StreamResponse:
     if path.startswith(API_PREFIXES) or path in {"/api", "/v1"}:
         if path.startswith("/api"):
             return fail(translate("not_found", language(request)), status=404)
-        request_id = request.get("request_id", "")
+        request_id = request.get(keys.REQUEST_ID, "")
         message = f"Invalid URL ({request.method} {path}) (request id: {request_id})"
         body = {"error": {"message": message, "type": "invalid_request_error", "param": "", "code": ""}}
         return web.Response(body=json_body(body), status=404, content_type="application/json")

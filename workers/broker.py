@@ -36,8 +36,8 @@ def build_broker(settings: Settings) -> RedisBroker:
         Callbacks(),  # on_success / on_failure hooks
         Pipelines(),  # pipe_target chaining
         Retries(max_retries=5, min_backoff=500, max_backoff=60_000),  # per-actor max_retries overrides
-        AsyncIO(),  # one event-loop thread per worker process, for `async def` actors
-        TortoiseMiddleware(settings),  # database on that loop (after AsyncIO: needs its loop thread)
+        AsyncIO(),  # one event-loop thread per worker process (started in before_worker_boot)
+        TortoiseMiddleware(settings),  # database on that loop; before_* hooks run in list order, so after AsyncIO
         ResourcesMiddleware(settings),  # Redis store, options, events and HTTP session on that loop
     ]
     return RedisBroker(url=settings.redis_url, namespace=f"{settings.redis_prefix}dramatiq",

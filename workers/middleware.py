@@ -26,7 +26,7 @@ class TortoiseMiddleware(Middleware):
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
 
-    def after_worker_boot(self, broker, worker) -> None:
+    def before_worker_boot(self, broker, worker) -> None:
         try:
             get_event_loop_thread().run_coroutine(init_database(self.settings.database_url))
         except Exception as exc:
@@ -41,7 +41,7 @@ class ResourcesMiddleware(Middleware):
         self.settings = settings
         self._listener: asyncio.Task | None = None
 
-    def after_worker_boot(self, broker, worker) -> None:
+    def before_worker_boot(self, broker, worker) -> None:
         get_event_loop_thread().run_coroutine(self._start())
 
     def before_worker_shutdown(self, broker, worker) -> None:

@@ -20,8 +20,8 @@ USER_HEADER = "New-Api-User"
 
 async def current_user(request: web.Request) -> User | None:
     """The authenticated user, or None for an anonymous caller; Unauthorized on a bad credential."""
-    if "user" in request:
-        return request["user"]
+    if keys.USER in request:
+        return request[keys.USER]
     user_id = 0
     via_token = False
     session = await sessions_of(request).load(request)
@@ -36,19 +36,19 @@ async def current_user(request: web.Request) -> User | None:
                 if found is None:
                     raise Unauthorized()
                 user_id, via_token = found.id, True
-                request["user"] = found
+                request[keys.USER] = found
     if not user_id:
-        request["user"] = None
+        request[keys.USER] = None
         return None
     header = request.headers.get(USER_HEADER, "")
     if header != str(user_id):
         raise Unauthorized("user_header_mismatch")
-    user = request["user"] if via_token else await User.filter(id=user_id, deleted_at=None).first()
+    user = request[keys.USER] if via_token else await User.filter(id=user_id, deleted_at=None).first()
     if user is None:
         raise Unauthorized()
     if user.status != UserStatus.ENABLED:
         raise Unauthorized("user_banned")
-    request["user"] = user
+    request[keys.USER] = user
     return user
 
 
@@ -97,4 +97,4 @@ def critical(bucket: str) -> Callable[[Handler], Handler]:
 
 def the_user(request: web.Request) -> User:
     """The user a `require`-decorated handler runs for."""
-    return request["user"]
+    return request[keys.USER]

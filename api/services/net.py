@@ -10,7 +10,7 @@ from api import keys
 
 def client_ip(request: web.Request) -> str:
     """The peer address, or the last untrusted hop of X-Forwarded-For when the peer is a trusted proxy."""
-    cached = request.get("client_ip")
+    cached = request.get(keys.CLIENT_IP)
     if cached is not None:
         return cached
     remote = request.remote or ""
@@ -22,7 +22,7 @@ def client_ip(request: web.Request) -> str:
             ip = hop
             if not _in_any(hop, trusted):
                 break
-    request["client_ip"] = ip
+    request[keys.CLIENT_IP] = ip
     return ip
 
 

@@ -16,7 +16,6 @@ from api import keys
 from .store import Store
 
 COOKIE = "session"
-PENDING_COOKIE = "session_cookie_pending"
 
 
 class Session:
@@ -57,15 +56,15 @@ class SessionManager:
         return self.store.key("user_sessions", user_id)
 
     async def load(self, request: web.Request) -> Session | None:
-        if "session" in request:
-            return request["session"]
+        if keys.SESSION in request:
+            return request[keys.SESSION]
         value = request.cookies.get(COOKIE, "")
         session = None
         if value and len(value) <= 128:
             data = await self.store.redis.hgetall(self.key(value))
             if data:
                 session = Session(self, value, data)
-        request["session"] = session
+        request[keys.SESSION] = session
         return session
 
     async def get_or_create(self, request: web.Request) -> Session:
@@ -73,8 +72,8 @@ class SessionManager:
         if session is None:
             session = Session(self, secrets.token_urlsafe(32), {"created": "1"})
             await self.save(session, session.data)
-            request["session"] = session
-            request[PENDING_COOKIE] = session.sid
+            request[keys.SESSION] = session
+            request[keys.SESSION_COOKIE] = session.sid
         return session
 
     async def save(self, session: Session, fields: dict[str, str]) -> None:
@@ -96,8 +95,8 @@ class SessionManager:
             pipe.sadd(self.user_index(user_id), self.key(session.sid))
             pipe.expire(self.user_index(user_id), self.ttl)
             await pipe.execute()
-        request["session"] = session
-        request[PENDING_COOKIE] = session.sid
+        request[keys.SESSION] = session
+        request[keys.SESSION_COOKIE] = session.sid
         return session
 
     async def logout(self, request: web.Request) -> None:
@@ -106,8 +105,8 @@ class SessionManager:
             await self.store.redis.delete(self.key(session.sid))
             if session.user_id:
                 await self.store.redis.srem(self.user_index(session.user_id), self.key(session.sid))
-        request["session"] = None
-        request[PENDING_COOKIE] = ""
+        request[keys.SESSION] = None
+        request[keys.SESSION_COOKIE] = ""
 
     async def revoke_user(self, user_id: int) -> None:
         """End every session of a user (disable, delete, password reset)."""
@@ -117,7 +116,7 @@ class SessionManager:
             await self.store.redis.delete(*members, index)
 
     def apply_cookie(self, request: web.Request, response: web.StreamResponse) -> None:
-        pending = request.get(PENDING_COOKIE)
+        pending = request.get(keys.SESSION_COOKIE)
         if pending is None:
             return
         if pending == "":

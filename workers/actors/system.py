@@ -4,6 +4,7 @@ from __future__ import annotations
 import time
 
 import dramatiq
+from tortoise.exceptions import IntegrityError
 
 from models import Log
 from models.enums import LogType
@@ -23,5 +24,8 @@ async def record_log(user_id: int, log_type: int, content: str, username: str = 
     """Write one management/system log row; idempotent when a request id is given."""
     if request_id and await Log.filter(request_id=request_id).exists():
         return
-    await Log.create(user_id=user_id, type=int(LogType(log_type)), content=content,
-                     username=username, request_id=request_id)
+    try:
+        await Log.create(user_id=user_id, type=int(LogType(log_type)), content=content,
+                         username=username, request_id=request_id)
+    except IntegrityError:
+        pass  # a redelivered duplicate that raced the first delivery: already written

@@ -1,0 +1,108 @@
+"""`python -m scheduler`: APScheduler that only enqueues actors, with one leader at a time.
+
+Every instance keeps a timer; only the holder of the Redis leader lock sends. The leader renews the
+lock every LEADER_TTL/3 seconds; when it dies, the lock expires and another instance takes over
+within LEADER_TTL seconds.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import signal
+import socket
+import time
+
+import redis.asyncio as aioredis
+from apscheduler.schedulers.asyncio import AsyncIOScheduler
+
+from models.settings import Settings
+from scheduler.jobs import JOBS, Job
+from workers.broker import send, setup_broker
+
+log = logging.getLogger("scheduler")
+
+# Renew only if we still hold it; atomic.
+_RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0
+"""
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+class Leadership:
+    def __init__(self, client: aioredis.Redis, key: str, ttl: float) -> None:
+        self.client = client
+        self.key = key
+        self.ttl_ms = int(ttl * 1000)
+        self.identity = f"{socket.gethostname()}:{os.getpid()}"
+        self.is_leader = False
+        self._renew = client.register_script(_RENEW)
+
+    async def refresh(self) -> bool:
+        if self.is_leader:
+            self.is_leader = bool(await self._renew(keys=[self.key], args=[self.identity, self.ttl_ms]))
+        if not self.is_leader:
+            self.is_leader = bool(await self.client.set(self.key, self.identity, nx=True, px=self.ttl_ms))
+            if self.is_leader:
+                log.info("became the leader (%s)", self.identity)
+        return self.is_leader
+
+
+async def run(settings: Settings, jobs: tuple[Job, ...] = JOBS) -> None:
+    setup_broker(settings)
+    client = aioredis.Redis.from_url(settings.redis_url, decode_responses=True)
+    ttl = float(os.environ.get("SCHEDULER_LEADER_TTL", "15"))
+    leader = Leadership(client, f"{settings.redis_prefix}scheduler:leader", ttl)
+    beat_key = f"{settings.redis_prefix}heartbeat:scheduler"
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+
+    def make_tick(job: Job):
+        async def tick() -> None:
+            if not leader.is_leader:
+                return
+            try:
+                await asyncio.to_thread(send, job.actor, time.time())
+            except Exception:
+                log.exception("could not enqueue %s", job.actor)
+        return tick
+
+    async def keep_leadership() -> None:
+        try:
+            if await leader.refresh():
+                await client.set(beat_key, f"{time.time():.3f}", ex=600)
+        except Exception:
+            leader.is_leader = False
+            log.exception("leader lock refresh failed")
+
+    scheduler = AsyncIOScheduler(job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": 30})
+    scheduler.add_job(keep_leadership, "interval", seconds=max(ttl / 3, 0.2), id="leadership",
+                      next_run_time=None)
+    for job in jobs:
+        scheduler.add_job(make_tick(job), "interval", seconds=job.seconds, id=job.id)
+    await keep_leadership()
+    scheduler.start()
+    log.info("scheduler started with %d jobs", len(jobs))
+    await stop.wait()
+    scheduler.shutdown(wait=False)
+    if leader.is_leader:  # hand over at once on a clean stop
+        await client.eval(_RELEASE, 1, leader.key, leader.identity)
+    await client.aclose()
+
+
+def main() -> None:
+    settings = Settings.from_env()
+    logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    asyncio.run(run(settings))
+
+
+if __name__ == "__main__":
+    main()
