@@ -33,3 +33,18 @@ export function mockApi(handlers = {}) {
 }
 
 export const callsTo = (calls, method, path) => calls.filter((c) => c.method === method && c.path === path);
+
+// A fake clipboard: returns the list of copied texts (fail=true makes writes throw).
+export function mockClipboard({ fail: failing = false } = {}) {
+  const copied = [];
+  Object.defineProperty(navigator, 'clipboard', {
+    configurable: true,
+    value: {
+      writeText: async (text) => {
+        if (failing) throw new Error('denied');
+        copied.push(text);
+      },
+    },
+  });
+  return copied;
+}

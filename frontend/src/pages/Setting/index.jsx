@@ -1,5 +1,40 @@
-import Placeholder from '../Placeholder';
+import { useSearchParams } from 'react-router-dom';
+import { useTranslation } from 'react-i18next';
+import { useUser } from '../../context/UserContext';
+import { isRoot } from '../../lib/auth';
+import PersonalSetting from './PersonalSetting';
+import OperationSetting from './OperationSetting';
+import SystemSetting from './SystemSetting';
+import OtherSetting from './OtherSetting';
 
+const TABS = { personal: PersonalSetting, operation: OperationSetting, system: SystemSetting, other: OtherSetting };
+const ROOT_TABS = ['operation', 'system', 'other'];
+
+// /setting?tab=personal|operation|system|other; the last three for the super admin only.
 export default function SettingPage() {
-  return <Placeholder titleKey="sidebar.setting" />;
+  const { t } = useTranslation();
+  const { user } = useUser();
+  const [searchParams, setSearchParams] = useSearchParams();
+  const root = isRoot(user);
+  const visible = Object.keys(TABS).filter((tab) => root || !ROOT_TABS.includes(tab));
+  const requested = searchParams.get('tab');
+  const tab = visible.includes(requested) ? requested : 'personal';
+  const Tab = TABS[tab];
+  return (
+    <section>
+      <div className="tabs" role="tablist">
+        <ul>
+          {visible.map((name) => (
+            <li key={name} className={name === tab ? 'is-active' : undefined}>
+              <a href={`?tab=${name}`} role="tab" aria-selected={name === tab}
+                onClick={(e) => { e.preventDefault(); setSearchParams({ tab: name }); }}>
+                {t(`setting.tab.${name}`)}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </div>
+      <Tab />
+    </section>
+  );
 }

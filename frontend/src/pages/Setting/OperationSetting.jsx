@@ -1,0 +1,118 @@
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import useOptions from '../../hooks/useOptions';
+import { clearLogs, resetModelRatio } from '../../api/option';
+import { showError, showSuccess } from '../../lib/toast';
+import { toDatetimeLocal } from '../../lib/format';
+import { TextInput } from '../../components/Field';
+import { ConfirmModal } from '../../components/Modal';
+import OptionCard from './OptionCard';
+
+const sw = (key) => ({ key, type: 'switch' });
+const num = (key, min, extra = {}) => ({ key, type: 'number', min, ...extra });
+const json = (key) => ({ key, type: 'json', rows: 6 });
+
+export const OPERATION_CARDS = {
+  general: [
+    { key: 'TopUpLink' }, { key: 'ChatLink' }, { key: 'ChatLink2' },
+    num('QuotaPerUnit', 0, { step: 'any' }), num('RetryTimes', 0),
+    sw('DisplayInCurrencyEnabled'), sw('DisplayTokenStatEnabled'), sw('DefaultCollapseSidebar'),
+  ],
+  drawing: [sw('DrawingEnabled'), sw('MjNotifyEnabled'), sw('MjAccountFilterEnabled'), sw('MjForwardUrlEnabled'),
+    sw('MjModeClearEnabled'), sw('MjActionCheckSuccessEnabled')],
+  sensitive: [sw('CheckSensitiveEnabled'), sw('CheckSensitiveOnPromptEnabled'),
+    { key: 'SensitiveWords', type: 'textarea', help: 'option.help.SensitiveWords', rows: 6 }],
+  log: [sw('LogConsumeEnabled')],
+  dashboard: [sw('DataExportEnabled'), num('DataExportInterval', 1),
+    { key: 'DataExportDefaultTime', type: 'select', choices: ['hour', 'day', 'week'] }],
+  monitoring: [num('ChannelDisableThreshold', 0, { step: 'any' }), num('QuotaRemindThreshold', 0),
+    sw('AutomaticDisableChannelEnabled'), sw('AutomaticEnableChannelEnabled')],
+  quota: [num('QuotaForNewUser', 0), num('PreConsumedQuota', 0), num('QuotaForInviter', 0), num('QuotaForInvitee', 0)],
+  chats: [{ ...json('Chats'), help: 'option.help.Chats' }],
+  ratio: [json('ModelPrice'), json('ModelRatio'), json('CompletionRatio'), json('GroupRatio'), json('UserUsableGroups')],
+};
+
+const monthAgo = () => {
+  const d = new Date();
+  d.setMonth(d.getMonth() - 1);
+  return toDatetimeLocal(d);
+};
+
+function LogCleaner() {
+  const { t } = useTranslation();
+  const [time, setTime] = useState(monthAgo);
+  const [busy, setBusy] = useState(false);
+  const onClear = async () => {
+    if (!time) {
+      showError(t('setting.log.chooseTime'));
+      return;
+    }
+    setBusy(true);
+    try {
+      const count = await clearLogs(Math.floor(new Date(time).getTime() / 1000));
+      showSuccess(t('setting.log.cleared', { count }));
+    } catch (e) {
+      showError(t('setting.log.clearFailed', { message: e.message }));
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div className="box">
+      <TextInput label={t('setting.log.clearBefore')} type="datetime-local" value={time} onChange={setTime} data-testid="log-clear-time" />
+      <button type="button" className={`button is-danger is-light ${busy ? 'is-loading' : ''}`} onClick={onClear}>
+        {t('setting.log.clear')}
+      </button>
+    </div>
+  );
+}
+
+function ResetModelRatio({ onDone }) {
+  const { t } = useTranslation();
+  const [confirming, setConfirming] = useState(false);
+  const onConfirm = async () => {
+    setConfirming(false);
+    try {
+      await resetModelRatio();
+      showSuccess(t('common.operationSuccess'));
+      onDone();
+    } catch {
+      /* toast shown by the client */
+    }
+  };
+  return (
+    <>
+      <button type="button" className="button is-warning is-light mb-3" onClick={() => setConfirming(true)}>
+        {t('setting.ratio.reset')}
+      </button>
+      {confirming && (
+        <ConfirmModal danger message={t('setting.ratio.resetConfirm')} onConfirm={onConfirm} onCancel={() => setConfirming(false)} />
+      )}
+    </>
+  );
+}
+
+export default function OperationSetting() {
+  const { t } = useTranslation();
+  const { options, loaded, mutate } = useOptions();
+  if (!loaded) return <progress className="progress is-small is-primary" />;
+  const card = (name, children) => (
+    <OptionCard key={name} testId={`card-${name}`} title={t(`setting.card.${name}`)} fields={OPERATION_CARDS[name]}
+      options={options} onSaved={mutate}>
+      {children}
+    </OptionCard>
+  );
+  return (
+    <div>
+      {card('general')}
+      {card('drawing')}
+      {card('sensitive')}
+      {card('log', <LogCleaner />)}
+      {card('dashboard')}
+      {card('monitoring')}
+      {card('quota')}
+      {card('chats')}
+      {card('ratio', <ResetModelRatio onDone={mutate} />)}
+    </div>
+  );
+}

@@ -1,0 +1,402 @@
+import { useState } from 'react';
+import { useNavigate } from 'react-router-dom';
+import { useTranslation } from 'react-i18next';
+import useSelf from '../../hooks/useSelf';
+import useStatus from '../../hooks/useStatus';
+import useUserModels from '../../hooks/useUserModels';
+import useAff from '../../hooks/useAff';
+import useCountdown from '../../hooks/useCountdown';
+import { useUser } from '../../context/UserContext';
+import { deleteSelf, generateAccessToken, sendVerificationCode, transferAffQuota, updateSelf } from '../../api/user';
+import { emailBind, startOAuth, TELEGRAM_BIND_URL, wechatBind } from '../../api/oauth';
+import { copy } from '../../lib/clipboard';
+import { showError, showInfo, showSuccess } from '../../lib/toast';
+import { getQuotaPerUnit, renderNumber, renderQuota } from '../../lib/format';
+import { ROLE } from '../../lib/auth';
+import { PASSWORD_MIN_LENGTH, RESEND_COOLDOWN_SECONDS } from '../../constants';
+import Field, { TextInput } from '../../components/Field';
+import Modal from '../../components/Modal';
+import Turnstile from '../../components/Turnstile';
+import TelegramLoginButton from '../../components/TelegramLoginButton';
+
+function Stat({ label, value, testId }) {
+  return (
+    <div className="level-item has-text-centered">
+      <div>
+        <p className="heading">{label}</p>
+        <p className="title is-5" data-testid={testId}>{value}</p>
+      </div>
+    </div>
+  );
+}
+
+function ProfileCard({ self }) {
+  const { t } = useTranslation();
+  return (
+    <div className="card mb-5" data-testid="profile-card">
+      <div className="card-content">
+        <p className="title is-4">
+          {self.display_name || self.username}
+          {self.role >= ROLE.ROOT && <span className="tag is-danger ml-2" data-testid="admin-tag">{t('personal.adminTag')}</span>}
+        </p>
+        <p className="subtitle is-6">{self.username} · {t('personal.group')}: {self.group}</p>
+        <nav className="level">
+          <Stat label={t('personal.balance')} value={renderQuota(self.quota)} testId="self-quota" />
+          <Stat label={t('personal.usedQuota')} value={renderQuota(self.used_quota)} />
+          <Stat label={t('personal.requestCount')} value={renderNumber(self.request_count)} />
+        </nav>
+      </div>
+    </div>
+  );
+}
+
+function ModelsCard() {
+  const { t } = useTranslation();
+  const { models } = useUserModels();
+  const onCopy = async (name) => {
+    if (await copy(name)) showSuccess(t('common.copied', { text: name }));
+  };
+  return (
+    <div className="card mb-5" data-testid="models-card">
+      <header className="card-header"><p className="card-header-title">{t('personal.models')}</p></header>
+      <div className="card-content">
+        <p className="help mb-2">{t('personal.modelsHint')}</p>
+        <div className="tags">
+          {models.map((name) => (
+            <button type="button" key={name} className="tag is-link is-light" onClick={() => onCopy(name)}>{name}</button>
+          ))}
+        </div>
+      </div>
+    </div>
+  );
+}
+
+function TransferModal({ self, onClose, onDone }) {
+  const { t } = useTranslation();
+  const [amount, setAmount] = useState(String(self.aff_quota || 0));
+  const submit = async () => {
+    const quota = parseInt(amount, 10);
+    const min = getQuotaPerUnit();
+    if (!Number.isFinite(quota) || quota < min) {
+      showError(t('personal.transferMin', { min: renderQuota(min) }));
+      return;
+    }
+    try {
+      await transferAffQuota(quota);
+      showSuccess(t('personal.transferDone'));
+      onDone();
+    } catch {
+      /* toast shown by the client */
+    }
+  };
+  return (
+    <Modal title={t('personal.transfer')} onClose={onClose} testId="transfer-modal"
+      footer={<button type="button" className="button is-primary" onClick={submit}>{t('common.confirm')}</button>}>
+      <p className="mb-3">{t('personal.affQuota')}: {renderQuota(self.aff_quota)}</p>
+      <TextInput label={t('personal.transferAmount')} type="number" min={getQuotaPerUnit()} value={amount} onChange={setAmount}
+        help={t('personal.transferMin', { min: renderQuota(getQuotaPerUnit()) })} />
+    </Modal>
+  );
+}
+
+function InviteCard({ self, onTransferred }) {
+  const { t } = useTranslation();
+  const { affCode } = useAff();
+  const [transferring, setTransferring] = useState(false);
+  const link = affCode ? `${window.location.origin}/register?aff=${affCode}` : '';
+  const onCopy = async () => {
+    if (await copy(link)) showSuccess(t('personal.inviteCopied'));
+  };
+  return (
+    <div className="card mb-5" data-testid="invite-card">
+      <header className="card-header"><p className="card-header-title">{t('personal.invite')}</p></header>
+      <div className="card-content">
+        <Field label={t('personal.inviteLink')} addons>
+          {(id) => (
+            <>
+              <div className="control is-expanded">
+                <input id={id} className="input" readOnly value={link} data-testid="invite-link" />
+              </div>
+              <div className="control">
+                <button type="button" className="button is-link" onClick={onCopy} disabled={!link}>{t('personal.copyInvite')}</button>
+              </div>
+            </>
+          )}
+        </Field>
+        <nav className="level">
+          <Stat label={t('personal.affCount')} value={renderNumber(self.aff_count)} />
+          <Stat label={t('personal.affHistoryQuota')} value={renderQuota(self.aff_history_quota)} />
+          <Stat label={t('personal.affQuota')} value={renderQuota(self.aff_quota)} testId="aff-quota" />
+        </nav>
+        <button type="button" className="button is-primary is-light" onClick={() => setTransferring(true)}>{t('personal.transfer')}</button>
+      </div>
+      {transferring && (
+        <TransferModal self={self} onClose={() => setTransferring(false)}
+          onDone={() => { setTransferring(false); onTransferred(); }} />
+      )}
+    </div>
+  );
+}
+
+function EmailBindModal({ status, onClose, onDone }) {
+  const { t } = useTranslation();
+  const [email, setEmail] = useState('');
+  const [code, setCode] = useState('');
+  const [turnstileToken, setTurnstileToken] = useState('');
+  const cooldown = useCountdown();
+  const sendCode = async () => {
+    if (!email) {
+      showError(t('register.emailRequired'));
+      return;
+    }
+    if (status.turnstile_check && !turnstileToken) {
+      showInfo(t('common.turnstileChecking'));
+      return;
+    }
+    try {
+      await sendVerificationCode(email, turnstileToken || undefined);
+      showSuccess(t('common.codeSent'));
+      cooldown.start(RESEND_COOLDOWN_SECONDS);
+    } catch {
+      /* toast shown by the client */
+    }
+  };
+  const bind = async () => {
+    if (!email) {
+      showError(t('register.emailRequired'));
+      return;
+    }
+    if (!code) {
+      showError(t('personal.codeRequired'));
+      return;
+    }
+    try {
+      await emailBind(email, code);
+      showSuccess(t('personal.emailBound'));
+      onDone();
+    } catch {
+      /* toast shown by the client */
+    }
+  };
+  return (
+    <Modal title={t('personal.bindEmail')} onClose={onClose} testId="email-bind-modal"
+      footer={<button type="button" className="button is-primary" onClick={bind}>{t('common.bind')}</button>}>
+      <Field label={t('register.email')} addons>
+        {(id) => (
+          <>
+            <div className="control is-expanded">
+              <input id={id} className="input" type="email" value={email} onChange={(e) => setEmail(e.target.value)} />
+            </div>
+            <div className="control">
+              <button type="button" className="button is-info" disabled={cooldown.active} onClick={sendCode}>
+                {cooldown.active ? t('common.resendIn', { seconds: cooldown.remaining }) : t('common.sendCode')}
+              </button>
+            </div>
+          </>
+        )}
+      </Field>
+      <TextInput label={t('register.code')} value={code} onChange={setCode} />
+      {status.turnstile_check && <Turnstile siteKey={status.turnstile_site_key} onVerify={setTurnstileToken} />}
+    </Modal>
+  );
+}
+
+function WeChatBindModal({ status, onClose, onDone }) {
+  const { t } = useTranslation();
+  const [code, setCode] = useState('');
+  const bind = async () => {
+    if (!code) {
+      showError(t('personal.codeRequired'));
+      return;
+    }
+    try {
+      await wechatBind(code);
+      showSuccess(t('personal.wechatBound'));
+      onDone();
+    } catch {
+      /* toast shown by the client */
+    }
+  };
+  return (
+    <Modal title={t('personal.bindWechat')} onClose={onClose} testId="wechat-bind-modal"
+      footer={<button type="button" className="button is-primary" onClick={bind}>{t('common.bind')}</button>}>
+      {status.wechat_qrcode && <figure className="image oauth-qrcode mx-auto"><img src={status.wechat_qrcode} alt={t('login.wechatQrcode')} /></figure>}
+      <p className="my-3">{t('login.wechatHint')}</p>
+      <TextInput label={t('login.wechatCode')} value={code} onChange={setCode} />
+    </Modal>
+  );
+}
+
+function PasswordModal({ onClose }) {
+  const { t } = useTranslation();
+  const [password, setPassword] = useState('');
+  const [password2, setPassword2] = useState('');
+  const submit = async () => {
+    if (password.length < PASSWORD_MIN_LENGTH) {
+      showError(t('register.passwordTooShort'));
+      return;
+    }
+    if (password !== password2) {
+      showError(t('personal.passwordMismatch'));
+      return;
+    }
+    try {
+      await updateSelf({ password });
+      showSuccess(t('personal.passwordChanged'));
+      onClose();
+    } catch {
+      /* toast shown by the client */
+    }
+  };
+  return (
+    <Modal title={t('personal.changePassword')} onClose={onClose} testId="password-modal"
+      footer={<button type="button" className="button is-primary" onClick={submit}>{t('common.confirm')}</button>}>
+      <TextInput label={t('personal.newPassword')} type="password" autoComplete="new-password" value={password} onChange={setPassword} />
+      <TextInput label={t('personal.newPassword2')} type="password" autoComplete="new-password" value={password2} onChange={setPassword2} />
+    </Modal>
+  );
+}
+
+function DeleteAccountModal({ username, onClose }) {
+  const { t } = useTranslation();
+  const { logout } = useUser();
+  const navigate = useNavigate();
+  const [typed, setTyped] = useState('');
+  const submit = async () => {
+    if (typed !== username) {
+      showError(t('personal.deleteConfirmName'));
+      return;
+    }
+    try {
+      await deleteSelf();
+      showSuccess(t('personal.accountDeleted'));
+      logout();
+      navigate('/login');
+    } catch {
+      /* toast shown by the client */
+    }
+  };
+  return (
+    <Modal title={t('personal.deleteAccount')} onClose={onClose} testId="delete-account-modal"
+      footer={<button type="button" className="button is-danger" onClick={submit}>{t('personal.deleteAccount')}</button>}>
+      <div className="notification is-danger is-light">{t('personal.deleteWarning')}</div>
+      <TextInput label={t('personal.deleteTypeName', { username })} value={typed} onChange={setTyped} />
+    </Modal>
+  );
+}
+
+function BindRow({ label, value, children }) {
+  const { t } = useTranslation();
+  return (
+    <tr>
+      <th>{label}</th>
+      <td>{value || <span className="has-text-grey">{t('common.unbound')}</span>}</td>
+      <td className="has-text-right">{children}</td>
+    </tr>
+  );
+}
+
+function BindingsCard({ self, status, onChanged }) {
+  const { t } = useTranslation();
+  const [modal, setModal] = useState(null);
+  const done = () => {
+    setModal(null);
+    onChanged();
+  };
+  const oauth = (provider, clientId) => startOAuth(provider, clientId).catch(() => {});
+  return (
+    <div className="card mb-5" data-testid="bindings-card">
+      <header className="card-header"><p className="card-header-title">{t('personal.bindings')}</p></header>
+      <div className="card-content table-container">
+        <table className="table is-fullwidth">
+          <tbody>
+            <BindRow label={t('personal.email')} value={self.email}>
+              <button type="button" className="button is-small" onClick={() => setModal('email')} aria-label={t('personal.bindEmail')}>
+                {self.email ? t('common.modify') : t('common.bind')}
+              </button>
+            </BindRow>
+            <BindRow label={t('personal.wechat')} value={self.wechat_id ? t('personal.bound') : ''}>
+              <button type="button" className="button is-small" disabled={!status.wechat_login || Boolean(self.wechat_id)}
+                onClick={() => setModal('wechat')} aria-label={t('personal.bindWechat')}>
+                {t('common.bind')}
+              </button>
+            </BindRow>
+            <BindRow label="GitHub" value={self.github_id}>
+              <button type="button" className="button is-small" disabled={!status.github_oauth || Boolean(self.github_id)}
+                onClick={() => oauth('github', status.github_client_id)} aria-label={t('personal.bindGithub')}>
+                {t('common.bind')}
+              </button>
+            </BindRow>
+            <BindRow label="LINUX DO" value={self.linuxdo_id}>
+              <button type="button" className="button is-small" disabled={!status.linuxdo_oauth || Boolean(self.linuxdo_id)}
+                onClick={() => oauth('linuxdo', status.linuxdo_client_id)} aria-label={t('personal.bindLinuxdo')}>
+                {t('common.bind')}
+              </button>
+            </BindRow>
+            <BindRow label="Telegram" value={self.telegram_id}>
+              {status.telegram_oauth && !self.telegram_id
+                ? <TelegramLoginButton botName={status.telegram_bot_name} authUrl={TELEGRAM_BIND_URL} />
+                : <button type="button" className="button is-small" disabled aria-label={t('personal.bindTelegram')}>{t('common.bind')}</button>}
+            </BindRow>
+          </tbody>
+        </table>
+      </div>
+      {modal === 'email' && <EmailBindModal status={status} onClose={() => setModal(null)} onDone={done} />}
+      {modal === 'wechat' && <WeChatBindModal status={status} onClose={() => setModal(null)} onDone={done} />}
+    </div>
+  );
+}
+
+function SecurityCard({ self }) {
+  const { t } = useTranslation();
+  const [token, setToken] = useState('');
+  const [modal, setModal] = useState(null);
+  const generate = async () => {
+    try {
+      const value = await generateAccessToken();
+      setToken(value);
+      if (await copy(value)) showSuccess(t('personal.tokenCopied'));
+    } catch {
+      /* toast shown by the client */
+    }
+  };
+  return (
+    <div className="card mb-5" data-testid="security-card">
+      <header className="card-header"><p className="card-header-title">{t('personal.security')}</p></header>
+      <div className="card-content">
+        {token && (
+          <Field label={t('personal.accessToken')}>
+            {(id) => <input id={id} className="input is-family-monospace" readOnly value={token} data-testid="access-token" />}
+          </Field>
+        )}
+        <div className="buttons">
+          <button type="button" className="button is-link" onClick={generate}>{t('personal.generateToken')}</button>
+          {token && (
+            <button type="button" className="button" onClick={async () => { if (await copy(token)) showSuccess(t('common.copiedToClipboard')); }}>
+              {t('personal.copyToken')}
+            </button>
+          )}
+          <button type="button" className="button" onClick={() => setModal('password')}>{t('personal.changePassword')}</button>
+          <button type="button" className="button is-danger is-light" onClick={() => setModal('delete')}>{t('personal.deleteAccount')}</button>
+        </div>
+      </div>
+      {modal === 'password' && <PasswordModal onClose={() => setModal(null)} />}
+      {modal === 'delete' && <DeleteAccountModal username={self.username} onClose={() => setModal(null)} />}
+    </div>
+  );
+}
+
+export default function PersonalSetting() {
+  const { self, isLoading, mutate } = useSelf();
+  const { status } = useStatus();
+  if (isLoading || !self) return <progress className="progress is-small is-primary" />;
+  return (
+    <div>
+      <ProfileCard self={self} />
+      <ModelsCard />
+      <InviteCard self={self} onTransferred={mutate} />
+      <BindingsCard self={self} status={status} onChanged={mutate} />
+      <SecurityCard self={self} />
+    </div>
+  );
+}
