@@ -10,7 +10,7 @@ class ApiError(Exception):
 
     status = 200
 
-    def __init__(self, message: str, **params: object) -> None:
+    def __init__(self, message: str, /, **params: object) -> None:
         super().__init__(message)
         self.message = message
         self.params = params
@@ -19,19 +19,19 @@ class ApiError(Exception):
 class Unauthorized(ApiError):
     status = 401
 
-    def __init__(self, message: str = "not_logged_in", **params: object) -> None:
+    def __init__(self, message: str = "not_logged_in", /, **params: object) -> None:
         super().__init__(message, **params)
 
 
 class Forbidden(ApiError):
     """Logged in, but the role does not allow it (new-api answers 200 success:false as well)."""
 
-    def __init__(self, message: str = "forbidden", **params: object) -> None:
+    def __init__(self, message: str = "forbidden", /, **params: object) -> None:
         super().__init__(message, **params)
 
 
 class TooManyRequests(ApiError):
     status = 429
 
-    def __init__(self, message: str = "too_many_requests", **params: object) -> None:
+    def __init__(self, message: str = "too_many_requests", /, **params: object) -> None:
         super().__init__(message, **params)

@@ -55,9 +55,9 @@ def language(request: web.Request | None) -> str:
     return "zh" if first.startswith("zh") else "en"
 
 
-def translate(key: str, lang: str = "en", **params: object) -> str:
-    pair = MESSAGES.get(key)
+def translate(message_key: str, lang: str = "en", /, **params: object) -> str:
+    pair = MESSAGES.get(message_key)
     if pair is None:
-        return key.format(**params) if params else key
+        return message_key.format(**params) if params else message_key
     text = pair[1] if lang == "zh" else pair[0]
     return text.format(**params) if params else text

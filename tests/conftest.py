@@ -29,6 +29,7 @@ os.environ.update({
     "REDIS_URL": REDIS_URL,
     "REDIS_PREFIX": PREFIX,
     "SESSION_SECRET": "test-session-secret",
+    "BCRYPT_ROUNDS": "4",
 })
 
 from api.app import create_app  # noqa: E402

@@ -4,11 +4,13 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
+import os
 import secrets
 
 import bcrypt
 
-BCRYPT_ROUNDS = 10
+# Cost factor of new hashes (2^rounds iterations); BCRYPT_ROUNDS lowers it for test runs only.
+BCRYPT_ROUNDS = int(os.environ.get("BCRYPT_ROUNDS", "10"))
 _ALPHANUM = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 
 
