@@ -43,6 +43,49 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Chats 必须是由“名称: 链接模板”对象组成的 JSON 列表"),
     "option_url": ("{key} must be an http(s) URL", "{key} 必须是 http(s) 链接"),
     "option_data_export_time": ("DataExportDefaultTime must be hour, day or week", "DataExportDefaultTime 必须是 hour、day 或 week"),
+    # -- channels (issue 5) --
+    "channel_name_key_required": ("Please fill in the channel name and key", "请填写渠道名称和渠道密钥！"),
+    "channel_models_required": ("Please select at least one model", "请至少选择一个模型！"),
+    "channel_model_mapping_invalid": ("Model mapping must be a valid JSON object", "模型映射必须是合法的 JSON 格式！"),
+    "channel_status_code_mapping_invalid": (
+        "Status code mapping must be a valid JSON object", "状态码复写必须是合法的 JSON 格式！"),
+    "channel_vertex_region_invalid": (
+        "The Vertex AI region must be JSON with a \"default\" region", "部署地区必须是合法的 JSON 格式，且必须包含 default 地区！"),
+    "channel_type_invalid": ("Unknown channel type: {type}", "未知的渠道类型：{type}"),
+    "channel_status_invalid": ("Channel status must be 1 (enabled) or 2 (disabled)", "渠道状态只能是 1（启用）或 2（禁用）"),
+    "channel_too_many_keys": ("At most {max} keys can be added at once", "一次最多添加 {max} 个密钥"),
+    "channel_not_found": ("Channel not found, refresh the page", "渠道不存在，请刷新页面后重试"),
+    "channel_ids_required": ("Please select the channels to delete first", "请先选择要删除的通道！"),
+    "channel_created": ("Channel created", "渠道创建成功！"),
+    "channel_updated": ("Channel updated", "渠道更新成功！"),
+    "channel_copied": ("Channel copied", "渠道复制成功！"),
+    "channel_deleted_disabled": (
+        "Deleted all disabled channels ({count} in total)", "已删除所有禁用渠道，共计 {count} 个"),
+    "channel_deleted_count": ("Deleted {count} channels", "已删除 {count} 个通道！"),
+    "channel_fixed_count": ("Fixed {count} channels", "已修复 {count} 个通道！"),
+    "channel_test_success": (
+        "Channel {name} tested successfully in {time} s", "通道 {name} 测试成功，耗时 {time} 秒。"),
+    "channel_test_unsupported": (
+        "Testing is not supported for this channel type ({type})", "该渠道类型（{type}）不支持测试"),
+    "channel_test_busy": (
+        "A test of this channel is already running", "该渠道的测试已在运行中"),
+    "channel_test_all_running": ("A test of all channels is already running", "测试已在运行中"),
+    "channel_test_all_started": (
+        "Testing all channels has started; refresh later to see the results", "通道测试已开始，请稍后刷新页面查看结果"),
+    "channel_test_timeout": ("No answer within {seconds} s", "{seconds} 秒内无响应"),
+    "channel_test_no_usage": (
+        "The upstream answered without choices or usage", "上游返回的结果中没有 choices 或 usage"),
+    "channel_test_request_failed": ("Request to the upstream failed: {error}", "请求上游失败：{error}"),
+    "channel_balance_unsupported": (
+        "Balance queries are not supported for this channel type ({type})", "该渠道类型（{type}）不支持查询余额"),
+    "channel_balance_failed": ("Balance query failed: {error}", "查询余额失败：{error}"),
+    "channel_balance_all_started": (
+        "Updating the balance of all enabled channels has started", "已开始更新所有已启用通道的余额"),
+    "channel_balance_all_running": (
+        "A balance update of all channels is already running", "余额更新已在运行中"),
+    "channel_fetch_models_unsupported": ("Only the OpenAI interface format is supported", "仅支持 OpenAI 接口格式"),
+    "channel_key_missing": ("Please fill in the key", "请填写密钥"),
+    "channel_fetch_models_failed": ("Failed to get the model list: {error}", "获取模型列表失败：{error}"),
 }
 
 

@@ -99,6 +99,9 @@ DEFAULTS: dict[str, str] = {
     "QuotaRemindThreshold": "1000",
     "AutomaticDisableChannelEnabled": "false",
     "AutomaticEnableChannelEnabled": "false",
+    "ChannelTestIntervalMinutes": "0",  # periodic test of all channels; 0 = off
+    "ChannelBalanceIntervalMinutes": "0",  # periodic balance update; 0 = off
+    "ChannelTestTimeoutSeconds": "20",  # per-channel bound of a test or balance query
     # Quota
     "QuotaForNewUser": "0",
     "PreConsumedQuota": "500",
@@ -149,6 +152,9 @@ NUMERIC_LIMITS: dict[str, tuple[float, float | None, bool]] = {
     "RetryTimes": (0, 10, True),
     "SMTPPort": (1, 65535, True),
     "LogRetentionDays": (0, None, True),
+    "ChannelTestIntervalMinutes": (0, None, True),
+    "ChannelBalanceIntervalMinutes": (0, None, True),
+    "ChannelTestTimeoutSeconds": (1, 600, False),
 }
 # Enabling the key needs the listed options to be non-empty.
 REQUIRES: dict[str, tuple[str, ...]] = {
