@@ -52,6 +52,34 @@ async def make(database_url: str, dialect: str, name: str) -> str | None:
         await Tortoise.close_connections()
 
 
+async def check(database_url: str, dialect: str) -> int:
+    """Exit status 1 when the models differ from the newest migration (a migration is missing).
+
+    The database must be at the newest migration (main() upgrades it first, in its own event loop:
+    Tortoise keeps its context per loop)."""
+    command = Command(tortoise_config=tortoise_config(database_url), app="models",
+                      location=str(location_for(dialect)))
+    try:
+        await command.init()
+        from aerich import migrate as aerich_migrate
+
+        # The same diff `aerich migrate` computes, without writing a file.
+        migrator = aerich_migrate.Migrate
+        new = aerich_migrate.get_models_describe("models")
+        last, new = migrator._exclude_model_name_changes(migrator._last_version_content or {}, new)
+        migrator.diff_models(last, new, no_input=True)
+        migrator.diff_models(new, last, False, no_input=True)
+        migrator._merge_operators()
+        pending = list(migrator.upgrade_operators)
+    finally:
+        await Tortoise.close_connections()
+    if pending:
+        log.error("models differ from the newest %s migration: %s", dialect, pending)
+        return 1
+    log.info("models match the %s migrations", dialect)
+    return 0
+
+
 SCRATCH_URLS = {
     "sqlite": "sqlite://{tmp}/scratch.sqlite3",
     "postgres": "postgres://postgres@127.0.0.1:5432/{name}",
@@ -95,6 +123,9 @@ def main(argv: list[str]) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s migrate: %(message)s")
     url = os.environ.get("DATABASE_URL") or f"sqlite://{DEFAULT_DATA_DIR / 'gateway.sqlite3'}"
     dialect = dialect_of(url)
+    if argv and argv[0] == "check":
+        asyncio.run(upgrade(url, dialect))
+        return asyncio.run(check(url, dialect))
     if argv and argv[0] == "make-all":
         return make_all(argv[1] if len(argv) > 1 else "update")
     if argv and argv[0] == "make":

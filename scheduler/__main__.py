@@ -70,7 +70,7 @@ async def run(settings: Settings, jobs: tuple[Job, ...] = JOBS) -> None:
             if not leader.is_leader:
                 return
             try:
-                await asyncio.to_thread(send, job.actor, time.time())
+                await asyncio.to_thread(send, job.actor, time.time(), leader.identity)
             except Exception:
                 log.exception("could not enqueue %s", job.actor)
         return tick
@@ -84,10 +84,10 @@ async def run(settings: Settings, jobs: tuple[Job, ...] = JOBS) -> None:
             log.exception("leader lock refresh failed")
 
     scheduler = AsyncIOScheduler(job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": 30})
-    scheduler.add_job(keep_leadership, "interval", seconds=max(ttl / 3, 0.2), id="leadership",
-                      next_run_time=None)
+    scheduler.add_job(keep_leadership, "interval", seconds=max(ttl / 3, 0.2), id="leadership")
+    scale = float(os.environ.get("SCHEDULER_INTERVAL_SCALE", "1"))  # tests run the timetable faster
     for job in jobs:
-        scheduler.add_job(make_tick(job), "interval", seconds=job.seconds, id=job.id)
+        scheduler.add_job(make_tick(job), "interval", seconds=job.seconds * scale, id=job.id)
     await keep_leadership()
     scheduler.start()
     log.info("scheduler started with %d jobs", len(jobs))
@@ -101,6 +101,7 @@ async def run(settings: Settings, jobs: tuple[Job, ...] = JOBS) -> None:
 def main() -> None:
     settings = Settings.from_env()
     logging.basicConfig(level=settings.log_level, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("apscheduler").setLevel(logging.WARNING)  # one line per tick otherwise
     asyncio.run(run(settings))
 
 

@@ -11,6 +11,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class Job:
+    """Every `seconds`, the leader sends `actor(sent_at: float, sender: str)`."""
+
     id: str
     actor: str  # "domain.verb"
     seconds: int

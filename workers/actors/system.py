@@ -12,7 +12,7 @@ from workers.context import ctx
 
 
 @dramatiq.actor(actor_name="system.heartbeat", queue_name="system", max_retries=0)
-async def heartbeat(sent_at: float) -> None:
+async def heartbeat(sent_at: float, sender: str = "") -> None:
     """Proves that a worker consumes messages; /readyz reads the timestamp."""
     store = ctx().store
     await store.redis.set(store.key("heartbeat", "worker"), f"{time.time():.3f}", ex=600)
