@@ -6,6 +6,7 @@ from collections.abc import Callable, Mapping
 import orjson
 
 from api.errors import ApiError
+from api.services import pricing
 
 DEFAULT_CHATS = [
     {"ChatGPT Next Web": "https://app.nextchat.dev/#/?settings={\"key\":\"{key}\",\"url\":\"{address}\"}"},
@@ -107,12 +108,28 @@ DEFAULTS: dict[str, str] = {
     "PreConsumedQuota": "500",
     "QuotaForInviter": "0",
     "QuotaForInvitee": "0",
-    # Pricing (JSON); the model tables are filled from api.services.pricing at import
-    "ModelPrice": "{}",
-    "ModelRatio": "{}",
-    "CompletionRatio": "{}",
-    "GroupRatio": '{"default":1,"vip":1,"svip":1}',
+    # Pricing (JSON): the reference defaults of api.services.pricing
+    "ModelPrice": orjson.dumps(pricing.DEFAULT_MODEL_PRICE).decode(),
+    "ModelRatio": orjson.dumps(pricing.DEFAULT_MODEL_RATIO).decode(),
+    "CompletionRatio": orjson.dumps(pricing.DEFAULT_COMPLETION_RATIO).decode(),
+    "GroupRatio": orjson.dumps(pricing.DEFAULT_GROUP_RATIO).decode(),
     "UserUsableGroups": '{"default":"默认分组","vip":"vip分组"}',
+    # Relay (issue 4): unpriced models, retries, limits (0 = off), auto-disable window, metrics
+    "SelfUseModeEnabled": "false",  # unpriced models billed at the reference's self-use ratio 37.5
+    "AutomaticRetryStatusCodes": "100-199,300-399,401-407,409-499,500-503,505-523,525-599",
+    "RateLimitTokenRPM": "0",
+    "RateLimitTokenTPM": "0",
+    "RateLimitTokenConcurrency": "0",
+    "RateLimitUserRPM": "0",
+    "RateLimitUserTPM": "0",
+    "RateLimitUserConcurrency": "0",
+    "RateLimitGroupRPM": "0",
+    "RateLimitGroupTPM": "0",
+    "RateLimitGroupConcurrency": "0",
+    "AutomaticDisableErrorRate": "0.8",  # share of failed attempts in the window that disables a channel
+    "AutomaticDisableMinRequests": "10",  # attempts in the window before the rate is judged
+    "AutomaticDisableWindowSeconds": "300",
+    "MetricsToken": "",  # /metrics: Bearer token; empty = loopback and private networks only
 }
 
 # Never returned by GET /api/option/ (nor logged).
@@ -125,6 +142,7 @@ SECRET_OPTIONS = frozenset({
     "SMTPToken",
     "StripeApiSecret",
     "StripeWebhookSecret",
+    "MetricsToken",
 })
 
 JSON_OBJECT_OPTIONS = frozenset({"ModelPrice", "ModelRatio", "CompletionRatio", "GroupRatio", "TopupGroupRatio"})
@@ -155,6 +173,11 @@ NUMERIC_LIMITS: dict[str, tuple[float, float | None, bool]] = {
     "ChannelTestIntervalMinutes": (0, None, True),
     "ChannelBalanceIntervalMinutes": (0, None, True),
     "ChannelTestTimeoutSeconds": (1, 600, False),
+    **{f"RateLimit{who}{what}": (0, None, True)
+       for who in ("Token", "User", "Group") for what in ("RPM", "TPM", "Concurrency")},
+    "AutomaticDisableErrorRate": (0, 1, False),
+    "AutomaticDisableMinRequests": (1, None, True),
+    "AutomaticDisableWindowSeconds": (1, None, True),
 }
 # Enabling the key needs the listed options to be non-empty.
 REQUIRES: dict[str, tuple[str, ...]] = {
@@ -212,11 +235,21 @@ def _check_export_time(key: str, value: str) -> None:
         raise ApiError("option_data_export_time")
 
 
+def _check_status_ranges(key: str, value: str) -> None:
+    from api.relay.errors import parse_status_ranges
+
+    try:
+        parse_status_ranges(value)
+    except ValueError as exc:
+        raise ApiError("option_status_ranges", key=key) from exc
+
+
 EXTRA_CHECKS: dict[str, Callable[[str, str], None]] = {
     **{k: _check_ratio_map for k in JSON_OBJECT_OPTIONS},
     "UserUsableGroups": _check_usable_groups,
     "Chats": _check_chats,
     "DataExportDefaultTime": _check_export_time,
+    "AutomaticRetryStatusCodes": _check_status_ranges,
 }
 
 
