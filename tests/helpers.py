@@ -89,3 +89,37 @@ async def eventually(check: Callable[[], Awaitable[Any]], timeout: float = 20.0,
         if time.monotonic() > deadline:
             raise AssertionError(f"condition not met within {timeout}s (last result: {result!r})")
         await asyncio.sleep(interval)
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def start_api_process(spawn, settings, name: str = "api2", **env: str) -> str:
+    """A second `python -m api` on the test's database and Redis; returns its base URL once it answers."""
+    import sys
+
+    import aiohttp
+
+    from tests.conftest import process_env
+
+    port = free_port()
+    proc = spawn([sys.executable, "-m", "api"], process_env(settings, PORT=str(port), HOST="127.0.0.1", **env),
+                 name=name)
+    base = f"http://127.0.0.1:{port}"
+
+    async def up() -> bool:
+        if proc.proc.poll() is not None:
+            raise AssertionError(f"{name} exited:\n{proc.output()}")
+        try:
+            async with aiohttp.ClientSession() as session, session.get(base + "/healthz") as resp:
+                return resp.status == 200
+        except aiohttp.ClientError:
+            return False
+
+    await eventually(up, timeout=30, interval=0.1)
+    return base
