@@ -1,5 +1,265 @@
-import Placeholder from '../Placeholder';
+import { useState } from 'react';
+import { useLocation, useNavigate, useParams } from 'react-router-dom';
+import { useTranslation } from 'react-i18next';
+import useChannels from '../../hooks/useChannels';
+import useGroups from '../../hooks/useGroups';
+import {
+  batchDeleteChannels, createChannel, deleteChannel, deleteDisabledChannels, fixChannels, getChannel,
+  testAllChannels, testChannel, updateAllBalances, updateChannel, updateChannelBalance,
+} from '../../api/channel';
+import { showError, showInfo, showSuccess } from '../../lib/toast';
+import { getPageSize, KEYS, setPageSize } from '../../lib/storage';
+import Pagination from '../../components/Pagination';
+import Modal, { ConfirmModal } from '../../components/Modal';
+import ChannelRow from './ChannelRow';
+import EditChannel from './EditChannel';
+
+const patchRow = (current, id, fields) => current && { ...current, items: current.items.map((c) => (c.id === id ? { ...c, ...fields } : c)) };
+
+function TestModelModal({ channel, onTest, onClose }) {
+  const { t } = useTranslation();
+  const models = String(channel.models || '').split(',').filter(Boolean);
+  return (
+    <Modal title={t('channel.chooseTestModel', { name: channel.name })} onClose={onClose} testId="test-model-modal">
+      <div className="buttons">
+        {models.map((m) => (
+          <button key={m} type="button" className="button is-small" onClick={() => onTest(channel, m)}>{m}</button>
+        ))}
+      </div>
+    </Modal>
+  );
+}
 
 export default function ChannelPage() {
-  return <Placeholder titleKey="sidebar.channel" />;
+  const { t } = useTranslation();
+  const navigate = useNavigate();
+  const location = useLocation();
+  const { id: routeId } = useParams();
+  const [page, setPage] = useState(0);
+  const [pageSize, setSize] = useState(() => getPageSize());
+  const [idSort, setIdSort] = useState(() => localStorage.getItem(KEYS.idSort) === 'true');
+  const [form, setForm] = useState({ keyword: '', model: '', group: '' });
+  const [search, setSearch] = useState({ keyword: '', model: '', group: '' });
+  const [batch, setBatch] = useState(false);
+  const [selected, setSelected] = useState([]);
+  const [confirm, setConfirm] = useState(null);
+  const [testModelFor, setTestModelFor] = useState(null);
+  const [editing, setEditing] = useState(() => {
+    if (routeId) return { id: routeId };
+    return location.pathname === '/channel/add' ? { id: null } : null;
+  });
+  const { items, total, isLoading, mutate } = useChannels({ page, pageSize, idSort, ...search });
+  const { groups } = useGroups();
+
+  const onSearch = (e) => {
+    e.preventDefault();
+    setPage(0);
+    setSearch({ ...form });
+  };
+
+  const ask = (message, action, danger = true) => setConfirm({ message, action, danger });
+  const runConfirmed = async () => {
+    const { action } = confirm;
+    setConfirm(null);
+    await action();
+  };
+
+  const guard = async (fn) => {
+    try {
+      await fn();
+    } catch {
+      /* toast shown by the client */
+    }
+  };
+
+  const onToggleSort = (checked) => {
+    localStorage.setItem(KEYS.idSort, String(checked));
+    setIdSort(checked);
+  };
+
+  const onPageSize = (size) => {
+    setPageSize(size);
+    setSize(size);
+    setPage(0);
+  };
+
+  const setStatus = (channel, status) => guard(() => mutate(async (current) => {
+    await updateChannel({ id: channel.id, status });
+    return patchRow(current, channel.id, { status });
+  }, { optimisticData: (current) => patchRow(current, channel.id, { status }), rollbackOnError: true, revalidate: false })
+    .then(() => showSuccess(t('common.operationSuccess'))));
+
+  const setNumber = (channel, field, raw) => {
+    let value = parseInt(raw, 10);
+    if (!Number.isFinite(value) || value === channel[field]) return;
+    if (field === 'weight' && value < 0) value = 0;
+    guard(async () => {
+      await updateChannel({ id: channel.id, [field]: value });
+      showSuccess(t('common.operationSuccess'));
+      mutate();
+    });
+  };
+
+  const onTest = (channel, model) => {
+    setTestModelFor(null);
+    guard(async () => {
+      const res = await testChannel(channel.id, model);
+      mutate((current) => patchRow(current, channel.id, { response_time: Math.round(res.time * 1000), test_time: Math.floor(Date.now() / 1000) }), { revalidate: true });
+      showInfo(t('channel.testSuccess', { name: channel.name, time: Number(res.time).toFixed(2) }));
+    });
+  };
+
+  const onBalance = (channel) => guard(async () => {
+    const res = await updateChannelBalance(channel.id);
+    mutate((current) => patchRow(current, channel.id, { balance: res.balance }), { revalidate: false });
+    showInfo(t('channel.balanceUpdated', { name: channel.name }));
+  });
+
+  const onDelete = (channel) => ask(t('channel.confirmDelete', { name: channel.name }), () => guard(async () => {
+    await deleteChannel(channel.id);
+    showSuccess(t('common.operationSuccess'));
+    mutate();
+  }));
+
+  const onCopy = (channel) => ask(t('channel.confirmCopy', { name: channel.name }), async () => {
+    let source;
+    try {
+      source = await getChannel(channel.id);
+    } catch {
+      source = null;
+    }
+    if (!source) {
+      showError(t('channel.notFound'));
+      return;
+    }
+    const { id, ...rest } = source;
+    try {
+      await createChannel({ ...rest, name: `${source.name}${t('channel.copySuffix')}`, balance: 0, used_quota: 0, created_time: null });
+      showSuccess(t('channel.copied'));
+      mutate();
+    } catch (e) {
+      showError(t('channel.copyFailed', { message: e.message }));
+    }
+  }, false);
+
+  const onTestAll = () => guard(async () => {
+    await testAllChannels();
+    showInfo(t('channel.testAllStarted'));
+  });
+
+  const onUpdateAll = () => guard(async () => {
+    await updateAllBalances();
+    showInfo(t('channel.allBalancesUpdated'));
+    mutate();
+  });
+
+  const onDeleteDisabled = () => ask(t('channel.confirmDeleteDisabled'), () => guard(async () => {
+    const count = await deleteDisabledChannels();
+    showSuccess(t('channel.deletedDisabled', { count }));
+    mutate();
+  }));
+
+  const onDeleteSelected = () => {
+    if (selected.length === 0) {
+      showError(t('channel.selectFirst'));
+      return;
+    }
+    ask(t('channel.confirmDeleteSelected', { count: selected.length }), () => guard(async () => {
+      const count = await batchDeleteChannels(selected);
+      showSuccess(t('channel.deletedCount', { count }));
+      setSelected([]);
+      mutate();
+    }));
+  };
+
+  const onFix = () => ask(t('channel.fixWarning'), () => guard(async () => {
+    const count = await fixChannels();
+    showSuccess(t('channel.fixed', { count }));
+    mutate();
+  }));
+
+  const toggleSelected = (id, checked) => setSelected((prev) => (checked ? [...prev, id] : prev.filter((x) => x !== id)));
+
+  const closeEditor = () => {
+    setEditing(null);
+    if (location.pathname !== '/channel') navigate('/channel');
+  };
+
+  return (
+    <section>
+      <h1 className="title is-4">{t('channel.title')}</h1>
+      <form className="field is-grouped is-grouped-multiline" onSubmit={onSearch} role="search">
+        <div className="control is-expanded">
+          <input className="input" aria-label={t('channel.searchKeyword')} placeholder={t('channel.searchPlaceholder')}
+            value={form.keyword} onChange={(e) => setForm({ ...form, keyword: e.target.value })} />
+        </div>
+        <div className="control">
+          <input className="input" aria-label={t('channel.searchModel')} placeholder={t('channel.searchModel')}
+            value={form.model} onChange={(e) => setForm({ ...form, model: e.target.value })} />
+        </div>
+        <div className="control">
+          <div className="select">
+            <select aria-label={t('channel.group')} value={form.group} onChange={(e) => setForm({ ...form, group: e.target.value })}>
+              <option value="">{t('user.allGroups')}</option>
+              {groups.map((g) => <option key={g} value={g}>{g}</option>)}
+            </select>
+          </div>
+        </div>
+        <div className="control"><button type="submit" className="button is-info">{t('common.search')}</button></div>
+      </form>
+      <div className="buttons" data-testid="channel-toolbar">
+        <button type="button" className="button is-primary" onClick={() => setEditing({ id: null })}>{t('channel.add')}</button>
+        <button type="button" className="button" onClick={onTestAll}>{t('channel.testAll')}</button>
+        <button type="button" className="button" onClick={onUpdateAll}>{t('channel.updateAllBalances')}</button>
+        <button type="button" className="button is-danger is-light" onClick={onDeleteDisabled}>{t('channel.deleteDisabled')}</button>
+        <button type="button" className="button" onClick={() => mutate()}>{t('common.refresh')}</button>
+        <button type="button" className="button is-warning is-light" onClick={onFix}>{t('channel.fix')}</button>
+      </div>
+      <div className="field is-grouped is-grouped-multiline">
+        <label className="checkbox mr-4">
+          <input type="checkbox" role="switch" className="mr-1" checked={idSort} onChange={(e) => onToggleSort(e.target.checked)} />
+          {t('channel.idSort')}
+        </label>
+        <label className="checkbox mr-4">
+          <input type="checkbox" role="switch" className="mr-1" checked={batch}
+            onChange={(e) => { setBatch(e.target.checked); setSelected([]); }} />
+          {t('channel.batchDelete')}
+        </label>
+        {batch && (
+          <button type="button" className="button is-small is-danger" onClick={onDeleteSelected}>{t('channel.deleteSelected')}</button>
+        )}
+      </div>
+      <div className="table-container">
+        <table className="table is-fullwidth is-hoverable" data-testid="channel-table">
+          <thead>
+            <tr>
+              {batch && <th aria-label={t('channel.select')} />}
+              <th>ID</th><th>{t('channel.name')}</th><th>{t('channel.group')}</th><th>{t('channel.typeLabel')}</th>
+              <th>{t('common.status')}</th><th>{t('channel.responseTime')}</th><th>{t('channel.balanceColumn')}</th>
+              <th>{t('channel.priority')}</th><th>{t('channel.weight')}</th><th>{t('common.actions')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {items.map((channel) => (
+              <ChannelRow key={channel.id} channel={channel} batch={batch} selected={selected.includes(channel.id)}
+                onSelect={(checked) => toggleSelected(channel.id, checked)}
+                onTest={() => onTest(channel)} onChooseModel={() => setTestModelFor(channel)}
+                onEnable={() => setStatus(channel, 1)} onDisable={() => setStatus(channel, 2)}
+                onDelete={() => onDelete(channel)} onBalance={() => onBalance(channel)} onCopy={() => onCopy(channel)}
+                onEdit={() => setEditing({ id: channel.id })} onNumber={(field, value) => setNumber(channel, field, value)} />
+            ))}
+            {!isLoading && items.length === 0 && (
+              <tr><td colSpan={11} className="has-text-centered has-text-grey">{t('common.noData')}</td></tr>
+            )}
+          </tbody>
+        </table>
+      </div>
+      <Pagination page={page} pageSize={pageSize} total={total} onPageChange={setPage} onPageSizeChange={onPageSize} />
+      {confirm && <ConfirmModal danger={confirm.danger} message={confirm.message} onConfirm={runConfirmed} onCancel={() => setConfirm(null)} />}
+      {testModelFor && <TestModelModal channel={testModelFor} onTest={onTest} onClose={() => setTestModelFor(null)} />}
+      {editing && (
+        <EditChannel id={editing.id} onClose={closeEditor} onSaved={() => { closeEditor(); mutate(); }} />
+      )}
+    </section>
+  );
 }

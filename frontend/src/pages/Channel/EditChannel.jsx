@@ -1,0 +1,277 @@
+import { useEffect, useMemo, useRef, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import useChannel from '../../hooks/useChannel';
+import useChannelModels from '../../hooks/useChannelModels';
+import useAllModels from '../../hooks/useAllModels';
+import useGroups from '../../hooks/useGroups';
+import { createChannel, fetchChannelModels, fetchUpstreamModels, updateChannel } from '../../api/channel';
+import { showError, showInfo, showSuccess } from '../../lib/toast';
+import { stripTrailingSlash, verifyJSON } from '../../lib/format';
+import {
+  CHANNEL_TYPE, CHANNEL_TYPES, DEFAULT_CHANNEL, DEFAULT_OTHER, MODEL_MAPPING_TEMPLATE, OTHER_FIELD,
+  STATUS_CODE_MAPPING_TEMPLATE, VERTEX_REGION_TEMPLATE,
+} from '../../constants/channel';
+import Field, { SelectInput, Switch, TextArea, TextInput } from '../../components/Field';
+import Modal from '../../components/Modal';
+
+const split = (s) => String(s || '').split(',').map((x) => x.trim()).filter(Boolean);
+
+// Wire channel → form inputs (models and groups as lists).
+export function toInputs(channel) {
+  return {
+    ...DEFAULT_CHANNEL,
+    ...channel,
+    key: channel.key || '',
+    models: split(channel.models),
+    groups: split(channel.group).length ? split(channel.group) : ['default'],
+    auto_ban: channel.auto_ban === undefined ? 1 : channel.auto_ban,
+  };
+}
+
+// Checks and wire conversion of spec 000 §5 "Channel form"; returns {error} or {channel}.
+export function prepareChannel(inputs, isEdit, t) {
+  if (!isEdit && (!inputs.name || !inputs.key)) return { error: t('channel.form.nameKeyRequired') };
+  if (!Array.isArray(inputs.models)) return { error: t('channel.form.doubleSubmit') };
+  if (inputs.models.length === 0) return { error: t('channel.form.modelRequired') };
+  if (inputs.model_mapping && !verifyJSON(inputs.model_mapping)) return { error: t('channel.form.modelMappingJSON') };
+  if (inputs.status_code_mapping && !verifyJSON(inputs.status_code_mapping)) return { error: t('channel.form.statusCodeMappingJSON') };
+  const channel = { ...inputs };
+  channel.base_url = stripTrailingSlash(channel.base_url || '');
+  if (!channel.other && DEFAULT_OTHER[channel.type]) channel.other = DEFAULT_OTHER[channel.type];
+  channel.models = inputs.models.join(',');
+  channel.group = inputs.groups.join(',');
+  channel.auto_ban = inputs.auto_ban ? 1 : 0;
+  channel.priority = parseInt(channel.priority, 10) || 0;
+  channel.weight = Math.max(0, parseInt(channel.weight, 10) || 0);
+  channel.max_input_tokens = parseInt(channel.max_input_tokens, 10) || 0;
+  delete channel.groups;
+  return { channel };
+}
+
+function ModelPicker({ models, options, onChange }) {
+  const { t } = useTranslation();
+  const available = options.filter((m) => !models.includes(m));
+  return (
+    <div data-testid="channel-models">
+      <div className="tags mb-2">
+        {models.map((m) => (
+          <span key={m} className="tag is-info is-light">
+            {m}
+            <button type="button" className="delete is-small" aria-label={t('channel.form.removeModel', { model: m })}
+              onClick={() => onChange(models.filter((x) => x !== m))} />
+          </span>
+        ))}
+      </div>
+      <div className="select is-small">
+        <select aria-label={t('channel.form.addModel')} value="" onChange={(e) => e.target.value && onChange([...models, e.target.value])}>
+          <option value="">{t('channel.form.addModel')}</option>
+          {available.map((m) => <option key={m} value={m}>{m}</option>)}
+        </select>
+      </div>
+    </div>
+  );
+}
+
+export default function EditChannel({ id, onClose, onSaved }) {
+  const { t } = useTranslation();
+  const isEdit = Boolean(id);
+  const { channel, isLoading } = useChannel(id);
+  const { byType } = useChannelModels();
+  const { models: allModels } = useAllModels();
+  const { groups } = useGroups();
+  const [inputs, setInputs] = useState(DEFAULT_CHANNEL);
+  const [customModel, setCustomModel] = useState('');
+  const [fetching, setFetching] = useState(false);
+  const submitting = useRef(false);
+
+  // The loaded channel becomes the form's starting point.
+  useEffect(() => {
+    if (channel) setInputs(toInputs(channel));
+  }, [channel]);
+
+  const typeModels = useMemo(() => byType[String(inputs.type)] || [], [byType, inputs.type]);
+  const modelOptions = useMemo(() => Array.from(new Set([...allModels, ...typeModels, ...inputs.models])), [allModels, typeModels, inputs.models]);
+
+  const set = (name) => (value) => setInputs((prev) => ({ ...prev, [name]: value }));
+
+  const onType = (value) => {
+    const type = parseInt(value, 10);
+    setInputs((prev) => ({
+      ...prev,
+      type,
+      models: prev.models.length === 0 ? [...(byType[String(type)] || [])] : prev.models,
+    }));
+  };
+
+  const addCustomModels = () => {
+    const names = customModel.split(',').map((m) => m.trim()).filter(Boolean);
+    if (names.length === 0) return;
+    if (names.some((m) => inputs.models.includes(m)) || new Set(names).size !== names.length) {
+      showError(t('channel.form.modelsExist'));
+      return;
+    }
+    set('models')([...inputs.models, ...names]);
+    setCustomModel('');
+  };
+
+  const fetchFromProvider = async () => {
+    if (inputs.type !== CHANNEL_TYPE.OPENAI) {
+      showError(t('channel.form.onlyOpenAI'));
+      return;
+    }
+    if (!isEdit && !inputs.key) {
+      showError(t('channel.form.keyRequired'));
+      return;
+    }
+    setFetching(true);
+    try {
+      const fetched = isEdit ? await fetchChannelModels(id) : await fetchUpstreamModels(inputs.base_url, inputs.key.split('\n')[0].trim());
+      set('models')(Array.from(new Set([...inputs.models, ...fetched])));
+      showSuccess(t('channel.form.fetchSuccess'));
+    } catch {
+      showError(t('channel.form.fetchFailed'));
+    } finally {
+      setFetching(false);
+    }
+  };
+
+  const submit = async (e) => {
+    e.preventDefault();
+    if (submitting.current) {
+      showInfo(t('channel.form.doubleSubmit'));
+      return;
+    }
+    const { error, channel: body } = prepareChannel(inputs, isEdit, t);
+    if (error) {
+      showInfo(error);
+      return;
+    }
+    submitting.current = true;
+    try {
+      if (isEdit) {
+        await updateChannel({ ...body, id: parseInt(id, 10) });
+        showSuccess(t('channel.form.updated'));
+      } else {
+        await createChannel(body);
+        showSuccess(t('channel.form.created'));
+      }
+      onSaved();
+    } catch {
+      /* toast shown by the client */
+    } finally {
+      submitting.current = false;
+    }
+  };
+
+  const otherLabel = OTHER_FIELD[inputs.type];
+  const typeOptions = CHANNEL_TYPES.map((v) => ({ value: v, label: t(`channel.type.${v}`) }));
+
+  return (
+    <Modal drawer title={isEdit ? t('channel.form.editTitle') : t('channel.form.createTitle')} onClose={onClose} testId="channel-drawer"
+      footer={(
+        <>
+          <button type="submit" form="channel-form" className="button is-primary">{t('common.submit')}</button>
+          <button type="button" className="button" onClick={onClose}>{t('common.cancel')}</button>
+        </>
+      )}>
+      {isEdit && isLoading ? <progress className="progress is-small is-primary" /> : (
+        <form id="channel-form" onSubmit={submit} noValidate>
+          <SelectInput label={t('channel.typeLabel')} value={inputs.type} onChange={onType} options={typeOptions} data-testid="channel-type" />
+          {inputs.type === CHANNEL_TYPE.AZURE && <div className="notification is-warning is-light">{t('channel.form.azureHint')}</div>}
+          <TextInput label={t('channel.name')} value={inputs.name} onChange={set('name')} data-testid="channel-name" />
+          <TextInput label={t(inputs.type === CHANNEL_TYPE.AZURE ? 'channel.form.azureEndpoint' : 'channel.form.baseUrl')}
+            help={t(inputs.type === CHANNEL_TYPE.CUSTOM ? 'channel.form.baseUrlCustomHelp' : 'channel.form.baseUrlHelp')}
+            value={inputs.base_url} onChange={set('base_url')} data-testid="channel-base-url" />
+          {otherLabel && (
+            <>
+              <TextArea label={t(otherLabel)} rows={inputs.type === CHANNEL_TYPE.VERTEX_AI ? 4 : 1} value={inputs.other} onChange={set('other')}
+                placeholder={DEFAULT_OTHER[inputs.type] || ''} data-testid="channel-other" />
+              {inputs.type === CHANNEL_TYPE.VERTEX_AI && (
+                <button type="button" className="button is-small mb-3" onClick={() => set('other')(VERTEX_REGION_TEMPLATE)}>
+                  {t('channel.form.fillTemplate')}
+                </button>
+              )}
+            </>
+          )}
+          {isEdit ? (
+            <TextInput label={t('channel.form.key')} type="password" autoComplete="new-password" value={inputs.key}
+              onChange={set('key')} placeholder={t('channel.form.keyKeep')} data-testid="channel-key" />
+          ) : (
+            <TextArea label={t('channel.form.key')} help={t('channel.form.keyBatchHelp')} rows={3} value={inputs.key}
+              onChange={set('key')} data-testid="channel-key" />
+          )}
+          {inputs.type === CHANNEL_TYPE.OPENAI && (
+            <TextInput label={t('channel.form.organization')} value={inputs.openai_organization} onChange={set('openai_organization')} />
+          )}
+          <Field label={t('channel.form.models')}>
+            {() => (
+              <>
+                <ModelPicker models={inputs.models} options={modelOptions} onChange={set('models')} />
+                <div className="buttons are-small mt-2">
+                  <button type="button" className="button" onClick={() => set('models')(Array.from(new Set([...inputs.models, ...typeModels])))}>
+                    {t('channel.form.fillTypeModels')}
+                  </button>
+                  <button type="button" className="button" onClick={() => set('models')([...modelOptions])}>{t('channel.form.fillAllModels')}</button>
+                  <button type="button" className={`button ${fetching ? 'is-loading' : ''}`} onClick={fetchFromProvider}>
+                    {t('channel.form.fetchModels')}
+                  </button>
+                  <button type="button" className="button is-danger is-light" onClick={() => set('models')([])}>{t('channel.form.clearModels')}</button>
+                </div>
+              </>
+            )}
+          </Field>
+          <Field label={t('channel.form.customModels')} addons>
+            {(fieldId) => (
+              <>
+                <div className="control is-expanded">
+                  <input id={fieldId} className="input" value={customModel} placeholder={t('channel.form.customModelsPlaceholder')}
+                    onChange={(e) => setCustomModel(e.target.value)} />
+                </div>
+                <div className="control">
+                  <button type="button" className="button is-info" onClick={addCustomModels}>{t('channel.form.addCustom')}</button>
+                </div>
+              </>
+            )}
+          </Field>
+          <Field label={t('channel.form.groups')}>
+            {() => (
+              <div className="checkboxes">
+                {Array.from(new Set([...groups, ...inputs.groups])).map((g) => (
+                  <label key={g} className="checkbox mr-3">
+                    <input type="checkbox" className="mr-1" checked={inputs.groups.includes(g)}
+                      onChange={(e) => set('groups')(e.target.checked ? [...inputs.groups, g] : inputs.groups.filter((x) => x !== g))} />
+                    {g}
+                  </label>
+                ))}
+              </div>
+            )}
+          </Field>
+          <TextArea label={t('channel.form.modelMapping')} help={t('channel.form.modelMappingHelp')} value={inputs.model_mapping}
+            onChange={set('model_mapping')} placeholder={MODEL_MAPPING_TEMPLATE} />
+          <button type="button" className="button is-small mb-3" onClick={() => set('model_mapping')(MODEL_MAPPING_TEMPLATE)}>
+            {t('channel.form.fillModelMappingTemplate')}
+          </button>
+          <TextArea label={t('channel.form.statusCodeMapping')} help={t('channel.form.statusCodeMappingHelp')}
+            value={inputs.status_code_mapping} onChange={set('status_code_mapping')} placeholder={STATUS_CODE_MAPPING_TEMPLATE} />
+          <button type="button" className="button is-small mb-3" onClick={() => set('status_code_mapping')(STATUS_CODE_MAPPING_TEMPLATE)}>
+            {t('channel.form.fillStatusCodeTemplate')}
+          </button>
+          <TextInput label={t('channel.form.testModel')} value={inputs.test_model} onChange={set('test_model')} />
+          <div className="columns">
+            <div className="column">
+              <TextInput label={t('channel.priority')} type="number" min={-999} value={inputs.priority} onChange={set('priority')} />
+            </div>
+            <div className="column">
+              <TextInput label={t('channel.weight')} type="number" min={0} value={inputs.weight} onChange={set('weight')} />
+            </div>
+            <div className="column">
+              <TextInput label={t('channel.form.maxInputTokens')} type="number" min={0} value={inputs.max_input_tokens}
+                onChange={set('max_input_tokens')} />
+            </div>
+          </div>
+          <Switch label={t('channel.form.autoBan')} checked={Boolean(inputs.auto_ban)} onChange={(v) => set('auto_ban')(v ? 1 : 0)} />
+        </form>
+      )}
+    </Modal>
+  );
+}

@@ -1,0 +1,211 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import ChannelPage from '..';
+import { renderPage, ROOT } from '../../../test/render';
+import { mockApi, ok, fail, callsTo } from '../../../test/api';
+
+const now = Math.floor(Date.now() / 1000);
+const CHANNELS = [
+  { id: 1, name: 'fast', type: 1, status: 1, group: 'default,vip', models: 'gpt-4o,gpt-4o-mini', response_time: 800, priority: 0, weight: 0, balance: 12.5, used_quota: 0 },
+  { id: 2, name: 'lime', type: 14, status: 1, group: 'default', models: 'claude-3', response_time: 2500, priority: 0, weight: 0 },
+  { id: 3, name: 'slowish', type: 3, status: 2, group: 'default', models: 'gpt-4', response_time: 4000, priority: 0, weight: 0 },
+  { id: 4, name: 'slow', type: 24, status: 3, group: 'default', models: 'gemini', response_time: 7000, priority: 0, weight: 0,
+    other_info: JSON.stringify({ status_reason: 'upstream 401', status_time: now }) },
+  { id: 5, name: 'fresh', type: 1, status: 1, group: 'default', models: 'gpt-4o', response_time: 0, priority: 3, weight: 2 },
+];
+
+function setup(extra = {}) {
+  const calls = mockApi({
+    '/api/channel/': ok({ items: CHANNELS, total: 5, page: 0, page_size: 10 }),
+    '/api/channel/search': ok({ items: [CHANNELS[0]], total: 1, page: 0, page_size: 10 }),
+    '/api/group/': ok(['default', 'vip']),
+    '/api/models': ok({ 1: ['gpt-4o', 'gpt-4o-mini'], 14: ['claude-3'] }),
+    '/api/channel/models': ok([{ id: 'gpt-4o' }, { id: 'claude-3' }]),
+    '/api/channel/test/1': { success: true, message: '', time: 1.234 },
+    '/api/channel/test': { success: true, message: '' },
+    '/api/channel/update_balance': { success: true, message: '' },
+    '/api/channel/update_balance/1/': { success: true, message: '', balance: 99 },
+    'PUT /api/channel/': ok(null),
+    'POST /api/channel/': ok(null),
+    'DELETE /api/channel/5/': ok(null),
+    'DELETE /api/channel/disabled': ok(2),
+    'POST /api/channel/batch': (c) => ok(c.body.ids.length),
+    'POST /api/channel/fix': ok(4),
+    '/api/channel/5': ok({ ...CHANNELS[4], key: 'sk-secret', created_time: now, balance: 3, used_quota: 77 }),
+    ...extra,
+  });
+  renderPage(<ChannelPage />, { route: '/channel', user: ROOT });
+  return calls;
+}
+
+const row = (id) => screen.findByTestId(`channel-row-${id}`);
+const confirm = async () => userEvent.click(within(await screen.findByTestId('confirm-modal')).getByRole('button', { name: 'Confirm' }));
+
+test('first page uses the default page size and remembered id sort; a stored page size overrides 10', async () => {
+  localStorage.setItem('page-size', '20');
+  localStorage.setItem('id-sort', 'true');
+  const calls = setup();
+  await row(1);
+  expect(callsTo(calls, 'GET', '/api/channel/')[0].query).toEqual({ p: '0', page_size: '20', id_sort: 'true' });
+  await userEvent.click(screen.getByRole('switch', { name: 'Sort by ID' }));
+  await waitFor(() => expect(callsTo(calls, 'GET', '/api/channel/').at(-1).query.id_sort).toBe('false'));
+  expect(localStorage.getItem('id-sort')).toBe('false');
+  await userEvent.selectOptions(screen.getByLabelText('Page size'), '50');
+  expect(localStorage.getItem('page-size')).toBe('50');
+});
+
+test('badges: response-time colours, status with the auto-disable reason, disabled rows greyed', async () => {
+  setup();
+  const level = async (id) => within(await row(id)).getByTestId('response-time').getAttribute('data-level');
+  expect(await level(1)).toBe('green');
+  expect(await level(2)).toBe('lime');
+  expect(await level(3)).toBe('yellow');
+  expect(await level(4)).toBe('red');
+  expect(await level(5)).toBe('untested');
+  expect(within(await row(5)).getByTestId('response-time')).toHaveTextContent('Not tested');
+  expect(within(await row(1)).getByTestId('response-time')).toHaveTextContent('0.80 s');
+  const auto = within(await row(4)).getByTestId('status-auto');
+  expect(auto).toHaveTextContent('Automatically disabled');
+  expect(auto.getAttribute('title')).toMatch(/^Reason: upstream 401, time: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+  expect(within(await row(3)).getByText('Manually disabled')).toBeInTheDocument();
+  expect(await row(3)).toHaveClass('is-disabled-row');
+  expect(await row(1)).not.toHaveClass('is-disabled-row');
+  expect(within(await row(3)).getByText('Azure OpenAI')).toBeInTheDocument();
+});
+
+test('testing a channel shows the elapsed seconds and updates the badge', async () => {
+  setup();
+  const fast = await row(1);
+  await userEvent.click(within(fast).getByRole('button', { name: 'Test' }));
+  expect(await screen.findByText('Channel fast tested successfully in 1.23 s.')).toBeInTheDocument();
+});
+
+test('testing with a chosen model sends it', async () => {
+  const calls = setup();
+  const fast = await row(1);
+  await userEvent.click(within(fast).getByRole('button', { name: 'Choose test model' }));
+  await userEvent.click(within(screen.getByTestId('test-model-modal')).getByRole('button', { name: 'gpt-4o-mini' }));
+  await waitFor(() => expect(callsTo(calls, 'GET', '/api/channel/test/1')[0].query).toEqual({ model: 'gpt-4o-mini' }));
+});
+
+test('disable and enable send the status; a failure rolls back', async () => {
+  const calls = setup();
+  const fast = await row(1);
+  await userEvent.click(within(fast).getByRole('button', { name: 'Disable' }));
+  await waitFor(() => expect(within(fast).getByText('Manually disabled')).toBeInTheDocument());
+  expect(callsTo(calls, 'PUT', '/api/channel/')[0].body).toEqual({ id: 1, status: 2 });
+  await userEvent.click(within(await row(3)).getByRole('button', { name: 'Enable' }));
+  await waitFor(() => expect(callsTo(calls, 'PUT', '/api/channel/')[1].body).toEqual({ id: 3, status: 1 }));
+});
+
+test('a refused status change rolls back', async () => {
+  setup({ 'PUT /api/channel/': fail('nope') });
+  const fast = await row(1);
+  await userEvent.click(within(fast).getByRole('button', { name: 'Disable' }));
+  expect(await screen.findByText('nope')).toBeInTheDocument();
+  expect(within(fast).getByText('Enabled')).toBeInTheDocument();
+});
+
+test('delete asks first', async () => {
+  const calls = setup();
+  await userEvent.click(within(await row(5)).getByRole('button', { name: 'Delete' }));
+  expect(screen.getByTestId('confirm-modal')).toHaveTextContent('Delete channel fresh?');
+  await confirm();
+  await waitFor(() => expect(callsTo(calls, 'DELETE', '/api/channel/5/')).toHaveLength(1));
+});
+
+test('copy resets balance, used quota, created time and id, and suffixes the name', async () => {
+  const calls = setup();
+  await userEvent.click(within(await row(5)).getByRole('button', { name: 'Copy' }));
+  await confirm();
+  expect(await screen.findByText('Channel copied')).toBeInTheDocument();
+  const body = callsTo(calls, 'POST', '/api/channel/')[0].body;
+  expect(body).toMatchObject({ name: 'fresh_copy', balance: 0, used_quota: 0, created_time: null, key: 'sk-secret', models: 'gpt-4o' });
+  expect(body).not.toHaveProperty('id');
+});
+
+test('copy of a vanished channel says it was not found; a failed create says copy failed', async () => {
+  setup({ '/api/channel/5': fail('not found') });
+  await userEvent.click(within(await row(5)).getByRole('button', { name: 'Copy' }));
+  await confirm();
+  expect(await screen.findByText('Channel not found, please refresh the page and retry.')).toBeInTheDocument();
+});
+
+test('copy failure shows the copy-failed text', async () => {
+  setup({ 'POST /api/channel/': fail('duplicate') });
+  await userEvent.click(within(await row(5)).getByRole('button', { name: 'Copy' }));
+  await confirm();
+  expect(await screen.findByText('Channel copy failed: duplicate')).toBeInTheDocument();
+});
+
+test('inline priority and weight; a negative weight becomes 0', async () => {
+  const calls = setup();
+  const fresh = await row(5);
+  const priority = within(fresh).getByLabelText('Priority');
+  await userEvent.clear(priority);
+  await userEvent.type(priority, '7{enter}');
+  await waitFor(() => expect(callsTo(calls, 'PUT', '/api/channel/')[0].body).toEqual({ id: 5, priority: 7 }));
+  const weight = within(fresh).getByLabelText('Weight');
+  await userEvent.clear(weight);
+  await userEvent.type(weight, '-3{enter}');
+  await waitFor(() => expect(callsTo(calls, 'PUT', '/api/channel/')[1].body).toEqual({ id: 5, weight: 0 }));
+});
+
+test('update balance of one channel', async () => {
+  setup();
+  await userEvent.click(within(await row(1)).getByRole('button', { name: 'Update balance' }));
+  expect(await screen.findByText('Balance of channel fast updated!')).toBeInTheDocument();
+  await waitFor(() => expect(within(screen.getByTestId('channel-row-1')).getByText('Remaining: $99.00')).toBeInTheDocument());
+});
+
+test('toolbar: test all, update all balances, delete disabled with count, refresh', async () => {
+  const calls = setup();
+  await row(1);
+  const toolbar = screen.getByTestId('channel-toolbar');
+  await userEvent.click(within(toolbar).getByRole('button', { name: 'Test all channels' }));
+  expect(await screen.findByText('Testing all enabled channels has started; refresh the page to see the results.')).toBeInTheDocument();
+  await userEvent.click(within(toolbar).getByRole('button', { name: 'Update balances of enabled channels' }));
+  expect(await screen.findByText('Balances of all enabled channels updated!')).toBeInTheDocument();
+  await userEvent.click(within(toolbar).getByRole('button', { name: 'Delete disabled channels' }));
+  await confirm();
+  expect(await screen.findByText('Deleted all disabled channels (2 in total)')).toBeInTheDocument();
+  const before = callsTo(calls, 'GET', '/api/channel/').length;
+  await userEvent.click(within(toolbar).getByRole('button', { name: 'Refresh' }));
+  await waitFor(() => expect(callsTo(calls, 'GET', '/api/channel/').length).toBeGreaterThan(before));
+});
+
+test('batch delete: nothing selected is refused, selected ids are sent', async () => {
+  const calls = setup();
+  await row(1);
+  await userEvent.click(screen.getByRole('switch', { name: 'Batch delete' }));
+  await userEvent.click(screen.getByRole('button', { name: 'Delete selected channels' }));
+  expect(await screen.findByText('Please select the channels to delete first!')).toBeInTheDocument();
+  await userEvent.click(screen.getByRole('checkbox', { name: 'Select fast' }));
+  await userEvent.click(screen.getByRole('checkbox', { name: 'Select slow' }));
+  await userEvent.click(screen.getByRole('button', { name: 'Delete selected channels' }));
+  await confirm();
+  expect(await screen.findByText('Deleted 2 channels!')).toBeInTheDocument();
+  expect(callsTo(calls, 'POST', '/api/channel/batch')[0].body).toEqual({ ids: [1, 4] });
+});
+
+test('fix consistency warns first and reports the count', async () => {
+  setup();
+  await row(1);
+  await userEvent.click(screen.getByRole('button', { name: 'Fix database consistency' }));
+  expect(screen.getByTestId('confirm-modal')).toHaveTextContent('This may cause channel access errors; use it only when the database has problems');
+  await confirm();
+  expect(await screen.findByText('Fixed 4 channels!')).toBeInTheDocument();
+});
+
+test('search by keyword, model and group', async () => {
+  const calls = setup();
+  await row(1);
+  await userEvent.type(screen.getByLabelText('Search keyword'), 'fa');
+  await userEvent.type(screen.getByLabelText('Model keyword'), 'gpt');
+  await userEvent.selectOptions(screen.getByLabelText('Group'), 'vip');
+  await userEvent.click(screen.getByRole('button', { name: 'Search' }));
+  await waitFor(() => expect(callsTo(calls, 'GET', '/api/channel/search')).toHaveLength(1));
+  expect(callsTo(calls, 'GET', '/api/channel/search')[0].query).toEqual({
+    keyword: 'fa', model: 'gpt', group: 'vip', p: '0', page_size: '10', id_sort: 'false',
+  });
+});
