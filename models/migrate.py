@@ -16,7 +16,7 @@ from pathlib import Path
 from aerich import Command
 from tortoise import Tortoise
 
-from .settings import DEFAULT_DATA_DIR, dialect_of, tortoise_config
+from .settings import database_url_from_env, dialect_of, tortoise_config
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 log = logging.getLogger(__name__)
@@ -121,7 +121,7 @@ def make_all(name: str) -> int:
 
 def main(argv: list[str]) -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s migrate: %(message)s")
-    url = os.environ.get("DATABASE_URL") or f"sqlite://{DEFAULT_DATA_DIR / 'gateway.sqlite3'}"
+    url = database_url_from_env(dict(os.environ))
     dialect = dialect_of(url)
     if argv and argv[0] == "check":
         asyncio.run(upgrade(url, dialect))

@@ -77,7 +77,7 @@ class Settings:
     def from_env(cls, env: dict[str, str] | None = None) -> Settings:
         env = dict(os.environ if env is None else env)
         data_dir = Path(env.get("DATA_DIR") or DEFAULT_DATA_DIR)
-        database_url = env.get("DATABASE_URL") or f"sqlite://{data_dir / 'gateway.sqlite3'}"
+        database_url = database_url_from_env(env)
         redis_url = env.get("REDIS_URL") or "redis://127.0.0.1:6379/0"
         secret = env.get("SESSION_SECRET", "")
         if not secret:
@@ -127,6 +127,12 @@ class Settings:
         return dialect_of(self.database_url)
 
 
+def database_url_from_env(env: dict[str, str]) -> str:
+    """DATABASE_URL, or the SQLite file in DATA_DIR (default ./data) when it is unset."""
+    data_dir = Path(env.get("DATA_DIR") or DEFAULT_DATA_DIR)
+    return env.get("DATABASE_URL") or f"sqlite://{data_dir / 'gateway.sqlite3'}"
+
+
 def dialect_of(database_url: str) -> str:
     """sqlite, postgres or mysql: the folder of models/migrations that fits this URL."""
     scheme = urlsplit(database_url).scheme
@@ -150,10 +156,5 @@ def tortoise_config(database_url: str, with_aerich: bool = True) -> dict:
     }
 
 
-def _env_tortoise_config() -> dict:
-    """Config for the aerich CLI (`aerich --app models ...`): DATABASE_URL or the default SQLite file."""
-    url = os.environ.get("DATABASE_URL") or f"sqlite://{DEFAULT_DATA_DIR / 'gateway.sqlite3'}"
-    return tortoise_config(url)
-
-
-TORTOISE_ORM = _env_tortoise_config()
+# For the aerich CLI (`aerich --app models ...`).
+TORTOISE_ORM = tortoise_config(database_url_from_env(dict(os.environ)))

