@@ -1,0 +1,240 @@
+"""Channel management (admin): list, search, edit, delete, test, balances, model lists."""
+from __future__ import annotations
+
+from aiohttp import web
+
+from api import keys
+from api.console.auth import admin_required, user_required
+from api.errors import ApiError
+from api.i18n import language, translate
+from api.response import json_body, ok, read_json
+from api.services import channel_health as health
+from api.services import channels as service
+from api.services.jobs import enqueue
+from models import Channel
+
+routes = web.RouteTableDef()
+
+
+def _events(request: web.Request):
+    return request.config_dict[keys.EVENTS]
+
+
+def _text(request: web.Request, key: str, **params: object) -> str:
+    return translate(key, language(request), **params)
+
+
+def _channel_id(request: web.Request) -> int:
+    try:
+        return int(request.match_info["id"])
+    except ValueError as exc:
+        raise ApiError("channel_not_found") from exc
+
+
+def _deps(request: web.Request) -> health.Deps:
+    app = request.config_dict
+    return health.Deps(app[keys.STORE], app[keys.OPTIONS], app[keys.EVENTS], app[keys.HTTP])
+
+
+# -- model lists -----------------------------------------------------------------------------------
+
+@routes.get("/models")
+@user_required
+async def list_type_models(request: web.Request) -> web.Response:
+    """Channel type → built-in model list (the console keeps it as channel_models)."""
+    return ok(service.models_by_type())
+
+
+@routes.get("/channel/models")
+@admin_required
+async def list_all_models(request: web.Request) -> web.Response:
+    return ok([{"id": m, "object": "model", "owned_by": "system"} for m in await service.all_model_ids()])
+
+
+# -- reads -----------------------------------------------------------------------------------------
+
+@routes.get("/channel/")
+@routes.get("/channel")
+@admin_required
+async def list_channels(request: web.Request) -> web.Response:
+    page, size, id_sort = service.page_args(request.query)
+    return ok(await service.page_of(Channel.all(), page, size, id_sort))
+
+
+@routes.get("/channel/search")
+@admin_required
+async def search_channels(request: web.Request) -> web.Response:
+    page, size, id_sort = service.page_args(request.query)
+    query = request.query
+    where = service.search_filter(query.get("keyword", ""), query.get("group", ""), query.get("model", ""))
+    return ok(await service.page_of(Channel.filter(where), page, size, id_sort))
+
+
+@routes.get(r"/channel/{id:\d+}")
+@routes.get(r"/channel/{id:\d+}/")
+@admin_required
+async def get_channel(request: web.Request) -> web.Response:
+    return ok((await service.get_channel(_channel_id(request))).public_dict())
+
+
+# -- writes ----------------------------------------------------------------------------------------
+
+@routes.post("/channel/")
+@routes.post("/channel")
+@admin_required
+async def create_channel(request: web.Request) -> web.Response:
+    created = await service.create_channels(await read_json(request), _events(request))
+    return ok([c.public_dict() for c in created], _text(request, "channel_created"))
+
+
+@routes.put("/channel/")
+@routes.put("/channel")
+@admin_required
+async def update_channel(request: web.Request) -> web.Response:
+    channel = await service.update_channel(await read_json(request), _events(request))
+    return ok(channel.public_dict(), _text(request, "channel_updated"))
+
+
+@routes.post(r"/channel/copy/{id:\d+}")
+@admin_required
+async def copy_channel(request: web.Request) -> web.Response:
+    """Copy server-side, so the copy keeps the key the browser never sees."""
+    suffix = request.query.get("suffix", "_copy")
+    channel = await service.copy_channel(_channel_id(request), suffix, _events(request))
+    return ok(channel.public_dict(), _text(request, "channel_copied"))
+
+
+@routes.delete("/channel/disabled")
+@admin_required
+async def delete_disabled_channels(request: web.Request) -> web.Response:
+    count = await service.delete_disabled(_events(request))
+    return ok(count, _text(request, "channel_deleted_disabled", count=count))
+
+
+@routes.delete(r"/channel/{id:\d+}")
+@routes.delete(r"/channel/{id:\d+}/")
+@admin_required
+async def delete_channel(request: web.Request) -> web.Response:
+    if not await service.delete_channels([_channel_id(request)], _events(request)):
+        raise ApiError("channel_not_found")
+    return ok()
+
+
+@routes.post("/channel/batch")
+@admin_required
+async def delete_channel_batch(request: web.Request) -> web.Response:
+    ids = (await read_json(request)).get("ids")
+    if not isinstance(ids, list) or not ids:
+        raise ApiError("channel_ids_required")
+    if not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
+        raise ApiError("invalid_param", name="ids")
+    count = await service.delete_channels(ids, _events(request))
+    return ok(count, _text(request, "channel_deleted_count", count=count))
+
+
+@routes.post("/channel/fix")
+@admin_required
+async def fix_channels(request: web.Request) -> web.Response:
+    count = await service.fix_abilities(_events(request))
+    return ok(count, _text(request, "channel_fixed_count", count=count))
+
+
+# -- tests -----------------------------------------------------------------------------------------
+
+def _test_answer(success: bool, message: str, seconds: float) -> web.Response:
+    """{success, message, time}: `time` (seconds) sits beside success and message, as the reference."""
+    body = {"success": success, "message": message, "data": None, "time": seconds}
+    return web.Response(body=json_body(body), content_type="application/json")
+
+
+@routes.get(r"/channel/test/{id:\d+}")
+@routes.get(r"/channel/test/{id:\d+}/")
+@admin_required
+async def test_channel(request: web.Request) -> web.Response:
+    """One minimal request through the channel's adaptor; records response_time and test_time.
+    Like the reference, a manual test of one channel never changes its status."""
+    channel = await service.get_channel(_channel_id(request))
+    if not health.is_testable(channel):
+        raise ApiError("channel_test_unsupported", type=channel.type)
+    deps = _deps(request)
+    timeout = health.test_timeout(deps.options)
+    lock = health.lock_key(deps.store, "channel_test", channel.id)
+    token = await health.acquire(deps.store, lock, timeout + 30)
+    if token is None:
+        raise ApiError("channel_test_busy")
+    try:
+        result = await health.run_test(deps.http, channel, request.query.get("model", ""), timeout,
+                                       language(request))
+        await health.record_test(channel.id, result)
+    finally:
+        await health.release(deps.store, lock, token)
+    if result.success:
+        message = _text(request, "channel_test_success", name=channel.name, time=f"{result.elapsed:.2f}")
+        return _test_answer(True, message, result.seconds)
+    return _test_answer(False, result.message, result.seconds)
+
+
+async def _start_run(request: web.Request, lock_name: str, actor: str, running: str, started: str) -> web.Response:
+    """Take the run's single-flight lock here (so a second click anywhere is refused at once) and
+    hand it to the workers, which release it when done."""
+    store = request.config_dict[keys.STORE]
+    lock = health.lock_key(store, lock_name)
+    token = await health.acquire(store, lock, health.RUN_LOCK_TTL)
+    if token is None:
+        raise ApiError(running)
+    try:
+        await enqueue(request.config_dict, actor, 0.0, "api", run_token=token)
+    except BaseException:
+        await health.release(store, lock, token)
+        raise
+    return ok(None, _text(request, started))
+
+
+@routes.get("/channel/test")
+@routes.get("/channel/test/")
+@admin_required
+async def test_all_channels(request: web.Request) -> web.Response:
+    return await _start_run(request, "channel_test_all", "channel.test_all", "channel_test_all_running",
+                            "channel_test_all_started")
+
+
+# -- balances and provider models ------------------------------------------------------------------
+
+@routes.get(r"/channel/update_balance/{id:\d+}")
+@routes.get(r"/channel/update_balance/{id:\d+}/")
+@admin_required
+async def update_channel_balance(request: web.Request) -> web.Response:
+    channel = await service.get_channel(_channel_id(request))
+    if not health.supports_balance(channel):
+        raise ApiError("channel_balance_unsupported", type=channel.type)
+    deps = _deps(request)
+    try:
+        balance = await health.update_balance(deps.http, channel, health.test_timeout(deps.options))
+    except health.QueryError as exc:
+        raise ApiError("channel_balance_failed", error=exc.message) from exc
+    return ok(balance, balance=balance)
+
+
+@routes.get("/channel/update_balance")
+@routes.get("/channel/update_balance/")
+@admin_required
+async def update_all_balances(request: web.Request) -> web.Response:
+    return await _start_run(request, "channel_balance_all", "channel.update_balances",
+                            "channel_balance_all_running", "channel_balance_all_started")
+
+
+@routes.get(r"/channel/fetch_models/{id:\d+}")
+@admin_required
+async def fetch_channel_models(request: web.Request) -> web.Response:
+    channel = await service.get_channel(_channel_id(request))
+    if channel.type not in health.FETCH_MODELS_TYPES:
+        raise ApiError("channel_fetch_models_unsupported")
+    if not channel.key:
+        raise ApiError("channel_key_missing")
+    deps = _deps(request)
+    try:
+        models = await health.fetch_models(deps.http, channel, health.test_timeout(deps.options))
+    except health.QueryError as exc:
+        raise ApiError("channel_fetch_models_failed", error=exc.message) from exc
+    return ok(models)
+

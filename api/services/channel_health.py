@@ -1,0 +1,57 @@
+"""When a channel should be disabled automatically (AutomaticDisableChannelEnabled and the channel's
+`auto_ban`): at once on an error proving its credentials or account unusable (reference §2.4), and
+on repeated failures only when the share of failed attempts in a sliding window passes
+AutomaticDisableErrorRate over at least AutomaticDisableMinRequests attempts — never on one timeout.
+
+The window is kept per process (no Redis call per request); with several API processes each judges
+its own share of the traffic, which has the same error rate.
+"""
+from __future__ import annotations
+
+import time
+from collections import deque
+
+from api.relay.errors import RelayError, should_disable_for_error
+
+from .options import OptionsService
+
+MAX_SAMPLES = 1000  # per channel; a busy channel's window is judged on its last 1000 attempts
+
+
+class ChannelHealth:
+    def __init__(self) -> None:
+        self._windows: dict[int, deque[tuple[float, bool]]] = {}
+
+    def _window(self, channel_id: int, now: float, span: float) -> deque[tuple[float, bool]]:
+        window = self._windows.setdefault(channel_id, deque(maxlen=MAX_SAMPLES))
+        while window and window[0][0] < now - span:
+            window.popleft()
+        return window
+
+    def record_success(self, channel_id: int, options: OptionsService) -> None:
+        now = time.monotonic()
+        self._window(channel_id, now, options.get_int("AutomaticDisableWindowSeconds")).append((now, True))
+
+    def record_failure(self, channel_id: int, channel_type: int, auto_ban: bool, err: RelayError,
+                       options: OptionsService) -> str | None:
+        """Count a failed attempt; the reason to disable the channel now, or None."""
+        now = time.monotonic()
+        window = self._window(channel_id, now, options.get_int("AutomaticDisableWindowSeconds"))
+        window.append((now, False))
+        if not (auto_ban and options.get_bool("AutomaticDisableChannelEnabled")) or err.local:
+            return None
+        if should_disable_for_error(err, channel_type):
+            return f"status {err.status}: {err.message}"[:500]
+        minimum = max(options.get_int("AutomaticDisableMinRequests"), 1)
+        if len(window) < minimum:
+            return None
+        failures = sum(1 for _, ok in window if not ok)
+        rate = failures / len(window)
+        threshold = options.get_float("AutomaticDisableErrorRate")
+        if threshold > 0 and rate >= threshold:
+            return (f"{failures} of the last {len(window)} attempts failed ({rate:.0%}); "
+                    f"last error: status {err.status}: {err.message}")[:500]
+        return None
+
+    def forget(self, channel_id: int) -> None:
+        self._windows.pop(channel_id, None)

@@ -1,0 +1,458 @@
+"""Channels: validation of the channel form, paging and search, and the abilities that route to them.
+
+Every mutation commits in the database (channel and abilities in one transaction) and then
+publishes `channel` with the channel id, so the relay's in-process index of every process reloads
+it at once. Keys never leave this module except towards an adaptor: callers get `public_dict()`.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from tortoise.expressions import Q
+from tortoise.transactions import in_transaction
+
+from api.errors import ApiError
+from api.relay.registry import ADAPTORS
+from api.services.events import EventBus
+from models import Ability, Channel
+from models.enums import ChannelStatus, ChannelType
+
+DEFAULT_PAGE_SIZE = 10
+MAX_PAGE_SIZE = 100
+MAX_KEYS_PER_CREATE = 1000
+MIN_PRIORITY = -999
+DEFAULT_GROUP = "default"
+AZURE_DEFAULT_OTHER = "2023-06-01-preview"
+SPARK_DEFAULT_OTHER = "v2.1"
+
+# Channel types of the reference that our enum does not name but that are plain OpenAI-compatible
+# providers with a balance endpoint (reference §2.7, §8).
+EXTRA_TYPES: Mapping[int, str] = {10: "AIProxy", 12: "API2GPT", 13: "AIGC2D"}
+
+_OPENAI_MODELS: tuple[str, ...] = ADAPTORS[ChannelType.OPENAI].models
+_MJ_MODELS = (
+    "mj_imagine", "mj_variation", "mj_reroll", "mj_blend", "mj_upscale", "mj_describe", "mj_zoom",
+    "mj_shorten", "mj_modal", "mj_inpaint", "mj_custom_zoom", "mj_high_variation", "mj_low_variation",
+    "mj_pan", "mj_upload", "swap_face",
+)
+_CLAUDE_MODELS = (
+    "claude-3-haiku-20240307", "claude-3-sonnet-20240229", "claude-3-opus-20240229",
+    "claude-3-5-sonnet-20240620",
+)
+# The model list of each channel type shown by the channel form (the reference's adaptor lists).
+# A dedicated adaptor that declares its own `models` overrides its line (see type_models()).
+TYPE_MODELS: Mapping[int, tuple[str, ...]] = {
+    ChannelType.OPENAI: _OPENAI_MODELS,
+    ChannelType.MIDJOURNEY: _MJ_MODELS,
+    ChannelType.AZURE: _OPENAI_MODELS,
+    ChannelType.OLLAMA: ("llama3-7b", "gemma-7b", "mistral-7b"),
+    ChannelType.MIDJOURNEY_PLUS: _MJ_MODELS,
+    ChannelType.CUSTOM: _OPENAI_MODELS,
+    ChannelType.PALM: ("PaLM-2",),
+    ChannelType.ANTHROPIC: ("claude-instant-1.2", "claude-2.0", "claude-2.1", *_CLAUDE_MODELS),
+    ChannelType.BAIDU: ("ERNIE-4.0-8K", "ERNIE-3.5-8K", "ERNIE-Speed-8K", "ERNIE-Lite-8K", "ERNIE-Tiny-8K",
+                        "Embedding-V1"),
+    ChannelType.ZHIPU: ("chatglm_turbo", "chatglm_pro", "chatglm_std", "chatglm_lite"),
+    ChannelType.ALI: ("qwen-turbo", "qwen-plus", "qwen-max", "qwen-max-longcontext", "text-embedding-v1"),
+    ChannelType.XUNFEI: ("SparkDesk", "SparkDesk-v1.1", "SparkDesk-v2.1", "SparkDesk-v3.1", "SparkDesk-v3.5",
+                         "SparkDesk-v4.0"),
+    ChannelType.AI360: ("360GPT_S2_V9", "embedding-bert-512-v1", "embedding_s1_v1", "semantic_similarity_s1_v1"),
+    ChannelType.AIPROXY_LIBRARY: (),
+    ChannelType.FASTGPT: (),
+    ChannelType.TENCENT: ("hunyuan-lite", "hunyuan-standard", "hunyuan-standard-256K", "hunyuan-pro"),
+    ChannelType.GEMINI: ("gemini-1.0-pro", "gemini-1.5-pro-latest", "gemini-1.5-flash-latest"),
+    ChannelType.MOONSHOT: ("moonshot-v1-8k", "moonshot-v1-32k", "moonshot-v1-128k"),
+    ChannelType.ZHIPU_V4: ("glm-4", "glm-4v", "glm-3-turbo"),
+    ChannelType.LINGYIWANWU: ("yi-large", "yi-medium", "yi-vision", "yi-medium-200k", "yi-spark", "yi-large-turbo"),
+    ChannelType.AWS: _CLAUDE_MODELS,
+    ChannelType.COHERE: ("command-r", "command-r-plus", "command-light", "command", "rerank-english-v3.0",
+                         "rerank-multilingual-v3.0"),
+    ChannelType.MINIMAX: ("abab6.5-chat", "abab6.5s-chat", "abab6-chat", "abab5.5-chat", "abab5.5s-chat"),
+    ChannelType.SUNO: ("suno_music", "suno_lyrics"),
+    ChannelType.DIFY: ("dify",),
+    ChannelType.JINA: ("jina-clip-v1", "jina-reranker-v2-base-multilingual"),
+    ChannelType.CLOUDFLARE: ("@cf/meta/llama-3.1-8b-instruct", "@cf/meta/llama-2-7b-chat-fp16",
+                             "@cf/mistral/mistral-7b-instruct-v0.1"),
+    ChannelType.SILICONFLOW: ("Qwen/Qwen2-7B-Instruct", "deepseek-ai/DeepSeek-V2-Chat", "THUDM/glm-4-9b-chat",
+                              "BAAI/bge-reranker-v2-m3"),
+    ChannelType.VERTEX_AI: ("gemini-1.5-pro-001", "gemini-1.5-flash-001", "claude-3-5-sonnet@20240620",
+                            "claude-3-haiku@20240307"),
+    **{t: _OPENAI_MODELS for t in EXTRA_TYPES},
+}
+
+
+def valid_types() -> set[int]:
+    return {int(t) for t in ChannelType} | set(EXTRA_TYPES)
+
+
+def type_models(channel_type: int) -> list[str]:
+    """The built-in model list of a type: a dedicated adaptor's own `models`, else the table."""
+    try:
+        adaptor = ADAPTORS.get(ChannelType(channel_type))
+    except ValueError:
+        adaptor = None
+    if adaptor is not None and adaptor.channel_type == channel_type and adaptor.models:
+        return list(adaptor.models)
+    return list(TYPE_MODELS.get(channel_type, ()))
+
+
+def models_by_type() -> dict[int, list[str]]:
+    return {t: type_models(t) for t in sorted(valid_types())}
+
+
+async def all_model_ids() -> list[str]:
+    """Every model a channel form may offer: the built-in lists plus every model configured."""
+    seen: dict[str, None] = {}
+    for models in models_by_type().values():
+        seen.update(dict.fromkeys(models))
+    for (raw,) in await Channel.all().values_list("models"):
+        seen.update(dict.fromkeys(split_list(raw)))
+    return sorted(seen)
+
+
+# -- parsing helpers -------------------------------------------------------------------------------
+
+def split_list(value: str | Sequence[Any] | None) -> list[str]:
+    """"a, b,,a" or ["a", "b"] → ["a", "b"]: trimmed, empties dropped, first occurrence kept."""
+    if value is None:
+        return []
+    items = value.split(",") if isinstance(value, str) else [str(v) for v in value]
+    return list(dict.fromkeys(s.strip() for s in items if s and s.strip()))
+
+
+def json_object(text: str) -> dict[str, Any] | None:
+    """The JSON object in `text`; {} for empty text; None when it is not a JSON object."""
+    if not text.strip():
+        return {}
+    try:
+        data = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
+def model_mapping_of(channel: Channel) -> dict[str, str]:
+    mapping = json_object(channel.model_mapping or "") or {}
+    return {k: v for k, v in mapping.items() if isinstance(v, str) and v}
+
+
+def _int_field(body: Mapping[str, Any], name: str) -> int | None:
+    if name not in body or body[name] is None or body[name] == "":
+        return None
+    value = body[name]
+    if isinstance(value, bool):
+        return int(value)
+    try:
+        number = float(value)
+    except (TypeError, ValueError) as exc:
+        raise ApiError("invalid_param", name=name) from exc
+    if number != number or not number.is_integer():
+        raise ApiError("invalid_param", name=name)
+    return int(number)
+
+
+def _str_field(body: Mapping[str, Any], name: str) -> str | None:
+    if name not in body or body[name] is None:
+        return None
+    value = body[name]
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return str(value)
+    if not isinstance(value, str):
+        raise ApiError("invalid_param", name=name)
+    return value
+
+
+@dataclass
+class ChannelForm:
+    """The validated fields of a create or update (None = not given, keep the stored value)."""
+
+    fields: dict[str, Any]
+    key: str | None  # None or "" = not given
+
+
+def parse_form(body: Mapping[str, Any], *, creating: bool) -> ChannelForm:
+    """Validate the channel form (spec 000 §5 "Channel form") into model fields.
+
+    On update only the fields present are changed; an empty key keeps the stored one.
+    """
+    fields: dict[str, Any] = {}
+    for name in ("name", "openai_organization", "test_model", "base_url", "other", "model_mapping",
+                 "status_code_mapping"):
+        value = _str_field(body, name)
+        if value is not None:
+            fields[name] = value.strip()
+    for name in ("type", "priority", "weight", "auto_ban", "status", "max_input_tokens"):
+        value = _int_field(body, name)
+        if value is not None:
+            fields[name] = value
+    if "models" in body and body["models"] is not None:
+        models = body["models"]
+        if not isinstance(models, str | list):
+            raise ApiError("invalid_param", name="models")
+        fields["models"] = ",".join(split_list(models))
+    groups = body.get("groups") if isinstance(body.get("groups"), list) else body.get("group")
+    if groups is not None:
+        if not isinstance(groups, str | list):
+            raise ApiError("invalid_param", name="group")
+        fields["group"] = ",".join(split_list(groups)) or DEFAULT_GROUP
+    key = _str_field(body, "key")
+    key = key.strip() if key is not None else None
+
+    if creating:
+        if not fields.get("name") or not key:
+            raise ApiError("channel_name_key_required")
+        if not fields.get("models"):
+            raise ApiError("channel_models_required")
+        fields.setdefault("type", int(ChannelType.OPENAI))
+        fields.setdefault("group", DEFAULT_GROUP)
+    else:
+        if "name" in fields and not fields["name"]:
+            raise ApiError("channel_name_key_required")
+        if "models" in fields and not fields["models"]:
+            raise ApiError("channel_models_required")
+    if "type" in fields and fields["type"] not in valid_types():
+        raise ApiError("channel_type_invalid", type=fields["type"])
+    if "status" in fields and fields["status"] not in (ChannelStatus.ENABLED, ChannelStatus.MANUALLY_DISABLED,
+                                                       ChannelStatus.AUTO_DISABLED):
+        raise ApiError("channel_status_invalid")
+    if "model_mapping" in fields:
+        mapping = json_object(fields["model_mapping"])
+        if mapping is None or not all(isinstance(v, str) for v in mapping.values()):
+            raise ApiError("channel_model_mapping_invalid")
+    if "status_code_mapping" in fields:
+        mapping = json_object(fields["status_code_mapping"])
+        if mapping is None or not all(isinstance(v, str | int) and not isinstance(v, bool)
+                                      for v in mapping.values()):
+            raise ApiError("channel_status_code_mapping_invalid")
+    if "base_url" in fields:
+        fields["base_url"] = fields["base_url"].rstrip("/")
+    if "weight" in fields:
+        fields["weight"] = max(0, fields["weight"])
+    if "priority" in fields:
+        fields["priority"] = max(MIN_PRIORITY, fields["priority"])
+    if "auto_ban" in fields:
+        fields["auto_ban"] = 1 if fields["auto_ban"] else 0
+    if "max_input_tokens" in fields:
+        fields["max_input_tokens"] = max(0, fields["max_input_tokens"])
+    return ChannelForm(fields, key or None)
+
+
+def apply_type_defaults(fields: dict[str, Any]) -> None:
+    """`other` defaults per type, and the Vertex region check (on the merged, final values)."""
+    channel_type = fields.get("type")
+    other = (fields.get("other") or "").strip()
+    if channel_type == ChannelType.AZURE and not other:
+        fields["other"] = AZURE_DEFAULT_OTHER
+    elif channel_type == ChannelType.XUNFEI and not other:
+        fields["other"] = SPARK_DEFAULT_OTHER
+    elif channel_type == ChannelType.VERTEX_AI:
+        region = json_object(other) if other else None
+        if not region or not isinstance(region.get("default"), str) or not region["default"]:
+            raise ApiError("channel_vertex_region_invalid")
+
+
+def split_keys(key: str, channel_type: int) -> list[str]:
+    """One channel per line; a Vertex service-account key is one JSON document, kept whole."""
+    if channel_type == ChannelType.VERTEX_AI:
+        try:
+            orjson.loads(key)
+            return [key]
+        except orjson.JSONDecodeError:
+            pass
+    keys = list(dict.fromkeys(line.strip() for line in key.splitlines() if line.strip()))
+    if len(keys) > MAX_KEYS_PER_CREATE:
+        raise ApiError("channel_too_many_keys", max=MAX_KEYS_PER_CREATE)
+    return keys
+
+
+# -- abilities -------------------------------------------------------------------------------------
+
+def abilities_of(channel: Channel) -> list[Ability]:
+    enabled = channel.status == ChannelStatus.ENABLED
+    return [
+        Ability(group=group, model=model, channel_id=channel.id, enabled=enabled, priority=channel.priority,
+                weight=channel.weight)
+        for group in split_list(channel.group) or [DEFAULT_GROUP]
+        for model in split_list(channel.models)
+    ]
+
+
+async def _rebuild_abilities(channel: Channel) -> None:
+    """Inside the caller's transaction: one row per group × model, enabled = channel enabled."""
+    await Ability.filter(channel_id=channel.id).delete()
+    rows = abilities_of(channel)
+    if rows:
+        await Ability.bulk_create(rows, batch_size=200)
+
+
+async def publish(events: EventBus | None, ids: Iterable[int]) -> None:
+    if events is None:
+        return
+    for channel_id in ids:
+        await events.publish("channel", id=channel_id)
+
+
+# -- reads -----------------------------------------------------------------------------------------
+
+def page_args(query: Mapping[str, str]) -> tuple[int, int, bool]:
+    try:
+        page = max(0, int(query.get("p", "0") or 0))
+        size = int(query.get("page_size", "") or DEFAULT_PAGE_SIZE)
+    except ValueError as exc:
+        raise ApiError("invalid_param", name="p") from exc
+    size = min(max(size, 1), MAX_PAGE_SIZE)
+    id_sort = query.get("id_sort", "").lower() in {"true", "1"}
+    return page, size, id_sort
+
+
+async def page_of(query_set, page: int, size: int, id_sort: bool) -> dict[str, Any]:
+    total = await query_set.count()
+    ordering = ("-id",) if id_sort else ("-priority", "id")
+    rows = await query_set.order_by(*ordering).offset(page * size).limit(size)
+    return {"items": [c.public_dict() for c in rows], "total": total, "page": page, "page_size": size}
+
+
+def _list_member(field: str, value: str) -> Q:
+    """`value` is one element of the comma-separated column `field`."""
+    return (Q(**{field: value}) | Q(**{f"{field}__startswith": value + ","})
+            | Q(**{f"{field}__endswith": "," + value}) | Q(**{f"{field}__contains": "," + value + ","}))
+
+
+def search_filter(keyword: str, group: str, model: str) -> Q:
+    query = Q()
+    keyword, group, model = keyword.strip(), group.strip(), model.strip()
+    if keyword:
+        match = Q(name__icontains=keyword) | Q(key=keyword)
+        if keyword.isdigit():
+            match |= Q(id=int(keyword))
+        query &= match
+    if group:
+        query &= _list_member("group", group)
+    if model:
+        query &= Q(models__icontains=model)
+    return query
+
+
+async def get_channel(channel_id: int) -> Channel:
+    channel = await Channel.filter(id=channel_id).first()
+    if channel is None:
+        raise ApiError("channel_not_found")
+    return channel
+
+
+# -- writes ----------------------------------------------------------------------------------------
+
+async def create_channels(body: Mapping[str, Any], events: EventBus | None) -> list[Channel]:
+    form = parse_form(body, creating=True)
+    apply_type_defaults(form.fields)
+    keys = split_keys(form.key or "", form.fields["type"])
+    if not keys:
+        raise ApiError("channel_name_key_required")
+    now = int(time.time())
+    created: list[Channel] = []
+    async with in_transaction():
+        for key in keys:
+            channel = await Channel.create(**form.fields, key=key, created_time=now)
+            await _rebuild_abilities(channel)
+            created.append(channel)
+    await publish(events, (c.id for c in created))
+    return created
+
+
+async def update_channel(body: Mapping[str, Any], events: EventBus | None) -> Channel:
+    channel_id = _int_field(body, "id")
+    if not channel_id:
+        raise ApiError("channel_not_found")
+    form = parse_form(body, creating=False)
+    async with in_transaction():
+        channel = await Channel.filter(id=channel_id).select_for_update().first()
+        if channel is None:
+            raise ApiError("channel_not_found")
+        merged = {"type": channel.type, "other": channel.other, **form.fields}
+        apply_type_defaults(merged)
+        form.fields["other"] = merged["other"]
+        for name, value in form.fields.items():
+            setattr(channel, name, value)
+        if form.key:
+            channel.key = form.key
+        await channel.save()
+        await _rebuild_abilities(channel)
+    await publish(events, [channel.id])
+    return channel
+
+
+async def copy_channel(channel_id: int, suffix: str, events: EventBus | None) -> Channel:
+    """A copy that keeps the stored key (the browser never sees it): balance and usage reset."""
+    source = await get_channel(channel_id)
+    fields = {k: v for k, v in source.public_dict().items()
+              if k not in {"id", "balance", "balance_updated_time", "used_quota", "created_time", "test_time",
+                           "response_time", "other_info"}}
+    fields["name"] = source.name + suffix
+    async with in_transaction():
+        channel = await Channel.create(**fields, key=source.key, created_time=int(time.time()))
+        await _rebuild_abilities(channel)
+    await publish(events, [channel.id])
+    return channel
+
+
+async def delete_channels(ids: Sequence[int], events: EventBus | None) -> int:
+    ids = list(dict.fromkeys(int(i) for i in ids))
+    if not ids:
+        return 0
+    async with in_transaction():
+        existing = await Channel.filter(id__in=ids).values_list("id", flat=True)
+        await Ability.filter(channel_id__in=existing).delete()
+        await Channel.filter(id__in=existing).delete()
+    await publish(events, existing)
+    return len(existing)
+
+
+async def delete_disabled(events: EventBus | None) -> int:
+    ids = await Channel.filter(status__in=[ChannelStatus.MANUALLY_DISABLED, ChannelStatus.AUTO_DISABLED]) \
+        .values_list("id", flat=True)
+    return await delete_channels(ids, events)
+
+
+async def fix_abilities(events: EventBus | None) -> int:
+    """Rebuild every channel's abilities and drop those of channels that no longer exist."""
+    fixed: list[int] = []
+    async with in_transaction():
+        channel_ids = await Channel.all().values_list("id", flat=True)
+        await Ability.exclude(channel_id__in=channel_ids).delete()
+        for channel in await Channel.all():
+            await _rebuild_abilities(channel)
+            fixed.append(channel.id)
+    await publish(events, fixed)
+    return len(fixed)
+
+
+async def set_status(channel_id: int, status: ChannelStatus, *, only_from: Sequence[ChannelStatus],
+                     reason: str = "", events: EventBus | None) -> bool:
+    """Move a channel to `status` only if it currently is in `only_from` (atomic: a manual disable
+    racing an automatic change always wins). Abilities follow. True when the channel changed."""
+    fields: dict[str, Any] = {"status": int(status)}
+    if status == ChannelStatus.AUTO_DISABLED:
+        fields["other_info"] = orjson.dumps({"status_reason": reason, "status_time": int(time.time())}).decode()
+    async with in_transaction():
+        changed = await Channel.filter(id=channel_id, status__in=[int(s) for s in only_from]).update(**fields)
+        if changed:
+            await Ability.filter(channel_id=channel_id).update(enabled=status == ChannelStatus.ENABLED)
+    if changed:
+        await publish(events, [channel_id])
+    return bool(changed)
+
+
+async def auto_disable(channel_id: int, reason: str, events: EventBus | None) -> bool:
+    """Status 3 with other_info {status_reason, status_time}; only an enabled channel is touched."""
+    return await set_status(channel_id, ChannelStatus.AUTO_DISABLED, only_from=(ChannelStatus.ENABLED,),
+                            reason=reason, events=events)
+
+
+async def auto_enable(channel_id: int, events: EventBus | None) -> bool:
+    """Back to status 1, only from an automatic disable (a manual disable, 2, is never undone)."""
+    return await set_status(channel_id, ChannelStatus.ENABLED, only_from=(ChannelStatus.AUTO_DISABLED,),
+                            events=events)
