@@ -1,0 +1,85 @@
+"""API keys of the calling user (an admin sees and changes only their own too)."""
+from __future__ import annotations
+
+from aiohttp import web
+
+from api import keys
+from api.console.auth import the_user, user_required
+from api.errors import ApiError
+from api.response import ok, read_json
+from api.services import tokens
+
+from ._paging import read_page
+
+routes = web.RouteTableDef()
+SIZE_PARAMS = ("size", "page_size")
+
+
+def _id_of(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ApiError("invalid_param", name="id")
+    return value
+
+
+@routes.get("/token/")
+@routes.get("/token")
+@user_required
+async def list_tokens(request: web.Request) -> web.Response:
+    page = read_page(request, first=0, size_params=SIZE_PARAMS)
+    items, total = await tokens.list_tokens(the_user(request).id, page.offset, page.size)
+    return ok(page.envelope([tokens.token_dict(t) for t in items], total))
+
+
+@routes.get("/token/search")
+@user_required
+async def search_tokens(request: web.Request) -> web.Response:
+    page = read_page(request, first=0, size_params=SIZE_PARAMS)
+    keyword = request.query.get("keyword", "").strip()
+    key = request.query.get("token", "").strip()
+    items, total = await tokens.search_tokens(the_user(request).id, keyword, key, page.offset, page.size)
+    return ok(page.envelope([tokens.token_dict(t) for t in items], total))
+
+
+@routes.get(r"/token/{id:\d+}")
+@user_required
+async def get_token(request: web.Request) -> web.Response:
+    token = await tokens.get_token(the_user(request).id, int(request.match_info["id"]))
+    return ok(tokens.token_dict(token))
+
+
+@routes.post("/token/")
+@routes.post("/token")
+@user_required
+async def create_token(request: web.Request) -> web.Response:
+    user = the_user(request)
+    body = await read_json(request)
+    fields = tokens.clean_fields(body, user, request.config_dict[keys.OPTIONS], creating=True)
+    token = await tokens.create_token(request.config_dict[keys.STORE], request.config_dict[keys.EVENTS], user,
+                                      fields)
+    return ok(tokens.token_dict(token))
+
+
+@routes.put("/token/")
+@routes.put("/token")
+@user_required
+async def update_token(request: web.Request) -> web.Response:
+    user = the_user(request)
+    body = await read_json(request)
+    token_id = _id_of(body.get("id"))
+    store, events = request.config_dict[keys.STORE], request.config_dict[keys.EVENTS]
+    if request.query.get("status_only", "") not in ("", "false", "0"):
+        token = await tokens.set_token_status(store, events, user, token_id, body.get("status"))
+        return ok(tokens.token_dict(token))
+    current = await tokens.get_token(user.id, token_id)
+    fields = tokens.clean_fields(body, user, request.config_dict[keys.OPTIONS], creating=False, current=current)
+    token = await tokens.update_token(store, events, current, fields)
+    return ok(tokens.token_dict(token))
+
+
+@routes.delete(r"/token/{id:\d+}/")
+@routes.delete(r"/token/{id:\d+}")
+@user_required
+async def delete_token(request: web.Request) -> web.Response:
+    await tokens.delete_token(request.config_dict[keys.STORE], request.config_dict[keys.EVENTS],
+                              the_user(request), int(request.match_info["id"]))
+    return ok()
