@@ -3,4 +3,4 @@ from workers.broker import setup_broker
 
 setup_broker()
 
-from . import system  # noqa: E402,F401
+from . import mail, system  # noqa: E402,F401

@@ -1,0 +1,89 @@
+"""User management (admin): list, search, get, create, update, manage, delete."""
+from __future__ import annotations
+
+from aiohttp import web
+
+from api import keys
+from api.console.auth import admin_required, the_user
+from api.errors import ApiError
+from api.response import ok, read_json
+from api.services import accounts
+from models import User
+
+routes = web.RouteTableDef()
+DEFAULT_PAGE_SIZE = 10
+MAX_PAGE_SIZE = 100
+
+
+def _query_int(request: web.Request, name: str, default: int) -> int:
+    raw = request.query.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        return int(raw)
+    except ValueError:
+        raise ApiError("invalid_param", name=name) from None
+
+
+async def _page_of_users(request: web.Request, keyword: str = "", group: str = "") -> web.Response:
+    """`p` is 0-based; page_size 10 by default, at most 100."""
+    page = max(_query_int(request, "p", 0), 0)
+    size = _query_int(request, "page_size", DEFAULT_PAGE_SIZE)
+    size = DEFAULT_PAGE_SIZE if size <= 0 else min(size, MAX_PAGE_SIZE)
+    users, total = await accounts.search_users(keyword, group, page * size, size)
+    return ok({"items": [u.public_dict() for u in users], "total": total, "page": page, "page_size": size})
+
+
+@routes.get("/user/")
+@admin_required
+async def list_users(request: web.Request) -> web.Response:
+    return await _page_of_users(request)
+
+
+@routes.get("/user/search")
+@admin_required
+async def search_users(request: web.Request) -> web.Response:
+    return await _page_of_users(request, request.query.get("keyword", ""), request.query.get("group", ""))
+
+
+@routes.get(r"/user/{id:\d+}")
+@admin_required
+async def get_user(request: web.Request) -> web.Response:
+    user = await accounts.get_managed_user(the_user(request), request.match_info["id"])
+    return ok(user.public_dict())
+
+
+@routes.post("/user/")
+@admin_required
+async def create_user(request: web.Request) -> web.Response:
+    body = await read_json(request)
+    user = await accounts.admin_create_user(request.config_dict[keys.OPTIONS], the_user(request), body)
+    return ok(user.public_dict())
+
+
+@routes.put("/user/")
+@admin_required
+async def update_user(request: web.Request) -> web.Response:
+    body = await read_json(request)
+    user = await accounts.admin_update_user(request.config_dict, request.config_dict[keys.OPTIONS],
+                                            the_user(request), body)
+    return ok(user.public_dict())
+
+
+def _manage_result(user: User) -> dict:
+    return {"role": user.role, "status": user.status, "DeletedAt": user.deleted_at}
+
+
+@routes.post("/user/manage")
+@admin_required
+async def manage_user(request: web.Request) -> web.Response:
+    body = await read_json(request)
+    user = await accounts.manage_user(request.config_dict, the_user(request), body.get("id"), body.get("action"))
+    return ok(_manage_result(user))
+
+
+@routes.delete(r"/user/{id:\d+}")
+@admin_required
+async def delete_user(request: web.Request) -> web.Response:
+    user = await accounts.manage_user(request.config_dict, the_user(request), request.match_info["id"], "delete")
+    return ok(_manage_result(user))

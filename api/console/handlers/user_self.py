@@ -1,0 +1,73 @@
+"""Self-service of the logged-in user: profile, access token, invite code and earnings, models, groups."""
+from __future__ import annotations
+
+from aiohttp import web
+
+from api import keys
+from api.console.auth import the_user, user_required
+from api.response import ok, read_json
+from api.services import accounts
+from api.services.sessions import sessions_of
+
+routes = web.RouteTableDef()
+
+
+@routes.get("/user/self")
+@user_required
+async def get_self(request: web.Request) -> web.Response:
+    return ok(the_user(request).public_dict())
+
+
+@routes.put("/user/self")
+@user_required
+async def update_self(request: web.Request) -> web.Response:
+    """Profile fields; a new password needs `original_password` (unless the account has none yet) and
+    ends every session, this one continuing under a fresh session id."""
+    user = the_user(request)
+    body = await read_json(request)
+    if await accounts.update_self(request.config_dict, user, body):
+        session = await sessions_of(request).load(request)
+        if session is not None:
+            await sessions_of(request).login(request, user.id)
+    return ok()
+
+
+@routes.delete("/user/self")
+@user_required
+async def delete_self(request: web.Request) -> web.Response:
+    await accounts.delete_self(request.config_dict, request.config_dict[keys.OPTIONS], the_user(request))
+    await sessions_of(request).logout(request)
+    return ok()
+
+
+@routes.get("/user/token")
+@user_required
+async def generate_access_token(request: web.Request) -> web.Response:
+    return ok(await accounts.new_access_token(the_user(request)))
+
+
+@routes.get("/user/aff")
+@user_required
+async def get_aff_code(request: web.Request) -> web.Response:
+    return ok(await accounts.aff_code_of(the_user(request)))
+
+
+@routes.post("/user/aff_transfer")
+@user_required
+async def transfer_aff_quota(request: web.Request) -> web.Response:
+    body = await read_json(request)
+    await accounts.transfer_aff_quota(request.config_dict, request.config_dict[keys.OPTIONS], the_user(request),
+                                      body.get("quota"))
+    return ok()
+
+
+@routes.get("/user/models")
+@user_required
+async def list_usable_models(request: web.Request) -> web.Response:
+    return ok(await accounts.usable_models(the_user(request).group))
+
+
+@routes.get("/user/self/groups")
+@user_required
+async def list_self_groups(request: web.Request) -> web.Response:
+    return ok(accounts.selectable_groups(request.config_dict[keys.OPTIONS], the_user(request)))

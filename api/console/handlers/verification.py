@@ -1,0 +1,81 @@
+"""E-mail verification codes, password-reset mails and the reset itself."""
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from aiohttp import web
+
+from api import keys
+from api.console.auth import critical
+from api.errors import ApiError
+from api.response import ok, read_json
+from api.services import accounts, mail
+from api.services.passwords import hash_password, random_string
+from api.services.turnstile import turnstile_checked
+from models import User
+
+routes = web.RouteTableDef()
+NEW_PASSWORD_LENGTH = 12
+
+
+@routes.get("/verification")
+@critical("verification")
+@turnstile_checked
+async def send_verification_code(request: web.Request) -> web.Response:
+    options = request.config_dict[keys.OPTIONS]
+    email = accounts.check_email_allowed(options, request.query.get("email"))
+    if not mail.smtp_configured(options):
+        raise ApiError("smtp_not_configured")
+    if await accounts.email_in_use(email):
+        raise ApiError("email_taken")
+    store = request.config_dict[keys.STORE]
+    code = await mail.issue_code(store, mail.VERIFY, email, mail.VERIFY_CODE_LENGTH)
+    subject, html = mail.verification_mail(options.get("SystemName"), code)
+    try:
+        await mail.send_mail(request.config_dict, email, subject, html)
+    except Exception:
+        await mail.release_cooldown(store, mail.VERIFY, email)
+        raise
+    return ok()
+
+
+@routes.get("/reset_password")
+@critical("reset")
+@turnstile_checked
+async def send_reset_mail(request: web.Request) -> web.Response:
+    """Answers the same whether or not the address has an account (no account discovery)."""
+    options = request.config_dict[keys.OPTIONS]
+    email = accounts.normalize_email(request.query.get("email"))
+    if not mail.smtp_configured(options):
+        raise ApiError("smtp_not_configured")
+    store = request.config_dict[keys.STORE]
+    token = await mail.issue_code(store, mail.RESET, email, mail.RESET_TOKEN_LENGTH)
+    if not await User.filter(email=email, deleted_at=None).exists():
+        return ok()
+    base = options.get("ServerAddress") or f"{request.scheme}://{request.host}"
+    link = f"{base.rstrip('/')}/user/reset?{urlencode({'email': email, 'token': token})}"
+    subject, html = mail.reset_mail(options.get("SystemName"), link)
+    try:
+        await mail.send_mail(request.config_dict, email, subject, html)
+    except Exception:
+        await mail.release_cooldown(store, mail.RESET, email)
+        raise
+    return ok()
+
+
+@routes.post("/user/reset")
+@critical("reset")
+async def reset_password(request: web.Request) -> web.Response:
+    """A valid reset link sets a new random password, returned once; every session of the user ends."""
+    body = await read_json(request)
+    email, token = body.get("email"), body.get("token")
+    if not isinstance(email, str) or not isinstance(token, str) or not email or not token:
+        raise ApiError("reset_link_invalid")
+    email = email.strip().lower()
+    user = await User.filter(email=email, deleted_at=None).first()
+    if user is None or not await mail.consume_code(request.config_dict[keys.STORE], mail.RESET, email, token):
+        raise ApiError("reset_link_invalid")
+    password = random_string(NEW_PASSWORD_LENGTH)
+    await User.filter(id=user.id).update(password=await hash_password(password))
+    await accounts.user_changed(request.config_dict, user.id, revoke_sessions=True)
+    return ok(password)

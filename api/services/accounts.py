@@ -1,0 +1,547 @@
+"""Accounts: registration, profile rules, administration, invite earnings and access tokens.
+
+Every credit to a user (new-user quota, invitee and inviter bonuses) is written in the same
+transaction as its log row. Every committed change of a user's quota outside the relay is applied to
+the live balance (api.services.balances); every change of status, role, group or deletion is
+published as a "user" event so the relay's caches drop the user at once, and disabling or deleting a
+user ends its sessions.
+"""
+from __future__ import annotations
+
+import contextlib
+import re
+import secrets
+import unicodedata
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from tortoise.exceptions import IntegrityError
+from tortoise.expressions import F, Q, Subquery
+from tortoise.transactions import in_transaction
+
+from api import keys
+from api.errors import ApiError
+from models import Ability, Channel, Log, User
+from models.base import now
+from models.enums import ChannelStatus, LogType, Role, UserStatus
+
+from .balances import adjust_user
+from .oauth import Identity
+from .options import OptionsService
+from .passwords import hash_password, random_string, sha256_hex, verify_password
+
+USERNAME_MAX = 20
+DISPLAY_NAME_MAX = 20
+PASSWORD_MIN = 8
+PASSWORD_MAX = 64  # bcrypt reads 72 bytes at most; a longer secret would be silently cut
+EMAIL_MAX = 128
+AFF_CODE_LENGTH = 6
+_EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s.]+$")
+
+# Third-party identities: provider → (User field, display name, option that enables it).
+PROVIDERS: dict[str, tuple[str, str, str]] = {
+    "github": ("github_id", "GitHub", "GitHubOAuthEnabled"),
+    "linuxdo": ("linuxdo_id", "LINUX DO", "LinuxDoOAuthEnabled"),
+    "wechat": ("wechat_id", "WeChat", "WeChatAuthEnabled"),
+    "telegram": ("telegram_id", "Telegram", "TelegramOAuthEnabled"),
+}
+
+
+# -- validation ------------------------------------------------------------------------------------
+def check_username(value: object) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ApiError("login_fields_required")
+    username = value.strip()
+    if len(username) > USERNAME_MAX:
+        raise ApiError("username_too_long", max=USERNAME_MAX)
+    if any(ch.isspace() or unicodedata.category(ch).startswith("C") for ch in username):
+        raise ApiError("username_invalid")
+    return username
+
+
+def check_display_name(value: object, fallback: str) -> str:
+    if value is None or value == "":
+        return fallback
+    if not isinstance(value, str):
+        raise ApiError("invalid_param", name="display_name")
+    name = value.strip() or fallback
+    if len(name) > DISPLAY_NAME_MAX:
+        raise ApiError("display_name_too_long", max=DISPLAY_NAME_MAX)
+    return name
+
+
+def check_password(value: object, again: object = None) -> str:
+    if not isinstance(value, str) or value == "":
+        raise ApiError("login_fields_required")
+    if len(value) < PASSWORD_MIN:
+        raise ApiError("password_too_short", min=PASSWORD_MIN)
+    if len(value) > PASSWORD_MAX or len(value.encode()) > 72:
+        raise ApiError("password_too_long", max=PASSWORD_MAX)
+    if again is not None and again != value:
+        raise ApiError("passwords_differ")
+    return value
+
+
+def normalize_email(value: object) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise ApiError("email_required")
+    email = value.strip().lower()
+    if len(email) > EMAIL_MAX or not _EMAIL_RE.match(email):
+        raise ApiError("email_invalid")
+    return email
+
+
+def check_email_allowed(options: OptionsService, value: object) -> str:
+    """A normalised address the registration rules accept (domain whitelist, alias restriction)."""
+    email = normalize_email(value)
+    local, domain = email.rsplit("@", 1)
+    if options.get_bool("EmailDomainRestrictionEnabled"):
+        allowed = [d.strip().lower() for d in options.get("EmailDomainWhitelist").split(",") if d.strip()]
+        if domain not in allowed:
+            raise ApiError("email_domain_not_allowed", domains=", ".join(allowed))
+    if options.get_bool("EmailAliasRestrictionEnabled") and "+" in local:
+        raise ApiError("email_alias_not_allowed")
+    return email
+
+
+async def email_in_use(email: str, except_id: int = 0) -> bool:
+    """Deleted accounts keep their addresses, like their usernames."""
+    return await User.filter(email=email).exclude(id=except_id).exists()
+
+
+def parse_quota(value: object, name: str = "quota") -> int:
+    if isinstance(value, bool):
+        raise ApiError("quota_invalid")
+    if isinstance(value, str):
+        try:
+            value = int(value.strip())
+        except ValueError:
+            raise ApiError("quota_invalid") from None
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if not isinstance(value, int) or abs(value) >= 2**62:
+        raise ApiError("quota_invalid")
+    return value
+
+
+def format_quota(options: OptionsService, quota: int) -> str:
+    if options.get_bool("DisplayInCurrencyEnabled"):
+        per_unit = options.get_float("QuotaPerUnit") or 500000
+        return f"${quota / per_unit:.6f}"
+    return f"{quota} quota"
+
+
+def group_names(options: OptionsService) -> list[str]:
+    ratios = options.get_json("GroupRatio")
+    return list(ratios) if isinstance(ratios, dict) else []
+
+
+# -- side effects shared by the mutations --------------------------------------------------------
+async def user_changed(app: Mapping, user_id: int, *, revoke_sessions: bool = False) -> None:
+    """After a committed change of status, role, group, deletion or password."""
+    if revoke_sessions:
+        await app[keys.SESSIONS].revoke_user(user_id)
+    await app[keys.EVENTS].publish("user", id=user_id)
+
+
+@contextlib.asynccontextmanager
+async def identity_lock(app: Mapping, provider: str, ident: str) -> AsyncIterator[None]:
+    """One request at a time per third-party identity: no duplicate account or double binding."""
+    store = app[keys.STORE]
+    key = store.key("lock", "identity", provider, sha256_hex(ident)[:32])
+    token = secrets.token_hex(8)
+    if not await store.redis.set(key, token, nx=True, ex=30):
+        raise ApiError("oauth_identity_busy")
+    try:
+        yield
+    finally:
+        if await store.redis.get(key) == token:
+            await store.redis.delete(key)
+
+
+# -- registration ----------------------------------------------------------------------------------
+@dataclass
+class NewAccount:
+    username: str
+    password: str = ""  # clear text; hashed here ("" = no password login, e.g. OAuth accounts)
+    display_name: str = ""
+    email: str = ""
+    aff_code: str = ""
+    identity: dict[str, Any] = field(default_factory=dict)  # e.g. {"github_id": "42"}
+
+
+async def find_inviter(aff_code: object) -> User | None:
+    if not isinstance(aff_code, str) or not aff_code.strip():
+        return None
+    return await User.filter(aff_code=aff_code.strip(), deleted_at=None).first()
+
+
+async def create_account(options: OptionsService, account: NewAccount) -> User:
+    """Create a user with its new-user and invite credits, each with a log row, in one transaction."""
+    if await User.filter(username=account.username).exists():
+        raise ApiError("username_taken")
+    inviter = await find_inviter(account.aff_code)
+    password_hash = await hash_password(account.password) if account.password else ""
+    new_user_quota = max(options.get_int("QuotaForNewUser"), 0)
+    invitee_quota = max(options.get_int("QuotaForInvitee"), 0) if inviter else 0
+    inviter_quota = max(options.get_int("QuotaForInviter"), 0) if inviter else 0
+    try:
+        async with in_transaction():
+            user = await User.create(
+                username=account.username, password=password_hash,
+                display_name=account.display_name or account.username, email=account.email,
+                role=int(Role.USER), status=int(UserStatus.ENABLED), quota=new_user_quota + invitee_quota,
+                inviter_id=inviter.id if inviter else 0, **account.identity)
+            logs = []
+            if new_user_quota:
+                logs.append(Log(user_id=user.id, username=user.username, type=int(LogType.SYSTEM),
+                                quota=new_user_quota,
+                                content=f"New user bonus: {format_quota(options, new_user_quota)}"))
+            if inviter is not None:
+                await User.filter(id=inviter.id).update(
+                    aff_count=F("aff_count") + 1, aff_quota=F("aff_quota") + inviter_quota,
+                    aff_history_quota=F("aff_history_quota") + inviter_quota)
+                if invitee_quota:
+                    logs.append(Log(user_id=user.id, username=user.username, type=int(LogType.SYSTEM),
+                                    quota=invitee_quota,
+                                    content=f"Invite code bonus: {format_quota(options, invitee_quota)}"))
+                if inviter_quota:
+                    logs.append(Log(user_id=inviter.id, username=inviter.username, type=int(LogType.SYSTEM),
+                                    quota=inviter_quota,
+                                    content=f"Invited user {user.username}: "
+                                            f"{format_quota(options, inviter_quota)} of invite quota"))
+            if logs:
+                await Log.bulk_create(logs)
+    except IntegrityError:
+        raise ApiError("username_taken") from None
+    return user
+
+
+async def unique_username(prefix: str) -> str:
+    """A free username for an account created by a third-party login: prefix + random suffix."""
+    for _ in range(10):
+        candidate = f"{prefix}_{random_string(8, 'abcdefghijklmnopqrstuvwxyz0123456789')}"[:USERNAME_MAX]
+        if not await User.filter(username=candidate).exists():
+            return candidate
+    raise ApiError("oauth_identity_busy")
+
+
+# -- login -----------------------------------------------------------------------------------------
+async def authenticate(identifier: str, password: str) -> User:
+    """The user of a password login (username or e-mail); ApiError with the reason otherwise."""
+    query = Q(username=identifier)
+    if "@" in identifier:
+        query |= Q(email=identifier.strip().lower())
+    users = await User.filter(query)
+    # The account whose username matches first, then a live account before a deleted one.
+    user = min(users, key=lambda u: (u.username != identifier, u.deleted_at is not None, u.id), default=None)
+    if user is None or not await verify_password(password, user.password):
+        raise ApiError("login_failed")
+    check_can_log_in(user)
+    return user
+
+
+def check_can_log_in(user: User) -> None:
+    if user.deleted_at is not None:
+        raise ApiError("user_deleted")
+    if user.status != UserStatus.ENABLED:
+        raise ApiError("user_banned")
+
+
+# -- self-service ----------------------------------------------------------------------------------
+async def update_self(app: Mapping, user: User, body: dict) -> bool:
+    """Profile fields and password of the caller; True when the password changed."""
+    updates: dict[str, Any] = {}
+    if "username" in body and body["username"] not in (None, "", user.username):
+        username = check_username(body["username"])
+        if username != user.username:
+            if await User.filter(username=username).exclude(id=user.id).exists():
+                raise ApiError("username_taken")
+            updates["username"] = username
+    if "display_name" in body and body["display_name"] not in (None, user.display_name):
+        updates["display_name"] = check_display_name(body["display_name"], user.username)
+    new_password = body.get("password")
+    password_changed = False
+    if new_password not in (None, ""):
+        check_password(new_password, body.get("password2"))
+        if user.password:
+            original = body.get("original_password")
+            if not isinstance(original, str) or not original:
+                raise ApiError("original_password_required")
+            if not await verify_password(original, user.password):
+                raise ApiError("original_password_wrong")
+        updates["password"] = await hash_password(new_password)
+        password_changed = True
+    if not updates:
+        return False
+    try:
+        await User.filter(id=user.id).update(**updates)
+    except IntegrityError:
+        raise ApiError("username_taken") from None
+    if password_changed:
+        await user_changed(app, user.id, revoke_sessions=True)
+    return password_changed
+
+
+async def soft_delete(app: Mapping, user_id: int) -> int:
+    """Deregister: the row stays (username and identities reserved), every credential stops at once."""
+    deleted_at = now()
+    await User.filter(id=user_id, deleted_at=None).update(deleted_at=deleted_at, access_token=None)
+    await user_changed(app, user_id, revoke_sessions=True)
+    return deleted_at
+
+
+async def delete_self(app: Mapping, options: OptionsService, user: User) -> None:
+    if user.role >= Role.ROOT:
+        raise ApiError("root_cannot_delete_self")
+    if not options.get_bool("UserSelfDeletionEnabled"):
+        raise ApiError("self_deletion_disabled")
+    await soft_delete(app, user.id)
+
+
+async def new_access_token(user: User) -> str:
+    """A fresh system access token; only its hash is stored, so the previous one stops working."""
+    token = secrets.token_urlsafe(24)
+    await User.filter(id=user.id).update(access_token=sha256_hex(token))
+    return token
+
+
+async def aff_code_of(user: User) -> str:
+    """The invite code, created on first use (a conditional write: concurrent calls agree)."""
+    if user.aff_code:
+        return user.aff_code
+    for _ in range(10):
+        code = random_string(AFF_CODE_LENGTH)
+        try:
+            await User.filter(id=user.id, aff_code=None).update(aff_code=code)
+        except IntegrityError:
+            continue  # another user has this code
+        stored = await User.filter(id=user.id).values_list("aff_code", flat=True).first()
+        if stored:
+            user.aff_code = stored
+            return stored
+    raise ApiError("internal_error")
+
+
+async def transfer_aff_quota(app: Mapping, options: OptionsService, user: User, amount: object) -> int:
+    """Move invite earnings into quota; one conditional UPDATE, so aff_quota never goes negative."""
+    minimum = max(int(options.get_float("QuotaPerUnit")), 1)
+    quota = parse_quota(amount)
+    if quota < minimum:
+        raise ApiError("aff_transfer_min", min=format_quota(options, minimum))
+    async with in_transaction():
+        moved = await User.filter(id=user.id, aff_quota__gte=quota).update(
+            aff_quota=F("aff_quota") - quota, quota=F("quota") + quota)
+        if not moved:
+            raise ApiError("aff_insufficient")
+        await Log.create(user_id=user.id, username=user.username, type=int(LogType.SYSTEM), quota=quota,
+                         content=f"Invite quota transferred to balance: {format_quota(options, quota)}")
+    await adjust_user(app[keys.STORE], user.id, quota)
+    return quota
+
+
+async def usable_models(group: str) -> list[str]:
+    """Models of the group served by at least one enabled channel."""
+    enabled = Channel.filter(status=int(ChannelStatus.ENABLED)).values("id")
+    rows = await Ability.filter(group=group, enabled=True, channel_id__in=Subquery(enabled)) \
+        .distinct().values_list("model", flat=True)
+    return sorted(set(rows))
+
+
+def selectable_groups(options: OptionsService, user: User) -> dict[str, dict[str, Any]]:
+    """Groups the user may pick for a key: UserUsableGroups plus the user's own, with ratios."""
+    usable = options.get_json("UserUsableGroups")
+    usable = usable if isinstance(usable, dict) else {}
+    ratios = options.get_json("GroupRatio")
+    ratios = ratios if isinstance(ratios, dict) else {}
+    groups = {name: str(desc) for name, desc in usable.items()}
+    groups.setdefault(user.group, user.group)
+    return {name: {"ratio": ratios.get(name, 1), "desc": desc} for name, desc in groups.items()}
+
+
+# -- administration --------------------------------------------------------------------------------
+def check_may_manage(actor: User, target: User) -> None:
+    """An admin acts only on users of a lower role; the super admin on everyone."""
+    if actor.role < Role.ROOT and target.role >= actor.role:
+        raise ApiError("user_same_or_higher_role")
+
+
+async def get_managed_user(actor: User, user_id: object) -> User:
+    if isinstance(user_id, bool) or not isinstance(user_id, int | str):
+        raise ApiError("invalid_param", name="id")
+    try:
+        uid = int(user_id)
+    except ValueError:
+        raise ApiError("invalid_param", name="id") from None
+    target = await User.filter(id=uid).first() if 0 < uid < 2**31 else None
+    if target is None:
+        raise ApiError("user_not_found")
+    check_may_manage(actor, target)
+    return target
+
+
+async def admin_create_user(options: OptionsService, actor: User, body: dict) -> User:
+    username = check_username(body.get("username"))
+    password = check_password(body.get("password"))
+    display_name = check_display_name(body.get("display_name"), username)
+    return await create_account(options, NewAccount(username=username, password=password,
+                                                    display_name=display_name))
+
+
+async def admin_update_user(app: Mapping, options: OptionsService, actor: User, body: dict) -> User:
+    """Edit a user; the quota is set directly (and the live balance moved by the difference)."""
+    target = await get_managed_user(actor, body.get("id"))
+    if target.deleted_at is not None:
+        raise ApiError("user_deleted")
+    updates: dict[str, Any] = {}
+    if "username" in body and body["username"] != target.username:
+        username = check_username(body["username"])
+        if username != target.username:
+            if await User.filter(username=username).exclude(id=target.id).exists():
+                raise ApiError("username_taken")
+            updates["username"] = username
+    if "display_name" in body and body["display_name"] != target.display_name:
+        updates["display_name"] = check_display_name(body["display_name"], updates.get("username", target.username))
+    if body.get("password") not in (None, ""):
+        updates["password"] = await hash_password(check_password(body["password"]))
+    if "group" in body and body["group"] != target.group:
+        group = body["group"]
+        if not isinstance(group, str) or group not in group_names(options):
+            raise ApiError("group_unknown", group=str(group))
+        updates["group"] = group
+    if "email" in body and body["email"] not in (None, target.email):
+        if body["email"] == "":
+            updates["email"] = ""
+        else:
+            email = normalize_email(body["email"])
+            if email != target.email:
+                if await email_in_use(email, except_id=target.id):
+                    raise ApiError("email_taken")
+                updates["email"] = email
+    new_quota = parse_quota(body["quota"]) if body.get("quota") is not None else None
+    delta = 0
+    try:
+        async with in_transaction():
+            current = await User.select_for_update().get(id=target.id)
+            if new_quota is not None and new_quota != current.quota:
+                delta = new_quota - current.quota
+                updates["quota"] = new_quota
+                await Log.create(user_id=target.id, username=current.username, type=int(LogType.MANAGE),
+                                 quota=delta,
+                                 content=f"Admin {actor.username} changed the quota from "
+                                         f"{format_quota(options, current.quota)} to "
+                                         f"{format_quota(options, new_quota)}")
+            if updates:
+                await User.filter(id=target.id).update(**updates)
+    except IntegrityError:
+        raise ApiError("username_taken") from None
+    await adjust_user(app[keys.STORE], target.id, delta)
+    if updates:
+        await user_changed(app, target.id, revoke_sessions="password" in updates)
+    return await User.get(id=target.id)
+
+
+MANAGE_ACTIONS = ("promote", "demote", "disable", "enable", "delete")
+
+
+async def manage_user(app: Mapping, actor: User, user_id: object, action: object) -> User:
+    """promote / demote / disable / enable / delete, with the role rules of the console."""
+    if action not in MANAGE_ACTIONS:
+        raise ApiError("unknown_action", action=str(action))
+    target = await get_managed_user(actor, user_id)
+    if target.deleted_at is not None:
+        raise ApiError("user_deleted")
+    revoke = False
+    if action == "promote":
+        if actor.role < Role.ROOT:
+            raise ApiError("only_root_promotes")
+        if target.role >= Role.ADMIN:
+            raise ApiError("already_admin")
+        changes: dict[str, Any] = {"role": int(Role.ADMIN)}
+    elif action == "demote":
+        if target.role >= Role.ROOT:
+            raise ApiError("root_cannot_demote")
+        if target.role <= Role.USER:
+            raise ApiError("already_common")
+        changes = {"role": int(Role.USER)}
+    elif action == "disable":
+        if target.role >= Role.ROOT:
+            raise ApiError("root_cannot_disable")
+        changes, revoke = {"status": int(UserStatus.DISABLED)}, True
+    elif action == "enable":
+        changes = {"status": int(UserStatus.ENABLED)}
+    else:
+        if target.role >= Role.ROOT:
+            raise ApiError("root_cannot_delete")
+        await soft_delete(app, target.id)
+        return await User.get(id=target.id)
+    await User.filter(id=target.id).update(**changes)
+    await user_changed(app, target.id, revoke_sessions=revoke)
+    return await User.get(id=target.id)
+
+
+async def search_users(keyword: str, group: str, offset: int, limit: int) -> tuple[list[User], int]:
+    query = User.all()
+    keyword = keyword.strip()
+    if keyword:
+        match = Q(username__icontains=keyword) | Q(display_name__icontains=keyword) | Q(email__icontains=keyword)
+        if keyword.isdigit() and len(keyword) < 18:
+            match |= Q(id=int(keyword))
+        query = query.filter(match)
+    if group.strip():
+        query = query.filter(group=group.strip())
+    total = await query.count()
+    users = await query.order_by("-id").offset(offset).limit(limit)
+    return users, total
+
+
+# -- third-party identities ------------------------------------------------------------------------
+def _identity_fields(identity: Identity) -> dict[str, Any]:
+    fields: dict[str, Any] = {PROVIDERS[identity.provider][0]: identity.id}
+    if identity.provider == "linuxdo":
+        fields["linuxdo_level"] = identity.level
+    return fields
+
+
+async def login_with_identity(app: Mapping, options: OptionsService, identity: Identity, aff_code: str) -> User:
+    """The account bound to the identity, or a new one (when registration is open)."""
+    field_name = PROVIDERS[identity.provider][0]
+    async with identity_lock(app, identity.provider, identity.id):
+        user = await User.filter(**{field_name: identity.id}).order_by("id").first()
+        if user is not None:
+            check_can_log_in(user)
+            if identity.provider == "linuxdo" and user.linuxdo_level != identity.level:
+                await User.filter(id=user.id).update(linuxdo_level=identity.level)
+                user.linuxdo_level = identity.level
+            return user
+        if not options.get_bool("RegisterEnabled"):
+            raise ApiError("registration_disabled")
+        email = ""
+        if identity.email:
+            try:
+                candidate = normalize_email(identity.email)
+            except ApiError:
+                candidate = ""
+            if candidate and not await email_in_use(candidate):
+                email = candidate
+        username = await unique_username(identity.provider)
+        display_name = identity.display_name.strip()[:DISPLAY_NAME_MAX] or username
+        return await create_account(options, NewAccount(username=username, display_name=display_name, email=email,
+                                                        aff_code=aff_code, identity=_identity_fields(identity)))
+
+
+async def bind_identity(app: Mapping, user: User, identity: Identity) -> None:
+    """Bind the identity to the caller; refused when another account (even a deleted one) holds it."""
+    field_name, label, _ = PROVIDERS[identity.provider]
+    async with identity_lock(app, identity.provider, identity.id):
+        if await User.filter(**{field_name: identity.id}).exclude(id=user.id).exists():
+            raise ApiError("oauth_identity_bound", provider=label)
+        await User.filter(id=user.id).update(**_identity_fields(identity))
+
+
+async def bind_email(app: Mapping, user: User, email: str) -> None:
+    async with identity_lock(app, "email", email):
+        if await email_in_use(email, except_id=user.id):
+            raise ApiError("email_taken")
+        await User.filter(id=user.id).update(email=email)

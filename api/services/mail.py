@@ -1,0 +1,156 @@
+"""Account mail: one-time codes and reset tokens in Redis, the messages, and SMTP delivery.
+
+The API never talks to SMTP: it stores the code, composes the message and enqueues the actor
+"mail.send"(to, subject, html) (workers/actors/mail.py), which calls `deliver` with the SMTP options
+(SMTPServer, SMTPPort, SMTPAccount, SMTPFrom, SMTPToken, SMTPSSLEnabled).
+
+Codes live in Redis under the deployment prefix, hashed (a Redis dump reveals no usable code), for
+CODE_TTL seconds; a code is consumed by its first correct use, and dropped after MAX_ATTEMPTS wrong
+guesses. A second mail of the same purpose to the same address within RESEND_COOLDOWN is refused.
+"""
+from __future__ import annotations
+
+import html as html_lib
+from collections.abc import Mapping
+from email.message import EmailMessage
+from email.utils import formataddr, formatdate, make_msgid
+
+import aiosmtplib
+
+from api.errors import ApiError
+
+from .jobs import enqueue
+from .options import OptionsService
+from .passwords import random_string, sha256_hex
+from .store import Store
+
+CODE_TTL = 600
+RESEND_COOLDOWN = 30
+MAX_ATTEMPTS = 5
+VERIFY = "verify"  # registration and e-mail binding
+RESET = "reset"  # password reset link
+VERIFY_CODE_LENGTH = 6
+RESET_TOKEN_LENGTH = 32
+SEND_TIMEOUT = 30
+
+_CONSUME = """
+local stored = redis.call('HGET', KEYS[1], 'code')
+if not stored then return 0 end
+if stored == ARGV[1] then
+  redis.call('DEL', KEYS[1])
+  return 1
+end
+if redis.call('HINCRBY', KEYS[1], 'tries', 1) >= tonumber(ARGV[2]) then
+  redis.call('DEL', KEYS[1])
+end
+return 0
+"""
+
+
+class MailNotConfigured(Exception):
+    """SMTPServer is empty: nothing to retry."""
+
+
+def _email_id(email: str) -> str:
+    return sha256_hex(email.strip().lower())[:32]
+
+
+def code_key(store: Store, purpose: str, email: str) -> str:
+    return store.key("mailcode", purpose, _email_id(email))
+
+
+def cooldown_key(store: Store, purpose: str, email: str) -> str:
+    return store.key("mailcool", purpose, _email_id(email))
+
+
+def smtp_configured(options: OptionsService) -> bool:
+    return bool(options.get("SMTPServer"))
+
+
+async def issue_code(store: Store, purpose: str, email: str, length: int) -> str:
+    """A new code for (purpose, e-mail), replacing any earlier one; refused within the cooldown."""
+    cooldown = cooldown_key(store, purpose, email)
+    if not await store.redis.set(cooldown, "1", nx=True, ex=RESEND_COOLDOWN):
+        ttl = await store.redis.ttl(cooldown)
+        raise ApiError("mail_cooldown", seconds=max(int(ttl), 1))
+    code = random_string(length)
+    key = code_key(store, purpose, email)
+    async with store.redis.pipeline(transaction=True) as pipe:
+        pipe.delete(key)
+        pipe.hset(key, mapping={"code": sha256_hex(code), "tries": 0})
+        pipe.expire(key, CODE_TTL)
+        await pipe.execute()
+    return code
+
+
+async def release_cooldown(store: Store, purpose: str, email: str) -> None:
+    """The mail was not sent after all (enqueue failed): let the user ask again at once."""
+    await store.redis.delete(cooldown_key(store, purpose, email), code_key(store, purpose, email))
+
+
+async def consume_code(store: Store, purpose: str, email: str, code: object) -> bool:
+    """True once for the right code; a wrong one counts towards MAX_ATTEMPTS."""
+    if not isinstance(code, str) or not code.strip() or not email:
+        return False
+    result = await store.redis.eval(_CONSUME, 1, code_key(store, purpose, email),
+                                    sha256_hex(code.strip()), MAX_ATTEMPTS)
+    return int(result) == 1
+
+
+# -- messages --------------------------------------------------------------------------------------
+def verification_mail(system_name: str, code: str) -> tuple[str, str]:
+    name = html_lib.escape(system_name)
+    subject = f"{system_name} e-mail verification / 邮箱验证"
+    body = (f"<p>Hello, you are verifying your e-mail address for {name}.</p>"
+            f"<p>Your verification code is: <strong>{html_lib.escape(code)}</strong></p>"
+            f"<p>It is valid for {CODE_TTL // 60} minutes. If you did not ask for it, ignore this mail.</p>"
+            f"<hr><p>您好，您正在进行 {name} 邮箱验证。验证码为：<strong>{html_lib.escape(code)}</strong>，"
+            f"{CODE_TTL // 60} 分钟内有效。如果不是您本人操作，请忽略本邮件。</p>")
+    return subject, body
+
+
+def reset_mail(system_name: str, link: str) -> tuple[str, str]:
+    name = html_lib.escape(system_name)
+    href = html_lib.escape(link, quote=True)
+    subject = f"{system_name} password reset / 密码重置"
+    body = (f"<p>Hello, you asked to reset your {name} password.</p>"
+            f'<p>Click <a href="{href}">here</a> to reset it, or open this link: {href}</p>'
+            f"<p>The link is valid for {CODE_TTL // 60} minutes. If you did not ask for it, ignore this mail.</p>"
+            f'<hr><p>您好，您正在进行 {name} 密码重置。点击 <a href="{href}">此处</a> 进行密码重置，'
+            f"{CODE_TTL // 60} 分钟内有效。如果不是您本人操作，请忽略本邮件。</p>")
+    return subject, body
+
+
+async def send_mail(app: Mapping, to: str, subject: str, html: str) -> None:
+    """Hand the message to a worker; the request does not wait on SMTP."""
+    await enqueue(app, "mail.send", to, subject, html)
+
+
+# -- delivery (in the worker) ----------------------------------------------------------------------
+def build_message(options: OptionsService, to: str, subject: str, html: str) -> EmailMessage:
+    sender = options.get("SMTPFrom") or options.get("SMTPAccount")
+    message = EmailMessage()
+    message["Subject"] = subject
+    message["From"] = formataddr((options.get("SystemName"), sender))
+    message["To"] = to
+    message["Date"] = formatdate(localtime=False)
+    domain = sender.rsplit("@", 1)[-1] if "@" in sender else None
+    message["Message-ID"] = make_msgid(domain=domain)
+    message.set_content("This message is in HTML; open it in a mail client that shows HTML.")
+    message.add_alternative(html, subtype="html")
+    return message
+
+
+async def deliver(options: OptionsService, to: str, subject: str, html: str) -> None:
+    """Send one message through the SMTP server of the options (implicit TLS when SMTPSSLEnabled,
+    STARTTLS when the server offers it otherwise)."""
+    server = options.get("SMTPServer")
+    if not server:
+        raise MailNotConfigured()
+    ssl = options.get_bool("SMTPSSLEnabled")
+    account, secret = options.get("SMTPAccount"), options.get("SMTPToken")
+    credentials = {"username": account, "password": secret} if account and secret else {}
+    await aiosmtplib.send(
+        build_message(options, to, subject, html),
+        hostname=server, port=options.get_int("SMTPPort"), use_tls=ssl,
+        start_tls=False if ssl else None, timeout=SEND_TIMEOUT, **credentials)

@@ -1,0 +1,1 @@
+"""Local stand-ins for outside services, speaking their real protocols."""
