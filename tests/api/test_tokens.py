@@ -33,7 +33,7 @@ async def login_as(client):
 
     yield _login
     for browser in browsers:
-        await browser.close()
+        await browser.session.close()  # its cookie jar only; the server belongs to `client`
 
 
 async def create(api: ApiClient, **fields) -> dict:

@@ -1,0 +1,80 @@
+"""Redemption codes (admin)."""
+from __future__ import annotations
+
+from aiohttp import web
+
+from api.console.auth import admin_required, the_user
+from api.errors import ApiError
+from api.response import ok, read_json
+from api.services import redemptions
+
+from ._paging import read_page
+
+routes = web.RouteTableDef()
+
+
+def _id_of(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ApiError("invalid_param", name="id")
+    return value
+
+
+@routes.get("/redemption/")
+@routes.get("/redemption")
+@admin_required
+async def list_redemptions(request: web.Request) -> web.Response:
+    page = read_page(request, first=0)
+    items, total = await redemptions.list_codes(page.offset, page.size)
+    return ok(page.envelope([redemptions.redemption_dict(c) for c in items], total))
+
+
+@routes.get("/redemption/search")
+@admin_required
+async def search_redemptions(request: web.Request) -> web.Response:
+    page = read_page(request, first=0)
+    items, total = await redemptions.search_codes(request.query.get("keyword", "").strip(), page.offset, page.size)
+    return ok(page.envelope([redemptions.redemption_dict(c) for c in items], total))
+
+
+@routes.get(r"/redemption/{id:\d+}")
+@admin_required
+async def get_redemption(request: web.Request) -> web.Response:
+    code = await redemptions.get_code(int(request.match_info["id"]))
+    return ok(redemptions.redemption_dict(code))
+
+
+@routes.post("/redemption/")
+@routes.post("/redemption")
+@admin_required
+async def create_redemptions(request: web.Request) -> web.Response:
+    body = await read_json(request)
+    name = redemptions.clean_name(body.get("name"))
+    quota = redemptions.clean_quota(body.get("quota", redemptions.DEFAULT_QUOTA))
+    count = redemptions.clean_count(body.get("count", 1))
+    return ok(await redemptions.create_codes(the_user(request), name, quota, count))
+
+
+@routes.put("/redemption/")
+@routes.put("/redemption")
+@admin_required
+async def update_redemption(request: web.Request) -> web.Response:
+    body = await read_json(request)
+    code_id = _id_of(body.get("id"))
+    if request.query.get("status_only", "") not in ("", "false", "0"):
+        code = await redemptions.set_code_status(code_id, body.get("status"))
+        return ok(redemptions.redemption_dict(code))
+    fields = {}
+    if body.get("name") is not None:
+        fields["name"] = redemptions.clean_name(body["name"])
+    if body.get("quota") is not None:
+        fields["quota"] = redemptions.clean_quota(body["quota"])
+    code = await redemptions.update_code(code_id, fields)
+    return ok(redemptions.redemption_dict(code))
+
+
+@routes.delete(r"/redemption/{id:\d+}/")
+@routes.delete(r"/redemption/{id:\d+}")
+@admin_required
+async def delete_redemption(request: web.Request) -> web.Response:
+    await redemptions.delete_code(int(request.match_info["id"]))
+    return ok()
