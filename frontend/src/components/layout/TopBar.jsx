@@ -29,7 +29,7 @@ export default function TopBar({ status, theme, onToggleTheme, onToggleSidebar }
   return (
     <nav className="navbar has-shadow" aria-label={t('shell.mainNavigation')}>
       <div className="navbar-brand">
-        <button type="button" className="navbar-item button is-white" aria-label={t('shell.toggleSidebar')}
+        <button type="button" className="navbar-item button is-ghost" aria-label={t('shell.toggleSidebar')}
           data-testid="sidebar-toggle" onClick={onToggleSidebar}>
           <span aria-hidden="true">☰</span>
         </button>
@@ -62,13 +62,13 @@ export default function TopBar({ status, theme, onToggleTheme, onToggleSidebar }
           </div>
           {user ? (
             <div className={`navbar-item has-dropdown ${menuOpen ? 'is-active' : ''}`}>
-              <button type="button" className="navbar-link button is-white" data-testid="user-menu"
+              <button type="button" className="navbar-link button is-ghost" data-testid="user-menu"
                 aria-expanded={menuOpen} onClick={() => setMenuOpen(!menuOpen)}>
                 {user.display_name || user.username}
               </button>
               <div className="navbar-dropdown is-right">
                 <Link className="navbar-item" to="/setting" onClick={() => setMenuOpen(false)}>{t('sidebar.setting')}</Link>
-                <button type="button" className="navbar-item button is-white is-fullwidth" onClick={onLogout}>
+                <button type="button" className="navbar-item button is-ghost is-fullwidth" onClick={onLogout}>
                   {t('shell.logout')}
                 </button>
               </div>
