@@ -8,7 +8,7 @@ from api.console.auth import admin_required, user_required
 from api.errors import ApiError
 from api.i18n import language, translate
 from api.response import json_body, ok, read_json
-from api.services import channel_health as health
+from api.services import channel_monitor as health
 from api.services import channels as service
 from api.services.jobs import enqueue
 from models import Channel
