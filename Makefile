@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: run test install install-dev frontend lint clean
+.PHONY: run test install install-dev frontend lint clean screenshots
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -34,3 +34,7 @@ lint: install-dev
 
 clean:
 	rm -rf $(VENV) frontend/node_modules frontend/build
+
+# Screenshots of the main screens (light, dark, English, Chinese) into ./screenshots for review.
+screenshots: install-dev
+	SCREENSHOT_DIR=$(CURDIR)/screenshots $(PY) -m pytest tests/e2e -q
