@@ -56,6 +56,7 @@ DEFAULTS: dict[str, str] = {
     "StripeApiSecret": "",
     "StripeWebhookSecret": "",
     "StripePriceId": "",
+    "StripeCurrency": "cny",  # ISO code of what StripeUnitPrice is in (the wallet shows yuan)
     "StripeUnitPrice": "8",
     "MinTopUp": "5",
     "PaymentEnabled": "false",
@@ -152,7 +153,7 @@ TRAILING_SLASH_OPTIONS = frozenset({
 })
 PAYMENT_OPTIONS = frozenset({
     "StripeApiSecret", "StripeWebhookSecret", "StripePriceId", "StripeUnitPrice", "MinTopUp",
-    "TopupGroupRatio",
+    "TopupGroupRatio", "StripeCurrency",
 })
 # (key, lowest, highest or None, integer?)
 NUMERIC_LIMITS: dict[str, tuple[float, float | None, bool]] = {
@@ -230,6 +231,11 @@ def _check_chats(key: str, value: str) -> None:
         raise ApiError("option_chats")
 
 
+def _check_currency(key: str, value: str) -> None:
+    if len(value) != 3 or not value.isascii() or not value.isalpha() or value != value.lower():
+        raise ApiError("option_currency", key=key)
+
+
 def _check_export_time(key: str, value: str) -> None:
     if value not in {"hour", "day", "week"}:
         raise ApiError("option_data_export_time")
@@ -249,6 +255,7 @@ EXTRA_CHECKS: dict[str, Callable[[str, str], None]] = {
     "UserUsableGroups": _check_usable_groups,
     "Chats": _check_chats,
     "DataExportDefaultTime": _check_export_time,
+    "StripeCurrency": _check_currency,
     "AutomaticRetryStatusCodes": _check_status_ranges,
 }
 

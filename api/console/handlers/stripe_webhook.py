@@ -1,0 +1,26 @@
+"""Stripe's calls to us: checkout.session.* events, signed with StripeWebhookSecret (no session auth)."""
+from __future__ import annotations
+
+from aiohttp import web
+
+from api import keys
+from api.i18n import language, translate
+from api.response import fail, ok
+from api.services import payments
+
+routes = web.RouteTableDef()
+MAX_EVENT_BYTES = 1024 * 1024
+
+
+@routes.post("/stripe/webhook")
+async def stripe_webhook(request: web.Request) -> web.Response:
+    """403 unless Stripe is configured, 400 on a bad signature, 200 once handled (500 → Stripe retries)."""
+    if request.content_length is not None and request.content_length > MAX_EVENT_BYTES:
+        return fail("payload too large", status=413)
+    payload = await request.read()
+    try:
+        outcome = await payments.handle_webhook(request.config_dict[keys.STORE], request.config_dict[keys.OPTIONS],
+                                                payload, request.headers.get("Stripe-Signature"))
+    except payments.WebhookRefused as exc:
+        return fail(translate(exc.message, language(request)), status=exc.status)
+    return ok(outcome)
