@@ -20,4 +20,10 @@ class Job:
 
 JOBS: tuple[Job, ...] = (
     Job("heartbeat", "system.heartbeat", 10),
+    # Channel health (issue 5): each actor checks its own interval option and last run in Redis.
+    Job("channel-test", "channel.test_all", 60),
+    Job("channel-balance", "channel.update_balances", 60),
+    Job("channel-probe", "channel.probe_disabled", 30),
+    Job("channel-notify", "channel.notify_root", 60),
+    Job("logs-purge", "logs.purge", 600),
 )
