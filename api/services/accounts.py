@@ -317,7 +317,7 @@ async def aff_code_of(user: User) -> str:
             await User.filter(id=user.id, aff_code=None).update(aff_code=code)
         except IntegrityError:
             continue  # another user has this code
-        stored = await User.filter(id=user.id).values_list("aff_code", flat=True).first()
+        stored = await User.filter(id=user.id).first().values_list("aff_code", flat=True)
         if stored:
             user.aff_code = stored
             return stored

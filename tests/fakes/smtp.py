@@ -41,13 +41,14 @@ class FakeSmtp:
             self.port = sock.getsockname()[1]
         kwargs: dict = {}
         if self.username:
-            kwargs = {"authenticator": self._authenticate, "auth_required": True, "auth_require_tls": False}
+            # AUTH offered without TLS (local tests); not required, so tests check `login` instead.
+            kwargs = {"authenticator": self._authenticate, "auth_require_tls": False}
         self.controller = Controller(self, hostname="127.0.0.1", port=self.port, **kwargs)
 
     def _authenticate(self, server, session, envelope, mechanism, auth_data) -> AuthResult:
         ok = (isinstance(auth_data, LoginPassword) and auth_data.login.decode() == self.username
               and auth_data.password.decode() == self.password)
-        return AuthResult(success=ok, handled=False)
+        return AuthResult(success=ok, handled=False, auth_data=auth_data if ok else None)
 
     async def handle_DATA(self, server, session, envelope) -> str:
         with self._lock:
@@ -56,7 +57,8 @@ class FakeSmtp:
                 return "451 Try again later"
             message = email.message_from_bytes(envelope.original_content or envelope.content,
                                                policy=email.policy.default)
-            login = session.login_data.decode() if isinstance(session.login_data, bytes) else None
+            auth = session.auth_data  # what the authenticator accepted
+            login = auth.login.decode() if isinstance(auth, LoginPassword) else None
             self.messages.append(Received(envelope.mail_from, list(envelope.rcpt_tos), message, login))
         return "250 Message accepted for delivery"
 
