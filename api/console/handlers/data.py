@@ -1,0 +1,31 @@
+"""Dashboard data: hourly usage aggregates per model (QuotaData)."""
+from __future__ import annotations
+
+from aiohttp import web
+
+from api.console.auth import admin_required, the_user, user_required
+from api.response import ok
+from api.services import logs
+
+from ._paging import query_int
+
+routes = web.RouteTableDef()
+
+
+@routes.get("/data/")
+@routes.get("/data")
+@admin_required
+async def all_quota_data(request: web.Request) -> web.Response:
+    start, end = logs.data_range(query_int(request, "start_timestamp", 0), query_int(request, "end_timestamp", 0),
+                                 max_span=None)
+    username = request.query.get("username", "").strip()
+    return ok(await logs.quota_data(start, end, username=username))
+
+
+@routes.get("/data/self/")
+@routes.get("/data/self")
+@user_required
+async def own_quota_data(request: web.Request) -> web.Response:
+    start, end = logs.data_range(query_int(request, "start_timestamp", 0), query_int(request, "end_timestamp", 0),
+                                 max_span=logs.MAX_SELF_DATA_SPAN)
+    return ok(await logs.quota_data(start, end, user_id=the_user(request).id))

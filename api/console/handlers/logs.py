@@ -1,0 +1,71 @@
+"""Usage logs: everyone's (admin), one's own, their statistics, and clearing old ones (root)."""
+from __future__ import annotations
+
+from aiohttp import web
+
+from api.console.auth import admin_required, root_required, the_user, user_required
+from api.errors import ApiError
+from api.response import ok
+from api.services import logs
+from api.services.logs import LogFilter
+
+from ._paging import query_int, read_page
+
+routes = web.RouteTableDef()
+
+
+def read_filter(request: web.Request, *, admin: bool) -> LogFilter:
+    """The query's filters; username and channel only for the admin routes, the own id otherwise."""
+    q = request.query
+    return LogFilter(
+        log_type=query_int(request, "type", 0),
+        user_id=None if admin else the_user(request).id,
+        username=q.get("username", "").strip() if admin else "",
+        token_name=q.get("token_name", "").strip(),
+        model_name=q.get("model_name", "").strip(),
+        start=query_int(request, "start_timestamp", 0),
+        end=query_int(request, "end_timestamp", 0),
+        channel=query_int(request, "channel", 0) if admin else 0,
+    )
+
+
+async def _page(request: web.Request, *, admin: bool) -> web.Response:
+    page = read_page(request, first=1)
+    rows, total = await logs.page_logs(read_filter(request, admin=admin), page.offset, page.size)
+    return ok(page.envelope([logs.log_dict(r, admin=admin) for r in rows], total))
+
+
+@routes.get("/log/")
+@routes.get("/log")
+@admin_required
+async def list_all_logs(request: web.Request) -> web.Response:
+    return await _page(request, admin=True)
+
+
+@routes.get("/log/self/")
+@routes.get("/log/self")
+@user_required
+async def list_own_logs(request: web.Request) -> web.Response:
+    return await _page(request, admin=False)
+
+
+@routes.get("/log/stat")
+@admin_required
+async def all_logs_stat(request: web.Request) -> web.Response:
+    return ok(await logs.stat(read_filter(request, admin=True)))
+
+
+@routes.get("/log/self/stat")
+@user_required
+async def own_logs_stat(request: web.Request) -> web.Response:
+    return ok(await logs.stat(read_filter(request, admin=False)))
+
+
+@routes.delete("/log/")
+@routes.delete("/log")
+@root_required
+async def delete_old_logs(request: web.Request) -> web.Response:
+    target = query_int(request, "target_timestamp", 0)
+    if target <= 0:
+        raise ApiError("log_target_time_required")
+    return ok(await logs.delete_before(target))
