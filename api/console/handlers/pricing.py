@@ -1,0 +1,121 @@
+"""Public model prices: every model an enabled channel serves, with its ratios or per-call price.
+
+The list is built once and kept in this process until a "channel" or "option" event (from any
+process) says that channels, abilities or prices changed.
+"""
+from __future__ import annotations
+
+import weakref
+from collections.abc import Mapping
+from typing import Any
+
+from aiohttp import web
+
+from api import keys
+from api.console.auth import current_user
+from api.errors import ApiError
+from api.response import ok
+from api.services import pricing
+from api.services.events import EventBus
+from api.services.options import OptionsService
+from models import Ability, Channel
+from models.enums import ChannelStatus
+
+routes = web.RouteTableDef()
+
+
+def _table(options: OptionsService, key: str, defaults: Mapping[str, float]) -> dict[str, float]:
+    """The built-in table overlaid with the admin's option (the option's entries win)."""
+    configured = options.get_json(key)
+    merged = dict(defaults)
+    if isinstance(configured, dict):
+        merged.update({k: v for k, v in configured.items() if isinstance(v, int | float) and not isinstance(v, bool)})
+    return merged
+
+
+def price_entry(model: str, groups: list[str], ratios: dict[str, float], completions: dict[str, float],
+                prices: dict[str, float]) -> dict[str, Any] | None:
+    """One model's entry, or None when it has neither a price nor a ratio (the relay refuses it)."""
+    name = pricing.wildcard_name(model)
+    price = prices.get(model, prices.get(name))
+    ratio = ratios.get(model, ratios.get(name))
+    if price is not None and price >= 0:
+        quota_type, model_price = 1, float(price)
+    elif ratio is not None:
+        quota_type, model_price = 0, 0.0
+    else:
+        return None
+    return {
+        "model_name": model,
+        "quota_type": quota_type,
+        "model_ratio": float(ratio) if ratio is not None else 0.0,
+        "completion_ratio": float(pricing.completion_ratio_for(model, completions)),
+        "model_price": model_price,
+        "enable_groups": groups,
+        "owner_by": "",
+    }
+
+
+async def build_pricing(options: OptionsService) -> list[dict[str, Any]]:
+    enabled = await Channel.filter(status=int(ChannelStatus.ENABLED)).values_list("id", flat=True)
+    rows = await Ability.filter(enabled=True, channel_id__in=list(enabled)).values_list("model", "group")
+    groups: dict[str, set[str]] = {}
+    for model, group in rows:
+        groups.setdefault(model, set()).add(group)
+    ratios = _table(options, "ModelRatio", pricing.DEFAULT_MODEL_RATIO)
+    completions = _table(options, "CompletionRatio", pricing.DEFAULT_COMPLETION_RATIO)
+    prices = _table(options, "ModelPrice", pricing.DEFAULT_MODEL_PRICE)
+    entries = (price_entry(m, sorted(g), ratios, completions, prices) for m, g in groups.items())
+    return sorted((e for e in entries if e is not None),
+                  key=lambda e: (not e["model_name"].startswith("gpt"), e["model_name"]))
+
+
+class PricingCache:
+    """The list of this process, dropped by every channel or option event."""
+
+    def __init__(self, events: EventBus) -> None:
+        self.entries: list[dict[str, Any]] | None = None
+        self.generation = 0
+        events.subscribe("channel", self.invalidate)
+        events.subscribe("option", self.invalidate)
+
+    def invalidate(self, _message: dict | None = None) -> None:
+        self.entries = None
+        self.generation += 1
+
+    async def get(self, options: OptionsService) -> list[dict[str, Any]]:
+        if self.entries is None:
+            generation = self.generation
+            entries = await build_pricing(options)
+            if generation == self.generation:  # no invalidation arrived while building
+                self.entries = entries
+            return entries
+        return self.entries
+
+
+_CACHES: weakref.WeakKeyDictionary[EventBus, PricingCache] = weakref.WeakKeyDictionary()
+
+
+def cache_of(events: EventBus) -> PricingCache:
+    cache = _CACHES.get(events)
+    if cache is None:
+        cache = _CACHES[events] = PricingCache(events)
+    return cache
+
+
+@routes.get("/pricing")
+async def get_pricing(request: web.Request) -> web.Response:
+    options = request.config_dict[keys.OPTIONS]
+    try:
+        user = await current_user(request)
+    except ApiError:
+        user = None  # public route: a stale session is just a visitor
+    entries = await cache_of(request.config_dict[keys.EVENTS]).get(options)
+    configured = options.get_json("GroupRatio")
+    group_ratio = configured if isinstance(configured, dict) else dict(pricing.DEFAULT_GROUP_RATIO)
+    usable = options.get_json("UserUsableGroups")
+    usable_group = dict(usable) if isinstance(usable, dict) else {}
+    if user is not None and user.group not in usable_group:
+        usable_group[user.group] = user.group
+    return ok(entries, group_ratio=group_ratio, usable_group=usable_group,
+              user_group=user.group if user is not None else None)
