@@ -169,7 +169,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "channel_vertex_region_invalid": (
         "The Vertex AI region must be JSON with a \"default\" region", "部署地区必须是合法的 JSON 格式，且必须包含 default 地区！"),
     "channel_type_invalid": ("Unknown channel type: {type}", "未知的渠道类型：{type}"),
-    "channel_status_invalid": ("Channel status must be 1 (enabled) or 2 (disabled)", "渠道状态只能是 1（启用）或 2（禁用）"),
+    "channel_status_invalid": (
+        "Channel status must be 1 (enabled), 2 (disabled) or 3 (automatically disabled)",
+        "渠道状态只能是 1（启用）、2（手动禁用）或 3（自动禁用）"),
     "channel_too_many_keys": ("At most {max} keys can be added at once", "一次最多添加 {max} 个密钥"),
     "channel_not_found": ("Channel not found, refresh the page", "渠道不存在，请刷新页面后重试"),
     "channel_ids_required": ("Please select the channels to delete first", "请先选择要删除的通道！"),

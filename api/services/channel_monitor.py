@@ -89,6 +89,14 @@ class RunSummary:
     enabled: list[int] = field(default_factory=list)
 
 
+def scrub(text: str, secret: str) -> str:
+    """An upstream message may quote the key it refused: never pass it on (or store it)."""
+    for part in {secret, *secret.splitlines()}:
+        if len(part.strip()) >= 6:
+            text = text.replace(part.strip(), "***")
+    return text
+
+
 def test_timeout(options: OptionsService) -> float:
     return max(1.0, options.get_float("ChannelTestTimeoutSeconds"))
 
@@ -185,6 +193,7 @@ async def run_test(http: aiohttp.ClientSession, channel: Channel, requested: str
     elapsed = time.monotonic() - started
     if status != 200:
         err = adaptor.convert_error(status, raw)
+        err.message = scrub(err.message, channel.key)
         return TestResult(False, err.message, elapsed, model, error=err, timeout=timeout)
     try:
         data = orjson.loads(raw)
@@ -192,6 +201,7 @@ async def run_test(http: aiohttp.ClientSession, channel: Channel, requested: str
         data = None
     if isinstance(data, dict) and "error" in data and not data.get("choices"):
         err = adaptor.convert_error(500, raw)
+        err.message = scrub(err.message, channel.key)
         return TestResult(False, err.message, elapsed, model, error=err, timeout=timeout)
     answer, usage = adaptor.convert_response(data) if isinstance(data, dict) else ({}, None)
     if usage is None and not answer.get("choices"):
@@ -453,7 +463,8 @@ def _base(channel: Channel) -> str:
     return (base or "https://api.openai.com").rstrip("/")
 
 
-async def _get_json(http: aiohttp.ClientSession, url: str, headers: dict[str, str], timeout: float) -> Any:
+async def _get_json(http: aiohttp.ClientSession, url: str, headers: dict[str, str], timeout: float,
+                    secret: str = "") -> Any:
     try:
         async with http.get(url, headers={**headers, **ACCEPT_IDENTITY},
                             timeout=aiohttp.ClientTimeout(total=timeout)) as resp:
@@ -470,7 +481,7 @@ async def _get_json(http: aiohttp.ClientSession, url: str, headers: dict[str, st
     if status != 200:
         err = data.get("error") if isinstance(data, dict) else None
         message = err.get("message") if isinstance(err, dict) else None
-        raise QueryError(f"status {status}" + (f": {message}" if message else ""))
+        raise QueryError(f"status {status}" + (f": {scrub(str(message), secret)}" if message else ""))
     if not isinstance(data, dict):
         raise QueryError("unexpected answer")
     return data
@@ -488,26 +499,26 @@ async def query_balance(http: aiohttp.ClientSession, channel: Channel, timeout: 
     base, key = _base(channel), channel.key
     bearer = {"Authorization": f"Bearer {key}"}
     if channel.type in OPENAI_BILLING_TYPES:
-        sub = await _get_json(http, f"{base}/v1/dashboard/billing/subscription", bearer, timeout)
+        sub = await _get_json(http, f"{base}/v1/dashboard/billing/subscription", bearer, timeout, key)
         limit = _number(sub.get("hard_limit_usd"), "hard_limit_usd")
         today = datetime.now(UTC).date()
         start, end = today - timedelta(days=100), today + timedelta(days=1)
         usage = await _get_json(http, f"{base}/v1/dashboard/billing/usage?start_date={start}&end_date={end}",
-                                bearer, timeout)
+                                bearer, timeout, key)
         return round(limit - _number(usage.get("total_usage"), "total_usage") / 100, 6)
     if channel.type == ChannelType.SILICONFLOW:
-        data = await _get_json(http, f"{base}/v1/user/info", bearer, timeout)
+        data = await _get_json(http, f"{base}/v1/user/info", bearer, timeout, key)
         return _number((data.get("data") or {}).get("totalBalance"), "totalBalance")
     if channel.type == 10:  # AIProxy
-        data = await _get_json(http, f"{base}/api/report/getUserOverview", {"Api-Key": key}, timeout)
+        data = await _get_json(http, f"{base}/api/report/getUserOverview", {"Api-Key": key}, timeout, key)
         if not data.get("success"):
             raise QueryError(str(data.get("message") or "failed"))
         return _number((data.get("data") or {}).get("totalPoints"), "totalPoints")
     if channel.type == 12:  # API2GPT
-        data = await _get_json(http, f"{base}/dashboard/billing/credit_grants", bearer, timeout)
+        data = await _get_json(http, f"{base}/dashboard/billing/credit_grants", bearer, timeout, key)
         return _number(data.get("total_remaining"), "total_remaining")
     if channel.type == 13:  # AIGC2D
-        data = await _get_json(http, f"{base}/dashboard/billing/credit_grants", bearer, timeout)
+        data = await _get_json(http, f"{base}/dashboard/billing/credit_grants", bearer, timeout, key)
         return _number(data.get("total_available"), "total_available")
     raise QueryError("unsupported")
 
@@ -549,7 +560,8 @@ FETCH_MODELS_TYPES = frozenset({
 async def fetch_models(http: aiohttp.ClientSession, channel: Channel, timeout: float) -> list[str]:
     """GET {base}/v1/models with the channel's key → the model ids (OpenAI format only)."""
     base = _base(channel)
-    data = await _get_json(http, f"{base}/v1/models", {"Authorization": f"Bearer {channel.key}"}, timeout)
+    data = await _get_json(http, f"{base}/v1/models", {"Authorization": f"Bearer {channel.key}"}, timeout,
+                           channel.key)
     items = data.get("data")
     if not isinstance(items, list):
         raise QueryError("no model list in the answer")

@@ -215,7 +215,8 @@ async def test_update_validation(root: ApiClient) -> None:
         ({"id": channel["id"], "name": ""}, "Please fill in the channel name and key"),
         ({"id": channel["id"], "models": ""}, "Please select at least one model"),
         ({"id": channel["id"], "model_mapping": "nope"}, "Model mapping must be a valid JSON object"),
-        ({"id": channel["id"], "status": 7}, "Channel status must be 1 (enabled) or 2 (disabled)"),
+        ({"id": channel["id"], "status": 7},
+         "Channel status must be 1 (enabled), 2 (disabled) or 3 (automatically disabled)"),
         ({"id": channel["id"], "type": 41}, 'The Vertex AI region must be JSON with a "default" region'),
     ]
     for body, message in cases:

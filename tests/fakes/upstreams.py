@@ -5,6 +5,7 @@ behaviour (a channel's base_url is `<server>/<behaviour>`):
   /hang      accepts the request and never answers (until the server shuts down)
   /invalid   401 invalid_api_key, as OpenAI answers a revoked key
   /toggle    healthy or invalid depending on `app[TOGGLE_OK]["ok"]` (a provider that comes back)
+  /leaky     401 invalid_api_key whose message quotes the key it was sent
   /broken    200 with neither choices nor usage
   /<any>/v1/user/info   SiliconFlow's balance endpoint
 
@@ -71,6 +72,9 @@ async def chat(request: web.Request) -> web.StreamResponse:
         return _json(INVALID_KEY_ERROR, 401)
     if kind == "broken":
         return _json({"id": "x", "object": "chat.completion"})
+    if kind == "leaky":
+        key = request.headers.get("Authorization", "").removeprefix("Bearer ")
+        return _json({"error": {**INVALID_KEY_ERROR["error"], "message": f"Incorrect API key provided: {key}."}}, 401)
     return _json(completion(model))
 
 
@@ -79,6 +83,9 @@ async def get_route(request: web.Request) -> web.Response:
     await _record(request)
     if kind == "invalid":
         return _json(INVALID_KEY_ERROR, 401)
+    if kind == "leaky":
+        key = request.headers.get("Authorization", "").removeprefix("Bearer ")
+        return _json({"error": {"message": f"Incorrect API key provided: {key}."}}, 401)
     if tail == "v1/models":
         return _json({"object": "list", "data": [{"id": m, "object": "model", "owned_by": "fake"}
                                                  for m in PROVIDER_MODELS]})

@@ -154,6 +154,19 @@ async def test_test_all_disables_and_enables_per_the_rules(deps, sent, upstream)
     assert await deps.store.redis.get(lock) == token
 
 
+async def test_a_key_quoted_by_the_upstream_is_never_stored_or_shown(deps, root: ApiClient, upstream) -> None:
+    await set_options(deps, AutomaticDisableChannelEnabled="true")
+    leaky = await channel(upstream, "leaky", key="sk-very-secret-key-123")
+    body = await root.get(f"/api/channel/test/{leaky.id}")
+    assert body["message"] == "Incorrect API key provided: ***."
+    body = await root.get(f"/api/channel/update_balance/{leaky.id}/")
+    assert body["message"] == "Balance query failed: status 401: Incorrect API key provided: ***."
+    await monitor.test_all(deps, "token")
+    stored = await Channel.get(id=leaky.id)
+    assert stored.status == ChannelStatus.AUTO_DISABLED
+    assert "sk-very-secret" not in stored.other_info and "***" in stored.other_info
+
+
 async def test_test_all_skips_a_channel_under_test_elsewhere(deps, upstream) -> None:
     busy = await channel(upstream)
     free = await channel(upstream, name="free")
