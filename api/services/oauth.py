@@ -120,7 +120,8 @@ async def linuxdo_identity(request: web.Request, code: str) -> Identity:
     options = request.config_dict[keys.OPTIONS]
     base = request.config_dict[keys.SETTINGS].linuxdo_base_url
     token = await _call(request, "LINUX DO", "POST", f"{base}/oauth2/token",
-                        auth=aiohttp.BasicAuth(options.get("LinuxDoClientId"), options.get("LinuxDoClientSecret")),
+                        headers={"Authorization": aiohttp.encode_basic_auth(
+                            options.get("LinuxDoClientId"), options.get("LinuxDoClientSecret"))},
                         data={"grant_type": "authorization_code", "code": code,
                               "redirect_uri": _callback_url(request, options, "/oauth/linuxdo")})
     access = token.get("access_token")
