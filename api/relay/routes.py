@@ -1,8 +1,303 @@
-"""Relay routes (/v1, /pg, /dashboard): the OpenAI-format surface."""
+"""Relay routes: the OpenAI-format surface under /v1, the console playground /pg, the legacy
+/dashboard/billing endpoints, and /metrics. Each prefix is a sub-app whose error middleware answers
+OpenAI-shaped errors `{"error": {message, type, param, code}}` with real status codes and the request
+id in the message (the root app puts the request id header on every answer).
+"""
 from __future__ import annotations
 
+import asyncio
+import functools
+import hmac
+import ipaddress
+import logging
+import time
+from collections.abc import AsyncIterator
+
+import orjson
 from aiohttp import web
+
+from api import keys
+from api.console.auth import current_user
+from api.errors import ApiError
+from api.i18n import language, translate
+from api.relay.auth import KeyAuth, UserInfo
+from api.relay.base import RelayMode
+from api.relay.errors import RelayError
+from api.relay.handler import Caller, error_response, key_caller, refuse, run
+from api.relay.state import RELAY, RelayState, relay_state
+from api.relay.tokenizer import get_encoding
+from api.services.channel_index import ChannelIndex
+from api.services.jobs import enqueue
+from api.services.net import client_ip
+from api.services.quota import QuotaService
+from api.services.sessions import sessions_of
+from api.services.settlement import SettlementSender, pending_key
+from models import Token, User
+from models.enums import UserStatus
+
+log = logging.getLogger("api.relay")
+QUEUES = ("billing", "relay", "mail", "system", "channel")
+
+
+# -- lifetime ---------------------------------------------------------------------------------------
+
+
+async def relay_ctx(app: web.Application) -> AsyncIterator[None]:
+    """Index, key cache, quota scripts and the settlement sender of this process."""
+    store, events = app[keys.STORE], app[keys.EVENTS]
+    index = ChannelIndex()
+    index.subscribe(events)
+    await index.load()
+    auth = KeyAuth(store)
+    auth.subscribe(events)
+    sender = SettlementSender(functools.partial(enqueue, app))
+    sender.start()
+    await asyncio.get_running_loop().run_in_executor(None, get_encoding)  # warm the tokenizer (~0.3 s)
+    app[RELAY] = RelayState(index=index, auth=auth, quota=QuotaService(store), settlements=sender)
+    yield
+    state = app[RELAY]
+    if state.background:
+        await asyncio.gather(*state.background, return_exceptions=True)
+    await sender.stop()
+    await index.close()
+
+
+# -- errors and CORS --------------------------------------------------------------------------------
+
+
+@web.middleware
+async def openai_errors_middleware(request: web.Request, handler):
+    """RelayError → its status and OpenAI-shaped body; unknown paths 404, wrong methods 405."""
+    try:
+        return await handler(request)
+    except RelayError as err:
+        return error_response(request, err)
+    except web.HTTPException as exc:
+        if exc.status < 400:
+            raise
+        lang = language(request)
+        if exc.status in (404, 405):
+            message = translate("relay_invalid_url", lang, method=request.method, path=request.path)
+            return error_response(request, RelayError(exc.status, message, "invalid_request_error", local=True))
+        return error_response(request, RelayError(exc.status, exc.reason, "invalid_request_error", local=True))
+    except ApiError as exc:  # a console check (playground session) refused the caller
+        return error_response(request, RelayError(exc.status if exc.status >= 400 else 403,
+                                                  translate(exc.message, language(request), **exc.params),
+                                                  "new_api_error", exc.message, local=True))
+    except Exception:
+        log.exception("relay error on %s %s (request id %s)", request.method, request.path,
+                      request.get(keys.REQUEST_ID))
+        return error_response(request, RelayError(500, translate("relay_internal", language(request)),
+                                                  "new_api_error", "internal_error", local=True))
+
+
+@web.middleware
+async def cors_middleware(request: web.Request, handler):
+    """Browser clients (chat front-ends) call the relay from other origins."""
+    if request.method == "OPTIONS" and "Access-Control-Request-Method" in request.headers:
+        return web.Response(status=204, headers={
+            "Access-Control-Allow-Origin": "*", "Access-Control-Allow-Methods": "GET, POST, DELETE, OPTIONS",
+            "Access-Control-Allow-Headers": request.headers.get("Access-Control-Request-Headers", "*"),
+            "Access-Control-Max-Age": "86400"})
+    response = await handler(request)
+    if not response.prepared:
+        response.headers.setdefault("Access-Control-Allow-Origin", "*")
+    return response
+
+
+def _sub_app() -> web.Application:
+    sub = web.Application()
+    # Order (outermost first): CORS headers on everything, errors become OpenAI-shaped answers.
+    sub.middlewares.append(cors_middleware)
+    sub.middlewares.append(openai_errors_middleware)
+    return sub
+
+
+# -- handlers ---------------------------------------------------------------------------------------
+
+
+def relay_handler(mode: RelayMode, route: str):
+    async def handle(request: web.Request) -> web.StreamResponse:
+        caller = await key_caller(request, relay_state(request))
+        return await run(request, mode, route, caller)
+
+    handle.__name__ = f"relay_{mode}"
+    return handle
+
+
+async def not_implemented(request: web.Request) -> web.Response:
+    raise RelayError(501, translate("relay_not_implemented", language(request)), "new_api_error",
+                     "api_not_implemented", local=True)
+
+
+async def playground(request: web.Request) -> web.StreamResponse:
+    """POST /pg/chat/completions: the console's session user pays; no key is touched."""
+    session = await sessions_of(request).load(request)
+    if session is None or not session.user_id:
+        raise refuse(request, 401, "relay_playground_session", "access_token_not_supported")
+    user = await current_user(request)
+    if user is None:
+        raise refuse(request, 401, "relay_playground_session", "access_token_not_supported")
+    if user.status != UserStatus.ENABLED:
+        raise refuse(request, 403, "relay_user_banned", "user_banned")
+    info = UserInfo(user.id, user.username, user.status, user.role, user.group or "default", False)
+    return await run(request, RelayMode.CHAT, "/pg/chat/completions", Caller(info, None))
+
+
+def _owned_by(model: str) -> str:
+    lower = model.lower()
+    for prefix, owner in (("gpt", "openai"), ("o1", "openai"), ("o3", "openai"), ("o4", "openai"),
+                          ("dall-e", "openai"), ("whisper", "openai"), ("tts", "openai"), ("text-", "openai"),
+                          ("chatgpt", "openai"), ("omni", "openai"), ("claude", "anthropic"), ("gemini", "google"),
+                          ("deepseek", "deepseek"), ("qwen", "alibaba"), ("glm", "zhipu"), ("moonshot", "moonshot")):
+        if lower.startswith(prefix):
+            return owner
+    return "custom"
+
+
+def _model_object(model: str, created: int) -> dict:
+    return {"id": model, "object": "model", "created": created, "owned_by": _owned_by(model)}
+
+
+async def _key_models(request: web.Request) -> list[str]:
+    state = relay_state(request)
+    caller = await key_caller(request, state)
+    token = caller.token
+    if token is not None and token.model_limits is not None:
+        return sorted(token.model_limits)
+    group = (token.group if token and token.group else "") or caller.user.group
+    return list(state.index.models(group))
+
+
+async def list_models(request: web.Request) -> web.Response:
+    created = request.config_dict[keys.START_TIME]
+    data = [_model_object(m, created) for m in await _key_models(request)]
+    return web.Response(body=orjson.dumps({"object": "list", "data": data}), content_type="application/json")
+
+
+async def get_model(request: web.Request) -> web.Response:
+    model = request.match_info["model"]
+    if model not in await _key_models(request):
+        raise refuse(request, 404, "relay_model_not_found", "model_not_found", "invalid_request_error", model=model)
+    body = _model_object(model, request.config_dict[keys.START_TIME])
+    return web.Response(body=orjson.dumps(body), content_type="application/json")
+
+
+async def _billing_amounts(request: web.Request) -> tuple[int, int, int, bool, float]:
+    """(limit, used, access_until, unlimited, divisor) of the caller's key (or user)."""
+    state = relay_state(request)
+    caller = await key_caller(request, state)
+    options = request.config_dict[keys.OPTIONS]
+    assert caller.token is not None
+    token = await Token.get(id=caller.token.id)
+    store = request.config_dict[keys.STORE]
+    pending = await store.redis.hgetall(pending_key(store, caller.user.id))
+    waiting = [orjson.loads(v) for v in pending.values()]
+    divisor = options.get_float("QuotaPerUnit") if options.get_bool("DisplayInCurrencyEnabled") else 1.0
+    access_until = token.expired_time if token.expired_time != -1 else 0
+    if options.get_bool("DisplayTokenStatEnabled"):
+        used = token.used_quota + sum(int(r["q"]) for r in waiting if int(r.get("t", 0)) == token.id)
+        return token.remain_quota + token.used_quota, used, access_until, token.unlimited_quota, divisor
+    user = await User.get(id=caller.user.id)
+    used = user.used_quota + sum(int(r["q"]) for r in waiting)
+    return user.quota + user.used_quota, used, access_until, False, divisor
+
+
+async def billing_subscription(request: web.Request) -> web.Response:
+    limit, _, access_until, unlimited, divisor = await _billing_amounts(request)
+    amount = 100000000.0 if unlimited else limit / divisor
+    body = {"object": "billing_subscription", "has_payment_method": True, "soft_limit_usd": amount,
+            "hard_limit_usd": amount, "system_hard_limit_usd": amount, "access_until": access_until}
+    return web.Response(body=orjson.dumps(body), content_type="application/json")
+
+
+async def billing_usage(request: web.Request) -> web.Response:
+    _, used, _, _, divisor = await _billing_amounts(request)
+    body = {"object": "list", "total_usage": used / divisor * 100}
+    return web.Response(body=orjson.dumps(body), content_type="application/json")
+
+
+def _private(ip: str) -> bool:
+    try:
+        addr = ipaddress.ip_address(ip)
+    except ValueError:
+        return False
+    return addr.is_loopback or addr.is_private
+
+
+async def metrics(request: web.Request) -> web.Response:
+    """Prometheus text; with MetricsToken set it needs `Authorization: Bearer <token>`, without it
+    only loopback and private-network scrapers are answered."""
+    token = request.config_dict[keys.OPTIONS].get("MetricsToken")
+    auth = request.headers.get("Authorization", "")
+    given = auth[7:].strip() if auth[:7].lower() == "bearer " else ""
+    allowed = hmac.compare_digest(given, token) if token else _private(client_ip(request))
+    if not allowed:
+        return web.Response(status=403, text=translate("relay_metrics_forbidden", language(request)))
+    state: RelayState = request.config_dict[RELAY]
+    settings, store = request.config_dict[keys.SETTINGS], request.config_dict[keys.STORE]
+    namespace = f"{settings.redis_prefix}dramatiq"
+    async with store.redis.pipeline(transaction=False) as pipe:
+        for queue in QUEUES:
+            pipe.llen(f"{namespace}:{queue}")
+        depths = await pipe.execute()
+    gauges = {
+        "gateway_queue_depth": ("Messages waiting in each worker queue.",
+                                [((("queue", q),), float(d)) for q, d in zip(QUEUES, depths, strict=True)]),
+        "gateway_uptime_seconds": ("Seconds since this process started.",
+                                   [((), time.time() - request.config_dict[keys.START_TIME])]),
+    }
+    return web.Response(text=state.metrics.render(gauges), content_type="text/plain", charset="utf-8",
+                        headers={"X-Content-Type-Options": "nosniff"})
+
+
+# -- tables -----------------------------------------------------------------------------------------
+
+
+RELAYED: tuple[tuple[str, RelayMode], ...] = (
+    ("/chat/completions", RelayMode.CHAT),
+    ("/completions", RelayMode.COMPLETIONS),
+    ("/embeddings", RelayMode.EMBEDDINGS),
+    ("/engines/{model}/embeddings", RelayMode.EMBEDDINGS),
+    ("/moderations", RelayMode.MODERATIONS),
+    ("/images/generations", RelayMode.IMAGES),
+    ("/audio/speech", RelayMode.SPEECH),
+    ("/audio/transcriptions", RelayMode.TRANSCRIPTION),
+    ("/audio/translations", RelayMode.TRANSLATION),
+    ("/rerank", RelayMode.RERANK),
+)
+# OpenAI routes the gateway does not relay (reference: RelayNotImplemented).
+NOT_IMPLEMENTED: tuple[tuple[str, str], ...] = (
+    ("POST", "/edits"), ("POST", "/images/edits"), ("POST", "/images/variations"),
+    ("GET", "/files"), ("POST", "/files"), ("GET", "/files/{id}"), ("DELETE", "/files/{id}"),
+    ("GET", "/files/{id}/content"), ("GET", "/fine-tunes"), ("POST", "/fine-tunes"),
+    ("GET", "/fine-tunes/{id}"), ("POST", "/fine-tunes/{id}/cancel"), ("GET", "/fine-tunes/{id}/events"),
+    ("GET", "/fine_tuning/jobs"), ("POST", "/fine_tuning/jobs"), ("DELETE", "/models/{model}"),
+)
+
+
+def create_v1_app() -> web.Application:
+    v1 = _sub_app()
+    for path, mode in RELAYED:
+        v1.router.add_post(path, relay_handler(mode, "/v1" + path))
+    v1.router.add_get("/models", list_models)
+    v1.router.add_get("/models/{model}", get_model)
+    v1.router.add_get("/dashboard/billing/subscription", billing_subscription)
+    v1.router.add_get("/dashboard/billing/usage", billing_usage)
+    for method, path in NOT_IMPLEMENTED:
+        v1.router.add_route(method, path, not_implemented)
+    return v1
 
 
 def setup_relay(app: web.Application) -> None:
-    """Mount the relay on the root application (filled in by the relay pipeline)."""
+    """Mount the relay on the root application; its resources start after the shared ones."""
+    app.cleanup_ctx.append(relay_ctx)
+    app.add_subapp("/v1", create_v1_app())
+    pg = _sub_app()
+    pg.router.add_post("/chat/completions", playground)
+    app.add_subapp("/pg", pg)
+    dashboard = _sub_app()
+    dashboard.router.add_get("/billing/subscription", billing_subscription)
+    dashboard.router.add_get("/billing/usage", billing_usage)
+    app.add_subapp("/dashboard", dashboard)
+    app.router.add_get("/metrics", metrics)

@@ -1,0 +1,247 @@
+"""API-key authentication of the relay.
+
+Accepted: `Authorization: Bearer sk-<key>`, `Authorization: sk-<key>`, the bare key, and (when
+Authorization is empty or `midjourney-proxy`) the `mj-api-secret` header; an admin's
+`sk-<key>-<channelId>` pins a channel. Lookups: an in-process TTL cache (seconds) → a Redis hash
+keyed by the SHA-256 of the key (never the key itself) → the database on a miss. Every `token` and
+`user` event drops the entries it names in this process and in Redis at once; a per-entry version
+counter keeps a database read that raced such an event from writing a stale copy back.
+"""
+from __future__ import annotations
+
+import ipaddress
+import logging
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from aiohttp import web
+
+from api.services.events import EventBus
+from api.services.passwords import sha256_hex
+from api.services.store import Store
+from models import Token, User
+
+log = logging.getLogger(__name__)
+LOCAL_TTL = 10.0  # seconds an entry lives in a process without an event
+NEGATIVE_TTL = 2.0  # unknown keys: short, so a key created a moment ago works at once anyway
+REDIS_TTL = 3600
+MAX_LOCAL = 100_000
+
+_FILL = """
+if (redis.call('GET', KEYS[2]) or '0') ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+redis.call('HSET', KEYS[1], unpack(ARGV, 3))
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+return 1
+"""
+
+Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+@dataclass(frozen=True, slots=True)
+class TokenInfo:
+    id: int
+    user_id: int
+    name: str
+    status: int
+    expired_time: int
+    unlimited: bool
+    model_limits: frozenset[str] | None  # None = every model
+    allow_ips: tuple[Network, ...] | None  # None = any address
+    group: str
+
+    def ip_allowed(self, ip: str) -> bool:
+        if self.allow_ips is None:
+            return True
+        try:
+            addr = ipaddress.ip_address(ip)
+        except ValueError:
+            return False
+        return any(addr.version == net.version and addr in net for net in self.allow_ips)
+
+
+@dataclass(frozen=True, slots=True)
+class UserInfo:
+    id: int
+    username: str
+    status: int
+    role: int
+    group: str
+    deleted: bool
+
+
+def parse_key(request: web.Request) -> tuple[str, str]:
+    """(key without sk-, pinned channel id text or "") from the request headers."""
+    auth = request.headers.get("Authorization", "").strip()
+    if auth[:7].lower() == "bearer ":
+        auth = auth[7:].strip()
+    if not auth or auth == "midjourney-proxy":
+        auth = request.headers.get("mj-api-secret", "").strip()
+        if auth[:7].lower() == "bearer ":
+            auth = auth[7:].strip()
+    if auth.startswith("sk-"):
+        auth = auth[3:]
+    key, _, channel = auth.partition("-")
+    return key, channel
+
+
+def _networks(text: str) -> tuple[Network, ...] | None:
+    nets: list[Network] = []
+    for line in (text or "").replace(",", "\n").splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            nets.append(ipaddress.ip_network(line, strict=False))
+        except ValueError:
+            log.warning("ignoring an allow_ips entry that is not an address or range: %.60s", line)
+    return tuple(nets) if nets else None
+
+
+def _token_fields(t: Token) -> dict[str, str]:
+    return {"id": str(t.id), "user_id": str(t.user_id), "name": t.name, "status": str(t.status),
+            "expired_time": str(t.expired_time), "unlimited": "1" if t.unlimited_quota else "0",
+            "mle": "1" if t.model_limits_enabled else "0", "ml": t.model_limits or "", "ips": t.allow_ips or "",
+            "group": t.group or ""}
+
+
+def _token_info(f: Mapping[str, str]) -> TokenInfo:
+    limits = None
+    if f.get("mle") == "1":
+        limits = frozenset(m.strip() for m in f.get("ml", "").split(",") if m.strip())
+    return TokenInfo(int(f["id"]), int(f["user_id"]), f.get("name", ""), int(f["status"]), int(f["expired_time"]),
+                     f.get("unlimited") == "1", limits, _networks(f.get("ips", "")), f.get("group", ""))
+
+
+def _user_fields(u: User) -> dict[str, str]:
+    return {"id": str(u.id), "username": u.username, "status": str(u.status), "role": str(u.role),
+            "group": u.group or "default", "deleted": "1" if u.deleted_at is not None else "0"}
+
+
+def _user_info(f: Mapping[str, str]) -> UserInfo:
+    return UserInfo(int(f["id"]), f.get("username", ""), int(f["status"]), int(f["role"]),
+                    f.get("group") or "default", f.get("deleted") == "1")
+
+
+class KeyAuth:
+    """Finds the key and its owner; three cache levels, invalidated by events."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._tokens: dict[str, tuple[float, TokenInfo | None]] = {}
+        self._token_hash: dict[int, str] = {}
+        self._users: dict[int, tuple[float, UserInfo | None]] = {}
+        self._fill = store.redis.register_script(_FILL)
+
+    def subscribe(self, events: EventBus) -> None:
+        events.subscribe("token", self._on_token)
+        events.subscribe("user", self._on_user)
+        events.subscribe("*reset", self._on_reset)
+
+    # -- keys in Redis --------------------------------------------------------------------------
+    def _token_key(self, key_hash: str) -> str:
+        return self.store.key("relay", "tok", key_hash)
+
+    def _user_key(self, user_id: int) -> str:
+        return self.store.key("relay", "usr", user_id)
+
+    @staticmethod
+    def _ver(key: str) -> str:
+        return key + ":ver"
+
+    # -- invalidation ---------------------------------------------------------------------------
+    async def _drop_redis(self, key: str) -> None:
+        async with self.store.redis.pipeline(transaction=True) as pipe:
+            pipe.incr(self._ver(key))
+            pipe.expire(self._ver(key), REDIS_TTL * 2)
+            pipe.delete(key)
+            await pipe.execute()
+
+    async def _on_token(self, message: Mapping[str, Any]) -> None:
+        key_hash = message.get("key_hash")
+        token_id = message.get("id")
+        if not isinstance(key_hash, str) and isinstance(token_id, int):
+            key_hash = self._token_hash.get(token_id)
+        if isinstance(token_id, int):
+            self._token_hash.pop(token_id, None)
+        if isinstance(key_hash, str) and key_hash:
+            self._tokens.pop(key_hash, None)
+            await self._drop_redis(self._token_key(key_hash))
+        elif message.get("reset"):
+            self._tokens.clear()
+
+    async def _on_user(self, message: Mapping[str, Any]) -> None:
+        user_id = message.get("id")
+        if isinstance(user_id, int):
+            self._users.pop(user_id, None)
+            await self._drop_redis(self._user_key(user_id))
+        elif message.get("reset"):
+            self._users.clear()
+
+    def _on_reset(self, message: Mapping[str, Any]) -> None:
+        self._tokens.clear()
+        self._users.clear()
+
+    # -- lookups --------------------------------------------------------------------------------
+    async def token(self, key: str) -> TokenInfo | None:
+        if not key:
+            return None
+        key_hash = sha256_hex(key)
+        now = time.monotonic()
+        hit = self._tokens.get(key_hash)
+        if hit is not None and hit[0] > now:
+            return hit[1]
+        info = await self._load_token(key, key_hash)
+        self._remember(self._tokens, key_hash, (now + (LOCAL_TTL if info else NEGATIVE_TTL), info))
+        if info is not None:
+            self._token_hash[info.id] = key_hash
+        return info
+
+    async def user(self, user_id: int) -> UserInfo | None:
+        now = time.monotonic()
+        hit = self._users.get(user_id)
+        if hit is not None and hit[0] > now:
+            return hit[1]
+        info = await self._load_user(user_id)
+        self._remember(self._users, user_id, (now + (LOCAL_TTL if info else NEGATIVE_TTL), info))
+        return info
+
+    @staticmethod
+    def _remember(cache: dict, key: Any, value: Any) -> None:
+        if len(cache) >= MAX_LOCAL:
+            cache.clear()  # crude bound; entries are cheap to reload
+        cache[key] = value
+
+    async def _load_token(self, key: str, key_hash: str) -> TokenInfo | None:
+        rkey = self._token_key(key_hash)
+        async with self.store.redis.pipeline(transaction=False) as pipe:
+            pipe.hgetall(rkey)
+            pipe.get(self._ver(rkey))
+            fields, version = await pipe.execute()
+        if fields:
+            return _token_info(fields)
+        token = await Token.filter(key=key).first()
+        if token is None:
+            return None
+        data = _token_fields(token)
+        await self._fill(keys=[rkey, self._ver(rkey)],
+                         args=[version or "0", REDIS_TTL, *[x for kv in data.items() for x in kv]])
+        return _token_info(data)
+
+    async def _load_user(self, user_id: int) -> UserInfo | None:
+        rkey = self._user_key(user_id)
+        async with self.store.redis.pipeline(transaction=False) as pipe:
+            pipe.hgetall(rkey)
+            pipe.get(self._ver(rkey))
+            fields, version = await pipe.execute()
+        if fields:
+            return _user_info(fields)
+        user = await User.filter(id=user_id).first()
+        if user is None:
+            return None
+        data = _user_fields(user)
+        await self._fill(keys=[rkey, self._ver(rkey)],
+                         args=[version or "0", REDIS_TTL, *[x for kv in data.items() for x in kv]])
+        return _user_info(data)

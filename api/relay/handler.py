@@ -1,0 +1,661 @@
+"""The relay pipeline, top to bottom (billing.md is the contract it follows):
+
+1. who      the API key and its owner (or the console session for /pg), a pinned channel
+2. what     the body (JSON or multipart), the model, the group
+3. may they IP allow-list, model limits, group, sensitive words, a price for the model
+4. where    the first channel from the in-process index
+5. admit    rate limits + pre-charge of user and key: one Redis call (services/quota.py)
+6. relay    adaptor → upstream → client; a failed attempt moves to a channel not tried yet
+7. settle   the exact amount, or refund everything when nothing was produced; the record goes to
+            the workers through Redis (services/settlement.py)
+
+Adaptors (api/relay/providers) only translate; this module owns I/O, retries and billing.
+"""
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import aiohttp
+import orjson
+from aiohttp import web
+
+from api import keys
+from api.i18n import language, translate
+from api.middlewares import REQUEST_ID_HEADER
+from api.relay import client
+from api.relay.auth import TokenInfo, UserInfo, parse_key
+from api.relay.base import Adaptor, RelayMeta, RelayMode, StreamState, TokenUsage, client_wants_usage
+from api.relay.errors import RelayError, should_retry_error
+from api.relay.registry import build_adaptor
+from api.relay.sse import SSEError, SSEParser, encode_data, encode_done, encode_many
+from api.relay.state import RelayState, relay_state
+from api.relay.tokenizer import count_chat_request, count_input, count_response, count_speech_input, count_text
+from api.services import pricing
+from api.services.channel_index import ChannelInfo
+from api.services.net import client_ip
+from api.services.options import OptionsService
+from api.services.quota import BalanceUnavailable, Charge, Limits, QuotaRefused, RateLimited
+from api.services.sensitive import find_sensitive, prompt_texts
+from api.services.settlement import RequestFacts, Usage, build_record, new_settlement_id
+from models.enums import Role, TokenStatus, UserStatus
+
+log = logging.getLogger("api.relay")
+
+DEFAULT_MODELS: Mapping[RelayMode, str] = {
+    RelayMode.MODERATIONS: "text-moderation-latest",
+    RelayMode.IMAGES: "dall-e-2",
+    RelayMode.SPEECH: "tts-1",
+    RelayMode.TRANSCRIPTION: "whisper-1",
+    RelayMode.TRANSLATION: "whisper-1",
+}
+STREAMABLE = frozenset({RelayMode.CHAT, RelayMode.COMPLETIONS})
+MULTIPART = frozenset({RelayMode.TRANSCRIPTION, RelayMode.TRANSLATION})
+
+
+# -- errors the client sees -----------------------------------------------------------------------
+
+
+def refuse(request: web.Request, status: int, message_key: str, code: str, type: str = "new_api_error",
+           headers: Mapping[str, str] | None = None, **params: object) -> RelayError:
+    """A refusal by the gateway itself (never retried, never a reason to disable a channel)."""
+    err = RelayError.local_error(status, translate(message_key, language(request), **params), code, type)
+    err.headers = dict(headers or {})  # type: ignore[attr-defined]
+    return err
+
+
+def error_response(request: web.Request, err: RelayError) -> web.Response:
+    request_id = request.get(keys.REQUEST_ID, "")
+    headers = {REQUEST_ID_HEADER: request_id, **getattr(err, "headers", {})}
+    return web.Response(body=orjson.dumps(err.to_body(request_id)), status=err.status, headers=headers,
+                        content_type="application/json")
+
+
+# -- the request as it goes -----------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Caller:
+    user: UserInfo
+    token: TokenInfo | None
+    pinned: ChannelInfo | None = None
+
+    @property
+    def token_limited(self) -> bool:
+        return self.token is not None and not self.token.unlimited
+
+
+@dataclass(slots=True)
+class Form:
+    """A multipart request: text fields, and file parts forwarded untouched."""
+
+    fields: dict[str, str]
+    files: list[tuple[str, str, str, bytes]]
+
+
+@dataclass(slots=True)
+class Job:
+    request: web.Request
+    state: RelayState
+    options: OptionsService
+    mode: RelayMode
+    route: str
+    caller: Caller
+    body: dict[str, Any]
+    form: Form | None = None
+    model: str = ""
+    group: str = ""
+    price: pricing.Price | None = None
+    channel: ChannelInfo | None = None
+    prompt_tokens: int = 0
+    pre: int = 0
+    charge: Charge | None = None
+    facts: RequestFacts | None = None
+    started: float = field(default_factory=time.monotonic)
+
+    @property
+    def is_stream(self) -> bool:
+        return self.mode in STREAMABLE and self.body.get("stream") is True
+
+
+@dataclass(slots=True)
+class Outcome:
+    response: web.StreamResponse
+    usage: TokenUsage
+    quota: int
+    produced: bool = True
+
+
+# -- 1. who ---------------------------------------------------------------------------------------
+
+
+async def key_caller(request: web.Request, state: RelayState) -> Caller:
+    key, pinned_text = parse_key(request)
+    if not key:
+        raise refuse(request, 401, "relay_no_key", "missing_api_key", "invalid_request_error")
+    token = await state.auth.token(key)
+    if token is None:
+        raise refuse(request, 401, "relay_invalid_key", "invalid_api_key", "invalid_request_error")
+    if token.status != TokenStatus.ENABLED:
+        message = {TokenStatus.EXPIRED: "relay_key_expired",
+                   TokenStatus.EXHAUSTED: "relay_key_exhausted"}.get(token.status, "relay_key_disabled")
+        raise refuse(request, 401, message, message.removeprefix("relay_"), "invalid_request_error")
+    if token.expired_time != -1 and token.expired_time < time.time():
+        raise refuse(request, 401, "relay_key_expired", "key_expired", "invalid_request_error")
+    user = await state.auth.user(token.user_id)
+    if user is None or user.deleted:
+        raise refuse(request, 401, "relay_invalid_key", "invalid_api_key", "invalid_request_error")
+    if user.status != UserStatus.ENABLED:
+        raise refuse(request, 403, "relay_user_banned", "user_banned")
+    ip = client_ip(request)
+    if not token.ip_allowed(ip):
+        raise refuse(request, 403, "relay_ip_forbidden", "ip_not_allowed", ip=ip)
+    pinned = None
+    if pinned_text:
+        if user.role < Role.ADMIN:
+            raise refuse(request, 403, "relay_pin_forbidden", "channel_pin_forbidden")
+        pinned = state.index.get(int(pinned_text)) if pinned_text.isdigit() else None
+        if pinned is None:
+            raise refuse(request, 403, "relay_pinned_unavailable", "channel_unavailable", id=pinned_text)
+    return Caller(user, token, pinned)
+
+
+# -- 2. what --------------------------------------------------------------------------------------
+
+
+async def read_input(request: web.Request, mode: RelayMode) -> tuple[dict[str, Any], Form | None]:
+    if mode in MULTIPART:
+        if not request.content_type.startswith("multipart/"):
+            raise refuse(request, 400, "relay_invalid_form", "invalid_request_body", "invalid_request_error")
+        fields: dict[str, str] = {}
+        files: list[tuple[str, str, str, bytes]] = []
+        reader = await request.multipart()
+        async for part in reader:
+            if not isinstance(part, aiohttp.BodyPartReader) or not part.name:
+                continue
+            if part.filename:
+                files.append((part.name, part.filename, part.headers.get("Content-Type", "application/octet-stream"),
+                              bytes(await part.read())))
+            else:
+                fields[part.name] = await part.text()
+        if not files:
+            raise refuse(request, 400, "relay_invalid_form", "invalid_request_body", "invalid_request_error")
+        return dict(fields), Form(fields, files)
+    raw = await request.read()
+    try:
+        body = orjson.loads(raw) if raw else None
+    except orjson.JSONDecodeError:
+        body = None
+    if not isinstance(body, dict):
+        raise refuse(request, 400, "relay_invalid_body", "invalid_request_body", "invalid_request_error")
+    return body, None
+
+
+def requested_model(request: web.Request, mode: RelayMode, body: dict[str, Any]) -> str:
+    model = body.get("model")
+    if model is None or model == "":
+        model = request.match_info.get("model") or DEFAULT_MODELS.get(mode, "")
+        if model and mode not in MULTIPART:
+            body["model"] = model
+    if not isinstance(model, str) or not model.strip():
+        raise refuse(request, 400, "relay_model_required", "model_required", "invalid_request_error")
+    return model.strip()
+
+
+def usable_group(request: web.Request, options: OptionsService, user: UserInfo, wanted: str) -> str:
+    """The key's group (or the playground's choice) if the user may use it, else the user's group."""
+    if not wanted or wanted == user.group:
+        return user.group
+    if wanted not in (options.get_json("UserUsableGroups") or {}):
+        raise refuse(request, 403, "relay_group_disabled", "group_not_usable", group=wanted)
+    if wanted not in (options.get_json("GroupRatio") or {}):
+        raise refuse(request, 403, "relay_group_deprecated", "group_deprecated", group=wanted)
+    return wanted
+
+
+# -- 3. may they ----------------------------------------------------------------------------------
+
+
+def check_model_allowed(job: Job) -> None:
+    token = job.caller.token
+    if token is not None and token.model_limits is not None and job.model not in token.model_limits:
+        raise refuse(job.request, 403, "relay_model_forbidden", "model_not_allowed", model=job.model)
+
+
+def check_sensitive(job: Job) -> None:
+    options = job.options
+    if not (options.get_bool("CheckSensitiveEnabled") and options.get_bool("CheckSensitiveOnPromptEnabled")):
+        return
+    if find_sensitive(prompt_texts(job.body), options.get("SensitiveWords")):
+        raise refuse(job.request, 400, "relay_sensitive", "sensitive_words_detected")
+
+
+def price_of(job: Job) -> pricing.Price:
+    options = job.options
+    try:
+        return pricing.resolve_price(
+            job.model, job.group,
+            model_ratio=options.get_json("ModelRatio") or {},
+            completion_ratio=options.get_json("CompletionRatio") or {},
+            model_price=options.get_json("ModelPrice") or {}, group_ratio=options.get_json("GroupRatio") or {},
+            default_ratio=pricing.SELF_USE_DEFAULT_RATIO if options.get_bool("SelfUseModeEnabled") else None)
+    except pricing.PriceNotConfigured:
+        raise refuse(job.request, 400, "relay_price_missing", "model_price_error", model=job.model) from None
+
+
+# -- 4. where, 5. admit ---------------------------------------------------------------------------
+
+
+def first_channel(job: Job) -> ChannelInfo:
+    channel = job.caller.pinned or job.state.index.pick(job.group, job.model)
+    if channel is None:
+        raise refuse(job.request, 503, "relay_no_channel", "no_available_channel", model=job.model, group=job.group)
+    return channel
+
+
+def count_prompt(mode: RelayMode, body: Mapping[str, Any]) -> int:
+    if mode == RelayMode.CHAT:
+        return count_chat_request(body)
+    if mode == RelayMode.COMPLETIONS:
+        return count_input(body.get("prompt"))
+    if mode in (RelayMode.EMBEDDINGS, RelayMode.MODERATIONS):
+        return count_input(body.get("input"))
+    if mode == RelayMode.SPEECH:
+        return count_speech_input(body.get("input") if isinstance(body.get("input"), str) else "")
+    if mode == RelayMode.RERANK:
+        docs = [d if isinstance(d, str) else (d.get("text") or "") for d in body.get("documents") or ()
+                if isinstance(d, str | dict)]
+        return count_text(body.get("query") if isinstance(body.get("query"), str) else "") + count_input(docs)
+    return 0  # images are billed per image, transcriptions by their output
+
+
+def _int_field(body: Mapping[str, Any], name: str) -> int | None:
+    value = body.get(name)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def pre_amount(job: Job) -> int:
+    options, price = job.options, job.price
+    assert price is not None
+    per_unit = options.get_int("QuotaPerUnit")
+    if job.mode == RelayMode.IMAGES:
+        return pricing.image_quota(price, job.body.get("size"), job.body.get("quality"), _int_field(job.body, "n"),
+                                   quota_per_unit=per_unit)
+    max_tokens = _int_field(job.body, "max_tokens") or _int_field(job.body, "max_completion_tokens")
+    return pricing.pre_charge_quota(price, job.prompt_tokens, max_tokens,
+                                    pre_consumed_quota=options.get_int("PreConsumedQuota"), quota_per_unit=per_unit)
+
+
+def limits_of(options: OptionsService) -> Limits:
+    return Limits(*(options.get_int(f"RateLimit{who}{what}")
+                    for who in ("User", "Token", "Group") for what in ("RPM", "TPM", "Concurrency")))
+
+
+async def admit(job: Job) -> Charge:
+    caller = job.caller
+    try:
+        return await job.state.quota.pre_charge(
+            settlement_id=job.facts.request_id, user_id=caller.user.id,
+            token_id=caller.token.id if caller.token else 0, token_limited=caller.token_limited,
+            pre=job.pre, group=job.group, limits=limits_of(job.options))
+    except RateLimited as exc:
+        raise refuse(job.request, 429, "relay_rate_limited", "rate_limit_exceeded", "rate_limit_error",
+                     headers={"Retry-After": str(exc.retry_after)}, scope=exc.scope, limit=exc.limit,
+                     seconds=exc.retry_after) from None
+    except QuotaRefused as exc:
+        if exc.reason == "key_exhausted":
+            raise refuse(job.request, 401, "relay_key_exhausted", "key_exhausted", "invalid_request_error") from None
+        if exc.reason == "key_insufficient":
+            raise refuse(job.request, 403, "relay_key_insufficient", "pre_consume_token_quota_failed",
+                         remain=exc.remain, pre=exc.pre) from None
+        raise refuse(job.request, 403, "relay_user_insufficient", "insufficient_user_quota",
+                     "insufficient_user_quota", remain=exc.remain, pre=exc.pre) from None
+    except BalanceUnavailable:
+        raise refuse(job.request, 503, "relay_internal", "balance_unavailable") from None
+
+
+# -- the pipeline -----------------------------------------------------------------------------------
+
+
+async def run(request: web.Request, mode: RelayMode, route: str, caller: Caller) -> web.StreamResponse:
+    state = relay_state(request)
+    options = request.config_dict[keys.OPTIONS]
+    body, form = await read_input(request, mode)
+    job = Job(request, state, options, mode, route, caller, body, form)
+    # The key's group, or the playground's `group` field (not an OpenAI field: never sent upstream).
+    wanted = caller.token.group if caller.token else str(body.pop("group", "") or "")
+    status, label = 500, "-"
+    try:
+        job.model = requested_model(request, mode, body)
+        job.group = usable_group(request, options, caller.user, wanted)
+        check_model_allowed(job)
+        check_sensitive(job)
+        job.price = price_of(job)
+        job.channel = first_channel(job)
+        label = job.model
+        job.prompt_tokens = count_prompt(mode, body)
+        job.pre = pre_amount(job)
+        job.facts = new_facts(job)
+        job.charge = await admit(job)
+        outcome: Outcome | None = None
+        try:
+            outcome = await relay_with_retries(job)
+        finally:
+            await asyncio.shield(_settle_task(job, outcome))
+        status = outcome.response.status
+        return outcome.response
+    except RelayError as err:
+        status = err.status
+        state.metrics.error(route, label, job.channel.id if job.channel else 0, err.code and str(err.code) or err.type)
+        raise
+    finally:
+        frt = job.facts.first_response_ms / 1000 if job.facts and job.facts.first_response_ms else None
+        state.metrics.request_done(route, label, job.facts.channel_id if job.facts else 0, status,
+                                   time.monotonic() - job.started, job.is_stream, frt)
+
+
+def _settle_task(job: Job, outcome: Outcome | None) -> asyncio.Task:
+    """Settlement runs as its own task: a cancelled request still settles or refunds."""
+    return asyncio.get_running_loop().create_task(settle(job, outcome))
+
+
+def new_facts(job: Job) -> RequestFacts:
+    caller, price = job.caller, job.price
+    assert price is not None
+    token = caller.token
+    return RequestFacts(
+        request_id=new_settlement_id(job.request.get(keys.REQUEST_ID, "")), user_id=caller.user.id,
+        username=caller.user.username, token_id=token.id if token else 0,
+        token_name=token.name if token else f"playground-{job.group}", token_limited=caller.token_limited,
+        group=job.group, model=job.model, mode=str(job.mode), is_stream=job.is_stream,
+        model_ratio=price.model_ratio, completion_ratio=price.completion_ratio, group_ratio=price.group_ratio,
+        model_price=price.model_price, started=time.time())
+
+
+async def relay_with_retries(job: Job) -> Outcome:
+    """Attempts on channels never tried before in this request (never a disabled one)."""
+    state, options = job.state, job.options
+    retries = 0 if job.caller.pinned else options.get_int("RetryTimes")
+    ranges = options.get("AutomaticRetryStatusCodes")
+    channel = job.channel
+    assert channel is not None and job.facts is not None
+    tried: list[int] = []
+    while True:
+        tried.append(channel.id)
+        job.facts.channel_id, job.facts.used_channels = channel.id, list(tried)
+        job.facts.upstream_model = channel.upstream_model(job.model)
+        try:
+            outcome = await attempt(job, channel)
+        except RelayError as err:
+            if err.local:
+                raise
+            note_failure(job, channel, err)
+            left = retries - (len(tried) - 1)
+            if should_retry_error(err, channel.type, pinned=job.caller.pinned is not None, remaining=left,
+                                  ranges=ranges):
+                following = state.index.pick(job.group, job.model, exclude=tried)
+                if following is not None:
+                    state.metrics.retry(job.route, job.model)
+                    channel = following
+                    continue
+            raise client_error(job, channel, err) from None
+        state.health.record_success(channel.id, options)
+        return outcome
+
+
+def note_failure(job: Job, channel: ChannelInfo, err: RelayError) -> None:
+    state = job.state
+    state.metrics.error(job.route, job.model, channel.id, str(err.code or err.type))
+    log.info("channel %s failed for %s (request %s): %s %s", channel.id, job.model,
+             job.request.get(keys.REQUEST_ID), err.status, err.message[:200])
+    reason = state.health.record_failure(channel.id, channel.type, channel.auto_ban, err, job.options)
+    if reason:
+        state.index.drop(channel.id)  # this process stops using it now; the worker tells the others
+        state.health.forget(channel.id)
+        from api.services.jobs import enqueue
+
+        state.spawn(enqueue(job.request.config_dict, "relay.disable_channel", channel.id, reason))
+
+
+def client_error(job: Job, channel: ChannelInfo, err: RelayError) -> RelayError:
+    """The upstream's error as the client sees it: status_code_mapping applied, 429 reworded."""
+    message = err.message
+    if err.status == 429:
+        message = translate("relay_upstream_busy", language(job.request))
+    return RelayError(channel.client_status(err.status), message, err.type, err.code, err.param)
+
+
+# -- 6. one attempt ---------------------------------------------------------------------------------
+
+
+async def attempt(job: Job, channel: ChannelInfo) -> Outcome:
+    settings = job.request.config_dict[keys.SETTINGS]
+    meta = RelayMeta(channel_id=channel.id, channel_type=channel.type, key=channel.key, base_url=channel.base_url,
+                     other=channel.other, organization=channel.organization, requested_model=job.model,
+                     upstream_model=channel.upstream_model(job.model), mode=job.mode, is_stream=job.is_stream,
+                     prompt_tokens=job.prompt_tokens)
+    adaptor = build_adaptor(meta)
+    if not adaptor.supports(job.mode):
+        raise refuse(job.request, 501, "relay_unsupported_mode", "unsupported", "unsupported", type=channel.type)
+    headers = {**adaptor.request_headers(), "Accept-Encoding": "identity"}
+    data: bytes | aiohttp.FormData
+    if job.form is not None:
+        data = upstream_form(adaptor, job.form)
+    else:
+        data = orjson.dumps(upstream_body(adaptor, job))
+        headers["Content-Type"] = "application/json"
+    timeout = client.timeouts(job.is_stream, settings.relay_timeout, settings.streaming_timeout)
+    resp = await client.send(job.request.config_dict[keys.HTTP], adaptor.request_url(job.mode), headers, data, timeout)
+    if not 200 <= resp.status < 300:
+        raise adaptor.convert_error(resp.status, await client.read_error(resp))
+    if job.is_stream and resp.content_type == "text/event-stream":
+        return await relay_stream(job, adaptor, resp)
+    raw = await client.read_body(resp)
+    if job.facts is not None:
+        job.facts.first_response_ms = int((time.monotonic() - job.started) * 1000)
+    return answer(job, adaptor, resp, raw)
+
+
+def upstream_body(adaptor: Adaptor, job: Job) -> dict[str, Any]:
+    mode, body = job.mode, job.body
+    if mode in (RelayMode.CHAT, RelayMode.COMPLETIONS):
+        return adaptor.convert_request(body)
+    if mode == RelayMode.EMBEDDINGS:
+        return adaptor.convert_embeddings_request(body)  # type: ignore[attr-defined]
+    if mode == RelayMode.MODERATIONS:
+        return adaptor.convert_moderations_request(body)  # type: ignore[attr-defined]
+    if mode == RelayMode.IMAGES:
+        return adaptor.convert_image_request(body)  # type: ignore[attr-defined]
+    if mode == RelayMode.SPEECH:
+        return adaptor.convert_speech_request(body)  # type: ignore[attr-defined]
+    return adaptor.convert_rerank_request(body)  # type: ignore[attr-defined]
+
+
+def upstream_form(adaptor: Adaptor, form: Form) -> aiohttp.FormData:
+    data = aiohttp.FormData()
+    for name, value in adaptor.convert_transcription_fields(form.fields).items():  # type: ignore[attr-defined]
+        data.add_field(name, value)
+    for name, filename, content_type, content in form.files:
+        data.add_field(name, content, filename=filename, content_type=content_type)
+    return data
+
+
+def _json(raw: bytes) -> dict[str, Any]:
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        data = None
+    if not isinstance(data, dict):
+        raise RelayError(502, "the upstream answer is not a JSON object", "upstream_error", "bad_response_body")
+    return data
+
+
+def answer(job: Job, adaptor: Adaptor, resp: aiohttp.ClientResponse, raw: bytes) -> Outcome:
+    """A complete (non-streamed) upstream answer → the client's answer, usage and exact quota."""
+    mode, price, options = job.mode, job.price, job.options
+    assert price is not None
+    per_unit = options.get_int("QuotaPerUnit")
+    headers = {REQUEST_ID_HEADER: job.request.get(keys.REQUEST_ID, "")}
+    if mode == RelayMode.SPEECH:
+        text = job.body.get("input") if isinstance(job.body.get("input"), str) else ""
+        usage = TokenUsage(count_speech_input(text), 0)
+        response = web.Response(body=raw, headers={**headers, "Content-Type": resp.headers.get(
+            "Content-Type", "application/octet-stream")})
+        return Outcome(response, usage, pricing.speech_quota(price, text, quota_per_unit=per_unit))
+    if mode in MULTIPART:
+        if resp.content_type == "application/json":
+            data = _json(raw)
+            text = data.get("text") if isinstance(data.get("text"), str) else ""
+        else:
+            text = raw.decode("utf-8", "replace")
+        usage = TokenUsage(0, count_text(text))
+        response = web.Response(body=raw, headers={**headers, "Content-Type": resp.headers.get(
+            "Content-Type", "application/json")})
+        return Outcome(response, usage, pricing.transcription_quota(price, usage.completion_tokens,
+                                                                    quota_per_unit=per_unit))
+    data = _json(raw)
+    if mode == RelayMode.IMAGES:
+        out = adaptor.convert_image_response(data)  # type: ignore[attr-defined]
+        quota = pricing.image_quota(price, job.body.get("size"), job.body.get("quality"), _int_field(job.body, "n"),
+                                    quota_per_unit=per_unit)
+        return Outcome(json_response(out, headers), TokenUsage(0, 0), quota)
+    if mode in (RelayMode.CHAT, RelayMode.COMPLETIONS):
+        out, usage = adaptor.convert_response(data)
+        if usage is None:
+            usage = TokenUsage(job.prompt_tokens, count_response(out))
+    elif mode == RelayMode.EMBEDDINGS:
+        out, usage = adaptor.convert_embeddings_response(data)  # type: ignore[attr-defined]
+    elif mode == RelayMode.MODERATIONS:
+        out, usage = adaptor.convert_moderations_response(data)  # type: ignore[attr-defined]
+    else:
+        out, usage = adaptor.convert_rerank_response(data)  # type: ignore[attr-defined]
+    if usage is None:
+        usage = TokenUsage(job.prompt_tokens, 0)
+    quota = pricing.settle_quota(price, usage.prompt_tokens, usage.completion_tokens, quota_per_unit=per_unit)
+    return Outcome(json_response(out, headers), usage, quota)
+
+
+def json_response(body: Any, headers: Mapping[str, str]) -> web.Response:
+    return web.Response(body=orjson.dumps(body), headers=dict(headers), content_type="application/json")
+
+
+# -- streams ------------------------------------------------------------------------------------------
+
+
+async def open_stream(job: Job) -> web.StreamResponse:
+    response = web.StreamResponse(status=200, headers={
+        "Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no",
+        "Access-Control-Allow-Origin": "*", REQUEST_ID_HEADER: job.request.get(keys.REQUEST_ID, "")})
+    await response.prepare(job.request)
+    return response
+
+
+async def relay_stream(job: Job, adaptor: Adaptor, resp: aiohttp.ClientResponse) -> Outcome:
+    """Chunks go to the client as they arrive; usage is read or counted on the way. An upstream
+    that stops early, an idle timeout, a malformed event or a client that leaves: the client is
+    charged for what the upstream produced (nothing produced = a failed attempt, refunded)."""
+    facts, metrics = job.facts, job.state.metrics
+    assert facts is not None
+    state = StreamState(include_usage=client_wants_usage(job.body))
+    parser = SSEParser()
+    out: web.StreamResponse | None = None
+    gone = False
+    metrics.active_streams += 1
+    try:
+        try:
+            async for chunk in client.iter_stream(resp):
+                if not facts.first_response_ms:
+                    facts.first_response_ms = max(1, int((time.monotonic() - job.started) * 1000))
+                frames: list[Any] = []
+                for event in parser.feed(chunk):
+                    frames.extend(adaptor.convert_stream_event(event, state))
+                if frames:
+                    out = out or await open_stream(job)
+                    await out.write(encode_many(frames))
+                if state.done:
+                    break
+            else:
+                frames = []
+                for event in parser.close():
+                    frames.extend(adaptor.convert_stream_event(event, state))
+                if frames:
+                    out = out or await open_stream(job)
+                    await out.write(encode_many(frames))
+                if not state.done:
+                    raise client.StreamInterrupted("the upstream ended the stream without [DONE]")
+        except client.StreamInterrupted as exc:
+            if state.events == 0:
+                raise RelayError(502, exc.reason, "upstream_error", "stream_interrupted") from None
+            facts.incomplete = exc.reason
+        except (RelayError, SSEError) as exc:
+            if state.events == 0 and out is None:
+                raise exc if isinstance(exc, RelayError) else RelayError(
+                    502, str(exc), "upstream_error", "bad_response_body") from None
+            facts.incomplete = f"bad upstream stream: {exc}"[:300]
+        except ConnectionResetError:
+            gone = True
+            facts.incomplete = "the client went away"
+    finally:
+        metrics.active_streams -= 1
+        if state.done and not facts.incomplete:
+            resp.release()
+        else:
+            resp.close()  # cancels the upstream request
+    usage = state.resolve_usage(job.prompt_tokens)
+    if out is None and not gone:
+        try:
+            out = await open_stream(job)
+        except ConnectionResetError:
+            gone = True
+    if not gone and out is not None:
+        await finish_stream(job, out, state, usage)
+    price = job.price
+    assert price is not None
+    quota = pricing.settle_quota(price, usage.prompt_tokens, usage.completion_tokens,
+                                 quota_per_unit=job.options.get_int("QuotaPerUnit"))
+    return Outcome(out or web.StreamResponse(), usage, quota, produced=state.events > 0)
+
+
+async def finish_stream(job: Job, out: web.StreamResponse, state: StreamState, usage: TokenUsage) -> None:
+    tail: list[bytes] = []
+    if state.include_usage and state.usage is None:
+        tail.append(encode_data({"id": f"chatcmpl-{job.request.get(keys.REQUEST_ID, '')}",
+                                 "object": "chat.completion.chunk", "created": int(time.time()),
+                                 "model": job.model, "choices": [], "usage": usage.to_openai()}))
+    if job.facts is not None and job.facts.incomplete:
+        message = translate("relay_stream_interrupted", language(job.request), reason=job.facts.incomplete)
+        tail.append(encode_data(RelayError(502, message, "upstream_error", "stream_interrupted").to_body(
+            job.request.get(keys.REQUEST_ID, ""))))
+    tail.append(encode_done())
+    try:
+        await out.write(b"".join(tail))
+        await out.write_eof()
+    except ConnectionResetError:
+        if job.facts is not None and not job.facts.incomplete:
+            job.facts.incomplete = "the client went away"
+
+
+# -- 7. settle ----------------------------------------------------------------------------------------
+
+
+async def settle(job: Job, outcome: Outcome | None) -> None:
+    """The exact amount when output was produced (user and key, one Redis call, record to the
+    workers); otherwise the whole pre-charge back to both, and no record."""
+    charge, facts, state = job.charge, job.facts, job.state
+    if charge is None or facts is None:
+        return
+    try:
+        if outcome is None or not outcome.produced:
+            await state.quota.refund(charge)
+            return
+        usage = outcome.usage
+        record = build_record(facts, Usage(outcome.quota, usage.prompt_tokens, usage.completion_tokens,
+                                           usage.cached_tokens, usage.reasoning_tokens))
+        await state.quota.settle(charge, outcome.quota, record, usage.total_tokens)
+        state.settlements.mark(charge.user_id)
+    except Exception:
+        log.exception("settlement of request %s failed (pre-charge %s stays taken)", facts.request_id, charge.pre)

@@ -1,0 +1,38 @@
+"""The relay's per-process state, created by api.relay.routes' cleanup context."""
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from aiohttp import web
+
+from api.relay.auth import KeyAuth
+from api.relay.metrics import Metrics
+from api.services.channel_health import ChannelHealth
+from api.services.channel_index import ChannelIndex
+from api.services.quota import QuotaService
+from api.services.settlement import SettlementSender
+
+
+@dataclass
+class RelayState:
+    index: ChannelIndex
+    auth: KeyAuth
+    quota: QuotaService
+    settlements: SettlementSender
+    health: ChannelHealth = field(default_factory=ChannelHealth)
+    metrics: Metrics = field(default_factory=Metrics)
+    background: set[asyncio.Task] = field(default_factory=set)
+
+    def spawn(self, coro) -> None:
+        """Fire-and-forget work off the request path (kept referenced until it ends)."""
+        task = asyncio.get_running_loop().create_task(coro)
+        self.background.add(task)
+        task.add_done_callback(self.background.discard)
+
+
+RELAY = web.AppKey("relay", RelayState)
+
+
+def relay_state(request: web.Request) -> RelayState:
+    return request.config_dict[RELAY]

@@ -1,0 +1,188 @@
+"""The in-process channel index: (group, model) → priority tiers → enabled channels.
+
+Built from the enabled channels (their `group` × `models` lists) in one query at start and after
+every `channel` event; until the rebuild lands, the channel named by the event is already out of the
+index, so a channel disabled in the console is never picked again by any process. Picking: the
+highest tier that still has a channel not tried by this request, weighted random inside it
+(weight + 10, the reference's smoothing, so weight 0 still gets traffic).
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+import orjson
+
+from models import Channel
+from models.enums import ChannelStatus
+
+from .events import EventBus
+from .pricing import wildcard_name
+
+log = logging.getLogger(__name__)
+WEIGHT_SMOOTHING = 10
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelInfo:
+    """What the relay needs of a channel (a snapshot: never written back)."""
+
+    id: int
+    type: int
+    name: str
+    key: str
+    base_url: str
+    other: str
+    organization: str
+    model_mapping: Mapping[str, str]
+    status_code_mapping: Mapping[str, str]
+    priority: int
+    weight: int
+    auto_ban: bool
+    groups: tuple[str, ...]
+    models: tuple[str, ...]
+
+    def upstream_model(self, model: str) -> str:
+        mapped = self.model_mapping.get(model)
+        return mapped if isinstance(mapped, str) and mapped else model
+
+    def client_status(self, status: int) -> int:
+        """`status_code_mapping` applied to the status the client sees (never to a success)."""
+        mapped = self.status_code_mapping.get(str(status))
+        try:
+            value = int(mapped) if mapped is not None else status
+        except (TypeError, ValueError):
+            return status
+        return value if 100 <= value <= 599 and status != 200 else status
+
+
+def _json_map(text: str) -> Mapping[str, Any]:
+    if not text or not text.strip():
+        return MappingProxyType({})
+    try:
+        data = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        log.warning("ignoring a mapping that is not JSON: %.80s", text)
+        return MappingProxyType({})
+    return MappingProxyType({str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {})
+
+
+def _split(text: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(p.strip() for p in (text or "").split(",") if p.strip()))
+
+
+def channel_info(ch: Channel) -> ChannelInfo:
+    return ChannelInfo(
+        id=ch.id, type=ch.type, name=ch.name, key=ch.key.strip(), base_url=(ch.base_url or "").rstrip("/"),
+        other=ch.other or "", organization=ch.openai_organization or "",
+        model_mapping=_json_map(ch.model_mapping), status_code_mapping=_json_map(ch.status_code_mapping),
+        priority=int(ch.priority or 0), weight=max(int(ch.weight or 0), 0), auto_ban=bool(ch.auto_ban),
+        groups=_split(ch.group) or ("default",), models=_split(ch.models))
+
+
+class ChannelIndex:
+    def __init__(self, rng: random.Random | None = None) -> None:
+        self._tiers: dict[tuple[str, str], tuple[tuple[ChannelInfo, ...], ...]] = {}
+        self._by_id: dict[int, ChannelInfo] = {}
+        self._models: dict[str, tuple[str, ...]] = {}
+        self._rng = rng or random.Random()
+        self._rebuild: asyncio.Task | None = None
+        self._again = False
+        self.loaded = asyncio.Event()
+
+    # -- building --------------------------------------------------------------------------------
+    def replace(self, channels: Iterable[ChannelInfo]) -> None:
+        by_key: dict[tuple[str, str], list[ChannelInfo]] = {}
+        models: dict[str, set[str]] = {}
+        by_id: dict[int, ChannelInfo] = {}
+        for ch in channels:
+            by_id[ch.id] = ch
+            for group in ch.groups:
+                for model in ch.models:
+                    by_key.setdefault((group, model), []).append(ch)
+                    models.setdefault(group, set()).add(model)
+        tiers: dict[tuple[str, str], tuple[tuple[ChannelInfo, ...], ...]] = {}
+        for key, members in by_key.items():
+            priorities = sorted({c.priority for c in members}, reverse=True)
+            tiers[key] = tuple(tuple(sorted((c for c in members if c.priority == p), key=lambda c: c.id))
+                               for p in priorities)
+        self._tiers, self._by_id = tiers, by_id
+        self._models = {g: tuple(sorted(m)) for g, m in models.items()}
+
+    async def load(self) -> None:
+        rows = await Channel.filter(status=int(ChannelStatus.ENABLED)).all()
+        self.replace(channel_info(r) for r in rows)
+        self.loaded.set()
+
+    def drop(self, channel_id: int) -> None:
+        """Take one channel out at once (disabled here or announced by an event); copy-on-write."""
+        if channel_id not in self._by_id:
+            return
+        self.replace(c for c in self._by_id.values() if c.id != channel_id)
+
+    def subscribe(self, events: EventBus) -> None:
+        events.subscribe("channel", self._on_event)
+
+    def _on_event(self, message: Mapping[str, Any]) -> None:
+        channel_id = message.get("id")
+        if isinstance(channel_id, int):
+            self.drop(channel_id)
+        self.schedule_rebuild()
+
+    def schedule_rebuild(self) -> None:
+        """Reload from the database soon; a burst of events costs one or two reloads."""
+        if self._rebuild is not None and not self._rebuild.done():
+            self._again = True
+            return
+        self._rebuild = asyncio.get_running_loop().create_task(self._rebuild_loop(), name="channel-index")
+
+    async def _rebuild_loop(self) -> None:
+        while True:
+            self._again = False
+            try:
+                await self.load()
+            except Exception:
+                log.exception("channel index reload failed; keeping the previous index")
+            if not self._again:
+                return
+
+    async def close(self) -> None:
+        if self._rebuild is not None:
+            self._rebuild.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._rebuild
+
+    # -- reading ---------------------------------------------------------------------------------
+    def get(self, channel_id: int) -> ChannelInfo | None:
+        return self._by_id.get(channel_id)
+
+    def has(self, group: str, model: str) -> bool:
+        return (group, model) in self._tiers or (group, wildcard_name(model)) in self._tiers
+
+    def models(self, group: str) -> tuple[str, ...]:
+        return self._models.get(group, ())
+
+    def pick(self, group: str, model: str, exclude: Iterable[int] = ()) -> ChannelInfo | None:
+        """A channel for (group, model) not in `exclude`: highest tier first, weighted random."""
+        tiers = self._tiers.get((group, model)) or self._tiers.get((group, wildcard_name(model))) or ()
+        skip = set(exclude)
+        for tier in tiers:
+            candidates = [c for c in tier if c.id not in skip]
+            if not candidates:
+                continue
+            if len(candidates) == 1:
+                return candidates[0]
+            total = sum(c.weight + WEIGHT_SMOOTHING for c in candidates)
+            point = self._rng.uniform(0, total)
+            for c in candidates:
+                point -= c.weight + WEIGHT_SMOOTHING
+                if point < 0:
+                    return c
+            return candidates[-1]
+        return None

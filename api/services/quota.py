@@ -1,0 +1,336 @@
+"""Live quota and rate limits of the relay, in Redis: one Lua call before the upstream call (limits +
+pre-charge), one after it (settle or refund + the settlement record).
+
+Keys of one user share the hash tag `{u<id>}` (see api.services.balances), so both scripts touch one
+Redis Cluster slot:
+  {u}:quota  {u}:tq:<tid>       live balances of the user and of a limited key (balances.py)
+  {u}:gen    {u}:tgen:<tid>     a random id written when a balance is (re)loaded from the database
+  {u}:pend                      settlement records not yet in the database: request id → JSON
+  {u}:pver                      incremented with every record added to {u}:pend
+  {u}:rpm:<minute> {u}:tpm:<minute> {u}:conc, and the same per key (trpm/ttpm/tconc)
+Group limits count every user of a group together, so their keys carry `{g:<group>}`; they are only
+passed when a group limit is on (on Redis Cluster that makes the call cross-slot: keep group limits
+off there, or give them their own call).
+
+Loading a missing balance: database value minus the settlements still pending (records in
+{u}:pend whose request id has no models.Settlement row yet), read in one transaction that locks the
+user row (the worker updates that row in the transaction that inserts the Settlement rows), and
+written only if {u}:pver did not move meanwhile (a record added while we read could be missed).
+A request pre-charged against a balance that was reloaded before it settled is told so by the gen:
+its settlement then subtracts the whole final amount instead of the difference to its pre-charge.
+"""
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+
+import orjson
+from tortoise.transactions import in_transaction
+
+from models import Settlement, Token, User
+
+from .balances import token_quota_key, user_quota_key, user_tag
+from .store import Store
+
+CONCURRENCY_LEASE_MS = 3_600_000  # a request slot held by a process that died frees itself after 1 h
+WINDOW_TTL_MS = 120_000
+
+_PRE_CHARGE = """
+local now = tonumber(ARGV[1])
+local pre = tonumber(ARGV[2])
+local limited = ARGV[3] == '1'
+local rid = ARGV[13]
+local lease = tonumber(ARGV[14])
+-- limits: (key, limit, kind) for user, key, group x (rpm, tpm, concurrency)
+for i = 0, 8 do
+  local key = KEYS[5 + i]
+  local limit = tonumber(ARGV[4 + i])
+  if limit > 0 then
+    local kind = i % 3
+    local used
+    if kind == 2 then
+      redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+      used = redis.call('ZCARD', key)
+    else
+      used = tonumber(redis.call('GET', key) or '0')
+    end
+    if used >= limit then return {6, i} end
+  end
+end
+local uq = redis.call('GET', KEYS[1])
+if not uq then return {1} end
+uq = tonumber(uq)
+local tq = 0
+if limited then
+  local raw = redis.call('GET', KEYS[3])
+  if not raw then return {2} end
+  tq = tonumber(raw)
+end
+if uq <= 0 or uq < pre then return {3, uq} end
+if limited then
+  if tq <= 0 then return {4, tq} end
+  if tq < pre then return {5, tq} end
+end
+for i = 0, 8 do
+  local limit = tonumber(ARGV[4 + i])
+  if limit > 0 then
+    local key = KEYS[5 + i]
+    local kind = i % 3
+    if kind == 0 then
+      redis.call('INCR', key)
+      redis.call('PEXPIRE', key, ARGV[15])
+    elseif kind == 2 then
+      redis.call('ZADD', key, now + lease, rid)
+      redis.call('PEXPIRE', key, lease)
+    end
+  end
+end
+redis.call('DECRBY', KEYS[1], pre)
+local tgen = ''
+if limited then
+  redis.call('DECRBY', KEYS[3], pre)
+  tgen = redis.call('GET', KEYS[4]) or ''
+end
+return {0, redis.call('GET', KEYS[2]) or '', tgen, uq - pre}
+"""
+
+_SETTLE = """
+local final = tonumber(ARGV[1])
+local pre = tonumber(ARGV[2])
+local function apply(qkey, gkey, gen)
+  if redis.call('EXISTS', qkey) == 0 then return end
+  if (redis.call('GET', gkey) or '') == gen then
+    redis.call('DECRBY', qkey, final - pre)
+  else
+    redis.call('DECRBY', qkey, final)
+  end
+end
+apply(KEYS[1], KEYS[2], ARGV[3])
+if ARGV[5] == '1' then apply(KEYS[3], KEYS[4], ARGV[4]) end
+if ARGV[7] ~= '' then
+  redis.call('HSET', KEYS[5], ARGV[6], ARGV[7])
+  redis.call('INCR', KEYS[6])
+end
+local tokens = tonumber(ARGV[8])
+for i = 0, 2 do
+  if string.sub(ARGV[9], i + 1, i + 1) == '1' then
+    if tokens > 0 then
+      redis.call('INCRBY', KEYS[7 + i], tokens)
+      redis.call('PEXPIRE', KEYS[7 + i], ARGV[10])
+    end
+  end
+  if string.sub(ARGV[11], i + 1, i + 1) == '1' then
+    redis.call('ZREM', KEYS[10 + i], ARGV[6])
+  end
+end
+return 1
+"""
+
+_LOAD = """
+if (redis.call('GET', KEYS[3]) or '0') ~= ARGV[2] then return -1 end
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('SET', KEYS[1], ARGV[1])
+redis.call('SET', KEYS[2], ARGV[3])
+return 1
+"""
+
+SCOPES = ("user_rpm", "user_tpm", "user_concurrency", "key_rpm", "key_tpm", "key_concurrency",
+          "group_rpm", "group_tpm", "group_concurrency")
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Per-minute request and token limits and concurrent requests; 0 = off."""
+
+    user_rpm: int = 0
+    user_tpm: int = 0
+    user_concurrency: int = 0
+    key_rpm: int = 0
+    key_tpm: int = 0
+    key_concurrency: int = 0
+    group_rpm: int = 0
+    group_tpm: int = 0
+    group_concurrency: int = 0
+
+    def values(self) -> tuple[int, ...]:
+        return tuple(getattr(self, name) for name in SCOPES)
+
+    @property
+    def group_on(self) -> bool:
+        return bool(self.group_rpm or self.group_tpm or self.group_concurrency)
+
+
+class QuotaRefused(Exception):
+    """`reason`: user_insufficient, key_exhausted or key_insufficient; `remain` the live balance."""
+
+    def __init__(self, reason: str, remain: int, pre: int) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.remain = remain
+        self.pre = pre
+
+
+class RateLimited(Exception):
+    def __init__(self, scope: str, limit: int, retry_after: int) -> None:
+        super().__init__(scope)
+        self.scope = scope
+        self.limit = limit
+        self.retry_after = retry_after
+
+
+class BalanceUnavailable(Exception):
+    """The balance could not be loaded (records kept arriving while loading)."""
+
+
+@dataclass(slots=True)
+class Charge:
+    """One admitted request: what was pre-charged where, and what the settlement must release."""
+
+    settlement_id: str
+    user_id: int
+    token_id: int  # 0 = no key (playground)
+    token_limited: bool
+    pre: int
+    group: str
+    limits: Limits
+    minute: int
+    user_gen: str = ""
+    token_gen: str = ""
+    remain_after: int = 0
+    settled: bool = field(default=False)
+
+
+def _minute(now: float) -> int:
+    return int(now // 60)
+
+
+class QuotaService:
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self._pre = store.redis.register_script(_PRE_CHARGE)
+        self._settle = store.redis.register_script(_SETTLE)
+        self._load = store.redis.register_script(_LOAD)
+
+    # -- key names ---------------------------------------------------------------------------------
+    def _u(self, user_id: int, *parts: object) -> str:
+        return f"{self.store.prefix}{user_tag(user_id)}:" + ":".join(str(p) for p in parts)
+
+    def _g(self, group: str, *parts: object) -> str:
+        return f"{self.store.prefix}{{g:{group}}}:" + ":".join(str(p) for p in parts)
+
+    def pending_key(self, user_id: int) -> str:
+        return self._u(user_id, "pend")
+
+    def _limit_keys(self, charge_user: int, token_id: int, group: str, minute: int, group_on: bool) -> list[str]:
+        u = charge_user
+        keys = [self._u(u, "rpm", minute), self._u(u, "tpm", minute), self._u(u, "conc"),
+                self._u(u, "trpm", token_id, minute), self._u(u, "ttpm", token_id, minute),
+                self._u(u, "tconc", token_id)]
+        if group_on:
+            keys += [self._g(group, "rpm", minute), self._g(group, "tpm", minute), self._g(group, "conc")]
+        else:  # placeholders in the user's slot, never touched (their limits are 0)
+            keys += [self._u(u, "g-off")] * 3
+        return keys
+
+    # -- before the upstream call ------------------------------------------------------------------
+    async def pre_charge(self, *, settlement_id: str, user_id: int, token_id: int, token_limited: bool,
+                         pre: int, group: str, limits: Limits) -> Charge:
+        """Check the limits and take `pre` from the user and (when limited) the key, atomically.
+
+        Raises RateLimited or QuotaRefused; loads a balance missing from Redis and tries again."""
+        limited = bool(token_id) and token_limited
+        if not token_id:
+            limits = Limits(limits.user_rpm, limits.user_tpm, limits.user_concurrency, 0, 0, 0,
+                            limits.group_rpm, limits.group_tpm, limits.group_concurrency)
+        for _ in range(4):
+            now = time.time()
+            minute = _minute(now)
+            keys = [user_quota_key(self.store, user_id), self._u(user_id, "gen"),
+                    token_quota_key(self.store, user_id, token_id), self._u(user_id, "tgen", token_id),
+                    *self._limit_keys(user_id, token_id, group, minute, limits.group_on)]
+            args = [int(now * 1000), pre, 1 if limited else 0, *limits.values(), settlement_id,
+                    CONCURRENCY_LEASE_MS, WINDOW_TTL_MS]
+            result = await self._pre(keys=keys, args=args)
+            code = int(result[0])
+            if code == 0:
+                return Charge(settlement_id, user_id, token_id, limited, pre, group, limits, minute,
+                              str(result[1]), str(result[2]), int(result[3]))
+            if code in (1, 2):
+                await self.load_balances(user_id, token_id if limited else None)
+            elif code == 3:
+                raise QuotaRefused("user_insufficient", int(result[1]), pre)
+            elif code == 4:
+                raise QuotaRefused("key_exhausted", int(result[1]), pre)
+            elif code == 5:
+                raise QuotaRefused("key_insufficient", int(result[1]), pre)
+            else:
+                index = int(result[1])
+                scope = SCOPES[index]
+                retry = 1 if index % 3 == 2 else max(1, 60 - int(now) % 60)
+                raise RateLimited(scope, limits.values()[index], retry)
+        raise BalanceUnavailable(f"balance of user {user_id} could not be loaded")
+
+    # -- after it ----------------------------------------------------------------------------------
+    async def settle(self, charge: Charge, final: int, record: bytes | None, tokens: int) -> None:
+        """Correct the balances by final − pre, free the concurrency slots, count the tokens per
+        minute, and (when `record` is given) queue the settlement record for the workers."""
+        if charge.settled:
+            return
+        charge.settled = True
+        lim = charge.limits
+        u = charge.user_id
+        tid = charge.token_id
+        if lim.group_on:
+            gtpm, gconc = self._g(charge.group, "tpm", charge.minute), self._g(charge.group, "conc")
+        else:
+            gtpm = gconc = self._u(u, "g-off")
+        keys = [user_quota_key(self.store, u), self._u(u, "gen"), token_quota_key(self.store, u, tid),
+                self._u(u, "tgen", tid), self.pending_key(u), self._u(u, "pver"),
+                self._u(u, "tpm", charge.minute), self._u(u, "ttpm", tid, charge.minute), gtpm,
+                self._u(u, "conc"), self._u(u, "tconc", tid), gconc]
+        tpm_flags = "".join("1" if x else "0" for x in (lim.user_tpm, lim.key_tpm, lim.group_tpm))
+        conc_flags = "".join("1" if x else "0" for x in (lim.user_concurrency, lim.key_concurrency,
+                                                          lim.group_concurrency))
+        args = [final, charge.pre, charge.user_gen, charge.token_gen, 1 if charge.token_limited else 0,
+                charge.settlement_id, record or b"", max(tokens, 0), tpm_flags, WINDOW_TTL_MS, conc_flags]
+        await self._settle(keys=keys, args=args)
+
+    async def refund(self, charge: Charge) -> None:
+        await self.settle(charge, 0, None, 0)
+
+    # -- loading from the database -----------------------------------------------------------------
+    async def load_balances(self, user_id: int, token_id: int | None) -> None:
+        """Write the user's (and the key's) balance from the database minus pending settlements."""
+        for _ in range(8):
+            async with self.store.redis.pipeline(transaction=False) as pipe:
+                pipe.get(self._u(user_id, "pver"))
+                pipe.hgetall(self.pending_key(user_id))
+                pver, pending = await pipe.execute()
+            pver = pver or "0"
+            records = {rid: orjson.loads(raw) for rid, raw in pending.items()}
+            async with in_transaction() as conn:
+                row = await User.filter(id=user_id).using_db(conn).select_for_update().values("quota")
+                user_quota = int(row[0]["quota"]) if row else 0
+                token_remain = 0
+                if token_id:
+                    trow = await Token.filter(id=token_id).using_db(conn).values("remain_quota")
+                    token_remain = int(trow[0]["remain_quota"]) if trow else 0
+                applied: set[str] = set()
+                if records:
+                    applied = set(await Settlement.filter(request_id__in=list(records)).using_db(conn)
+                                  .values_list("request_id", flat=True))
+            unapplied = [r for rid, r in records.items() if rid not in applied]
+            user_value = user_quota - sum(int(r["q"]) for r in unapplied)
+            gen = os.urandom(6).hex()
+            results = [await self._load(keys=[user_quota_key(self.store, user_id), self._u(user_id, "gen"),
+                                              self._u(user_id, "pver")], args=[user_value, pver, gen])]
+            if token_id:
+                token_value = token_remain - sum(int(r["q"]) for r in unapplied
+                                                 if int(r.get("t", 0)) == token_id and r.get("tl"))
+                results.append(await self._load(
+                    keys=[token_quota_key(self.store, user_id, token_id), self._u(user_id, "tgen", token_id),
+                          self._u(user_id, "pver")], args=[token_value, pver, gen]))
+            if -1 not in results:
+                return
+        raise BalanceUnavailable(f"balance of user {user_id} could not be loaded")

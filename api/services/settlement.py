@@ -1,0 +1,297 @@
+"""Settlement records: from the relay (through Redis) to the database (by the workers), idempotently.
+
+The relay's settle script (api.services.quota) stores each record in the user's `{u<id>}:pend` hash,
+atomically with the balance correction; `SettlementSender` then tells the workers which users have
+new records (one `billing.apply` message per ~100 ms per process, sent off the event loop). The
+scheduler's `billing.sweep` catches users whose message was lost (a process or worker that died).
+
+`apply_pending` (in a worker) moves a user's records into the database in ONE transaction: a
+models.Settlement row per request id (unique: a record applied twice changes nothing), user quota /
+used_quota / request_count, key remain_quota / used_quota, channel used_quota, the consume logs and
+the hourly QuotaData rows; then removes the records from Redis. A worker killed between the commit
+and the removal leaves records that the next run finds already applied and only removes.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import html
+import logging
+import os
+import time
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from tortoise.expressions import F
+from tortoise.transactions import in_transaction
+
+from models import Channel, Log, QuotaData, Settlement, Token, User
+from models.enums import LogType
+
+from .balances import user_tag
+from .options import OptionsService
+from .store import Store
+
+log = logging.getLogger(__name__)
+FLUSH_INTERVAL = 0.1  # seconds a process gathers users before it sends one billing.apply
+REMIND_THROTTLE = 3600  # seconds between two low-balance mails to one user
+
+
+def new_settlement_id(request_id: str) -> str:
+    """The request id plus 32 random bits: unique across processes even when request ids collide."""
+    return f"{request_id}-{os.urandom(4).hex()}"
+
+
+@dataclass(slots=True)
+class Usage:
+    """What one request consumed, as the settlement record carries it."""
+
+    quota: int
+    prompt_tokens: int
+    completion_tokens: int
+    cached_tokens: int = 0
+    reasoning_tokens: int = 0
+
+
+@dataclass(slots=True)
+class RequestFacts:
+    """Who asked what of which channels; filled by the pipeline as the request goes."""
+
+    request_id: str
+    user_id: int
+    username: str
+    token_id: int
+    token_name: str
+    token_limited: bool
+    group: str
+    model: str
+    upstream_model: str = ""
+    mode: str = "chat"
+    is_stream: bool = False
+    channel_id: int = 0
+    used_channels: list[int] = field(default_factory=list)
+    model_ratio: float = 0.0
+    completion_ratio: float = 1.0
+    group_ratio: float = 1.0
+    model_price: float | None = None
+    started: float = field(default_factory=time.time)
+    first_response_ms: int = 0
+    incomplete: str = ""  # why an answer stopped early ("" = complete)
+
+
+def build_record(facts: RequestFacts, usage: Usage) -> bytes:
+    return orjson.dumps({
+        "rid": facts.request_id, "q": usage.quota, "t": facts.token_id, "tl": 1 if facts.token_limited else 0,
+        "c": facts.channel_id, "uc": facts.used_channels, "m": facts.model, "um": facts.upstream_model or facts.model,
+        "mode": facts.mode, "p": usage.prompt_tokens, "ct": usage.completion_tokens, "ca": usage.cached_tokens,
+        "rs": usage.reasoning_tokens, "s": 1 if facts.is_stream else 0,
+        "ut": max(0, int(time.time() - facts.started)), "frt": facts.first_response_ms,
+        "tn": facts.token_name, "un": facts.username, "g": facts.group, "mr": facts.model_ratio,
+        "cr": facts.completion_ratio, "gr": facts.group_ratio,
+        "mp": -1 if facts.model_price is None else facts.model_price, "inc": facts.incomplete,
+        "ts": int(time.time()),
+    })
+
+
+def pending_key(store: Store, user_id: int) -> str:
+    return f"{store.prefix}{user_tag(user_id)}:pend"
+
+
+# -- API side: tell the workers ------------------------------------------------------------------
+
+
+class SettlementSender:
+    """Collects the users with new records and sends `billing.apply` in batches, off the loop."""
+
+    def __init__(self, send) -> None:  # send(actor_name, *args) -> Awaitable (api.services.jobs.enqueue)
+        self._send = send
+        self._dirty: set[int] = set()
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task | None = None
+
+    def mark(self, user_id: int) -> None:
+        self._dirty.add(user_id)
+        self._wake.set()
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="settlements")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        await self.flush()
+
+    async def flush(self) -> None:
+        if not self._dirty:
+            return
+        users, self._dirty = sorted(self._dirty), set()
+        try:
+            await self._send("billing.apply", users)
+        except Exception:  # Redis down: the records are safe in Redis, billing.sweep applies them later
+            log.exception("could not enqueue billing.apply for %d users", len(users))
+
+    async def _run(self) -> None:
+        while True:
+            await self._wake.wait()
+            self._wake.clear()
+            await asyncio.sleep(FLUSH_INTERVAL)  # gather the users of the next ~100 ms in one message
+            await self.flush()
+
+
+# -- worker side: apply ---------------------------------------------------------------------------
+
+
+def _other(r: Mapping[str, Any]) -> str:
+    other: dict[str, Any] = {
+        "frt": r.get("frt", 0), "model_ratio": r.get("mr", 0), "completion_ratio": r.get("cr", 1),
+        "model_price": r.get("mp", -1), "group_ratio": r.get("gr", 1),
+        "admin_info": {"use_channel": r.get("uc") or [r.get("c", 0)]},
+        "upstream_model_name": r.get("um", ""), "is_model_mapped": r.get("um", r.get("m")) != r.get("m"),
+        "request_id": r.get("rid", ""),
+    }
+    if r.get("ca"):
+        other["cache_tokens"] = r["ca"]
+    if r.get("rs"):
+        other["reasoning_tokens"] = r["rs"]
+    if r.get("inc"):
+        other["incomplete"] = r["inc"]
+    return orjson.dumps(other).decode()
+
+
+def _content(r: Mapping[str, Any]) -> str:
+    if r.get("mp", -1) is not None and r.get("mp", -1) >= 0:
+        text = f"model price {r['mp']}, group ratio {r.get('gr', 1)}"
+    else:
+        text = f"model ratio {r.get('mr', 0)}, completion ratio {r.get('cr', 1)}, group ratio {r.get('gr', 1)}"
+    if r.get("inc"):
+        text += f" (incomplete: {r['inc']})"
+    return text
+
+
+@dataclass(slots=True)
+class Applied:
+    count: int = 0
+    quota: int = 0
+    quota_before: int = 0
+    email: str = ""
+    username: str = ""
+
+
+async def _apply_records(user_id: int, records: Mapping[str, Mapping[str, Any]], log_consume: bool) -> Applied:
+    """One transaction: everything the records change, or nothing (already applied ones skipped)."""
+    result = Applied()
+    async with in_transaction() as conn:
+        # Lock the user row first: balance loaders (api.services.quota) lock it too.
+        user = await User.filter(id=user_id).using_db(conn).select_for_update().first()
+        done = set(await Settlement.filter(request_id__in=list(records)).using_db(conn)
+                   .values_list("request_id", flat=True))
+        new = [(rid, r) for rid, r in records.items() if rid not in done]
+        if not new:
+            return result
+        total = sum(int(r["q"]) for _, r in new)
+        result.count, result.quota = len(new), total
+        if user is not None:
+            result.quota_before, result.email, result.username = user.quota, user.email, user.username
+        await Settlement.bulk_create(
+            [Settlement(request_id=rid, user_id=user_id, token_id=int(r.get("t", 0)), quota=int(r["q"]),
+                        created_at=int(r.get("ts", time.time()))) for rid, r in new], using_db=conn)
+        await User.filter(id=user_id).using_db(conn).update(
+            quota=F("quota") - total, used_quota=F("used_quota") + total, request_count=F("request_count") + len(new))
+        tokens: dict[int, list[int]] = defaultdict(lambda: [0, 0])  # token → [used, taken from remain]
+        channels: dict[int, int] = defaultdict(int)
+        hours: dict[tuple[str, int], list[int]] = defaultdict(lambda: [0, 0, 0])  # count, quota, tokens
+        for _, r in new:
+            q = int(r["q"])
+            if r.get("t"):
+                tokens[int(r["t"])][0] += q
+                if r.get("tl"):
+                    tokens[int(r["t"])][1] += q
+            if r.get("c"):
+                channels[int(r["c"])] += q
+            ts = int(r.get("ts", time.time()))
+            bucket = hours[(str(r.get("m", "")), ts - ts % 3600)]
+            bucket[0] += 1
+            bucket[1] += q
+            bucket[2] += int(r.get("p", 0)) + int(r.get("ct", 0))
+        for token_id, (used, taken) in sorted(tokens.items()):
+            await Token.filter(id=token_id).using_db(conn).update(
+                remain_quota=F("remain_quota") - taken, used_quota=F("used_quota") + used)
+        for channel_id, used in sorted(channels.items()):
+            await Channel.filter(id=channel_id).using_db(conn).update(used_quota=F("used_quota") + used)
+        if log_consume:
+            await Log.bulk_create([Log(
+                user_id=user_id, created_at=int(r.get("ts", time.time())), type=int(LogType.CONSUME),
+                content=_content(r), username=r.get("un", ""), token_name=r.get("tn", ""),
+                token_id=int(r.get("t", 0)), model_name=r.get("m", ""), quota=int(r["q"]),
+                prompt_tokens=int(r.get("p", 0)), completion_tokens=int(r.get("ct", 0)),
+                use_time=int(r.get("ut", 0)), is_stream=bool(r.get("s")), channel_id=int(r.get("c", 0)),
+                group=r.get("g", ""), other=_other(r), request_id=rid) for rid, r in new], using_db=conn)
+        username = result.username or next((r.get("un", "") for _, r in new), "")
+        for (model, hour), (count, quota, used_tokens) in sorted(hours.items()):
+            updated = await QuotaData.filter(user_id=user_id, model_name=model, created_at=hour).using_db(conn).update(
+                count=F("count") + count, quota=F("quota") + quota, token_used=F("token_used") + used_tokens)
+            if not updated:
+                await QuotaData.create(user_id=user_id, username=username, model_name=model, created_at=hour,
+                                       count=count, quota=quota, token_used=used_tokens, using_db=conn)
+    return result
+
+
+async def apply_pending(store: Store, options: OptionsService, user_id: int, send_mail=None) -> int:
+    """Move the user's pending records into the database; returns how many were new there."""
+    key = pending_key(store, user_id)
+    lock = store.redis.lock(store.key("billing", "lock", user_id), timeout=120, blocking_timeout=60)
+    async with lock:
+        raw = await store.redis.hgetall(key)
+        if not raw:
+            return 0
+        records = {rid: orjson.loads(value) for rid, value in raw.items()}
+        result = await _apply_records(user_id, records, options.get_bool("LogConsumeEnabled"))
+        await store.redis.hdel(key, *records)
+    if result.count and send_mail is not None:
+        await _remind(store, options, user_id, result, send_mail)
+    return result.count
+
+
+async def _remind(store: Store, options: OptionsService, user_id: int, result: Applied, send_mail) -> None:
+    """A low-balance mail when this batch took the user across QuotaRemindThreshold (or to zero)."""
+    threshold = options.get_int("QuotaRemindThreshold")
+    before, after = result.quota_before, result.quota_before - result.quota
+    crossed = (before >= threshold > after) or (before > 0 >= after)
+    if not crossed or not result.email:
+        return
+    if not await store.redis.set(store.key("billing", "remind", user_id), "1", nx=True, ex=REMIND_THROTTLE):
+        return
+    name = options.get("SystemName") or "AI Gateway"
+    per_unit = max(options.get_float("QuotaPerUnit"), 1)
+    balance = f"${after / per_unit:.2f}" if options.get_bool("DisplayInCurrencyEnabled") else str(after)
+    subject = f"{name}: your balance is low / 您的额度即将用尽"
+    who = html.escape(result.username)
+    body = (f"<p>Hello {who}, your remaining balance is {balance}. Top up to keep using the API.</p>"
+            f"<p>{who} 您好，您的剩余额度为 {balance}，请及时充值以免影响使用。</p>")
+    await send_mail(result.email, subject, body)
+
+
+async def users_with_pending(store: Store) -> list[int]:
+    """Every user that has records waiting (for the sweep)."""
+    users: list[int] = []
+    prefix = f"{store.prefix}{{u"
+    async for key in store.redis.scan_iter(match=f"{store.prefix}{{u*}}:pend", count=500):
+        inner = key[len(prefix):].split("}", 1)[0]
+        if inner.isdigit():
+            users.append(int(inner))
+    return sorted(set(users))
+
+
+async def pending_for(store: Store, user_ids: Iterable[int]) -> dict[int, int]:
+    """How many records each user has waiting (tests and the metrics' queue depth)."""
+    async with store.redis.pipeline(transaction=False) as pipe:
+        ids = list(user_ids)
+        for user_id in ids:
+            pipe.hlen(pending_key(store, user_id))
+        counts = await pipe.execute()
+    return dict(zip(ids, (int(c) for c in counts), strict=True))
