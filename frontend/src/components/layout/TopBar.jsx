@@ -12,6 +12,7 @@ export default function TopBar({ status, theme, onToggleTheme, onToggleSidebar }
   const { user, logout } = useUser();
   const navigate = useNavigate();
   const [menuOpen, setMenuOpen] = useState(false);
+  const [navOpen, setNavOpen] = useState(false);
   const systemName = status.system_name || DEFAULT_SYSTEM_NAME;
 
   const onLogout = async () => {
@@ -37,29 +38,36 @@ export default function TopBar({ status, theme, onToggleTheme, onToggleSidebar }
           <img className="brand-logo" src={status.logo || DEFAULT_LOGO} alt={t('shell.logo')} />
           <strong className="ml-2" data-testid="system-name">{systemName}</strong>
         </Link>
+        <div className="navbar-item">
+          <button type="button" className="button is-small" data-testid="theme-toggle" onClick={onToggleTheme}
+            aria-label={theme === 'dark' ? t('shell.lightTheme') : t('shell.darkTheme')}>
+            {theme === 'dark' ? '☀' : '☾'}
+          </button>
+        </div>
+        <div className="navbar-item">
+          <div className="select is-small">
+            <select aria-label={t('shell.language')} data-testid="language-switch" value={i18n.resolvedLanguage}
+              onChange={(e) => changeLanguage(e.target.value)}>
+              {LANGUAGES.map((lang) => (
+                <option key={lang} value={lang}>{t(`shell.lang_${lang}`)}</option>
+              ))}
+            </select>
+          </div>
+        </div>
+        <button type="button" className={`navbar-burger ${navOpen ? 'is-active' : ''}`} aria-label={t('shell.menu')}
+          aria-expanded={navOpen} onClick={() => setNavOpen(!navOpen)}>
+          <span aria-hidden="true" />
+          <span aria-hidden="true" />
+          <span aria-hidden="true" />
+          <span aria-hidden="true" />
+        </button>
       </div>
-      <div className="navbar-menu is-active">
+      <div className={`navbar-menu ${navOpen ? 'is-active' : ''}`}>
         <div className="navbar-start">
-          <Link className="navbar-item" to="/">{t('shell.home')}</Link>
-          <Link className="navbar-item" to="/about">{t('shell.about')}</Link>
+          <Link className="navbar-item" to="/" onClick={() => setNavOpen(false)}>{t('shell.home')}</Link>
+          <Link className="navbar-item" to="/about" onClick={() => setNavOpen(false)}>{t('shell.about')}</Link>
         </div>
         <div className="navbar-end">
-          <div className="navbar-item">
-            <button type="button" className="button is-small" data-testid="theme-toggle" onClick={onToggleTheme}
-              aria-label={theme === 'dark' ? t('shell.lightTheme') : t('shell.darkTheme')}>
-              {theme === 'dark' ? '☀' : '☾'}
-            </button>
-          </div>
-          <div className="navbar-item">
-            <div className="select is-small">
-              <select aria-label={t('shell.language')} data-testid="language-switch" value={i18n.resolvedLanguage}
-                onChange={(e) => changeLanguage(e.target.value)}>
-                {LANGUAGES.map((lang) => (
-                  <option key={lang} value={lang}>{t(`shell.lang_${lang}`)}</option>
-                ))}
-              </select>
-            </div>
-          </div>
           {user ? (
             <div className={`navbar-item has-dropdown ${menuOpen ? 'is-active' : ''}`}>
               <button type="button" className="navbar-link button is-ghost" data-testid="user-menu"

@@ -84,7 +84,7 @@ export default function ChannelRow({ channel, batch, selected, onSelect, onTest,
       </td>
       <td><NumberCell key={`p${channel.priority}`} label={t('channel.priority')} value={channel.priority} min={-999} onCommit={(v) => onNumber('priority', v)} /></td>
       <td><NumberCell key={`w${channel.weight}`} label={t('channel.weight')} value={channel.weight} min={0} onCommit={(v) => onNumber('weight', v)} /></td>
-      <td>
+      <td className="actions-cell">
         <div className="buttons are-small">
           <div className="buttons has-addons mb-0">
             <button type="button" className="button is-small is-info is-light" onClick={onTest}>{t('channel.test')}</button>

@@ -143,7 +143,7 @@ export default function UserPage() {
                 </td>
                 <td><RoleTag role={user.role} /></td>
                 <td><StatusTag user={user} /></td>
-                <td>
+                <td className="actions-cell">
                   {!user.DeletedAt && (
                     <RowActions user={user} onAction={(u, action) => setPending({ user: u, action })} onEdit={setEditingId} />
                   )}
