@@ -190,7 +190,8 @@ def clean_fields(body: Mapping[str, Any], user: User, options: OptionsService, *
         if not isinstance(group, str):
             raise ApiError("invalid_param", name="group")
         group = group.strip()
-        if group and group not in selectable_groups(options, user):
+        unchanged = current is not None and group == current.group
+        if group and not unchanged and group not in selectable_groups(options, user):
             raise ApiError("token_group_not_selectable", group=group[:64])
         fields["group"] = group
     return fields

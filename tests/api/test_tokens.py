@@ -124,6 +124,20 @@ async def test_unlimited_quota_and_own_group(login_as) -> None:
     assert chinese["message"] == "请输入令牌名称"
 
 
+async def test_a_group_no_longer_selectable_may_be_kept(login_as, root: ApiClient) -> None:
+    alice, _ = await login_as("alice")
+    created = await create(alice, group="vip")
+    await root.put("/api/option/", {"key": "UserUsableGroups", "value": '{"default": "默认分组"}'})
+
+    async def vip_gone() -> bool:
+        body = await alice.post("/api/token/", {**BASE, "group": "vip"})
+        return body["message"] == "The group vip is not selectable"
+
+    await eventually(vip_gone)
+    body = await alice.put("/api/token/", {"id": created["id"], "name": "kept", "group": "vip"})
+    assert body["success"] and body["data"]["group"] == "vip"
+
+
 async def test_displayed_status_expired_and_exhausted(login_as) -> None:
     alice, user = await login_as("alice")
     expired = await Token.create(user_id=user.id, key="e" * 48, name="old", expired_time=int(time.time()) - 5,
