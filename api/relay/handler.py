@@ -115,6 +115,7 @@ class Job:
     pre: int = 0
     charge: Charge | None = None
     facts: RequestFacts | None = None
+    partial: Outcome | None = None  # what a cancelled stream produced before it was cancelled
     started: float = field(default_factory=time.monotonic)
 
     @property
@@ -345,7 +346,7 @@ async def run(request: web.Request, mode: RelayMode, route: str, caller: Caller)
         try:
             outcome = await relay_with_retries(job)
         finally:
-            await asyncio.shield(_settle_task(job, outcome))
+            await asyncio.shield(_settle_task(job, outcome or job.partial))
         status = outcome.response.status
         return outcome.response
     except RelayError as err:
@@ -564,27 +565,31 @@ async def relay_stream(job: Job, adaptor: Adaptor, resp: aiohttp.ClientResponse)
     parser = SSEParser()
     out: web.StreamResponse | None = None
     gone = False
+
+
+    async def forward(events: list) -> None:
+        """Convert and write; what converted before a bad event is still written."""
+        nonlocal out
+        frames: list[Any] = []
+        try:
+            for event in events:
+                frames.extend(adaptor.convert_stream_event(event, state))
+        finally:
+            if frames:
+                out = out or await open_stream(job)
+                await out.write(encode_many(frames))
+
     metrics.active_streams += 1
     try:
         try:
             async for chunk in client.iter_stream(resp):
                 if not facts.first_response_ms:
                     facts.first_response_ms = max(1, int((time.monotonic() - job.started) * 1000))
-                frames: list[Any] = []
-                for event in parser.feed(chunk):
-                    frames.extend(adaptor.convert_stream_event(event, state))
-                if frames:
-                    out = out or await open_stream(job)
-                    await out.write(encode_many(frames))
+                await forward(parser.feed(chunk))
                 if state.done:
                     break
             else:
-                frames = []
-                for event in parser.close():
-                    frames.extend(adaptor.convert_stream_event(event, state))
-                if frames:
-                    out = out or await open_stream(job)
-                    await out.write(encode_many(frames))
+                await forward(parser.close())
                 if not state.done:
                     raise client.StreamInterrupted("the upstream ended the stream without [DONE]")
         except client.StreamInterrupted as exc:
@@ -599,20 +604,29 @@ async def relay_stream(job: Job, adaptor: Adaptor, resp: aiohttp.ClientResponse)
         except ConnectionResetError:
             gone = True
             facts.incomplete = "the client went away"
+        except asyncio.CancelledError:  # the server cancels handlers of clients that went away
+            facts.incomplete = "the client went away"
+            job.partial = stream_outcome(job, out, state)
+            raise
     finally:
         metrics.active_streams -= 1
         if state.done and not facts.incomplete:
             resp.release()
         else:
             resp.close()  # cancels the upstream request
-    usage = state.resolve_usage(job.prompt_tokens)
     if out is None and not gone:
         try:
             out = await open_stream(job)
         except ConnectionResetError:
             gone = True
     if not gone and out is not None:
-        await finish_stream(job, out, state, usage)
+        await finish_stream(job, out, state, state.resolve_usage(job.prompt_tokens))
+    return stream_outcome(job, out, state)
+
+
+def stream_outcome(job: Job, out: web.StreamResponse | None, state: StreamState) -> Outcome:
+    """Usage and quota of what the upstream produced so far (nothing produced: not billed)."""
+    usage = state.resolve_usage(job.prompt_tokens)
     price = job.price
     assert price is not None
     quota = pricing.settle_quota(price, usage.prompt_tokens, usage.completion_tokens,
