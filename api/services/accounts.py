@@ -279,8 +279,7 @@ async def update_self(app: Mapping, user: User, body: dict) -> bool:
         await User.filter(id=user.id).update(**updates)
     except IntegrityError:
         raise ApiError("username_taken") from None
-    if password_changed:
-        await user_changed(app, user.id, revoke_sessions=True)
+    await user_changed(app, user.id, revoke_sessions=password_changed)
     return password_changed
 
 

@@ -301,3 +301,32 @@ async def test_anonymous_list_changes_nothing(client, browsers: Browsers) -> Non
     await anon.request("PUT", "/api/user/", json={"id": target.id, "quota": 99}, expect_status=401)
     await target.refresh_from_db()
     assert (target.status, target.quota) == (UserStatus.ENABLED, 0)
+
+
+async def test_api_keys_stop_at_once_when_the_owner_is_disabled_or_deleted(client, root: ApiClient) -> None:
+    from models import Token
+
+    user = await make_user("keyholder", quota=10**9)
+    await Token.create(user_id=user.id, key="k" * 48, name="main", unlimited_quota=True)
+    headers = {"Authorization": "Bearer sk-" + "k" * 48}
+
+    async def status() -> int:
+        resp = await client.get("/v1/models", headers=headers)
+        await resp.read()
+        return resp.status
+
+    assert await status() == 200  # now cached in the relay (process and Redis)
+    assert (await root.post("/api/user/manage", {"id": user.id, "action": "disable"}))["success"]
+
+    async def refused() -> bool:
+        return await status() != 200
+
+    await eventually(refused, timeout=5)
+    assert (await root.post("/api/user/manage", {"id": user.id, "action": "enable"}))["success"]
+
+    async def accepted() -> bool:
+        return await status() == 200
+
+    await eventually(accepted, timeout=5)
+    assert (await root.post("/api/user/manage", {"id": user.id, "action": "delete"}))["success"]
+    await eventually(refused, timeout=5)

@@ -194,6 +194,18 @@ async def test_turnstile_guards_register_and_login(client, anon: ApiClient, prov
         await fresh.client.session.close()
 
 
+async def test_turnstile_guards_the_mail_routes(client, anon: ApiClient, providers: FakeProviders) -> None:
+    await set_options(client, SMTPServer="127.0.0.1")
+    await enable_turnstile(client, providers)
+    for path in ("/api/verification?email=a@example.com", "/api/reset_password?email=a@example.com"):
+        body = await anon.get(path)
+        assert body == {"success": False, "message": "Please retry in a few seconds, Turnstile is checking",
+                        "data": None}
+    providers.turnstile_tokens.add("mail-token")
+    assert (await anon.get("/api/verification?email=a@example.com&turnstile=mail-token"))["success"]
+    assert (await anon.get("/api/reset_password?email=a@example.com"))["success"]  # same session: passed
+
+
 async def test_turnstile_unreachable(aiohttp_client, settings, providers: FakeProviders) -> None:
     closed = dataclasses.replace(settings, turnstile_verify_url="http://127.0.0.1:9/siteverify")
     client = await aiohttp_client(create_app(closed))
