@@ -92,7 +92,7 @@ def build_record(facts: RequestFacts, usage: Usage) -> bytes:
         "tn": facts.token_name, "un": facts.username, "g": facts.group, "mr": facts.model_ratio,
         "cr": facts.completion_ratio, "gr": facts.group_ratio,
         "mp": -1 if facts.model_price is None else facts.model_price, "inc": facts.incomplete,
-        "ts": int(time.time()),
+        "ts": round(time.time(), 6),  # float: records of one batch are applied in the order they happened
     })
 
 
@@ -190,7 +190,8 @@ async def _apply_records(user_id: int, records: Mapping[str, Mapping[str, Any]],
         user = await User.filter(id=user_id).using_db(conn).select_for_update().first()
         done = set(await Settlement.filter(request_id__in=list(records)).using_db(conn)
                    .values_list("request_id", flat=True))
-        new = [(rid, r) for rid, r in records.items() if rid not in done]
+        new = sorted(((rid, r) for rid, r in records.items() if rid not in done),
+                     key=lambda item: (float(item[1].get("ts", 0)), item[0]))
         if not new:
             return result
         total = sum(int(r["q"]) for _, r in new)
@@ -199,7 +200,7 @@ async def _apply_records(user_id: int, records: Mapping[str, Mapping[str, Any]],
             result.quota_before, result.email, result.username = user.quota, user.email, user.username
         await Settlement.bulk_create(
             [Settlement(request_id=rid, user_id=user_id, token_id=int(r.get("t", 0)), quota=int(r["q"]),
-                        created_at=int(r.get("ts", time.time()))) for rid, r in new], using_db=conn)
+                        created_at=int(float(r.get("ts", time.time())))) for rid, r in new], using_db=conn)
         await User.filter(id=user_id).using_db(conn).update(
             quota=F("quota") - total, used_quota=F("used_quota") + total, request_count=F("request_count") + len(new))
         tokens: dict[int, list[int]] = defaultdict(lambda: [0, 0])  # token → [used, taken from remain]
@@ -213,7 +214,7 @@ async def _apply_records(user_id: int, records: Mapping[str, Mapping[str, Any]],
                     tokens[int(r["t"])][1] += q
             if r.get("c"):
                 channels[int(r["c"])] += q
-            ts = int(r.get("ts", time.time()))
+            ts = int(float(r.get("ts", time.time())))
             bucket = hours[(str(r.get("m", "")), ts - ts % 3600)]
             bucket[0] += 1
             bucket[1] += q
@@ -225,7 +226,7 @@ async def _apply_records(user_id: int, records: Mapping[str, Mapping[str, Any]],
             await Channel.filter(id=channel_id).using_db(conn).update(used_quota=F("used_quota") + used)
         if log_consume:
             await Log.bulk_create([Log(
-                user_id=user_id, created_at=int(r.get("ts", time.time())), type=int(LogType.CONSUME),
+                user_id=user_id, created_at=int(float(r.get("ts", time.time()))), type=int(LogType.CONSUME),
                 content=_content(r), username=r.get("un", ""), token_name=r.get("tn", ""),
                 token_id=int(r.get("t", 0)), model_name=r.get("m", ""), quota=int(r["q"]),
                 prompt_tokens=int(r.get("p", 0)), completion_tokens=int(r.get("ct", 0)),
