@@ -1,3 +1,4 @@
+# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """Chat completions through the official openai SDK: answers, streams, and the exact bill."""
 from __future__ import annotations
 

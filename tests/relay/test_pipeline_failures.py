@@ -1,3 +1,4 @@
+# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """Retries, refusals, refunds and streams that end badly: each charged for what was produced,
 refunded otherwise, nothing left pre-charged."""
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """Every relayed endpoint through the openai SDK, on OpenAI, Azure, Ollama, custom and compatible
 channels; /v1/models, the legacy billing endpoints and the console playground."""
 from __future__ import annotations
