@@ -4,6 +4,8 @@ export const getChannel = (id) => get(`/api/channel/${id}`, { silent: true });
 export const createChannel = (channel) => post('/api/channel/', channel);
 export const updateChannel = (channel) => put('/api/channel/', channel);
 export const deleteChannel = (id) => del(`/api/channel/${id}/`);
+// The copy is made on the server: it keeps the key, which the browser never sees.
+export const copyChannel = (id, suffix) => post(`/api/channel/copy/${id}`, undefined, { params: { suffix }, silent: true });
 export const deleteDisabledChannels = () => del('/api/channel/disabled');
 export const batchDeleteChannels = (ids) => post('/api/channel/batch', { ids });
 export const fixChannels = () => post('/api/channel/fix');

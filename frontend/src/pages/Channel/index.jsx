@@ -4,7 +4,7 @@ import { useTranslation } from 'react-i18next';
 import useChannels from '../../hooks/useChannels';
 import useGroups from '../../hooks/useGroups';
 import {
-  batchDeleteChannels, createChannel, deleteChannel, deleteDisabledChannels, fixChannels, getChannel,
+  batchDeleteChannels, copyChannel, deleteChannel, deleteDisabledChannels, fixChannels,
   testAllChannels, testChannel, updateAllBalances, updateChannel, updateChannelBalance,
 } from '../../api/channel';
 import { showError, showInfo, showSuccess } from '../../lib/toast';
@@ -122,19 +122,8 @@ export default function ChannelPage() {
   }));
 
   const onCopy = (channel) => ask(t('channel.confirmCopy', { name: channel.name }), async () => {
-    let source;
     try {
-      source = await getChannel(channel.id);
-    } catch {
-      source = null;
-    }
-    if (!source) {
-      showError(t('channel.notFound'));
-      return;
-    }
-    const { id, ...rest } = source;
-    try {
-      await createChannel({ ...rest, name: `${source.name}${t('channel.copySuffix')}`, balance: 0, used_quota: 0, created_time: null });
+      await copyChannel(channel.id, t('channel.copySuffix'));
       showSuccess(t('channel.copied'));
       mutate();
     } catch (e) {

@@ -229,6 +229,7 @@ function WeChatBindModal({ status, onClose, onDone }) {
 
 function PasswordModal({ onClose }) {
   const { t } = useTranslation();
+  const [original, setOriginal] = useState('');
   const [password, setPassword] = useState('');
   const [password2, setPassword2] = useState('');
   const submit = async () => {
@@ -241,7 +242,7 @@ function PasswordModal({ onClose }) {
       return;
     }
     try {
-      await updateSelf({ password });
+      await updateSelf({ original_password: original, password });
       showSuccess(t('personal.passwordChanged'));
       onClose();
     } catch {
@@ -251,6 +252,8 @@ function PasswordModal({ onClose }) {
   return (
     <Modal title={t('personal.changePassword')} onClose={onClose} testId="password-modal"
       footer={<button type="button" className="button is-primary" onClick={submit}>{t('common.confirm')}</button>}>
+      <TextInput label={t('personal.currentPassword')} type="password" autoComplete="current-password" value={original}
+        onChange={setOriginal} />
       <TextInput label={t('personal.newPassword')} type="password" autoComplete="new-password" value={password} onChange={setPassword} />
       <TextInput label={t('personal.newPassword2')} type="password" autoComplete="new-password" value={password2} onChange={setPassword2} />
     </Modal>

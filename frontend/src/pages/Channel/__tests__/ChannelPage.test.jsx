@@ -114,28 +114,21 @@ test('delete asks first', async () => {
   await waitFor(() => expect(callsTo(calls, 'DELETE', '/api/channel/5/')).toHaveLength(1));
 });
 
-test('copy resets balance, used quota, created time and id, and suffixes the name', async () => {
-  const calls = setup();
+test('copy is made on the server (it keeps the key) with the copy suffix', async () => {
+  const calls = setup({ 'POST /api/channel/copy/5': ok({ ...CHANNELS[4], id: 6, name: 'fresh_copy' }) });
   await userEvent.click(within(await row(5)).getByRole('button', { name: 'Copy' }));
   await confirm();
   expect(await screen.findByText('Channel copied')).toBeInTheDocument();
-  const body = callsTo(calls, 'POST', '/api/channel/')[0].body;
-  expect(body).toMatchObject({ name: 'fresh_copy', balance: 0, used_quota: 0, created_time: null, key: 'sk-secret', models: 'gpt-4o' });
-  expect(body).not.toHaveProperty('id');
+  const [call] = callsTo(calls, 'POST', '/api/channel/copy/5');
+  expect(call.query).toEqual({ suffix: '_copy' });
+  expect(callsTo(calls, 'POST', '/api/channel/')).toHaveLength(0);
 });
 
-test('copy of a vanished channel says it was not found; a failed create says copy failed', async () => {
-  setup({ '/api/channel/5': fail('not found') });
+test('copy failure (e.g. the channel vanished) shows the copy-failed text with the reason', async () => {
+  setup({ 'POST /api/channel/copy/5': fail('Channel not found, please refresh the page and retry.') });
   await userEvent.click(within(await row(5)).getByRole('button', { name: 'Copy' }));
   await confirm();
-  expect(await screen.findByText('Channel not found, please refresh the page and retry.')).toBeInTheDocument();
-});
-
-test('copy failure shows the copy-failed text', async () => {
-  setup({ 'POST /api/channel/': fail('duplicate') });
-  await userEvent.click(within(await row(5)).getByRole('button', { name: 'Copy' }));
-  await confirm();
-  expect(await screen.findByText('Channel copy failed: duplicate')).toBeInTheDocument();
+  expect(await screen.findByText('Channel copy failed: Channel not found, please refresh the page and retry.')).toBeInTheDocument();
 });
 
 test('inline priority and weight; a negative weight becomes 0', async () => {

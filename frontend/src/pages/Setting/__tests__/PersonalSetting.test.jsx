@@ -102,6 +102,7 @@ test('password change needs matching entries', async () => {
   const calls = setup();
   await userEvent.click(await screen.findByRole('button', { name: 'Change password' }));
   const modal = screen.getByTestId('password-modal');
+  await userEvent.type(within(modal).getByLabelText('Current password'), 'oldpassword1');
   await userEvent.type(within(modal).getByLabelText('New password'), 'newpassword1');
   await userEvent.type(within(modal).getByLabelText('Confirm new password'), 'newpassword2');
   await userEvent.click(within(modal).getByRole('button', { name: 'Confirm' }));
@@ -110,7 +111,7 @@ test('password change needs matching entries', async () => {
   await userEvent.type(within(modal).getByLabelText('Confirm new password'), 'newpassword1');
   await userEvent.click(within(modal).getByRole('button', { name: 'Confirm' }));
   expect(await screen.findByText('Password changed!')).toBeInTheDocument();
-  expect(callsTo(calls, 'PUT', '/api/user/self')[0].body).toEqual({ password: 'newpassword1' });
+  expect(callsTo(calls, 'PUT', '/api/user/self')[0].body).toEqual({ original_password: 'oldpassword1', password: 'newpassword1' });
 });
 
 test('generating the access token shows and copies it', async () => {
