@@ -92,10 +92,11 @@ async def enqueue_ctx(app: web.Application) -> AsyncIterator[None]:
 
 def create_console_app() -> web.Application:
     console = web.Application()
-    # Order (outermost first): errors become envelopes → the session cookie is written on the
-    # way out → the per-IP limit runs before any handler work.
-    setup_envelope_errors(console)
+    # Order (outermost first): the session cookie a handler created or rotated is written on every
+    # answer, failures included (a Turnstile pass survives a failed login) → errors become
+    # envelopes → the per-IP limit runs before any handler work.
     setup_session_cookie(console)
+    setup_envelope_errors(console)
     setup_api_rate_limit(console)
     add_console_routes(console)
     return console
