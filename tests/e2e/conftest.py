@@ -27,9 +27,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 @pytest.fixture(scope="session")
 def console_build() -> Path:
-    """The console's production build (made once here when missing)."""
-    if not (BUILD / "index.html").exists():
-        frontend = ROOT / "frontend"
+    """The console's production build (made here when missing or older than the sources)."""
+    frontend = ROOT / "frontend"
+    sources = [frontend / "package.json", *(frontend / "src").rglob("*"), *(frontend / "public").rglob("*")]
+    newest = max(p.stat().st_mtime for p in sources if p.is_file())
+    index = BUILD / "index.html"
+    if not index.exists() or index.stat().st_mtime < newest:
         if not (frontend / "node_modules").exists():
             subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=frontend, check=True)
         subprocess.run(["npm", "run", "build"], cwd=frontend, check=True, env={**os.environ, "CI": "true"})
