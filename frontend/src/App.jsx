@@ -17,13 +17,14 @@ import UserPage from './pages/User';
 import ChannelPage from './pages/Channel';
 import NotFound from './pages/NotFound';
 import Placeholder from './pages/Placeholder';
+import TokenPage from './pages/Token';
 
 // Failed reads toast once (no retry storm); forms are not reset by refocusing the window.
 export const SWR_OPTIONS = { fetcher, shouldRetryOnError: false, revalidateOnFocus: false };
 
 // Screens of the second console document, mounted as placeholders until they are built.
 const LATER = [
-  ['/token', 'sidebar.token'], ['/playground', 'sidebar.playground'], ['/redemption', 'sidebar.redemption', 'admin'],
+  ['/playground', 'sidebar.playground'], ['/redemption', 'sidebar.redemption', 'admin'],
   ['/topup', 'sidebar.topup'], ['/log', 'sidebar.log'], ['/detail', 'sidebar.detail'], ['/midjourney', 'sidebar.midjourney'],
   ['/task', 'sidebar.task'],
 ];
@@ -50,6 +51,7 @@ export function AppRoutes() {
         <Route path="/channel" element={guarded(<ChannelPage />, 'admin')} />
         <Route path="/channel/add" element={guarded(<ChannelPage />, 'admin')} />
         <Route path="/channel/edit/:id" element={guarded(<ChannelPage />, 'admin')} />
+        <Route path="/token" element={guarded(<TokenPage />)} />
         {LATER.map(([path, titleKey, role]) => (
           <Route key={path} path={path} element={guarded(<Placeholder titleKey={titleKey} />, role)} />
         ))}

@@ -96,7 +96,8 @@ test('language switch changes every text to Chinese and back', async () => {
 
 test('footer shows the credit line with the version, or the custom HTML', async () => {
   renderApp('/');
-  await waitFor(() => expect(screen.getByTestId('footer')).toHaveTextContent('v9.9.9'));
+  await waitFor(() => expect(screen.getByTestId('footer')).toHaveTextContent('AI Gateway v9.9.9'));
+  expect(screen.getByTestId('footer')).not.toHaveTextContent(/developed by|Calcium|One API/);
 });
 
 test('footer renders custom HTML when configured', async () => {

@@ -1,17 +1,16 @@
 import { useTranslation } from 'react-i18next';
 import useHomePageContent from '../hooks/useHomePageContent';
 import useStatus from '../hooks/useStatus';
+import RichContent from '../components/RichContent';
 import { DEFAULT_SYSTEM_NAME } from '../constants';
 
+// HomePageContent: HTML, a framed URL or text; the welcome hero when it is empty.
 export default function Home() {
   const { t } = useTranslation();
   const { content, isLoading } = useHomePageContent();
   const { status } = useStatus();
   if (isLoading) return <progress className="progress is-small is-primary" />;
-  if (content.startsWith('https://')) {
-    return <iframe className="is-fullwidth" title={t('shell.home')} src={content} width="100%" height="800" />;
-  }
-  if (content) return <div className="content pre-wrap" data-testid="home-content">{content}</div>;
+  if (content) return <RichContent content={content} title={t('shell.home')} testId="home-content" />;
   return (
     <section className="hero is-small">
       <div className="hero-body">

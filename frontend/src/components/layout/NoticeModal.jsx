@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import useNotice from '../../hooks/useNotice';
 import { KEYS } from '../../lib/storage';
+import RichContent from '../RichContent';
 
 // Shows the site notice once: the last text seen is remembered locally.
 export default function NoticeModal() {
@@ -22,7 +23,7 @@ export default function NoticeModal() {
           <button type="button" className="delete" aria-label={t('common.close')} onClick={close} />
         </header>
         <section className="modal-card-body">
-          <div className="content pre-wrap">{notice}</div>
+          <RichContent content={notice} title={t('shell.notice')} testId="notice-content" frameHeight={400} />
         </section>
         <footer className="modal-card-foot">
           <button type="button" className="button is-primary" onClick={close}>{t('shell.noticeClose')}</button>

@@ -2,24 +2,12 @@ import { NavLink } from 'react-router-dom';
 import { useTranslation } from 'react-i18next';
 import { useUser } from '../../context/UserContext';
 import { isAdmin } from '../../lib/auth';
-
-function parseChats(chats) {
-  if (Array.isArray(chats)) return chats;
-  if (typeof chats === 'string' && chats) {
-    try {
-      const parsed = JSON.parse(chats);
-      return Array.isArray(parsed) ? parsed : [];
-    } catch {
-      return [];
-    }
-  }
-  return [];
-}
+import { parseChats } from '../../lib/chats';
 
 // Exactly the entries of spec 001 §2, with their conditions.
 export function sidebarEntries(status, user) {
   const admin = isAdmin(user);
-  const chats = parseChats(status.chats).map((chat, index) => ({ key: `chat-${index}`, label: Object.keys(chat)[0], to: `/chat/${index}` }));
+  const chats = parseChats(status.chats).map((chat, index) => ({ key: `chat-${index}`, label: chat.name, to: `/chat/${index}` }));
   return [
     { key: 'playground', to: '/playground' },
     { key: 'pricing', to: '/pricing' },

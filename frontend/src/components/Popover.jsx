@@ -1,0 +1,42 @@
+import { useEffect, useRef, useState } from 'react';
+
+// A click-toggled Bulma dropdown used as a popover (Bulma has none); closes on an outside click or Escape.
+// `children` is the content, or a function (close) => content for menus.
+export default function Popover({ label, children, buttonClassName = 'button is-small', testId, ariaLabel, right }) {
+  const [open, setOpen] = useState(false);
+  const ref = useRef(null);
+  useEffect(() => {
+    if (!open) return undefined;
+    const onDown = (e) => {
+      if (ref.current && !ref.current.contains(e.target)) setOpen(false);
+    };
+    const onKey = (e) => {
+      if (e.key === 'Escape') setOpen(false);
+    };
+    document.addEventListener('mousedown', onDown);
+    document.addEventListener('keydown', onKey);
+    return () => {
+      document.removeEventListener('mousedown', onDown);
+      document.removeEventListener('keydown', onKey);
+    };
+  }, [open]);
+  const close = () => setOpen(false);
+  return (
+    <div ref={ref} className={`dropdown ${open ? 'is-active' : ''} ${right ? 'is-right' : ''}`}>
+      <div className="dropdown-trigger">
+        <button type="button" className={buttonClassName} aria-haspopup="true" aria-expanded={open} aria-label={ariaLabel}
+          onClick={() => setOpen(!open)}>
+          {label}
+        </button>
+      </div>
+      {open && (
+        <div className="dropdown-menu popover-menu" role="dialog" aria-label={ariaLabel || (typeof label === 'string' ? label : undefined)}
+          data-testid={testId}>
+          <div className="dropdown-content">
+            {typeof children === 'function' ? children(close) : <div className="dropdown-item">{children}</div>}
+          </div>
+        </div>
+      )}
+    </div>
+  );
+}

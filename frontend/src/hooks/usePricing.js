@@ -1,0 +1,19 @@
+import useSWR from 'swr';
+import { get } from '../api/client';
+
+// The public price list; group_ratio (and usable_group, user_group) sit beside `data`, so the envelope is kept.
+const rawFetcher = (url) => get(url, { raw: true });
+
+export default function usePricing() {
+  const { data, error, isLoading, mutate } = useSWR('/api/pricing', rawFetcher);
+  return {
+    models: (data && Array.isArray(data.data) && data.data) || [],
+    groupRatio: (data && data.group_ratio) || {},
+    usableGroup: (data && data.usable_group) || null,
+    userGroup: (data && data.user_group) || null,
+    loaded: Boolean(data),
+    error,
+    isLoading,
+    mutate,
+  };
+}

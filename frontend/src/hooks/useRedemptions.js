@@ -1,0 +1,14 @@
+import useSWR from 'swr';
+import { listOf, withQuery } from '../lib/query';
+
+// One page of redemption codes (p is 0-based); the search route when a keyword (id or name) is set.
+export function redemptionsKey({ page, pageSize, keyword }) {
+  const paging = { p: page, page_size: pageSize };
+  if (keyword) return withQuery('/api/redemption/search', { keyword, ...paging });
+  return withQuery('/api/redemption/', paging);
+}
+
+export default function useRedemptions(params) {
+  const { data, error, isLoading, mutate } = useSWR(redemptionsKey(params));
+  return { ...listOf(data), isLoading, error, mutate };
+}
