@@ -18,14 +18,14 @@ import ChannelPage from './pages/Channel';
 import NotFound from './pages/NotFound';
 import Placeholder from './pages/Placeholder';
 import TokenPage from './pages/Token';
+import RedemptionPage from './pages/Redemption';
 
 // Failed reads toast once (no retry storm); forms are not reset by refocusing the window.
 export const SWR_OPTIONS = { fetcher, shouldRetryOnError: false, revalidateOnFocus: false };
 
 // Screens of the second console document, mounted as placeholders until they are built.
 const LATER = [
-  ['/playground', 'sidebar.playground'], ['/redemption', 'sidebar.redemption', 'admin'],
-  ['/topup', 'sidebar.topup'], ['/log', 'sidebar.log'], ['/detail', 'sidebar.detail'], ['/midjourney', 'sidebar.midjourney'],
+  ['/playground', 'sidebar.playground'], ['/topup', 'sidebar.topup'], ['/log', 'sidebar.log'], ['/detail', 'sidebar.detail'], ['/midjourney', 'sidebar.midjourney'],
   ['/task', 'sidebar.task'],
 ];
 const PUBLIC_LATER = [['/pricing', 'sidebar.pricing'], ['/chat/:id?', 'sidebar.chat'], ['/chat2link', 'sidebar.chat']];
@@ -52,6 +52,7 @@ export function AppRoutes() {
         <Route path="/channel/add" element={guarded(<ChannelPage />, 'admin')} />
         <Route path="/channel/edit/:id" element={guarded(<ChannelPage />, 'admin')} />
         <Route path="/token" element={guarded(<TokenPage />)} />
+        <Route path="/redemption" element={guarded(<RedemptionPage />, 'admin')} />
         {LATER.map(([path, titleKey, role]) => (
           <Route key={path} path={path} element={guarded(<Placeholder titleKey={titleKey} />, role)} />
         ))}
