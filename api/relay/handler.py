@@ -251,8 +251,11 @@ def price_of(job: Job) -> pricing.Price:
 # -- 4. where, 5. admit ---------------------------------------------------------------------------
 
 
-def first_channel(job: Job) -> ChannelInfo:
-    channel = job.caller.pinned or job.state.index.pick(job.group, job.model)
+async def first_channel(job: Job) -> ChannelInfo:
+    index = job.state.index
+    channel = job.caller.pinned or index.pick(job.group, job.model)
+    if channel is None and await index.refresh_after_miss():
+        channel = index.pick(job.group, job.model)
     if channel is None:
         raise refuse(job.request, 503, "relay_no_channel", "no_available_channel", model=job.model, group=job.group)
     return channel
@@ -336,7 +339,7 @@ async def run(request: web.Request, mode: RelayMode, route: str, caller: Caller)
         check_model_allowed(job)
         check_sensitive(job)
         job.price = price_of(job)
-        job.channel = first_channel(job)
+        job.channel = await first_channel(job)
         label = job.model
         job.prompt_tokens = count_prompt(mode, body)
         job.pre = pre_amount(job)
@@ -415,7 +418,7 @@ def note_failure(job: Job, channel: ChannelInfo, err: RelayError) -> None:
              job.request.get(keys.REQUEST_ID), err.status, err.message[:200])
     reason = state.health.record_failure(channel.id, channel.type, channel.auto_ban, err, job.options)
     if reason:
-        state.index.drop(channel.id)  # this process stops using it now; the worker tells the others
+        state.index.disable_locally(channel.id)  # this process stops now; the worker tells the others
         state.health.forget(channel.id)
         from api.services.jobs import enqueue
 

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 import random
+import time
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
@@ -27,6 +28,8 @@ from .pricing import wildcard_name
 
 log = logging.getLogger(__name__)
 WEIGHT_SMOOTHING = 10
+MISS_RELOAD_INTERVAL = 1.0  # seconds: a request finding no channel reloads at most this often
+SUPPRESS_SECONDS = 30.0  # a channel this process disabled stays out while the worker records it
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +97,8 @@ class ChannelIndex:
         self._rng = rng or random.Random()
         self._rebuild: asyncio.Task | None = None
         self._again = False
+        self._loaded_at = 0.0
+        self._suppressed: dict[int, float] = {}  # channel id → monotonic time it may come back
         self.loaded = asyncio.Event()
 
     # -- building --------------------------------------------------------------------------------
@@ -101,7 +106,10 @@ class ChannelIndex:
         by_key: dict[tuple[str, str], list[ChannelInfo]] = {}
         models: dict[str, set[str]] = {}
         by_id: dict[int, ChannelInfo] = {}
+        now = time.monotonic()
         for ch in channels:
+            if self._suppressed.get(ch.id, 0) > now:
+                continue
             by_id[ch.id] = ch
             for group in ch.groups:
                 for model in ch.models:
@@ -116,15 +124,41 @@ class ChannelIndex:
         self._models = {g: tuple(sorted(m)) for g, m in models.items()}
 
     async def load(self) -> None:
+        started = time.monotonic()
         rows = await Channel.filter(status=int(ChannelStatus.ENABLED)).all()
+        enabled = {r.id for r in rows}
+        now = time.monotonic()
+        self._suppressed = {cid: until for cid, until in self._suppressed.items() if cid in enabled and until > now}
         self.replace(channel_info(r) for r in rows)
+        self._loaded_at = started
         self.loaded.set()
+
+    async def refresh_after_miss(self) -> bool:
+        """No channel for a request: a channel created a moment ago may not have reached this
+        process yet. Wait for a pending rebuild, or reload if the index is older than a second
+        (bounded, so requests for models nobody serves cannot hammer the database)."""
+        if self._rebuild is not None and not self._rebuild.done():
+            await asyncio.shield(self._rebuild)
+            return True
+        if time.monotonic() - self._loaded_at < MISS_RELOAD_INTERVAL:
+            return False
+        self._loaded_at = time.monotonic()
+        self.schedule_rebuild()
+        if self._rebuild is not None:
+            await asyncio.shield(self._rebuild)
+        return True
 
     def drop(self, channel_id: int) -> None:
         """Take one channel out at once (disabled here or announced by an event); copy-on-write."""
         if channel_id not in self._by_id:
             return
         self.replace(c for c in self._by_id.values() if c.id != channel_id)
+
+    def disable_locally(self, channel_id: int) -> None:
+        """This process decided to disable the channel: out now, and kept out by reloads until the
+        database says so too (or SUPPRESS_SECONDS pass)."""
+        self._suppressed[channel_id] = time.monotonic() + SUPPRESS_SECONDS
+        self.drop(channel_id)
 
     def subscribe(self, events: EventBus) -> None:
         events.subscribe("channel", self._on_event)

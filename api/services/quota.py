@@ -128,8 +128,8 @@ return 1
 """
 
 _LOAD = """
-if (redis.call('GET', KEYS[3]) or '0') ~= ARGV[2] then return -1 end
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if (redis.call('GET', KEYS[3]) or '0') ~= ARGV[2] then return -1 end
 redis.call('SET', KEYS[1], ARGV[1])
 redis.call('SET', KEYS[2], ARGV[3])
 return 1
