@@ -26,4 +26,6 @@ JOBS: tuple[Job, ...] = (
     Job("channel-probe", "channel.probe_disabled", 30),
     Job("channel-notify", "channel.notify_root", 60),
     Job("logs-purge", "logs.purge", 600),
+    # Billing (issue 4): settlement records whose billing.apply was lost (a process that died).
+    Job("billing-sweep", "billing.sweep", 30),
 )
