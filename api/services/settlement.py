@@ -10,6 +10,13 @@ models.Settlement row per request id (unique: a record applied twice changes not
 used_quota / request_count, key remain_quota / used_quota, channel used_quota, the consume logs and
 the hourly QuotaData rows; then removes the records from Redis. A worker killed between the commit
 and the removal leaves records that the next run finds already applied and only removes.
+
+Durability: the records live in Redis until a worker has committed them. With AOF persistence
+(`appendonly yes`, fsync every second) a Redis restart loses at most the last second of records
+and balance changes; without persistence a restart loses every record not yet applied (typically
+the last ~100 ms of traffic, more while the workers are down): those requests stay unbilled in the
+database, and the live balances reload from the database (consistent with it, so the invariant
+still holds, in the users' favour).
 """
 from __future__ import annotations
 
