@@ -20,13 +20,14 @@ import Placeholder from './pages/Placeholder';
 import TokenPage from './pages/Token';
 import RedemptionPage from './pages/Redemption';
 import TopUpPage from './pages/TopUp';
+import LogPage from './pages/Log';
 
 // Failed reads toast once (no retry storm); forms are not reset by refocusing the window.
 export const SWR_OPTIONS = { fetcher, shouldRetryOnError: false, revalidateOnFocus: false };
 
 // Screens of the second console document, mounted as placeholders until they are built.
 const LATER = [
-  ['/playground', 'sidebar.playground'], ['/log', 'sidebar.log'], ['/detail', 'sidebar.detail'], ['/midjourney', 'sidebar.midjourney'],
+  ['/playground', 'sidebar.playground'], ['/detail', 'sidebar.detail'], ['/midjourney', 'sidebar.midjourney'],
   ['/task', 'sidebar.task'],
 ];
 const PUBLIC_LATER = [['/pricing', 'sidebar.pricing'], ['/chat/:id?', 'sidebar.chat'], ['/chat2link', 'sidebar.chat']];
@@ -55,6 +56,7 @@ export function AppRoutes() {
         <Route path="/token" element={guarded(<TokenPage />)} />
         <Route path="/redemption" element={guarded(<RedemptionPage />, 'admin')} />
         <Route path="/topup" element={guarded(<TopUpPage />)} />
+        <Route path="/log" element={guarded(<LogPage />)} />
         {LATER.map(([path, titleKey, role]) => (
           <Route key={path} path={path} element={guarded(<Placeholder titleKey={titleKey} />, role)} />
         ))}

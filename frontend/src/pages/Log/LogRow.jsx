@@ -1,0 +1,67 @@
+import { useTranslation } from 'react-i18next';
+import { renderQuota, timestamp2string } from '../../lib/format';
+import { firstTokenLevel, LEVEL_COLORS, LOG_TYPE, LOG_TYPE_COLORS, totalTimeLevel } from '../../constants/log';
+import Popover from '../../components/Popover';
+import PriceDetail, { parseOther } from './PriceDetail';
+
+export function LogTypeTag({ type }) {
+  const { t } = useTranslation();
+  return <span className={`tag ${LOG_TYPE_COLORS[type] || 'is-light'}`}>{t(`log.type.${LOG_TYPE_COLORS[type] ? type : 'unknown'}`)}</span>;
+}
+
+function Timing({ log, other }) {
+  const { t } = useTranslation();
+  const total = Number(log.use_time || 0);
+  const level = totalTimeLevel(total);
+  const frt = Number(other.frt || 0) / 1000;
+  return (
+    <div className="tags mb-0">
+      <span className={`tag ${LEVEL_COLORS[level]}`} data-testid="use-time" data-level={level}>{t('log.seconds', { time: total })}</span>
+      {log.is_stream && frt > 0 && (
+        <span className={`tag ${LEVEL_COLORS[firstTokenLevel(frt)]}`} data-testid="first-token-time" data-level={firstTokenLevel(frt)}>
+          {t('log.seconds', { time: frt.toFixed(1) })}
+        </span>
+      )}
+      <span className={`tag ${log.is_stream ? 'is-info' : 'is-link'} is-light`} data-testid="stream-badge">
+        {log.is_stream ? t('log.stream') : t('log.nonStream')}
+      </span>
+    </div>
+  );
+}
+
+export default function LogRow({ log, admin, onUser }) {
+  const { t } = useTranslation();
+  const other = parseOther(log.other);
+  const consume = log.type === LOG_TYPE.CONSUME;
+  const used = (other.admin_info && other.admin_info.use_channel) || [];
+  return (
+    <tr data-testid={`log-row-${log.id}`}>
+      <td className="is-size-7">{timestamp2string(log.created_at)}</td>
+      {admin && <td>{log.channel ? <span className="tag is-light">{log.channel}</span> : null}</td>}
+      {admin && (
+        <td>
+          {log.username && (
+            <button type="button" className="button is-small is-ghost p-0" onClick={() => onUser(log)}>{log.username}</button>
+          )}
+        </td>
+      )}
+      <td>{log.token_name && <span className="tag is-light">{log.token_name}</span>}</td>
+      <td><LogTypeTag type={log.type} /></td>
+      <td>{log.model_name && <span className="tag is-light">{log.model_name}</span>}</td>
+      <td>{consume && <Timing log={log} other={other} />}</td>
+      <td>{consume ? log.prompt_tokens || 0 : ''}</td>
+      <td>{consume ? log.completion_tokens || 0 : ''}</td>
+      <td data-testid="log-cost">{log.quota ? renderQuota(log.quota, 6) : ''}</td>
+      {admin && <td className="is-size-7" data-testid="log-retry">{used.length > 1 ? used.join(' → ') : ''}</td>}
+      <td className="is-size-7">
+        <span className="pre-wrap">{log.content}</span>
+        {consume && (other.model_ratio !== undefined || other.model_price !== undefined) && (
+          <Popover label={t('log.priceDetail')} ariaLabel={t('log.priceDetailOf', { id: log.id })} testId={`price-detail-${log.id}`}
+            buttonClassName="button is-small is-ghost p-0 ml-1">
+            <PriceDetail log={log} other={other} />
+          </Popover>
+        )}
+      </td>
+    </tr>
+  );
+}

@@ -1,0 +1,44 @@
+import { useTranslation } from 'react-i18next';
+
+const num = (v) => String(Number(Number(v || 0).toFixed(6)));
+const usd = (v) => `$${num(v)}`;
+
+export function parseOther(raw) {
+  if (!raw) return {};
+  if (typeof raw === 'object') return raw;
+  try {
+    const parsed = JSON.parse(raw);
+    return parsed && typeof parsed === 'object' ? parsed : {};
+  } catch {
+    return {};
+  }
+}
+
+// The price breakdown of a consumption log from its `other` (per call when model_price is set, else by ratios).
+export default function PriceDetail({ log, other }) {
+  const { t } = useTranslation();
+  const groupRatio = other.group_ratio ?? 1;
+  const modelPrice = other.model_price;
+  if (modelPrice !== undefined && modelPrice !== null && modelPrice !== -1) {
+    return (
+      <div className="is-size-7" data-testid="price-breakdown">
+        <p>{t('log.price.perCall', { price: usd(modelPrice), group: num(groupRatio), total: usd(modelPrice * groupRatio) })}</p>
+      </div>
+    );
+  }
+  const modelRatio = other.model_ratio ?? 0;
+  const completionRatio = other.completion_ratio ?? 1;
+  const input = modelRatio * 2;
+  const output = modelRatio * completionRatio * 2;
+  const prompt = log.prompt_tokens || 0;
+  const completion = log.completion_tokens || 0;
+  const total = ((prompt / 1e6) * input + (completion / 1e6) * output) * groupRatio;
+  return (
+    <div className="is-size-7" data-testid="price-breakdown">
+      <p>{t('log.price.ratios', { model: num(modelRatio), completion: num(completionRatio), group: num(groupRatio) })}</p>
+      <p>{t('log.price.input', { price: usd(input), group: num(groupRatio), total: usd(input * groupRatio) })}</p>
+      <p>{t('log.price.output', { price: usd(output), group: num(groupRatio), total: usd(output * groupRatio) })}</p>
+      <p>{t('log.price.sum', { prompt, input: usd(input), completion, output: usd(output), group: num(groupRatio), total: usd(total) })}</p>
+    </div>
+  );
+}

@@ -1,0 +1,132 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import LogPage from '..';
+import { ADMIN, renderPage, USER } from '../../../test/render';
+import { callsTo, mockApi, ok } from '../../../test/api';
+
+const now = Math.floor(Date.now() / 1000);
+const consume = (id, fields = {}, other = {}) => ({
+  id, created_at: now - id, type: 2, user_id: 42, username: 'bob', token_name: 'main', model_name: 'gpt-4o', is_stream: false,
+  use_time: 5, prompt_tokens: 100, completion_tokens: 50, quota: 1234, content: 'model ratio 2.5', channel: 7,
+  other: JSON.stringify({ frt: 0, model_ratio: 2.5, completion_ratio: 4, group_ratio: 1, model_price: -1, ...other }),
+  ...fields,
+});
+const LOGS = [
+  consume(1, { is_stream: true, use_time: 50 }, { frt: 1500, admin_info: { use_channel: [3, 7] } }),
+  consume(2, { is_stream: true, use_time: 150 }, { frt: 5000 }),
+  consume(3, { use_time: 400 }),
+  consume(4, { is_stream: true, use_time: 20 }, { frt: 12000 }),
+  consume(5, { model_name: 'mj_imagine' }, { model_price: 0.1, group_ratio: 2 }),
+  { id: 6, created_at: now, type: 1, user_id: 42, username: 'bob', quota: 500000, content: 'Redeemed $1', other: '' },
+];
+
+function setup(user, extra = {}) {
+  const calls = mockApi({
+    '/api/log/self/': ok({ items: LOGS, total: 25, page: 1, page_size: 10 }),
+    '/api/log/': ok({ items: LOGS, total: 25, page: 1, page_size: 10 }),
+    '/api/log/self/stat': ok({ quota: 1000000, rpm: 3, tpm: 450 }),
+    '/api/log/stat': ok({ quota: 2500000, rpm: 9, tpm: 900 }),
+    '/api/user/42': ok({ id: 42, username: 'bob', quota: 1500000, used_quota: 250000, request_count: 77 }),
+    ...extra,
+  });
+  renderPage(<LogPage />, { route: '/log', user });
+  return calls;
+}
+
+const row = (id) => screen.findByTestId(`log-row-${id}`);
+
+test('a user sees own logs from page 1 with today as the default range, the stat badges and no admin columns', async () => {
+  const calls = setup(USER);
+  await row(1);
+  const query = callsTo(calls, 'GET', '/api/log/self/')[0].query;
+  expect(query).toMatchObject({ p: '1', page_size: '10', type: '0' });
+  const start = new Date();
+  start.setHours(0, 0, 0, 0);
+  expect(Number(query.start_timestamp)).toBe(start.getTime() / 1000);
+  expect(Number(query.end_timestamp) - now).toBeGreaterThan(3500);
+  expect(query).not.toHaveProperty('username');
+  expect(query).not.toHaveProperty('channel');
+  await waitFor(() => expect(screen.getByTestId('log-stat-quota')).toHaveTextContent('Quota consumed: $2.00'));
+  expect(screen.getByTestId('log-stat-rpm')).toHaveTextContent('RPM: 3');
+  expect(screen.getByTestId('log-stat-tpm')).toHaveTextContent('TPM: 450');
+  expect(callsTo(calls, 'GET', '/api/log/self/stat')[0].query).toMatchObject({ type: '0' });
+  const headers = within(screen.getByTestId('log-table')).getAllByRole('columnheader').map((h) => h.textContent);
+  expect(headers).toEqual(['Time', 'Token', 'Type', 'Model', 'Time used / first token', 'Prompt', 'Completion', 'Cost', 'Details']);
+  expect(screen.queryByLabelText('Channel ID')).not.toBeInTheDocument();
+  expect(screen.queryByLabelText('Username')).not.toBeInTheDocument();
+});
+
+test('latency colours, first-token time and the stream badge', async () => {
+  setup(USER);
+  const level = async (id, testId) => within(await row(id)).getByTestId(testId).getAttribute('data-level');
+  expect(await level(1, 'use-time')).toBe('green');
+  expect(await level(2, 'use-time')).toBe('orange');
+  expect(await level(3, 'use-time')).toBe('red');
+  expect(await level(1, 'first-token-time')).toBe('green');
+  expect(await level(2, 'first-token-time')).toBe('orange');
+  expect(await level(4, 'first-token-time')).toBe('red');
+  expect(within(await row(1)).getByTestId('first-token-time')).toHaveTextContent('1.5 s');
+  expect(within(await row(1)).getByTestId('stream-badge')).toHaveTextContent('Stream');
+  expect(within(await row(3)).getByTestId('stream-badge')).toHaveTextContent('Non-stream');
+  expect(within(await row(3)).queryByTestId('first-token-time')).not.toBeInTheDocument();
+  expect(within(await row(6)).queryByTestId('use-time')).not.toBeInTheDocument();
+});
+
+test('cost with 6 decimals and the type tags', async () => {
+  setup(USER);
+  expect(within(await row(1)).getByTestId('log-cost')).toHaveTextContent('$0.002468');
+  expect(await row(6)).toHaveTextContent('Top-up');
+  expect(await row(1)).toHaveTextContent('Consumption');
+});
+
+test('price breakdown by ratios and per call', async () => {
+  setup(USER);
+  await userEvent.click(within(await row(1)).getByRole('button', { name: 'Price breakdown of log 1' }));
+  const ratio = screen.getByTestId('price-detail-1');
+  expect(ratio).toHaveTextContent('Model ratio 2.5, completion ratio 4, group ratio 1');
+  expect(ratio).toHaveTextContent('Prompt: $5 × 1 = $5 / 1M tokens');
+  expect(ratio).toHaveTextContent('Completion: $20 × 1 = $20 / 1M tokens');
+  expect(ratio).toHaveTextContent('= $0.0015');
+  await userEvent.click(within(await row(5)).getByRole('button', { name: 'Price breakdown of log 5' }));
+  expect(screen.getByTestId('price-detail-5')).toHaveTextContent('Model price $0.1 × group ratio 2 = $0.2');
+  expect(within(await row(6)).queryByRole('button', { name: /Price breakdown/ })).not.toBeInTheDocument();
+});
+
+test('the type select and the query button refetch list and stat with the filters', async () => {
+  const calls = setup(USER);
+  await row(1);
+  await userEvent.selectOptions(screen.getByLabelText('Log type'), 'Consumption');
+  await waitFor(() => expect(callsTo(calls, 'GET', '/api/log/self/').at(-1).query.type).toBe('2'));
+  await userEvent.type(screen.getByLabelText('Token name'), 'main');
+  await userEvent.type(screen.getByLabelText('Model name'), 'gpt');
+  await userEvent.click(screen.getByRole('button', { name: 'Query' }));
+  await waitFor(() => expect(callsTo(calls, 'GET', '/api/log/self/').at(-1).query).toMatchObject({ token_name: 'main', model_name: 'gpt', type: '2' }));
+  await waitFor(() => expect(callsTo(calls, 'GET', '/api/log/self/stat').at(-1).query).toMatchObject({ token_name: 'main', model_name: 'gpt', type: '2' }));
+  await userEvent.click(screen.getByRole('button', { name: 'Page 2' }));
+  await waitFor(() => expect(callsTo(calls, 'GET', '/api/log/self/').at(-1).query.p).toBe('2'));
+});
+
+test('admins query everyone with username and channel, see channel, user and retry, and open the user dialog', async () => {
+  const calls = setup(ADMIN);
+  await row(1);
+  const headers = within(screen.getByTestId('log-table')).getAllByRole('columnheader').map((h) => h.textContent);
+  expect(headers).toEqual(['Time', 'Channel', 'User', 'Token', 'Type', 'Model', 'Time used / first token', 'Prompt', 'Completion',
+    'Cost', 'Retry', 'Details']);
+  expect(within(await row(1)).getByTestId('log-retry')).toHaveTextContent('3 → 7');
+  await userEvent.type(screen.getByLabelText('Channel ID'), '7');
+  await userEvent.type(screen.getByLabelText('Username'), 'bob');
+  await userEvent.click(screen.getByRole('button', { name: 'Query' }));
+  await waitFor(() => expect(callsTo(calls, 'GET', '/api/log/').at(-1).query).toMatchObject({ channel: '7', username: 'bob' }));
+  expect(callsTo(calls, 'GET', '/api/log/stat').at(-1).query).toMatchObject({ channel: '7', username: 'bob' });
+  await waitFor(() => expect(screen.getByTestId('log-stat-rpm')).toHaveTextContent('RPM: 9'));
+  await userEvent.click(within(await row(1)).getByRole('button', { name: 'bob' }));
+  const dialog = screen.getByTestId('user-info-modal');
+  await waitFor(() => expect(dialog).toHaveTextContent('Balance$3.00'));
+  expect(dialog).toHaveTextContent('Used quota$0.50');
+  expect(dialog).toHaveTextContent('Requests77');
+});
+
+test('an empty answer shows no data', async () => {
+  setup(USER, { '/api/log/self/': ok({ items: [], total: 0, page: 1, page_size: 10 }) });
+  expect(await screen.findByText('No data')).toBeInTheDocument();
+});

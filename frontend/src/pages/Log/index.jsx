@@ -1,0 +1,143 @@
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import useLogs, { useLogStat } from '../../hooks/useLogs';
+import useUserById from '../../hooks/useUserById';
+import { useUser } from '../../context/UserContext';
+import { isAdmin } from '../../lib/auth';
+import { renderNumber, renderQuota } from '../../lib/format';
+import { getPageSize, setPageSize } from '../../lib/storage';
+import { HOUR, localToSeconds, nowSeconds, secondsToLocal, startOfToday } from '../../lib/time';
+import { LOG_TYPES } from '../../constants/log';
+import Pagination from '../../components/Pagination';
+import Modal from '../../components/Modal';
+import LogRow from './LogRow';
+
+function UserInfoModal({ log, onClose }) {
+  const { t } = useTranslation();
+  const { user, isLoading } = useUserById(log.user_id);
+  return (
+    <Modal title={t('log.userInfo')} onClose={onClose} testId="user-info-modal">
+      {isLoading || !user ? <progress className="progress is-small is-primary" /> : (
+        <table className="table is-fullwidth">
+          <tbody>
+            <tr><th>{t('log.username')}</th><td>{user.username}</td></tr>
+            <tr><th>{t('log.balance')}</th><td>{renderQuota(user.quota)}</td></tr>
+            <tr><th>{t('log.usedQuota')}</th><td>{renderQuota(user.used_quota)}</td></tr>
+            <tr><th>{t('log.requestCount')}</th><td>{renderNumber(user.request_count)}</td></tr>
+          </tbody>
+        </table>
+      )}
+    </Modal>
+  );
+}
+
+const initialForm = () => ({
+  tokenName: '', modelName: '', username: '', channel: '',
+  start: secondsToLocal(startOfToday()), end: secondsToLocal(nowSeconds() + HOUR),
+});
+
+const toFilters = (form) => ({
+  tokenName: form.tokenName.trim(), modelName: form.modelName.trim(), username: form.username.trim(),
+  channel: form.channel.trim(), start: localToSeconds(form.start), end: localToSeconds(form.end),
+});
+
+export default function LogPage() {
+  const { t } = useTranslation();
+  const { user } = useUser();
+  const admin = isAdmin(user);
+  const [form, setForm] = useState(initialForm);
+  const [filters, setFilters] = useState(() => toFilters(form));
+  const [type, setType] = useState(0);
+  const [page, setPage] = useState(0);
+  const [pageSize, setSize] = useState(() => getPageSize());
+  const [userInfo, setUserInfo] = useState(null);
+  const query = { admin, type, ...filters };
+  const { items, total, isLoading, mutate } = useLogs(query, page, pageSize);
+  const { stat, mutate: mutateStat } = useLogStat(query);
+
+  const field = (name) => ({ value: form[name], onChange: (e) => setForm({ ...form, [name]: e.target.value }) });
+
+  const onSearch = (e) => {
+    e.preventDefault();
+    const next = toFilters(form);
+    setPage(0);
+    if (JSON.stringify(next) === JSON.stringify(filters) && page === 0) {
+      mutate();
+      mutateStat();
+    }
+    setFilters(next);
+  };
+
+  const columns = [
+    'time', ...(admin ? ['channel', 'user'] : []), 'token', 'typeColumn', 'model', 'timing', 'prompt', 'completion', 'cost',
+    ...(admin ? ['retry'] : []), 'details',
+  ];
+
+  return (
+    <section>
+      <h1 className="title is-4">{t('log.title')}</h1>
+      <div className="tags are-medium" data-testid="log-stat">
+        <span className="tag is-info is-light" data-testid="log-stat-quota">{t('log.statQuota', { quota: renderQuota(stat.quota) })}</span>
+        <span className="tag is-danger is-light" data-testid="log-stat-rpm">RPM: {stat.rpm || 0}</span>
+        <span className="tag is-light" data-testid="log-stat-tpm">TPM: {stat.tpm || 0}</span>
+      </div>
+      <form className="columns is-multiline is-variable is-2" onSubmit={onSearch} role="search">
+        <div className="column is-3">
+          <label className="label is-small" htmlFor="log-token">{t('log.tokenName')}</label>
+          <input id="log-token" className="input is-small" {...field('tokenName')} />
+        </div>
+        <div className="column is-3">
+          <label className="label is-small" htmlFor="log-model">{t('log.modelName')}</label>
+          <input id="log-model" className="input is-small" {...field('modelName')} />
+        </div>
+        <div className="column is-3">
+          <label className="label is-small" htmlFor="log-start">{t('log.start')}</label>
+          <input id="log-start" className="input is-small" type="datetime-local" {...field('start')} />
+        </div>
+        <div className="column is-3">
+          <label className="label is-small" htmlFor="log-end">{t('log.end')}</label>
+          <input id="log-end" className="input is-small" type="datetime-local" {...field('end')} />
+        </div>
+        {admin && (
+          <>
+            <div className="column is-3">
+              <label className="label is-small" htmlFor="log-channel">{t('log.channelId')}</label>
+              <input id="log-channel" className="input is-small" inputMode="numeric" {...field('channel')} />
+            </div>
+            <div className="column is-3">
+              <label className="label is-small" htmlFor="log-username">{t('log.username')}</label>
+              <input id="log-username" className="input is-small" {...field('username')} />
+            </div>
+          </>
+        )}
+        <div className="column is-3">
+          <label className="label is-small" htmlFor="log-type">{t('log.typeLabel')}</label>
+          <div className="select is-small is-fullwidth">
+            <select id="log-type" value={type} onChange={(e) => { setType(Number(e.target.value)); setPage(0); }}>
+              {LOG_TYPES.map((v) => <option key={v} value={v}>{t(`log.type.${v}`)}</option>)}
+            </select>
+          </div>
+        </div>
+        <div className="column is-narrow is-flex is-align-items-flex-end">
+          <button type="submit" className="button is-small is-info">{t('log.query')}</button>
+        </div>
+      </form>
+      <div className="table-container">
+        <table className="table is-fullwidth is-hoverable is-narrow" data-testid="log-table">
+          <thead>
+            <tr>{columns.map((c) => <th key={c}>{t(`log.column.${c}`)}</th>)}</tr>
+          </thead>
+          <tbody>
+            {items.map((log) => <LogRow key={log.id} log={log} admin={admin} onUser={setUserInfo} />)}
+            {!isLoading && items.length === 0 && (
+              <tr><td colSpan={columns.length} className="has-text-centered has-text-grey">{t('common.noData')}</td></tr>
+            )}
+          </tbody>
+        </table>
+      </div>
+      <Pagination page={page} pageSize={pageSize} total={total} onPageChange={setPage}
+        onPageSizeChange={(size) => { setPageSize(size); setSize(size); setPage(0); }} />
+      {userInfo && <UserInfoModal log={userInfo} onClose={() => setUserInfo(null)} />}
+    </section>
+  );
+}
