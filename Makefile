@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: run test install install-dev frontend lint clean screenshots
+.PHONY: run test install install-dev frontend lint clean screenshots bench bench-smoke
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -38,3 +38,11 @@ clean:
 # Screenshots of the main screens (light, dark, English, Chinese) into ./screenshots for review.
 screenshots: install-dev
 	SCREENSHOT_DIR=$(CURDIR)/screenshots $(PY) -m pytest tests/e2e -q
+
+# The relay measured side by side (bench/README.md): direct, bare proxy, gateway; BENCH_ARGS="--litellm --soak 600".
+bench:
+	bash bench/run.sh $(BENCH_ARGS)
+
+# Correctness only (no timing): answers, chunk counts and quota charged against the billing formula.
+bench-smoke:
+	bash bench/run.sh --smoke
