@@ -14,7 +14,10 @@ from __future__ import annotations
 
 from .store import Store
 
+# KEYS[2] is the user's change counter ({u}:pver): a reload of this balance from the database that
+# started before the change (and so may have read the old value) sees the counter move and retries.
 _ADJUST_IF_PRESENT = """
+redis.call('INCR', KEYS[2])
 if redis.call('EXISTS', KEYS[1]) == 1 then
   return redis.call('INCRBY', KEYS[1], ARGV[1])
 end
@@ -24,6 +27,10 @@ return nil
 
 def user_tag(user_id: int) -> str:
     return f"{{u{user_id}}}"
+
+
+def change_counter_key(store: Store, user_id: int) -> str:
+    return f"{store.prefix}{user_tag(user_id)}:pver"
 
 
 def user_quota_key(store: Store, user_id: int) -> str:
@@ -37,14 +44,19 @@ def token_quota_key(store: Store, user_id: int, token_id: int) -> str:
 async def adjust_user(store: Store, user_id: int, delta: int) -> None:
     """Apply a committed database change of the user's quota to the live balance."""
     if delta:
-        await store.redis.eval(_ADJUST_IF_PRESENT, 1, user_quota_key(store, user_id), int(delta))
+        await store.redis.eval(_ADJUST_IF_PRESENT, 2, user_quota_key(store, user_id),
+                               change_counter_key(store, user_id), int(delta))
 
 
 async def adjust_token(store: Store, user_id: int, token_id: int, delta: int) -> None:
     if delta:
-        await store.redis.eval(_ADJUST_IF_PRESENT, 1, token_quota_key(store, user_id, token_id), int(delta))
+        await store.redis.eval(_ADJUST_IF_PRESENT, 2, token_quota_key(store, user_id, token_id),
+                               change_counter_key(store, user_id), int(delta))
 
 
 async def forget_token(store: Store, user_id: int, token_id: int) -> None:
     """A key's limit changed wholesale (edited, switched to unlimited, deleted): reload on next use."""
-    await store.redis.delete(token_quota_key(store, user_id, token_id))
+    async with store.redis.pipeline(transaction=True) as pipe:
+        pipe.incr(change_counter_key(store, user_id))
+        pipe.delete(token_quota_key(store, user_id, token_id))
+        await pipe.execute()

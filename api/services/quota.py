@@ -6,7 +6,8 @@ Redis Cluster slot:
   {u}:quota  {u}:tq:<tid>       live balances of the user and of a limited key (balances.py)
   {u}:gen    {u}:tgen:<tid>     a random id written when a balance is (re)loaded from the database
   {u}:pend                      settlement records not yet in the database: request id → JSON
-  {u}:pver                      incremented with every record added to {u}:pend
+  {u}:pver                      incremented with every record added to {u}:pend and with every
+                                balance change made outside the relay (balances.adjust_*)
   {u}:rpm:<minute> {u}:tpm:<minute> {u}:conc, and the same per key (trpm/ttpm/tconc)
 Group limits count every user of a group together, so their keys carry `{g:<group>}`; they are only
 passed when a group limit is on (on Redis Cluster that makes the call cross-slot: keep group limits
