@@ -21,6 +21,7 @@ import TokenPage from './pages/Token';
 import RedemptionPage from './pages/Redemption';
 import TopUpPage from './pages/TopUp';
 import LogPage from './pages/Log';
+import PricingPage from './pages/Pricing';
 
 // Failed reads toast once (no retry storm); forms are not reset by refocusing the window.
 export const SWR_OPTIONS = { fetcher, shouldRetryOnError: false, revalidateOnFocus: false };
@@ -30,7 +31,7 @@ const LATER = [
   ['/playground', 'sidebar.playground'], ['/detail', 'sidebar.detail'], ['/midjourney', 'sidebar.midjourney'],
   ['/task', 'sidebar.task'],
 ];
-const PUBLIC_LATER = [['/pricing', 'sidebar.pricing'], ['/chat/:id?', 'sidebar.chat'], ['/chat2link', 'sidebar.chat']];
+const PUBLIC_LATER = [['/chat/:id?', 'sidebar.chat'], ['/chat2link', 'sidebar.chat']];
 
 const guarded = (element, role) => <RequireAuth role={role}>{element}</RequireAuth>;
 
@@ -57,6 +58,7 @@ export function AppRoutes() {
         <Route path="/redemption" element={guarded(<RedemptionPage />, 'admin')} />
         <Route path="/topup" element={guarded(<TopUpPage />)} />
         <Route path="/log" element={guarded(<LogPage />)} />
+        <Route path="/pricing" element={<PricingPage />} />
         {LATER.map(([path, titleKey, role]) => (
           <Route key={path} path={path} element={guarded(<Placeholder titleKey={titleKey} />, role)} />
         ))}
