@@ -33,9 +33,11 @@ os.environ.update({
 })
 
 from api.app import create_app  # noqa: E402
+from models import User  # noqa: E402
 from models.db import close_database, init_database  # noqa: E402
+from models.enums import Role  # noqa: E402
 from models.settings import Settings  # noqa: E402
-from tests.helpers import ApiClient, make_user  # noqa: E402,F401
+from tests.helpers import ApiClient, make_user  # noqa: E402
 
 
 def _delete_prefix(client: sync_redis.Redis, prefix: str) -> None:
@@ -124,6 +126,26 @@ async def root(client) -> ApiClient:
     api = ApiClient(client)
     await api.login("root", "123456")
     return api
+
+
+@pytest.fixture
+async def login_as(client):
+    """login_as(username, role, **user fields) → (ApiClient in its own browser, User)."""
+    from aiohttp.test_utils import TestClient
+
+    browsers: list[TestClient] = []
+
+    async def _login(username: str, role: Role = Role.USER, **fields) -> tuple[ApiClient, User]:
+        user = await make_user(username, role=role, **fields)
+        browser = TestClient(client.server)
+        browsers.append(browser)
+        api = ApiClient(browser)
+        await api.login(username, "password123")
+        return api, user
+
+    yield _login
+    for browser in browsers:
+        await browser.session.close()  # its cookie jar only; the server belongs to `client`
 
 
 @pytest.fixture

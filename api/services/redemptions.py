@@ -20,6 +20,7 @@ from models import Log, Redemption, User
 from models.enums import LogType, RedemptionStatus
 
 from .balances import adjust_user
+from .params import int_value
 from .ratelimit import RateLimiter
 from .store import Store
 
@@ -52,16 +53,6 @@ def generate_key() -> str:
 
 
 # -- validation ------------------------------------------------------------------------------------
-def _int_value(value: object, name: str) -> int:
-    if isinstance(value, bool):
-        raise ApiError("invalid_param", name=name)
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        return int(value.strip())
-    raise ApiError("invalid_param", name=name)
 
 
 def clean_name(value: object) -> str:
@@ -74,14 +65,14 @@ def clean_name(value: object) -> str:
 
 
 def clean_quota(value: object) -> int:
-    quota = _int_value(value, "quota")
+    quota = int_value(value, "quota")
     if quota <= 0 or quota > MAX_QUOTA:
         raise ApiError("redemption_quota_invalid")
     return quota
 
 
 def clean_count(value: object) -> int:
-    count = _int_value(value, "count")
+    count = int_value(value, "count")
     if count <= 0:
         raise ApiError("redemption_count_invalid")
     if count > MAX_COUNT:

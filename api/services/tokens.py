@@ -16,6 +16,7 @@ from tortoise.exceptions import IntegrityError
 from tortoise.expressions import Q
 
 from api.errors import ApiError
+from api.services.params import bool_value, int_value
 from models import Token, User
 from models.enums import TokenStatus
 
@@ -80,24 +81,8 @@ def token_dict(token: Token, now: int | None = None) -> dict[str, Any]:
 
 
 # -- validation ------------------------------------------------------------------------------------
-def _int_value(value: object, name: str) -> int:
-    if isinstance(value, bool):
-        raise ApiError("invalid_param", name=name)
-    if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        return int(value.strip())
-    raise ApiError("invalid_param", name=name)
 
 
-def _bool_value(value: object, name: str) -> bool:
-    if isinstance(value, bool):
-        return value
-    if value in (0, 1):
-        return bool(value)
-    raise ApiError("invalid_param", name=name)
 
 
 def clean_name(value: object, *, required: bool) -> str | None:
@@ -162,10 +147,10 @@ def clean_fields(body: Mapping[str, Any], user: User, options: OptionsService, *
     if name is not None:
         fields["name"] = name
     if "unlimited_quota" in body:
-        fields["unlimited_quota"] = _bool_value(body["unlimited_quota"], "unlimited_quota")
+        fields["unlimited_quota"] = bool_value(body["unlimited_quota"], "unlimited_quota")
     unlimited = fields.get("unlimited_quota", current.unlimited_quota if current else False)
     if "remain_quota" in body and body["remain_quota"] is not None:
-        quota = _int_value(body["remain_quota"], "remain_quota")
+        quota = int_value(body["remain_quota"], "remain_quota")
         if quota < 0 or quota > MAX_QUOTA:
             if not unlimited:
                 raise ApiError("token_quota_invalid")
@@ -174,13 +159,13 @@ def clean_fields(body: Mapping[str, Any], user: User, options: OptionsService, *
     elif creating and not unlimited:
         raise ApiError("token_quota_invalid")
     if "expired_time" in body and body["expired_time"] is not None:
-        expired = _int_value(body["expired_time"], "expired_time")
+        expired = int_value(body["expired_time"], "expired_time")
         unchanged = current is not None and expired == current.expired_time
         if expired != -1 and expired <= now and not unchanged:
             raise ApiError("token_expiry_invalid")
         fields["expired_time"] = expired
     if "model_limits_enabled" in body:
-        fields["model_limits_enabled"] = _bool_value(body["model_limits_enabled"], "model_limits_enabled")
+        fields["model_limits_enabled"] = bool_value(body["model_limits_enabled"], "model_limits_enabled")
     if "model_limits" in body and body["model_limits"] is not None:
         fields["model_limits"] = clean_model_limits(body["model_limits"])
     if "allow_ips" in body and body["allow_ips"] is not None:

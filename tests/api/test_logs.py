@@ -5,7 +5,6 @@ import time
 
 import orjson
 import pytest
-from aiohttp.test_utils import TestClient
 
 from models import Log, QuotaData, User
 from models.enums import LogType, Role
@@ -15,22 +14,6 @@ HOUR = 3600
 ADMIN_OTHER = orjson.dumps({"model_ratio": 2.5, "group_ratio": 1, "frt": 320,
                             "admin_info": {"use_channel": [3, 7]}}).decode()
 
-
-@pytest.fixture
-async def login_as(client):
-    browsers: list[TestClient] = []
-
-    async def _login(username: str, role: Role = Role.USER, **fields) -> tuple[ApiClient, User]:
-        user = await make_user(username, role=role, **fields)
-        browser = TestClient(client.server)
-        browsers.append(browser)
-        api = ApiClient(browser)
-        await api.login(username, "password123")
-        return api, user
-
-    yield _login
-    for browser in browsers:
-        await browser.session.close()  # its cookie jar only; the server belongs to `client`
 
 
 def consume(user: User, now: int, *, ago: int = 0, token: str = "main", model: str = "gpt-4o", channel: int = 7,

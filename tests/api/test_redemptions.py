@@ -15,23 +15,6 @@ from models.enums import LogType, RedemptionStatus, Role
 from tests.helpers import ApiClient, both_databases, make_user
 
 
-@pytest.fixture
-async def login_as(client):
-    browsers: list[TestClient] = []
-
-    async def _login(username: str, role: Role = Role.USER, **fields) -> tuple[ApiClient, User]:
-        user = await make_user(username, role=role, **fields)
-        browser = TestClient(client.server)
-        browsers.append(browser)
-        api = ApiClient(browser)
-        await api.login(username, "password123")
-        return api, user
-
-    yield _login
-    for browser in browsers:
-        await browser.session.close()  # its cookie jar only; the server belongs to `client`
-
-
 async def new_codes(admin: ApiClient, **fields) -> list[str]:
     body = await admin.post("/api/redemption/", {"name": "promo", "quota": 100000, "count": 1, **fields})
     assert body["success"], body

@@ -5,35 +5,17 @@ import re
 import time
 
 import pytest
-from aiohttp.test_utils import TestClient
 
 from api import keys
 from api.services.balances import token_quota_key
 from api.services.passwords import sha256_hex
-from models import Token, User
+from models import Token
 from models.enums import Role
-from tests.helpers import ApiClient, both_databases, eventually, make_user
+from tests.helpers import ApiClient, both_databases, eventually
 
 FUTURE = int(time.time()) + 86400
 BASE = {"name": "main", "remain_quota": 500000, "expired_time": -1, "unlimited_quota": False}
 
-
-@pytest.fixture
-async def login_as(client):
-    """login_as(username, role, **user fields) → (ApiClient in its own browser, User)."""
-    browsers: list[TestClient] = []
-
-    async def _login(username: str, role: Role = Role.USER, **fields) -> tuple[ApiClient, User]:
-        user = await make_user(username, role=role, **fields)
-        browser = TestClient(client.server)
-        browsers.append(browser)
-        api = ApiClient(browser)
-        await api.login(username, "password123")
-        return api, user
-
-    yield _login
-    for browser in browsers:
-        await browser.session.close()  # its cookie jar only; the server belongs to `client`
 
 
 async def create(api: ApiClient, **fields) -> dict:

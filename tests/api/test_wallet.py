@@ -5,14 +5,13 @@ import dataclasses
 
 import orjson
 import pytest
-from aiohttp.test_utils import TestClient
 
 from api import keys
 from models import TopUp, User
-from models.enums import Role, TopUpStatus
+from models.enums import TopUpStatus
 from models.settings import Settings
 from tests.fakes.stripe import FakeStripe, StripeError, enable_stripe
-from tests.helpers import ApiClient, make_user
+from tests.helpers import ApiClient
 
 
 @pytest.fixture
@@ -24,22 +23,6 @@ async def fake_stripe(aiohttp_server) -> FakeStripe:
 def settings(settings: Settings, fake_stripe: FakeStripe) -> Settings:
     return dataclasses.replace(settings, stripe_api_base=fake_stripe.base_url)
 
-
-@pytest.fixture
-async def login_as(client):
-    browsers: list[TestClient] = []
-
-    async def _login(username: str, role: Role = Role.USER, **fields) -> tuple[ApiClient, User]:
-        user = await make_user(username, role=role, **fields)
-        browser = TestClient(client.server)
-        browsers.append(browser)
-        api = ApiClient(browser)
-        await api.login(username, "password123")
-        return api, user
-
-    yield _login
-    for browser in browsers:
-        await browser.session.close()  # its cookie jar only; the server belongs to `client`
 
 
 @pytest.fixture
