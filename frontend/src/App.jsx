@@ -22,13 +22,14 @@ import RedemptionPage from './pages/Redemption';
 import TopUpPage from './pages/TopUp';
 import LogPage from './pages/Log';
 import PricingPage from './pages/Pricing';
+import PlaygroundPage from './pages/Playground';
 
 // Failed reads toast once (no retry storm); forms are not reset by refocusing the window.
 export const SWR_OPTIONS = { fetcher, shouldRetryOnError: false, revalidateOnFocus: false };
 
 // Screens of the second console document, mounted as placeholders until they are built.
 const LATER = [
-  ['/playground', 'sidebar.playground'], ['/detail', 'sidebar.detail'], ['/midjourney', 'sidebar.midjourney'],
+  ['/detail', 'sidebar.detail'], ['/midjourney', 'sidebar.midjourney'],
   ['/task', 'sidebar.task'],
 ];
 const PUBLIC_LATER = [['/chat/:id?', 'sidebar.chat'], ['/chat2link', 'sidebar.chat']];
@@ -59,6 +60,7 @@ export function AppRoutes() {
         <Route path="/topup" element={guarded(<TopUpPage />)} />
         <Route path="/log" element={guarded(<LogPage />)} />
         <Route path="/pricing" element={<PricingPage />} />
+        <Route path="/playground" element={guarded(<PlaygroundPage />)} />
         {LATER.map(([path, titleKey, role]) => (
           <Route key={path} path={path} element={guarded(<Placeholder titleKey={titleKey} />, role)} />
         ))}
