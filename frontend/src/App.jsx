@@ -23,6 +23,8 @@ import TopUpPage from './pages/TopUp';
 import LogPage from './pages/Log';
 import PricingPage from './pages/Pricing';
 import PlaygroundPage from './pages/Playground';
+import ChatPage from './pages/Chat';
+import Chat2Link from './pages/Chat/Chat2Link';
 
 // Failed reads toast once (no retry storm); forms are not reset by refocusing the window.
 export const SWR_OPTIONS = { fetcher, shouldRetryOnError: false, revalidateOnFocus: false };
@@ -32,7 +34,6 @@ const LATER = [
   ['/detail', 'sidebar.detail'], ['/midjourney', 'sidebar.midjourney'],
   ['/task', 'sidebar.task'],
 ];
-const PUBLIC_LATER = [['/chat/:id?', 'sidebar.chat'], ['/chat2link', 'sidebar.chat']];
 
 const guarded = (element, role) => <RequireAuth role={role}>{element}</RequireAuth>;
 
@@ -61,11 +62,10 @@ export function AppRoutes() {
         <Route path="/log" element={guarded(<LogPage />)} />
         <Route path="/pricing" element={<PricingPage />} />
         <Route path="/playground" element={guarded(<PlaygroundPage />)} />
+        <Route path="/chat/:id?" element={<ChatPage />} />
+        <Route path="/chat2link" element={<Chat2Link />} />
         {LATER.map(([path, titleKey, role]) => (
           <Route key={path} path={path} element={guarded(<Placeholder titleKey={titleKey} />, role)} />
-        ))}
-        {PUBLIC_LATER.map(([path, titleKey]) => (
-          <Route key={path} path={path} element={<Placeholder titleKey={titleKey} />} />
         ))}
         <Route path="*" element={<NotFound />} />
       </Route>
