@@ -25,13 +25,14 @@ import PricingPage from './pages/Pricing';
 import PlaygroundPage from './pages/Playground';
 import ChatPage from './pages/Chat';
 import Chat2Link from './pages/Chat/Chat2Link';
+import DetailPage from './pages/Detail';
 
 // Failed reads toast once (no retry storm); forms are not reset by refocusing the window.
 export const SWR_OPTIONS = { fetcher, shouldRetryOnError: false, revalidateOnFocus: false };
 
 // Screens of the second console document, mounted as placeholders until they are built.
 const LATER = [
-  ['/detail', 'sidebar.detail'], ['/midjourney', 'sidebar.midjourney'],
+  ['/midjourney', 'sidebar.midjourney'],
   ['/task', 'sidebar.task'],
 ];
 
@@ -64,6 +65,7 @@ export function AppRoutes() {
         <Route path="/playground" element={guarded(<PlaygroundPage />)} />
         <Route path="/chat/:id?" element={<ChatPage />} />
         <Route path="/chat2link" element={<Chat2Link />} />
+        <Route path="/detail" element={guarded(<DetailPage />)} />
         {LATER.map(([path, titleKey, role]) => (
           <Route key={path} path={path} element={guarded(<Placeholder titleKey={titleKey} />, role)} />
         ))}

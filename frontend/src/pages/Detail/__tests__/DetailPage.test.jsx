@@ -1,0 +1,56 @@
+import { screen, waitFor, within } from '@testing-library/react';
+import userEvent from '@testing-library/user-event';
+import DetailPage, { bucketOf } from '..';
+import { ADMIN, renderPage, USER } from '../../../test/render';
+import { callsTo, mockApi, ok } from '../../../test/api';
+
+const hour = (h) => new Date(2025, 0, 6, h).getTime() / 1000; // Monday 6 Jan 2025, local time
+const ROWS = [
+  { model_name: 'gpt-4o', created_at: hour(9), count: 3, quota: 1000000, token_used: 3000 },
+  { model_name: 'claude-3', created_at: hour(9), count: 1, quota: 250000, token_used: 500 },
+  { model_name: 'gpt-4o', created_at: hour(10), count: 2, quota: 500000, token_used: 1500 },
+];
+
+function setup(user, extra = {}) {
+  const calls = mockApi({ '/api/data/self': ok(ROWS), '/api/data/': ok(ROWS), ...extra });
+  renderPage(<DetailPage />, { route: '/detail', user });
+  return calls;
+}
+
+test('own data: totals, per-model and per-hour tables', async () => {
+  const calls = setup(USER);
+  await waitFor(() => expect(screen.getByTestId('detail-total-count')).toHaveTextContent('Requests: 6'));
+  expect(screen.getByTestId('detail-total-quota')).toHaveTextContent('$3.50');
+  expect(screen.getByTestId('detail-total-tokens')).toHaveTextContent('Tokens: 5000');
+  const models = within(screen.getByTestId('detail-model-table')).getAllByTestId('detail-model-table-row');
+  expect(models.map((r) => r.cells[0].textContent)).toEqual(['gpt-4o', 'claude-3']);
+  expect(models[0]).toHaveTextContent('$3.00');
+  const hours = within(screen.getByTestId('detail-time-table')).getAllByTestId('detail-time-table-row');
+  expect(hours.map((r) => r.cells[0].textContent)).toEqual(['2025-01-06 09:00', '2025-01-06 10:00']);
+  const query = callsTo(calls, 'GET', '/api/data/self')[0].query;
+  expect(Number(query.end_timestamp) - Number(query.start_timestamp)).toBeGreaterThan(86400);
+  expect(query).not.toHaveProperty('username');
+});
+
+test('day granularity merges the hours', async () => {
+  setup(USER);
+  await screen.findAllByTestId('detail-time-table-row');
+  await userEvent.selectOptions(screen.getByLabelText('Time granularity'), 'day');
+  const rows = within(screen.getByTestId('detail-time-table')).getAllByTestId('detail-time-table-row');
+  expect(rows).toHaveLength(1);
+  expect(rows[0]).toHaveTextContent('2025-01-06');
+  expect(bucketOf(hour(9) + 3 * 86400, 'week').label).toBe('2025-01-06');
+});
+
+test('admins read everyone or one username', async () => {
+  const calls = setup(ADMIN);
+  await screen.findAllByTestId('detail-model-table-row');
+  await userEvent.type(screen.getByLabelText('Username'), 'bob');
+  await userEvent.click(screen.getByRole('button', { name: 'Query' }));
+  await waitFor(() => expect(callsTo(calls, 'GET', '/api/data/').at(-1).query.username).toBe('bob'));
+});
+
+test('no data', async () => {
+  setup(USER, { '/api/data/self': ok([]) });
+  await waitFor(() => expect(within(screen.getByTestId('detail-model-table')).getByText('No data')).toBeInTheDocument());
+});

@@ -1,0 +1,150 @@
+import { useMemo, useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import useQuotaData from '../../hooks/useQuotaData';
+import useStatus from '../../hooks/useStatus';
+import { useUser } from '../../context/UserContext';
+import { isAdmin } from '../../lib/auth';
+import { renderNumber, renderQuota } from '../../lib/format';
+import { DAY, HOUR, localToSeconds, nowSeconds, secondsToLocal } from '../../lib/time';
+
+export const GRANULARITIES = ['hour', 'day', 'week'];
+const SPAN = { hour: DAY, day: 7 * DAY, week: 28 * DAY };
+const pad = (n) => String(n).padStart(2, '0');
+
+// The start of the hour, day or week (Monday) holding ts, and its label.
+export function bucketOf(ts, granularity) {
+  const d = new Date(ts * 1000);
+  if (granularity === 'hour') {
+    d.setMinutes(0, 0, 0);
+  } else {
+    d.setHours(0, 0, 0, 0);
+    if (granularity === 'week') d.setDate(d.getDate() - ((d.getDay() + 6) % 7));
+  }
+  const day = `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}`;
+  return { key: Math.floor(d.getTime() / 1000), label: granularity === 'hour' ? `${day} ${pad(d.getHours())}:00` : day };
+}
+
+// Sums of count, quota and tokens grouped by `keyOf(row)` → {key, label}, with each group's share of the largest quota.
+export function summarize(rows, keyOf) {
+  const groups = new Map();
+  rows.forEach((r) => {
+    const { key, label } = keyOf(r);
+    const g = groups.get(key) || { key, label, count: 0, quota: 0, tokens: 0 };
+    g.count += Number(r.count) || 0;
+    g.quota += Number(r.quota) || 0;
+    g.tokens += Number(r.token_used) || 0;
+    groups.set(key, g);
+  });
+  const list = Array.from(groups.values());
+  const max = Math.max(1, ...list.map((g) => g.quota));
+  return list.map((g) => ({ ...g, share: Math.round((g.quota / max) * 100) }));
+}
+
+function UsageTable({ title, firstColumn, groups, testId }) {
+  const { t } = useTranslation();
+  return (
+    <div className="box">
+      <h2 className="subtitle">{title}</h2>
+      <div className="table-container">
+        <table className="table is-fullwidth is-narrow" data-testid={testId}>
+          <thead>
+            <tr>
+              <th>{firstColumn}</th><th>{t('detail.count')}</th><th>{t('detail.quota')}</th><th>{t('detail.tokens')}</th>
+              <th className="detail-bar-cell">{t('detail.share')}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {groups.map((g) => (
+              <tr key={g.key} data-testid={`${testId}-row`}>
+                <td>{g.label}</td>
+                <td>{renderNumber(g.count)}</td>
+                <td>{renderQuota(g.quota)}</td>
+                <td>{renderNumber(g.tokens)}</td>
+                <td><progress className="progress is-small is-info mb-0" value={g.share} max={100}>{g.share}%</progress></td>
+              </tr>
+            ))}
+            {groups.length === 0 && <tr><td colSpan={5} className="has-text-centered has-text-grey">{t('common.noData')}</td></tr>}
+          </tbody>
+        </table>
+      </div>
+    </div>
+  );
+}
+
+export default function DetailPage() {
+  const { t } = useTranslation();
+  const { user } = useUser();
+  const admin = isAdmin(user);
+  const { status } = useStatus();
+  const [granularity, setGranularity] = useState(() => (
+    GRANULARITIES.includes(status.data_export_default_time) ? status.data_export_default_time : 'hour'));
+  const [form, setForm] = useState(() => ({
+    start: secondsToLocal(nowSeconds() - SPAN[granularity]), end: secondsToLocal(nowSeconds() + HOUR), username: '',
+  }));
+  const [query, setQuery] = useState(() => ({ start: localToSeconds(form.start), end: localToSeconds(form.end), username: '' }));
+  const { rows, isLoading, mutate } = useQuotaData({ admin, ...query });
+
+  const byModel = useMemo(() => summarize(rows, (r) => ({ key: r.model_name, label: r.model_name }))
+    .sort((a, b) => b.quota - a.quota), [rows]);
+  const byTime = useMemo(() => summarize(rows, (r) => bucketOf(r.created_at, granularity)).sort((a, b) => a.key - b.key),
+    [rows, granularity]);
+  const totals = byModel.reduce((acc, g) => ({ count: acc.count + g.count, quota: acc.quota + g.quota, tokens: acc.tokens + g.tokens }),
+    { count: 0, quota: 0, tokens: 0 });
+
+  const onSearch = (e) => {
+    e.preventDefault();
+    const next = { start: localToSeconds(form.start), end: localToSeconds(form.end), username: form.username.trim() };
+    if (JSON.stringify(next) === JSON.stringify(query)) mutate();
+    setQuery(next);
+  };
+
+  return (
+    <section>
+      <h1 className="title is-4">{t('detail.title')}</h1>
+      <form className="columns is-multiline is-variable is-2" onSubmit={onSearch} role="search">
+        <div className="column is-3">
+          <label className="label is-small" htmlFor="detail-start">{t('log.start')}</label>
+          <input id="detail-start" className="input is-small" type="datetime-local" value={form.start}
+            onChange={(e) => setForm({ ...form, start: e.target.value })} />
+        </div>
+        <div className="column is-3">
+          <label className="label is-small" htmlFor="detail-end">{t('log.end')}</label>
+          <input id="detail-end" className="input is-small" type="datetime-local" value={form.end}
+            onChange={(e) => setForm({ ...form, end: e.target.value })} />
+        </div>
+        {admin && (
+          <div className="column is-2">
+            <label className="label is-small" htmlFor="detail-username">{t('log.username')}</label>
+            <input id="detail-username" className="input is-small" value={form.username}
+              onChange={(e) => setForm({ ...form, username: e.target.value })} />
+          </div>
+        )}
+        <div className="column is-2">
+          <label className="label is-small" htmlFor="detail-granularity">{t('detail.granularity')}</label>
+          <div className="select is-small is-fullwidth">
+            <select id="detail-granularity" value={granularity} onChange={(e) => setGranularity(e.target.value)}>
+              {GRANULARITIES.map((g) => <option key={g} value={g}>{t(`detail.by.${g}`)}</option>)}
+            </select>
+          </div>
+        </div>
+        <div className="column is-narrow is-flex is-align-items-flex-end">
+          <button type="submit" className="button is-small is-info">{t('log.query')}</button>
+        </div>
+      </form>
+      {isLoading && <progress className="progress is-small is-primary" />}
+      <div className="tags are-medium" data-testid="detail-totals">
+        <span className="tag is-info is-light" data-testid="detail-total-count">{t('detail.totalCount', { count: renderNumber(totals.count) })}</span>
+        <span className="tag is-success is-light" data-testid="detail-total-quota">{t('detail.totalQuota', { quota: renderQuota(totals.quota) })}</span>
+        <span className="tag is-light" data-testid="detail-total-tokens">{t('detail.totalTokens', { tokens: renderNumber(totals.tokens) })}</span>
+      </div>
+      <div className="columns">
+        <div className="column">
+          <UsageTable title={t('detail.byModel')} firstColumn={t('detail.model')} groups={byModel} testId="detail-model-table" />
+        </div>
+        <div className="column">
+          <UsageTable title={t('detail.byTime')} firstColumn={t('detail.time')} groups={byTime} testId="detail-time-table" />
+        </div>
+      </div>
+    </section>
+  );
+}
