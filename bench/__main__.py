@@ -38,7 +38,7 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--duration", type=float, default=8.0, help="seconds per throughput run (default 8)")
     p.add_argument("--rounds", type=int, default=1, help="interleaved rounds; figures are medians (default 1)")
     p.add_argument("--rate", type=float, default=150.0, help="requests/s of the fixed-rate leg (default 150)")
-    p.add_argument("--streams", default="1000", help="concurrent streams to try, comma-separated (default 1000)")
+    p.add_argument("--streams", default="", help="concurrent streams to try, comma-separated (default 1000)")
     p.add_argument("--chunks", type=int, default=CHUNKS, help=f"chunks per mock stream (default {CHUNKS})")
     p.add_argument("--api-procs", type=int, default=2, help="gateway API processes (default 2)")
     p.add_argument("--db", choices=("auto", "postgres", "sqlite"), default="auto",
@@ -54,11 +54,12 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 
 def options_from(args: argparse.Namespace, db: str) -> Options:
     o = Options(duration=args.duration, rounds=args.rounds, rate=args.rate,
-                streams=tuple(int(s) for s in args.streams.split(",") if s.strip()), chunks=args.chunks,
+                streams=tuple(int(s) for s in (args.streams or "1000").split(",") if s.strip()), chunks=args.chunks,
                 litellm=args.litellm, logs=not args.no_logs and db == "postgres", log_rows=args.log_rows,
                 soak=args.soak, api_procs=args.api_procs, db=db, profile=args.profile)
     if args.quick:
-        o.duration, o.latency_requests, o.streams = 3.0, 100, (500,)
+        o.duration, o.latency_requests = 3.0, 100
+        o.streams = o.streams if args.streams else (500,)
     return o
 
 

@@ -7,7 +7,6 @@ per component (inclusive: a frame anywhere on the stack) and the hottest functio
 from __future__ import annotations
 
 import asyncio
-import re
 import subprocess
 import sys
 from collections import Counter
@@ -18,18 +17,20 @@ from bench.procs import ROOT
 VENV = ROOT / "bench" / ".venv-tools"
 PYSPY = "py-spy==0.4.3"
 
-COMPONENTS = [  # (label, pattern on "function (file:line)"), first match wins for self time
-    ("gateway: relay pipeline (api/relay)", r"\(/.*?/api/relay/"),
-    ("gateway: services (api/services)", r"\(/.*?/api/services/"),
-    ("gateway: middlewares/app (api/*.py)", r"\(/.*?/api/[a-z_]+\.py"),
-    ("workers.broker / dramatiq send", r"workers/broker|dramatiq/"),
-    ("redis client", r"site-packages/redis/"),
-    ("aiohttp client", r"aiohttp/(client|connector|client_proto|client_reqrep|streams)"),
-    ("aiohttp server", r"aiohttp/(web|http_|_http|base_protocol)"),
-    ("json (orjson/json)", r"orjson|/json/"),
-    ("tortoise ORM", r"site-packages/tortoise/"),
-    ("asyncio/uvloop", r"asyncio/|uvloop"),
-]
+OWN = ("api/", "workers/", "models/")  # the gateway's own code, as py-spy names the files
+
+
+def _frame(frame: str) -> tuple[str, str]:
+    """("function", "file") of a py-spy frame "function (file:line)"."""
+    name, _, where = frame.rpartition(" (")
+    return name, where.rstrip(")").rsplit(":", 1)[0]
+
+
+def _package(path: str) -> str:
+    parts = path.split("/")
+    if path.startswith(OWN) and len(parts) > 2:
+        return "/".join(parts[:2])  # api/relay, api/services, …
+    return parts[0] if len(parts) > 1 else path
 
 
 def ensure_pyspy() -> Path:
@@ -42,9 +43,9 @@ def ensure_pyspy() -> Path:
 
 
 def summarize(raw: str, top: int = 15) -> tuple[int, list[tuple[str, float]], list[tuple[str, float]]]:
-    """(samples, [(component, inclusive share)], [(function, self share)]) from collapsed stacks."""
+    """(samples, [(package of the leaf frame, self share)], [(gateway function, inclusive share)])."""
+    by_package: Counter[str] = Counter()
     inclusive: Counter[str] = Counter()
-    self_time: Counter[str] = Counter()
     total = 0
     for line in raw.splitlines():
         stack, _, count = line.rpartition(" ")
@@ -52,19 +53,16 @@ def summarize(raw: str, top: int = 15) -> tuple[int, list[tuple[str, float]], li
             continue
         n = int(count)
         total += n
-        frames = stack.split(";")
-        seen = set()
-        for frame in frames:
-            for label, pattern in COMPONENTS:
-                if label not in seen and re.search(pattern, frame):
-                    seen.add(label)
-                    inclusive[label] += n
-        leaf = re.sub(r"/.*/(site-packages|main)/", "", frames[-1])
-        self_time[leaf] += n
+        frames = [_frame(f) for f in stack.split(";")]
+        by_package[_package(frames[-1][1])] += n
+        own = {f"{name} ({path})" for name, path in frames
+               if path.startswith(OWN) and name not in ("<module>", "main") and not path.endswith("__main__.py")}
+        for key in own:
+            inclusive[key] += n
     if not total:
         return 0, [], []
-    return (total, [(k, v / total) for k, v in inclusive.most_common()],
-            [(k, v / total) for k, v in self_time.most_common(top)])
+    return (total, [(k, v / total) for k, v in by_package.most_common(top)],
+            [(k, v / total) for k, v in inclusive.most_common(top + 10)])
 
 
 async def profile_api(gw, runner, seconds: float, out_dir: Path) -> str:
@@ -84,11 +82,11 @@ async def profile_api(gw, runner, seconds: float, out_dir: Path) -> str:
     _, err = await asyncio.wait_for(spy.communicate(), seconds + 60)
     if not raw_path.exists():
         return f"Profile: py-spy wrote nothing ({err.decode()[-500:]})"
-    total, components, functions = summarize(raw_path.read_text())
+    total, packages, functions = summarize(raw_path.read_text())
     lines = [f"Profile of one API process under c=32 non-streamed load ({total:,} py-spy samples at 250 Hz, "
              f"idle excluded; raw stacks in {raw_path.relative_to(ROOT)}):", "",
-             "| component (anywhere on the stack) | share of samples |", "|---|---|"]
-    lines += [f"| {name} | {share:.0%} |" for name, share in components]
-    lines += ["", "| hottest functions (self) | share |", "|---|---|"]
+             "| where the samples end (self time, by package) | share |", "|---|---|"]
+    lines += [f"| {name} | {share:.1%} |" for name, share in packages]
+    lines += ["", "| gateway function (inclusive: on the stack) | share |", "|---|---|"]
     lines += [f"| `{name}` | {share:.1%} |" for name, share in functions]
     return "\n".join(lines)

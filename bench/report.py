@@ -37,7 +37,7 @@ def _added(leg: Leg, metric: str, direct: Leg) -> str:
         return "–"
     if leg is direct or base is None:
         return f"{value:.2f}"
-    return f"+{value - base:.2f}"
+    return f"{value - base:+.2f}"
 
 
 def main_table(legs: list[Leg], o: Options) -> str:
@@ -53,6 +53,7 @@ def main_table(legs: list[Leg], o: Options) -> str:
     for conc in (32, 128):
         row(f"non-streamed req/s, c={conc}", lambda leg, c=conc: _cell(leg, f"ns{c}_rps", 0, direct, proxy))
     row("CPU ms / request, c=32 (whole tree¹)", lambda leg: _cell(leg, "ns32_cpu_ms", 3, direct, proxy))
+    row("… by process: total (of which system)", lambda leg: cpu_split(leg, "ns32"))
     row("CPU ms / request, c=128", lambda leg: _cell(leg, "ns128_cpu_ms", 3, direct, proxy))
     row("latency p50 / p99 ms, c=32", lambda leg: f"{_num(leg.get('ns32_p50'), 1)} / {_num(leg.get('ns32_p99'), 1)}")
     row(f"streams/s, c=32 ({o.chunks} chunks)", lambda leg: _cell(leg, "st32_rps", 0, direct, proxy))
@@ -77,6 +78,17 @@ def main_table(legs: list[Leg], o: Options) -> str:
     row("RSS idle → peak MiB, per process", lambda leg: rss_cell(leg))
     row("errors (all scenarios)", lambda leg: str(sum(leg.errors.values())))
     return "\n".join(rows)
+
+
+def cpu_split(leg: Leg, scenario: str) -> str:
+    prefix = f"{scenario}_cpu_ms."
+    parts = []
+    for key in sorted(k for k in leg.metrics if k.startswith(prefix)):
+        label = key[len(prefix):]
+        total, system = leg.get(key), leg.get(f"{scenario}_sys_ms.{label}")
+        if total is not None and total >= 0.0005:
+            parts.append(f"{label} {total:.3f} ({system or 0:.3f})")
+    return "<br>".join(parts)
 
 
 def rss_cell(leg: Leg) -> str:

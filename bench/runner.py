@@ -153,8 +153,9 @@ class Runner:
                 "p50": out["latency_us"]["p50"] / 1000, "p99": out["latency_us"]["p99"] / 1000}
 
     # -- measurement -------------------------------------------------------------------------------
-    async def measured(self, leg: Leg, run: Callable[[], Awaitable[dict]]) -> tuple[dict, dict[str, float], float]:
-        """(result, CPU seconds by process label of the leg's tree, CPU seconds of the mock)."""
+    async def measured(self, leg: Leg, run: Callable[[], Awaitable[dict]]
+                       ) -> tuple[dict, dict[str, tuple[float, float]], float]:
+        """(result, (user, system) CPU seconds by process label of the leg's tree, CPU seconds of the mock)."""
         if leg.settle is not None:
             await leg.settle()
         before, mock_before = leg.tree.cpu_by_label(), self.mock_tree.cpu_seconds()
@@ -162,14 +163,15 @@ class Runner:
         if leg.settle is not None:
             await leg.settle()
         after, mock_after = leg.tree.cpu_by_label(), self.mock_tree.cpu_seconds()
-        cpu = {label: after[label] - before.get(label, 0.0) for label in after}
+        cpu = {label: (u - before.get(label, (0.0, 0.0))[0], s - before.get(label, (0.0, 0.0))[1])
+               for label, (u, s) in after.items()}
         return result, cpu, mock_after - mock_before
 
     @staticmethod
-    def _split(cpu: dict[str, float]) -> tuple[float, float]:
-        """(the system's own CPU, its database backends' CPU)."""
-        db = sum(v for k, v in cpu.items() if k.startswith("postgres"))
-        return sum(cpu.values()) - db, db
+    def _split(cpu: dict[str, tuple[float, float]]) -> tuple[float, float]:
+        """(the system's own CPU, its database backends' CPU), user + system seconds."""
+        db = sum(u + s for k, (u, s) in cpu.items() if k.startswith("postgres"))
+        return sum(u + s for u, s in cpu.values()) - db, db
 
     async def throughput(self, leg: Leg, concurrency: int, stream: bool) -> None:
         name = f"{'st' if stream else 'ns'}{concurrency}"
@@ -180,6 +182,10 @@ class Runner:
         leg.put(f"{name}_cpu_ms", own * 1000 / served)
         leg.put(f"{name}_db_cpu_ms", db * 1000 / served)
         leg.put(f"{name}_mock_cpu_ms", mock_cpu * 1000 / served)
+        for label, (user, system) in cpu.items():
+            if not label.startswith("postgres"):
+                leg.put(f"{name}_cpu_ms.{label}", (user + system) * 1000 / served)
+                leg.put(f"{name}_sys_ms.{label}", system * 1000 / served)
         leg.put(f"{name}_p50", res["p50"])
         leg.put(f"{name}_p99", res["p99"])
         if stream:

@@ -19,15 +19,15 @@ PAGE = os.sysconf("SC_PAGE_SIZE")
 MIB = 1024 * 1024
 
 
-def _stat(pid: int) -> tuple[int, float] | None:
-    """(ppid, cpu seconds) of a live process, None once it is gone."""
+def _stat(pid: int) -> tuple[int, float, float] | None:
+    """(ppid, user seconds, system seconds) of a live process, None once it is gone."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as f:
             data = f.read()
     except OSError:
         return None
     rest = data[data.rindex(b")") + 2:].split()  # the comm field may contain spaces and parentheses
-    return int(rest[1]), (int(rest[11]) + int(rest[12])) / TICK
+    return int(rest[1]), int(rest[11]) / TICK, int(rest[12]) / TICK
 
 
 def _rss(pid: int) -> int:
@@ -56,7 +56,7 @@ class Tree:
     name: str
     roots: dict[int, str] = field(default_factory=dict)  # pid → label ("api", "worker", "redis", …)
     extra: Callable[[], dict[int, str]] | None = None  # e.g. the PostgreSQL backends of our database
-    _last_cpu: dict[int, float] = field(default_factory=dict)
+    _last_cpu: dict[int, tuple[float, float]] = field(default_factory=dict)  # pid → (user, system)
     _peak: dict[int, int] = field(default_factory=dict)
     _labels: dict[int, str] = field(default_factory=dict)
     _lock: threading.Lock = field(default_factory=threading.Lock)
@@ -92,7 +92,7 @@ class Tree:
                 st = _stat(pid)
                 if st is None:
                     continue
-                self._last_cpu[pid] = st[1]
+                self._last_cpu[pid] = (st[1], st[2])
                 self._labels[pid] = label
                 rss = _rss(pid)
                 if rss > self._peak.get(pid, 0):
@@ -103,16 +103,18 @@ class Tree:
         self.sample()
         wanted = set(labels) if labels is not None else None
         with self._lock:
-            return sum(cpu for pid, cpu in self._last_cpu.items()
+            return sum(u + s for pid, (u, s) in self._last_cpu.items()
                        if wanted is None or self._labels.get(pid, "").split("+")[0] in wanted)
 
-    def cpu_by_label(self) -> dict[str, float]:
+    def cpu_by_label(self) -> dict[str, tuple[float, float]]:
+        """label → (user, system) CPU seconds so far, summed over the processes with that label."""
         self.sample()
-        out: dict[str, float] = {}
+        out: dict[str, tuple[float, float]] = {}
         with self._lock:
-            for pid, cpu in self._last_cpu.items():
+            for pid, (u, s) in self._last_cpu.items():
                 label = self._labels.get(pid, "?")
-                out[label] = out.get(label, 0.0) + cpu
+                ou, os_ = out.get(label, (0.0, 0.0))
+                out[label] = (ou + u, os_ + s)
         return out
 
     def rss_now(self) -> dict[str, list[int]]:
