@@ -16,7 +16,6 @@ import SettingPage from './pages/Setting';
 import UserPage from './pages/User';
 import ChannelPage from './pages/Channel';
 import NotFound from './pages/NotFound';
-import Placeholder from './pages/Placeholder';
 import TokenPage from './pages/Token';
 import RedemptionPage from './pages/Redemption';
 import TopUpPage from './pages/TopUp';
@@ -26,15 +25,11 @@ import PlaygroundPage from './pages/Playground';
 import ChatPage from './pages/Chat';
 import Chat2Link from './pages/Chat/Chat2Link';
 import DetailPage from './pages/Detail';
+import MidjourneyPage from './pages/Midjourney';
+import TaskPage from './pages/Task';
 
 // Failed reads toast once (no retry storm); forms are not reset by refocusing the window.
 export const SWR_OPTIONS = { fetcher, shouldRetryOnError: false, revalidateOnFocus: false };
-
-// Screens of the second console document, mounted as placeholders until they are built.
-const LATER = [
-  ['/midjourney', 'sidebar.midjourney'],
-  ['/task', 'sidebar.task'],
-];
 
 const guarded = (element, role) => <RequireAuth role={role}>{element}</RequireAuth>;
 
@@ -66,9 +61,8 @@ export function AppRoutes() {
         <Route path="/chat/:id?" element={<ChatPage />} />
         <Route path="/chat2link" element={<Chat2Link />} />
         <Route path="/detail" element={guarded(<DetailPage />)} />
-        {LATER.map(([path, titleKey, role]) => (
-          <Route key={path} path={path} element={guarded(<Placeholder titleKey={titleKey} />, role)} />
-        ))}
+        <Route path="/midjourney" element={guarded(<MidjourneyPage />)} />
+        <Route path="/task" element={guarded(<TaskPage />)} />
         <Route path="*" element={<NotFound />} />
       </Route>
     </Routes>

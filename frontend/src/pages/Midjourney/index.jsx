@@ -1,0 +1,136 @@
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import useTaskList, { mjKey } from '../../hooks/useTaskList';
+import useStatus from '../../hooks/useStatus';
+import { useUser } from '../../context/UserContext';
+import { isAdmin } from '../../lib/auth';
+import { timestamp2string } from '../../lib/format';
+import { getPageSize, setPageSize } from '../../lib/storage';
+import { DAY, HOUR, localToSeconds, nowSeconds, secondsToLocal } from '../../lib/time';
+import { MJ_ACTIONS, MJ_CODES, MJ_STATUSES } from '../../constants/task';
+import Pagination from '../../components/Pagination';
+import Modal from '../../components/Modal';
+import { DurationTag, ListError, ProgressCell } from '../../components/TaskBits';
+
+// Drawing tasks keep submit and finish times in milliseconds (as the reference does); so do its filters.
+const toFilters = (form) => ({
+  mjId: form.mjId.trim(), channelId: form.channelId.trim(),
+  start: localToSeconds(form.start) * 1000 || undefined, end: localToSeconds(form.end) * 1000 || undefined,
+});
+
+export default function MidjourneyPage() {
+  const { t } = useTranslation();
+  const { user } = useUser();
+  const admin = isAdmin(user);
+  const { status } = useStatus();
+  const [form, setForm] = useState(() => ({
+    mjId: '', channelId: '', start: secondsToLocal(nowSeconds() - 30 * DAY), end: secondsToLocal(nowSeconds() + HOUR),
+  }));
+  const [filters, setFilters] = useState(() => toFilters(form));
+  const [page, setPage] = useState(0);
+  const [pageSize, setSize] = useState(() => getPageSize());
+  const [image, setImage] = useState(null);
+  const { items, total, error, isLoading, mutate } = useTaskList(mjKey({ admin, page, pageSize, ...filters }));
+
+  const field = (name) => ({ value: form[name], onChange: (e) => setForm({ ...form, [name]: e.target.value }) });
+  const onSearch = (e) => {
+    e.preventDefault();
+    const next = toFilters(form);
+    if (JSON.stringify(next) === JSON.stringify(filters) && page === 0) mutate();
+    setPage(0);
+    setFilters(next);
+  };
+
+  const columns = ['submitTime', 'duration', ...(admin ? ['channel'] : []), 'action', 'taskId', ...(admin ? ['code', 'status'] : []),
+    'progress', 'image', 'prompt', 'promptEn', 'failReason'];
+
+  return (
+    <section>
+      <h1 className="title is-4">{t('mj.title')}</h1>
+      {admin && !status.mj_notify_enabled && (
+        <div className="notification is-info is-light" data-testid="mj-callback-banner">{t('mj.callbackOff')}</div>
+      )}
+      <form className="columns is-multiline is-variable is-2" onSubmit={onSearch} role="search">
+        {admin && (
+          <div className="column is-2">
+            <label className="label is-small" htmlFor="mj-channel">{t('log.channelId')}</label>
+            <input id="mj-channel" className="input is-small" inputMode="numeric" {...field('channelId')} />
+          </div>
+        )}
+        <div className="column is-3">
+          <label className="label is-small" htmlFor="mj-id">{t('task.taskId')}</label>
+          <input id="mj-id" className="input is-small" {...field('mjId')} />
+        </div>
+        <div className="column is-3">
+          <label className="label is-small" htmlFor="mj-start">{t('log.start')}</label>
+          <input id="mj-start" className="input is-small" type="datetime-local" {...field('start')} />
+        </div>
+        <div className="column is-3">
+          <label className="label is-small" htmlFor="mj-end">{t('log.end')}</label>
+          <input id="mj-end" className="input is-small" type="datetime-local" {...field('end')} />
+        </div>
+        <div className="column is-narrow is-flex is-align-items-flex-end">
+          <button type="submit" className="button is-small is-info">{t('log.query')}</button>
+        </div>
+      </form>
+      <ListError error={error} />
+      <div className="table-container">
+        <table className="table is-fullwidth is-hoverable is-narrow" data-testid="mj-table">
+          <thead><tr>{columns.map((c) => <th key={c}>{t(`mj.column.${c}`)}</th>)}</tr></thead>
+          <tbody>
+            {items.map((task) => {
+              const [codeKey, codeColor] = MJ_CODES[task.code] || ['mj.code.unknown', 'is-light'];
+              const seconds = task.submit_time && task.finish_time && task.finish_time >= task.submit_time
+                ? (task.finish_time - task.submit_time) / 1000 : null;
+              return (
+                <tr key={task.id} data-testid={`mj-row-${task.id}`}>
+                  <td className="is-size-7">{timestamp2string(Math.floor((task.submit_time || 0) / 1000))}</td>
+                  <td><DurationTag seconds={seconds} /></td>
+                  {admin && <td>{task.channel_id ? <span className="tag is-light">{task.channel_id}</span> : null}</td>}
+                  <td>
+                    <span className="tag is-light">
+                      {MJ_ACTIONS.includes(task.action) ? t(`mj.action.${task.action}`) : task.action || t('mj.action.unknown')}
+                    </span>
+                  </td>
+                  <td className="is-size-7">{task.mj_id}</td>
+                  {admin && <td><span className={`tag ${codeColor}`} data-testid="mj-code">{t(codeKey)}</span></td>}
+                  {admin && (
+                    <td>
+                      <span className={`tag ${MJ_STATUSES[task.status] || 'is-light'}`} data-testid="mj-status">
+                        {MJ_STATUSES[task.status] ? t(`mj.status.${task.status}`) : task.status || t('mj.status.unknown')}
+                      </span>
+                    </td>
+                  )}
+                  <td><ProgressCell progress={task.progress} /></td>
+                  <td>
+                    {task.image_url ? (
+                      <button type="button" className="button is-small is-link is-light" onClick={() => setImage(task.image_url)}>
+                        {t('mj.viewImage')}
+                      </button>
+                    ) : t('common.none')}
+                  </td>
+                  <td className="is-size-7 pre-wrap">{task.prompt}</td>
+                  <td className="is-size-7 pre-wrap">{task.prompt_en}</td>
+                  <td className="is-size-7 has-text-danger">{task.fail_reason}</td>
+                </tr>
+              );
+            })}
+            {!isLoading && items.length === 0 && (
+              <tr><td colSpan={columns.length} className="has-text-centered has-text-grey">{t('common.noData')}</td></tr>
+            )}
+          </tbody>
+        </table>
+      </div>
+      <Pagination page={page} pageSize={pageSize} total={total} onPageChange={setPage}
+        onPageSizeChange={(size) => { setPageSize(size); setSize(size); setPage(0); }} />
+      {image && (
+        <Modal title={t('mj.image')} onClose={() => setImage(null)} testId="mj-image-modal">
+          <figure className="image">
+            <img src={image} alt={t('mj.image')} />
+          </figure>
+          <p className="is-size-7 mt-2"><a href={image} target="_blank" rel="noreferrer">{t('mj.openImage')}</a></p>
+        </Modal>
+      )}
+    </section>
+  );
+}

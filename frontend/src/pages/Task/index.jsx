@@ -1,0 +1,131 @@
+import { useState } from 'react';
+import { useTranslation } from 'react-i18next';
+import useTaskList, { taskKey } from '../../hooks/useTaskList';
+import { useUser } from '../../context/UserContext';
+import { isAdmin } from '../../lib/auth';
+import { timestamp2string } from '../../lib/format';
+import { getPageSize, setPageSize } from '../../lib/storage';
+import { HOUR, localToSeconds, nowSeconds, secondsToLocal, startOfToday } from '../../lib/time';
+import { TASK_ACTIONS, TASK_STATUSES } from '../../constants/task';
+import Pagination from '../../components/Pagination';
+import Modal from '../../components/Modal';
+import { DurationTag, ListError, ProgressCell } from '../../components/TaskBits';
+
+// Async tasks keep their times in seconds.
+const toFilters = (form) => ({
+  taskId: form.taskId.trim(), channelId: form.channelId.trim(),
+  start: localToSeconds(form.start) || undefined, end: localToSeconds(form.end) || undefined,
+});
+
+// The task as shown in the JSON dialog (a JSON string in `data` is expanded).
+function taskJson(task) {
+  let { data } = task;
+  if (typeof data === 'string') {
+    try {
+      data = JSON.parse(data);
+    } catch {
+      /* keep the text */
+    }
+  }
+  return JSON.stringify({ ...task, data }, null, 2);
+}
+
+export default function TaskPage() {
+  const { t } = useTranslation();
+  const { user } = useUser();
+  const admin = isAdmin(user);
+  const [form, setForm] = useState(() => ({
+    taskId: '', channelId: '', start: secondsToLocal(startOfToday()), end: secondsToLocal(nowSeconds() + HOUR),
+  }));
+  const [filters, setFilters] = useState(() => toFilters(form));
+  const [page, setPage] = useState(0);
+  const [pageSize, setSize] = useState(() => getPageSize());
+  const [shown, setShown] = useState(null);
+  const { items, total, error, isLoading, mutate } = useTaskList(taskKey({ admin, page, pageSize, ...filters }));
+
+  const field = (name) => ({ value: form[name], onChange: (e) => setForm({ ...form, [name]: e.target.value }) });
+  const onSearch = (e) => {
+    e.preventDefault();
+    const next = toFilters(form);
+    if (JSON.stringify(next) === JSON.stringify(filters) && page === 0) mutate();
+    setPage(0);
+    setFilters(next);
+  };
+
+  const columns = ['submitTime', 'finishTime', 'progress', 'duration', ...(admin ? ['channel'] : []), 'platform', 'action', 'taskId',
+    'status', 'failReason'];
+
+  return (
+    <section>
+      <h1 className="title is-4">{t('task.title')}</h1>
+      <form className="columns is-multiline is-variable is-2" onSubmit={onSearch} role="search">
+        {admin && (
+          <div className="column is-2">
+            <label className="label is-small" htmlFor="task-channel">{t('log.channelId')}</label>
+            <input id="task-channel" className="input is-small" inputMode="numeric" {...field('channelId')} />
+          </div>
+        )}
+        <div className="column is-3">
+          <label className="label is-small" htmlFor="task-id">{t('task.taskId')}</label>
+          <input id="task-id" className="input is-small" {...field('taskId')} />
+        </div>
+        <div className="column is-3">
+          <label className="label is-small" htmlFor="task-start">{t('log.start')}</label>
+          <input id="task-start" className="input is-small" type="datetime-local" {...field('start')} />
+        </div>
+        <div className="column is-3">
+          <label className="label is-small" htmlFor="task-end">{t('log.end')}</label>
+          <input id="task-end" className="input is-small" type="datetime-local" {...field('end')} />
+        </div>
+        <div className="column is-narrow is-flex is-align-items-flex-end">
+          <button type="submit" className="button is-small is-info">{t('log.query')}</button>
+        </div>
+      </form>
+      <ListError error={error} />
+      <div className="table-container">
+        <table className="table is-fullwidth is-hoverable is-narrow" data-testid="task-table">
+          <thead><tr>{columns.map((c) => <th key={c}>{t(`task.column.${c}`)}</th>)}</tr></thead>
+          <tbody>
+            {items.map((task) => {
+              const seconds = task.submit_time && task.finish_time && task.finish_time >= task.submit_time
+                ? task.finish_time - task.submit_time : null;
+              const status = task.status || '';
+              return (
+                <tr key={task.id} data-testid={`task-row-${task.id}`}>
+                  <td className="is-size-7">{timestamp2string(task.submit_time)}</td>
+                  <td className="is-size-7">{timestamp2string(task.finish_time)}</td>
+                  <td><ProgressCell progress={task.progress} /></td>
+                  <td><DurationTag seconds={seconds} /></td>
+                  {admin && <td>{task.channel_id ? <span className="tag is-light">{task.channel_id}</span> : null}</td>}
+                  <td><span className="tag is-light">{task.platform === 'suno' ? 'Suno' : task.platform}</span></td>
+                  <td>
+                    <span className="tag is-light">{TASK_ACTIONS.includes(task.action) ? t(`task.action.${task.action}`) : task.action}</span>
+                  </td>
+                  <td>
+                    <button type="button" className="button is-small is-ghost p-0" onClick={() => setShown(task)}>{task.task_id}</button>
+                  </td>
+                  <td>
+                    <span className={`tag ${TASK_STATUSES[status] || 'is-light'}`} data-testid="task-status">
+                      {TASK_STATUSES[status] !== undefined ? t(`task.status.${status || 'SUBMITTING'}`) : status}
+                    </span>
+                  </td>
+                  <td className="is-size-7 has-text-danger">{task.fail_reason}</td>
+                </tr>
+              );
+            })}
+            {!isLoading && items.length === 0 && (
+              <tr><td colSpan={columns.length} className="has-text-centered has-text-grey">{t('common.noData')}</td></tr>
+            )}
+          </tbody>
+        </table>
+      </div>
+      <Pagination page={page} pageSize={pageSize} total={total} onPageChange={setPage}
+        onPageSizeChange={(size) => { setPageSize(size); setSize(size); setPage(0); }} />
+      {shown && (
+        <Modal title={t('task.json', { id: shown.task_id })} onClose={() => setShown(null)} testId="task-json-modal">
+          <pre className="is-size-7">{taskJson(shown)}</pre>
+        </Modal>
+      )}
+    </section>
+  );
+}
