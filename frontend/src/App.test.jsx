@@ -136,3 +136,25 @@ test('logout clears the stored user and goes to /login', async () => {
   expect(calls.some((c) => c.path === '/api/user/logout')).toBe(true);
   expect(await screen.findByText('Logged out!')).toBeInTheDocument();
 });
+
+test('the second document routes: user pages, admin-only redemption, public pricing', async () => {
+  const calls = renderApp('/token', { user: USER });
+  expect(await screen.findByTestId('token-warning')).toBeInTheDocument();
+  expect(calls.some((c) => c.path === '/api/token/')).toBe(true);
+});
+
+test('redemption codes are refused to ordinary users', async () => {
+  renderApp('/redemption', { user: USER });
+  expect(await screen.findByTestId('forbidden')).toBeInTheDocument();
+});
+
+test('pricing is public', async () => {
+  renderApp('/pricing');
+  expect(await screen.findByRole('heading', { name: 'Model pricing' })).toBeInTheDocument();
+  expect(screen.getByTestId('location')).toHaveTextContent('/pricing');
+});
+
+test('the playground needs a login', async () => {
+  renderApp('/playground');
+  await waitFor(() => expect(screen.getByTestId('location')).toHaveTextContent(/^\/login$/));
+});
