@@ -96,12 +96,16 @@ async def test_invite_register_token_and_admin_actions(page, browser, backend, s
     await page.goto("/user")
     row = page.get_by_test_id(f"user-row-{alice.id}")
     await row.get_by_role("button", name="Promote").click()
-    await page.get_by_test_id("confirm-modal").get_by_role("button", name="Confirm").click()
+    async with page.expect_response(lambda r: r.url.endswith("/api/user/manage")) as answer:
+        await page.get_by_test_id("confirm-modal").get_by_role("button", name="Confirm").click()
+    assert (await (await answer.value).json())["success"]  # the row updates optimistically before this
     await expect(row).to_contain_text("Admin")
     assert (await _user(settings, "alice")).role == Role.ADMIN
 
     await row.get_by_role("button", name="Disable").click()
-    await page.get_by_test_id("confirm-modal").get_by_role("button", name="Confirm").click()
+    async with page.expect_response(lambda r: r.url.endswith("/api/user/manage")) as answer:
+        await page.get_by_test_id("confirm-modal").get_by_role("button", name="Confirm").click()
+    assert (await (await answer.value).json())["success"]
     await expect(row.get_by_role("button", name="Enable")).to_be_visible()
     assert (await _user(settings, "alice")).status == UserStatus.DISABLED
 

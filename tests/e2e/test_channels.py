@@ -70,10 +70,9 @@ async def test_create_test_edit_copy_disable_delete(page, settings, aiohttp_serv
     await expect(page.get_by_test_id(f"channel-row-{copy.id}")).to_be_visible()
 
     # Disable
-    await row.get_by_role("button", name="Disable").click()
-    confirm = page.get_by_test_id("confirm-modal")
-    if await confirm.count():
-        await confirm.get_by_role("button", name="Confirm").click()
+    async with page.expect_response(lambda r: r.url.endswith("/api/channel/") and r.request.method == "PUT") as put:
+        await row.get_by_role("button", name="Disable").click()
+    assert (await (await put.value).json())["success"]  # the row greys optimistically before this
     await expect(row).to_have_class(re.compile("is-disabled-row"))
     assert (await _channels(settings))[0].status == ChannelStatus.MANUALLY_DISABLED
 
