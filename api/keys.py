@@ -2,15 +2,11 @@
 from __future__ import annotations
 
 import concurrent.futures
-from typing import TYPE_CHECKING
 
 import aiohttp
 from aiohttp import web
 
 from models.settings import Settings
-
-if TYPE_CHECKING:
-    pass
 
 SETTINGS = web.AppKey("settings", Settings)
 STORE = web.AppKey("store", "Store")
