@@ -7,16 +7,17 @@ export default function Popover({ label, children, buttonClassName = 'button is-
   const ref = useRef(null);
   useEffect(() => {
     if (!open) return undefined;
-    const onDown = (e) => {
+    const onOutside = (e) => {
       if (ref.current && !ref.current.contains(e.target)) setOpen(false);
     };
     const onKey = (e) => {
       if (e.key === 'Escape') setOpen(false);
     };
-    document.addEventListener('mousedown', onDown);
+    // Closed after an outside click has done its work (closing on mousedown would move the clicked button away).
+    document.addEventListener('click', onOutside);
     document.addEventListener('keydown', onKey);
     return () => {
-      document.removeEventListener('mousedown', onDown);
+      document.removeEventListener('click', onOutside);
       document.removeEventListener('keydown', onKey);
     };
   }, [open]);

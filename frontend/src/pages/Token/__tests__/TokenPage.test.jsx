@@ -270,3 +270,13 @@ test('edit: loaded from the server, from the right, sent with the id', async () 
   const body = callsTo(calls, 'PUT', '/api/token/')[0].body;
   expect(body).toMatchObject({ id: 2, name: 'renamed', model_limits: 'gpt-4o,claude-3', expired_time: -1, remain_quota: 500000 });
 });
+
+test('an open key popover closes after an outside click, which still reaches its button', async () => {
+  const calls = setup();
+  const main = await row(1);
+  await userEvent.click(within(main).getByRole('button', { name: 'Key of main' }));
+  expect(screen.getByTestId('token-key-1')).toBeInTheDocument();
+  await userEvent.click(within(main).getByRole('button', { name: 'Disable' }));
+  await waitFor(() => expect(callsTo(calls, 'PUT', '/api/token/')).toHaveLength(1));
+  expect(screen.queryByTestId('token-key-1')).not.toBeInTheDocument();
+});
