@@ -46,7 +46,7 @@ async def database_ctx(app: web.Application) -> AsyncIterator[None]:
 
 async def redis_ctx(app: web.Application) -> AsyncIterator[None]:
     settings = app[keys.SETTINGS]
-    store = Store.from_url(settings.redis_url, settings.redis_prefix)
+    store = Store.from_url(settings.redis_url, settings.redis_prefix, settings.redis_pool_size)
     app[keys.STORE] = store
     app[keys.LIMITER] = RateLimiter(store)
     app[keys.SESSIONS] = SessionManager(store, settings.session_secret, settings.session_ttl,

@@ -59,6 +59,7 @@ class Settings:
     streaming_timeout: float = 120.0    # idle seconds between two upstream stream chunks
     connect_timeout: float = 10.0
     upstream_pool_size: int = 0         # 0 = unlimited keep-alive pool
+    redis_pool_size: int = 256          # Redis connections per process (callers wait beyond it)
     rate_limit_api: int = 600           # console requests per IP per RATE_LIMIT_WINDOW
     rate_limit_critical: int = 20       # register/login/mail/oauth per IP per CRITICAL_RATE_LIMIT_WINDOW
     rate_limit_window: int = 180
@@ -107,6 +108,7 @@ class Settings:
             streaming_timeout=_float(env, "STREAMING_TIMEOUT", 120.0),
             connect_timeout=_float(env, "CONNECT_TIMEOUT", 10.0),
             upstream_pool_size=_int(env, "UPSTREAM_POOL_SIZE", 0),
+            redis_pool_size=_int(env, "REDIS_POOL_SIZE", 256),
             rate_limit_api=_int(env, "RATE_LIMIT_API", 600),
             rate_limit_critical=_int(env, "RATE_LIMIT_CRITICAL", 20),
             rate_limit_window=_int(env, "RATE_LIMIT_WINDOW", 180),

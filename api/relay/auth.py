@@ -9,6 +9,7 @@ counter keeps a database read that raced such an event from writing a stale copy
 """
 from __future__ import annotations
 
+import asyncio
 import ipaddress
 import logging
 import time
@@ -133,6 +134,11 @@ class KeyAuth:
         self._tokens: dict[str, tuple[float, TokenInfo | None]] = {}
         self._token_hash: dict[int, str] = {}
         self._users: dict[int, tuple[float, UserInfo | None]] = {}
+        # One load at a time per key or user: a burst of requests on a cold cache makes one lookup,
+        # not one each (and cannot exhaust the Redis connection pool).
+        self._token_loads: dict[str, asyncio.Task] = {}
+        self._user_loads: dict[int, asyncio.Task] = {}
+        self._generation = 0  # bumped by every invalidation: a load that raced one is not remembered
         self._fill = store.redis.register_script(_FILL)
 
     def subscribe(self, events: EventBus) -> None:
@@ -164,49 +170,81 @@ class KeyAuth:
         token_id = message.get("id")
         if not isinstance(key_hash, str) and isinstance(token_id, int):
             key_hash = self._token_hash.get(token_id)
+        self._generation += 1
         if isinstance(token_id, int):
             self._token_hash.pop(token_id, None)
         if isinstance(key_hash, str) and key_hash:
             self._tokens.pop(key_hash, None)
+            self._token_loads.pop(key_hash, None)
             await self._drop_redis(self._token_key(key_hash))
         elif message.get("reset"):
             self._tokens.clear()
 
     async def _on_user(self, message: Mapping[str, Any]) -> None:
         user_id = message.get("id")
+        self._generation += 1
         if isinstance(user_id, int):
             self._users.pop(user_id, None)
+            self._user_loads.pop(user_id, None)
             await self._drop_redis(self._user_key(user_id))
         elif message.get("reset"):
             self._users.clear()
 
     def _on_reset(self, message: Mapping[str, Any]) -> None:
+        self._generation += 1
         self._tokens.clear()
         self._users.clear()
+        self._token_loads.clear()
+        self._user_loads.clear()
 
     # -- lookups --------------------------------------------------------------------------------
     async def token(self, key: str) -> TokenInfo | None:
         if not key:
             return None
         key_hash = sha256_hex(key)
-        now = time.monotonic()
         hit = self._tokens.get(key_hash)
-        if hit is not None and hit[0] > now:
+        if hit is not None and hit[0] > time.monotonic():
             return hit[1]
+        load = self._token_loads.get(key_hash)
+        if load is None:
+            load = asyncio.ensure_future(self._load_and_remember_token(key, key_hash))
+            self._token_loads[key_hash] = load
+            load.add_done_callback(lambda done: self._forget_load(self._token_loads, key_hash, done))
+        return await asyncio.shield(load)
+
+    async def _load_and_remember_token(self, key: str, key_hash: str) -> TokenInfo | None:
+        generation = self._generation
         info = await self._load_token(key, key_hash)
-        self._remember(self._tokens, key_hash, (now + (LOCAL_TTL if info else NEGATIVE_TTL), info))
-        if info is not None:
-            self._token_hash[info.id] = key_hash
+        if generation == self._generation:
+            self._remember(self._tokens, key_hash, (time.monotonic() + (LOCAL_TTL if info else NEGATIVE_TTL), info))
+            if info is not None:
+                self._token_hash[info.id] = key_hash
         return info
 
     async def user(self, user_id: int) -> UserInfo | None:
-        now = time.monotonic()
         hit = self._users.get(user_id)
-        if hit is not None and hit[0] > now:
+        if hit is not None and hit[0] > time.monotonic():
             return hit[1]
+        load = self._user_loads.get(user_id)
+        if load is None:
+            load = asyncio.ensure_future(self._load_and_remember_user(user_id))
+            self._user_loads[user_id] = load
+            load.add_done_callback(lambda done: self._forget_load(self._user_loads, user_id, done))
+        return await asyncio.shield(load)
+
+    async def _load_and_remember_user(self, user_id: int) -> UserInfo | None:
+        generation = self._generation
         info = await self._load_user(user_id)
-        self._remember(self._users, user_id, (now + (LOCAL_TTL if info else NEGATIVE_TTL), info))
+        if generation == self._generation:
+            self._remember(self._users, user_id, (time.monotonic() + (LOCAL_TTL if info else NEGATIVE_TTL), info))
         return info
+
+    @staticmethod
+    def _forget_load(loads: dict, key: Any, done: asyncio.Task) -> None:
+        if loads.get(key) is done:
+            del loads[key]
+        if not done.cancelled():
+            done.exception()  # retrieved: a failed load is re-raised to its awaiters, not logged twice
 
     @staticmethod
     def _remember(cache: dict, key: Any, value: Any) -> None:
