@@ -33,6 +33,7 @@ from typing import Any
 
 import orjson
 from tortoise.expressions import F
+from tortoise.models import Model
 from tortoise.transactions import in_transaction
 
 from models import Channel, Log, QuotaData, Settlement, Token, User
@@ -180,6 +181,50 @@ def _content(r: Mapping[str, Any]) -> str:
     return text
 
 
+_INSERTS: dict[tuple[type, str, type], tuple[str, tuple[str, ...], tuple[Any, ...]]] = {}
+
+
+def _insert_plan(conn: Any, model: type[Model]) -> tuple[str, tuple[str, ...], tuple[Any, ...]]:
+    """The model's INSERT statement (Tortoise's own, for this connection's dialect), its columns
+    in order, and for each column the field's to_db_value when the value needs converting."""
+    plan_key = (conn.executor_class, conn.connection_name, model)  # the executor class fixes the dialect
+    plan = _INSERTS.get(plan_key)
+    if plan is None:
+        executor = conn.executor_class(model=model, db=conn)
+        fields_map = model._meta.fields_map
+        columns = tuple(executor.regular_columns)
+        converters = tuple(None if type(fields_map[c]).__name__ in _NATIVE_FIELDS else fields_map[c].to_db_value
+                           for c in columns)
+        plan = _INSERTS[plan_key] = (executor.insert_query, columns, converters)
+    return plan
+
+
+# Fields whose Python value (int, text) every backend stores as it is and Tortoise does not validate:
+# passed through; the others (CharField length, BooleanField) go through the field's to_db_value.
+_NATIVE_FIELDS = frozenset({"IntField", "BigIntField", "SmallIntField", "TextField"})
+
+
+async def _insert_rows(conn: Any, model: type[Model], rows: list[dict[str, Any]]) -> None:
+    """bulk_create without building model instances: one parameterised INSERT run for every row
+    (execute_many), values taken from dicts; a column missing from a row gets the field's default."""
+    if not rows:
+        return
+    sql, columns, converters = _insert_plan(conn, model)
+    fields_map = model._meta.fields_map
+    values: list[list[Any]] = []
+    for row in rows:
+        line = []
+        for column, convert in zip(columns, converters, strict=True):
+            value = row[column] if column in row else _default(fields_map[column].default)
+            line.append(value if convert is None else convert(value, None))
+        values.append(line)
+    await conn.execute_many(sql, values)
+
+
+def _default(value: Any) -> Any:
+    return value() if callable(value) else value
+
+
 @dataclass(slots=True)
 class Applied:
     count: int = 0
@@ -205,9 +250,10 @@ async def _apply_records(user_id: int, records: Mapping[str, Mapping[str, Any]],
         result.count, result.quota = len(new), total
         if user is not None:
             result.quota_before, result.email, result.username = user.quota, user.email, user.username
-        await Settlement.bulk_create(
-            [Settlement(request_id=rid, user_id=user_id, token_id=int(r.get("t", 0)), quota=int(r["q"]),
-                        created_at=int(float(r.get("ts", time.time())))) for rid, r in new], using_db=conn)
+        now = time.time()
+        await _insert_rows(conn, Settlement, [
+            {"request_id": rid, "user_id": user_id, "token_id": int(r.get("t", 0)), "quota": int(r["q"]),
+             "created_at": int(float(r.get("ts", now)))} for rid, r in new])
         await User.filter(id=user_id).using_db(conn).update(
             quota=F("quota") - total, used_quota=F("used_quota") + total, request_count=F("request_count") + len(new))
         tokens: dict[int, list[int]] = defaultdict(lambda: [0, 0])  # token → [used, taken from remain]
@@ -221,7 +267,7 @@ async def _apply_records(user_id: int, records: Mapping[str, Mapping[str, Any]],
                     tokens[int(r["t"])][1] += q
             if r.get("c"):
                 channels[int(r["c"])] += q
-            ts = int(float(r.get("ts", time.time())))
+            ts = int(float(r.get("ts", now)))
             bucket = hours[(str(r.get("m", "")), ts - ts % 3600)]
             bucket[0] += 1
             bucket[1] += q
@@ -232,13 +278,14 @@ async def _apply_records(user_id: int, records: Mapping[str, Mapping[str, Any]],
         for channel_id, used in sorted(channels.items()):
             await Channel.filter(id=channel_id).using_db(conn).update(used_quota=F("used_quota") + used)
         if log_consume:
-            await Log.bulk_create([Log(
-                user_id=user_id, created_at=int(float(r.get("ts", time.time()))), type=int(LogType.CONSUME),
-                content=_content(r), username=r.get("un", ""), token_name=r.get("tn", ""),
-                token_id=int(r.get("t", 0)), model_name=r.get("m", ""), quota=int(r["q"]),
-                prompt_tokens=int(r.get("p", 0)), completion_tokens=int(r.get("ct", 0)),
-                use_time=int(r.get("ut", 0)), is_stream=bool(r.get("s")), channel_id=int(r.get("c", 0)),
-                group=r.get("g", ""), other=_other(r), request_id=rid) for rid, r in new], using_db=conn)
+            consume = int(LogType.CONSUME)
+            await _insert_rows(conn, Log, [{
+                "user_id": user_id, "created_at": int(float(r.get("ts", now))), "type": consume,
+                "content": _content(r), "username": r.get("un", ""), "token_name": r.get("tn", ""),
+                "token_id": int(r.get("t", 0)), "model_name": r.get("m", ""), "quota": int(r["q"]),
+                "prompt_tokens": int(r.get("p", 0)), "completion_tokens": int(r.get("ct", 0)),
+                "use_time": int(r.get("ut", 0)), "is_stream": bool(r.get("s")), "channel_id": int(r.get("c", 0)),
+                "group": r.get("g", ""), "other": _other(r), "request_id": rid} for rid, r in new])
         username = result.username or next((r.get("un", "") for _, r in new), "")
         for (model, hour), (count, quota, used_tokens) in sorted(hours.items()):
             updated = await QuotaData.filter(user_id=user_id, model_name=model, created_at=hour).using_db(conn).update(
