@@ -22,11 +22,15 @@ its settlement then subtracts the whole final amount instead of the difference t
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import orjson
+from redis.exceptions import NoScriptError
 from tortoise.transactions import in_transaction
 
 from models import Settlement, Token, User
@@ -41,23 +45,21 @@ _PRE_CHARGE = """
 local now = tonumber(ARGV[1])
 local pre = tonumber(ARGV[2])
 local limited = ARGV[3] == '1'
-local rid = ARGV[13]
-local lease = tonumber(ARGV[14])
--- limits: (key, limit, kind) for user, key, group x (rpm, tpm, concurrency)
-for i = 0, 8 do
-  local key = KEYS[5 + i]
-  local limit = tonumber(ARGV[4 + i])
-  if limit > 0 then
-    local kind = i % 3
-    local used
-    if kind == 2 then
-      redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
-      used = redis.call('ZCARD', key)
-    else
-      used = tonumber(redis.call('GET', key) or '0')
-    end
-    if used >= limit then return {6, i} end
+local rid = ARGV[4]
+local lease = tonumber(ARGV[5])
+local n = (#ARGV - 6) / 2
+-- the limits that are on: KEYS[4 + j], kind ARGV[5 + 2j] (0 rpm, 1 tpm, 2 concurrency), limit ARGV[6 + 2j]
+for j = 1, n do
+  local key = KEYS[4 + j]
+  local kind = ARGV[5 + 2 * j]
+  local used
+  if kind == '2' then
+    redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+    used = redis.call('ZCARD', key)
+  else
+    used = tonumber(redis.call('GET', key) or '0')
   end
+  if used >= tonumber(ARGV[6 + 2 * j]) then return {6, j} end
 end
 local uq = redis.call('GET', KEYS[1])
 if not uq then return {1} end
@@ -73,18 +75,14 @@ if limited then
   if tq <= 0 then return {4, tq} end
   if tq < pre then return {5, tq} end
 end
-for i = 0, 8 do
-  local limit = tonumber(ARGV[4 + i])
-  if limit > 0 then
-    local key = KEYS[5 + i]
-    local kind = i % 3
-    if kind == 0 then
-      redis.call('INCR', key)
-      redis.call('PEXPIRE', key, ARGV[15])
-    elseif kind == 2 then
-      redis.call('ZADD', key, now + lease, rid)
-      redis.call('PEXPIRE', key, lease)
-    end
+for j = 1, n do
+  local key = KEYS[4 + j]
+  local kind = ARGV[5 + 2 * j]
+  if kind == '0' then
+    if redis.call('INCR', key) == 1 then redis.call('PEXPIRE', key, ARGV[6]) end  -- a new minute window
+  elseif kind == '2' then
+    redis.call('ZADD', key, now + lease, rid)
+    redis.call('PEXPIRE', key, lease)
   end
 end
 redis.call('DECRBY', KEYS[1], pre)
@@ -113,17 +111,16 @@ if ARGV[7] ~= '' then
   redis.call('HSET', KEYS[5], ARGV[6], ARGV[7])
   redis.call('INCR', KEYS[6])
 end
+-- KEYS[7 .. 6 + ntpm]: token-per-minute windows that are on; the rest: concurrency sets to leave
 local tokens = tonumber(ARGV[8])
-for i = 0, 2 do
-  if string.sub(ARGV[9], i + 1, i + 1) == '1' then
-    if tokens > 0 then
-      redis.call('INCRBY', KEYS[7 + i], tokens)
-      redis.call('PEXPIRE', KEYS[7 + i], ARGV[10])
-    end
+local ntpm = tonumber(ARGV[10])
+if tokens > 0 then
+  for i = 7, 6 + ntpm do
+    if redis.call('INCRBY', KEYS[i], tokens) == tokens then redis.call('PEXPIRE', KEYS[i], ARGV[9]) end
   end
-  if string.sub(ARGV[11], i + 1, i + 1) == '1' then
-    redis.call('ZREM', KEYS[10 + i], ARGV[6])
-  end
+end
+for i = 7 + ntpm, #KEYS do
+  redis.call('ZREM', KEYS[i], ARGV[6])
 end
 return 1
 """
@@ -206,12 +203,35 @@ def _minute(now: float) -> int:
     return int(now // 60)
 
 
+class Script:
+    """A Lua script called by EVALSHA straight through the client (redis-py's Script object adds a
+    typing.Protocol isinstance check and two call layers per call); loaded again after a flush."""
+
+    __slots__ = ("redis", "sha", "source")
+
+    def __init__(self, redis: Any, source: str) -> None:
+        self.redis = redis
+        self.source = source
+        self.sha = hashlib.sha1(source.encode()).hexdigest()
+
+    async def __call__(self, keys: Sequence[Any] = (), args: Sequence[Any] = ()) -> Any:
+        try:
+            return await self.redis.execute_command("EVALSHA", self.sha, len(keys), *keys, *args)
+        except NoScriptError:
+            self.sha = await self.redis.script_load(self.source)
+            return await self.redis.execute_command("EVALSHA", self.sha, len(keys), *keys, *args)
+
+
+KEY_CACHE_SIZE = 4096  # (user, key, group, minute) → key names; cleared when full
+
+
 class QuotaService:
     def __init__(self, store: Store) -> None:
         self.store = store
-        self._pre = store.redis.register_script(_PRE_CHARGE)
-        self._settle = store.redis.register_script(_SETTLE)
-        self._load = store.redis.register_script(_LOAD)
+        self._pre = Script(store.redis, _PRE_CHARGE)
+        self._settle = Script(store.redis, _SETTLE)
+        self._load = Script(store.redis, _LOAD)
+        self._names: dict[tuple[int, int, str, int], tuple[str, ...]] = {}
 
     # -- key names ---------------------------------------------------------------------------------
     def _u(self, user_id: int, *parts: object) -> str:
@@ -223,35 +243,47 @@ class QuotaService:
     def pending_key(self, user_id: int) -> str:
         return self._u(user_id, "pend")
 
-    def _limit_keys(self, charge_user: int, token_id: int, group: str, minute: int, group_on: bool) -> list[str]:
-        u = charge_user
-        keys = [self._u(u, "rpm", minute), self._u(u, "tpm", minute), self._u(u, "conc"),
-                self._u(u, "trpm", token_id, minute), self._u(u, "ttpm", token_id, minute),
-                self._u(u, "tconc", token_id)]
-        if group_on:
-            keys += [self._g(group, "rpm", minute), self._g(group, "tpm", minute), self._g(group, "conc")]
-        else:  # placeholders in the user's slot, never touched (their limits are 0)
-            keys += [self._u(u, "g-off")] * 3
-        return keys
+    def _key_names(self, user_id: int, token_id: int, group: str, minute: int) -> tuple[str, ...]:
+        """quota, gen, key quota, key gen, pend, pver, then the 9 limit keys in SCOPES order."""
+        cache_key = (user_id, token_id, group, minute)
+        names = self._names.get(cache_key)
+        if names is None:
+            u = f"{self.store.prefix}{user_tag(user_id)}:"
+            g = f"{self.store.prefix}{{g:{group}}}:"
+            names = (user_quota_key(self.store, user_id), f"{u}gen", token_quota_key(self.store, user_id, token_id),
+                     f"{u}tgen:{token_id}", f"{u}pend", f"{u}pver",
+                     f"{u}rpm:{minute}", f"{u}tpm:{minute}", f"{u}conc",
+                     f"{u}trpm:{token_id}:{minute}", f"{u}ttpm:{token_id}:{minute}", f"{u}tconc:{token_id}",
+                     f"{g}rpm:{minute}", f"{g}tpm:{minute}", f"{g}conc")
+            if len(self._names) >= KEY_CACHE_SIZE:
+                self._names.clear()
+            self._names[cache_key] = names
+        return names
 
     # -- before the upstream call ------------------------------------------------------------------
     async def pre_charge(self, *, settlement_id: str, user_id: int, token_id: int, token_limited: bool,
                          pre: int, group: str, limits: Limits) -> Charge:
         """Check the limits and take `pre` from the user and (when limited) the key, atomically.
 
-        Raises RateLimited or QuotaRefused; loads a balance missing from Redis and tries again."""
+        Raises RateLimited or QuotaRefused; loads a balance missing from Redis and tries again.
+        Only the limits that are on are passed to the script (none: just the four balance keys)."""
         limited = bool(token_id) and token_limited
         if not token_id:
             limits = Limits(limits.user_rpm, limits.user_tpm, limits.user_concurrency, 0, 0, 0,
                             limits.group_rpm, limits.group_tpm, limits.group_concurrency)
+        values = limits.values()
+        on = [i for i, v in enumerate(values) if v > 0]
         for _ in range(4):
             now = time.time()
             minute = _minute(now)
-            keys = [user_quota_key(self.store, user_id), self._u(user_id, "gen"),
-                    token_quota_key(self.store, user_id, token_id), self._u(user_id, "tgen", token_id),
-                    *self._limit_keys(user_id, token_id, group, minute, limits.group_on)]
-            args = [int(now * 1000), pre, 1 if limited else 0, *limits.values(), settlement_id,
-                    CONCURRENCY_LEASE_MS, WINDOW_TTL_MS]
+            names = self._key_names(user_id, token_id, group, minute)
+            keys = [names[0], names[1], names[2], names[3]]
+            args: list[Any] = [int(now * 1000), pre, 1 if limited else 0, settlement_id, CONCURRENCY_LEASE_MS,
+                               WINDOW_TTL_MS]
+            for i in on:
+                keys.append(names[6 + i])
+                args.append(i % 3)
+                args.append(values[i])
             result = await self._pre(keys=keys, args=args)
             code = int(result[0])
             if code == 0:
@@ -266,10 +298,10 @@ class QuotaService:
             elif code == 5:
                 raise QuotaRefused("key_insufficient", int(result[1]), pre)
             else:
-                index = int(result[1])
+                index = on[int(result[1]) - 1]
                 scope = SCOPES[index]
                 retry = 1 if index % 3 == 2 else max(1, 60 - int(now) % 60)
-                raise RateLimited(scope, limits.values()[index], retry)
+                raise RateLimited(scope, values[index], retry)
         raise BalanceUnavailable(f"balance of user {user_id} could not be loaded")
 
     # -- after it ----------------------------------------------------------------------------------
@@ -280,21 +312,15 @@ class QuotaService:
             return
         charge.settled = True
         lim = charge.limits
-        u = charge.user_id
-        tid = charge.token_id
-        if lim.group_on:
-            gtpm, gconc = self._g(charge.group, "tpm", charge.minute), self._g(charge.group, "conc")
-        else:
-            gtpm = gconc = self._u(u, "g-off")
-        keys = [user_quota_key(self.store, u), self._u(u, "gen"), token_quota_key(self.store, u, tid),
-                self._u(u, "tgen", tid), self.pending_key(u), self._u(u, "pver"),
-                self._u(u, "tpm", charge.minute), self._u(u, "ttpm", tid, charge.minute), gtpm,
-                self._u(u, "conc"), self._u(u, "tconc", tid), gconc]
-        tpm_flags = "".join("1" if x else "0" for x in (lim.user_tpm, lim.key_tpm, lim.group_tpm))
-        conc_flags = "".join("1" if x else "0" for x in (lim.user_concurrency, lim.key_concurrency,
-                                                          lim.group_concurrency))
+        names = self._key_names(charge.user_id, charge.token_id, charge.group, charge.minute)
+        keys = list(names[:6])
+        tpm = [names[6 + i] for i, v in ((1, lim.user_tpm), (4, lim.key_tpm), (7, lim.group_tpm)) if v]
+        keys += tpm
+        for i, v in ((2, lim.user_concurrency), (5, lim.key_concurrency), (8, lim.group_concurrency)):
+            if v:
+                keys.append(names[6 + i])
         args = [final, charge.pre, charge.user_gen, charge.token_gen, 1 if charge.token_limited else 0,
-                charge.settlement_id, record or b"", max(tokens, 0), tpm_flags, WINDOW_TTL_MS, conc_flags]
+                charge.settlement_id, record or b"", max(tokens, 0), WINDOW_TTL_MS, len(tpm)]
         await self._settle(keys=keys, args=args)
 
     async def refund(self, charge: Charge) -> None:
