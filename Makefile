@@ -20,8 +20,13 @@ install: $(VENV)/.installed
 
 install-dev: $(VENV)/.installed-dev
 
-frontend:
-	@if [ -f frontend/package.json ]; then cd frontend && npm ci --no-audit --no-fund && npm run build; fi
+FRONTEND_SOURCES := $(shell find frontend/src frontend/public -type f 2>/dev/null) frontend/package.json frontend/package-lock.json
+
+# Rebuilt only when a source changed since the last build.
+frontend/build/index.html: $(FRONTEND_SOURCES)
+	cd frontend && npm ci --no-audit --no-fund && npm run build
+
+frontend: frontend/build/index.html
 
 run: install frontend
 	$(PY) -m api.launch
