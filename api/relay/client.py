@@ -9,6 +9,7 @@ client that went away cancels the upstream request.
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator, Mapping
 
 import aiohttp
@@ -27,7 +28,9 @@ class StreamInterrupted(Exception):
         self.reason = reason
 
 
+@functools.lru_cache(maxsize=64)
 def timeouts(stream: bool, relay_timeout: float, streaming_timeout: float) -> aiohttp.ClientTimeout:
+    """(ClientTimeout is immutable: one per setting is shared by every request.)"""
     if stream:
         return aiohttp.ClientTimeout(total=None, sock_read=streaming_timeout or None)
     return aiohttp.ClientTimeout(total=relay_timeout or None)

@@ -294,9 +294,20 @@ def pre_amount(job: Job) -> int:
                                     pre_consumed_quota=options.get_int("PreConsumedQuota"), quota_per_unit=per_unit)
 
 
+LIMIT_OPTIONS = tuple(f"RateLimit{who}{what}" for who in ("User", "Token", "Group")
+                      for what in ("RPM", "TPM", "Concurrency"))
+_limits_cache: dict[tuple[str, ...], Limits] = {}
+
+
 def limits_of(options: OptionsService) -> Limits:
-    return Limits(*(options.get_int(f"RateLimit{who}{what}")
-                    for who in ("User", "Token", "Group") for what in ("RPM", "TPM", "Concurrency")))
+    """The nine limit options, parsed once per distinct set of raw values."""
+    raw = tuple(options.get(name) for name in LIMIT_OPTIONS)
+    limits = _limits_cache.get(raw)
+    if limits is None:
+        if len(_limits_cache) > 64:
+            _limits_cache.clear()
+        limits = _limits_cache[raw] = Limits(*(options.get_int(name) for name in LIMIT_OPTIONS))
+    return limits
 
 
 async def admit(job: Job) -> Charge:
@@ -327,7 +338,7 @@ async def admit(job: Job) -> Charge:
 
 async def run(request: web.Request, mode: RelayMode, route: str, caller: Caller) -> web.StreamResponse:
     state = relay_state(request)
-    options = request.config_dict[keys.OPTIONS]
+    options = state.options if state.options is not None else request.config_dict[keys.OPTIONS]
     body, form = await read_input(request, mode)
     job = Job(request, state, options, mode, route, caller, body, form)
     # The key's group, or the playground's `group` field (not an OpenAI field: never sent upstream).
@@ -437,7 +448,8 @@ def client_error(job: Job, channel: ChannelInfo, err: RelayError) -> RelayError:
 
 
 async def attempt(job: Job, channel: ChannelInfo) -> Outcome:
-    settings = job.request.config_dict[keys.SETTINGS]
+    state = job.state
+    settings = state.settings if state.settings is not None else job.request.config_dict[keys.SETTINGS]
     meta = RelayMeta(channel_id=channel.id, channel_type=channel.type, key=channel.key, base_url=channel.base_url,
                      other=channel.other, organization=channel.organization, requested_model=job.model,
                      upstream_model=channel.upstream_model(job.model), mode=job.mode, is_stream=job.is_stream,
@@ -453,7 +465,8 @@ async def attempt(job: Job, channel: ChannelInfo) -> Outcome:
         data = orjson.dumps(upstream_body(adaptor, job))
         headers["Content-Type"] = "application/json"
     timeout = client.timeouts(job.is_stream, settings.relay_timeout, settings.streaming_timeout)
-    resp = await client.send(job.request.config_dict[keys.HTTP], adaptor.request_url(job.mode), headers, data, timeout)
+    http = state.http if state.http is not None else job.request.config_dict[keys.HTTP]
+    resp = await client.send(http, adaptor.request_url(job.mode), headers, data, timeout)
     if not 200 <= resp.status < 300:
         raise adaptor.convert_error(resp.status, await client.read_error(resp))
     if job.is_stream and resp.content_type == "text/event-stream":

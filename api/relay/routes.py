@@ -53,7 +53,8 @@ async def relay_ctx(app: web.Application) -> AsyncIterator[None]:
     sender = SettlementSender(functools.partial(enqueue, app))
     sender.start()
     await asyncio.get_running_loop().run_in_executor(None, get_encoding)  # warm the tokenizer (~0.3 s)
-    app[RELAY] = RelayState(index=index, auth=auth, quota=QuotaService(store), settlements=sender)
+    app[RELAY] = RelayState(index=index, auth=auth, quota=QuotaService(store), settlements=sender,
+                            options=app[keys.OPTIONS], settings=app[keys.SETTINGS], http=app[keys.HTTP])
     yield
     state = app[RELAY]
     if state.background:

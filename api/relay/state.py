@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
+from typing import Any
 
 from aiohttp import web
 
@@ -23,6 +24,11 @@ class RelayState:
     health: ChannelHealth = field(default_factory=ChannelHealth)
     metrics: Metrics = field(default_factory=Metrics)
     background: set[asyncio.Task] = field(default_factory=set)
+    # The root application's options, settings and upstream HTTP session, looked up once here: a
+    # request of a sub-application reaches them through a ChainMapProxy that raises KeyError first.
+    options: Any = None
+    settings: Any = None
+    http: Any = None
 
     def spawn(self, coro) -> None:
         """Fire-and-forget work off the request path (kept referenced until it ends)."""
