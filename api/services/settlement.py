@@ -2,7 +2,7 @@
 
 The relay's settle script (api.services.quota) stores each record in the user's `{u<id>}:pend` hash,
 atomically with the balance correction; `SettlementSender` then tells the workers which users have
-new records (one `billing.apply` message per ~100 ms per process, sent off the event loop). The
+new records (one `billing.apply` message per ~250 ms per process, sent off the event loop). The
 scheduler's `billing.sweep` catches users whose message was lost (a process or worker that died).
 
 `apply_pending` (in a worker) moves a user's records into the database in ONE transaction: a
@@ -14,7 +14,7 @@ and the removal leaves records that the next run finds already applied and only 
 Durability: the records live in Redis until a worker has committed them. With AOF persistence
 (`appendonly yes`, fsync every second) a Redis restart loses at most the last second of records
 and balance changes; without persistence a restart loses every record not yet applied (typically
-the last ~100 ms of traffic, more while the workers are down): those requests stay unbilled in the
+the last ~250 ms of traffic, more while the workers are down): those requests stay unbilled in the
 database, and the live balances reload from the database (consistent with it, so the invariant
 still holds, in the users' favour).
 """
@@ -44,7 +44,7 @@ from .options import OptionsService
 from .store import Store
 
 log = logging.getLogger(__name__)
-FLUSH_INTERVAL = 0.1  # seconds a process gathers users before it sends one billing.apply
+FLUSH_INTERVAL = 0.25  # seconds a process gathers users before it sends one billing.apply (fewer, larger batches)
 REMIND_THROTTLE = 3600  # seconds between two low-balance mails to one user
 
 
@@ -147,7 +147,7 @@ class SettlementSender:
         while True:
             await self._wake.wait()
             self._wake.clear()
-            await asyncio.sleep(FLUSH_INTERVAL)  # gather the users of the next ~100 ms in one message
+            await asyncio.sleep(FLUSH_INTERVAL)  # gather the users of the next ~250 ms in one message
             await self.flush()
 
 
