@@ -13,19 +13,16 @@ except ImportError:  # pragma: no cover - hiredis is in requirements.txt
 
 class FastPackConnection(aioredis.Connection):
     """redis-py's asyncio connection packs commands in Python (~1 µs per argument; the relay's quota
-    scripts send 20-30); hiredis packs them in C. Floats (redis-py writes repr(x)), bools and None
-    (refused by redis-py) and multi-word command names keep redis-py's own packer."""
+    scripts send 20-30); hiredis packs them in C, with the same bytes (floats written as repr(x)
+    writes them). What hiredis refuses (bools, None: redis-py raises its DataError for them) and
+    multi-word command names keep redis-py's own packer."""
 
     def pack_command(self, *args: Any) -> list[bytes]:
         if _hiredis_pack is not None and not (isinstance(args[0], str) and " " in args[0]):
-            for arg in args:
-                if type(arg) is float:
-                    break
-            else:
-                try:
-                    return [_hiredis_pack(args)]
-                except TypeError:
-                    pass
+            try:
+                return [_hiredis_pack(args)]
+            except TypeError:
+                pass
         return super().pack_command(*args)
 
 
