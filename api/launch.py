@@ -102,7 +102,11 @@ def main() -> int:
         env["SESSION_SECRET"] = secret_file.read_text().strip()
     env.setdefault("PYTHONUNBUFFERED", "1")
     supervisor = Supervisor()
-    signal.signal(signal.SIGTERM, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
+    # Ctrl-C, `kill` and a closed terminal all stop everything. SIGINT is set explicitly: a shell
+    # that starts us in the background hands us SIGINT ignored, and Python then keeps it ignored.
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, lambda *_: (_ for _ in ()).throw(KeyboardInterrupt()))
     try:
         if not env.get("REDIS_URL"):
             env["REDIS_URL"] = start_redis(supervisor, data_dir, env)
