@@ -54,20 +54,21 @@ async def get_state(request: web.Request) -> web.Response:
 @routes.get("/oauth/github")
 @critical("oauth")
 async def github_callback(request: web.Request) -> web.Response:
-    _require_enabled(request, "github")
-    code = _code(request)
-    remembered_aff = await oauth.take_state(request, request.query.get("state", ""))
-    identity = await oauth.github_identity(request, code)
-    return await _login_or_bind(request, identity, request.query.get("aff", "") or remembered_aff)
+    return await _code_callback(request, "github", oauth.github_identity)
 
 
 @routes.get("/oauth/linuxdo")
 @critical("oauth")
 async def linuxdo_callback(request: web.Request) -> web.Response:
-    _require_enabled(request, "linuxdo")
+    return await _code_callback(request, "linuxdo", oauth.linuxdo_identity)
+
+
+async def _code_callback(request: web.Request, provider: str, identity_of) -> web.Response:
+    """An OAuth code callback: provider on, state matches the session, code → identity → login or bind."""
+    _require_enabled(request, provider)
     code = _code(request)
     remembered_aff = await oauth.take_state(request, request.query.get("state", ""))
-    identity = await oauth.linuxdo_identity(request, code)
+    identity = await identity_of(request, code)
     return await _login_or_bind(request, identity, request.query.get("aff", "") or remembered_aff)
 
 

@@ -31,11 +31,7 @@ async def send_verification_code(request: web.Request) -> web.Response:
     store = request.config_dict[keys.STORE]
     code = await mail.issue_code(store, mail.VERIFY, email, mail.VERIFY_CODE_LENGTH)
     subject, html = mail.verification_mail(options.get("SystemName"), code)
-    try:
-        await mail.send_mail(request.config_dict, email, subject, html)
-    except Exception:
-        await mail.release_cooldown(store, mail.VERIFY, email)
-        raise
+    await _send(request, mail.VERIFY, email, subject, html)
     return ok()
 
 
@@ -55,11 +51,7 @@ async def send_reset_mail(request: web.Request) -> web.Response:
     base = options.get("ServerAddress") or f"{request.scheme}://{request.host}"
     link = f"{base.rstrip('/')}/user/reset?{urlencode({'email': email, 'token': token})}"
     subject, html = mail.reset_mail(options.get("SystemName"), link)
-    try:
-        await mail.send_mail(request.config_dict, email, subject, html)
-    except Exception:
-        await mail.release_cooldown(store, mail.RESET, email)
-        raise
+    await _send(request, mail.RESET, email, subject, html)
     return ok()
 
 
@@ -79,3 +71,12 @@ async def reset_password(request: web.Request) -> web.Response:
     await User.filter(id=user.id).update(password=await hash_password(password))
     await accounts.user_changed(request.config_dict, user.id, revoke_sessions=True)
     return ok(password)
+
+
+async def _send(request: web.Request, kind: str, email: str, subject: str, html: str) -> None:
+    """Queue the mail; if that fails, lift the resend cooldown so the caller may try again at once."""
+    try:
+        await mail.send_mail(request.config_dict, email, subject, html)
+    except Exception:
+        await mail.release_cooldown(request.config_dict[keys.STORE], kind, email)
+        raise
