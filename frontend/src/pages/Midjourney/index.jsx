@@ -10,7 +10,7 @@ import { DAY, HOUR, localToSeconds, nowSeconds, secondsToLocal } from '../../lib
 import { MJ_ACTIONS, MJ_CODES, MJ_STATUSES } from '../../constants/task';
 import Pagination from '../../components/Pagination';
 import Modal from '../../components/Modal';
-import { DurationTag, ListError, ProgressCell } from '../../components/TaskBits';
+import { DurationTag, ListError, ProgressCell, TaskFilterForm } from '../../components/TaskBits';
 
 // Drawing tasks keep submit and finish times in milliseconds (as the reference does); so do its filters.
 const toFilters = (form) => ({
@@ -50,29 +50,7 @@ export default function MidjourneyPage() {
       {admin && !status.mj_notify_enabled && (
         <div className="notification is-info is-light" data-testid="mj-callback-banner">{t('mj.callbackOff')}</div>
       )}
-      <form className="columns is-multiline is-variable is-2" onSubmit={onSearch} role="search">
-        {admin && (
-          <div className="column is-2">
-            <label className="label is-small" htmlFor="mj-channel">{t('log.channelId')}</label>
-            <input id="mj-channel" className="input is-small" inputMode="numeric" {...field('channelId')} />
-          </div>
-        )}
-        <div className="column is-3">
-          <label className="label is-small" htmlFor="mj-id">{t('task.taskId')}</label>
-          <input id="mj-id" className="input is-small" {...field('mjId')} />
-        </div>
-        <div className="column is-3">
-          <label className="label is-small" htmlFor="mj-start">{t('log.start')}</label>
-          <input id="mj-start" className="input is-small" type="datetime-local" {...field('start')} />
-        </div>
-        <div className="column is-3">
-          <label className="label is-small" htmlFor="mj-end">{t('log.end')}</label>
-          <input id="mj-end" className="input is-small" type="datetime-local" {...field('end')} />
-        </div>
-        <div className="column is-narrow is-flex is-align-items-flex-end">
-          <button type="submit" className="button is-small is-info">{t('log.query')}</button>
-        </div>
-      </form>
+      <TaskFilterForm prefix="mj" admin={admin} field={field} idName="mjId" onSubmit={onSearch} />
       <ListError error={error} />
       <div className="table-container">
         <table className="table is-fullwidth is-hoverable is-narrow" data-testid="mj-table">

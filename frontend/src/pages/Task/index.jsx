@@ -9,7 +9,7 @@ import { HOUR, localToSeconds, nowSeconds, secondsToLocal, startOfToday } from '
 import { TASK_ACTIONS, TASK_STATUSES } from '../../constants/task';
 import Pagination from '../../components/Pagination';
 import Modal from '../../components/Modal';
-import { DurationTag, ListError, ProgressCell } from '../../components/TaskBits';
+import { DurationTag, ListError, ProgressCell, TaskFilterForm } from '../../components/TaskBits';
 
 // Async tasks keep their times in seconds.
 const toFilters = (form) => ({
@@ -58,29 +58,7 @@ export default function TaskPage() {
   return (
     <section>
       <h1 className="title is-4">{t('task.title')}</h1>
-      <form className="columns is-multiline is-variable is-2" onSubmit={onSearch} role="search">
-        {admin && (
-          <div className="column is-2">
-            <label className="label is-small" htmlFor="task-channel">{t('log.channelId')}</label>
-            <input id="task-channel" className="input is-small" inputMode="numeric" {...field('channelId')} />
-          </div>
-        )}
-        <div className="column is-3">
-          <label className="label is-small" htmlFor="task-id">{t('task.taskId')}</label>
-          <input id="task-id" className="input is-small" {...field('taskId')} />
-        </div>
-        <div className="column is-3">
-          <label className="label is-small" htmlFor="task-start">{t('log.start')}</label>
-          <input id="task-start" className="input is-small" type="datetime-local" {...field('start')} />
-        </div>
-        <div className="column is-3">
-          <label className="label is-small" htmlFor="task-end">{t('log.end')}</label>
-          <input id="task-end" className="input is-small" type="datetime-local" {...field('end')} />
-        </div>
-        <div className="column is-narrow is-flex is-align-items-flex-end">
-          <button type="submit" className="button is-small is-info">{t('log.query')}</button>
-        </div>
-      </form>
+      <TaskFilterForm prefix="task" admin={admin} field={field} idName="taskId" onSubmit={onSearch} />
       <ListError error={error} />
       <div className="table-container">
         <table className="table is-fullwidth is-hoverable is-narrow" data-testid="task-table">
