@@ -169,6 +169,32 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "channel_vertex_region_invalid": (
         "The Vertex AI region must be JSON with a \"default\" region", "部署地区必须是合法的 JSON 格式，且必须包含 default 地区！"),
     "channel_type_invalid": ("Unknown channel type: {type}", "未知的渠道类型：{type}"),
+    "channel_type_unsupported": (
+        "Channel type {type} cannot be relayed yet (its provider format is not supported); choose another type",
+        "渠道类型 {type} 暂不支持转发（尚未支持该服务商的接口格式），请选择其他类型"),
+    "channel_base_url_required": (
+        "Channel type {type} has no default API address: fill in the base URL",
+        "渠道类型 {type} 没有默认的接口地址，请填写代理地址（Base URL）"),
+    "channel_key_single": (
+        "The key must be one line per channel (line {line})", "密钥必须每行一个（第 {line} 行）"),
+    "channel_key_aws": (
+        "The key of an AWS Bedrock channel is AccessKeyId|SecretAccessKey|Region, e.g. AKIA…|wJal…|us-east-1 "
+        "(line {line})",
+        "AWS Bedrock 渠道的密钥格式为 AccessKeyId|SecretAccessKey|Region，例如 AKIA…|wJal…|us-east-1（第 {line} 行）"),
+    "channel_key_vertex": (
+        "The key of a Vertex AI channel is a Google service-account JSON key ({problem})",
+        "Vertex AI 渠道的密钥必须是 Google 服务账号 JSON 密钥（{problem}）"),
+    "channel_key_baidu": (
+        "The key of a Baidu channel is APIKey|SecretKey (line {line})", "百度渠道的密钥格式为 APIKey|SecretKey（第 {line} 行）"),
+    "channel_key_xunfei": (
+        "The key of an iFlytek Spark channel is APPID|APISecret|APIKey (line {line})",
+        "讯飞星火渠道的密钥格式为 APPID|APISecret|APIKey（第 {line} 行）"),
+    "channel_key_tencent": (
+        "The key of a Tencent Hunyuan channel is AppId|SecretId|SecretKey (line {line})",
+        "腾讯混元渠道的密钥格式为 AppId|SecretId|SecretKey（第 {line} 行）"),
+    "channel_key_zhipu": (
+        "The key of a Zhipu channel is id.secret, as the Zhipu console shows it (line {line})",
+        "智谱渠道的密钥格式为 id.secret（即智谱控制台中的 API Key）（第 {line} 行）"),
     "channel_status_invalid": (
         "Channel status must be 1 (enabled), 2 (disabled) or 3 (automatically disabled)",
         "渠道状态只能是 1（启用）、2（手动禁用）或 3（自动禁用）"),

@@ -75,12 +75,14 @@ class ChannelType(IntEnum):
     ALI = 17
     XUNFEI = 18
     AI360 = 19
+    OPENROUTER = 20
     AIPROXY_LIBRARY = 21
     FASTGPT = 22
     TENCENT = 23
     GEMINI = 24
     MOONSHOT = 25
     ZHIPU_V4 = 26
+    PERPLEXITY = 27
     LINGYIWANWU = 31
     AWS = 33
     COHERE = 34
@@ -91,6 +93,10 @@ class ChannelType(IntEnum):
     CLOUDFLARE = 39
     SILICONFLOW = 40
     VERTEX_AI = 41
+    MISTRAL = 42
+    DEEPSEEK = 43
+    VOLCENGINE = 45
+    XAI = 48
 
 
 CHANNEL_TYPE_LABELS: dict[ChannelType, str] = {
@@ -107,12 +113,14 @@ CHANNEL_TYPE_LABELS: dict[ChannelType, str] = {
     ChannelType.ALI: "阿里通义千问",
     ChannelType.XUNFEI: "讯飞星火认知",
     ChannelType.AI360: "360 智脑",
+    ChannelType.OPENROUTER: "OpenRouter",
     ChannelType.AIPROXY_LIBRARY: "知识库：AI Proxy",
     ChannelType.FASTGPT: "知识库：FastGPT",
     ChannelType.TENCENT: "腾讯混元",
     ChannelType.GEMINI: "Google Gemini",
     ChannelType.MOONSHOT: "Moonshot",
     ChannelType.ZHIPU_V4: "智谱 GLM-4V",
+    ChannelType.PERPLEXITY: "Perplexity",
     ChannelType.LINGYIWANWU: "零一万物",
     ChannelType.AWS: "AWS Claude",
     ChannelType.COHERE: "Cohere",
@@ -123,4 +131,8 @@ CHANNEL_TYPE_LABELS: dict[ChannelType, str] = {
     ChannelType.CLOUDFLARE: "Cloudflare",
     ChannelType.SILICONFLOW: "SiliconCloud",
     ChannelType.VERTEX_AI: "Vertex AI",
+    ChannelType.MISTRAL: "Mistral",
+    ChannelType.DEEPSEEK: "DeepSeek",
+    ChannelType.VOLCENGINE: "字节火山引擎",
+    ChannelType.XAI: "xAI",
 }

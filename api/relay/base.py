@@ -1,7 +1,22 @@
-"""The adaptor interface: providers are pure translators between the OpenAI wire format and their
-own. The pipeline (handler.py) owns I/O, retries and billing; it builds a `RelayMeta`, asks the
-registry for an adaptor, and calls `request_url` / `request_headers` / `convert_*` around its
-upstream call. Nothing here performs I/O.
+"""The upstream seam: one adaptor per provider, used by the relay pipeline and by the channel
+test, monitor and balance jobs alike.
+
+For one attempt on one channel the pipeline (handler.py) builds a `RelayMeta`, asks the registry
+for an adaptor, then:
+
+1. converts the client's (OpenAI-format) body: `convert_request` / `convert_<mode>_request`;
+2. `build_request(mode, body)` → an `UpstreamRequest` (method, URL, headers, body, transport);
+3. `await authorize(request, ctx)`: signs it (SigV4, TC3) or attaches a token obtained by
+   exchange, from `ctx.credentials` (per-process cache, refreshed before expiry, single-flight);
+4. sends it (api/relay/client.py: HTTP, or a WebSocket for providers that speak one);
+5. reads the answer: `stream_decoder(content_type)` picks the framing of a stream (SSE,
+   newline-delimited JSON, AWS event-stream) and `convert_stream_event` turns each event into
+   OpenAI chunks; a complete answer goes through `decode_body` and `convert_response`;
+   an error status through `convert_error`.
+
+Conversion is pure (no I/O); the pipeline, not the adaptor, counts what the stream produced, so
+billing never depends on an adaptor remembering to count. An adaptor instance serves one attempt,
+so it may keep per-stream state on `self`.
 
 Extra endpoints are opt-in mixins; `Adaptor.supports(mode)` tells the pipeline whether to answer 501.
 """
@@ -9,17 +24,22 @@ Extra endpoints are opt-in mixins; `Adaptor.supports(mode)` tells the pipeline w
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import orjson
 
 from api.relay.errors import RelayError
-from api.relay.sse import SSEEvent
+from api.relay.sse import SSEEvent, SSEParser
 from api.relay.tokenizer import StreamCounter
 from models.enums import ChannelType
+
+if TYPE_CHECKING:
+    import aiohttp
+
+    from api.relay.credentials import CredentialCache
 
 
 class RelayMode(StrEnum):
@@ -46,26 +66,40 @@ OPENAI_PATHS: Mapping[RelayMode, str] = {
     RelayMode.RERANK: "/v1/rerank",
 }
 
-# Channel types whose upstream accepts `stream_options.include_usage` (reference §3.4,
-# SupportStreamOptions). Among the OpenAI-format adaptors only OpenAI itself; the others get the
-# field stripped, since some reject unknown fields.
+# OpenAI-format channel types whose upstream accepts `stream_options.include_usage` (reference §3.4,
+# SupportStreamOptions, and the providers' own documentation); the others get the field stripped,
+# since some reject unknown fields.
 STREAM_OPTIONS_CHANNEL_TYPES: frozenset[int] = frozenset(
-    {ChannelType.OPENAI, ChannelType.ANTHROPIC, ChannelType.AWS, ChannelType.GEMINI, ChannelType.CLOUDFLARE}
+    {ChannelType.OPENAI, ChannelType.DEEPSEEK, ChannelType.VOLCENGINE, ChannelType.XAI, ChannelType.CLOUDFLARE}
 )
 
-# A chunk to forward: a dict to encode, or bytes already holding the JSON payload (forwarded verbatim).
-StreamChunk = dict[str, Any] | bytes
+class Passthrough:
+    """A chunk forwarded verbatim: `data` is its JSON as the upstream sent it, `chunk` the parsed
+    OpenAI chunk (read by the pipeline for counting; never re-encoded)."""
+
+    __slots__ = ("chunk", "data")
+
+    def __init__(self, data: bytes, chunk: Mapping[str, Any]) -> None:
+        self.data = data
+        self.chunk = chunk
+
+
+# A chunk to forward: an OpenAI chunk to encode, or one already encoded (Passthrough).
+StreamChunk = dict[str, Any] | Passthrough
 
 
 @dataclass(slots=True)
 class TokenUsage:
-    """Token counts of one answer. `cached_tokens` are part of `prompt_tokens`, `reasoning_tokens`
-    part of `completion_tokens` (OpenAI's convention); both are recorded in the log's `other`."""
+    """Token counts of one answer, in OpenAI's convention whatever the provider: `cached_tokens`
+    (cache reads) and `cache_creation_tokens` (cache writes) are part of `prompt_tokens`,
+    `reasoning_tokens` part of `completion_tokens`. Adaptors of providers that count them apart
+    (Claude's `input_tokens` excludes both cache counts) add them up when converting."""
 
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cached_tokens: int = 0
     reasoning_tokens: int = 0
+    cache_creation_tokens: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -136,7 +170,8 @@ class StreamState:
     include_usage: bool = False  # the client asked for the usage chunk
     usage: TokenUsage | None = None  # as reported by the upstream
     counter: StreamCounter = field(default_factory=StreamCounter)  # local count of what was produced
-    events: int = 0
+    events: int = 0  # chunks produced (counted by the pipeline)
+    usage_sent: bool = False  # a chunk carrying `usage` was forwarded to the client
     finish_reason: str | None = None
     done: bool = False  # the upstream sent its end marker
 
@@ -168,6 +203,35 @@ def openai_error(status: int, body: bytes) -> RelayError:
     return RelayError(status, message, err.get("type") or "upstream_error", err.get("code"), err.get("param"))
 
 
+@dataclass(slots=True)
+class UpstreamRequest:
+    """One complete upstream request, as built by an adaptor and completed by `authorize`."""
+
+    url: str
+    headers: dict[str, str]
+    body: bytes | aiohttp.FormData | None = None
+    method: str = "POST"
+    transport: str = "http"  # "http", or "websocket": `body` is sent as the first text message
+
+
+@dataclass(slots=True)
+class UpstreamContext:
+    """What the seam's I/O hooks (`prepare`, `authorize`) may use: the shared HTTP session, the
+    per-process credential cache, and the policy for URLs supplied by users (api/relay/media.py)."""
+
+    http: aiohttp.ClientSession
+    credentials: CredentialCache
+    allow_private_urls: bool = False  # option MediaFetchPrivateEnabled
+
+
+class StreamDecoder(Protocol):
+    """Framing of an upstream stream: raw bytes in, events out (api/relay/sse.py, decoders.py)."""
+
+    def feed(self, chunk: bytes) -> list[SSEEvent]: ...
+
+    def close(self) -> list[SSEEvent]: ...
+
+
 class Adaptor(ABC):
     """One provider's translation between OpenAI's wire format and its own."""
 
@@ -180,15 +244,60 @@ class Adaptor(ABC):
         self.meta = meta
         self.base_url = (meta.base_url or self.default_base_url).rstrip("/")
 
+    @classmethod
+    def variant(cls, meta: RelayMeta) -> type[Adaptor]:
+        """The class serving this attempt: a type that fronts several formats (Vertex AI: Gemini
+        and Claude models) picks one by model; the others are their own variant."""
+        return cls
+
     def supports(self, mode: RelayMode) -> bool:
         capability = MODE_CAPABILITIES.get(mode)
         return capability is None or isinstance(self, capability)
+
+    # -- the request ------------------------------------------------------------------------------
 
     def request_url(self, mode: RelayMode | None = None) -> str:
         return self.base_url + self.paths[mode or self.meta.mode]
 
     def request_headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.meta.key}"} if self.meta.key else {}
+
+    def build_request(self, mode: RelayMode, body: Mapping[str, Any] | aiohttp.FormData) -> UpstreamRequest:
+        """The upstream request for a converted body (a dict is sent as JSON, a form as multipart)."""
+        headers = self.request_headers()
+        if isinstance(body, Mapping):
+            headers["Content-Type"] = "application/json"
+            return UpstreamRequest(self.request_url(mode), headers, orjson.dumps(body))
+        return UpstreamRequest(self.request_url(mode), headers, body)
+
+    # Set by adaptors that override `prepare` (so the pipeline awaits nothing for the others).
+    prepares: ClassVar[bool] = False
+
+    async def prepare(self, body: dict[str, Any], ctx: UpstreamContext) -> None:
+        """I/O a converted body may need before it is sent (an image URL to inline, fetched under
+        the media policy of api/relay/media.py); it edits `body` in place."""
+        return None
+
+    async def authorize(self, request: UpstreamRequest, ctx: UpstreamContext) -> None:
+        """Sign the request or attach an exchanged credential (from `ctx.credentials`, never a new
+        exchange per request). The default: the headers of `request_headers` are enough."""
+        return None
+
+    # -- the answer -------------------------------------------------------------------------------
+
+    def stream_decoder(self, content_type: str) -> StreamDecoder | None:
+        """The decoder of a streamed answer with this content type; None = not a stream (read whole)."""
+        return SSEParser() if content_type == "text/event-stream" else None
+
+    def decode_body(self, raw: bytes) -> dict[str, Any]:
+        """A complete answer's bytes → the JSON object `convert_response` takes."""
+        try:
+            data = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            data = None
+        if not isinstance(data, dict):
+            raise RelayError(502, "the upstream answer is not a JSON object", "upstream_error", "bad_response_body")
+        return data
 
     @abstractmethod
     def convert_request(self, req: Mapping[str, Any]) -> dict[str, Any]:
@@ -200,8 +309,9 @@ class Adaptor(ABC):
 
     @abstractmethod
     def convert_stream_event(self, ev: SSEEvent, state: StreamState) -> list[StreamChunk]:
-        """One upstream SSE event → chunks to forward ([] = nothing); updates `state`.
-        The upstream's end marker sets `state.done`; the pipeline writes `data: [DONE]` itself."""
+        """One upstream stream event → OpenAI chunks to forward ([] = nothing). Sets `state.usage`
+        when the upstream reports usage and `state.done` at its end marker; the pipeline counts the
+        chunks' output, and writes `data: [DONE]` itself."""
 
     def convert_error(self, status: int, body: bytes) -> RelayError:
         return openai_error(status, body)
@@ -271,6 +381,40 @@ class RerankMixin:
             completion = int(tokens.get("output_tokens") or 0)
             usage = TokenUsage(prompt, completion) if prompt or completion else None
         return body, usage
+
+
+class BalanceQueryError(Exception):
+    """A balance query that failed; `message` is safe to show (no key)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+# GET a JSON object through the seam (authorize, send, status and JSON checks); raises BalanceQueryError.
+Fetch = Callable[[UpstreamRequest], Awaitable[dict[str, Any]]]
+
+
+def balance_number(value: Any, what: str) -> float:
+    try:
+        return float(value)
+    except (TypeError, ValueError) as exc:
+        raise BalanceQueryError(f"no {what} in the answer") from exc
+
+
+class BalanceMixin:
+    """The provider has a balance endpoint: `query_balance(fetch)` builds its GET requests (usually
+    with `get`), has them sent by `fetch` and returns the remaining balance (USD for OpenAI's
+    billing API, the provider's own unit otherwise)."""
+
+    def has_balance(self) -> bool:
+        return True
+
+    def get(self: Any, url: str, headers: Mapping[str, str] | None = None) -> UpstreamRequest:
+        return UpstreamRequest(url, dict(self.request_headers() if headers is None else headers), None, "GET")
+
+    async def query_balance(self, fetch: Fetch) -> float:
+        raise NotImplementedError
 
 
 MODE_CAPABILITIES: Mapping[RelayMode, type | None] = {

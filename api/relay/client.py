@@ -6,14 +6,22 @@ does not). Every failure becomes a RelayError the retry and auto-disable rules u
 connection problems are 500 `do_request_failed` (retried on another channel), timeouts 504
 (never retried). Closing the response (`close`) drops the upstream connection: that is how a
 client that went away cancels the upstream request.
+
+`send` takes an adaptor's `UpstreamRequest`: any method over HTTP, or a WebSocket (the body is the
+first text message; every text message received is then one line of the answer, so the adaptor
+reads it as newline-delimited JSON, streamed or whole).
 """
 from __future__ import annotations
 
+import asyncio
 import functools
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
+from typing import Any
 
 import aiohttp
+from multidict import CIMultiDict, CIMultiDictProxy
 
+from api.relay.base import UpstreamRequest
 from api.relay.errors import RelayError
 
 MAX_ERROR_BODY = 64 * 1024
@@ -36,21 +44,87 @@ def timeouts(stream: bool, relay_timeout: float, streaming_timeout: float) -> ai
     return aiohttp.ClientTimeout(total=relay_timeout or None)
 
 
-async def send(session: aiohttp.ClientSession, url: str, headers: Mapping[str, str], data: bytes | aiohttp.FormData,
-               timeout: aiohttp.ClientTimeout) -> aiohttp.ClientResponse:
-    """POST to the upstream; the response is open (read it, stream it, or close it)."""
+async def send(session: aiohttp.ClientSession, req: UpstreamRequest,
+               timeout: aiohttp.ClientTimeout) -> aiohttp.ClientResponse | WebSocketAnswer:
+    """Send the request; the response is open (read it, stream it, or close it)."""
     try:
-        return await session.post(url, data=data, headers=dict(headers), timeout=timeout, allow_redirects=False)
+        if req.transport == "websocket":
+            return await _open_websocket(session, req, timeout)
+        return await session.request(req.method, req.url, data=req.body, headers=req.headers, timeout=timeout,
+                                     allow_redirects=False)
     except TimeoutError as exc:
         raise RelayError(504, "the upstream did not answer in time", "upstream_error", "upstream_timeout") from exc
     except aiohttp.InvalidURL as exc:
         raise RelayError(500, f"invalid upstream URL: {exc}", "upstream_error", "do_request_failed") from exc
+    except aiohttp.WSServerHandshakeError as exc:
+        raise RelayError(exc.status or 502, f"the upstream refused the WebSocket: {exc.message}", "upstream_error",
+                         "do_request_failed") from exc
     except (aiohttp.ClientError, OSError) as exc:
         raise RelayError(500, f"do request failed: {type(exc).__name__}: {exc}", "upstream_error",
                          "do_request_failed") from exc
 
 
-async def read_body(resp: aiohttp.ClientResponse, limit: int = MAX_BODY) -> bytes:
+class _Lines:
+    """The `content` of a WebSocketAnswer: each text (or binary) message is one line."""
+
+    def __init__(self, ws: aiohttp.ClientWebSocketResponse, read_timeout: float | None) -> None:
+        self._ws = ws
+        self._timeout = read_timeout
+
+    async def readany(self) -> bytes:
+        msg = await self._ws.receive(timeout=self._timeout)
+        if msg.type == aiohttp.WSMsgType.TEXT:
+            return msg.data.encode() + b"\n"
+        if msg.type == aiohttp.WSMsgType.BINARY:
+            return bytes(msg.data) + b"\n"
+        if msg.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSING, aiohttp.WSMsgType.CLOSED):
+            return b""
+        if msg.type == aiohttp.WSMsgType.ERROR:
+            raise aiohttp.ClientConnectionError(f"WebSocket error: {msg.data}")
+        return await self.readany()  # ping/pong are answered by aiohttp
+
+    async def iter_any(self) -> AsyncIterator[bytes]:
+        while chunk := await self.readany():
+            yield chunk
+
+
+class WebSocketAnswer:
+    """A WebSocket conversation seen as an HTTP answer: status 200, newline-delimited JSON body."""
+
+    status = 200
+    content_type = "application/x-ndjson"
+
+    def __init__(self, ws: aiohttp.ClientWebSocketResponse, read_timeout: float | None) -> None:
+        self._ws = ws
+        self.content = _Lines(ws, read_timeout)
+        self.headers: CIMultiDictProxy[str] = CIMultiDictProxy(CIMultiDict({"Content-Type": self.content_type}))
+
+    def release(self) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if not self._ws.closed:
+            task = asyncio.get_running_loop().create_task(self._ws.close())
+            _closing.add(task)
+            task.add_done_callback(_closing.discard)
+
+
+_closing: set[asyncio.Task[Any]] = set()
+
+Answer = aiohttp.ClientResponse | WebSocketAnswer
+
+
+async def _open_websocket(session: aiohttp.ClientSession, req: UpstreamRequest,
+                          timeout: aiohttp.ClientTimeout) -> WebSocketAnswer:
+    ws = await session.ws_connect(req.url, headers=req.headers, timeout=aiohttp.ClientWSTimeout(ws_close=5),
+                                  autoping=True, max_msg_size=MAX_ERROR_BODY * 256)
+    body = req.body
+    if isinstance(body, bytes):
+        await ws.send_str(body.decode())
+    return WebSocketAnswer(ws, timeout.sock_read or timeout.total)
+
+
+async def read_body(resp: Answer, limit: int = MAX_BODY) -> bytes:
     """The whole body of a non-streamed answer (bounded)."""
     try:
         chunks: list[bytes] = []
@@ -70,14 +144,14 @@ async def read_body(resp: aiohttp.ClientResponse, limit: int = MAX_BODY) -> byte
         resp.release()
 
 
-async def read_error(resp: aiohttp.ClientResponse) -> bytes:
+async def read_error(resp: Answer) -> bytes:
     try:
         return await read_body(resp, MAX_ERROR_BODY)
     except RelayError:
         return b""
 
 
-async def iter_stream(resp: aiohttp.ClientResponse) -> AsyncIterator[bytes]:
+async def iter_stream(resp: Answer) -> AsyncIterator[bytes]:
     """Raw chunks as they arrive; StreamInterrupted on an idle timeout or a cut connection."""
     content = resp.content
     while True:

@@ -29,10 +29,20 @@ from api.i18n import language, translate
 from api.middlewares import REQUEST_ID_HEADER
 from api.relay import client
 from api.relay.auth import TokenInfo, UserInfo, parse_key
-from api.relay.base import Adaptor, RelayMeta, RelayMode, StreamState, TokenUsage, client_wants_usage
+from api.relay.base import (
+    Adaptor,
+    Passthrough,
+    RelayMeta,
+    RelayMode,
+    StreamDecoder,
+    StreamState,
+    TokenUsage,
+    UpstreamContext,
+    client_wants_usage,
+)
 from api.relay.errors import RelayError, should_retry_error
-from api.relay.registry import build_adaptor
-from api.relay.sse import SSEError, SSEParser, encode_data, encode_done, encode_many
+from api.relay.registry import build_adaptor, type_label
+from api.relay.sse import SSEError, SSEEvent, encode_data, encode_done, encode_many
 from api.relay.state import RelayState, relay_state
 from api.relay.tokenizer import count_chat_request, count_input, count_response, count_speech_input, count_text
 from api.services import pricing
@@ -60,10 +70,10 @@ MULTIPART = frozenset({RelayMode.TRANSCRIPTION, RelayMode.TRANSLATION})
 # -- errors the client sees -----------------------------------------------------------------------
 
 
-def refuse(request: web.Request, status: int, message_key: str, code: str, type: str = "new_api_error",
+def refuse(request: web.Request, status: int, message_key: str, code: str, error_type: str = "new_api_error",
            headers: Mapping[str, str] | None = None, **params: object) -> RelayError:
     """A refusal by the gateway itself (never retried, never a reason to disable a channel)."""
-    err = RelayError.local_error(status, translate(message_key, language(request), **params), code, type)
+    err = RelayError.local_error(status, translate(message_key, language(request), **params), code, error_type)
     err.headers = dict(headers or {})  # type: ignore[attr-defined]
     return err
 
@@ -243,6 +253,8 @@ def price_of(job: Job) -> pricing.Price:
             model_ratio=options.get_json("ModelRatio") or {},
             completion_ratio=options.get_json("CompletionRatio") or {},
             model_price=options.get_json("ModelPrice") or {}, group_ratio=options.get_json("GroupRatio") or {},
+            cache_ratio=options.get_json("CacheRatio") or {},
+            create_cache_ratio=options.get_json("CreateCacheRatio") or {},
             default_ratio=pricing.SELF_USE_DEFAULT_RATIO if options.get_bool("SelfUseModeEnabled") else None)
     except pricing.PriceNotConfigured:
         raise refuse(job.request, 400, "relay_price_missing", "model_price_error", model=job.model) from None
@@ -388,7 +400,8 @@ def new_facts(job: Job) -> RequestFacts:
         token_name=token.name if token else f"playground-{job.group}", token_limited=caller.token_limited,
         group=job.group, model=job.model, mode=str(job.mode), is_stream=job.is_stream,
         model_ratio=price.model_ratio, completion_ratio=price.completion_ratio, group_ratio=price.group_ratio,
-        model_price=price.model_price, started=time.time())
+        model_price=price.model_price, cache_ratio=price.cache_ratio, cache_creation_ratio=price.cache_creation_ratio,
+        started=time.time())
 
 
 async def relay_with_retries(job: Job) -> Outcome:
@@ -405,6 +418,13 @@ async def relay_with_retries(job: Job) -> Outcome:
         job.facts.upstream_model = channel.upstream_model(job.model)
         try:
             outcome = await attempt(job, channel)
+        except ChannelCannotServe:
+            following = None if job.caller.pinned else state.index.pick(job.group, job.model, exclude=tried)
+            if following is None:
+                raise
+            retries += 1  # not a failed attempt: it does not use up a retry
+            channel = following
+            continue
         except RelayError as err:
             if err.local:
                 raise
@@ -447,30 +467,47 @@ def client_error(job: Job, channel: ChannelInfo, err: RelayError) -> RelayError:
 # -- 6. one attempt ---------------------------------------------------------------------------------
 
 
-async def attempt(job: Job, channel: ChannelInfo) -> Outcome:
-    state = job.state
-    settings = state.settings if state.settings is not None else job.request.config_dict[keys.SETTINGS]
+class ChannelCannotServe(RelayError):
+    """The chosen channel's type cannot serve this endpoint: another channel is tried, and when
+    none can, the client gets 501. Never counts against the channel's health."""
+
+
+def new_adaptor(job: Job, channel: ChannelInfo) -> Adaptor:
     meta = RelayMeta(channel_id=channel.id, channel_type=channel.type, key=channel.key, base_url=channel.base_url,
                      other=channel.other, organization=channel.organization, requested_model=job.model,
                      upstream_model=channel.upstream_model(job.model), mode=job.mode, is_stream=job.is_stream,
                      prompt_tokens=job.prompt_tokens)
     adaptor = build_adaptor(meta)
     if not adaptor.supports(job.mode):
-        raise refuse(job.request, 501, "relay_unsupported_mode", "unsupported", "unsupported", type=channel.type)
-    headers = {**adaptor.request_headers(), "Accept-Encoding": "identity"}
-    data: bytes | aiohttp.FormData
-    if job.form is not None:
-        data = upstream_form(adaptor, job.form)
-    else:
-        data = orjson.dumps(upstream_body(adaptor, job))
-        headers["Content-Type"] = "application/json"
-    timeout = client.timeouts(job.is_stream, settings.relay_timeout, settings.streaming_timeout)
+        err = refuse(job.request, 501, "relay_unsupported_mode", "unsupported", "unsupported",
+                     type=type_label(channel.type))
+        raise ChannelCannotServe(err.status, err.message, err.type, err.code, local=True)
+    return adaptor
+
+
+async def attempt(job: Job, channel: ChannelInfo) -> Outcome:
+    state = job.state
+    settings = state.settings if state.settings is not None else job.request.config_dict[keys.SETTINGS]
+    adaptor = new_adaptor(job, channel)
     http = state.http if state.http is not None else job.request.config_dict[keys.HTTP]
-    resp = await client.send(http, adaptor.request_url(job.mode), headers, data, timeout)
+    ctx = UpstreamContext(http, state.credentials, job.options.get_bool("MediaFetchPrivateEnabled"))
+    payload: dict[str, Any] | aiohttp.FormData
+    if job.form is not None:
+        payload = upstream_form(adaptor, job.form)
+    else:
+        payload = upstream_body(adaptor, job)
+        if adaptor.prepares:
+            await adaptor.prepare(payload, ctx)
+    upstream = adaptor.build_request(job.mode, payload)
+    await adaptor.authorize(upstream, ctx)
+    upstream.headers["Accept-Encoding"] = "identity"
+    timeout = client.timeouts(job.is_stream, settings.relay_timeout, settings.streaming_timeout)
+    resp = await client.send(http, upstream, timeout)
     if not 200 <= resp.status < 300:
         raise adaptor.convert_error(resp.status, await client.read_error(resp))
-    if job.is_stream and resp.content_type == "text/event-stream":
-        return await relay_stream(job, adaptor, resp)
+    decoder = adaptor.stream_decoder(resp.content_type) if job.is_stream else None
+    if decoder is not None:
+        return await relay_stream(job, adaptor, resp, decoder)
     raw = await client.read_body(resp)
     if job.facts is not None:
         job.facts.first_response_ms = int((time.monotonic() - job.started) * 1000)
@@ -511,7 +548,7 @@ def _json(raw: bytes) -> dict[str, Any]:
     return data
 
 
-def answer(job: Job, adaptor: Adaptor, resp: aiohttp.ClientResponse, raw: bytes) -> Outcome:
+def answer(job: Job, adaptor: Adaptor, resp: client.Answer, raw: bytes) -> Outcome:
     """A complete (non-streamed) upstream answer → the client's answer, usage and exact quota."""
     mode, price, options = job.mode, job.price, job.options
     assert price is not None
@@ -534,7 +571,7 @@ def answer(job: Job, adaptor: Adaptor, resp: aiohttp.ClientResponse, raw: bytes)
             "Content-Type", "application/json")})
         return Outcome(response, usage, pricing.transcription_quota(price, usage.completion_tokens,
                                                                     quota_per_unit=per_unit))
-    data = _json(raw)
+    data = adaptor.decode_body(raw)
     if mode == RelayMode.IMAGES:
         out = adaptor.convert_image_response(data)  # type: ignore[attr-defined]
         quota = pricing.image_quota(price, job.body.get("size"), job.body.get("quality"), _int_field(job.body, "n"),
@@ -552,8 +589,7 @@ def answer(job: Job, adaptor: Adaptor, resp: aiohttp.ClientResponse, raw: bytes)
         out, usage = adaptor.convert_rerank_response(data)  # type: ignore[attr-defined]
     if usage is None:
         usage = TokenUsage(job.prompt_tokens, 0)
-    quota = pricing.settle_quota(price, usage.prompt_tokens, usage.completion_tokens, quota_per_unit=per_unit)
-    return Outcome(json_response(out, headers), usage, quota)
+    return Outcome(json_response(out, headers), usage, usage_quota(job, usage))
 
 
 def json_response(body: Any, headers: Mapping[str, str]) -> web.Response:
@@ -571,25 +607,22 @@ async def open_stream(job: Job) -> web.StreamResponse:
     return response
 
 
-async def relay_stream(job: Job, adaptor: Adaptor, resp: aiohttp.ClientResponse) -> Outcome:
+async def relay_stream(job: Job, adaptor: Adaptor, resp: client.Answer, decoder: StreamDecoder) -> Outcome:
     """Chunks go to the client as they arrive; usage is read or counted on the way. An upstream
     that stops early, an idle timeout, a malformed event or a client that leaves: the client is
     charged for what the upstream produced (nothing produced = a failed attempt, refunded)."""
     facts, metrics = job.facts, job.state.metrics
     assert facts is not None
     state = StreamState(include_usage=client_wants_usage(job.body))
-    parser = SSEParser()
     out: web.StreamResponse | None = None
     gone = False
 
-
-    async def forward(events: list) -> None:
-        """Convert and write; what converted before a bad event is still written."""
+    async def forward(events: list[SSEEvent]) -> None:
+        """Convert, count and write; what converted before a bad event is still written."""
         nonlocal out
         frames: list[Any] = []
         try:
-            for event in events:
-                frames.extend(adaptor.convert_stream_event(event, state))
+            convert_events(adaptor, events, state, frames)
         finally:
             if frames:
                 out = out or await open_stream(job)
@@ -601,13 +634,13 @@ async def relay_stream(job: Job, adaptor: Adaptor, resp: aiohttp.ClientResponse)
             async for chunk in client.iter_stream(resp):
                 if not facts.first_response_ms:
                     facts.first_response_ms = max(1, int((time.monotonic() - job.started) * 1000))
-                await forward(parser.feed(chunk))
+                await forward(decoder.feed(chunk))
                 if state.done:
                     break
             else:
-                await forward(parser.close())
+                await forward(decoder.close())
                 if not state.done:
-                    raise client.StreamInterrupted("the upstream ended the stream without [DONE]")
+                    raise client.StreamInterrupted("the upstream ended the stream without its end marker")
         except client.StreamInterrupted as exc:
             if state.events == 0:
                 raise RelayError(502, exc.reason, "upstream_error", "stream_interrupted") from None
@@ -640,19 +673,57 @@ async def relay_stream(job: Job, adaptor: Adaptor, resp: aiohttp.ClientResponse)
     return stream_outcome(job, out, state)
 
 
+def convert_events(adaptor: Adaptor, events: list[SSEEvent], state: StreamState, frames: list[Any]) -> None:
+    """Upstream events → frames to write (appended to `frames` as they convert, so what converted
+    before a bad event is kept). An event that only reported usage still counts as produced."""
+    for event in events:
+        reported = state.usage
+        chunks = adaptor.convert_stream_event(event, state)
+        if chunks:
+            count_chunks(state, chunks, frames)
+        elif state.usage is not reported:
+            state.events += 1
+
+
+def count_chunks(state: StreamState, chunks: list[Any], frames: list[Any]) -> None:
+    """The pipeline's own count of what a stream produced (adaptors only convert): the chunks'
+    text and tool calls go to the local counter, the last finish reason is kept, and the frames to
+    write are appended to `frames`."""
+    counter = state.counter
+    for item in chunks:
+        if isinstance(item, Passthrough):
+            chunk, frame = item.chunk, item.data
+        else:
+            chunk = frame = item
+        state.events += 1
+        if chunk.get("usage"):
+            state.usage_sent = True
+        choices = chunk.get("choices")
+        if choices:
+            counter.add_choices(choices)
+            for choice in choices:
+                if choice.get("finish_reason"):
+                    state.finish_reason = choice["finish_reason"]
+        frames.append(frame)
+
+
+def usage_quota(job: Job, usage: TokenUsage) -> int:
+    price = job.price
+    assert price is not None
+    return pricing.settle_quota(price, usage.prompt_tokens, usage.completion_tokens,
+                                cached_tokens=usage.cached_tokens, cache_creation_tokens=usage.cache_creation_tokens,
+                                quota_per_unit=job.options.get_int("QuotaPerUnit"))
+
+
 def stream_outcome(job: Job, out: web.StreamResponse | None, state: StreamState) -> Outcome:
     """Usage and quota of what the upstream produced so far (nothing produced: not billed)."""
     usage = state.resolve_usage(job.prompt_tokens)
-    price = job.price
-    assert price is not None
-    quota = pricing.settle_quota(price, usage.prompt_tokens, usage.completion_tokens,
-                                 quota_per_unit=job.options.get_int("QuotaPerUnit"))
-    return Outcome(out or web.StreamResponse(), usage, quota, produced=state.events > 0)
+    return Outcome(out or web.StreamResponse(), usage, usage_quota(job, usage), produced=state.events > 0)
 
 
 async def finish_stream(job: Job, out: web.StreamResponse, state: StreamState, usage: TokenUsage) -> None:
     tail: list[bytes] = []
-    if state.include_usage and state.usage is None:
+    if state.include_usage and not state.usage_sent:
         tail.append(encode_data({"id": f"chatcmpl-{job.request.get(keys.REQUEST_ID, '')}",
                                  "object": "chat.completion.chunk", "created": int(time.time()),
                                  "model": job.model, "choices": [], "usage": usage.to_openai()}))
@@ -684,7 +755,8 @@ async def settle(job: Job, outcome: Outcome | None) -> None:
             return
         usage = outcome.usage
         record = build_record(facts, Usage(outcome.quota, usage.prompt_tokens, usage.completion_tokens,
-                                           usage.cached_tokens, usage.reasoning_tokens))
+                                           usage.cached_tokens, usage.reasoning_tokens,
+                                           cache_creation_tokens=usage.cache_creation_tokens))
         await state.quota.settle(charge, outcome.quota, record, usage.total_tokens)
         state.settlements.mark(charge.user_id)
     except Exception:

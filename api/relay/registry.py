@@ -1,62 +1,105 @@
-"""Channel type → adaptor class. Every ChannelType has an entry (a test checks it); types without a
-dedicated adaptor yet use the OpenAI-compatible one, as the reference does for unmapped types.
-A dedicated format (Claude, Gemini, …) is added by writing providers/<name>.py and changing its line
-here; nothing else in the pipeline changes.
+"""Channel type → adaptor class, and what the pipeline needs to know of each type.
+
+Every ChannelType has an entry (a test checks it): its dedicated adaptor, an OpenAI-compatible one
+(a subclass of OpenAIAdaptor with its base URL and paths), or `UnsupportedAdaptor` for a type whose
+format is not written yet, which serves nothing (the relay answers 501 and channel creation
+refuses the type). Types outside the enum (the reference's plain OpenAI-compatible resellers) use
+the OpenAI adaptor. Adding a provider: write providers/<name>/ and change its line here.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
+from typing import Any, ClassVar
 
-from api.relay.base import Adaptor, RelayMeta
+from api.relay.base import Adaptor, RelayMeta, RelayMode, StreamChunk, StreamState, TokenUsage
 from api.relay.providers.azure import AzureAdaptor
 from api.relay.providers.compatible import (
     AI360Adaptor,
+    AIGC2DAdaptor,
+    AIProxyAdaptor,
+    API2GPTAdaptor,
+    DeepSeekAdaptor,
     FastGPTAdaptor,
     LingYiWanWuAdaptor,
     MiniMaxAdaptor,
+    MistralAdaptor,
     MoonshotAdaptor,
+    OpenRouterAdaptor,
+    PerplexityAdaptor,
     SiliconFlowAdaptor,
+    VolcEngineAdaptor,
+    XAIAdaptor,
 )
 from api.relay.providers.custom import CustomAdaptor
 from api.relay.providers.ollama import OllamaAdaptor
 from api.relay.providers.openai import OpenAIAdaptor
-from models.enums import ChannelType
+from api.relay.sse import SSEEvent
+from models.enums import CHANNEL_TYPE_LABELS, ChannelType
+
+
+class UnsupportedAdaptor(Adaptor):
+    """A type whose format is not written yet: it serves no mode, so the pipeline answers 501
+    (and tries another channel first); it never sends anything upstream."""
+
+    channel_type: ClassVar[ChannelType]
+
+    def supports(self, mode: RelayMode) -> bool:
+        return False
+
+    def convert_request(self, req: Mapping[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def convert_response(self, body: dict[str, Any]) -> tuple[dict[str, Any], TokenUsage | None]:
+        raise NotImplementedError
+
+    def convert_stream_event(self, ev: SSEEvent, state: StreamState) -> list[StreamChunk]:
+        raise NotImplementedError
+
 
 FALLBACK_ADAPTOR: type[Adaptor] = OpenAIAdaptor
 
 ADAPTORS: dict[ChannelType, type[Adaptor]] = {
     ChannelType.OPENAI: OpenAIAdaptor,
-    ChannelType.MIDJOURNEY: OpenAIAdaptor,  # task protocol: relayed by the task pipeline, not here
+    ChannelType.MIDJOURNEY: UnsupportedAdaptor,  # task protocol: relayed by the task pipeline, not here
     ChannelType.AZURE: AzureAdaptor,
     ChannelType.OLLAMA: OllamaAdaptor,
-    ChannelType.MIDJOURNEY_PLUS: OpenAIAdaptor,  # task protocol
+    ChannelType.MIDJOURNEY_PLUS: UnsupportedAdaptor,  # task protocol
     ChannelType.CUSTOM: CustomAdaptor,
-    ChannelType.PALM: OpenAIAdaptor,  # dedicated format: later
-    ChannelType.ANTHROPIC: OpenAIAdaptor,  # dedicated format: later
-    ChannelType.BAIDU: OpenAIAdaptor,  # dedicated format: later
-    ChannelType.ZHIPU: OpenAIAdaptor,  # dedicated format: later
-    ChannelType.ALI: OpenAIAdaptor,  # dedicated format: later
-    ChannelType.XUNFEI: OpenAIAdaptor,  # dedicated format: later
+    ChannelType.PALM: UnsupportedAdaptor,
+    ChannelType.ANTHROPIC: UnsupportedAdaptor,
+    ChannelType.BAIDU: UnsupportedAdaptor,
+    ChannelType.ZHIPU: UnsupportedAdaptor,
+    ChannelType.ALI: UnsupportedAdaptor,
+    ChannelType.XUNFEI: UnsupportedAdaptor,
     ChannelType.AI360: AI360Adaptor,
-    ChannelType.AIPROXY_LIBRARY: OpenAIAdaptor,  # broken in the reference; OpenAI-compatible here
+    ChannelType.OPENROUTER: OpenRouterAdaptor,
+    ChannelType.AIPROXY_LIBRARY: UnsupportedAdaptor,
     ChannelType.FASTGPT: FastGPTAdaptor,
-    ChannelType.TENCENT: OpenAIAdaptor,  # dedicated format: later
-    ChannelType.GEMINI: OpenAIAdaptor,  # dedicated format: later
+    ChannelType.TENCENT: UnsupportedAdaptor,
+    ChannelType.GEMINI: UnsupportedAdaptor,
     ChannelType.MOONSHOT: MoonshotAdaptor,
-    ChannelType.ZHIPU_V4: OpenAIAdaptor,  # dedicated auth: later
+    ChannelType.ZHIPU_V4: UnsupportedAdaptor,
+    ChannelType.PERPLEXITY: PerplexityAdaptor,
     ChannelType.LINGYIWANWU: LingYiWanWuAdaptor,
-    ChannelType.AWS: OpenAIAdaptor,  # dedicated format: later
-    ChannelType.COHERE: OpenAIAdaptor,  # dedicated format: later
+    ChannelType.AWS: UnsupportedAdaptor,
+    ChannelType.COHERE: UnsupportedAdaptor,
     ChannelType.MINIMAX: MiniMaxAdaptor,
-    ChannelType.SUNO: OpenAIAdaptor,  # task protocol
-    ChannelType.DIFY: OpenAIAdaptor,  # dedicated format: later
-    ChannelType.JINA: OpenAIAdaptor,  # dedicated format: later
-    ChannelType.CLOUDFLARE: OpenAIAdaptor,  # dedicated format: later
+    ChannelType.SUNO: UnsupportedAdaptor,  # task protocol
+    ChannelType.DIFY: UnsupportedAdaptor,
+    ChannelType.JINA: UnsupportedAdaptor,
+    ChannelType.CLOUDFLARE: UnsupportedAdaptor,
     ChannelType.SILICONFLOW: SiliconFlowAdaptor,
-    ChannelType.VERTEX_AI: OpenAIAdaptor,  # dedicated format: later
+    ChannelType.VERTEX_AI: UnsupportedAdaptor,
+    ChannelType.MISTRAL: MistralAdaptor,
+    ChannelType.DEEPSEEK: DeepSeekAdaptor,
+    ChannelType.VOLCENGINE: VolcEngineAdaptor,
+    ChannelType.XAI: XAIAdaptor,
 }
+
+# The reference's OpenAI-compatible resellers outside the enum, by number (their balance APIs differ).
+EXTRA_ADAPTORS: Mapping[int, type[Adaptor]] = {10: AIProxyAdaptor, 12: API2GPTAdaptor, 13: AIGC2DAdaptor}
 
 # Channel types relayed as tasks (Midjourney, Suno), never through the chat/embeddings pipeline.
 TASK_CHANNEL_TYPES: frozenset[ChannelType] = frozenset(
@@ -85,19 +128,37 @@ DEFAULT_BASE_URLS: Mapping[int, str] = {
     ChannelType.JINA: "https://api.jina.ai",
     ChannelType.CLOUDFLARE: "https://api.cloudflare.com",
     ChannelType.SILICONFLOW: "https://api.siliconflow.cn",
+    ChannelType.OPENROUTER: "https://openrouter.ai/api",
+    ChannelType.PERPLEXITY: "https://api.perplexity.ai",
+    ChannelType.MISTRAL: "https://api.mistral.ai",
+    ChannelType.DEEPSEEK: "https://api.deepseek.com",
+    ChannelType.VOLCENGINE: "https://ark.cn-beijing.volces.com",
+    ChannelType.XAI: "https://api.x.ai",
 }
 
 
 def get_adaptor(channel_type: int) -> type[Adaptor]:
-    """The adaptor class for a channel type; unknown or unmapped types get the OpenAI-compatible one."""
+    """The adaptor class for a channel type; types outside the enum get the OpenAI-compatible one."""
     try:
         return ADAPTORS[ChannelType(channel_type)]
     except (ValueError, KeyError):
-        return FALLBACK_ADAPTOR
+        return EXTRA_ADAPTORS.get(channel_type, FALLBACK_ADAPTOR)
+
+
+def is_relayable(channel_type: int) -> bool:
+    """Whether chat requests can be relayed to this type (False: no adaptor yet, or a task type)."""
+    return get_adaptor(channel_type) is not UnsupportedAdaptor
+
+
+def type_label(channel_type: int) -> str:
+    try:
+        return f"{CHANNEL_TYPE_LABELS[ChannelType(channel_type)]} ({channel_type})"
+    except (ValueError, KeyError):
+        return str(channel_type)
 
 
 def build_adaptor(meta: RelayMeta) -> Adaptor:
     """An adaptor for one attempt, with the type's default base URL when the channel has none."""
     if not meta.base_url and DEFAULT_BASE_URLS.get(meta.channel_type):
         meta = replace(meta, base_url=DEFAULT_BASE_URLS[meta.channel_type])
-    return get_adaptor(meta.channel_type)(meta)
+    return get_adaptor(meta.channel_type).variant(meta)(meta)

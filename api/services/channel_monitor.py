@@ -24,17 +24,28 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
-from urllib.parse import urlsplit
 
 import aiohttp
 import orjson
 
 from api.i18n import translate
-from api.relay.base import RelayMeta, RelayMode
+from api.relay import client
+from api.relay.base import (
+    Adaptor,
+    BalanceMixin,
+    BalanceQueryError,
+    Fetch,
+    RelayMeta,
+    RelayMode,
+    UpstreamContext,
+    UpstreamRequest,
+)
+from api.relay.credentials import process_credentials
 from api.relay.errors import RelayError, should_disable_for_error
-from api.relay.registry import DEFAULT_BASE_URLS, TASK_CHANNEL_TYPES, build_adaptor
+from api.relay.providers.openai import OpenAIAdaptor
+from api.relay.registry import TASK_CHANNEL_TYPES, build_adaptor, type_label
 from api.services import channels as channel_service
 from api.services.events import EventBus
 from api.services.options import OptionsService
@@ -173,37 +184,39 @@ def _meta(channel: Channel, requested: str = "", upstream: str = "") -> RelayMet
 
 async def run_test(http: aiohttp.ClientSession, channel: Channel, requested: str, timeout: float,
                    lang: str = "en") -> TestResult:
-    """Send the minimal request and judge the answer; never raises for upstream trouble."""
+    """Send the minimal request through the channel's adaptor (the relay's own seam: conversion,
+    signing or token exchange, transport) and judge the answer; never raises for upstream trouble."""
     model, upstream = pick_model(channel, requested)
     adaptor = build_adaptor(_meta(channel, model, upstream))
-    body = adaptor.convert_request(test_request(model))
-    headers = {**adaptor.request_headers(), "Content-Type": "application/json", **ACCEPT_IDENTITY}
+    if not adaptor.supports(RelayMode.CHAT):
+        return TestResult(False, translate("channel_test_unsupported", lang, type=type_label(channel.type)), 0.0,
+                          model, timeout=timeout)
     started = time.monotonic()
     try:
-        async with http.post(adaptor.request_url(RelayMode.CHAT), data=orjson.dumps(body), headers=headers,
-                             timeout=aiohttp.ClientTimeout(total=timeout)) as resp:
-            raw = await resp.read()
-            status = resp.status
-    except TimeoutError:
-        return TestResult(False, translate("channel_test_timeout", lang, seconds=f"{timeout:g}"), timeout, model,
-                          timed_out=True, timeout=timeout)
-    except aiohttp.ClientError as exc:
-        message = translate("channel_test_request_failed", lang, error=type(exc).__name__)
-        return TestResult(False, message, time.monotonic() - started, model, timeout=timeout)
+        request = adaptor.build_request(RelayMode.CHAT, adaptor.convert_request(test_request(model)))
+        await adaptor.authorize(request, UpstreamContext(http, process_credentials()))
+        request.headers.update(ACCEPT_IDENTITY)
+        resp = await client.send(http, request, aiohttp.ClientTimeout(total=timeout))
+        status = resp.status
+        raw = await (client.read_body(resp) if 200 <= status < 300 else client.read_error(resp))
+        if not 200 <= status < 300:
+            raise adaptor.convert_error(status, raw)
+        data = adaptor.decode_body(raw)
+        if "error" in data and not data.get("choices"):
+            raise adaptor.convert_error(500, raw)
+        answer, usage = adaptor.convert_response(data)
+    except RelayError as err:
+        elapsed = time.monotonic() - started
+        if err.code == "upstream_timeout":
+            return TestResult(False, translate("channel_test_timeout", lang, seconds=f"{timeout:g}"), timeout, model,
+                              timed_out=True, timeout=timeout)
+        if err.code == "do_request_failed" and err.status == 500:
+            parts = err.message.split(": ")
+            message = translate("channel_test_request_failed", lang, error=parts[1] if len(parts) > 1 else err.message)
+            return TestResult(False, scrub(message, channel.key), elapsed, model, timeout=timeout)
+        err.message = scrub(err.message, channel.key)
+        return TestResult(False, err.message, elapsed, model, error=err, timeout=timeout)
     elapsed = time.monotonic() - started
-    if status != 200:
-        err = adaptor.convert_error(status, raw)
-        err.message = scrub(err.message, channel.key)
-        return TestResult(False, err.message, elapsed, model, error=err, timeout=timeout)
-    try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        data = None
-    if isinstance(data, dict) and "error" in data and not data.get("choices"):
-        err = adaptor.convert_error(500, raw)
-        err.message = scrub(err.message, channel.key)
-        return TestResult(False, err.message, elapsed, model, error=err, timeout=timeout)
-    answer, usage = adaptor.convert_response(data) if isinstance(data, dict) else ({}, None)
     if usage is None and not answer.get("choices"):
         return TestResult(False, translate("channel_test_no_usage", lang), elapsed, model, timeout=timeout)
     return TestResult(True, "", elapsed, model, timeout=timeout)
@@ -437,90 +450,56 @@ async def flush_notifications(deps: Deps, throttle: int = NOTIFY_THROTTLE) -> bo
 
 
 # -- balances --------------------------------------------------------------------------------------
+# Through the seam: the channel's adaptor builds the GET requests (BalanceMixin.query_balance) and
+# `seam_fetch` authorises and sends them, as the relay does.
 
-BALANCE_BASE_URLS = {10: "https://aiproxy.io", 12: "https://api.api2gpt.com", 13: "https://api.aigc2d.com"}
-OPENAI_BILLING_TYPES = frozenset({ChannelType.OPENAI, ChannelType.AZURE, ChannelType.CUSTOM})
-BALANCE_TYPES = frozenset({*OPENAI_BILLING_TYPES, ChannelType.SILICONFLOW, *BALANCE_BASE_URLS})
+QueryError = BalanceQueryError
 
 
-class QueryError(Exception):
-    """A balance or model-list query that failed; `message` is safe to show (no key)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
+def _adaptor(channel: Channel) -> Adaptor:
+    return build_adaptor(_meta(channel))
 
 
 def supports_balance(channel: Channel) -> bool:
-    return channel.type in BALANCE_TYPES
+    adaptor = _adaptor(channel)
+    return isinstance(adaptor, BalanceMixin) and adaptor.has_balance()
 
 
-def _base(channel: Channel) -> str:
-    base = channel.base_url or DEFAULT_BASE_URLS.get(channel.type) or BALANCE_BASE_URLS.get(channel.type, "")
-    if channel.type == ChannelType.CUSTOM:  # a full endpoint URL: billing lives at its origin
-        parts = urlsplit(base)
-        base = f"{parts.scheme}://{parts.netloc}"
-    return (base or "https://api.openai.com").rstrip("/")
+def seam_fetch(http: aiohttp.ClientSession, adaptor: Adaptor, timeout: float, secret: str) -> Fetch:
+    """GET a JSON object through the seam: authorize, send, status and JSON checks (QueryError)."""
 
+    async def fetch(request: UpstreamRequest) -> dict[str, Any]:
+        await adaptor.authorize(request, UpstreamContext(http, process_credentials()))
+        request.headers.update(ACCEPT_IDENTITY)
+        try:
+            resp = await client.send(http, request, aiohttp.ClientTimeout(total=timeout))
+            raw = await client.read_body(resp, client.MAX_ERROR_BODY * 16)
+        except RelayError as exc:
+            if exc.code == "upstream_timeout":
+                raise QueryError(f"no answer within {timeout:g} s") from exc
+            parts = exc.message.split(": ")
+            raise QueryError(scrub(parts[1] if len(parts) > 1 else exc.message, secret)) from exc
+        try:
+            data = orjson.loads(raw)
+        except orjson.JSONDecodeError as exc:
+            raise QueryError(f"status {resp.status}, not JSON") from exc
+        if resp.status != 200:
+            err = data.get("error") if isinstance(data, dict) else None
+            message = err.get("message") if isinstance(err, dict) else None
+            raise QueryError(f"status {resp.status}" + (f": {scrub(str(message), secret)}" if message else ""))
+        if not isinstance(data, dict):
+            raise QueryError("unexpected answer")
+        return data
 
-async def _get_json(http: aiohttp.ClientSession, url: str, headers: dict[str, str], timeout: float,
-                    secret: str = "") -> Any:
-    try:
-        async with http.get(url, headers={**headers, **ACCEPT_IDENTITY},
-                            timeout=aiohttp.ClientTimeout(total=timeout)) as resp:
-            raw = await resp.read()
-            status = resp.status
-    except TimeoutError as exc:
-        raise QueryError(f"no answer within {timeout:g} s") from exc
-    except aiohttp.ClientError as exc:
-        raise QueryError(type(exc).__name__) from exc
-    try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        raise QueryError(f"status {status}, not JSON") from exc
-    if status != 200:
-        err = data.get("error") if isinstance(data, dict) else None
-        message = err.get("message") if isinstance(err, dict) else None
-        raise QueryError(f"status {status}" + (f": {scrub(str(message), secret)}" if message else ""))
-    if not isinstance(data, dict):
-        raise QueryError("unexpected answer")
-    return data
-
-
-def _number(value: Any, what: str) -> float:
-    try:
-        return float(value)
-    except (TypeError, ValueError) as exc:
-        raise QueryError(f"no {what} in the answer") from exc
+    return fetch
 
 
 async def query_balance(http: aiohttp.ClientSession, channel: Channel, timeout: float) -> float:
     """The channel's remaining balance in USD (the provider's unit for the non-OpenAI ones)."""
-    base, key = _base(channel), channel.key
-    bearer = {"Authorization": f"Bearer {key}"}
-    if channel.type in OPENAI_BILLING_TYPES:
-        sub = await _get_json(http, f"{base}/v1/dashboard/billing/subscription", bearer, timeout, key)
-        limit = _number(sub.get("hard_limit_usd"), "hard_limit_usd")
-        today = datetime.now(UTC).date()
-        start, end = today - timedelta(days=100), today + timedelta(days=1)
-        usage = await _get_json(http, f"{base}/v1/dashboard/billing/usage?start_date={start}&end_date={end}",
-                                bearer, timeout, key)
-        return round(limit - _number(usage.get("total_usage"), "total_usage") / 100, 6)
-    if channel.type == ChannelType.SILICONFLOW:
-        data = await _get_json(http, f"{base}/v1/user/info", bearer, timeout, key)
-        return _number((data.get("data") or {}).get("totalBalance"), "totalBalance")
-    if channel.type == 10:  # AIProxy
-        data = await _get_json(http, f"{base}/api/report/getUserOverview", {"Api-Key": key}, timeout, key)
-        if not data.get("success"):
-            raise QueryError(str(data.get("message") or "failed"))
-        return _number((data.get("data") or {}).get("totalPoints"), "totalPoints")
-    if channel.type == 12:  # API2GPT
-        data = await _get_json(http, f"{base}/dashboard/billing/credit_grants", bearer, timeout, key)
-        return _number(data.get("total_remaining"), "total_remaining")
-    if channel.type == 13:  # AIGC2D
-        data = await _get_json(http, f"{base}/dashboard/billing/credit_grants", bearer, timeout, key)
-        return _number(data.get("total_available"), "total_available")
-    raise QueryError("unsupported")
+    adaptor = _adaptor(channel)
+    if not isinstance(adaptor, BalanceMixin) or not adaptor.has_balance():
+        raise QueryError("unsupported")
+    return await adaptor.query_balance(seam_fetch(http, adaptor, timeout, channel.key))
 
 
 async def update_balance(http: aiohttp.ClientSession, channel: Channel, timeout: float) -> float:
@@ -558,10 +537,11 @@ FETCH_MODELS_TYPES = frozenset({
 
 
 async def fetch_models(http: aiohttp.ClientSession, channel: Channel, timeout: float) -> list[str]:
-    """GET {base}/v1/models with the channel's key → the model ids (OpenAI format only)."""
-    base = _base(channel)
-    data = await _get_json(http, f"{base}/v1/models", {"Authorization": f"Bearer {channel.key}"}, timeout,
-                           channel.key)
+    """GET {base}/v1/models through the channel's adaptor → the model ids (OpenAI format only)."""
+    adaptor = _adaptor(channel)
+    base = adaptor.billing_base() if isinstance(adaptor, OpenAIAdaptor) else adaptor.base_url
+    data = await seam_fetch(http, adaptor, timeout, channel.key)(UpstreamRequest(
+        f"{base}/v1/models", adaptor.request_headers(), None, "GET"))
     items = data.get("data")
     if not isinstance(items, list):
         raise QueryError("no model list in the answer")

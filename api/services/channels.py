@@ -16,7 +16,8 @@ from tortoise.expressions import Q
 from tortoise.transactions import in_transaction
 
 from api.errors import ApiError
-from api.relay.registry import ADAPTORS
+from api.relay import keyformats
+from api.relay.registry import ADAPTORS, DEFAULT_BASE_URLS, TASK_CHANNEL_TYPES, is_relayable, type_label
 from api.services.events import EventBus
 from models import Ability, Channel
 from models.enums import ChannelStatus, ChannelType
@@ -95,7 +96,7 @@ def type_models(channel_type: int) -> list[str]:
         adaptor = ADAPTORS.get(ChannelType(channel_type))
     except ValueError:
         adaptor = None
-    if adaptor is not None and adaptor.channel_type == channel_type and adaptor.models:
+    if adaptor is not None and getattr(adaptor, "channel_type", None) == channel_type and adaptor.models:
         return list(adaptor.models)
     return list(TYPE_MODELS.get(channel_type, ()))
 
@@ -241,8 +242,35 @@ def parse_form(body: Mapping[str, Any], *, creating: bool) -> ChannelForm:
     return ChannelForm(fields, key or None)
 
 
+# Types whose upstream URL is built from the key or `other` (region, version), not from a base URL.
+DERIVED_URL_TYPES = frozenset({ChannelType.AWS, ChannelType.VERTEX_AI, ChannelType.XUNFEI})
+_ENUM_TYPES = frozenset(int(t) for t in ChannelType)
+
+
+def check_type(fields: Mapping[str, Any]) -> None:
+    """On the merged, final values: a type the relay can serve, and a base URL where the type has
+    no default one."""
+    channel_type = fields.get("type")
+    if channel_type is None:
+        return
+    if not is_relayable(channel_type) and channel_type not in TASK_CHANNEL_TYPES:
+        raise ApiError("channel_type_unsupported", type=type_label(channel_type))
+    if (not (fields.get("base_url") or "").strip() and not DEFAULT_BASE_URLS.get(channel_type)
+            and channel_type in _ENUM_TYPES and channel_type not in DERIVED_URL_TYPES):
+        raise ApiError("channel_base_url_required", type=type_label(channel_type))
+
+
+def check_keys(keys: Sequence[str], channel_type: int) -> None:
+    """Every key has the type's format (keyformats.py); the refusal names the format and the line."""
+    for line, key in enumerate(keys, start=1):
+        problem = keyformats.key_problem(key, channel_type)
+        if problem is not None:
+            raise ApiError(problem, line=line, problem=keyformats.service_account_problem(key) or "")
+
+
 def apply_type_defaults(fields: dict[str, Any]) -> None:
     """`other` defaults per type, and the Vertex region check (on the merged, final values)."""
+    check_type(fields)
     channel_type = fields.get("type")
     other = (fields.get("other") or "").strip()
     if channel_type == ChannelType.AZURE and not other:
@@ -256,14 +284,10 @@ def apply_type_defaults(fields: dict[str, Any]) -> None:
 
 
 def split_keys(key: str, channel_type: int) -> list[str]:
-    """One channel per line; a Vertex service-account key is one JSON document, kept whole."""
-    if channel_type == ChannelType.VERTEX_AI:
-        try:
-            orjson.loads(key)
-            return [key]
-        except orjson.JSONDecodeError:
-            pass
-    keys = list(dict.fromkeys(line.strip() for line in key.splitlines() if line.strip()))
+    """One channel per line; a Vertex service-account key is one JSON document, kept whole.
+    Each key is checked against the type's format."""
+    keys = keyformats.split_keys(key, channel_type)
+    check_keys(keys, channel_type)
     if len(keys) > MAX_KEYS_PER_CREATE:
         raise ApiError("channel_too_many_keys", max=MAX_KEYS_PER_CREATE)
     return keys
@@ -372,9 +396,11 @@ async def update_channel(body: Mapping[str, Any], events: EventBus | None) -> Ch
         channel = await Channel.filter(id=channel_id).select_for_update().first()
         if channel is None:
             raise ApiError("channel_not_found")
-        merged = {"type": channel.type, "other": channel.other, **form.fields}
+        merged = {"type": channel.type, "other": channel.other, "base_url": channel.base_url, **form.fields}
         apply_type_defaults(merged)
         form.fields["other"] = merged["other"]
+        if form.key or merged["type"] != channel.type:
+            check_keys([form.key or channel.key], merged["type"])
         for name, value in form.fields.items():
             setattr(channel, name, value)
         if form.key:

@@ -75,6 +75,9 @@ DEFAULTS: dict[str, str] = {
     "Chats": orjson.dumps(DEFAULT_CHATS).decode(),
     "QuotaPerUnit": "500000",
     "RetryTimes": "0",
+    # Image URLs in prompts that a provider needs inlined are fetched by the gateway: never from
+    # loopback, private or link-local addresses unless this is on.
+    "MediaFetchPrivateEnabled": "false",
     "DisplayInCurrencyEnabled": "true",
     "DisplayTokenStatEnabled": "true",
     "DefaultCollapseSidebar": "false",

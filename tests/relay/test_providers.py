@@ -7,6 +7,7 @@ import pytest
 
 from api.relay.base import RelayMeta, RelayMode, StreamState, TokenUsage, client_wants_usage
 from api.relay.errors import RelayError
+from api.relay.handler import convert_events
 from api.relay.providers.azure import AzureAdaptor
 from api.relay.providers.compatible import MiniMaxAdaptor, MoonshotAdaptor, SiliconFlowAdaptor
 from api.relay.providers.custom import CustomAdaptor
@@ -35,9 +36,9 @@ def meta(channel_type: int = ChannelType.OPENAI, **kw) -> RelayMeta:
 
 
 def run_stream(adaptor, evs, state: StreamState) -> list:
+    """The pipeline's conversion and count of a stream: the frames it would write."""
     out: list = []
-    for ev in evs:
-        out.extend(adaptor.convert_stream_event(ev, state))
+    convert_events(adaptor, evs, state, out)
     return out
 
 
@@ -155,7 +156,7 @@ def test_stream_error_object_raises_upstream_error() -> None:
 def test_completions_stream_text_is_counted() -> None:
     state = StreamState()
     ev = SSEEvent(b'{"choices":[{"index":0,"text":"Hello there","finish_reason":null}]}')
-    assert OpenAIAdaptor(meta(mode=RelayMode.COMPLETIONS)).convert_stream_event(ev, state) == [ev.data]
+    assert run_stream(OpenAIAdaptor(meta(mode=RelayMode.COMPLETIONS)), [ev], state) == [ev.data]
     assert state.resolve_usage(3) == TokenUsage(3, 2)
 
 

@@ -23,7 +23,7 @@ def test_every_channel_type_has_an_entry(channel_type: ChannelType) -> None:
 
 def test_unknown_types_fall_back_to_openai_compatible() -> None:
     assert get_adaptor(999) is OpenAIAdaptor
-    assert get_adaptor(20) is OpenAIAdaptor  # OpenRouter: not in our enum
+    assert get_adaptor(7) is OpenAIAdaptor  # OhMyGPT: not in our enum
     assert get_adaptor(int(ChannelType.AZURE)) is AzureAdaptor
 
 
@@ -40,6 +40,12 @@ def test_unknown_types_fall_back_to_openai_compatible() -> None:
         (ChannelType.LINGYIWANWU, compatible.LingYiWanWuAdaptor, "https://api.lingyiwanwu.com"),
         (ChannelType.MINIMAX, compatible.MiniMaxAdaptor, "https://api.minimax.chat"),
         (ChannelType.SILICONFLOW, compatible.SiliconFlowAdaptor, "https://api.siliconflow.cn"),
+        (ChannelType.OPENROUTER, compatible.OpenRouterAdaptor, "https://openrouter.ai/api"),
+        (ChannelType.PERPLEXITY, compatible.PerplexityAdaptor, "https://api.perplexity.ai"),
+        (ChannelType.MISTRAL, compatible.MistralAdaptor, "https://api.mistral.ai"),
+        (ChannelType.DEEPSEEK, compatible.DeepSeekAdaptor, "https://api.deepseek.com"),
+        (ChannelType.VOLCENGINE, compatible.VolcEngineAdaptor, "https://ark.cn-beijing.volces.com"),
+        (ChannelType.XAI, compatible.XAIAdaptor, "https://api.x.ai"),
     ],
 )
 def test_dedicated_entries(channel_type, cls, base_url) -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import ClassVar
 
-from api.relay.base import OPENAI_PATHS, RelayMode, RerankMixin
+from api.relay.base import OPENAI_PATHS, BalanceQueryError, Fetch, RelayMode, RerankMixin, balance_number
 from api.relay.providers.openai import OpenAIAdaptor
 from models.enums import ChannelType
 
@@ -40,3 +40,119 @@ class MiniMaxAdaptor(OpenAIAdaptor):
 class SiliconFlowAdaptor(RerankMixin, OpenAIAdaptor):
     channel_type: ClassVar[ChannelType] = ChannelType.SILICONFLOW
     default_base_url: ClassVar[str] = "https://api.siliconflow.cn"
+
+    def has_balance(self) -> bool:
+        return True
+
+    async def query_balance(self, fetch: Fetch) -> float:
+        data = await fetch(self.get(f"{self.base_url}/v1/user/info"))
+        return balance_number((data.get("data") or {}).get("totalBalance"), "totalBalance")
+
+
+# The reference's resellers outside our enum: OpenAI's format, each with its own balance endpoint.
+
+
+class AIProxyAdaptor(OpenAIAdaptor):
+    default_base_url: ClassVar[str] = "https://api.aiproxy.io"
+    balance_base_url: ClassVar[str] = "https://aiproxy.io"
+
+    def has_balance(self) -> bool:
+        return True
+
+    async def query_balance(self, fetch: Fetch) -> float:
+        base = self.meta.base_url.rstrip("/") or self.balance_base_url
+        data = await fetch(self.get(f"{base}/api/report/getUserOverview", {"Api-Key": self.meta.key}))
+        if not data.get("success"):
+            raise BalanceQueryError(str(data.get("message") or "failed"))
+        return balance_number((data.get("data") or {}).get("totalPoints"), "totalPoints")
+
+
+class API2GPTAdaptor(OpenAIAdaptor):
+    default_base_url: ClassVar[str] = "https://api.api2gpt.com"
+    remaining_field: ClassVar[str] = "total_remaining"
+
+    def has_balance(self) -> bool:
+        return True
+
+    async def query_balance(self, fetch: Fetch) -> float:
+        data = await fetch(self.get(f"{self.base_url}/dashboard/billing/credit_grants"))
+        return balance_number(data.get(self.remaining_field), self.remaining_field)
+
+
+class AIGC2DAdaptor(API2GPTAdaptor):
+    default_base_url: ClassVar[str] = "https://api.aigc2d.com"
+    remaining_field: ClassVar[str] = "total_available"
+
+
+class OpenRouterAdaptor(OpenAIAdaptor):
+    channel_type: ClassVar[ChannelType] = ChannelType.OPENROUTER
+    default_base_url: ClassVar[str] = "https://openrouter.ai/api"
+    models: ClassVar[tuple[str, ...]] = (
+        "openai/gpt-4o", "openai/gpt-4o-mini", "anthropic/claude-3.5-sonnet", "google/gemini-flash-1.5",
+        "meta-llama/llama-3.1-70b-instruct", "deepseek/deepseek-chat",
+    )
+
+
+class PerplexityAdaptor(OpenAIAdaptor):
+    """Perplexity serves chat at `/chat/completions` (no `/v1`), and nothing else."""
+
+    channel_type: ClassVar[ChannelType] = ChannelType.PERPLEXITY
+    default_base_url: ClassVar[str] = "https://api.perplexity.ai"
+    paths: ClassVar[Mapping[RelayMode, str]] = {RelayMode.CHAT: "/chat/completions"}
+    models: ClassVar[tuple[str, ...]] = ("sonar", "sonar-pro", "sonar-reasoning", "sonar-reasoning-pro",
+                                         "sonar-deep-research", "r1-1776")
+
+    def supports(self, mode: RelayMode) -> bool:
+        return mode == RelayMode.CHAT
+
+
+class MistralAdaptor(OpenAIAdaptor):
+    channel_type: ClassVar[ChannelType] = ChannelType.MISTRAL
+    default_base_url: ClassVar[str] = "https://api.mistral.ai"
+    models: ClassVar[tuple[str, ...]] = (
+        "mistral-large-latest", "mistral-medium-latest", "mistral-small-latest", "codestral-latest",
+        "pixtral-large-latest", "ministral-8b-latest", "open-mistral-nemo", "mistral-embed",
+    )
+
+    def supports(self, mode: RelayMode) -> bool:
+        return mode in (RelayMode.CHAT, RelayMode.EMBEDDINGS, RelayMode.MODERATIONS)
+
+
+class DeepSeekAdaptor(OpenAIAdaptor):
+    channel_type: ClassVar[ChannelType] = ChannelType.DEEPSEEK
+    default_base_url: ClassVar[str] = "https://api.deepseek.com"
+    models: ClassVar[tuple[str, ...]] = ("deepseek-chat", "deepseek-reasoner")
+
+    def supports(self, mode: RelayMode) -> bool:
+        return mode in (RelayMode.CHAT, RelayMode.COMPLETIONS)
+
+
+VOLCENGINE_PATHS: Mapping[RelayMode, str] = {
+    RelayMode.CHAT: "/api/v3/chat/completions",
+    RelayMode.EMBEDDINGS: "/api/v3/embeddings",
+    RelayMode.IMAGES: "/api/v3/images/generations",
+}
+
+
+class VolcEngineAdaptor(OpenAIAdaptor):
+    """VolcEngine Ark (Doubao): OpenAI's format under `/api/v3`; the model is an endpoint or model id."""
+
+    channel_type: ClassVar[ChannelType] = ChannelType.VOLCENGINE
+    default_base_url: ClassVar[str] = "https://ark.cn-beijing.volces.com"
+    paths: ClassVar[Mapping[RelayMode, str]] = VOLCENGINE_PATHS
+    models: ClassVar[tuple[str, ...]] = (
+        "doubao-1-5-pro-32k-250115", "doubao-1-5-lite-32k-250115", "doubao-1-5-vision-pro-32k-250115",
+        "deepseek-r1-250120", "deepseek-v3-250324", "doubao-embedding-text-240715",
+    )
+
+    def supports(self, mode: RelayMode) -> bool:
+        return mode in VOLCENGINE_PATHS
+
+
+class XAIAdaptor(OpenAIAdaptor):
+    channel_type: ClassVar[ChannelType] = ChannelType.XAI
+    default_base_url: ClassVar[str] = "https://api.x.ai"
+    models: ClassVar[tuple[str, ...]] = ("grok-3", "grok-3-mini", "grok-2-1212", "grok-2-vision-1212", "grok-beta")
+
+    def supports(self, mode: RelayMode) -> bool:
+        return mode in (RelayMode.CHAT, RelayMode.COMPLETIONS, RelayMode.EMBEDDINGS, RelayMode.IMAGES)

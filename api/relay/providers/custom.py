@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from typing import ClassVar
+from urllib.parse import urlsplit
 
 from api.relay.base import RelayMode
 from api.relay.providers.openai import OpenAIAdaptor
@@ -12,6 +13,11 @@ from models.enums import ChannelType
 class CustomAdaptor(OpenAIAdaptor):
     channel_type: ClassVar[ChannelType] = ChannelType.CUSTOM
     default_base_url: ClassVar[str] = ""
+
+    def billing_base(self) -> str:
+        """A full endpoint URL: OpenAI's billing API lives at its origin."""
+        parts = urlsplit(self.base_url)
+        return f"{parts.scheme}://{parts.netloc}"
 
     def request_url(self, mode: RelayMode | None = None) -> str:
         """The channel's base URL is the whole endpoint, whatever the mode (as the reference)."""

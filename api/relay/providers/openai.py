@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
 import orjson
@@ -11,20 +12,28 @@ from api.relay.base import (
     STREAM_OPTIONS_CHANNEL_TYPES,
     Adaptor,
     AudioMixin,
+    BalanceMixin,
     CompletionsMixin,
     EmbeddingsMixin,
+    Fetch,
     ImagesMixin,
     ModerationsMixin,
+    Passthrough,
     StreamChunk,
     StreamState,
     TokenUsage,
+    balance_number,
 )
 from api.relay.errors import RelayError
 from api.relay.sse import SSEEvent
 from models.enums import ChannelType
 
+# Types whose upstream answers OpenAI's dashboard billing API.
+OPENAI_BILLING_TYPES = frozenset({ChannelType.OPENAI, ChannelType.AZURE, ChannelType.CUSTOM})
 
-class OpenAIAdaptor(CompletionsMixin, EmbeddingsMixin, ModerationsMixin, ImagesMixin, AudioMixin, Adaptor):
+
+class OpenAIAdaptor(CompletionsMixin, EmbeddingsMixin, ModerationsMixin, ImagesMixin, AudioMixin, BalanceMixin,
+                    Adaptor):
     channel_type: ClassVar[ChannelType] = ChannelType.OPENAI
     default_base_url: ClassVar[str] = "https://api.openai.com"
     models: ClassVar[tuple[str, ...]] = (
@@ -56,6 +65,24 @@ class OpenAIAdaptor(CompletionsMixin, EmbeddingsMixin, ModerationsMixin, ImagesM
             headers["OpenAI-Organization"] = self.meta.organization
         return headers
 
+    def has_balance(self) -> bool:
+        """OpenAI's billing API (and the resellers that copy it); not the other compatible providers."""
+        return self.meta.channel_type in OPENAI_BILLING_TYPES
+
+    def billing_base(self) -> str:
+        """Where OpenAI's billing API lives for this channel (the origin for a custom full URL)."""
+        return self.base_url
+
+    async def query_balance(self, fetch: Fetch) -> float:
+        """OpenAI's dashboard billing API: hard limit minus the usage of the last 100 days (USD)."""
+        base = self.billing_base()
+        sub = await fetch(self.get(f"{base}/v1/dashboard/billing/subscription"))
+        limit = balance_number(sub.get("hard_limit_usd"), "hard_limit_usd")
+        today = datetime.now(UTC).date()
+        start, end = today - timedelta(days=100), today + timedelta(days=1)
+        usage = await fetch(self.get(f"{base}/v1/dashboard/billing/usage?start_date={start}&end_date={end}"))
+        return round(limit - balance_number(usage.get("total_usage"), "total_usage") / 100, 6)
+
     @property
     def supports_stream_options(self) -> bool:
         return self.meta.channel_type in STREAM_OPTIONS_CHANNEL_TYPES
@@ -76,8 +103,8 @@ class OpenAIAdaptor(CompletionsMixin, EmbeddingsMixin, ModerationsMixin, ImagesM
         return body, TokenUsage.from_openai(body.get("usage"))
 
     def convert_stream_event(self, ev: SSEEvent, state: StreamState) -> list[StreamChunk]:
-        """Forward each chunk verbatim (no re-encoding); read usage, count the delta text locally,
-        and hide the usage-only final chunk from a client that did not ask for it."""
+        """Forward each chunk verbatim (no re-encoding); read usage, and hide the usage-only final
+        chunk from a client that did not ask for it."""
         if ev.is_done:
             state.done = True
             return []
@@ -89,18 +116,11 @@ class OpenAIAdaptor(CompletionsMixin, EmbeddingsMixin, ModerationsMixin, ImagesM
             raise RelayError(502, "malformed upstream stream event", "upstream_error", "bad_response_body")
         if "error" in chunk and not chunk.get("choices"):
             raise self.convert_error(500, ev.data)
-        state.events += 1
         usage = chunk.get("usage")
         if usage:
             parsed = TokenUsage.from_openai(usage)
             if parsed is not None:
                 state.usage = parsed
-        choices = chunk.get("choices")
-        if choices:
-            state.counter.add_choices(choices)
-            for choice in choices:
-                if choice.get("finish_reason"):
-                    state.finish_reason = choice["finish_reason"]
-        elif usage and not state.include_usage:
-            return []
-        return [ev.data]
+            if not chunk.get("choices") and not state.include_usage:
+                return []
+        return [Passthrough(ev.data, chunk)]
