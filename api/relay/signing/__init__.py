@@ -1,0 +1,1 @@
+"""Request signing and credential exchange for providers that need more than a static header."""

@@ -1,0 +1,100 @@
+"""Google service-account OAuth (Vertex AI): a service-account JSON key is exchanged for an access
+token by posting an RS256-signed JWT assertion to the key's `token_uri` (RFC 7523, Google's
+"OAuth 2.0 for server to server applications"). The private key never leaves this process: only
+the assertion is sent, and only the access token is put on requests.
+"""
+from __future__ import annotations
+
+import base64
+from dataclasses import dataclass
+
+import aiohttp
+import orjson
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import padding, rsa
+
+from api.relay.credentials import Credential
+from api.relay.errors import RelayError
+
+DEFAULT_TOKEN_URI = "https://oauth2.googleapis.com/token"
+CLOUD_PLATFORM = "https://www.googleapis.com/auth/cloud-platform"
+ASSERTION_LIFETIME = 3600
+JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+
+
+@dataclass(frozen=True, slots=True)
+class ServiceAccount:
+    client_email: str
+    private_key: str  # PEM
+    private_key_id: str
+    project_id: str
+    token_uri: str = DEFAULT_TOKEN_URI
+
+
+def parse_service_account(text: str) -> ServiceAccount:
+    """The key file's JSON (one line or pretty-printed); ValueError naming what is wrong."""
+    try:
+        data = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        raise ValueError("not JSON") from None
+    if not isinstance(data, dict) or data.get("type") != "service_account":
+        raise ValueError('"type" is not "service_account"')
+    missing = [f for f in ("client_email", "private_key", "project_id") if not isinstance(data.get(f), str)
+               or not data[f]]
+    if missing:
+        raise ValueError("missing " + ", ".join(missing))
+    return ServiceAccount(data["client_email"], data["private_key"], str(data.get("private_key_id") or ""),
+                          data["project_id"], str(data.get("token_uri") or DEFAULT_TOKEN_URI))
+
+
+def _b64(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+
+def assertion(account: ServiceAccount, now: float, scope: str = CLOUD_PLATFORM) -> str:
+    header = {"alg": "RS256", "typ": "JWT", **({"kid": account.private_key_id} if account.private_key_id else {})}
+    issued = int(now)
+    claims = {"iss": account.client_email, "scope": scope, "aud": account.token_uri, "iat": issued,
+              "exp": issued + ASSERTION_LIFETIME}
+    signing_input = f"{_b64(orjson.dumps(header))}.{_b64(orjson.dumps(claims))}"
+    try:
+        key = serialization.load_pem_private_key(account.private_key.encode(), password=None)
+    except (ValueError, TypeError):
+        raise RelayError(401, "the service-account private key cannot be read", "authentication_error",
+                         "invalid_api_key") from None
+    if not isinstance(key, rsa.RSAPrivateKey):
+        raise RelayError(401, "the service-account private key is not an RSA key", "authentication_error",
+                         "invalid_api_key")
+    signature = key.sign(signing_input.encode(), padding.PKCS1v15(), hashes.SHA256())
+    return f"{signing_input}.{_b64(signature)}"
+
+
+async def exchange(http: aiohttp.ClientSession, account: ServiceAccount, now: float,
+                   timeout: float = 10) -> Credential:
+    """POST the assertion to the token endpoint → the access token and its expiry."""
+    form = {"grant_type": JWT_BEARER, "assertion": assertion(account, now)}
+    try:
+        async with http.post(account.token_uri, data=form, timeout=aiohttp.ClientTimeout(total=timeout),
+                             allow_redirects=False) as resp:
+            raw = await resp.content.read(64 * 1024)
+            status = resp.status
+    except (aiohttp.ClientError, TimeoutError, OSError) as exc:
+        raise RelayError(502, f"the Google token endpoint failed: {type(exc).__name__}", "upstream_error",
+                         "credential_exchange_failed") from exc
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        data = None
+    if status != 200 or not isinstance(data, dict) or not isinstance(data.get("access_token"), str):
+        detail = ""
+        if isinstance(data, dict):
+            detail = str(data.get("error_description") or data.get("error") or "")[:200]
+        message = f"the Google token endpoint refused the service account (status {status})"
+        if detail:
+            message += f": {detail}"
+        if status in (400, 401, 403):
+            raise RelayError(401, message, "authentication_error", "credential_exchange_failed")
+        raise RelayError(502, message, "upstream_error", "credential_exchange_failed")
+    expires_in = data.get("expires_in")
+    lifetime = float(expires_in) if isinstance(expires_in, int | float) and expires_in > 0 else 3600.0
+    return Credential(data["access_token"], now + lifetime)
