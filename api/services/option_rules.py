@@ -116,6 +116,8 @@ DEFAULTS: dict[str, str] = {
     "ModelPrice": orjson.dumps(pricing.DEFAULT_MODEL_PRICE).decode(),
     "ModelRatio": orjson.dumps(pricing.DEFAULT_MODEL_RATIO).decode(),
     "CompletionRatio": orjson.dumps(pricing.DEFAULT_COMPLETION_RATIO).decode(),
+    "CacheRatio": orjson.dumps(pricing.DEFAULT_CACHE_RATIO).decode(),
+    "CreateCacheRatio": orjson.dumps(pricing.DEFAULT_CREATE_CACHE_RATIO).decode(),
     "GroupRatio": orjson.dumps(pricing.DEFAULT_GROUP_RATIO).decode(),
     "UserUsableGroups": '{"default":"默认分组","vip":"vip分组"}',
     # Relay (issue 4): unpriced models, retries, limits (0 = off), auto-disable window, metrics
@@ -149,7 +151,8 @@ SECRET_OPTIONS = frozenset({
     "MetricsToken",
 })
 
-JSON_OBJECT_OPTIONS = frozenset({"ModelPrice", "ModelRatio", "CompletionRatio", "GroupRatio", "TopupGroupRatio"})
+JSON_OBJECT_OPTIONS = frozenset({"ModelPrice", "ModelRatio", "CompletionRatio", "GroupRatio", "TopupGroupRatio",
+                                 "CacheRatio", "CreateCacheRatio"})
 TRAILING_SLASH_OPTIONS = frozenset({
     "ServerAddress", "OutProxyUrl", "StripeApiSecret", "StripeWebhookSecret", "StripePriceId",
     "WeChatServerAddress",

@@ -103,6 +103,26 @@ DEFAULT_MODEL_PRICE: dict[str, float] = {
 
 DEFAULT_GROUP_RATIO: dict[str, float] = {"default": 1, "vip": 1, "svip": 1}
 
+# Cached input, as the providers bill it (options CacheRatio and CreateCacheRatio): the price of a
+# cache-read and of a cache-write prompt token relative to a normal one. A model absent from a table
+# has its cached tokens billed as normal prompt tokens (billing.md).
+_CLAUDE_CACHED = (
+    "claude-3-haiku-20240307", "claude-3-5-haiku-20241022", "claude-3-5-haiku-latest", "claude-3-sonnet-20240229",
+    "claude-3-5-sonnet-20240620", "claude-3-5-sonnet-20241022", "claude-3-5-sonnet-latest",
+    "claude-3-7-sonnet-20250219", "claude-sonnet-4-20250514", "claude-sonnet-4-5-20250929",
+    "claude-3-opus-20240229", "claude-opus-4-20250514", "claude-opus-4-1-20250805", "claude-haiku-4-5-20251001",
+)
+DEFAULT_CACHE_RATIO: dict[str, float] = {
+    "gpt-4o": 0.5, "gpt-4o-2024-08-06": 0.5, "gpt-4o-2024-11-20": 0.5, "gpt-4o-mini": 0.5,
+    "gpt-4o-mini-2024-07-18": 0.5, "chatgpt-4o-latest": 0.5, "o1": 0.5, "o1-2024-12-17": 0.5, "o1-mini": 0.5,
+    "o3-mini": 0.5, "gpt-4.1": 0.25, "gpt-4.1-mini": 0.25, "gpt-4.1-nano": 0.25, "o3": 0.25, "o4-mini": 0.25,
+    **{name: 0.1 for name in _CLAUDE_CACHED},
+    "gemini-1.5-pro": 0.25, "gemini-1.5-flash": 0.25, "gemini-2.0-flash": 0.25, "gemini-2.0-flash-lite": 0.25,
+    "gemini-2.5-pro": 0.25, "gemini-2.5-flash": 0.25, "gemini-2.5-flash-lite": 0.25,
+    "deepseek-chat": 0.1, "deepseek-reasoner": 0.1,
+}  # fmt: skip
+DEFAULT_CREATE_CACHE_RATIO: dict[str, float] = {name: 1.25 for name in _CLAUDE_CACHED}
+
 # dall-e sizes (new-api relay-image.go); other sizes count 1.
 IMAGE_SIZE_RATIOS: dict[str, Decimal] = {
     "256x256": Decimal("0.4"), "512x512": Decimal("0.45"), "1024x1024": Decimal(1),
@@ -180,6 +200,8 @@ class Price:
     completion_ratio: float
     group_ratio: float
     model_price: float | None = None
+    cache_ratio: float | None = None  # cache-read tokens; None = billed as prompt tokens
+    cache_creation_ratio: float | None = None  # cache-write tokens; None = billed as prompt tokens
 
     @property
     def per_call(self) -> bool:
@@ -200,6 +222,8 @@ def resolve_price(
     model_price: Mapping[str, float] = DEFAULT_MODEL_PRICE,
     group_ratio: Mapping[str, float] = DEFAULT_GROUP_RATIO,
     default_ratio: float | None = None,
+    cache_ratio: Mapping[str, float] = DEFAULT_CACHE_RATIO,
+    create_cache_ratio: Mapping[str, float] = DEFAULT_CREATE_CACHE_RATIO,
 ) -> Price:
     """ModelPrice first (per call; a negative price means unset), then ModelRatio, then the optional
     default ratio; otherwise PriceNotConfigured("model X has no price configured")."""
@@ -214,7 +238,14 @@ def resolve_price(
         if default_ratio is None:
             raise PriceNotConfigured(model)
         ratio = default_ratio
-    return Price(model, float(ratio), completion_ratio_for(model, completion_ratio), gr)
+    return Price(model, float(ratio), completion_ratio_for(model, completion_ratio), gr,
+                 cache_ratio=_lookup(cache_ratio, model, name),
+                 cache_creation_ratio=_lookup(create_cache_ratio, model, name))
+
+
+def _lookup(table: Mapping[str, float], model: str, name: str) -> float | None:
+    value = table.get(model, table.get(name))
+    return None if value is None else float(value)
 
 
 def ratio_quota(
@@ -266,12 +297,30 @@ def pre_charge_quota(
 
 
 def settle_quota(
-    price: Price, prompt_tokens: int, completion_tokens: int, *, quota_per_unit: int = QUOTA_PER_UNIT
+    price: Price, prompt_tokens: int, completion_tokens: int, *, cached_tokens: int = 0,
+    cache_creation_tokens: int = 0, quota_per_unit: int = QUOTA_PER_UNIT,
 ) -> int:
-    """The final quota of a request from its usage (per-call price, or ratio billing)."""
+    """The final quota of a request from its usage (per-call price, or ratio billing).
+
+    `prompt_tokens` includes the cache reads (`cached_tokens`) and the cache writes
+    (`cache_creation_tokens`); each is billed at its ratio when the model has one configured, else
+    as a normal prompt token: round_half_up(((P − Cr − Cw) + Cr × CRr + Cw × CRw + C × CR) × MR × GR).
+    """
     if price.model_price is not None:
         return per_call_quota(price.model_price, price.group_ratio, quota_per_unit)
-    return ratio_quota(prompt_tokens, completion_tokens, price.model_ratio, price.completion_ratio, price.group_ratio)
+    read = max(0, min(cached_tokens, prompt_tokens)) if price.cache_ratio is not None else 0
+    write = max(0, min(cache_creation_tokens, prompt_tokens - read)) if price.cache_creation_ratio is not None else 0
+    if not read and not write:
+        return ratio_quota(prompt_tokens, completion_tokens, price.model_ratio, price.completion_ratio,
+                           price.group_ratio)
+    if prompt_tokens <= 0 and completion_tokens <= 0:
+        return 0
+    prompt = (_dec(prompt_tokens - read - write) + _dec(read) * _dec(price.cache_ratio or 0)
+              + _dec(write) * _dec(price.cache_creation_ratio or 0))
+    mr = _dec(price.model_ratio)
+    quota = round_half_up(
+        (prompt + _dec(completion_tokens) * _dec(price.completion_ratio)) * mr * _dec(price.group_ratio))
+    return 1 if mr > 0 and quota < 1 else quota
 
 
 def speech_quota(price: Price, input_text: str, *, quota_per_unit: int = QUOTA_PER_UNIT) -> int:

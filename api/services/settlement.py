@@ -62,6 +62,7 @@ class Usage:
     completion_tokens: int
     cached_tokens: int = 0
     reasoning_tokens: int = 0
+    cache_creation_tokens: int = 0
 
 
 @dataclass(slots=True)
@@ -85,6 +86,8 @@ class RequestFacts:
     completion_ratio: float = 1.0
     group_ratio: float = 1.0
     model_price: float | None = None
+    cache_ratio: float | None = None  # applied to cache reads (None: billed as prompt tokens)
+    cache_creation_ratio: float | None = None  # applied to cache writes
     started: float = field(default_factory=time.time)
     first_response_ms: int = 0
     incomplete: str = ""  # why an answer stopped early ("" = complete)
@@ -100,6 +103,7 @@ def build_record(facts: RequestFacts, usage: Usage) -> bytes:
         "tn": facts.token_name, "un": facts.username, "g": facts.group, "mr": facts.model_ratio,
         "cr": facts.completion_ratio, "gr": facts.group_ratio,
         "mp": -1 if facts.model_price is None else facts.model_price, "inc": facts.incomplete,
+        "cw": usage.cache_creation_tokens, "cra": facts.cache_ratio, "cwr": facts.cache_creation_ratio,
         "ts": round(time.time(), 6),  # float: records of one batch are applied in the order they happened
     })
 
@@ -164,6 +168,12 @@ def _other(r: Mapping[str, Any]) -> str:
     }
     if r.get("ca"):
         other["cache_tokens"] = r["ca"]
+        if r.get("cra") is not None:
+            other["cache_ratio"] = r["cra"]
+    if r.get("cw"):
+        other["cache_creation_tokens"] = r["cw"]
+        if r.get("cwr") is not None:
+            other["cache_creation_ratio"] = r["cwr"]
     if r.get("rs"):
         other["reasoning_tokens"] = r["rs"]
     if r.get("inc"):
@@ -176,6 +186,10 @@ def _content(r: Mapping[str, Any]) -> str:
         text = f"model price {r['mp']}, group ratio {r.get('gr', 1)}"
     else:
         text = f"model ratio {r.get('mr', 0)}, completion ratio {r.get('cr', 1)}, group ratio {r.get('gr', 1)}"
+        if r.get("ca") and r.get("cra") is not None:
+            text += f", cache ratio {r['cra']}"
+        if r.get("cw") and r.get("cwr") is not None:
+            text += f", cache write ratio {r['cwr']}"
     if r.get("inc"):
         text += f" (incomplete: {r['inc']})"
     return text

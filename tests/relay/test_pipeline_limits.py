@@ -123,7 +123,12 @@ async def test_error_rate_window_never_one_timeout(gateway, upstreams) -> None:
     assert (await status_of(gateway, token))[0] == 504
     assert index.get(channel.id) is None  # 4 of 4 attempts failed in the window
     store = gateway.server.app[keys.STORE]
-    assert await store.redis.llen(f"{store.prefix}dramatiq:relay") == 1  # relay.disable_channel queued
+    queued = f"{store.prefix}dramatiq:relay"
+
+    async def disable_queued() -> bool:  # relay.disable_channel, sent off the request path
+        return await store.redis.llen(queued) == 1
+
+    await eventually(disable_queued, timeout=10)
     status, body = await status_of(gateway, token)
     assert status == 503 and body["error"]["code"] == "no_available_channel"
 

@@ -110,7 +110,7 @@ def test_per_call_price() -> None:
 
 def test_resolve_ratio_price() -> None:
     price = resolve_price("gpt-4o", "vip", group_ratio={"vip": 0.8})
-    assert price == Price("gpt-4o", 2.5, 4, 0.8, None)
+    assert price == Price("gpt-4o", 2.5, 4, 0.8, None, cache_ratio=0.5)
     assert not price.per_call
     assert resolve_price("gpt-4o", "nosuchgroup").group_ratio == 1
 
@@ -141,9 +141,10 @@ def test_unpriced_model_with_default_ratio_option() -> None:
 
 def test_configured_tables_replace_defaults() -> None:
     price = resolve_price(
-        "gpt-4o", model_ratio={"gpt-4o": 1}, completion_ratio={"gpt-4o": 2}, model_price={}, group_ratio={}
+        "gpt-4o", model_ratio={"gpt-4o": 1}, completion_ratio={"gpt-4o": 2}, model_price={}, group_ratio={},
+        cache_ratio={}, create_cache_ratio={"gpt-4o": 2}
     )
-    assert price == Price("gpt-4o", 1, 2, 1, None)
+    assert price == Price("gpt-4o", 1, 2, 1, None, cache_ratio=None, cache_creation_ratio=2)
     assert resolve_price("free", model_ratio={"free": 0}).model_ratio == 0
 
 
@@ -270,3 +271,38 @@ def test_console_prices_per_million() -> None:
 def test_quota_to_usd() -> None:
     assert quota_to_usd(500_000) == 1.0
     assert quota_to_usd(20_000) == 0.04
+
+
+# -- cached input (options CacheRatio / CreateCacheRatio) ------------------------------------------
+
+
+def test_cache_ratios_resolve_per_model_with_defaults() -> None:
+    claude = resolve_price("claude-3-5-sonnet-20241022")
+    assert (claude.cache_ratio, claude.cache_creation_ratio) == (0.1, 1.25)
+    assert resolve_price("gpt-4.1").cache_ratio == 0.25 and resolve_price("gpt-4.1").cache_creation_ratio is None
+    assert resolve_price("gpt-4").cache_ratio is None  # no cache price: cached tokens are prompt tokens
+    custom = resolve_price("gpt-4", cache_ratio={"gpt-4": 0.3}, create_cache_ratio={})
+    assert (custom.cache_ratio, custom.cache_creation_ratio) == (0.3, None)
+    assert resolve_price("dall-e-3").cache_ratio is None  # per call
+
+
+def test_cached_tokens_billed_at_their_ratios_to_the_unit() -> None:
+    plain = Price("m", 3, 5, 1)
+    # No ratio configured: cached and cache-write tokens are ordinary prompt tokens.
+    assert settle_quota(plain, 1000, 100, cached_tokens=800, cache_creation_tokens=100) == (1000 + 500) * 3
+    read = Price("m", 3, 5, 1, cache_ratio=0.1)
+    # (1000 − 800) + 800 × 0.1 = 280 prompt units, + 100 × 5 → (280 + 500) × 3 = 2340
+    assert settle_quota(read, 1000, 100, cached_tokens=800) == 2340
+    write = Price("m", 3, 5, 1, cache_creation_ratio=1.25)
+    # (1000 − 100) + 100 × 1.25 = 1025, + 500 → 1525 × 3 = 4575; cache reads billed as prompt
+    assert settle_quota(write, 1000, 100, cached_tokens=800, cache_creation_tokens=100) == 4575
+    both = Price("m", 3, 5, 0.5, cache_ratio=0.1, cache_creation_ratio=1.25)
+    # (1000 − 800 − 100) + 80 + 125 = 305, + 500 = 805 × 3 × 0.5 = 1207.5 → 1208 (half up)
+    assert settle_quota(both, 1000, 100, cached_tokens=800, cache_creation_tokens=100) == 1208
+    # Nonsense from an upstream (more cached than prompt) never makes a negative prompt price.
+    expected = round_half_up(100 * 0.1 * 3 * 0.5)
+    assert settle_quota(both, 100, 0, cached_tokens=500, cache_creation_tokens=500) == expected
+    assert settle_quota(both, 1, 0, cached_tokens=1) == 1  # at least 1 when the model has a price
+    assert settle_quota(both, 0, 0) == 0
+    per_call = Price("m", 0, 1, 1, model_price=0.01, cache_ratio=0.1)
+    assert settle_quota(per_call, 1000, 0, cached_tokens=1000) == per_call_quota(0.01)
