@@ -15,6 +15,7 @@ from typing import Any, ClassVar
 
 from api.relay.base import Adaptor, RelayMeta, RelayMode, StreamChunk, StreamState, TokenUsage
 from api.relay.providers.azure import AzureAdaptor
+from api.relay.providers.claude import ClaudeAdaptor
 from api.relay.providers.compatible import (
     AI360Adaptor,
     AIGC2DAdaptor,
@@ -68,7 +69,7 @@ ADAPTORS: dict[ChannelType, type[Adaptor]] = {
     ChannelType.MIDJOURNEY_PLUS: UnsupportedAdaptor,  # task protocol
     ChannelType.CUSTOM: CustomAdaptor,
     ChannelType.PALM: UnsupportedAdaptor,
-    ChannelType.ANTHROPIC: UnsupportedAdaptor,
+    ChannelType.ANTHROPIC: ClaudeAdaptor,
     ChannelType.BAIDU: UnsupportedAdaptor,
     ChannelType.ZHIPU: UnsupportedAdaptor,
     ChannelType.ALI: UnsupportedAdaptor,

@@ -1,0 +1,59 @@
+"""Anthropic Claude (type 14): the Messages API at `{base}/v1/messages`, key in `x-api-key`,
+`anthropic-version: 2023-06-01`. The channel's `other`, when set, is sent as `anthropic-beta`
+(comma-separated beta flags, e.g. a longer context window)."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from api.relay.base import Adaptor, RelayMeta, RelayMode, StreamChunk, StreamState, TokenUsage
+from api.relay.errors import RelayError
+from api.relay.providers.claude import convert
+from api.relay.providers.claude.stream import ClaudeStream
+from api.relay.sse import SSEEvent
+from models.enums import ChannelType
+
+ANTHROPIC_VERSION = "2023-06-01"
+
+MODELS: tuple[str, ...] = (
+    "claude-sonnet-4-5-20250929", "claude-haiku-4-5-20251001", "claude-opus-4-1-20250805",
+    "claude-opus-4-20250514", "claude-sonnet-4-20250514", "claude-3-7-sonnet-20250219",
+    "claude-3-5-sonnet-20241022", "claude-3-5-sonnet-20240620", "claude-3-5-haiku-20241022",
+    "claude-3-opus-20240229", "claude-3-haiku-20240307",
+)
+
+
+class ClaudeAdaptor(Adaptor):
+    channel_type: ClassVar[ChannelType] = ChannelType.ANTHROPIC
+    default_base_url: ClassVar[str] = "https://api.anthropic.com"
+    models: ClassVar[tuple[str, ...]] = MODELS
+
+    def __init__(self, meta: RelayMeta) -> None:
+        super().__init__(meta)
+        self.stream = ClaudeStream(meta.requested_model or meta.model)
+
+    def supports(self, mode: RelayMode) -> bool:
+        return mode == RelayMode.CHAT
+
+    def request_url(self, mode: RelayMode | None = None) -> str:
+        return f"{self.base_url}/v1/messages"
+
+    def request_headers(self) -> dict[str, str]:
+        headers = {"x-api-key": self.meta.key, "anthropic-version": ANTHROPIC_VERSION}
+        if self.meta.other.strip():
+            headers["anthropic-beta"] = self.meta.other.strip()
+        return headers
+
+    def convert_request(self, req: Mapping[str, Any]) -> dict[str, Any]:
+        return convert.convert_request(req, self.meta.model)
+
+    def convert_response(self, body: dict[str, Any]) -> tuple[dict[str, Any], TokenUsage | None]:
+        if body.get("type") == "error":
+            raise convert.stream_error(body)
+        return convert.convert_response(body, self.meta.requested_model or self.meta.model)
+
+    def convert_stream_event(self, ev: SSEEvent, state: StreamState) -> list[StreamChunk]:
+        return self.stream.convert(ev.event, ev.data, state)
+
+    def convert_error(self, status: int, body: bytes) -> RelayError:
+        return convert.convert_error(status, body)
