@@ -212,6 +212,7 @@ class UpstreamRequest:
     body: bytes | aiohttp.FormData | None = None
     method: str = "POST"
     transport: str = "http"  # "http", or "websocket": `body` is sent as the first text message
+    encoded: bool = False  # the URL is already percent-encoded exactly as it must travel (signed paths)
 
 
 @dataclass(slots=True)

@@ -20,6 +20,7 @@ from typing import Any
 
 import aiohttp
 from multidict import CIMultiDict, CIMultiDictProxy
+from yarl import URL
 
 from api.relay.base import UpstreamRequest
 from api.relay.errors import RelayError
@@ -50,7 +51,8 @@ async def send(session: aiohttp.ClientSession, req: UpstreamRequest,
     try:
         if req.transport == "websocket":
             return await _open_websocket(session, req, timeout)
-        return await session.request(req.method, req.url, data=req.body, headers=req.headers, timeout=timeout,
+        url = URL(req.url, encoded=True) if req.encoded else req.url
+        return await session.request(req.method, url, data=req.body, headers=req.headers, timeout=timeout,
                                      allow_redirects=False)
     except TimeoutError as exc:
         raise RelayError(504, "the upstream did not answer in time", "upstream_error", "upstream_timeout") from exc

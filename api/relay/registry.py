@@ -14,6 +14,7 @@ from dataclasses import replace
 from typing import Any, ClassVar
 
 from api.relay.base import Adaptor, RelayMeta, RelayMode, StreamChunk, StreamState, TokenUsage
+from api.relay.providers.aws import BedrockAdaptor
 from api.relay.providers.azure import AzureAdaptor
 from api.relay.providers.claude import ClaudeAdaptor
 from api.relay.providers.compatible import (
@@ -84,7 +85,7 @@ ADAPTORS: dict[ChannelType, type[Adaptor]] = {
     ChannelType.ZHIPU_V4: UnsupportedAdaptor,
     ChannelType.PERPLEXITY: PerplexityAdaptor,
     ChannelType.LINGYIWANWU: LingYiWanWuAdaptor,
-    ChannelType.AWS: UnsupportedAdaptor,
+    ChannelType.AWS: BedrockAdaptor,
     ChannelType.COHERE: UnsupportedAdaptor,
     ChannelType.MINIMAX: MiniMaxAdaptor,
     ChannelType.SUNO: UnsupportedAdaptor,  # task protocol
