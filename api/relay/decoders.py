@@ -157,3 +157,23 @@ def encode_event_stream_message(headers: dict[str, str], payload: bytes) -> byte
     prelude += struct.pack(">I", zlib.crc32(prelude))
     body = prelude + raw_headers + payload
     return body + struct.pack(">I", zlib.crc32(body))
+
+
+END_OF_BODY = "gateway:end-of-body"
+
+
+class EndOfBody:
+    """Wraps a decoder for a provider whose stream has no end marker (Gemini closes the body after
+    its last chunk): `close()` adds an event named END_OF_BODY, on which the adaptor decides whether
+    the stream ended cleanly (it saw a finish reason) or was cut."""
+
+    __slots__ = ("_inner",)
+
+    def __init__(self, inner: NDJSONDecoder | EventStreamDecoder | object) -> None:
+        self._inner = inner
+
+    def feed(self, chunk: bytes) -> list[SSEEvent]:
+        return self._inner.feed(chunk)  # type: ignore[attr-defined, no-any-return]
+
+    def close(self) -> list[SSEEvent]:
+        return [*self._inner.close(), SSEEvent(b"", END_OF_BODY)]  # type: ignore[attr-defined]

@@ -35,8 +35,10 @@ from api.relay.providers.compatible import (
     XAIAdaptor,
 )
 from api.relay.providers.custom import CustomAdaptor
+from api.relay.providers.gemini import GeminiAdaptor
 from api.relay.providers.ollama import OllamaAdaptor
 from api.relay.providers.openai import OpenAIAdaptor
+from api.relay.providers.vertex import VertexAdaptor
 from api.relay.sse import SSEEvent
 from models.enums import CHANNEL_TYPE_LABELS, ChannelType
 
@@ -80,7 +82,7 @@ ADAPTORS: dict[ChannelType, type[Adaptor]] = {
     ChannelType.AIPROXY_LIBRARY: UnsupportedAdaptor,
     ChannelType.FASTGPT: FastGPTAdaptor,
     ChannelType.TENCENT: UnsupportedAdaptor,
-    ChannelType.GEMINI: UnsupportedAdaptor,
+    ChannelType.GEMINI: GeminiAdaptor,
     ChannelType.MOONSHOT: MoonshotAdaptor,
     ChannelType.ZHIPU_V4: UnsupportedAdaptor,
     ChannelType.PERPLEXITY: PerplexityAdaptor,
@@ -93,7 +95,7 @@ ADAPTORS: dict[ChannelType, type[Adaptor]] = {
     ChannelType.JINA: UnsupportedAdaptor,
     ChannelType.CLOUDFLARE: UnsupportedAdaptor,
     ChannelType.SILICONFLOW: SiliconFlowAdaptor,
-    ChannelType.VERTEX_AI: UnsupportedAdaptor,
+    ChannelType.VERTEX_AI: VertexAdaptor,
     ChannelType.MISTRAL: MistralAdaptor,
     ChannelType.DEEPSEEK: DeepSeekAdaptor,
     ChannelType.VOLCENGINE: VolcEngineAdaptor,

@@ -1,0 +1,119 @@
+"""Fetching a URL a user supplied (an image in a prompt that a provider needs inlined), under a policy:
+
+- http and https only; at most MAX_REDIRECTS redirects, each hop checked like the first;
+- every address the host resolves to must be public (no loopback, private, link-local, multicast,
+  reserved or unspecified address, IPv4-mapped ones included) unless the option
+  MediaFetchPrivateEnabled allows them;
+- the connection goes to the addresses that were checked (a resolver pinned to them), so a DNS
+  answer that changes between the check and the connection cannot reach an internal address;
+- bounded time (total) and size (the body is read up to the limit, then refused);
+- the answer must be an image (`Content-Type: image/*`).
+
+Every refusal is a local 400 `invalid_image_url` that says why; nothing is sent upstream.
+"""
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+import socket
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+import aiohttp
+from aiohttp.abc import AbstractResolver, ResolveResult
+
+from api.relay.errors import RelayError
+
+MAX_IMAGE_BYTES = 20 * 1024 * 1024
+FETCH_TIMEOUT = 15.0
+MAX_REDIRECTS = 3
+
+
+def refuse(message: str) -> RelayError:
+    return RelayError.local_error(400, f"image URL refused: {message}", "invalid_image_url", "invalid_request_error")
+
+
+def is_public(address: str) -> bool:
+    ip = ipaddress.ip_address(address)
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return not (ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_multicast or ip.is_reserved
+                or ip.is_unspecified or not ip.is_global)
+
+
+class PinnedResolver(AbstractResolver):
+    """Answers with the addresses already checked, never asking DNS again."""
+
+    def __init__(self, results: list[ResolveResult]) -> None:
+        self.results = results
+
+    async def resolve(self, host: str, port: int = 0, family: int = socket.AF_INET) -> list[ResolveResult]:
+        return [{**r, "port": port} for r in self.results]  # type: ignore[typeddict-item]
+
+    async def close(self) -> None:
+        return None
+
+
+async def _checked(host: str, port: int, allow_private: bool) -> list[ResolveResult]:
+    try:
+        infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except OSError:
+        raise refuse(f"the host {host} cannot be resolved") from None
+    results: list[ResolveResult] = []
+    for family, _, proto, _, sockaddr in infos:
+        address = str(sockaddr[0])
+        if not allow_private and not is_public(address):
+            raise refuse(f"the host {host} resolves to a non-public address")
+        results.append({"hostname": host, "host": address, "port": port, "family": family, "proto": proto,
+                        "flags": socket.AI_NUMERICHOST})
+    if not results:
+        raise refuse(f"the host {host} cannot be resolved")
+    return results
+
+
+async def fetch_image(url: str, *, allow_private: bool, max_bytes: int = MAX_IMAGE_BYTES,
+                      timeout: float = FETCH_TIMEOUT) -> tuple[str, bytes]:
+    """(mime type, bytes) of the image at `url`, fetched under the policy above."""
+    try:
+        async with asyncio.timeout(timeout):
+            return await _fetch(url, allow_private, max_bytes)
+    except TimeoutError:
+        raise refuse(f"no answer within {timeout:g} s") from None
+
+
+async def _fetch(url: str, allow_private: bool, max_bytes: int) -> tuple[str, bytes]:
+    for _ in range(MAX_REDIRECTS + 1):
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise refuse("only http and https URLs can be fetched")
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+        results = await _checked(parts.hostname, port, allow_private)
+        connector = aiohttp.TCPConnector(resolver=PinnedResolver(results), use_dns_cache=False, force_close=True)
+        async with aiohttp.ClientSession(connector=connector, auto_decompress=True) as http:
+            try:
+                async with http.get(url, allow_redirects=False) as resp:
+                    if resp.status in (301, 302, 303, 307, 308) and resp.headers.get("Location"):
+                        url = urljoin(url, resp.headers["Location"])
+                        continue
+                    if resp.status != 200:
+                        raise refuse(f"the server answered {resp.status}")
+                    mime = resp.content_type or ""
+                    if not mime.startswith("image/"):
+                        raise refuse(f"not an image ({mime or 'no content type'})")
+                    if (resp.content_length or 0) > max_bytes:
+                        raise refuse(f"larger than {max_bytes} bytes")
+                    return mime, await _read(resp, max_bytes)
+            except aiohttp.ClientError as exc:
+                raise refuse(f"the fetch failed ({type(exc).__name__})") from None
+    raise refuse(f"more than {MAX_REDIRECTS} redirects")
+
+
+async def _read(resp: Any, max_bytes: int) -> bytes:
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in resp.content.iter_chunked(64 * 1024):
+        size += len(chunk)
+        if size > max_bytes:
+            raise refuse(f"larger than {max_bytes} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)

@@ -1,0 +1,108 @@
+"""Google Gemini (type 24): `{base}/{version}/models/{model}:generateContent`, or
+`:streamGenerateContent?alt=sse`, with the key in `x-goog-api-key` (never in the URL). The API
+version is the channel's `other` when it names one (`v1`, `v1beta`), else `v1beta`. Embeddings go
+through `:batchEmbedContents`. Image URLs in prompts are fetched by the gateway and inlined
+(`prepare`, under api/relay/media.py's policy)."""
+from __future__ import annotations
+
+import base64
+import re
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from api.relay.base import (
+    Adaptor,
+    EmbeddingsMixin,
+    RelayMeta,
+    RelayMode,
+    StreamChunk,
+    StreamState,
+    TokenUsage,
+    UpstreamContext,
+)
+from api.relay.decoders import EndOfBody
+from api.relay.errors import RelayError
+from api.relay.media import fetch_image
+from api.relay.providers.gemini import convert
+from api.relay.providers.gemini.stream import GeminiStream
+from api.relay.sse import SSEEvent, SSEParser
+from models.enums import ChannelType
+
+DEFAULT_VERSION = "v1beta"
+_VERSION = re.compile(r"^v\d+(alpha|beta)?\d*$")
+
+MODELS: tuple[str, ...] = (
+    "gemini-2.5-pro", "gemini-2.5-flash", "gemini-2.5-flash-lite", "gemini-2.0-flash", "gemini-2.0-flash-lite",
+    "gemini-1.5-pro", "gemini-1.5-flash", "gemini-embedding-001", "text-embedding-004",
+)
+
+
+class GeminiAdaptor(EmbeddingsMixin, Adaptor):
+    channel_type: ClassVar[ChannelType] = ChannelType.GEMINI
+    default_base_url: ClassVar[str] = "https://generativelanguage.googleapis.com"
+    models: ClassVar[tuple[str, ...]] = MODELS
+    prepares: ClassVar[bool] = True
+
+    def __init__(self, meta: RelayMeta) -> None:
+        super().__init__(meta)
+        self.stream = GeminiStream(meta.requested_model or meta.model)
+
+    def supports(self, mode: RelayMode) -> bool:
+        return mode in (RelayMode.CHAT, RelayMode.EMBEDDINGS)
+
+    @property
+    def version(self) -> str:
+        other = self.meta.other.strip()
+        return other if _VERSION.match(other) else DEFAULT_VERSION
+
+    def request_url(self, mode: RelayMode | None = None) -> str:
+        base = f"{self.base_url}/{self.version}/models/{self.meta.model}"
+        if (mode or self.meta.mode) == RelayMode.EMBEDDINGS:
+            return f"{base}:batchEmbedContents"
+        return f"{base}:streamGenerateContent?alt=sse" if self.meta.is_stream else f"{base}:generateContent"
+
+    def request_headers(self) -> dict[str, str]:
+        return {"x-goog-api-key": self.meta.key}
+
+    async def prepare(self, body: dict[str, Any], ctx: UpstreamContext) -> None:
+        for content in body.get("contents") or ():
+            for part in content.get("parts") or ():
+                inline = part.get("inlineData")
+                if inline and inline.get("mimeType") == convert.MEDIA_PLACEHOLDER:
+                    mime, data = await fetch_image(inline["data"], allow_private=ctx.allow_private_urls)
+                    part["inlineData"] = {"mimeType": mime, "data": base64.b64encode(data).decode()}
+
+    def convert_request(self, req: Mapping[str, Any]) -> dict[str, Any]:
+        return convert.convert_request(req, self.meta.model)
+
+    def convert_response(self, body: dict[str, Any]) -> tuple[dict[str, Any], TokenUsage | None]:
+        return convert.convert_response(body, self.meta.requested_model or self.meta.model)
+
+    def stream_decoder(self, content_type: str) -> EndOfBody | None:
+        return EndOfBody(SSEParser()) if content_type == "text/event-stream" else None
+
+    def convert_stream_event(self, ev: SSEEvent, state: StreamState) -> list[StreamChunk]:
+        return self.stream.convert(ev, state)
+
+    def convert_error(self, status: int, body: bytes) -> RelayError:
+        return convert.convert_error(status, body)
+
+    # -- embeddings ---------------------------------------------------------------------------------
+
+    def convert_embeddings_request(self, req: Mapping[str, Any]) -> dict[str, Any]:
+        texts = req.get("input")
+        if isinstance(texts, str):
+            texts = [texts]
+        if not isinstance(texts, list) or not texts or not all(isinstance(t, str) for t in texts):
+            raise RelayError.local_error(400, "input must be a string or a list of strings", "invalid_input")
+        extra = {"outputDimensionality": req["dimensions"]} if isinstance(req.get("dimensions"), int) else {}
+        return {"requests": [{"model": f"models/{self.meta.model}", "content": {"parts": [{"text": t}]}, **extra}
+                             for t in texts]}
+
+    def convert_embeddings_response(self, body: dict[str, Any]) -> tuple[dict[str, Any], TokenUsage | None]:
+        """Gemini reports no token count for embeddings: the local prompt count is billed."""
+        data = [{"object": "embedding", "index": i, "embedding": e.get("values") or []}
+                for i, e in enumerate(body.get("embeddings") or ())]
+        prompt = self.meta.prompt_tokens
+        return {"object": "list", "data": data, "model": self.meta.requested_model or self.meta.model,
+                "usage": {"prompt_tokens": prompt, "total_tokens": prompt}}, TokenUsage(prompt, 0)
