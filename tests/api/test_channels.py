@@ -15,6 +15,13 @@ SECRET = "sk-secret-upstream-key-0001"
 ZH = {"Accept-Language": "zh-CN,zh;q=0.9"}
 
 
+SERVICE_ACCOUNT = orjson.dumps({
+    "type": "service_account", "project_id": "p", "private_key_id": "k1",
+    "client_email": "sa@p.iam.gserviceaccount.com",
+    "private_key": "-----BEGIN PRIVATE KEY-----\nMIIB\n-----END PRIVATE KEY-----\n",
+}, option=orjson.OPT_INDENT_2).decode()
+
+
 def form(**overrides) -> dict:
     body = {"name": "main", "type": 1, "key": SECRET, "models": "gpt-4o,gpt-4o-mini", "group": "default",
             "base_url": "", "other": "", "model_mapping": "", "priority": 0, "weight": 0}
@@ -118,10 +125,9 @@ async def test_create_validation_messages(root: ApiClient, overrides: dict, mess
 async def test_create_defaults_per_type_and_clamps(root: ApiClient) -> None:
     azure = (await create(root, type=3, name="az", base_url="https://az.example/"))[0]
     assert azure["other"] == "2023-06-01-preview" and azure["base_url"] == "https://az.example"
-    spark = (await create(root, type=18, name="spark"))[0]
-    assert spark["other"] == "v2.1"
-    vertex = (await create(root, type=41, name="vx", other='{"default":"us-central1"}',
-                           key='{"type": "service_account",\n "project_id": "p"}'))
+    spark = await root.post("/api/channel/", form(type=18, name="spark"))  # no adaptor yet: refused, named
+    assert spark["success"] is False and "讯飞星火认知 (18)" in spark["message"]
+    vertex = (await create(root, type=41, name="vx", other='{"default":"us-central1"}', key=SERVICE_ACCOUNT))
     assert len(vertex) == 1  # a Vertex key is one JSON document, even over several lines
     clamped = (await create(root, name="clamp", weight=-5, priority=-5000, models=["a", "b", "a"],
                             groups=["vip", "default"], auto_ban=0))[0]
@@ -222,7 +228,10 @@ async def test_update_validation(root: ApiClient) -> None:
     for body, message in cases:
         assert (await root.put("/api/channel/", body))["message"] == message, body
     # Switching to Azure fills the default api-version.
-    assert (await root.put("/api/channel/", {"id": channel["id"], "type": 3}))["data"]["other"] == "2023-06-01-preview"
+    assert (await root.put("/api/channel/", {"id": channel["id"], "type": 3}))["message"] == \
+        "Channel type Azure OpenAI (3) has no default API address: fill in the base URL"
+    switched = await root.put("/api/channel/", {"id": channel["id"], "type": 3, "base_url": "https://az.example"})
+    assert switched["data"]["other"] == "2023-06-01-preview"
 
 
 # -- deletes and repairs ---------------------------------------------------------------------------

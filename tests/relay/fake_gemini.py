@@ -28,7 +28,7 @@ class FakeGemini:
     fail_status: int | None = None
     fail_body: dict[str, Any] | None = None
     cut_after: int | None = None  # stream: close after this many text chunks, before the last one
-    bearer: str | None = None  # Vertex: the access token expected instead of the key
+    bearers: set[str] | None = None  # Vertex: the access tokens accepted instead of the key
     seen: list[dict[str, Any]] = field(default_factory=list)
     server: TestServer | None = None
 
@@ -89,8 +89,8 @@ class FakeGemini:
         model, _, action = request.match_info["target"].partition(":")
         self.seen.append({"path": request.path, "query": dict(request.query), "model": model, "action": action,
                           "headers": dict(request.headers), "body": body})
-        if self.bearer is not None:
-            if request.headers.get("Authorization") != f"Bearer {self.bearer}":
+        if self.bearers is not None:
+            if request.headers.get("Authorization") not in {f"Bearer {t}" for t in self.bearers}:
                 return self.error(401, "UNAUTHENTICATED", "Request had invalid authentication credentials.")
         elif request.headers.get("x-goog-api-key") != self.key or "key" in request.query:
             return self.error(400, "INVALID_ARGUMENT", "API key not valid. Please pass a valid API key.",
