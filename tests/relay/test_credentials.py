@@ -50,10 +50,10 @@ async def test_refreshed_in_the_background_before_it_expires() -> None:
     assert await cache.get("k", fetch) == "tok-1"  # answered at once with the current token
     await refresh_started.wait()
     assert await cache.get("k", fetch) == "tok-1" and issued == ["tok-1", "tok-2"]  # one refresh only
+    refresh = cache._inflight["k"]
     release.set()
-    while await cache.get("k", fetch) != "tok-2":
-        await asyncio.sleep(0)
-    assert issued == ["tok-1", "tok-2"]
+    await refresh
+    assert await cache.get("k", fetch) == "tok-2" and issued == ["tok-1", "tok-2"]
 
 
 async def test_expired_is_fetched_and_failures_propagate_then_retry() -> None:
