@@ -177,3 +177,27 @@ class EndOfBody:
 
     def close(self) -> list[SSEEvent]:
         return [*self._inner.close(), SSEEvent(b"", END_OF_BODY)]  # type: ignore[attr-defined]
+
+
+class WholeBody:
+    """An answer that is not a stream at all, read as one event at its end (a provider that cannot
+    stream, asked for a stream: the adaptor turns the whole answer into chunks)."""
+
+    __slots__ = ("_parts", "_size", "max_bytes")
+
+    def __init__(self, max_bytes: int = MAX_EVENT_STREAM_MESSAGE) -> None:
+        self.max_bytes = max_bytes
+        self._parts: list[bytes] = []
+        self._size = 0
+
+    def feed(self, chunk: bytes) -> list[SSEEvent]:
+        self._parts.append(chunk)
+        self._size += len(chunk)
+        if self._size > self.max_bytes:
+            raise SSELineTooLong(self.max_bytes)
+        return []
+
+    def close(self) -> list[SSEEvent]:
+        body = b"".join(self._parts)
+        self._parts, self._size = [], 0
+        return [SSEEvent(body)] if body.strip() else []

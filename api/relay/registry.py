@@ -38,6 +38,7 @@ from api.relay.providers.custom import CustomAdaptor
 from api.relay.providers.gemini import GeminiAdaptor
 from api.relay.providers.ollama import OllamaAdaptor
 from api.relay.providers.openai import OpenAIAdaptor
+from api.relay.providers.palm import PaLMAdaptor
 from api.relay.providers.vertex import VertexAdaptor
 from api.relay.sse import SSEEvent
 from models.enums import CHANNEL_TYPE_LABELS, ChannelType
@@ -71,7 +72,7 @@ ADAPTORS: dict[ChannelType, type[Adaptor]] = {
     ChannelType.OLLAMA: OllamaAdaptor,
     ChannelType.MIDJOURNEY_PLUS: UnsupportedAdaptor,  # task protocol
     ChannelType.CUSTOM: CustomAdaptor,
-    ChannelType.PALM: UnsupportedAdaptor,
+    ChannelType.PALM: PaLMAdaptor,
     ChannelType.ANTHROPIC: ClaudeAdaptor,
     ChannelType.BAIDU: UnsupportedAdaptor,
     ChannelType.ZHIPU: UnsupportedAdaptor,
