@@ -53,16 +53,24 @@ DEFAULT_MODEL_RATIO: dict[str, float] = {
     "claude-3-haiku-20240307": 0.125, "claude-3-5-haiku-20241022": 0.5, "claude-3-5-haiku-latest": 0.5,
     "claude-3-sonnet-20240229": 1.5, "claude-3-5-sonnet-20240620": 1.5, "claude-3-5-sonnet-20241022": 1.5,
     "claude-3-5-sonnet-latest": 1.5, "claude-3-7-sonnet-20250219": 1.5, "claude-sonnet-4-20250514": 1.5,
-    "claude-3-opus-20240229": 7.5, "claude-opus-4-20250514": 7.5,
+    "claude-3-opus-20240229": 7.5, "claude-opus-4-20250514": 7.5, "claude-opus-4-1-20250805": 7.5,
+    "claude-sonnet-4-5-20250929": 1.5, "claude-haiku-4-5-20251001": 0.5, "claude-instant-1.2": 0.4,
     # Google
     "gemini-pro": 1, "gemini-1.0-pro": 1, "gemini-1.5-pro": 0.625, "gemini-1.5-pro-latest": 1.75,
     "gemini-1.5-flash": 0.0375, "gemini-1.5-flash-latest": 0.0375, "gemini-2.0-flash": 0.05,
     "gemini-2.0-flash-lite": 0.0375, "gemini-2.5-pro": 0.625, "gemini-2.5-flash": 0.15,
-    "text-embedding-004": 0.01,
+    "text-embedding-004": 0.01, "gemini-2.5-flash-lite": 0.05, "gemini-embedding-001": 0.075,
+    "gemini-1.5-pro-002": 0.625, "gemini-1.5-flash-002": 0.0375, "chat-bison-001": 0.25,
+    # OpenRouter (the providers' own prices), Perplexity, xAI
+    "openai/gpt-4o": 1.25, "openai/gpt-4o-mini": 0.075, "anthropic/claude-3.5-sonnet": 1.5,
+    "google/gemini-flash-1.5": 0.0375, "meta-llama/llama-3.1-70b-instruct": 0.06, "deepseek/deepseek-chat": 0.135,
+    "sonar": 0.5, "sonar-pro": 1.5, "sonar-reasoning": 0.5, "sonar-reasoning-pro": 1, "sonar-deep-research": 1,
+    "r1-1776": 1, "grok-3": 1.5, "grok-3-mini": 0.15, "grok-2-1212": 1, "grok-2-vision-1212": 1, "grok-beta": 2.5,
     # DeepSeek
     "deepseek-chat": 0.135, "deepseek-reasoner": 0.275, "deepseek-coder": 0.135,
     # Mistral, Cohere, Llama (Groq)
     "mistral-large-latest": 1, "mistral-small-latest": 0.1, "open-mistral-nemo": 0.075, "codestral-latest": 0.15,
+    "mistral-medium-latest": 0.2, "pixtral-large-latest": 1, "ministral-8b-latest": 0.05, "mistral-embed": 0.05,
     "command": 0.5, "command-light": 0.5, "command-r": 0.25, "command-r-plus": 1.5,
     "command-r-08-2024": 0.075, "command-r-plus-08-2024": 1.25,
     "llama3-8b-8192": 0.025, "llama3-70b-8192": 0.295,
@@ -78,6 +86,9 @@ DEFAULT_MODEL_RATIO: dict[str, float] = {
     "SparkDesk-v3.5": 1.2858, "SparkDesk-v4.0": 1.2858, "hunyuan": 7.143,
     "360GPT_S2_V9": 0.8572, "embedding-bert-512-v1": 0.0715, "embedding_s1_v1": 0.0715,
     "semantic_similarity_s1_v1": 0.0715,
+    "doubao-1-5-pro-32k-250115": _rmb(0.8), "doubao-1-5-lite-32k-250115": _rmb(0.3),
+    "doubao-1-5-vision-pro-32k-250115": _rmb(3), "deepseek-r1-250120": _rmb(4), "deepseek-v3-250324": _rmb(2),
+    "doubao-embedding-text-240715": _rmb(0.7),
     # Rerank / embeddings providers
     "jina-reranker-v2-base-multilingual": 0.01, "jina-embeddings-v3": 0.01,
 }  # fmt: skip
@@ -87,6 +98,13 @@ DEFAULT_COMPLETION_RATIO: dict[str, float] = {
     "gemini-2.5-pro": 8, "gemini-2.5-flash": 8.3333,
     "deepseek-reasoner": 3.98, "qwen-turbo": 2, "qwen-plus": 2.5, "qwen-max": 4,
     "MiniMax-Text-01": 8, "gpt-4.1": 4, "gpt-4.1-mini": 4, "gpt-4.1-nano": 4, "gpt-4.5-preview": 2,
+    "gemini-2.5-flash-lite": 4, "openai/gpt-4o": 4, "openai/gpt-4o-mini": 4, "anthropic/claude-3.5-sonnet": 5,
+    "google/gemini-flash-1.5": 4, "meta-llama/llama-3.1-70b-instruct": 1, "deepseek/deepseek-chat": 4,
+    "sonar": 1, "sonar-pro": 5, "sonar-reasoning": 5, "sonar-reasoning-pro": 4, "sonar-deep-research": 4,
+    "r1-1776": 4, "grok-3": 5, "grok-3-mini": 1.6667, "grok-2-1212": 5, "grok-2-vision-1212": 5, "grok-beta": 3,
+    "mistral-large-latest": 3, "mistral-medium-latest": 5, "pixtral-large-latest": 3, "ministral-8b-latest": 1,
+    "doubao-1-5-pro-32k-250115": 2.5, "doubao-1-5-lite-32k-250115": 2, "doubao-1-5-vision-pro-32k-250115": 3,
+    "deepseek-r1-250120": 4, "deepseek-v3-250324": 4,
 }  # fmt: skip
 
 _MJ_PRICES = {
@@ -109,7 +127,7 @@ DEFAULT_GROUP_RATIO: dict[str, float] = {"default": 1, "vip": 1, "svip": 1}
 _CLAUDE_CACHED = (
     "claude-3-haiku-20240307", "claude-3-5-haiku-20241022", "claude-3-5-haiku-latest", "claude-3-sonnet-20240229",
     "claude-3-5-sonnet-20240620", "claude-3-5-sonnet-20241022", "claude-3-5-sonnet-latest",
-    "claude-3-7-sonnet-20250219", "claude-sonnet-4-20250514", "claude-sonnet-4-5-20250929",
+    "claude-3-7-sonnet-20250219", "claude-sonnet-4-20250514", "claude-sonnet-4-5-20250929", "claude-instant-1.2",
     "claude-3-opus-20240229", "claude-opus-4-20250514", "claude-opus-4-1-20250805", "claude-haiku-4-5-20251001",
 )
 DEFAULT_CACHE_RATIO: dict[str, float] = {
@@ -178,7 +196,7 @@ def completion_ratio_for(model: str, table: Mapping[str, float] = DEFAULT_COMPLE
         return 4
     if "claude-instant-1" in name or "claude-2" in name:
         return 3
-    if "claude-3" in name or "claude-sonnet-4" in name or "claude-opus-4" in name:
+    if any(family in name for family in ("claude-3", "claude-sonnet-4", "claude-opus-4", "claude-haiku-4")):
         return 5
     if name.startswith(("mistral-", "gemini-1.0", "gemini-pro")):
         return 3

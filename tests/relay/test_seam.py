@@ -274,3 +274,18 @@ async def test_channel_keys_of_the_right_format_are_accepted(root: ApiClient) ->
     # An edit that keeps the key checks the stored key against a new type.
     body = await root.put("/api/channel/", {"id": channel.id, "type": 41, "other": '{"default": "x"}'})
     assert body["success"] is False and "service-account" in body["message"]
+
+
+def test_every_built_in_model_of_a_relayable_type_has_a_default_price() -> None:
+    from api.services.channels import type_models
+
+    unpriced = []
+    for channel_type in ChannelType:
+        if not registry.is_relayable(channel_type):
+            continue
+        for model in type_models(int(channel_type)):
+            try:
+                pricing.resolve_price(model)
+            except pricing.PriceNotConfigured:
+                unpriced.append((int(channel_type), model))
+    assert unpriced == []

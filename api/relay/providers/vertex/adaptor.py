@@ -33,17 +33,21 @@ from models.enums import ChannelType
 VERTEX_ANTHROPIC_VERSION = "vertex-2023-10-16"
 _DATED = re.compile(r"^(claude-.+)-(\d{8})$")
 
+# Anthropic's names (what clients send and prices are set for); vertex_model() gives Vertex's.
 MODELS: tuple[str, ...] = (
     "gemini-2.5-pro", "gemini-2.5-flash", "gemini-2.5-flash-lite", "gemini-2.0-flash", "gemini-2.0-flash-lite",
     "gemini-1.5-pro-002", "gemini-1.5-flash-002",
-    "claude-sonnet-4-5@20250929", "claude-opus-4-1@20250805", "claude-sonnet-4@20250514", "claude-opus-4@20250514",
-    "claude-3-7-sonnet@20250219", "claude-3-5-haiku@20241022", "claude-3-5-sonnet-v2@20241022",
-    "claude-3-5-sonnet@20240620", "claude-3-haiku@20240307",
+    "claude-sonnet-4-5-20250929", "claude-opus-4-1-20250805", "claude-sonnet-4-20250514", "claude-opus-4-20250514",
+    "claude-3-7-sonnet-20250219", "claude-3-5-haiku-20241022", "claude-3-5-sonnet-20241022",
+    "claude-3-5-sonnet-20240620", "claude-3-haiku-20240307",
 )
+VERTEX_NAMES = {"claude-3-5-sonnet-20241022": "claude-3-5-sonnet-v2@20241022"}
 
 
 def vertex_model(model: str) -> str:
     """Anthropic's dated names → Vertex's `name@date`; Vertex names pass through."""
+    if model in VERTEX_NAMES:
+        return VERTEX_NAMES[model]
     match = _DATED.match(model)
     return f"{match.group(1)}@{match.group(2)}" if match and "@" not in model else model
 
