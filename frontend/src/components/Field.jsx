@@ -54,7 +54,7 @@ export function SelectInput({ label, help, value, onChange, options, ...rest }) 
         <div className="select is-fullwidth">
           <select id={id} value={value ?? ''} onChange={(e) => onChange(e.target.value)} {...rest}>
             {options.map((o) => (
-              <option key={o.value} value={o.value}>{o.label}</option>
+              <option key={o.value} value={o.value} disabled={o.disabled}>{o.label}</option>
             ))}
           </select>
         </div>

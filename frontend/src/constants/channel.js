@@ -1,5 +1,16 @@
 // Channel types (numeric wire values, spec 000 §3); labels live in i18n under channel.type.<value>.
-export const CHANNEL_TYPES = [1, 2, 3, 4, 5, 8, 11, 14, 15, 16, 17, 18, 19, 21, 22, 23, 24, 25, 26, 31, 33, 34, 35, 36, 37, 38, 39, 40, 41];
+export const CHANNEL_TYPES = [1, 2, 3, 4, 5, 8, 11, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 31, 33, 34, 35, 36, 37, 38,
+  39, 40, 41, 42, 43, 45, 48];
+
+// Types the relay cannot serve yet (their provider format is not written): offered disabled; the
+// server refuses to create them (api/relay/registry.py maps them to UnsupportedAdaptor).
+export const UNSUPPORTED_TYPES = [15, 16, 17, 18, 21, 23, 26, 34, 37, 38, 39];
+
+// Types with no default API address: the base URL is required (the server checks it too).
+export const BASE_URL_REQUIRED = [2, 3, 5, 8, 36];
+
+// The key format of each type (i18n key channel.form.keyFormat.<name>); the server checks it.
+export const KEY_FORMATS = { 15: 'baidu', 16: 'zhipu', 18: 'xunfei', 23: 'tencent', 26: 'zhipu', 33: 'aws', 41: 'vertex' };
 
 export const CHANNEL_TYPE = { OPENAI: 1, AZURE: 3, CUSTOM: 8, ALI: 17, XUNFEI: 18, AIPROXY_LIBRARY: 21, CLOUDFLARE: 39, VERTEX_AI: 41 };
 

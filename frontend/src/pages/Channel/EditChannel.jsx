@@ -8,7 +8,8 @@ import { createChannel, fetchChannelModels, fetchUpstreamModels, updateChannel }
 import { showError, showInfo, showSuccess } from '../../lib/toast';
 import { stripTrailingSlash, verifyJSON } from '../../lib/format';
 import {
-  CHANNEL_TYPE, CHANNEL_TYPES, DEFAULT_CHANNEL, DEFAULT_OTHER, MODEL_MAPPING_TEMPLATE, OTHER_FIELD,
+  BASE_URL_REQUIRED, CHANNEL_TYPE, CHANNEL_TYPES, DEFAULT_CHANNEL, DEFAULT_OTHER, KEY_FORMATS, MODEL_MAPPING_TEMPLATE, OTHER_FIELD,
+  UNSUPPORTED_TYPES,
   STATUS_CODE_MAPPING_TEMPLATE, VERTEX_REGION_TEMPLATE,
 } from '../../constants/channel';
 import Field, { SelectInput, Switch, TextArea, TextInput } from '../../components/Field';
@@ -33,6 +34,9 @@ export function prepareChannel(inputs, isEdit, t) {
   if (!isEdit && (!inputs.name || !inputs.key)) return { error: t('channel.form.nameKeyRequired') };
   if (!Array.isArray(inputs.models)) return { error: t('channel.form.doubleSubmit') };
   if (inputs.models.length === 0) return { error: t('channel.form.modelRequired') };
+  if (BASE_URL_REQUIRED.includes(Number(inputs.type)) && !(inputs.base_url || '').trim()) {
+    return { error: t('channel.form.baseUrlRequired') };
+  }
   if (inputs.model_mapping && !verifyJSON(inputs.model_mapping)) return { error: t('channel.form.modelMappingJSON') };
   if (inputs.status_code_mapping && !verifyJSON(inputs.status_code_mapping)) return { error: t('channel.form.statusCodeMappingJSON') };
   const channel = { ...inputs };
@@ -164,7 +168,13 @@ export default function EditChannel({ id, onClose, onSaved }) {
   };
 
   const otherLabel = OTHER_FIELD[inputs.type];
-  const typeOptions = CHANNEL_TYPES.map((v) => ({ value: v, label: t(`channel.type.${v}`) }));
+  const unsupported = (v) => UNSUPPORTED_TYPES.includes(Number(v));
+  const typeOptions = CHANNEL_TYPES.map((v) => ({
+    value: v, label: unsupported(v) ? `${t(`channel.type.${v}`)} ${t('channel.form.unsupportedType')}` : t(`channel.type.${v}`),
+    disabled: unsupported(v) && Number(inputs.type) !== v,
+  }));
+  const keyFormat = KEY_FORMATS[inputs.type];
+  const keyHelp = t(`channel.form.keyFormat.${keyFormat || (isEdit ? 'defaultEdit' : 'default')}`);
 
   return (
     <Modal drawer title={isEdit ? t('channel.form.editTitle') : t('channel.form.createTitle')} onClose={onClose} testId="channel-drawer"
@@ -178,6 +188,9 @@ export default function EditChannel({ id, onClose, onSaved }) {
         <form id="channel-form" onSubmit={submit} noValidate>
           <SelectInput label={t('channel.typeLabel')} value={inputs.type} onChange={onType} options={typeOptions} data-testid="channel-type" />
           {inputs.type === CHANNEL_TYPE.AZURE && <div className="notification is-warning is-light">{t('channel.form.azureHint')}</div>}
+          {unsupported(inputs.type) && (
+            <div className="notification is-danger is-light" data-testid="channel-unsupported">{t('channel.form.unsupportedWarning')}</div>
+          )}
           <TextInput label={t('channel.name')} value={inputs.name} onChange={set('name')} data-testid="channel-name" />
           <TextInput label={t(inputs.type === CHANNEL_TYPE.AZURE ? 'channel.form.azureEndpoint' : 'channel.form.baseUrl')}
             help={t(inputs.type === CHANNEL_TYPE.CUSTOM ? 'channel.form.baseUrlCustomHelp' : 'channel.form.baseUrlHelp')}
@@ -194,11 +207,17 @@ export default function EditChannel({ id, onClose, onSaved }) {
             </>
           )}
           {isEdit ? (
-            <TextInput label={t('channel.form.key')} type="password" autoComplete="new-password" value={inputs.key}
-              onChange={set('key')} placeholder={t('channel.form.keyKeep')} data-testid="channel-key" />
+            inputs.type === CHANNEL_TYPE.VERTEX_AI ? (
+              <TextArea label={t('channel.form.key')} help={<span data-testid="channel-key-format">{keyHelp}</span>} rows={4}
+                value={inputs.key} onChange={set('key')} placeholder={t('channel.form.keyKeep')} data-testid="channel-key" />
+            ) : (
+              <TextInput label={t('channel.form.key')} help={<span data-testid="channel-key-format">{keyHelp}</span>} type="password"
+                autoComplete="new-password" value={inputs.key} onChange={set('key')} placeholder={t('channel.form.keyKeep')}
+                data-testid="channel-key" />
+            )
           ) : (
-            <TextArea label={t('channel.form.key')} help={t('channel.form.keyBatchHelp')} rows={3} value={inputs.key}
-              onChange={set('key')} data-testid="channel-key" />
+            <TextArea label={t('channel.form.key')} help={<span data-testid="channel-key-format">{keyHelp}</span>}
+              rows={inputs.type === CHANNEL_TYPE.VERTEX_AI ? 8 : 3} value={inputs.key} onChange={set('key')} data-testid="channel-key" />
           )}
           {inputs.type === CHANNEL_TYPE.OPENAI && (
             <TextInput label={t('channel.form.organization')} value={inputs.openai_organization} onChange={set('openai_organization')} />

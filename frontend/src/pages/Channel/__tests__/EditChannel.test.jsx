@@ -18,6 +18,13 @@ describe('prepareChannel (spec 000 §5 channel form)', () => {
     expect(prepareChannel({ ...base, models: 'm' }, false, t).error).toBe('Submit failed, please do not submit twice!');
   });
 
+  test('base URL required where the type has no default address', () => {
+    expect(prepareChannel({ ...base, type: 3 }, false, t).error).toBe(
+      'This channel type has no default API address: please fill in the base URL');
+    expect(prepareChannel({ ...base, type: 3, base_url: 'https://az.example.com' }, false, t).error).toBeUndefined();
+    expect(prepareChannel({ ...base, type: 14 }, false, t).error).toBeUndefined();
+  });
+
   test('wire conversion: trailing slash, default other, joined lists, auto_ban 0/1, weight clamp', () => {
     const { channel } = prepareChannel({ ...base, type: 3, base_url: 'https://az.example.com/', models: ['a', 'b'], groups: ['default', 'vip'],
       auto_ban: false, weight: -4 }, false, t);
@@ -51,8 +58,40 @@ test('the type select offers every channel type', async () => {
   const { drawer } = setup();
   await settle();
   const options = within(drawer).getByLabelText('Type').querySelectorAll('option');
-  expect(options).toHaveLength(29);
-  expect(Array.from(options).map((o) => o.value)).toContain('41');
+  expect(options).toHaveLength(35);
+  const values = Array.from(options).map((o) => o.value);
+  expect(values).toEqual(expect.arrayContaining(['41', '20', '27', '42', '43', '45', '48']));
+  expect(within(drawer).getByRole('option', { name: 'xAI' })).toBeInTheDocument();
+  // Types the relay cannot serve yet are shown, disabled, and say so.
+  const baidu = within(drawer).getByRole('option', { name: 'Baidu (not supported yet)' });
+  expect(baidu).toBeDisabled();
+  expect(within(drawer).getByRole('option', { name: 'Anthropic Claude' })).not.toBeDisabled();
+});
+
+test('the key field shows the format of the chosen type', async () => {
+  const { drawer } = setup();
+  await settle();
+  const format = () => within(drawer).getByTestId('channel-key-format').textContent;
+  expect(format()).toBe('The API key; one per line to create several channels at once');
+  await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '33');
+  expect(format()).toBe('AccessKeyId|SecretAccessKey|Region, e.g. AKIA…|wJal…|us-east-1 (one per line)');
+  await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '41');
+  expect(format()).toMatch(/service-account JSON key/);
+  await i18n.changeLanguage('zh');
+  expect(format()).toMatch(/服务账号 JSON 密钥/);
+  await i18n.changeLanguage('en');
+});
+
+test('a type without a default address needs a base URL before submitting', async () => {
+  const { calls, drawer } = setup();
+  await settle();
+  await userEvent.type(within(drawer).getByLabelText('Name'), 'custom');
+  await userEvent.type(within(drawer).getByLabelText('Key'), 'sk-one');
+  await userEvent.click(within(drawer).getByRole('button', { name: 'Fill models of this type' }));
+  await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '8');  // the chosen models stay
+  await submit(drawer);
+  expect(await screen.findByText('This channel type has no default API address: please fill in the base URL')).toBeInTheDocument();
+  expect(callsTo(calls, 'POST', '/api/channel/')).toHaveLength(0);
 });
 
 test('create: messages for missing name/key and models, then the posted channel', async () => {
@@ -168,4 +207,16 @@ test('edit loads the channel, fetches models through the server and PUTs with th
   expect(await screen.findByText('Channel updated!')).toBeInTheDocument();
   expect(callsTo(calls, 'PUT', '/api/channel/')[0].body).toMatchObject({ id: 7, name: 'main', models: 'gpt-4o,o1-mini', group: 'default,vip', priority: 2, weight: 5 });
   expect(drawer).toBeTruthy();
+});
+
+test('an existing channel of a type that cannot be relayed opens with a warning', async () => {
+  setup(7, {
+    '/api/channel/7': ok({ id: 7, name: 'ernie', type: 15, key: '', models: 'ERNIE-4.0-8K', group: 'default', base_url: '',
+      model_mapping: '', status_code_mapping: '', auto_ban: 1, priority: 0, weight: 0, other: '' }),
+  });
+  await waitFor(() => expect(within(screen.getByTestId('channel-drawer')).getByLabelText('Name')).toHaveValue('ernie'));
+  const d = screen.getByTestId('channel-drawer');
+  expect(within(d).getByTestId('channel-unsupported')).toHaveTextContent('cannot be relayed yet');
+  expect(within(d).getByRole('option', { name: 'Baidu (not supported yet)' })).not.toBeDisabled();  // its own type
+  expect(within(d).getByTestId('channel-key-format')).toHaveTextContent('APIKey|SecretKey');
 });
