@@ -39,8 +39,11 @@ async def test_public_pricing_lists_models_of_enabled_channels(anon: ApiClient, 
     entries = by_name(body)
     assert entries["gpt-4o"] == {"model_name": "gpt-4o", "quota_type": 0, "model_ratio": 2.5,
                                  "completion_ratio": 4.0, "model_price": 0.0,
-                                 "enable_groups": ["default", "vip"], "owner_by": ""}
-    assert entries["claude-3-haiku-20240307"]["completion_ratio"] == 5.0
+                                 "enable_groups": ["default", "vip"], "owner_by": "",
+                                 "cache_ratio": 0.5, "cache_creation_ratio": None}
+    claude = entries["claude-3-haiku-20240307"]
+    assert (claude["completion_ratio"], claude["cache_ratio"], claude["cache_creation_ratio"]) == (5.0, 0.1, 1.25)
+    assert entries["dall-e-3"]["cache_ratio"] is None  # per call
     assert entries["dall-e-3"]["quota_type"] == 1 and entries["dall-e-3"]["model_price"] == 0.04
     assert body["group_ratio"] == {"default": 1, "vip": 1, "svip": 1}
     assert body["user_group"] is None and "default" in body["usable_group"]
@@ -51,15 +54,20 @@ async def test_options_override_prices_and_groups(client, root: ApiClient, anon:
     await root.put("/api/option/", {"key": "CompletionRatio", "value": '{"gpt-4o": 1.5}'})
     await root.put("/api/option/", {"key": "ModelPrice", "value": '{"claude-3-haiku-20240307": 0.01}'})
     await root.put("/api/option/", {"key": "GroupRatio", "value": '{"default": 1, "vip": 0.5}'})
+    await root.put("/api/option/", {"key": "CacheRatio", "value": '{"gpt-4o": 0.25}'})
+    bad = await root.put("/api/option/", {"key": "CreateCacheRatio", "value": '{"gpt-4o": -1}'})
+    assert bad["success"] is False  # a negative ratio is refused, nothing changed
 
     async def updated() -> dict | None:
         body = await anon.get("/api/pricing")
         entries = by_name(body)
-        return body if "my-unpriced-model" in entries and entries["gpt-4o"]["model_ratio"] == 2 else None
+        done = "my-unpriced-model" in entries and entries["gpt-4o"]["model_ratio"] == 2
+        return body if done and entries["gpt-4o"]["cache_ratio"] == 0.25 else None
 
     body = await eventually(updated)
     entries = by_name(body)
     assert entries["gpt-4o"]["completion_ratio"] == 1.5
+    assert (entries["gpt-4o"]["cache_ratio"], entries["gpt-4o"]["cache_creation_ratio"]) == (0.25, None)
     assert entries["my-unpriced-model"]["model_ratio"] == 3 and entries["my-unpriced-model"]["enable_groups"] == [
         "default", "vip"]
     claude = entries["claude-3-haiku-20240307"]

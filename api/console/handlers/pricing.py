@@ -34,7 +34,8 @@ def _table(options: OptionsService, key: str, defaults: Mapping[str, float]) -> 
 
 
 def price_entry(model: str, groups: list[str], ratios: dict[str, float], completions: dict[str, float],
-                prices: dict[str, float]) -> dict[str, Any] | None:
+                prices: dict[str, float], cache: Mapping[str, Any] | None = None,
+                cache_write: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
     """One model's entry, or None when it has neither a price nor a ratio (the relay refuses it)."""
     name = pricing.wildcard_name(model)
     price = prices.get(model, prices.get(name))
@@ -53,7 +54,15 @@ def price_entry(model: str, groups: list[str], ratios: dict[str, float], complet
         "model_price": model_price,
         "enable_groups": groups,
         "owner_by": "",
+        # Cached input (CacheRatio / CreateCacheRatio, as the relay applies them); None = billed as prompt.
+        "cache_ratio": _ratio(cache, model, name) if quota_type == 0 else None,
+        "cache_creation_ratio": _ratio(cache_write, model, name) if quota_type == 0 else None,
     }
+
+
+def _ratio(table: Mapping[str, Any] | None, model: str, name: str) -> float | None:
+    value = (table or {}).get(model, (table or {}).get(name))
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
 
 
 async def build_pricing(options: OptionsService) -> list[dict[str, Any]]:
@@ -65,7 +74,8 @@ async def build_pricing(options: OptionsService) -> list[dict[str, Any]]:
     ratios = _table(options, "ModelRatio", pricing.DEFAULT_MODEL_RATIO)
     completions = _table(options, "CompletionRatio", pricing.DEFAULT_COMPLETION_RATIO)
     prices = _table(options, "ModelPrice", pricing.DEFAULT_MODEL_PRICE)
-    entries = (price_entry(m, sorted(g), ratios, completions, prices) for m, g in groups.items())
+    cache, cache_write = options.get_json("CacheRatio") or {}, options.get_json("CreateCacheRatio") or {}
+    entries = (price_entry(m, sorted(g), ratios, completions, prices, cache, cache_write) for m, g in groups.items())
     return sorted((e for e in entries if e is not None),
                   key=lambda e: (not e["model_name"].startswith("gpt"), e["model_name"]))
 

@@ -32,12 +32,24 @@ export default function PriceDetail({ log, other }) {
   const output = modelRatio * completionRatio * 2;
   const prompt = log.prompt_tokens || 0;
   const completion = log.completion_tokens || 0;
-  const total = ((prompt / 1e6) * input + (completion / 1e6) * output) * groupRatio;
+  // Cached input (part of the prompt tokens) at its own ratios, when one applied.
+  const read = other.cache_ratio != null ? other.cache_tokens || 0 : 0;
+  const write = other.cache_creation_ratio != null ? other.cache_creation_tokens || 0 : 0;
+  const promptUnits = Math.max(0, prompt - read - write) + read * (other.cache_ratio ?? 0) + write * (other.cache_creation_ratio ?? 0);
+  const total = ((promptUnits / 1e6) * input + (completion / 1e6) * output) * groupRatio;
   return (
     <div className="is-size-7" data-testid="price-breakdown">
       <p>{t('log.price.ratios', { model: num(modelRatio), completion: num(completionRatio), group: num(groupRatio) })}</p>
       <p>{t('log.price.input', { price: usd(input), group: num(groupRatio), total: usd(input * groupRatio) })}</p>
       <p>{t('log.price.output', { price: usd(output), group: num(groupRatio), total: usd(output * groupRatio) })}</p>
+      {read > 0 && (
+        <p data-testid="price-cache-read">{t('log.price.cacheRead', { tokens: read, ratio: num(other.cache_ratio), price: usd(input * other.cache_ratio) })}</p>
+      )}
+      {write > 0 && (
+        <p data-testid="price-cache-write">
+          {t('log.price.cacheWrite', { tokens: write, ratio: num(other.cache_creation_ratio), price: usd(input * other.cache_creation_ratio) })}
+        </p>
+      )}
       <p>{t('log.price.sum', { prompt, input: usd(input), completion, output: usd(output), group: num(groupRatio), total: usd(total) })}</p>
     </div>
   );

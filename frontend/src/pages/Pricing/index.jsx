@@ -40,6 +40,14 @@ function Price({ model, ratio }) {
     <div className="is-size-7">
       <p>{t('pricing.promptPrice', { price: money(prompt) })}</p>
       <p>{t('pricing.completionPrice', { price: money(completion) })}</p>
+      {model.cache_ratio != null && (
+        <p data-testid="pricing-cache-read">{t('pricing.cacheReadPrice', { price: money(model.model_ratio * model.cache_ratio * 2 * ratio) })}</p>
+      )}
+      {model.cache_creation_ratio != null && (
+        <p data-testid="pricing-cache-write">
+          {t('pricing.cacheWritePrice', { price: money(model.model_ratio * model.cache_creation_ratio * 2 * ratio) })}
+        </p>
+      )}
     </div>
   );
 }
@@ -150,6 +158,8 @@ export default function PricingPage() {
                       <>
                         <p>{t('pricing.modelRatio', { ratio: m.model_ratio })}</p>
                         <p>{t('pricing.completionRatio', { ratio: m.completion_ratio })}</p>
+                        {m.cache_ratio != null && <p>{t('pricing.cacheRatio', { ratio: m.cache_ratio })}</p>}
+                        {m.cache_creation_ratio != null && <p>{t('pricing.cacheWriteRatio', { ratio: m.cache_creation_ratio })}</p>}
                         <p>{t('pricing.groupRatio', { ratio })}</p>
                       </>
                     )}

@@ -29,7 +29,8 @@ export const OPERATION_CARDS = {
     sw('AutomaticDisableChannelEnabled'), sw('AutomaticEnableChannelEnabled')],
   quota: [num('QuotaForNewUser', 0), num('PreConsumedQuota', 0), num('QuotaForInviter', 0), num('QuotaForInvitee', 0)],
   chats: [{ ...json('Chats'), help: 'option.help.Chats' }],
-  ratio: [json('ModelPrice'), json('ModelRatio'), json('CompletionRatio'), json('GroupRatio'), json('UserUsableGroups')],
+  ratio: [json('ModelPrice'), json('ModelRatio'), json('CompletionRatio'), { ...json('CacheRatio'), help: 'option.help.CacheRatio' },
+    { ...json('CreateCacheRatio'), help: 'option.help.CreateCacheRatio' }, json('GroupRatio'), json('UserUsableGroups')],
 };
 
 const monthAgo = () => {
