@@ -23,7 +23,7 @@ import signal
 import sys
 import time
 
-from bench.gateway import Gateway, GatewayConfig, postgres_available
+from bench.gateway import CLAUDE_MODEL, CLAUDE_SLOW_MODEL, Gateway, GatewayConfig, postgres_available
 from bench.mock_upstream import CHUNKS
 from bench.procs import PYTHON, ROOT, Procs, free_port, wait_http
 from bench.runner import Leg, Options, Runner
@@ -116,6 +116,8 @@ async def start_all(o: Options, procs: Procs, sampler: Sampler, started: Started
     await books.open()
     legs.append(Leg("gateway", "gateway", gw.url, gw.url, gw.tree, token=gw.token, slow_model="gpt-4o",
                     settle=books.wait_settled))
+    legs.append(Leg("claude", "gateway (Claude channel)", gw.url, gw.url, gw.tree, token=gw.token,
+                    model=CLAUDE_MODEL, slow_model=CLAUDE_SLOW_MODEL, settle=books.wait_settled))
     if o.litellm:
         from bench.litellm_leg import LiteLLM
 

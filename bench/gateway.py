@@ -10,6 +10,7 @@ a user with quota, and a limited key of that user. Billing and consume logs stay
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import secrets
 import shutil
@@ -28,6 +29,11 @@ USER_QUOTA = 10**13
 TOKEN_QUOTA = 10**12
 FAST_MODEL = "gpt-4o-mini"
 SLOW_MODEL = "gpt-4o"
+# The Claude-channel leg: the same client requests, answered by a Claude channel (the gateway converts
+# both ways); its models are priced like the OpenAI ones so the billing work is identical.
+CLAUDE_MODEL = "claude-bench"
+CLAUDE_SLOW_MODEL = "claude-bench-slow"
+PRICED_LIKE = {CLAUDE_MODEL: FAST_MODEL, CLAUDE_SLOW_MODEL: SLOW_MODEL}
 LIMITS = {  # on, but far above anything the bench sends
     **{f"RateLimit{who}RPM": "100000000" for who in ("User", "Token", "Group")},
     **{f"RateLimit{who}TPM": "100000000000" for who in ("User", "Token", "Group")},
@@ -185,10 +191,20 @@ class Gateway:
         await root.login("root", "123456")
         for key, value in LIMITS.items():
             await root.call("PUT", "/api/option/", {"key": key, "value": value})
-        for name, model, base_url in (("bench-mock", FAST_MODEL, self.mock_url),
-                                      ("bench-mock-slow", SLOW_MODEL, self.mock_url + "/slow")):
+        from api.services import pricing
+
+        ratios = {**pricing.DEFAULT_MODEL_RATIO, **{m: pricing.DEFAULT_MODEL_RATIO[o] for m, o in PRICED_LIKE.items()}}
+        completions = {**pricing.DEFAULT_COMPLETION_RATIO,
+                       **{m: pricing.completion_ratio_for(o) for m, o in PRICED_LIKE.items()}}
+        await root.call("PUT", "/api/option/", {"key": "ModelRatio", "value": json.dumps(ratios)})
+        await root.call("PUT", "/api/option/", {"key": "CompletionRatio", "value": json.dumps(completions)})
+        for name, kind, model, base_url in (
+                ("bench-mock", 1, FAST_MODEL, self.mock_url),
+                ("bench-mock-slow", 1, SLOW_MODEL, self.mock_url + "/slow"),
+                ("bench-claude", 14, CLAUDE_MODEL, self.mock_url),
+                ("bench-claude-slow", 14, CLAUDE_SLOW_MODEL, self.mock_url + "/slow")):
             body = await root.call("POST", "/api/channel/", {
-                "name": name, "type": 1, "key": "sk-bench-upstream", "base_url": base_url, "models": model,
+                "name": name, "type": kind, "key": "sk-bench-upstream", "base_url": base_url, "models": model,
                 "group": "default", "status": 1})
             self.channel_ids.append(body["data"][0]["id"])
         user = await root.call("POST", "/api/user/", {"username": "bench", "password": "bench-password-1",

@@ -7,6 +7,10 @@ POST /v1/chat/completions
 POST /slow/v1/chat/completions
   the same, with SLOW_CHUNKS chunks SLOW_INTERVAL_MS apart: the long-lived streams of the
   concurrent-streams leg (routed there through its own model name, see bench.gateway).
+POST /v1/messages, /slow/v1/messages
+  the same answers in Anthropic's Messages format (JSON, or its SSE events: message_start,
+  content_block_start, N content_block_delta, content_block_stop, message_delta with the usage,
+  message_stop): what a Claude channel of the gateway converts to and from.
 GET /_stats   counters (requests, streams, chunks sent, usage chunks) for the smoke checks.
 GET /v1/models, GET /health
 
@@ -58,6 +62,66 @@ def stream_frames(model: str) -> tuple[bytes, bytes, bytes, bytes]:
     content = frame([{"index": 0, "delta": {"content": CONTENT}, "finish_reason": None}])
     finish = frame([{"index": 0, "delta": {}, "finish_reason": "stop"}])
     return role, content, finish, frame([], USAGE)
+
+
+def claude_body(model: str) -> bytes:
+    return orjson.dumps({
+        "id": "msg_bench", "type": "message", "role": "assistant", "model": model,
+        "content": [{"type": "text", "text": CONTENT * CHUNKS}], "stop_reason": "end_turn", "stop_sequence": None,
+        "usage": {"input_tokens": PROMPT_TOKENS, "output_tokens": COMPLETION_TOKENS},
+    })
+
+
+def claude_frames(model: str) -> tuple[bytes, bytes, bytes]:
+    """(message_start + content_block_start, one text delta, content_block_stop + message_delta + message_stop)."""
+    def event(name: str, data: dict) -> bytes:
+        return b"event: " + name.encode() + b"\ndata: " + orjson.dumps({"type": name, **data}) + b"\n\n"
+
+    start = event("message_start", {"message": {
+        "id": "msg_bench", "type": "message", "role": "assistant", "model": model, "content": [],
+        "stop_reason": None, "usage": {"input_tokens": PROMPT_TOKENS, "output_tokens": 1}}})
+    start += event("content_block_start", {"index": 0, "content_block": {"type": "text", "text": ""}})
+    delta = event("content_block_delta", {"index": 0, "delta": {"type": "text_delta", "text": CONTENT}})
+    end = event("content_block_stop", {"index": 0})
+    end += event("message_delta", {"delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                                   "usage": {"output_tokens": COMPLETION_TOKENS}})
+    end += event("message_stop", {})
+    return start, delta, end
+
+
+async def messages(request: web.Request) -> web.StreamResponse:
+    app = request.app
+    stats = app[STATS]
+    stats["requests"] += 1
+    body = orjson.loads(await request.read())
+    model = str(body.get("model", ""))
+    cache = app[CACHE]
+    entry = cache.get(("claude", model))
+    if entry is None:
+        entry = cache[("claude", model)] = (claude_body(model), claude_frames(model))
+    whole, (start, delta, end) = entry
+    if not body.get("stream"):
+        return web.Response(body=whole, content_type="application/json")
+    slow = request.path.startswith("/slow/")
+    config = app[CONFIG]
+    chunks = config["slow_chunks"] if slow else config["chunks_per_stream"]
+    interval = config["slow_interval"] if slow else 0.0
+    stats["streams"] += 1
+    resp = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
+    try:
+        await resp.prepare(request)
+        await resp.write(start)
+        for _ in range(chunks):
+            if interval:
+                await asyncio.sleep(interval)
+            await resp.write(delta)
+            stats["chunks"] += 1
+        await resp.write(end)
+        stats["usage_chunks"] += 1  # Claude's message_delta always carries the usage
+        await resp.write_eof()
+    except ConnectionResetError:
+        stats["client_gone"] += 1
+    return resp
 
 
 def _cached(app: web.Application, model: str) -> tuple[bytes, tuple[bytes, bytes, bytes, bytes]]:
@@ -124,6 +188,8 @@ def create_app(chunks: int = CHUNKS, slow_chunks: int = SLOW_CHUNKS,
     app[CACHE] = {}
     app.router.add_post("/v1/chat/completions", chat)
     app.router.add_post("/slow/v1/chat/completions", chat)
+    app.router.add_post("/v1/messages", messages)
+    app.router.add_post("/slow/v1/messages", messages)
     app.router.add_get("/_stats", stats)
     app.router.add_get("/v1/models", models)
     app.router.add_get("/slow/v1/models", models)

@@ -54,6 +54,7 @@ class Leg:
     tree: Tree
     token: str = ""
     slow_model: str = FAST_MODEL
+    model: str = FAST_MODEL  # what the fast scenarios ask for
     settle: Callable[[], Awaitable[object]] | None = None
     metrics: dict[str, list[float]] = field(default_factory=dict)
     errors: dict[str, int] = field(default_factory=dict)
@@ -124,7 +125,7 @@ class Runner:
     async def loadgen(self, mode: str, leg: Leg, *, stream: bool = False, slow: bool = False, usage: bool = True,
                       timeout: float = 300.0, **kw: object) -> dict:
         args = [PYTHON, "-m", "bench.loadgen", mode, "--url", leg.slow_url if slow else leg.url,
-                "--model", leg.slow_model if slow else FAST_MODEL,
+                "--model", leg.slow_model if slow else leg.model,
                 "--expect-chunks", str(SLOW_CHUNKS if slow else self.o.chunks)]
         if leg.token:
             args += ["--token", leg.token]
@@ -141,7 +142,7 @@ class Runner:
             res = await self.loadgen("closed", leg, stream=stream, concurrency=concurrency, duration=duration)
             return {"ok": res["ok"], "errors": res["errors"], "rps": res["rps"], "chunks": res["chunks"],
                     "seconds": res["duration"], "p50": res["latency"]["p50"], "p99": res["latency"]["p99"]}
-        env = {**os.environ, "BENCH_BODY": payload(FAST_MODEL, stream, stream).decode(), "BENCH_TOKEN": leg.token,
+        env = {**os.environ, "BENCH_BODY": payload(leg.model, stream, stream).decode(), "BENCH_TOKEN": leg.token,
                "BENCH_EXPECT": str(self.o.chunks), "BENCH_STREAM": "1" if stream else "0"}
         out = json.loads(await self._exec(
             [self.wrk, "-t1", f"-c{concurrency}", f"-d{duration:g}s", "--timeout", "10s", "-s", str(LUA), leg.url],
