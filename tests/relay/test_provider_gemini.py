@@ -233,3 +233,16 @@ async def test_embeddings_and_the_channel_test(gateway, gemini, root: ApiClient)
     body = await root.get(f"/api/channel/test/{channel.id}?model=gemini-2.0-flash")
     assert body["success"], body
     assert fake.seen[-1]["action"] == "generateContent"
+
+
+def test_api_version_per_channel_or_per_model() -> None:
+    from api.relay.base import RelayMeta
+    from api.relay.providers.gemini import GeminiAdaptor
+
+    def version(other: str, model: str = "gemini-1.0-pro") -> str:
+        return GeminiAdaptor(RelayMeta(1, int(ChannelType.GEMINI), "k", other=other, requested_model=model)).version
+
+    assert version("") == "v1beta" and version("v1") == "v1"
+    table = '{"default": "v1alpha", "gemini-1.0-pro": "v1"}'
+    assert version(table) == "v1" and version(table, "gemini-2.5-pro") == "v1alpha"
+    assert version("{not json") == "v1beta" and version('{"gemini-1.0-pro": "../x"}') == "v1beta"

@@ -1,6 +1,6 @@
 """Google Gemini (type 24): `{base}/{version}/models/{model}:generateContent`, or
 `:streamGenerateContent?alt=sse`, with the key in `x-goog-api-key` (never in the URL). The API
-version is the channel's `other` when it names one (`v1`, `v1beta`), else `v1beta`. Embeddings go
+version comes from the channel's `other` (one version, or a JSON table per model), else `v1beta`. Embeddings go
 through `:batchEmbedContents`. Image URLs in prompts are fetched by the gateway and inlined
 (`prepare`, under api/relay/media.py's policy)."""
 from __future__ import annotations
@@ -9,6 +9,8 @@ import base64
 import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
+
+import orjson
 
 from api.relay.base import (
     Adaptor,
@@ -52,8 +54,21 @@ class GeminiAdaptor(EmbeddingsMixin, Adaptor):
 
     @property
     def version(self) -> str:
+        """`other`: one version for every model (`v1`), or per model as JSON
+        (`{"default": "v1beta", "gemini-1.0-pro": "v1"}`); else v1beta."""
         other = self.meta.other.strip()
-        return other if _VERSION.match(other) else DEFAULT_VERSION
+        if _VERSION.match(other):
+            return other
+        if other.startswith("{"):
+            try:
+                table = orjson.loads(other)
+            except orjson.JSONDecodeError:
+                table = {}
+            for name in (self.meta.model, self.meta.requested_model, "default"):
+                value = table.get(name) if isinstance(table, dict) else None
+                if isinstance(value, str) and _VERSION.match(value):
+                    return value
+        return DEFAULT_VERSION
 
     def request_url(self, mode: RelayMode | None = None) -> str:
         base = f"{self.base_url}/{self.version}/models/{self.meta.model}"
