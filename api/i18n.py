@@ -211,7 +211,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "channel_test_success": (
         "Channel {name} tested successfully in {time} s", "通道 {name} 测试成功，耗时 {time} 秒。"),
     "channel_test_unsupported": (
-        "Testing is not supported for this channel type ({type})", "该渠道类型（{type}）不支持测试"),
+        "Testing is not supported for this channel type: {type}", "该渠道类型不支持测试：{type}"),
     "channel_test_busy": (
         "A test of this channel is already running", "该渠道的测试已在运行中"),
     "channel_test_all_running": ("A test of all channels is already running", "测试已在运行中"),

@@ -63,6 +63,7 @@ async def relay_ctx(app: web.Application) -> AsyncIterator[None]:
         await asyncio.gather(*state.background, return_exceptions=True)
     await sender.stop()
     await index.close()
+    await state.credentials.close()  # refreshes in flight (the cached credentials stay for the process)
 
 
 # -- errors and CORS --------------------------------------------------------------------------------

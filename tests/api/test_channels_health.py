@@ -98,7 +98,7 @@ async def test_unreachable_and_broken_providers(root: ApiClient, provider) -> No
 async def test_test_refusals(client, root: ApiClient, provider) -> None:
     mj = await make_channel(provider, type=int(ChannelType.MIDJOURNEY))
     body = await root.get(f"/api/channel/test/{mj.id}")
-    assert body["message"] == "Testing is not supported for this channel type (2)"
+    assert body["message"] == "Testing is not supported for this channel type: Midjourney Proxy (2)"
     assert (await root.get("/api/channel/test/999999"))["message"] == "Channel not found, refresh the page"
     # Single flight per channel: a test of the same channel running elsewhere.
     channel = await make_channel(provider)

@@ -7,6 +7,7 @@ from api import keys
 from api.console.auth import admin_required, user_required
 from api.errors import ApiError
 from api.i18n import language, translate
+from api.relay.registry import type_label
 from api.response import json_body, ok, read_json
 from api.services import channel_monitor as health
 from api.services import channels as service
@@ -155,7 +156,7 @@ async def test_channel(request: web.Request) -> web.Response:
     Like the reference, a manual test of one channel never changes its status."""
     channel = await service.get_channel(_channel_id(request))
     if not health.is_testable(channel):
-        raise ApiError("channel_test_unsupported", type=channel.type)
+        raise ApiError("channel_test_unsupported", type=type_label(channel.type))
     deps = _deps(request)
     timeout = health.test_timeout(deps.options)
     lock = health.lock_key(deps.store, "channel_test", channel.id)
