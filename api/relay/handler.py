@@ -490,13 +490,14 @@ async def attempt(job: Job, channel: ChannelInfo) -> Outcome:
     settings = state.settings if state.settings is not None else job.request.config_dict[keys.SETTINGS]
     adaptor = new_adaptor(job, channel)
     http = state.http if state.http is not None else job.request.config_dict[keys.HTTP]
-    ctx = UpstreamContext(http, state.credentials, job.options.get_bool("MediaFetchPrivateEnabled"))
+    ctx = UpstreamContext(http, state.credentials)
     payload: dict[str, Any] | aiohttp.FormData
     if job.form is not None:
         payload = upstream_form(adaptor, job.form)
     else:
         payload = upstream_body(adaptor, job)
         if adaptor.prepares:
+            ctx.allow_private_urls = job.options.get_bool("MediaFetchPrivateEnabled")
             await adaptor.prepare(payload, ctx)
     upstream = adaptor.build_request(job.mode, payload)
     await adaptor.authorize(upstream, ctx)
