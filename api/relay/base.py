@@ -183,6 +183,21 @@ class StreamState:
         return TokenUsage(prompt_tokens, self.counter.total())
 
 
+ANSWER_NOT_OBJECT = "the upstream answer is not a JSON object"
+EVENT_NOT_OBJECT = "malformed upstream stream event"
+
+
+def json_object(raw: bytes, message: str = ANSWER_NOT_OBJECT) -> dict[str, Any]:
+    """The JSON object in an upstream answer or stream event; a 502 `bad_response_body` otherwise."""
+    try:
+        data = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        data = None
+    if not isinstance(data, dict):
+        raise RelayError(502, message, "upstream_error", "bad_response_body")
+    return data
+
+
 def openai_error(status: int, body: bytes) -> RelayError:
     """An upstream error answer in (or close to) OpenAI's shape → RelayError with the same fields."""
     fallback = f"bad response status code {status}"
@@ -292,13 +307,7 @@ class Adaptor(ABC):
 
     def decode_body(self, raw: bytes) -> dict[str, Any]:
         """A complete answer's bytes → the JSON object `convert_response` takes."""
-        try:
-            data = orjson.loads(raw)
-        except orjson.JSONDecodeError:
-            data = None
-        if not isinstance(data, dict):
-            raise RelayError(502, "the upstream answer is not a JSON object", "upstream_error", "bad_response_body")
-        return data
+        return json_object(raw)
 
     @abstractmethod
     def convert_request(self, req: Mapping[str, Any]) -> dict[str, Any]:

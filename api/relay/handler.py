@@ -39,6 +39,7 @@ from api.relay.base import (
     TokenUsage,
     UpstreamContext,
     client_wants_usage,
+    json_object,
 )
 from api.relay.errors import RelayError, should_retry_error
 from api.relay.registry import build_adaptor, type_label
@@ -539,16 +540,6 @@ def upstream_form(adaptor: Adaptor, form: Form) -> aiohttp.FormData:
     return data
 
 
-def _json(raw: bytes) -> dict[str, Any]:
-    try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        data = None
-    if not isinstance(data, dict):
-        raise RelayError(502, "the upstream answer is not a JSON object", "upstream_error", "bad_response_body")
-    return data
-
-
 def answer(job: Job, adaptor: Adaptor, resp: client.Answer, raw: bytes) -> Outcome:
     """A complete (non-streamed) upstream answer → the client's answer, usage and exact quota."""
     mode, price, options = job.mode, job.price, job.options
@@ -563,7 +554,7 @@ def answer(job: Job, adaptor: Adaptor, resp: client.Answer, raw: bytes) -> Outco
         return Outcome(response, usage, pricing.speech_quota(price, text, quota_per_unit=per_unit))
     if mode in MULTIPART:
         if resp.content_type == "application/json":
-            data = _json(raw)
+            data = json_object(raw)
             text = data.get("text") if isinstance(data.get("text"), str) else ""
         else:
             text = raw.decode("utf-8", "replace")

@@ -6,9 +6,8 @@ from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
-import orjson
-
 from api.relay.base import (
+    EVENT_NOT_OBJECT,
     STREAM_OPTIONS_CHANNEL_TYPES,
     Adaptor,
     AudioMixin,
@@ -23,8 +22,8 @@ from api.relay.base import (
     StreamState,
     TokenUsage,
     balance_number,
+    json_object,
 )
-from api.relay.errors import RelayError
 from api.relay.sse import SSEEvent
 from models.enums import ChannelType
 
@@ -108,12 +107,7 @@ class OpenAIAdaptor(CompletionsMixin, EmbeddingsMixin, ModerationsMixin, ImagesM
         if ev.is_done:
             state.done = True
             return []
-        try:
-            chunk = orjson.loads(ev.data)
-        except orjson.JSONDecodeError:
-            raise RelayError(502, "malformed upstream stream event", "upstream_error", "bad_response_body") from None
-        if not isinstance(chunk, dict):
-            raise RelayError(502, "malformed upstream stream event", "upstream_error", "bad_response_body")
+        chunk = json_object(ev.data, EVENT_NOT_OBJECT)
         if "error" in chunk and not chunk.get("choices"):
             raise self.convert_error(500, ev.data)
         usage = chunk.get("usage")

@@ -14,10 +14,7 @@ from __future__ import annotations
 import time
 from typing import Any
 
-import orjson
-
-from api.relay.base import StreamChunk, StreamState
-from api.relay.errors import RelayError
+from api.relay.base import EVENT_NOT_OBJECT, StreamChunk, StreamState, json_object
 from api.relay.providers.claude.convert import STOP_REASONS, stream_error, usage_of
 
 
@@ -34,12 +31,7 @@ class ClaudeStream:
                 "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
 
     def convert(self, name: str | None, data: bytes, state: StreamState) -> list[StreamChunk]:
-        try:
-            event = orjson.loads(data)
-        except orjson.JSONDecodeError:
-            raise RelayError(502, "malformed upstream stream event", "upstream_error", "bad_response_body") from None
-        if not isinstance(event, dict):
-            raise RelayError(502, "malformed upstream stream event", "upstream_error", "bad_response_body")
+        event = json_object(data, EVENT_NOT_OBJECT)
         kind = event.get("type") or name
         if kind == "message_start":
             message = event.get("message") or {}

@@ -8,9 +8,8 @@ from typing import Any
 
 import orjson
 
-from api.relay.base import StreamChunk, StreamState
+from api.relay.base import EVENT_NOT_OBJECT, StreamChunk, StreamState, json_object
 from api.relay.decoders import END_OF_BODY
-from api.relay.errors import RelayError
 from api.relay.providers.gemini.convert import call_id, convert_error, finish_reason, usage_of
 from api.relay.sse import SSEEvent
 
@@ -28,12 +27,7 @@ class GeminiStream:
         if ev.event == END_OF_BODY:
             state.done = self.finished
             return []
-        try:
-            data = orjson.loads(ev.data)
-        except orjson.JSONDecodeError:
-            raise RelayError(502, "malformed upstream stream event", "upstream_error", "bad_response_body") from None
-        if not isinstance(data, dict):
-            raise RelayError(502, "malformed upstream stream event", "upstream_error", "bad_response_body")
+        data = json_object(ev.data, EVENT_NOT_OBJECT)
         if "error" in data:
             raise convert_error(int((data["error"] or {}).get("code") or 500), ev.data)
         self.id = f"chatcmpl-{data.get('responseId', '')}"
