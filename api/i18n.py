@@ -172,6 +172,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "channel_type_unsupported": (
         "Channel type {type} cannot be relayed yet (its provider format is not supported); choose another type",
         "渠道类型 {type} 暂不支持转发（尚未支持该服务商的接口格式），请选择其他类型"),
+    "channel_cloudflare_account_required": (
+        "A Cloudflare channel needs its account ID (letters and digits) in the account ID field",
+        "Cloudflare 渠道需要在 Account ID 字段填写账户 ID（字母和数字）"),
     "channel_base_url_required": (
         "Channel type {type} has no default API address: fill in the base URL",
         "渠道类型 {type} 没有默认的接口地址，请填写代理地址（Base URL）"),

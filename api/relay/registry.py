@@ -22,8 +22,10 @@ from api.relay.providers.compatible import (
     AIGC2DAdaptor,
     AIProxyAdaptor,
     API2GPTAdaptor,
+    CloudflareAdaptor,
     DeepSeekAdaptor,
     FastGPTAdaptor,
+    JinaAdaptor,
     LingYiWanWuAdaptor,
     MiniMaxAdaptor,
     MistralAdaptor,
@@ -40,6 +42,7 @@ from api.relay.providers.ollama import OllamaAdaptor
 from api.relay.providers.openai import OpenAIAdaptor
 from api.relay.providers.palm import PaLMAdaptor
 from api.relay.providers.vertex import VertexAdaptor
+from api.relay.providers.zhipu import ZhipuV4Adaptor
 from api.relay.sse import SSEEvent
 from models.enums import CHANNEL_TYPE_LABELS, ChannelType
 
@@ -85,7 +88,7 @@ ADAPTORS: dict[ChannelType, type[Adaptor]] = {
     ChannelType.TENCENT: UnsupportedAdaptor,
     ChannelType.GEMINI: GeminiAdaptor,
     ChannelType.MOONSHOT: MoonshotAdaptor,
-    ChannelType.ZHIPU_V4: UnsupportedAdaptor,
+    ChannelType.ZHIPU_V4: ZhipuV4Adaptor,
     ChannelType.PERPLEXITY: PerplexityAdaptor,
     ChannelType.LINGYIWANWU: LingYiWanWuAdaptor,
     ChannelType.AWS: BedrockAdaptor,
@@ -93,8 +96,8 @@ ADAPTORS: dict[ChannelType, type[Adaptor]] = {
     ChannelType.MINIMAX: MiniMaxAdaptor,
     ChannelType.SUNO: UnsupportedAdaptor,  # task protocol
     ChannelType.DIFY: UnsupportedAdaptor,
-    ChannelType.JINA: UnsupportedAdaptor,
-    ChannelType.CLOUDFLARE: UnsupportedAdaptor,
+    ChannelType.JINA: JinaAdaptor,
+    ChannelType.CLOUDFLARE: CloudflareAdaptor,
     ChannelType.SILICONFLOW: SiliconFlowAdaptor,
     ChannelType.VERTEX_AI: VertexAdaptor,
     ChannelType.MISTRAL: MistralAdaptor,

@@ -6,6 +6,7 @@ it at once. Keys never leave this module except towards an adaptor: callers get 
 """
 from __future__ import annotations
 
+import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ MIN_PRIORITY = -999
 DEFAULT_GROUP = "default"
 AZURE_DEFAULT_OTHER = "2023-06-01-preview"
 SPARK_DEFAULT_OTHER = "v2.1"
+CLOUDFLARE_ACCOUNT = re.compile(r"^[A-Za-z0-9]{1,64}$")
 
 # Channel types of the reference that our enum does not name but that are plain OpenAI-compatible
 # providers with a balance endpoint (reference §2.7, §8).
@@ -277,6 +279,8 @@ def apply_type_defaults(fields: dict[str, Any]) -> None:
         fields["other"] = AZURE_DEFAULT_OTHER
     elif channel_type == ChannelType.XUNFEI and not other:
         fields["other"] = SPARK_DEFAULT_OTHER
+    elif channel_type == ChannelType.CLOUDFLARE and not CLOUDFLARE_ACCOUNT.match(other):
+        raise ApiError("channel_cloudflare_account_required")
     elif channel_type == ChannelType.VERTEX_AI:
         region = json_object(other) if other else None
         if not region or not isinstance(region.get("default"), str) or not region["default"]:

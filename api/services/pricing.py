@@ -82,6 +82,8 @@ DEFAULT_MODEL_RATIO: dict[str, float] = {
     "yi-34b-chat-0205": 0.18, "yi-34b-chat-200k": 0.864, "yi-vl-plus": 0.432,
     "abab6.5-chat": _rmb(30), "abab6.5s-chat": _rmb(1), "abab6.5g-chat": _rmb(5), "MiniMax-Text-01": _rmb(1),
     "glm-4": _rmb(100), "glm-4v": _rmb(50), "glm-4-plus": _rmb(50), "glm-4-air": _rmb(0.5), "glm-3-turbo": 0.3572,
+    "glm-4-flash": _rmb(0.1), "glm-4-long": _rmb(1), "glm-4v-plus": _rmb(4), "glm-4v-flash": _rmb(0.1),
+    "embedding-3": _rmb(0.5), "cogview-3-plus": _rmb(0.1),
     "ERNIE-4.0-8K": _rmb(120), "ERNIE-3.5-8K": _rmb(12),
     "SparkDesk-v3.5": 1.2858, "SparkDesk-v4.0": 1.2858, "hunyuan": 7.143,
     "360GPT_S2_V9": 0.8572, "embedding-bert-512-v1": 0.0715, "embedding_s1_v1": 0.0715,
@@ -90,7 +92,12 @@ DEFAULT_MODEL_RATIO: dict[str, float] = {
     "doubao-1-5-vision-pro-32k-250115": _rmb(3), "deepseek-r1-250120": _rmb(4), "deepseek-v3-250324": _rmb(2),
     "doubao-embedding-text-240715": _rmb(0.7),
     # Rerank / embeddings providers
-    "jina-reranker-v2-base-multilingual": 0.01, "jina-embeddings-v3": 0.01,
+    "jina-reranker-v2-base-multilingual": 0.01, "jina-embeddings-v3": 0.01, "jina-clip-v2": 0.01,
+    "jina-colbert-v2": 0.01,
+    # Cloudflare Workers AI (per million tokens, as Cloudflare lists them in USD)
+    "@cf/meta/llama-3.1-8b-instruct": 0.1415, "@cf/meta/llama-3.3-70b-instruct-fp8-fast": 0.1465,
+    "@cf/qwen/qwen1.5-14b-chat-awq": 0.1, "@cf/mistral/mistral-7b-instruct-v0.1": 0.055,
+    "@cf/baai/bge-base-en-v1.5": 0.0335, "@cf/baai/bge-m3": 0.006,
 }  # fmt: skip
 
 DEFAULT_COMPLETION_RATIO: dict[str, float] = {

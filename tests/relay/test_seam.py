@@ -53,6 +53,8 @@ OPENAI_COMPATIBLE = {
     ChannelType.OPENROUTER, ChannelType.FASTGPT, ChannelType.MOONSHOT, ChannelType.PERPLEXITY,
     ChannelType.LINGYIWANWU, ChannelType.MINIMAX, ChannelType.SILICONFLOW, ChannelType.MISTRAL,
     ChannelType.DEEPSEEK, ChannelType.VOLCENGINE, ChannelType.XAI,
+    # OpenAI's format at the provider's own paths, with its own auth (Zhipu's JWT) or account (Cloudflare)
+    ChannelType.ZHIPU_V4, ChannelType.JINA, ChannelType.CLOUDFLARE,
 }
 TASK_TYPES = {ChannelType.MIDJOURNEY, ChannelType.MIDJOURNEY_PLUS, ChannelType.SUNO}
 

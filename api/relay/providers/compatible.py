@@ -156,3 +156,38 @@ class XAIAdaptor(OpenAIAdaptor):
 
     def supports(self, mode: RelayMode) -> bool:
         return mode in (RelayMode.CHAT, RelayMode.COMPLETIONS, RelayMode.EMBEDDINGS, RelayMode.IMAGES)
+
+
+JINA_PATHS: Mapping[RelayMode, str] = {RelayMode.EMBEDDINGS: "/v1/embeddings", RelayMode.RERANK: "/v1/rerank"}
+
+
+class JinaAdaptor(RerankMixin, OpenAIAdaptor):
+    """Jina (type 38): embeddings (OpenAI's format) and rerank (`results` with `relevance_score`)."""
+
+    channel_type: ClassVar[ChannelType] = ChannelType.JINA
+    default_base_url: ClassVar[str] = "https://api.jina.ai"
+    paths: ClassVar[Mapping[RelayMode, str]] = JINA_PATHS
+    models: ClassVar[tuple[str, ...]] = ("jina-embeddings-v3", "jina-clip-v2", "jina-reranker-v2-base-multilingual",
+                                         "jina-colbert-v2")
+
+    def supports(self, mode: RelayMode) -> bool:
+        return mode in JINA_PATHS
+
+
+class CloudflareAdaptor(OpenAIAdaptor):
+    """Cloudflare Workers AI (type 39): OpenAI's format at
+    `/client/v4/accounts/{account id}/ai/v1/…`; the account id is the channel's `other`."""
+
+    channel_type: ClassVar[ChannelType] = ChannelType.CLOUDFLARE
+    default_base_url: ClassVar[str] = "https://api.cloudflare.com"
+    models: ClassVar[tuple[str, ...]] = (
+        "@cf/meta/llama-3.1-8b-instruct", "@cf/meta/llama-3.3-70b-instruct-fp8-fast", "@cf/qwen/qwen1.5-14b-chat-awq",
+        "@cf/mistral/mistral-7b-instruct-v0.1", "@cf/baai/bge-base-en-v1.5", "@cf/baai/bge-m3",
+    )
+
+    def supports(self, mode: RelayMode) -> bool:
+        return mode in (RelayMode.CHAT, RelayMode.EMBEDDINGS)
+
+    def request_url(self, mode: RelayMode | None = None) -> str:
+        task = "embeddings" if (mode or self.meta.mode) == RelayMode.EMBEDDINGS else "chat/completions"
+        return f"{self.base_url}/client/v4/accounts/{self.meta.other.strip()}/ai/v1/{task}"

@@ -4,7 +4,7 @@ export const CHANNEL_TYPES = [1, 2, 3, 4, 5, 8, 11, 14, 15, 16, 17, 18, 19, 20, 
 
 // Types the relay cannot serve yet (their provider format is not written): offered disabled; the
 // server refuses to create them (api/relay/registry.py maps them to UnsupportedAdaptor).
-export const UNSUPPORTED_TYPES = [15, 16, 17, 18, 21, 23, 26, 34, 37, 38, 39];
+export const UNSUPPORTED_TYPES = [15, 16, 17, 18, 21, 23, 34, 37];
 
 // Types with no default API address: the base URL is required (the server checks it too).
 export const BASE_URL_REQUIRED = [2, 3, 5, 8, 36];
