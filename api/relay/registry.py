@@ -136,6 +136,7 @@ DEFAULT_BASE_URLS: Mapping[int, str] = {
     ChannelType.JINA: "https://api.jina.ai",
     ChannelType.CLOUDFLARE: "https://api.cloudflare.com",
     ChannelType.SILICONFLOW: "https://api.siliconflow.cn",
+    ChannelType.PALM: "https://generativelanguage.googleapis.com",
     ChannelType.OPENROUTER: "https://openrouter.ai/api",
     ChannelType.PERPLEXITY: "https://api.perplexity.ai",
     ChannelType.MISTRAL: "https://api.mistral.ai",

@@ -270,9 +270,12 @@ def check_keys(keys: Sequence[str], channel_type: int) -> None:
             raise ApiError(problem, line=line, problem=keyformats.service_account_problem(key) or "")
 
 
-def apply_type_defaults(fields: dict[str, Any]) -> None:
-    """`other` defaults per type, and the Vertex region check (on the merged, final values)."""
-    check_type(fields)
+def apply_type_defaults(fields: dict[str, Any], *, type_changed: bool = True) -> None:
+    """`other` defaults per type, and the Vertex region check (on the merged, final values). The type
+    and base URL are checked when they are set or changed, so an existing channel of a type that can
+    no longer be relayed can still be disabled, reweighted or switched to another type."""
+    if type_changed:
+        check_type(fields)
     channel_type = fields.get("type")
     other = (fields.get("other") or "").strip()
     if channel_type == ChannelType.AZURE and not other:
@@ -401,7 +404,7 @@ async def update_channel(body: Mapping[str, Any], events: EventBus | None) -> Ch
         if channel is None:
             raise ApiError("channel_not_found")
         merged = {"type": channel.type, "other": channel.other, "base_url": channel.base_url, **form.fields}
-        apply_type_defaults(merged)
+        apply_type_defaults(merged, type_changed="type" in form.fields or "base_url" in form.fields)
         form.fields["other"] = merged["other"]
         if form.key or merged["type"] != channel.type:
             check_keys([form.key or channel.key], merged["type"])

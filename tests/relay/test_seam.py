@@ -291,3 +291,14 @@ def test_every_built_in_model_of_a_relayable_type_has_a_default_price() -> None:
             except pricing.PriceNotConfigured:
                 unpriced.append((int(channel_type), model))
     assert unpriced == []
+
+
+async def test_an_existing_channel_of_a_refused_type_can_still_be_managed(root: ApiClient) -> None:
+    stored = await Channel.create(name="ernie", type=int(ChannelType.BAIDU), key="ak|sk", models="ERNIE-4.0-8K")
+    body = await root.put("/api/channel/", {"id": stored.id, "status": 2, "priority": 5})
+    assert body["success"], body  # disabling or reweighting it is allowed
+    assert (await Channel.get(id=stored.id)).priority == 5
+    body = await root.put("/api/channel/", {"id": stored.id, "type": 15, "name": "x"})
+    assert body["success"] is False and "cannot be relayed yet" in body["message"]  # setting the type is not
+    palm = await root.post("/api/channel/", channel_form(type=11, key="k", models="chat-bison-001"))
+    assert palm["success"], palm  # PaLM has a default address
