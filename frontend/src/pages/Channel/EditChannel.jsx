@@ -52,6 +52,16 @@ export function prepareChannel(inputs, isEdit, t) {
   return { channel };
 }
 
+// The key format of a type, shown under the key field (the server checks the same formats). On create,
+// several keys, one per line, create several channels; a Vertex service-account key is one whole document.
+export function keyFormatHelp(type, isEdit, t) {
+  const format = KEY_FORMATS[Number(type)];
+  if (!format) return t(`channel.form.keyFormat.${isEdit ? 'defaultEdit' : 'default'}`);
+  const perLine = !isEdit && Number(type) !== CHANNEL_TYPE.VERTEX_AI;
+  const text = t(`channel.form.keyFormat.${format}`);
+  return perLine ? t('channel.form.keyFormat.onePerLine', { format: text }) : text;
+}
+
 function ModelPicker({ models, options, onChange }) {
   const { t } = useTranslation();
   const available = options.filter((m) => !models.includes(m));
@@ -170,11 +180,20 @@ export default function EditChannel({ id, onClose, onSaved }) {
   const otherLabel = OTHER_FIELD[inputs.type];
   const unsupported = (v) => UNSUPPORTED_TYPES.includes(Number(v));
   const typeOptions = CHANNEL_TYPES.map((v) => ({
-    value: v, label: unsupported(v) ? `${t(`channel.type.${v}`)} ${t('channel.form.unsupportedType')}` : t(`channel.type.${v}`),
-    disabled: unsupported(v) && Number(inputs.type) !== v,
+    value: v, label: unsupported(v) ? t('channel.form.unsupportedType', { label: t(`channel.type.${v}`) }) : t(`channel.type.${v}`),
+    // The chosen type and the loaded channel's own type stay selectable (an existing channel still opens).
+    disabled: unsupported(v) && Number(inputs.type) !== v && Number(channel?.type) !== v,
   }));
-  const keyFormat = KEY_FORMATS[inputs.type];
-  const keyHelp = t(`channel.form.keyFormat.${keyFormat || (isEdit ? 'defaultEdit' : 'default')}`);
+  const keyHelp = keyFormatHelp(inputs.type, isEdit, t);
+  const baseUrlRequired = BASE_URL_REQUIRED.includes(Number(inputs.type));
+  const baseUrlHelp = baseUrlRequired ? (
+    <>
+      <span className={(inputs.base_url || '').trim() ? '' : 'has-text-danger'} data-testid="channel-base-url-required">
+        {t('channel.form.baseUrlRequiredHelp')}
+      </span>
+      {inputs.type === CHANNEL_TYPE.CUSTOM && <> {t('channel.form.baseUrlCustomHelp')}</>}
+    </>
+  ) : t('channel.form.baseUrlHelp');
 
   return (
     <Modal drawer title={isEdit ? t('channel.form.editTitle') : t('channel.form.createTitle')} onClose={onClose} testId="channel-drawer"
@@ -193,7 +212,7 @@ export default function EditChannel({ id, onClose, onSaved }) {
           )}
           <TextInput label={t('channel.name')} value={inputs.name} onChange={set('name')} data-testid="channel-name" />
           <TextInput label={t(inputs.type === CHANNEL_TYPE.AZURE ? 'channel.form.azureEndpoint' : 'channel.form.baseUrl')}
-            help={t(inputs.type === CHANNEL_TYPE.CUSTOM ? 'channel.form.baseUrlCustomHelp' : 'channel.form.baseUrlHelp')}
+            help={baseUrlHelp} required={baseUrlRequired}
             value={inputs.base_url} onChange={set('base_url')} data-testid="channel-base-url" />
           {otherLabel && (
             <>

@@ -1,12 +1,48 @@
-import { screen, waitFor, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import EditChannel, { prepareChannel } from '../EditChannel';
+import EditChannel, { keyFormatHelp, prepareChannel } from '../EditChannel';
+import { BASE_URL_REQUIRED, CHANNEL_TYPES, UNSUPPORTED_TYPES } from '../../../constants/channel';
 import { renderPage, ROOT, settle } from '../../../test/render';
 import { mockApi, ok, callsTo } from '../../../test/api';
 import i18n from '../../../i18n';
 
 const t = i18n.t.bind(i18n);
 const base = { name: 'c', key: 'k', type: 1, models: ['m'], groups: ['default'], model_mapping: '', status_code_mapping: '', base_url: '', other: '', auto_ban: 1, priority: 0, weight: 0 };
+
+const zh = i18n.getFixedT('zh');
+// Switches the rendered form to Chinese (setupTests switches back to English before each test).
+const toChinese = () => act(() => i18n.changeLanguage('zh'));
+
+describe('keyFormatHelp: the key format of each type, as the server checks it', () => {
+  test.each([
+    [33, 'AccessKeyId|SecretAccessKey|Region, e.g. AKIA…|wJal…|us-east-1', 'AccessKeyId|SecretAccessKey|Region，例如 AKIA…|wJal…|us-east-1'],
+    [15, 'APIKey|SecretKey', 'APIKey|SecretKey'],
+    [18, 'APPID|APISecret|APIKey', 'APPID|APISecret|APIKey'],
+    [23, 'AppId|SecretId|SecretKey', 'AppId|SecretId|SecretKey'],
+    [16, 'id.secret, the API key as the Zhipu console shows it', 'id.secret，即智谱控制台中的 API Key'],
+    [26, 'id.secret, the API key as the Zhipu console shows it', 'id.secret，即智谱控制台中的 API Key'],
+  ])('type %i: one per line on create, a single key on edit', (type, en, zhText) => {
+    expect(keyFormatHelp(type, false, t)).toBe(`${en} (one per line to create several channels at once)`);
+    expect(keyFormatHelp(type, true, t)).toBe(en);
+    expect(keyFormatHelp(type, false, zh)).toBe(`${zhText}（每行一个，可一次创建多个渠道）`);
+    expect(keyFormatHelp(type, true, zh)).toBe(zhText);
+  });
+
+  test('Vertex AI: the whole service-account JSON file is one key, on create too', () => {
+    const en = 'The whole service-account JSON key file (one line or pretty-printed); the whole text is one key';
+    expect(keyFormatHelp(41, false, t)).toBe(en);
+    expect(keyFormatHelp(41, true, t)).toBe(en);
+    expect(keyFormatHelp(41, false, zh)).toBe('完整的服务账号 JSON 密钥文件（单行或格式化均可），整段文本为一个密钥');
+  });
+
+  test('other types: the API key, one per line on create', () => {
+    [1, 14, 42, 48].forEach((type) => {
+      expect(keyFormatHelp(type, false, t)).toBe('The API key; one per line to create several channels at once');
+      expect(keyFormatHelp(type, true, t)).toBe('The API key');
+      expect(keyFormatHelp(type, false, zh)).toBe('API 密钥；每行一个，可一次创建多个渠道');
+    });
+  });
+});
 
 describe('prepareChannel (spec 000 §5 channel form)', () => {
   test('create needs name and key, at least one model, JSON mapping', () => {
@@ -18,11 +54,17 @@ describe('prepareChannel (spec 000 §5 channel form)', () => {
     expect(prepareChannel({ ...base, models: 'm' }, false, t).error).toBe('Submit failed, please do not submit twice!');
   });
 
-  test('base URL required where the type has no default address', () => {
-    expect(prepareChannel({ ...base, type: 3 }, false, t).error).toBe(
-      'This channel type has no default API address: please fill in the base URL');
-    expect(prepareChannel({ ...base, type: 3, base_url: 'https://az.example.com' }, false, t).error).toBeUndefined();
-    expect(prepareChannel({ ...base, type: 14 }, false, t).error).toBeUndefined();
+  test('base URL required where the type has no default address (Azure, Custom, Midjourney, Suno)', () => {
+    expect(BASE_URL_REQUIRED.slice().sort((a, b) => a - b)).toEqual([2, 3, 5, 8, 36]);
+    BASE_URL_REQUIRED.forEach((type) => {
+      expect(prepareChannel({ ...base, type }, false, t).error).toBe(
+        'This channel type has no default API address: please fill in the base URL');
+      expect(prepareChannel({ ...base, type, base_url: '  ' }, true, t).error).toBe(
+        'This channel type has no default API address: please fill in the base URL');
+      expect(prepareChannel({ ...base, type, base_url: 'https://up.example.com' }, false, t).error).toBeUndefined();
+    });
+    expect(prepareChannel({ ...base, type: 3 }, false, zh).error).toBe('该渠道类型没有默认的接口地址，请填写代理地址（Base URL）');
+    [1, 14, 33, 41].forEach((type) => expect(prepareChannel({ ...base, type }, false, t).error).toBeUndefined());
   });
 
   test('wire conversion: trailing slash, default other, joined lists, auto_ban 0/1, weight clamp', () => {
@@ -54,32 +96,104 @@ function setup(id = null, extra = {}) {
 
 const submit = (drawer) => userEvent.click(within(drawer).getByRole('button', { name: 'Submit' }));
 
-test('the type select offers every channel type', async () => {
+const typeOption = (drawer, type) => within(drawer).getByTestId('channel-type').querySelector(`option[value="${type}"]`);
+
+test('the type select offers every channel type, the new ones labelled in both languages', async () => {
   const { drawer } = setup();
   await settle();
-  const options = within(drawer).getByLabelText('Type').querySelectorAll('option');
-  expect(options).toHaveLength(35);
-  const values = Array.from(options).map((o) => o.value);
-  expect(values).toEqual(expect.arrayContaining(['41', '20', '27', '42', '43', '45', '48']));
-  expect(within(drawer).getByRole('option', { name: 'xAI' })).toBeInTheDocument();
-  // Types the relay cannot serve yet are shown, disabled, and say so.
-  const baidu = within(drawer).getByRole('option', { name: 'Baidu (not supported yet)' });
-  expect(baidu).toBeDisabled();
-  expect(within(drawer).getByRole('option', { name: 'Anthropic Claude' })).not.toBeDisabled();
+  const options = within(drawer).getByTestId('channel-type').querySelectorAll('option');
+  expect(Array.from(options).map((o) => Number(o.value))).toEqual(CHANNEL_TYPES);
+  expect(CHANNEL_TYPES).toEqual(expect.arrayContaining([20, 27, 42, 43, 45, 48]));
+  const NEW = { 20: ['OpenRouter', 'OpenRouter'], 27: ['Perplexity', 'Perplexity'], 42: ['Mistral', 'Mistral'],
+    43: ['DeepSeek', 'DeepSeek'], 45: ['VolcEngine (Doubao)', '字节火山引擎'], 48: ['xAI', 'xAI'] };
+  Object.entries(NEW).forEach(([type, [en]]) => {
+    expect(typeOption(drawer, type)).toHaveTextContent(en);
+    expect(typeOption(drawer, type)).not.toBeDisabled();
+  });
+  await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '45');
+  expect(within(drawer).getByLabelText('Type')).toHaveValue('45');
+  await toChinese();
+  Object.entries(NEW).forEach(([type, [, zhLabel]]) => expect(typeOption(drawer, type).textContent).toBe(zhLabel));
 });
 
-test('the key field shows the format of the chosen type', async () => {
+test('types the relay cannot serve yet are listed disabled with a suffix; task types stay selectable', async () => {
   const { drawer } = setup();
   await settle();
-  const format = () => within(drawer).getByTestId('channel-key-format').textContent;
-  expect(format()).toBe('The API key; one per line to create several channels at once');
+  expect(UNSUPPORTED_TYPES.length).toBeGreaterThan(0);
+  UNSUPPORTED_TYPES.forEach((type) => {
+    expect(CHANNEL_TYPES).toContain(type);
+    expect(typeOption(drawer, type)).toBeDisabled();
+    expect(typeOption(drawer, type).textContent).toBe(`${t(`channel.type.${type}`)} (not supported yet)`);
+  });
+  expect(within(drawer).getByRole('option', { name: 'Baidu (not supported yet)' })).toBeDisabled();
+  [2, 5, 36].forEach((type) => {
+    expect(UNSUPPORTED_TYPES).not.toContain(type);
+    expect(typeOption(drawer, type)).not.toBeDisabled();
+  });
+  CHANNEL_TYPES.filter((type) => !UNSUPPORTED_TYPES.includes(type)).forEach((type) => {
+    expect(typeOption(drawer, type)).not.toBeDisabled();
+    expect(typeOption(drawer, type).textContent).toBe(t(`channel.type.${type}`));
+  });
+  expect(within(drawer).queryByTestId('channel-unsupported')).not.toBeInTheDocument();
+  await toChinese();
+  expect(typeOption(drawer, UNSUPPORTED_TYPES[0]).textContent).toBe(`${zh(`channel.type.${UNSUPPORTED_TYPES[0]}`)}（暂不支持）`);
+});
+
+test('the key field shows the format of the chosen type (channel-key-format)', async () => {
+  const { drawer } = setup();
+  await settle();
+  const format = () => within(drawer).getByTestId('channel-key-format');
+  expect(format()).toHaveTextContent('The API key; one per line to create several channels at once');
+  expect(format().closest('p')).toHaveClass('help');
   await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '33');
-  expect(format()).toBe('AccessKeyId|SecretAccessKey|Region, e.g. AKIA…|wJal…|us-east-1 (one per line)');
+  expect(format().textContent).toBe(
+    'AccessKeyId|SecretAccessKey|Region, e.g. AKIA…|wJal…|us-east-1 (one per line to create several channels at once)');
   await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '41');
-  expect(format()).toMatch(/service-account JSON key/);
-  await i18n.changeLanguage('zh');
-  expect(format()).toMatch(/服务账号 JSON 密钥/);
-  await i18n.changeLanguage('en');
+  expect(format()).toHaveTextContent(/service-account JSON key/);
+  await toChinese();
+  expect(format()).toHaveTextContent(/服务账号 JSON 密钥/);
+});
+
+test('Vertex AI: the key field is multi-line and a pretty-printed service-account file is posted whole', async () => {
+  const { calls, drawer } = setup();
+  await settle();
+  await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '41');
+  const keyField = within(drawer).getByLabelText('Key');
+  expect(keyField.tagName).toBe('TEXTAREA');
+  const sa = JSON.stringify({ type: 'service_account', project_id: 'p', client_email: 'a@p.iam.gserviceaccount.com',
+    private_key: '-----BEGIN PRIVATE KEY-----\nMII\n-----END PRIVATE KEY-----\n' }, null, 2);
+  await userEvent.type(within(drawer).getByLabelText('Name'), 'vertex');
+  await userEvent.click(keyField);
+  await userEvent.paste(sa);
+  await userEvent.type(within(drawer).getByLabelText('Custom model names'), 'gemini-1.5-pro-001');
+  await userEvent.click(within(drawer).getByRole('button', { name: 'Add' }));
+  await userEvent.click(within(drawer).getAllByRole('button', { name: 'Fill template' })[0]);
+  await submit(drawer);
+  expect(await screen.findByText('Channel created!')).toBeInTheDocument();
+  const [post] = callsTo(calls, 'POST', '/api/channel/');
+  expect(post.body.key).toBe(sa);
+  expect(post.body.key.split('\n').length).toBeGreaterThan(3);
+});
+
+test('the base URL is marked required for types with no default address', async () => {
+  const { drawer } = setup();
+  await settle();
+  const baseUrl = () => within(drawer).getByTestId('channel-base-url');
+  expect(baseUrl()).not.toBeRequired();
+  expect(within(drawer).queryByTestId('channel-base-url-required')).not.toBeInTheDocument();
+  for (const type of [3, 8, 2, 5, 36]) {
+    await userEvent.selectOptions(within(drawer).getByLabelText('Type'), String(type));
+    expect(baseUrl()).toBeRequired();
+    expect(within(drawer).getByTestId('channel-base-url-required')).toHaveTextContent(
+      'Required: this channel type has no default API address.');
+    expect(within(drawer).getByTestId('channel-base-url-required')).toHaveClass('has-text-danger');
+  }
+  await userEvent.type(baseUrl(), 'https://suno.example.com');
+  expect(within(drawer).getByTestId('channel-base-url-required')).not.toHaveClass('has-text-danger');
+  await toChinese();
+  expect(within(drawer).getByTestId('channel-base-url-required')).toHaveTextContent('必填：该渠道类型没有默认的接口地址。');
+  await userEvent.selectOptions(within(drawer).getByTestId('channel-type'), '14');
+  expect(baseUrl()).not.toBeRequired();
 });
 
 test('a type without a default address needs a base URL before submitting', async () => {
@@ -217,6 +331,14 @@ test('an existing channel of a type that cannot be relayed opens with a warning'
   await waitFor(() => expect(within(screen.getByTestId('channel-drawer')).getByLabelText('Name')).toHaveValue('ernie'));
   const d = screen.getByTestId('channel-drawer');
   expect(within(d).getByTestId('channel-unsupported')).toHaveTextContent('cannot be relayed yet');
+  expect(within(d).getByTestId('channel-unsupported')).toHaveClass('notification');
   expect(within(d).getByRole('option', { name: 'Baidu (not supported yet)' })).not.toBeDisabled();  // its own type
-  expect(within(d).getByTestId('channel-key-format')).toHaveTextContent('APIKey|SecretKey');
+  expect(within(d).getByTestId('channel-key-format').textContent).toBe('APIKey|SecretKey');  // one key when editing
+  // Moving to a supported type clears the warning; the channel's own type can still be chosen back.
+  await userEvent.selectOptions(within(d).getByLabelText('Type'), '1');
+  expect(within(d).queryByTestId('channel-unsupported')).not.toBeInTheDocument();
+  await userEvent.selectOptions(within(d).getByLabelText('Type'), '15');
+  expect(within(d).getByTestId('channel-unsupported')).toBeInTheDocument();
+  await toChinese();
+  expect(within(d).getByTestId('channel-unsupported')).toHaveTextContent('该渠道类型暂不支持转发');
 });
