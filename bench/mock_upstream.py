@@ -91,8 +91,7 @@ def claude_frames(model: str) -> tuple[bytes, bytes, bytes]:
 
 async def messages(request: web.Request) -> web.StreamResponse:
     app = request.app
-    stats = app[STATS]
-    stats["requests"] += 1
+    app[STATS]["requests"] += 1
     body = orjson.loads(await request.read())
     model = str(body.get("model", ""))
     cache = app[CACHE]
@@ -102,24 +101,30 @@ async def messages(request: web.Request) -> web.StreamResponse:
     whole, (start, delta, end) = entry
     if not body.get("stream"):
         return web.Response(body=whole, content_type="application/json")
+    app[STATS]["usage_chunks"] += 1  # Claude's message_delta always carries the usage
+    return await _stream(request, start, delta, end)
+
+
+async def _stream(request: web.Request, head: bytes, piece: bytes, tail: bytes) -> web.StreamResponse:
+    """`head`, the content piece N times (SLOW_CHUNKS apart on /slow/), then `tail`."""
+    app = request.app
+    stats, config = app[STATS], app[CONFIG]
     slow = request.path.startswith("/slow/")
-    config = app[CONFIG]
     chunks = config["slow_chunks"] if slow else config["chunks_per_stream"]
     interval = config["slow_interval"] if slow else 0.0
     stats["streams"] += 1
     resp = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
     try:
         await resp.prepare(request)
-        await resp.write(start)
+        await resp.write(head)
         for _ in range(chunks):
             if interval:
                 await asyncio.sleep(interval)
-            await resp.write(delta)
+            await resp.write(piece)
             stats["chunks"] += 1
-        await resp.write(end)
-        stats["usage_chunks"] += 1  # Claude's message_delta always carries the usage
+        await resp.write(tail)
         await resp.write_eof()
-    except ConnectionResetError:
+    except ConnectionResetError:  # the client went away (wrk stops mid-answer at the end of a run)
         stats["client_gone"] += 1
     return resp
 
@@ -134,37 +139,16 @@ def _cached(app: web.Application, model: str) -> tuple[bytes, tuple[bytes, bytes
 
 async def chat(request: web.Request) -> web.StreamResponse:
     app = request.app
-    stats = app[STATS]
-    stats["requests"] += 1
+    app[STATS]["requests"] += 1
     body = orjson.loads(await request.read())
-    model = str(body.get("model", ""))
-    whole, (role, content, finish, usage) = _cached(app, model)
+    whole, (role, content, finish, usage) = _cached(app, str(body.get("model", "")))
     if not body.get("stream"):
         return web.Response(body=whole, content_type="application/json")
-    slow = request.path.startswith("/slow/")
-    config = app[CONFIG]
-    chunks = config["slow_chunks"] if slow else config["chunks_per_stream"]
-    interval = config["slow_interval"] if slow else 0.0
-    include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
-    stats["streams"] += 1
-    resp = web.StreamResponse(headers={"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
-    try:
-        await resp.prepare(request)
-        await resp.write(role)
-        for _ in range(chunks):
-            if interval:
-                await asyncio.sleep(interval)
-            await resp.write(content)
-            stats["chunks"] += 1
-        await resp.write(finish)
-        if include_usage:
-            await resp.write(usage)
-            stats["usage_chunks"] += 1
-        await resp.write(b"data: [DONE]\n\n")
-        await resp.write_eof()
-    except ConnectionResetError:  # the client went away (wrk stops mid-answer at the end of a run)
-        stats["client_gone"] += 1
-    return resp
+    tail = finish
+    if (body.get("stream_options") or {}).get("include_usage"):
+        tail += usage
+        app[STATS]["usage_chunks"] += 1
+    return await _stream(request, role, content, tail + b"data: [DONE]\n\n")
 
 
 async def stats(request: web.Request) -> web.Response:

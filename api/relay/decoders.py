@@ -15,6 +15,7 @@ import struct
 import uuid
 import zlib
 
+from api.relay.base import StreamDecoder
 from api.relay.sse import DEFAULT_MAX_LINE_BYTES, SSEError, SSEEvent, SSELineTooLong
 
 MAX_EVENT_STREAM_MESSAGE = 16 * 1024 * 1024
@@ -169,14 +170,14 @@ class EndOfBody:
 
     __slots__ = ("_inner",)
 
-    def __init__(self, inner: NDJSONDecoder | EventStreamDecoder | object) -> None:
+    def __init__(self, inner: StreamDecoder) -> None:
         self._inner = inner
 
     def feed(self, chunk: bytes) -> list[SSEEvent]:
-        return self._inner.feed(chunk)  # type: ignore[attr-defined, no-any-return]
+        return self._inner.feed(chunk)
 
     def close(self) -> list[SSEEvent]:
-        return [*self._inner.close(), SSEEvent(b"", END_OF_BODY)]  # type: ignore[attr-defined]
+        return [*self._inner.close(), SSEEvent(b"", END_OF_BODY)]
 
 
 class WholeBody:

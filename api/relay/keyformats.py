@@ -13,8 +13,7 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-import orjson
-
+from api.relay.signing import google
 from models.enums import ChannelType
 
 AWS_REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d+$")
@@ -44,24 +43,12 @@ def _zhipu(key: str) -> bool:
     return bool(dot and ident and secret and _NO_SPACE.match(key))
 
 
-SERVICE_ACCOUNT_FIELDS = ("client_email", "private_key", "project_id")
-
-
 def service_account_problem(key: str) -> str | None:
     """Why `key` is not a Google service-account key (None when it is one)."""
     try:
-        data = orjson.loads(key)
-    except orjson.JSONDecodeError:
-        return "not JSON"
-    if not isinstance(data, dict):
-        return "not a JSON object"
-    if data.get("type") != "service_account":
-        return '"type" is not "service_account"'
-    missing = [name for name in SERVICE_ACCOUNT_FIELDS if not isinstance(data.get(name), str) or not data[name]]
-    if missing:
-        return "missing " + ", ".join(missing)
-    if "PRIVATE KEY" not in data["private_key"]:
-        return "private_key is not a PEM key"
+        google.parse_service_account(key)
+    except ValueError as exc:
+        return str(exc)
     return None
 
 

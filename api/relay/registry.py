@@ -10,7 +10,6 @@ the OpenAI adaptor. Adding a provider: write providers/<name>/ and change its li
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any, ClassVar
 
 from api.relay.base import Adaptor, RelayMeta, RelayMode, StreamChunk, StreamState, TokenUsage
@@ -114,35 +113,22 @@ TASK_CHANNEL_TYPES: frozenset[ChannelType] = frozenset(
     {ChannelType.MIDJOURNEY, ChannelType.MIDJOURNEY_PLUS, ChannelType.SUNO}
 )
 
-# Default base URLs by type (reference §8), used when a channel has none; "" = must be configured.
-DEFAULT_BASE_URLS: Mapping[int, str] = {
-    ChannelType.OPENAI: "https://api.openai.com",
-    ChannelType.OLLAMA: "http://localhost:11434",
-    ChannelType.ANTHROPIC: "https://api.anthropic.com",
+# The reference's default addresses (§8) of the types whose adaptor is not written yet; every other
+# type's default is its adaptor's own `default_base_url`, so the two can never disagree.
+PENDING_BASE_URLS: Mapping[int, str] = {
     ChannelType.BAIDU: "https://aip.baidubce.com",
     ChannelType.ZHIPU: "https://open.bigmodel.cn",
     ChannelType.ALI: "https://dashscope.aliyuncs.com",
-    ChannelType.AI360: "https://ai.360.cn",
     ChannelType.AIPROXY_LIBRARY: "https://api.aiproxy.io",
-    ChannelType.FASTGPT: "https://fastgpt.run/api/openapi",
     ChannelType.TENCENT: "https://hunyuan.tencentcloudapi.com",
-    ChannelType.GEMINI: "https://generativelanguage.googleapis.com",
-    ChannelType.MOONSHOT: "https://api.moonshot.cn",
-    ChannelType.ZHIPU_V4: "https://open.bigmodel.cn",
-    ChannelType.LINGYIWANWU: "https://api.lingyiwanwu.com",
     ChannelType.COHERE: "https://api.cohere.ai",
-    ChannelType.MINIMAX: "https://api.minimax.chat",
     ChannelType.DIFY: "https://api.dify.ai",
-    ChannelType.JINA: "https://api.jina.ai",
-    ChannelType.CLOUDFLARE: "https://api.cloudflare.com",
-    ChannelType.SILICONFLOW: "https://api.siliconflow.cn",
-    ChannelType.PALM: "https://generativelanguage.googleapis.com",
-    ChannelType.OPENROUTER: "https://openrouter.ai/api",
-    ChannelType.PERPLEXITY: "https://api.perplexity.ai",
-    ChannelType.MISTRAL: "https://api.mistral.ai",
-    ChannelType.DEEPSEEK: "https://api.deepseek.com",
-    ChannelType.VOLCENGINE: "https://ark.cn-beijing.volces.com",
-    ChannelType.XAI: "https://api.x.ai",
+}
+
+# Default base URL by type, used when a channel has none; absent = must be configured.
+DEFAULT_BASE_URLS: Mapping[int, str] = {
+    **PENDING_BASE_URLS,
+    **{int(t): cls.default_base_url for t, cls in ADAPTORS.items() if cls.default_base_url},
 }
 
 
@@ -167,7 +153,5 @@ def type_label(channel_type: int) -> str:
 
 
 def build_adaptor(meta: RelayMeta) -> Adaptor:
-    """An adaptor for one attempt, with the type's default base URL when the channel has none."""
-    if not meta.base_url and DEFAULT_BASE_URLS.get(meta.channel_type):
-        meta = replace(meta, base_url=DEFAULT_BASE_URLS[meta.channel_type])
+    """An adaptor for one attempt (it falls back to its type's default base URL by itself)."""
     return get_adaptor(meta.channel_type).variant(meta)(meta)

@@ -108,6 +108,13 @@ def scrub(text: str, secret: str) -> str:
     return text
 
 
+def failure_kind(err: RelayError) -> str:
+    """What failed, without the details: the exception name of client.send's
+    "do request failed: <Exception>: <details>" (a connection error may quote the URL)."""
+    parts = err.message.split(": ")
+    return parts[1] if len(parts) > 1 else err.message
+
+
 def test_timeout(options: OptionsService) -> float:
     return max(1.0, options.get_float("ChannelTestTimeoutSeconds"))
 
@@ -212,8 +219,7 @@ async def run_test(http: aiohttp.ClientSession, channel: Channel, requested: str
             return TestResult(False, translate("channel_test_timeout", lang, seconds=f"{timeout:g}"), timeout, model,
                               timed_out=True, timeout=timeout)
         if err.code == "do_request_failed" and err.status == 500:
-            parts = err.message.split(": ")
-            message = translate("channel_test_request_failed", lang, error=parts[1] if len(parts) > 1 else err.message)
+            message = translate("channel_test_request_failed", lang, error=failure_kind(err))
             return TestResult(False, scrub(message, channel.key), elapsed, model, timeout=timeout)
         err.message = scrub(err.message, channel.key)
         return TestResult(False, err.message, elapsed, model, error=err, timeout=timeout)
@@ -478,8 +484,7 @@ def seam_fetch(http: aiohttp.ClientSession, adaptor: Adaptor, timeout: float, se
         except RelayError as exc:
             if exc.code == "upstream_timeout":
                 raise QueryError(f"no answer within {timeout:g} s") from exc
-            parts = exc.message.split(": ")
-            raise QueryError(scrub(parts[1] if len(parts) > 1 else exc.message, secret)) from exc
+            raise QueryError(scrub(failure_kind(exc), secret)) from exc
         try:
             data = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:

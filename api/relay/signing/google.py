@@ -37,12 +37,16 @@ def parse_service_account(text: str) -> ServiceAccount:
         data = orjson.loads(text)
     except orjson.JSONDecodeError:
         raise ValueError("not JSON") from None
-    if not isinstance(data, dict) or data.get("type") != "service_account":
+    if not isinstance(data, dict):
+        raise ValueError("not a JSON object")
+    if data.get("type") != "service_account":
         raise ValueError('"type" is not "service_account"')
     missing = [f for f in ("client_email", "private_key", "project_id") if not isinstance(data.get(f), str)
                or not data[f]]
     if missing:
         raise ValueError("missing " + ", ".join(missing))
+    if "PRIVATE KEY" not in data["private_key"]:
+        raise ValueError("private_key is not a PEM key")
     return ServiceAccount(data["client_email"], data["private_key"], str(data.get("private_key_id") or ""),
                           data["project_id"], str(data.get("token_uri") or DEFAULT_TOKEN_URI))
 

@@ -15,6 +15,7 @@
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import time
@@ -63,7 +64,9 @@ class _Vertex:
     base_url: str
     publisher: ClassVar[str]
 
-    def _account(self) -> google.ServiceAccount:
+    @functools.cached_property
+    def account(self) -> google.ServiceAccount:
+        """The service-account key, parsed once per attempt (the URL and the token both need it)."""
         try:
             return google.parse_service_account(self.meta.key)
         except ValueError as exc:
@@ -91,7 +94,7 @@ class _Vertex:
             host = "https://aiplatform.googleapis.com"
         else:
             host = f"https://{region}-aiplatform.googleapis.com"
-        project = self._account().project_id
+        project = self.account.project_id
         return (f"{host}/v1/projects/{project}/locations/{region}/publishers/{self.publisher}/models/"
                 f"{vertex_model(self.meta.model)}:{action}")
 
@@ -99,7 +102,7 @@ class _Vertex:
         return {}  # the access token is attached by `authorize`
 
     async def authorize(self, request: UpstreamRequest, ctx: UpstreamContext) -> None:
-        account = self._account()
+        account = self.account
 
         async def exchange() -> Any:
             return await google.exchange(ctx.http, account, time.time())
