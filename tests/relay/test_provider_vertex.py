@@ -14,6 +14,7 @@ from aiohttp import web
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
+from api.relay.credentials import process_credentials
 from api.relay.providers.vertex.adaptor import vertex_model
 from api.services import pricing
 from models import Log
@@ -156,8 +157,8 @@ async def test_token_refreshed_before_it_expires(gateway, vertex, root: ApiClien
         await client.chat.completions.create(model="gemini-2.0-flash", messages=MESSAGES)
     assert fake.gemini.seen[1]["headers"]["Authorization"] == "Bearer ya29.token-1"
 
-    async def refreshed() -> bool:
-        return len(fake.tokens) >= 2
+    async def refreshed() -> bool:  # the new token issued and the background refresh finished with it
+        return len(fake.tokens) >= 2 and not process_credentials()._inflight
 
     await eventually(refreshed, timeout=10)
     body = await root.get(f"/api/channel/test/{channel.id}")  # the test goes through the same cache
