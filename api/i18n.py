@@ -169,9 +169,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "channel_vertex_region_invalid": (
         "The Vertex AI region must be JSON with a \"default\" region", "部署地区必须是合法的 JSON 格式，且必须包含 default 地区！"),
     "channel_type_invalid": ("Unknown channel type: {type}", "未知的渠道类型：{type}"),
-    "channel_type_unsupported": (
-        "Channel type {type} cannot be relayed yet (its provider format is not supported); choose another type",
-        "渠道类型 {type} 暂不支持转发（尚未支持该服务商的接口格式），请选择其他类型"),
+    "channel_library_id_required": (
+        "An AI Proxy knowledge-base channel needs the knowledge base ID", "知识库渠道需要填写知识库 ID"),
     "channel_cloudflare_account_required": (
         "A Cloudflare channel needs its account ID (letters and digits) in the account ID field",
         "Cloudflare 渠道需要在 Account ID 字段填写账户 ID（字母和数字）"),

@@ -70,7 +70,8 @@ OPENAI_PATHS: Mapping[RelayMode, str] = {
 # SupportStreamOptions, and the providers' own documentation); the others get the field stripped,
 # since some reject unknown fields.
 STREAM_OPTIONS_CHANNEL_TYPES: frozenset[int] = frozenset(
-    {ChannelType.OPENAI, ChannelType.DEEPSEEK, ChannelType.VOLCENGINE, ChannelType.XAI, ChannelType.CLOUDFLARE}
+    {ChannelType.OPENAI, ChannelType.DEEPSEEK, ChannelType.VOLCENGINE, ChannelType.XAI, ChannelType.CLOUDFLARE,
+     ChannelType.ALI}
 )
 
 class Passthrough:
@@ -293,6 +294,14 @@ class Adaptor(ABC):
         """I/O a converted body may need before it is sent (an image URL to inline, fetched under
         the media policy of api/relay/media.py); it edits `body` in place."""
         return None
+
+    # Set by adaptors that override `complete` (an answer that needs more upstream calls).
+    completes: ClassVar[bool] = False
+
+    async def complete(self, raw: bytes, ctx: UpstreamContext) -> bytes:
+        """A complete (non-streamed) answer that is not the final one yet → the final one: an
+        asynchronous task is polled until it finishes (DashScope's image synthesis)."""
+        return raw
 
     async def authorize(self, request: UpstreamRequest, ctx: UpstreamContext) -> None:
         """Sign the request or attach an exchanged credential (from `ctx.credentials`, never a new

@@ -511,6 +511,9 @@ async def attempt(job: Job, channel: ChannelInfo) -> Outcome:
     if decoder is not None:
         return await relay_stream(job, adaptor, resp, decoder)
     raw = await client.read_body(resp)
+    if adaptor.completes:
+        ctx.allow_private_urls = job.options.get_bool("MediaFetchPrivateEnabled")
+        raw = await adaptor.complete(raw, ctx)
     if job.facts is not None:
         job.facts.first_response_ms = int((time.monotonic() - job.started) * 1000)
     return answer(job, adaptor, resp, raw)

@@ -1,10 +1,10 @@
 """Channel type → adaptor class, and what the pipeline needs to know of each type.
 
 Every ChannelType has an entry (a test checks it): its dedicated adaptor, an OpenAI-compatible one
-(a subclass of OpenAIAdaptor with its base URL and paths), or `UnsupportedAdaptor` for a type whose
-format is not written yet, which serves nothing (the relay answers 501 and channel creation
-refuses the type). Types outside the enum (the reference's plain OpenAI-compatible resellers) use
-the OpenAI adaptor. Adding a provider: write providers/<name>/ and change its line here.
+(a subclass of OpenAIAdaptor with its base URL and paths), or `UnsupportedAdaptor` for the task
+types (Midjourney, Suno), which serve no chat request (the relay answers 501). Types outside the
+enum (the reference's plain OpenAI-compatible resellers) use the OpenAI adaptor.
+Adding a provider: write providers/<name>/ and change its line here.
 """
 
 from __future__ import annotations
@@ -13,9 +13,13 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from api.relay.base import Adaptor, RelayMeta, RelayMode, StreamChunk, StreamState, TokenUsage
+from api.relay.providers.aiproxy_library import AIProxyLibraryAdaptor
+from api.relay.providers.ali import AliAdaptor
 from api.relay.providers.aws import BedrockAdaptor
 from api.relay.providers.azure import AzureAdaptor
+from api.relay.providers.baidu import BaiduAdaptor
 from api.relay.providers.claude import ClaudeAdaptor
+from api.relay.providers.cohere import CohereAdaptor
 from api.relay.providers.compatible import (
     AI360Adaptor,
     AIGC2DAdaptor,
@@ -36,19 +40,22 @@ from api.relay.providers.compatible import (
     XAIAdaptor,
 )
 from api.relay.providers.custom import CustomAdaptor
+from api.relay.providers.dify import DifyAdaptor
 from api.relay.providers.gemini import GeminiAdaptor
 from api.relay.providers.ollama import OllamaAdaptor
 from api.relay.providers.openai import OpenAIAdaptor
 from api.relay.providers.palm import PaLMAdaptor
+from api.relay.providers.tencent import TencentAdaptor
 from api.relay.providers.vertex import VertexAdaptor
-from api.relay.providers.zhipu import ZhipuV4Adaptor
+from api.relay.providers.xunfei import XunfeiAdaptor
+from api.relay.providers.zhipu import ZhipuV3Adaptor, ZhipuV4Adaptor
 from api.relay.sse import SSEEvent
 from models.enums import CHANNEL_TYPE_LABELS, ChannelType
 
 
 class UnsupportedAdaptor(Adaptor):
-    """A type whose format is not written yet: it serves no mode, so the pipeline answers 501
-    (and tries another channel first); it never sends anything upstream."""
+    """A task type's channel seen by the chat pipeline: it serves no mode, so the pipeline answers
+    501 (and tries another channel first); it never sends anything upstream."""
 
     channel_type: ClassVar[ChannelType]
 
@@ -76,25 +83,25 @@ ADAPTORS: dict[ChannelType, type[Adaptor]] = {
     ChannelType.CUSTOM: CustomAdaptor,
     ChannelType.PALM: PaLMAdaptor,
     ChannelType.ANTHROPIC: ClaudeAdaptor,
-    ChannelType.BAIDU: UnsupportedAdaptor,
-    ChannelType.ZHIPU: UnsupportedAdaptor,
-    ChannelType.ALI: UnsupportedAdaptor,
-    ChannelType.XUNFEI: UnsupportedAdaptor,
+    ChannelType.BAIDU: BaiduAdaptor,
+    ChannelType.ZHIPU: ZhipuV3Adaptor,
+    ChannelType.ALI: AliAdaptor,
+    ChannelType.XUNFEI: XunfeiAdaptor,
     ChannelType.AI360: AI360Adaptor,
     ChannelType.OPENROUTER: OpenRouterAdaptor,
-    ChannelType.AIPROXY_LIBRARY: UnsupportedAdaptor,
+    ChannelType.AIPROXY_LIBRARY: AIProxyLibraryAdaptor,
     ChannelType.FASTGPT: FastGPTAdaptor,
-    ChannelType.TENCENT: UnsupportedAdaptor,
+    ChannelType.TENCENT: TencentAdaptor,
     ChannelType.GEMINI: GeminiAdaptor,
     ChannelType.MOONSHOT: MoonshotAdaptor,
     ChannelType.ZHIPU_V4: ZhipuV4Adaptor,
     ChannelType.PERPLEXITY: PerplexityAdaptor,
     ChannelType.LINGYIWANWU: LingYiWanWuAdaptor,
     ChannelType.AWS: BedrockAdaptor,
-    ChannelType.COHERE: UnsupportedAdaptor,
+    ChannelType.COHERE: CohereAdaptor,
     ChannelType.MINIMAX: MiniMaxAdaptor,
     ChannelType.SUNO: UnsupportedAdaptor,  # task protocol
-    ChannelType.DIFY: UnsupportedAdaptor,
+    ChannelType.DIFY: DifyAdaptor,
     ChannelType.JINA: JinaAdaptor,
     ChannelType.CLOUDFLARE: CloudflareAdaptor,
     ChannelType.SILICONFLOW: SiliconFlowAdaptor,
@@ -113,22 +120,9 @@ TASK_CHANNEL_TYPES: frozenset[ChannelType] = frozenset(
     {ChannelType.MIDJOURNEY, ChannelType.MIDJOURNEY_PLUS, ChannelType.SUNO}
 )
 
-# The reference's default addresses (§8) of the types whose adaptor is not written yet; every other
-# type's default is its adaptor's own `default_base_url`, so the two can never disagree.
-PENDING_BASE_URLS: Mapping[int, str] = {
-    ChannelType.BAIDU: "https://aip.baidubce.com",
-    ChannelType.ZHIPU: "https://open.bigmodel.cn",
-    ChannelType.ALI: "https://dashscope.aliyuncs.com",
-    ChannelType.AIPROXY_LIBRARY: "https://api.aiproxy.io",
-    ChannelType.TENCENT: "https://hunyuan.tencentcloudapi.com",
-    ChannelType.COHERE: "https://api.cohere.ai",
-    ChannelType.DIFY: "https://api.dify.ai",
-}
-
-# Default base URL by type, used when a channel has none; absent = must be configured.
+# Default base URL by type (each adaptor's own), used when a channel has none; absent = must be configured.
 DEFAULT_BASE_URLS: Mapping[int, str] = {
-    **PENDING_BASE_URLS,
-    **{int(t): cls.default_base_url for t, cls in ADAPTORS.items() if cls.default_base_url},
+    int(t): cls.default_base_url for t, cls in ADAPTORS.items() if cls.default_base_url
 }
 
 

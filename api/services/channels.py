@@ -18,7 +18,7 @@ from tortoise.transactions import in_transaction
 
 from api.errors import ApiError
 from api.relay import keyformats
-from api.relay.registry import ADAPTORS, DEFAULT_BASE_URLS, TASK_CHANNEL_TYPES, is_relayable, type_label
+from api.relay.registry import ADAPTORS, DEFAULT_BASE_URLS, type_label
 from api.services.events import EventBus
 from models import Ability, Channel
 from models.enums import ChannelStatus, ChannelType
@@ -57,26 +57,15 @@ TYPE_MODELS: Mapping[int, tuple[str, ...]] = {
     ChannelType.CUSTOM: _OPENAI_MODELS,
     ChannelType.PALM: ("PaLM-2",),
     ChannelType.ANTHROPIC: ("claude-instant-1.2", "claude-2.0", "claude-2.1", *_CLAUDE_MODELS),
-    ChannelType.BAIDU: ("ERNIE-4.0-8K", "ERNIE-3.5-8K", "ERNIE-Speed-8K", "ERNIE-Lite-8K", "ERNIE-Tiny-8K",
-                        "Embedding-V1"),
-    ChannelType.ZHIPU: ("chatglm_turbo", "chatglm_pro", "chatglm_std", "chatglm_lite"),
-    ChannelType.ALI: ("qwen-turbo", "qwen-plus", "qwen-max", "qwen-max-longcontext", "text-embedding-v1"),
-    ChannelType.XUNFEI: ("SparkDesk", "SparkDesk-v1.1", "SparkDesk-v2.1", "SparkDesk-v3.1", "SparkDesk-v3.5",
-                         "SparkDesk-v4.0"),
     ChannelType.AI360: ("360GPT_S2_V9", "embedding-bert-512-v1", "embedding_s1_v1", "semantic_similarity_s1_v1"),
-    ChannelType.AIPROXY_LIBRARY: (),
     ChannelType.FASTGPT: (),
-    ChannelType.TENCENT: ("hunyuan-lite", "hunyuan-standard", "hunyuan-standard-256K", "hunyuan-pro"),
     ChannelType.GEMINI: ("gemini-1.0-pro", "gemini-1.5-pro-latest", "gemini-1.5-flash-latest"),
     ChannelType.MOONSHOT: ("moonshot-v1-8k", "moonshot-v1-32k", "moonshot-v1-128k"),
     ChannelType.ZHIPU_V4: ("glm-4", "glm-4v", "glm-3-turbo"),
     ChannelType.LINGYIWANWU: ("yi-large", "yi-medium", "yi-vision", "yi-medium-200k", "yi-spark", "yi-large-turbo"),
     ChannelType.AWS: _CLAUDE_MODELS,
-    ChannelType.COHERE: ("command-r", "command-r-plus", "command-light", "command", "rerank-english-v3.0",
-                         "rerank-multilingual-v3.0"),
     ChannelType.MINIMAX: ("abab6.5-chat", "abab6.5s-chat", "abab6-chat", "abab5.5-chat", "abab5.5s-chat"),
     ChannelType.SUNO: ("suno_music", "suno_lyrics"),
-    ChannelType.DIFY: ("dify",),
     ChannelType.JINA: ("jina-clip-v1", "jina-reranker-v2-base-multilingual"),
     ChannelType.CLOUDFLARE: ("@cf/meta/llama-3.1-8b-instruct", "@cf/meta/llama-2-7b-chat-fp16",
                              "@cf/mistral/mistral-7b-instruct-v0.1"),
@@ -255,8 +244,6 @@ def check_type(fields: Mapping[str, Any]) -> None:
     channel_type = fields.get("type")
     if channel_type is None:
         return
-    if not is_relayable(channel_type) and channel_type not in TASK_CHANNEL_TYPES:
-        raise ApiError("channel_type_unsupported", type=type_label(channel_type))
     if (not (fields.get("base_url") or "").strip() and not DEFAULT_BASE_URLS.get(channel_type)
             and channel_type in _ENUM_TYPES and channel_type not in DERIVED_URL_TYPES):
         raise ApiError("channel_base_url_required", type=type_label(channel_type))
@@ -284,6 +271,8 @@ def apply_type_defaults(fields: dict[str, Any], *, type_changed: bool = True) ->
         fields["other"] = SPARK_DEFAULT_OTHER
     elif channel_type == ChannelType.CLOUDFLARE and not CLOUDFLARE_ACCOUNT.match(other):
         raise ApiError("channel_cloudflare_account_required")
+    elif channel_type == ChannelType.AIPROXY_LIBRARY and not other:
+        raise ApiError("channel_library_id_required")
     elif channel_type == ChannelType.VERTEX_AI:
         region = json_object(other) if other else None
         if not region or not isinstance(region.get("default"), str) or not region["default"]:

@@ -72,7 +72,9 @@ DEFAULT_MODEL_RATIO: dict[str, float] = {
     "mistral-large-latest": 1, "mistral-small-latest": 0.1, "open-mistral-nemo": 0.075, "codestral-latest": 0.15,
     "mistral-medium-latest": 0.2, "pixtral-large-latest": 1, "ministral-8b-latest": 0.05, "mistral-embed": 0.05,
     "command": 0.5, "command-light": 0.5, "command-r": 0.25, "command-r-plus": 1.5,
-    "command-r-08-2024": 0.075, "command-r-plus-08-2024": 1.25,
+    "command-r-08-2024": 0.075, "command-r-plus-08-2024": 1.25, "command-a-03-2025": 1.25,
+    "command-r7b-12-2024": 0.01875, "rerank-v3.5": 1, "rerank-english-v3.0": 1, "rerank-multilingual-v3.0": 1,
+    "dify": 1,  # a Dify app's model is the app's own choice: priced here like a mid-range model
     "llama3-8b-8192": 0.025, "llama3-70b-8192": 0.295,
     # Alibaba Qwen, Moonshot, 01.AI, MiniMax, Zhipu, Baidu, Xunfei, Tencent, 360 (RMB prices)
     "qwen-turbo": _rmb(0.3), "qwen-plus": _rmb(0.8), "qwen-max": _rmb(2.4), "qwen-long": _rmb(0.5),
@@ -84,8 +86,17 @@ DEFAULT_MODEL_RATIO: dict[str, float] = {
     "glm-4": _rmb(100), "glm-4v": _rmb(50), "glm-4-plus": _rmb(50), "glm-4-air": _rmb(0.5), "glm-3-turbo": 0.3572,
     "glm-4-flash": _rmb(0.1), "glm-4-long": _rmb(1), "glm-4v-plus": _rmb(4), "glm-4v-flash": _rmb(0.1),
     "embedding-3": _rmb(0.5), "cogview-3-plus": _rmb(0.1),
-    "ERNIE-4.0-8K": _rmb(120), "ERNIE-3.5-8K": _rmb(12),
-    "SparkDesk-v3.5": 1.2858, "SparkDesk-v4.0": 1.2858, "hunyuan": 7.143,
+    "ERNIE-4.0-8K": _rmb(120), "ERNIE-3.5-8K": _rmb(12), "ERNIE-4.0-Turbo-8K": _rmb(30),
+    "ERNIE-Speed-8K": 0.0001, "ERNIE-Speed-128K": 0.0001, "ERNIE-Lite-8K": 0.0001, "ERNIE-Tiny-8K": 0.0001,
+    "Embedding-V1": _rmb(0.5), "bge-large-zh": _rmb(0.5), "bge-large-en": _rmb(0.5), "tao-8k": _rmb(0.5),
+    "chatglm_turbo": 0.3572, "chatglm_pro": 0.7143, "chatglm_std": 0.3572, "chatglm_lite": 0.1429,
+    "qwen-vl-plus": _rmb(1.5), "qwen-vl-max": _rmb(3), "qwq-plus": _rmb(1.6), "qwen3-235b-a22b": _rmb(2),
+    "wanx-v1": 8, "wanx2.1-t2i-turbo": 4.8,  # 0.0025 × ratio USD per image: ¥0.14 and ¥0.08
+    "SparkDesk": 1.2858, "SparkDesk-v1.1": 1.2858, "SparkDesk-v2.1": 1.2858, "SparkDesk-v3.1": 1.2858,
+    "SparkDesk-v3.1-128K": 1.2858, "SparkDesk-v3.5": 1.2858, "SparkDesk-v3.5-32K": 1.2858, "SparkDesk-v4.0": 1.2858,
+    "hunyuan": 7.143, "hunyuan-lite": 0.0001, "hunyuan-standard": _rmb(0.8), "hunyuan-standard-256K": _rmb(15),
+    "hunyuan-pro": _rmb(30), "hunyuan-turbo": _rmb(15), "hunyuan-turbos-latest": _rmb(0.8),
+    "hunyuan-vision": _rmb(18), "hunyuan-embedding": _rmb(0.7),
     "360GPT_S2_V9": 0.8572, "embedding-bert-512-v1": 0.0715, "embedding_s1_v1": 0.0715,
     "semantic_similarity_s1_v1": 0.0715,
     "doubao-1-5-pro-32k-250115": _rmb(0.8), "doubao-1-5-lite-32k-250115": _rmb(0.3),
@@ -112,6 +123,9 @@ DEFAULT_COMPLETION_RATIO: dict[str, float] = {
     "mistral-large-latest": 3, "mistral-medium-latest": 5, "pixtral-large-latest": 3, "ministral-8b-latest": 1,
     "doubao-1-5-pro-32k-250115": 2.5, "doubao-1-5-lite-32k-250115": 2, "doubao-1-5-vision-pro-32k-250115": 3,
     "deepseek-r1-250120": 4, "deepseek-v3-250324": 4,
+    "qwen-vl-plus": 3, "qwen-vl-max": 3, "qwq-plus": 2.5, "qwen3-235b-a22b": 4, "ERNIE-4.0-Turbo-8K": 3,
+    "hunyuan-standard": 2.5, "hunyuan-pro": 3.3333, "hunyuan-turbo": 3.3333, "hunyuan-turbos-latest": 2.5,
+    "hunyuan-standard-256K": 4, "command-a-03-2025": 4, "command-r7b-12-2024": 4,
 }  # fmt: skip
 
 _MJ_PRICES = {

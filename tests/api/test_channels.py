@@ -125,8 +125,10 @@ async def test_create_validation_messages(root: ApiClient, overrides: dict, mess
 async def test_create_defaults_per_type_and_clamps(root: ApiClient) -> None:
     azure = (await create(root, type=3, name="az", base_url="https://az.example/"))[0]
     assert azure["other"] == "2023-06-01-preview" and azure["base_url"] == "https://az.example"
-    spark = await root.post("/api/channel/", form(type=18, name="spark"))  # no adaptor yet: refused, named
-    assert spark["success"] is False and "讯飞星火认知 (18)" in spark["message"]
+    spark = await root.post("/api/channel/", form(type=18, name="spark"))  # Spark's key has three parts
+    assert spark["success"] is False and "APPID|APISecret|APIKey" in spark["message"]
+    spark = (await create(root, type=18, name="spark", key="app|secret|key"))[0]
+    assert spark["other"] == "v2.1"  # the default version
     vertex = (await create(root, type=41, name="vx", other='{"default":"us-central1"}', key=SERVICE_ACCOUNT))
     assert len(vertex) == 1  # a Vertex key is one JSON document, even over several lines
     clamped = (await create(root, name="clamp", weight=-5, priority=-5000, models=["a", "b", "a"],

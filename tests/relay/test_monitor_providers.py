@@ -1,6 +1,6 @@
 """The scheduled monitor (test all channels with the automatic rules) goes through each provider's
 adaptor, as the relay does: a healthy Claude channel stays, a Gemini channel whose key was revoked is
-disabled with the provider's reason, a type without an adaptor is not tested."""
+disabled with the provider's reason, a task channel (Suno) is not tested."""
 from __future__ import annotations
 
 import orjson
@@ -29,7 +29,8 @@ async def test_test_all_through_the_providers_adaptors(client, aiohttp_server) -
                                    base_url=claude.url, models="claude-3-haiku-20240307")
     revoked = await Channel.create(name="gemini", type=int(ChannelType.GEMINI), key="AIza-revoked",
                                    base_url=gemini.url, models="gemini-2.0-flash")
-    await Channel.create(name="ernie", type=int(ChannelType.BAIDU), key="ak|sk", models="ERNIE-4.0-8K")
+    await Channel.create(name="suno", type=int(ChannelType.SUNO), key="k", base_url="http://127.0.0.1:9",
+                         models="suno_music")
     token = await monitor.acquire(deps.store, monitor.lock_key(deps.store, "channel_test_all"), 60)
 
     summary = await monitor.test_all(deps, token)

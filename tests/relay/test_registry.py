@@ -21,7 +21,8 @@ def test_every_channel_type_has_an_entry(channel_type: ChannelType) -> None:
     adaptor = build_adaptor(meta)
     served = [mode for mode in RelayMode if adaptor.supports(mode)]
     if served and channel_type != ChannelType.VERTEX_AI:  # (Vertex's URL needs a service-account key: own tests)
-        assert adaptor.request_url(served[0]).startswith("https://up.example")
+        # (Spark speaks WebSocket: an http(s) base URL becomes ws(s).)
+        assert adaptor.request_url(served[0]).startswith(("https://up.example", "wss://up.example"))
 
 
 def test_unknown_types_fall_back_to_openai_compatible() -> None:

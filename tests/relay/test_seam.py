@@ -55,6 +55,8 @@ OPENAI_COMPATIBLE = {
     ChannelType.DEEPSEEK, ChannelType.VOLCENGINE, ChannelType.XAI,
     # OpenAI's format at the provider's own paths, with its own auth (Zhipu's JWT) or account (Cloudflare)
     ChannelType.ZHIPU_V4, ChannelType.JINA, ChannelType.CLOUDFLARE,
+    # chat in OpenAI's format (DashScope's compatible mode), embeddings and images native
+    ChannelType.ALI,
 }
 TASK_TYPES = {ChannelType.MIDJOURNEY, ChannelType.MIDJOURNEY_PLUS, ChannelType.SUNO}
 
@@ -63,13 +65,13 @@ def sdk(gateway, token) -> openai.AsyncOpenAI:
     return openai.AsyncOpenAI(base_url=str(gateway.make_url("/v1")), api_key=f"sk-{token.key}", max_retries=0)
 
 
-def test_every_type_is_dedicated_compatible_or_refused() -> None:
+def test_every_type_is_dedicated_or_compatible_and_none_refuses() -> None:
     for channel_type in ChannelType:
         adaptor = registry.ADAPTORS[channel_type]  # every type has an entry
-        if channel_type in OPENAI_COMPATIBLE:
-            assert issubclass(adaptor, OpenAIAdaptor), channel_type
-        elif adaptor is registry.UnsupportedAdaptor:
+        if channel_type in TASK_TYPES:
             assert not registry.is_relayable(channel_type)
+        elif channel_type in OPENAI_COMPATIBLE:
+            assert issubclass(adaptor, OpenAIAdaptor), channel_type
         else:  # a dedicated format: its own adaptor, declaring its own type
             assert not issubclass(adaptor, OpenAIAdaptor), channel_type
             assert adaptor.channel_type == channel_type, channel_type
@@ -104,15 +106,15 @@ async def test_a_mode_the_channel_cannot_serve_is_501_and_never_its_fault(gatewa
     assert await Log.filter(user_id=user.id, type=LogType.CONSUME).count() == 1
 
 
-async def test_a_type_without_an_adaptor_answers_501(gateway) -> None:
-    await add_channel(gateway, None, models="gpt-4", type=int(ChannelType.BAIDU), base_url="http://127.0.0.1:9")
+async def test_a_task_type_answers_chat_requests_501(gateway) -> None:
+    await add_channel(gateway, None, models="gpt-4", type=int(ChannelType.SUNO), base_url="http://127.0.0.1:9")
     user = await rich_user()
     token = await make_key(user)
     async with sdk(gateway, token) as client:
         with pytest.raises(openai.APIStatusError) as caught:
             await client.chat.completions.create(model="gpt-4", messages=MESSAGES)
     assert caught.value.status_code == 501
-    assert "百度文心千帆 (15)" in caught.value.message
+    assert "(36)" in caught.value.message
 
 
 # -- a provider that needs a token exchange, over the seam ----------------------------------------
@@ -245,7 +247,7 @@ async def test_websocket_transport_streamed_and_not_billed_by_the_pipelines_coun
     assert logs[1].quota == pricing.settle_quota(price, prompt, count_text(expected))
 
 
-# -- channel form: key formats, base URLs, types without an adaptor --------------------------------
+# -- channel form: key formats, base URLs, per-type settings --------------------------------
 
 
 def channel_form(**fields: Any) -> dict[str, Any]:
@@ -260,7 +262,7 @@ def channel_form(**fields: Any) -> dict[str, Any]:
     ({"type": 41, "key": "ya29.token", "other": '{"default": "us-central1"}'}, "service-account JSON key (not JSON)"),
     ({"type": 3, "key": "k", "base_url": ""}, "has no default API address"),
     ({"type": 8, "key": "k", "base_url": ""}, "has no default API address"),
-    ({"type": 15, "key": "ak|sk"}, "cannot be relayed yet"),
+    ({"type": 21, "key": "k", "other": ""}, "needs the knowledge base ID"),
 ])
 async def test_channel_form_checks_the_key_format_and_the_type(root: ApiClient, fields, message: str) -> None:
     body = await root.post("/api/channel/", channel_form(**fields))
@@ -293,12 +295,14 @@ def test_every_built_in_model_of_a_relayable_type_has_a_default_price() -> None:
     assert unpriced == []
 
 
-async def test_an_existing_channel_of_a_refused_type_can_still_be_managed(root: ApiClient) -> None:
-    stored = await Channel.create(name="ernie", type=int(ChannelType.BAIDU), key="ak|sk", models="ERNIE-4.0-8K")
-    body = await root.put("/api/channel/", {"id": stored.id, "status": 2, "priority": 5})
-    assert body["success"], body  # disabling or reweighting it is allowed
-    assert (await Channel.get(id=stored.id)).priority == 5
-    body = await root.put("/api/channel/", {"id": stored.id, "type": 15, "name": "x"})
-    assert body["success"] is False and "cannot be relayed yet" in body["message"]  # setting the type is not
-    palm = await root.post("/api/channel/", channel_form(type=11, key="k", models="chat-bison-001"))
-    assert palm["success"], palm  # PaLM has a default address
+async def test_every_dedicated_type_is_created_at_its_default_address(root: ApiClient) -> None:
+    for channel_type, key, model in ((15, "ak|sk", "ERNIE-4.0-8K"), (16, "id.secret", "chatglm_pro"),
+                                     (17, "sk-dash", "qwen-plus"), (18, "app|secret|key", "SparkDesk-v3.5"),
+                                     (23, "1|AKID|secret", "hunyuan-lite"), (34, "co-key", "command-r"),
+                                     (37, "app-key", "dify"), (11, "k", "chat-bison-001")):
+        body = await root.post("/api/channel/", channel_form(type=channel_type, key=key, models=model))
+        assert body["success"], (channel_type, body)
+    stored = {c.type: c for c in await Channel.all()}
+    assert stored[18].other == "v2.1"  # Spark's default version
+    library = await root.post("/api/channel/", channel_form(type=21, key="k", other="lib-1", models="gpt-4o-mini"))
+    assert library["success"], library

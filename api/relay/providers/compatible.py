@@ -3,9 +3,17 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import ClassVar
+from typing import Any, ClassVar
 
-from api.relay.base import OPENAI_PATHS, BalanceQueryError, Fetch, RelayMode, RerankMixin, balance_number
+from api.relay.base import (
+    OPENAI_PATHS,
+    BalanceMixin,
+    BalanceQueryError,
+    Fetch,
+    RelayMode,
+    RerankMixin,
+    balance_number,
+)
 from api.relay.providers.openai import OpenAIAdaptor
 from models.enums import ChannelType
 
@@ -52,19 +60,24 @@ class SiliconFlowAdaptor(RerankMixin, OpenAIAdaptor):
 # The reference's resellers outside our enum: OpenAI's format, each with its own balance endpoint.
 
 
-class AIProxyAdaptor(OpenAIAdaptor):
-    default_base_url: ClassVar[str] = "https://api.aiproxy.io"
+class AIProxyBalanceMixin(BalanceMixin):
+    """AIProxy's account overview (its OpenAI-compatible API and its knowledge-base API share it)."""
+
     balance_base_url: ClassVar[str] = "https://aiproxy.io"
 
     def has_balance(self) -> bool:
         return True
 
-    async def query_balance(self, fetch: Fetch) -> float:
+    async def query_balance(self: Any, fetch: Fetch) -> float:
         base = self.meta.base_url.rstrip("/") or self.balance_base_url
         data = await fetch(self.get(f"{base}/api/report/getUserOverview", {"Api-Key": self.meta.key}))
         if not data.get("success"):
             raise BalanceQueryError(str(data.get("message") or "failed"))
         return balance_number((data.get("data") or {}).get("totalPoints"), "totalPoints")
+
+
+class AIProxyAdaptor(AIProxyBalanceMixin, OpenAIAdaptor):
+    default_base_url: ClassVar[str] = "https://api.aiproxy.io"
 
 
 class API2GPTAdaptor(OpenAIAdaptor):

@@ -2,10 +2,6 @@
 export const CHANNEL_TYPES = [1, 2, 3, 4, 5, 8, 11, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 31, 33, 34, 35, 36, 37, 38,
   39, 40, 41, 42, 43, 45, 48];
 
-// Types the relay cannot serve yet (their provider format is not written): offered disabled; the
-// server refuses to create them (api/relay/registry.py maps them to UnsupportedAdaptor).
-export const UNSUPPORTED_TYPES = [15, 16, 17, 18, 21, 23, 34, 37];
-
 // Types with no default API address: the base URL is required (the server checks it too).
 export const BASE_URL_REQUIRED = [2, 3, 5, 8, 36];
 

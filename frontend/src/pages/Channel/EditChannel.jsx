@@ -9,7 +9,6 @@ import { showError, showInfo, showSuccess } from '../../lib/toast';
 import { stripTrailingSlash, verifyJSON } from '../../lib/format';
 import {
   BASE_URL_REQUIRED, CHANNEL_TYPE, CHANNEL_TYPES, DEFAULT_CHANNEL, DEFAULT_OTHER, KEY_FORMATS, MODEL_MAPPING_TEMPLATE, OTHER_FIELD,
-  UNSUPPORTED_TYPES,
   STATUS_CODE_MAPPING_TEMPLATE, VERTEX_REGION_TEMPLATE,
 } from '../../constants/channel';
 import Field, { SelectInput, Switch, TextArea, TextInput } from '../../components/Field';
@@ -178,12 +177,7 @@ export default function EditChannel({ id, onClose, onSaved }) {
   };
 
   const otherLabel = OTHER_FIELD[inputs.type];
-  const unsupported = (v) => UNSUPPORTED_TYPES.includes(Number(v));
-  const typeOptions = CHANNEL_TYPES.map((v) => ({
-    value: v, label: unsupported(v) ? t('channel.form.unsupportedType', { label: t(`channel.type.${v}`) }) : t(`channel.type.${v}`),
-    // The chosen type and the loaded channel's own type stay selectable (an existing channel still opens).
-    disabled: unsupported(v) && Number(inputs.type) !== v && Number(channel?.type) !== v,
-  }));
+  const typeOptions = CHANNEL_TYPES.map((v) => ({ value: v, label: t(`channel.type.${v}`) }));
   const keyHelp = keyFormatHelp(inputs.type, isEdit, t);
   const baseUrlRequired = BASE_URL_REQUIRED.includes(Number(inputs.type));
   const baseUrlHelp = baseUrlRequired ? (
@@ -207,9 +201,6 @@ export default function EditChannel({ id, onClose, onSaved }) {
         <form id="channel-form" onSubmit={submit} noValidate>
           <SelectInput label={t('channel.typeLabel')} value={inputs.type} onChange={onType} options={typeOptions} data-testid="channel-type" />
           {inputs.type === CHANNEL_TYPE.AZURE && <div className="notification is-warning is-light">{t('channel.form.azureHint')}</div>}
-          {unsupported(inputs.type) && (
-            <div className="notification is-danger is-light" data-testid="channel-unsupported">{t('channel.form.unsupportedWarning')}</div>
-          )}
           <TextInput label={t('channel.name')} value={inputs.name} onChange={set('name')} data-testid="channel-name" />
           <TextInput label={t(inputs.type === CHANNEL_TYPE.AZURE ? 'channel.form.azureEndpoint' : 'channel.form.baseUrl')}
             help={baseUrlHelp} required={baseUrlRequired}

@@ -1,0 +1,224 @@
+"""iFlytek Spark (type 18): one WebSocket conversation per request at `wss://spark-api.xf-yun.com`
++ the version's path, its URL signed with HMAC-SHA256 from the key `appid|api_secret|api_key`
+(`authorization`, `date` and `host` query parameters). The version (and so the `domain` and the
+path) comes from the channel's `other` (`v3.5`), else from a model name ending in one
+(`SparkDesk-v3.5`), else v2.1.
+
+We send one JSON message (`header.app_id`, `parameter.chat.domain`, `payload.message.text`,
+`payload.functions.text`); Spark answers with frames `{header: {code, message, status}, payload:
+{choices: {text: [...]}, usage: {text: {...}}}}`; status 2 marks the last frame, which carries the
+usage. The transport hands each frame over as one line (api/relay/client.py), so a request that is
+not streamed reads them all and joins them."""
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import re
+from collections.abc import Mapping
+from email.utils import formatdate
+from typing import Any, ClassVar
+from urllib.parse import urlencode, urlsplit
+
+import orjson
+
+from api.relay.base import (
+    EVENT_NOT_OBJECT,
+    Adaptor,
+    RelayMode,
+    StreamChunk,
+    StreamDecoder,
+    StreamState,
+    TokenUsage,
+    UpstreamContext,
+    UpstreamRequest,
+    json_object,
+    openai_error,
+)
+from api.relay.decoders import NDJSONDecoder
+from api.relay.errors import RelayError
+from api.relay.providers.common import ChunkWriter, chat_answer, function_tools, messages_of, text_of, tool_call
+from api.relay.sse import SSEEvent
+from models.enums import ChannelType
+
+DEFAULT_VERSION = "v2.1"
+# version → (domain, path)
+VERSIONS: Mapping[str, tuple[str, str]] = {
+    "v1.1": ("lite", "/v1.1/chat"),
+    "v2.1": ("generalv2", "/v2.1/chat"),
+    "v3.1": ("generalv3", "/v3.1/chat"),
+    "v3.1-128k": ("pro-128k", "/chat/pro-128k"),
+    "v3.5": ("generalv3.5", "/v3.5/chat"),
+    "v3.5-32k": ("max-32k", "/chat/max-32k"),
+    "v4.0": ("4.0Ultra", "/v4.0/chat"),
+}
+_MODEL_VERSION = re.compile(r"-(v\d\.\d(?:-\d+k)?)$", re.IGNORECASE)
+CREDENTIAL_CODES = frozenset({10005, 10313, 11200})  # app id or authorisation refused
+RATE_CODES = frozenset({11201, 11202, 11203})
+REQUEST_CODES = frozenset({10013, 10014, 10019, 10907, 10163, 10160, 10161, 10162, 10222})
+
+
+def error_of(code: int, message: str) -> RelayError:
+    if code in CREDENTIAL_CODES:
+        return RelayError(401, message, "authentication_error", code)
+    if code in RATE_CODES:
+        return RelayError(429, message, "rate_limit_error", code)
+    if code in REQUEST_CODES:
+        return RelayError(400, message, "invalid_request_error", code)
+    return RelayError(500, message, "upstream_error", code)
+
+
+def signed_url(url: str, api_key: str, api_secret: str, date: str) -> str:
+    """The WebSocket URL with iFlytek's HMAC-SHA256 authorisation for this date (RFC 1123, GMT)."""
+    parts = urlsplit(url)
+    origin = f"host: {parts.netloc}\ndate: {date}\nGET {parts.path} HTTP/1.1"
+    signature = base64.b64encode(hmac.new(api_secret.encode(), origin.encode(), hashlib.sha256).digest()).decode()
+    authorization = (f'api_key="{api_key}", algorithm="hmac-sha256", headers="host date request-line", '
+                     f'signature="{signature}"')
+    query = urlencode({"authorization": base64.b64encode(authorization.encode()).decode(), "date": date,
+                       "host": parts.netloc})
+    return f"{parts.scheme}://{parts.netloc}{parts.path}?{query}"
+
+
+class XunfeiAdaptor(Adaptor):
+    channel_type: ClassVar[ChannelType] = ChannelType.XUNFEI
+    default_base_url: ClassVar[str] = "wss://spark-api.xf-yun.com"
+    models: ClassVar[tuple[str, ...]] = ("SparkDesk", "SparkDesk-v1.1", "SparkDesk-v2.1", "SparkDesk-v3.1",
+                                         "SparkDesk-v3.1-128K", "SparkDesk-v3.5", "SparkDesk-v3.5-32K",
+                                         "SparkDesk-v4.0")
+
+    def __init__(self, *args: Any) -> None:
+        super().__init__(*args)
+        self.writer = ChunkWriter(self.meta.requested_model or self.meta.model)
+        self.tool_seen = False
+
+    def supports(self, mode: RelayMode) -> bool:
+        return mode == RelayMode.CHAT
+
+    @property
+    def version(self) -> str:
+        wanted = self.meta.other.strip().lower()
+        if not wanted:
+            found = _MODEL_VERSION.search(self.meta.model)
+            wanted = found.group(1).lower() if found else DEFAULT_VERSION
+        if wanted not in VERSIONS:
+            raise RelayError.local_error(500, f"unknown Spark version {wanted!r} in the channel's settings "
+                                         f"(one of {', '.join(VERSIONS)})", "invalid_channel_setting")
+        return wanted
+
+    def credentials(self) -> tuple[str, str, str]:
+        parts = [p.strip() for p in self.meta.key.split("|")]
+        if len(parts) != 3:
+            raise RelayError.local_error(500, "the channel key must be appid|api_secret|api_key", "invalid_key")
+        return parts[0], parts[1], parts[2]
+
+    def request_url(self, mode: RelayMode | None = None) -> str:
+        base = self.base_url
+        if base.startswith(("http://", "https://")):
+            base = "ws" + base[4:]
+        return base + VERSIONS[self.version][1]
+
+    def request_headers(self) -> dict[str, str]:
+        return {}
+
+    def build_request(self, mode: RelayMode, body: Any) -> UpstreamRequest:
+        return UpstreamRequest(self.request_url(mode), {}, orjson.dumps(body), "GET", transport="websocket")
+
+    async def authorize(self, request: UpstreamRequest, ctx: UpstreamContext) -> None:
+        _, api_secret, api_key = self.credentials()
+        request.url = signed_url(request.url, api_key, api_secret, formatdate(usegmt=True))
+
+    def stream_decoder(self, content_type: str) -> StreamDecoder | None:
+        return NDJSONDecoder()
+
+    def decode_body(self, raw: bytes) -> dict[str, Any]:
+        return {"frames": [json_object(line, EVENT_NOT_OBJECT) for line in raw.splitlines() if line.strip()]}
+
+    def convert_request(self, req: Mapping[str, Any]) -> dict[str, Any]:
+        app_id = self.credentials()[0]
+        chat: dict[str, Any] = {"domain": VERSIONS[self.version][0], "auditing": "default"}
+        temperature = req.get("temperature")
+        if isinstance(temperature, int | float) and not isinstance(temperature, bool):
+            chat["temperature"] = min(1.0, max(0.01, float(temperature)))  # Spark's range is (0, 1]
+        top_k = req.get("top_k")
+        if isinstance(top_k, int) and not isinstance(top_k, bool):
+            chat["top_k"] = min(6, max(1, top_k))
+        limit = req.get("max_completion_tokens", req.get("max_tokens"))
+        if isinstance(limit, int) and limit > 0:
+            chat["max_tokens"] = limit
+        text = []
+        for message in messages_of(req):
+            role = message.get("role")
+            role = "system" if role == "developer" else role if role in ("system", "assistant") else "user"
+            text.append({"role": role, "content": text_of(message.get("content"))})
+        payload: dict[str, Any] = {"message": {"text": text}}
+        tools = function_tools(req)
+        if tools:
+            payload["functions"] = {"text": [{"name": f["name"], "description": str(f.get("description") or ""),
+                                              "parameters": f.get("parameters") or {"type": "object",
+                                                                                   "properties": {}}}
+                                             for f in tools]}
+        user = req.get("user")
+        header = {"app_id": app_id, **({"uid": user[:32]} if isinstance(user, str) and user else {})}
+        return {"header": header, "parameter": {"chat": chat}, "payload": payload}
+
+    @staticmethod
+    def _check(frame: Mapping[str, Any]) -> Mapping[str, Any]:
+        header = frame.get("header") or {}
+        code = header.get("code")
+        if code:
+            raise error_of(int(code), str(header.get("message") or f"error {code}"))
+        return header
+
+    @staticmethod
+    def _usage(frame: Mapping[str, Any]) -> TokenUsage | None:
+        usage = ((frame.get("payload") or {}).get("usage") or {}).get("text")
+        return TokenUsage.from_openai(usage)
+
+    def convert_response(self, body: dict[str, Any]) -> tuple[dict[str, Any], TokenUsage | None]:
+        frames = body.get("frames") or []
+        text: list[str] = []
+        calls: list[dict[str, Any]] = []
+        usage = None
+        sid = ""
+        for frame in frames:
+            header = self._check(frame)
+            sid = str(header.get("sid") or sid)
+            for item in ((frame.get("payload") or {}).get("choices") or {}).get("text") or ():
+                text.append(str(item.get("content") or ""))
+                call = item.get("function_call")
+                if isinstance(call, Mapping) and call.get("name"):
+                    calls.append(tool_call("", str(call["name"]), call.get("arguments") or "{}"))
+            usage = self._usage(frame) or usage
+        if not frames:
+            raise RelayError(502, "the upstream closed the conversation without an answer", "upstream_error",
+                             "bad_response_body")
+        message: dict[str, Any] = {"role": "assistant", "content": "".join(text) if text and not calls else
+                                   ("".join(text) or None)}
+        if calls:
+            message["tool_calls"] = calls
+        return chat_answer(sid, self.meta.requested_model or self.meta.model, message,
+                           "tool_calls" if calls else "stop", usage), usage
+
+    def convert_stream_event(self, ev: SSEEvent, state: StreamState) -> list[StreamChunk]:
+        frame = json_object(ev.data, EVENT_NOT_OBJECT)
+        header = self._check(frame)
+        delta: dict[str, Any] = {}
+        for item in ((frame.get("payload") or {}).get("choices") or {}).get("text") or ():
+            if item.get("content"):
+                delta["content"] = delta.get("content", "") + str(item["content"])
+            call = item.get("function_call")
+            if isinstance(call, Mapping) and call.get("name"):
+                self.tool_seen = True
+                delta["tool_calls"] = [tool_call("", str(call["name"]), call.get("arguments") or "{}", 0)]
+        usage = self._usage(frame)
+        if usage is not None:
+            state.usage = usage
+        finish = None
+        if header.get("status") == 2:
+            state.done = True
+            finish = "tool_calls" if self.tool_seen else "stop"
+        return [self.writer.chunk(delta, finish)] if delta or finish else []
+
+    def convert_error(self, status: int, body: bytes) -> RelayError:
+        return openai_error(status, body)
