@@ -139,7 +139,7 @@ class BaiduAdaptor(EmbeddingsMixin, Adaptor):
         base, key = self.base_url, self.meta.key
 
         async def exchange() -> Credential:
-            return await baidu.exchange(ctx.http, base, key, time.time())
+            return await baidu.exchange(ctx.http, base, key, ctx.credentials.clock())
 
         token = await ctx.credentials.get(self.cache_key, exchange)
         request.url += ("&" if "?" in request.url else "?") + "access_token=" + quote(token, safe="")
