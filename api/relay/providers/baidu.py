@@ -10,7 +10,6 @@ is the new text), the last with `is_end: true`, and no end marker."""
 from __future__ import annotations
 
 import hashlib
-import time
 from collections.abc import Mapping
 from typing import Any, ClassVar
 from urllib.parse import quote

@@ -33,7 +33,6 @@ from api.relay.base import (
     UpstreamContext,
     UpstreamRequest,
     json_object,
-    openai_error,
 )
 from api.relay.decoders import NDJSONDecoder
 from api.relay.errors import RelayError
@@ -219,6 +218,3 @@ class XunfeiAdaptor(Adaptor):
             state.done = True
             finish = "tool_calls" if self.tool_seen else "stop"
         return [self.writer.chunk(delta, finish)] if delta or finish else []
-
-    def convert_error(self, status: int, body: bytes) -> RelayError:
-        return openai_error(status, body)

@@ -1,0 +1,199 @@
+# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
+"""iFlytek Spark channels (type 18) through the official openai SDK against a fake Spark WebSocket
+server that checks the HMAC-signed URL (host, date, request line), the version's path and domain,
+and answers in frames whose last (status 2) carries the usage: streamed and not, function calls,
+the handshake refused for a bad signature, business errors in a frame."""
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import re
+import time
+from dataclasses import dataclass, field
+from email.utils import parsedate_to_datetime
+from typing import Any
+
+import aiohttp
+import openai
+import pytest
+from aiohttp import web
+
+from api import keys
+from api.services import pricing
+from models import Channel
+from models.enums import ChannelType
+from tests.helpers import ApiClient
+from tests.relay.fakes import add_channel, drain, gateway, make_key, relay_of, rich_user  # noqa: F401
+from tests.relay.provider_kit import FakeBase, consume_logs, finish_reasons, sdk, stream_chat
+
+APP_ID, API_SECRET, API_KEY = "5f1a2b3c", "spark-secret", "spark-key"
+MESSAGES = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Say hello."}]
+PIECES = ["你好，", "我是", "星火。"]
+USAGE = {"question_tokens": 4, "prompt_tokens": 13, "completion_tokens": 6, "total_tokens": 19}
+DOMAINS = {"/v2.1/chat": "generalv2", "/v3.5/chat": "generalv3.5", "/v4.0/chat": "4.0Ultra",
+           "/chat/max-32k": "max-32k"}
+
+
+@dataclass
+class FakeSpark(FakeBase):
+    function_call: dict[str, Any] | None = None
+    frame_error: tuple[int, str] | None = None
+    seen: list[dict[str, Any]] = field(default_factory=list)
+
+    def app(self) -> web.Application:
+        app = web.Application()
+        for path in DOMAINS:
+            app.router.add_get(path, self.handle)
+        return app
+
+    def signature_problem(self, request: web.Request) -> str | None:
+        query = request.query
+        try:
+            authorization = base64.b64decode(query["authorization"]).decode()
+            fields = dict(re.findall(r'(\w+)="([^"]*)"', authorization))
+            date = query["date"]
+        except (KeyError, ValueError):
+            return "missing authorization"
+        if fields.get("api_key") != API_KEY or fields.get("algorithm") != "hmac-sha256":
+            return "invalid api_key"
+        if abs(parsedate_to_datetime(date).timestamp() - time.time()) > 300:
+            return "the date is too far from now"
+        if query.get("host") != request.host:
+            return "host mismatch"
+        origin = f"host: {request.host}\ndate: {date}\nGET {request.path} HTTP/1.1"
+        expected = base64.b64encode(hmac.new(API_SECRET.encode(), origin.encode(), hashlib.sha256).digest()).decode()
+        return None if hmac.compare_digest(expected, fields.get("signature", "")) else "HMAC signature does not match"
+
+    async def handle(self, request: web.Request) -> web.StreamResponse:
+        problem = self.signature_problem(request)
+        if problem:
+            return web.json_response({"message": problem}, status=401)
+        ws = web.WebSocketResponse()
+        await ws.prepare(request)
+        message = await ws.receive_json()
+        self.seen.append({"path": request.path, "body": message})
+        header = {"code": 0, "message": "Success", "sid": "cht000b1", "status": 0}
+        if message["header"].get("app_id") != APP_ID:
+            await ws.send_json({"header": {**header, "code": 10313, "message": "appid和apikey不匹配", "status": 2}})
+        elif message["parameter"]["chat"]["domain"] != DOMAINS[request.path]:
+            await ws.send_json({"header": {**header, "code": 10404, "message": "domain mismatch", "status": 2}})
+        elif self.frame_error:
+            code, text = self.frame_error
+            await ws.send_json({"header": {**header, "code": code, "message": text, "status": 2}})
+        else:
+            pieces = [""] if self.function_call else PIECES
+            for i, piece in enumerate(pieces):
+                last = i == len(pieces) - 1
+                item: dict[str, Any] = {"content": piece, "role": "assistant", "index": 0}
+                if last and self.function_call:
+                    item["function_call"] = self.function_call
+                payload: dict[str, Any] = {"choices": {"status": 2 if last else 1, "seq": i, "text": [item]}}
+                if last:
+                    payload["usage"] = {"text": USAGE}
+                await ws.send_json({"header": {**header, "status": 2 if last else 1}, "payload": payload})
+        await ws.close()
+        return ws
+
+
+@pytest.fixture
+async def spark(aiohttp_server):
+    fake = FakeSpark()
+    fake.server = await aiohttp_server(fake.app())
+    return fake
+
+
+async def spark_channel(gateway, fake: FakeSpark, model: str = "SparkDesk-v3.5", **fields) -> Channel:
+    return await add_channel(gateway, None, models=model, type=int(ChannelType.XUNFEI), base_url=fake.url,
+                             key=fields.pop("key", f"{APP_ID}|{API_SECRET}|{API_KEY}"), **fields)
+
+
+async def test_answer_streamed_and_not_billed_by_the_last_frame(gateway, spark) -> None:
+    await spark_channel(gateway, spark, other="v3.5")
+    user = await rich_user()
+    token = await make_key(user)
+    async with sdk(gateway, token) as client:
+        answer = await client.chat.completions.create(model="SparkDesk-v3.5", messages=MESSAGES, temperature=0,
+                                                      max_tokens=100)
+        text, chunks = await stream_chat(client, model="SparkDesk-v3.5", messages=MESSAGES,
+                                         stream_options={"include_usage": True})
+    assert answer.choices[0].message.content == "".join(PIECES) == text
+    assert (answer.usage.prompt_tokens, answer.usage.completion_tokens) == (13, 6)
+    assert finish_reasons(chunks) == ["stop"] and chunks[-1].usage.completion_tokens == 6
+    sent = spark.seen[0]
+    assert sent["path"] == "/v3.5/chat"
+    assert sent["body"] == {"header": {"app_id": APP_ID},
+                            "parameter": {"chat": {"domain": "generalv3.5", "auditing": "default",
+                                                   "temperature": 0.01, "max_tokens": 100}},
+                            "payload": {"message": {"text": [{"role": "system", "content": "Be brief."},
+                                                             {"role": "user", "content": "Say hello."}]}}}
+    await drain(gateway)
+    quota = pricing.settle_quota(pricing.resolve_price("SparkDesk-v3.5"), 13, 6)
+    assert [(log.prompt_tokens, log.completion_tokens, log.quota) for log in await consume_logs(user)] == [
+        (13, 6, quota)] * 2
+
+
+async def test_the_version_comes_from_other_then_the_model_then_v2_1(gateway, spark) -> None:
+    await spark_channel(gateway, spark, model="SparkDesk-v4.0,SparkDesk-v3.5-32K,SparkDesk")
+    token = await make_key(await rich_user())
+    async with sdk(gateway, token) as client:
+        for model in ("SparkDesk-v4.0", "SparkDesk-v3.5-32K", "SparkDesk"):
+            await client.chat.completions.create(model=model, messages=MESSAGES)
+    assert [s["path"] for s in spark.seen] == ["/v4.0/chat", "/chat/max-32k", "/v2.1/chat"]
+
+
+async def test_function_calls(gateway, spark) -> None:
+    spark.function_call = {"name": "get_weather", "arguments": '{"city":"Paris"}'}
+    await spark_channel(gateway, spark, other="v3.5")
+    token = await make_key(await rich_user())
+    tools = [{"type": "function", "function": {"name": "get_weather", "description": "Weather",
+                                               "parameters": {"type": "object",
+                                                              "properties": {"city": {"type": "string"}}}}}]
+    async with sdk(gateway, token) as client:
+        answer = await client.chat.completions.create(model="SparkDesk-v3.5", messages=MESSAGES, tools=tools)
+        _, chunks = await stream_chat(client, model="SparkDesk-v3.5", messages=MESSAGES, tools=tools)
+    call = answer.choices[0].message.tool_calls[0]
+    assert (call.function.name, call.function.arguments) == ("get_weather", '{"city":"Paris"}')
+    assert answer.choices[0].finish_reason == "tool_calls" and finish_reasons(chunks) == ["tool_calls"]
+    assert spark.seen[0]["body"]["payload"]["functions"] == {"text": [tools[0]["function"]]}
+
+
+async def test_a_bad_signature_is_refused_at_the_handshake_and_disables(gateway, spark) -> None:
+    await gateway.server.app[keys.OPTIONS].update("AutomaticDisableChannelEnabled", "true")
+    channel = await spark_channel(gateway, spark, key=f"{APP_ID}|wrong-secret|{API_KEY}", other="v3.5")
+    token = await make_key(await rich_user())
+    async with sdk(gateway, token) as client:
+        with pytest.raises(openai.AuthenticationError, match="refused the WebSocket"):
+            await client.chat.completions.create(model="SparkDesk-v3.5", messages=MESSAGES)
+    assert relay_of(gateway).index.get(channel.id) is None and spark.seen == []
+
+
+async def test_an_error_frame_and_the_channel_test(gateway, spark, root: ApiClient) -> None:
+    channel = await spark_channel(gateway, spark, other="v3.5")
+    body = await root.get(f"/api/channel/test/{channel.id}")
+    assert body["success"], body
+    spark.frame_error = (11202, "授权错误：秒级流控超限")
+    user = await rich_user()
+    token = await make_key(user)
+    async with sdk(gateway, token) as client:
+        with pytest.raises(openai.RateLimitError):  # (the gateway's own words for an upstream 429)
+            await client.chat.completions.create(model="SparkDesk-v3.5", messages=MESSAGES)
+        spark.frame_error = (10907, "token数量超过上限")
+        with pytest.raises(openai.BadRequestError, match="token数量超过上限"):
+            await stream_chat(client, model="SparkDesk-v3.5", messages=MESSAGES)
+    await drain(gateway)
+    assert await consume_logs(user) == []
+
+
+def test_the_signed_url_is_what_the_fake_checks() -> None:
+    from api.relay.providers.xunfei import signed_url
+
+    url = signed_url("wss://spark-api.xf-yun.com/v3.5/chat", API_KEY, API_SECRET, "Mon, 23 Nov 2026 10:00:00 GMT")
+    parsed = aiohttp.client.URL(url)
+    assert (parsed.host, parsed.path, parsed.query["host"]) == ("spark-api.xf-yun.com", "/v3.5/chat",
+                                                                "spark-api.xf-yun.com")
+    authorization = base64.b64decode(parsed.query["authorization"]).decode()
+    origin = "host: spark-api.xf-yun.com\ndate: Mon, 23 Nov 2026 10:00:00 GMT\nGET /v3.5/chat HTTP/1.1"
+    signature = base64.b64encode(hmac.new(API_SECRET.encode(), origin.encode(), hashlib.sha256).digest()).decode()
+    assert authorization == (f'api_key="{API_KEY}", algorithm="hmac-sha256", headers="host date request-line", '
+                             f'signature="{signature}"')
