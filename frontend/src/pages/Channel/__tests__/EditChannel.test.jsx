@@ -311,22 +311,14 @@ test('edit loads the channel, fetches models through the server and PUTs with th
   expect(drawer).toBeTruthy();
 });
 
-test('an existing channel of a type that cannot be relayed opens with a warning', async () => {
+test('an existing Baidu channel opens under its own type with its key format', async () => {
   setup(7, {
     '/api/channel/7': ok({ id: 7, name: 'ernie', type: 15, key: '', models: 'ERNIE-4.0-8K', group: 'default', base_url: '',
       model_mapping: '', status_code_mapping: '', auto_ban: 1, priority: 0, weight: 0, other: '' }),
   });
   await waitFor(() => expect(within(screen.getByTestId('channel-drawer')).getByLabelText('Name')).toHaveValue('ernie'));
   const d = screen.getByTestId('channel-drawer');
-  expect(within(d).getByTestId('channel-unsupported')).toHaveTextContent('cannot be relayed yet');
-  expect(within(d).getByTestId('channel-unsupported')).toHaveClass('notification');
-  expect(within(d).getByRole('option', { name: 'Baidu (not supported yet)' })).not.toBeDisabled();  // its own type
+  expect(within(d).getByLabelText('Type')).toHaveValue('15');
+  expect(within(d).getByRole('option', { name: 'Baidu' })).not.toBeDisabled();
   expect(within(d).getByTestId('channel-key-format').textContent).toBe('APIKey|SecretKey');  // one key when editing
-  // Moving to a supported type clears the warning; the channel's own type can still be chosen back.
-  await userEvent.selectOptions(within(d).getByLabelText('Type'), '1');
-  expect(within(d).queryByTestId('channel-unsupported')).not.toBeInTheDocument();
-  await userEvent.selectOptions(within(d).getByLabelText('Type'), '15');
-  expect(within(d).getByTestId('channel-unsupported')).toBeInTheDocument();
-  await toChinese();
-  expect(within(d).getByTestId('channel-unsupported')).toHaveTextContent('该渠道类型暂不支持转发');
 });
