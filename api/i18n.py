@@ -169,6 +169,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "channel_vertex_region_invalid": (
         "The Vertex AI region must be JSON with a \"default\" region", "部署地区必须是合法的 JSON 格式，且必须包含 default 地区！"),
     "channel_type_invalid": ("Unknown channel type: {type}", "未知的渠道类型：{type}"),
+    "channel_spark_version_invalid": (
+        "The Spark version must be one of {versions}", "星火版本必须是以下之一：{versions}"),
     "channel_library_id_required": (
         "An AI Proxy knowledge-base channel needs the knowledge base ID", "知识库渠道需要填写知识库 ID"),
     "channel_cloudflare_account_required": (

@@ -18,6 +18,7 @@ from tortoise.transactions import in_transaction
 
 from api.errors import ApiError
 from api.relay import keyformats
+from api.relay.providers.xunfei import VERSIONS as SPARK_VERSIONS
 from api.relay.registry import ADAPTORS, DEFAULT_BASE_URLS, type_label
 from api.services.events import EventBus
 from models import Ability, Channel
@@ -269,6 +270,8 @@ def apply_type_defaults(fields: dict[str, Any], *, type_changed: bool = True) ->
         fields["other"] = AZURE_DEFAULT_OTHER
     elif channel_type == ChannelType.XUNFEI and not other:
         fields["other"] = SPARK_DEFAULT_OTHER
+    elif channel_type == ChannelType.XUNFEI and other.lower() not in SPARK_VERSIONS:
+        raise ApiError("channel_spark_version_invalid", versions=", ".join(SPARK_VERSIONS))
     elif channel_type == ChannelType.CLOUDFLARE and not CLOUDFLARE_ACCOUNT.match(other):
         raise ApiError("channel_cloudflare_account_required")
     elif channel_type == ChannelType.AIPROXY_LIBRARY and not other:

@@ -263,6 +263,7 @@ def channel_form(**fields: Any) -> dict[str, Any]:
     ({"type": 3, "key": "k", "base_url": ""}, "has no default API address"),
     ({"type": 8, "key": "k", "base_url": ""}, "has no default API address"),
     ({"type": 21, "key": "k", "other": ""}, "needs the knowledge base ID"),
+    ({"type": 18, "key": "a|b|c", "other": "v9"}, "The Spark version must be one of v1.1, v2.1"),
 ])
 async def test_channel_form_checks_the_key_format_and_the_type(root: ApiClient, fields, message: str) -> None:
     body = await root.post("/api/channel/", channel_form(**fields))

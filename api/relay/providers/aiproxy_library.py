@@ -9,7 +9,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from api.relay.base import EVENT_NOT_OBJECT, Adaptor, RelayMode, StreamChunk, StreamState, TokenUsage, json_object
+from api.relay.base import (
+    EVENT_NOT_OBJECT,
+    Adaptor,
+    RelayMeta,
+    RelayMode,
+    StreamChunk,
+    StreamState,
+    TokenUsage,
+    json_object,
+)
 from api.relay.errors import RelayError
 from api.relay.providers.common import ChunkWriter, chat_answer, messages_of, text_of
 from api.relay.providers.compatible import AIProxyBalanceMixin
@@ -41,8 +50,8 @@ class AIProxyLibraryAdaptor(AIProxyBalanceMixin, Adaptor):
     default_base_url: ClassVar[str] = "https://api.aiproxy.io"
     models: ClassVar[tuple[str, ...]] = ("gpt-3.5-turbo", "gpt-4o-mini", "gpt-4o")
 
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
+    def __init__(self, meta: RelayMeta) -> None:
+        super().__init__(meta)
         self.writer = ChunkWriter(self.meta.requested_model or self.meta.model)
 
     def supports(self, mode: RelayMode) -> bool:
@@ -75,7 +84,7 @@ class AIProxyLibraryAdaptor(AIProxyBalanceMixin, Adaptor):
             state.done = True
             return []
         event = json_object(ev.data, EVENT_NOT_OBJECT)
-        if "errCode" in event and not event.get("content") and event.get("errCode"):
+        if event.get("errCode"):
             raise error_of(event)
         text = str(event.get("content") or "")
         if event.get("finish"):

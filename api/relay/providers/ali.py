@@ -16,6 +16,7 @@ import orjson
 
 from api.relay import client
 from api.relay.base import (
+    RelayMeta,
     RelayMode,
     TokenUsage,
     UpstreamContext,
@@ -62,15 +63,12 @@ class AliAdaptor(OpenAIAdaptor):
     poll_interval: ClassVar[float] = 2.0  # seconds between two looks at an image task
     poll_limit: ClassVar[float] = 300.0  # an image task not finished by then fails
 
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
+    def __init__(self, meta: RelayMeta) -> None:
+        super().__init__(meta)
         self.b64 = False  # the client asked for images as base64, not URLs
 
     def supports(self, mode: RelayMode) -> bool:
         return mode in ALI_PATHS
-
-    def has_balance(self) -> bool:
-        return False
 
     def request_headers(self) -> dict[str, str]:
         headers = super().request_headers()

@@ -20,6 +20,7 @@ from api.relay.base import (
     EVENT_NOT_OBJECT,
     Adaptor,
     EmbeddingsMixin,
+    RelayMeta,
     RelayMode,
     StreamChunk,
     StreamState,
@@ -110,8 +111,8 @@ class BaiduAdaptor(EmbeddingsMixin, Adaptor):
                                          "ERNIE-Speed-128K", "ERNIE-Lite-8K", "ERNIE-Tiny-8K", "Embedding-V1",
                                          "bge-large-zh", "bge-large-en", "tao-8k")
 
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
+    def __init__(self, meta: RelayMeta) -> None:
+        super().__init__(meta)
         self.writer = ChunkWriter(self.meta.requested_model or self.meta.model)
         self.ctx: UpstreamContext | None = None
 
@@ -160,7 +161,8 @@ class BaiduAdaptor(EmbeddingsMixin, Adaptor):
             body["system"] = system
         if req.get("stream"):
             body["stream"] = True
-        for ours, theirs in (("temperature", "temperature"), ("top_p", "top_p"), ("presence_penalty", "penalty_score")):
+        for ours, theirs in (("temperature", "temperature"), ("top_p", "top_p"),
+                             ("frequency_penalty", "penalty_score")):
             value = req.get(ours)
             if isinstance(value, int | float) and not isinstance(value, bool):
                 body[theirs] = value

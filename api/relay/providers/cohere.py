@@ -15,6 +15,7 @@ import orjson
 from api.relay.base import (
     EVENT_NOT_OBJECT,
     Adaptor,
+    RelayMeta,
     RelayMode,
     RerankMixin,
     StreamChunk,
@@ -81,8 +82,8 @@ class CohereAdaptor(RerankMixin, Adaptor):
         "command-r", "command", "command-light", "rerank-v3.5", "rerank-english-v3.0", "rerank-multilingual-v3.0",
     )
 
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
+    def __init__(self, meta: RelayMeta) -> None:
+        super().__init__(meta)
         self.writer = ChunkWriter(self.meta.requested_model or self.meta.model)
         self.tool_seen = False
 

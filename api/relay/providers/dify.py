@@ -10,7 +10,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from api.relay.base import EVENT_NOT_OBJECT, Adaptor, RelayMode, StreamChunk, StreamState, TokenUsage, json_object
+from api.relay.base import (
+    EVENT_NOT_OBJECT,
+    Adaptor,
+    RelayMeta,
+    RelayMode,
+    StreamChunk,
+    StreamState,
+    TokenUsage,
+    json_object,
+)
 from api.relay.errors import RelayError
 from api.relay.providers.common import ChunkWriter, chat_answer, image_urls, messages_of, text_of
 from api.relay.sse import SSEEvent
@@ -43,8 +52,8 @@ class DifyAdaptor(Adaptor):
     default_base_url: ClassVar[str] = "https://api.dify.ai"
     models: ClassVar[tuple[str, ...]] = ("dify",)
 
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
+    def __init__(self, meta: RelayMeta) -> None:
+        super().__init__(meta)
         self.writer = ChunkWriter(self.meta.requested_model or self.meta.model)
 
     def supports(self, mode: RelayMode) -> bool:

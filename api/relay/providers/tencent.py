@@ -19,6 +19,7 @@ from api.relay.base import (
     EVENT_NOT_OBJECT,
     Adaptor,
     EmbeddingsMixin,
+    RelayMeta,
     RelayMode,
     StreamChunk,
     StreamState,
@@ -103,12 +104,13 @@ def _message(message: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _calls(calls: Any) -> list[dict[str, Any]]:
+def _calls(calls: Any, streamed: bool) -> list[dict[str, Any]]:
+    """Tencent's ToolCalls → OpenAI's (stream deltas carry an index, a whole answer's calls none)."""
     out = []
     for i, call in enumerate(calls if isinstance(calls, list) else ()):
         function = call.get("Function") or {}
         out.append(tool_call(str(call.get("Id") or ""), str(function.get("Name") or ""),
-                             function.get("Arguments") or "{}", call.get("Index", i)))
+                             function.get("Arguments") or "{}", call.get("Index", i) if streamed else None))
     return out
 
 
@@ -119,8 +121,8 @@ class TencentAdaptor(EmbeddingsMixin, Adaptor):
                                          "hunyuan-turbo", "hunyuan-turbos-latest", "hunyuan-vision",
                                          "hunyuan-embedding")
 
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
+    def __init__(self, meta: RelayMeta) -> None:
+        super().__init__(meta)
         self.writer = ChunkWriter(self.meta.requested_model or self.meta.model)
         self.tool_seen = False
 
@@ -180,7 +182,7 @@ class TencentAdaptor(EmbeddingsMixin, Adaptor):
         response = _check(body)
         choice = (response.get("Choices") or [{}])[0]
         message = choice.get("Message") or {}
-        calls = _calls(message.get("ToolCalls"))
+        calls = _calls(message.get("ToolCalls"), streamed=False)
         out: dict[str, Any] = {"role": "assistant", "content": message.get("Content") or ("" if not calls else None)}
         if message.get("ReasoningContent"):
             out["reasoning_content"] = message["ReasoningContent"]
@@ -206,7 +208,7 @@ class TencentAdaptor(EmbeddingsMixin, Adaptor):
                 out["content"] = delta["Content"]
             if delta.get("ReasoningContent"):
                 out["reasoning_content"] = delta["ReasoningContent"]
-            calls = _calls(delta.get("ToolCalls"))
+            calls = _calls(delta.get("ToolCalls"), streamed=True)
             if calls:
                 self.tool_seen = True
                 out["tool_calls"] = calls

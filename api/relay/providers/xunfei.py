@@ -25,6 +25,7 @@ import orjson
 from api.relay.base import (
     EVENT_NOT_OBJECT,
     Adaptor,
+    RelayMeta,
     RelayMode,
     StreamChunk,
     StreamDecoder,
@@ -86,8 +87,8 @@ class XunfeiAdaptor(Adaptor):
                                          "SparkDesk-v3.1-128K", "SparkDesk-v3.5", "SparkDesk-v3.5-32K",
                                          "SparkDesk-v4.0")
 
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
+    def __init__(self, meta: RelayMeta) -> None:
+        super().__init__(meta)
         self.writer = ChunkWriter(self.meta.requested_model or self.meta.model)
         self.tool_seen = False
 
@@ -192,8 +193,7 @@ class XunfeiAdaptor(Adaptor):
         if not frames:
             raise RelayError(502, "the upstream closed the conversation without an answer", "upstream_error",
                              "bad_response_body")
-        message: dict[str, Any] = {"role": "assistant", "content": "".join(text) if text and not calls else
-                                   ("".join(text) or None)}
+        message: dict[str, Any] = {"role": "assistant", "content": "".join(text) or (None if calls else "")}
         if calls:
             message["tool_calls"] = calls
         return chat_answer(sid, self.meta.requested_model or self.meta.model, message,

@@ -18,6 +18,7 @@ import orjson
 
 from api.relay.base import (
     Adaptor,
+    RelayMeta,
     RelayMode,
     StreamChunk,
     StreamDecoder,
@@ -128,8 +129,8 @@ class ZhipuV3Adaptor(Adaptor):
     default_base_url: ClassVar[str] = "https://open.bigmodel.cn"
     models: ClassVar[tuple[str, ...]] = ("chatglm_turbo", "chatglm_pro", "chatglm_std", "chatglm_lite")
 
-    def __init__(self, *args: Any) -> None:
-        super().__init__(*args)
+    def __init__(self, meta: RelayMeta) -> None:
+        super().__init__(meta)
         self.writer = ChunkWriter(self.meta.requested_model or self.meta.model)
 
     def supports(self, mode: RelayMode) -> bool:
