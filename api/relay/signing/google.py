@@ -15,6 +15,7 @@ from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
 from api.relay.credentials import Credential
 from api.relay.errors import RelayError
+from api.relay.signing import oauth
 
 DEFAULT_TOKEN_URI = "https://oauth2.googleapis.com/token"
 CLOUD_PLATFORM = "https://www.googleapis.com/auth/cloud-platform"
@@ -77,28 +78,5 @@ async def exchange(http: aiohttp.ClientSession, account: ServiceAccount, now: fl
                    timeout: float = 10) -> Credential:
     """POST the assertion to the token endpoint → the access token and its expiry."""
     form = {"grant_type": JWT_BEARER, "assertion": assertion(account, now)}
-    try:
-        async with http.post(account.token_uri, data=form, timeout=aiohttp.ClientTimeout(total=timeout),
-                             allow_redirects=False) as resp:
-            raw = await resp.content.read(64 * 1024)
-            status = resp.status
-    except (aiohttp.ClientError, TimeoutError, OSError) as exc:
-        raise RelayError(502, f"the Google token endpoint failed: {type(exc).__name__}", "upstream_error",
-                         "credential_exchange_failed") from exc
-    try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        data = None
-    if status != 200 or not isinstance(data, dict) or not isinstance(data.get("access_token"), str):
-        detail = ""
-        if isinstance(data, dict):
-            detail = str(data.get("error_description") or data.get("error") or "")[:200]
-        message = f"the Google token endpoint refused the service account (status {status})"
-        if detail:
-            message += f": {detail}"
-        if status in (400, 401, 403):
-            raise RelayError(401, message, "authentication_error", "credential_exchange_failed")
-        raise RelayError(502, message, "upstream_error", "credential_exchange_failed")
-    expires_in = data.get("expires_in")
-    lifetime = float(expires_in) if isinstance(expires_in, int | float) and expires_in > 0 else 3600.0
-    return Credential(data["access_token"], now + lifetime)
+    return await oauth.exchange(http, account.token_uri, now, form=form, timeout=timeout,
+                                provider="the Google token endpoint", refused="the service account")
