@@ -78,6 +78,8 @@ def parse_key(request: web.Request) -> tuple[str, str]:
     auth = request.headers.get("Authorization", "").strip()
     if auth[:7].lower() == "bearer ":
         auth = auth[7:].strip()
+    if not auth:  # Anthropic's and Google's clients send the key in their own headers
+        auth = (request.headers.get("x-api-key") or request.headers.get("x-goog-api-key") or "").strip()
     if not auth or auth == "midjourney-proxy":
         auth = request.headers.get("mj-api-secret", "").strip()
         if auth[:7].lower() == "bearer ":

@@ -42,6 +42,7 @@ from api.relay.base import (
     json_object,
 )
 from api.relay.errors import RelayError, should_retry_error
+from api.relay.inbound.base import REQUEST_INBOUND, Inbound, StreamWriter
 from api.relay.registry import build_adaptor, type_label
 from api.relay.sse import SSEError, SSEEvent, encode_data, encode_done, encode_many
 from api.relay.state import RelayState, relay_state
@@ -80,10 +81,12 @@ def refuse(request: web.Request, status: int, message_key: str, code: str, error
 
 
 def error_response(request: web.Request, err: RelayError) -> web.Response:
+    """The error in the shape of the client's format (OpenAI's unless the route is another's)."""
     request_id = request.get(keys.REQUEST_ID, "")
     headers = {REQUEST_ID_HEADER: request_id, **getattr(err, "headers", {})}
-    return web.Response(body=orjson.dumps(err.to_body(request_id)), status=err.status, headers=headers,
-                        content_type="application/json")
+    inbound: type[Inbound] | None = request.get(REQUEST_INBOUND)
+    body = inbound.error_body(err, request_id) if inbound is not None else err.to_body(request_id)
+    return web.Response(body=orjson.dumps(body), status=err.status, headers=headers, content_type="application/json")
 
 
 # -- the request as it goes -----------------------------------------------------------------------
@@ -127,6 +130,7 @@ class Job:
     charge: Charge | None = None
     facts: RequestFacts | None = None
     partial: Outcome | None = None  # what a cancelled stream produced before it was cancelled
+    inbound: Inbound | None = None  # the client's own format, when it is not OpenAI's
     started: float = field(default_factory=time.monotonic)
 
     @property
@@ -349,11 +353,12 @@ async def admit(job: Job) -> Charge:
 # -- the pipeline -----------------------------------------------------------------------------------
 
 
-async def run(request: web.Request, mode: RelayMode, route: str, caller: Caller) -> web.StreamResponse:
+async def run(request: web.Request, mode: RelayMode, route: str, caller: Caller,
+              inbound: Inbound | None = None) -> web.StreamResponse:
     state = relay_state(request)
     options = state.options if state.options is not None else request.config_dict[keys.OPTIONS]
-    body, form = await read_input(request, mode)
-    job = Job(request, state, options, mode, route, caller, body, form)
+    body, form = (inbound.openai, None) if inbound is not None else await read_input(request, mode)
+    job = Job(request, state, options, mode, route, caller, body, form, inbound=inbound)
     # The key's group, or the playground's `group` field (not an OpenAI field: never sent upstream).
     wanted = caller.token.group if caller.token else str(body.pop("group", "") or "")
     status, label = 500, "-"
@@ -402,7 +407,7 @@ def new_facts(job: Job) -> RequestFacts:
         group=job.group, model=job.model, mode=str(job.mode), is_stream=job.is_stream,
         model_ratio=price.model_ratio, completion_ratio=price.completion_ratio, group_ratio=price.group_ratio,
         model_price=price.model_price, cache_ratio=price.cache_ratio, cache_creation_ratio=price.cache_creation_ratio,
-        started=time.time())
+        started=time.time(), inbound=job.inbound.name if job.inbound is not None else "")
 
 
 async def relay_with_retries(job: Job) -> Outcome:
@@ -493,14 +498,19 @@ async def attempt(job: Job, channel: ChannelInfo) -> Outcome:
     http = state.http if state.http is not None else job.request.config_dict[keys.HTTP]
     ctx = UpstreamContext(http, state.credentials)
     payload: dict[str, Any] | aiohttp.FormData
+    native = job.inbound is not None and job.inbound.native(channel.type)
     if job.form is not None:
         payload = upstream_form(adaptor, job.form)
+    elif job.inbound is not None and native:
+        payload = job.inbound.native_body(adaptor.meta.model)
     else:
         payload = upstream_body(adaptor, job)
         if adaptor.prepares:
             ctx.allow_private_urls = job.options.get_bool("MediaFetchPrivateEnabled")
             await adaptor.prepare(payload, ctx)
     upstream = adaptor.build_request(job.mode, payload)
+    if job.inbound is not None and native:
+        upstream.headers.update(job.inbound.native_headers())
     await adaptor.authorize(upstream, ctx)
     upstream.headers["Accept-Encoding"] = "identity"
     timeout = client.timeouts(job.is_stream, settings.relay_timeout, settings.streaming_timeout)
@@ -509,19 +519,21 @@ async def attempt(job: Job, channel: ChannelInfo) -> Outcome:
         raise adaptor.convert_error(resp.status, await client.read_error(resp))
     decoder = adaptor.stream_decoder(resp.content_type) if job.is_stream else None
     if decoder is not None:
-        return await relay_stream(job, adaptor, resp, decoder)
+        return await relay_stream(job, adaptor, resp, decoder, native)
     raw = await client.read_body(resp)
     if adaptor.completes:
         ctx.allow_private_urls = job.options.get_bool("MediaFetchPrivateEnabled")
         raw = await adaptor.complete(raw, ctx)
     if job.facts is not None:
         job.facts.first_response_ms = int((time.monotonic() - job.started) * 1000)
-    return answer(job, adaptor, resp, raw)
+    return answer(job, adaptor, resp, raw, native)
 
 
 def upstream_body(adaptor: Adaptor, job: Job) -> dict[str, Any]:
     mode, body = job.mode, job.body
     if mode in (RelayMode.CHAT, RelayMode.COMPLETIONS):
+        if job.inbound is not None:
+            body = job.inbound.for_channel(body, adaptor.meta.channel_type)
         return adaptor.convert_request(body)
     if mode == RelayMode.EMBEDDINGS:
         return adaptor.convert_embeddings_request(body)  # type: ignore[attr-defined]
@@ -543,7 +555,7 @@ def upstream_form(adaptor: Adaptor, form: Form) -> aiohttp.FormData:
     return data
 
 
-def answer(job: Job, adaptor: Adaptor, resp: client.Answer, raw: bytes) -> Outcome:
+def answer(job: Job, adaptor: Adaptor, resp: client.Answer, raw: bytes, native: bool = False) -> Outcome:
     """A complete (non-streamed) upstream answer → the client's answer, usage and exact quota."""
     mode, price, options = job.mode, job.price, job.options
     assert price is not None
@@ -576,6 +588,11 @@ def answer(job: Job, adaptor: Adaptor, resp: client.Answer, raw: bytes) -> Outco
         out, usage = adaptor.convert_response(data)
         if usage is None:
             usage = TokenUsage(job.prompt_tokens, count_response(out))
+        if job.inbound is not None:
+            if native:  # the client's own format from the upstream: relayed as it came
+                response = web.Response(body=raw, headers=headers, content_type="application/json")
+                return Outcome(response, usage, usage_quota(job, usage))
+            out = job.inbound.render(out)
     elif mode == RelayMode.EMBEDDINGS:
         out, usage = adaptor.convert_embeddings_response(data)  # type: ignore[attr-defined]
     elif mode == RelayMode.MODERATIONS:
@@ -602,26 +619,37 @@ async def open_stream(job: Job) -> web.StreamResponse:
     return response
 
 
-async def relay_stream(job: Job, adaptor: Adaptor, resp: client.Answer, decoder: StreamDecoder) -> Outcome:
+async def relay_stream(job: Job, adaptor: Adaptor, resp: client.Answer, decoder: StreamDecoder,
+                       native: bool = False) -> Outcome:
     """Chunks go to the client as they arrive; usage is read or counted on the way. An upstream
     that stops early, an idle timeout, a malformed event or a client that leaves: the client is
-    charged for what the upstream produced (nothing produced = a failed attempt, refunded)."""
+    charged for what the upstream produced (nothing produced = a failed attempt, refunded).
+    In the client's own format: through its stream writer, or, from a channel of that format,
+    the upstream's bytes as they came (converted only to be counted)."""
     facts, metrics = job.facts, job.state.metrics
     assert facts is not None
     state = StreamState(include_usage=client_wants_usage(job.body))
     out: web.StreamResponse | None = None
     gone = False
+    writer = job.inbound.writer(job.model, job.prompt_tokens) if job.inbound is not None and not native else None
+    held: list[bytes] = []  # native: upstream bytes not yet written (held until the first event converts)
 
-    async def forward(events: list[SSEEvent]) -> None:
+    async def forward(events: list[SSEEvent], raw: bytes = b"") -> None:
         """Convert, count and write; what converted before a bad event is still written."""
         nonlocal out
         frames: list[Any] = []
         try:
-            convert_events(adaptor, events, state, frames)
+            convert_events(adaptor, events, state, frames, parsed=writer is not None)
         finally:
-            if frames:
+            if native:
+                held.append(raw)
+                if frames or out is not None:
+                    out = out or await open_stream(job)
+                    await out.write(b"".join(held))
+                    held.clear()
+            elif frames:
                 out = out or await open_stream(job)
-                await out.write(encode_many(frames))
+                await out.write(writer.frames(frames) if writer is not None else encode_many(frames))
 
     metrics.active_streams += 1
     try:
@@ -629,7 +657,7 @@ async def relay_stream(job: Job, adaptor: Adaptor, resp: client.Answer, decoder:
             async for chunk in client.iter_stream(resp):
                 if not facts.first_response_ms:
                     facts.first_response_ms = max(1, int((time.monotonic() - job.started) * 1000))
-                await forward(decoder.feed(chunk))
+                await forward(decoder.feed(chunk), chunk)
                 if state.done:
                     break
             else:
@@ -664,26 +692,27 @@ async def relay_stream(job: Job, adaptor: Adaptor, resp: client.Answer, decoder:
         except ConnectionResetError:
             gone = True
     if not gone and out is not None:
-        await finish_stream(job, out, state, state.resolve_usage(job.prompt_tokens))
+        await finish_stream(job, out, state, state.resolve_usage(job.prompt_tokens), writer, native)
     return stream_outcome(job, out, state)
 
 
-def convert_events(adaptor: Adaptor, events: list[SSEEvent], state: StreamState, frames: list[Any]) -> None:
+def convert_events(adaptor: Adaptor, events: list[SSEEvent], state: StreamState, frames: list[Any],
+                   parsed: bool = False) -> None:
     """Upstream events → frames to write (appended to `frames` as they convert, so what converted
     before a bad event is kept). An event that only reported usage still counts as produced."""
     for event in events:
         reported = state.usage
         chunks = adaptor.convert_stream_event(event, state)
         if chunks:
-            count_chunks(state, chunks, frames)
+            count_chunks(state, chunks, frames, parsed)
         elif state.usage is not reported:
             state.events += 1
 
 
-def count_chunks(state: StreamState, chunks: list[Any], frames: list[Any]) -> None:
+def count_chunks(state: StreamState, chunks: list[Any], frames: list[Any], parsed: bool = False) -> None:
     """The pipeline's own count of what a stream produced (adaptors only convert): the chunks'
     text and tool calls go to the local counter, the last finish reason is kept, and the frames to
-    write are appended to `frames`."""
+    write are appended to `frames` (the parsed chunks when `parsed`: a stream writer converts them)."""
     counter = state.counter
     for item in chunks:
         if isinstance(item, Passthrough):
@@ -699,7 +728,7 @@ def count_chunks(state: StreamState, chunks: list[Any], frames: list[Any]) -> No
             for choice in choices:
                 if choice.get("finish_reason"):
                     state.finish_reason = choice["finish_reason"]
-        frames.append(frame)
+        frames.append(chunk if parsed else frame)
 
 
 def usage_quota(job: Job, usage: TokenUsage) -> int:
@@ -716,17 +745,26 @@ def stream_outcome(job: Job, out: web.StreamResponse | None, state: StreamState)
     return Outcome(out or web.StreamResponse(), usage, usage_quota(job, usage), produced=state.events > 0)
 
 
-async def finish_stream(job: Job, out: web.StreamResponse, state: StreamState, usage: TokenUsage) -> None:
-    tail: list[bytes] = []
-    if state.include_usage and not state.usage_sent:
-        tail.append(encode_data({"id": f"chatcmpl-{job.request.get(keys.REQUEST_ID, '')}",
-                                 "object": "chat.completion.chunk", "created": int(time.time()),
-                                 "model": job.model, "choices": [], "usage": usage.to_openai()}))
+async def finish_stream(job: Job, out: web.StreamResponse, state: StreamState, usage: TokenUsage,
+                        writer: StreamWriter | None = None, native: bool = False) -> None:
+    error = None
     if job.facts is not None and job.facts.incomplete:
         message = translate("relay_stream_interrupted", language(job.request), reason=job.facts.incomplete)
-        tail.append(encode_data(RelayError(502, message, "upstream_error", "stream_interrupted").to_body(
-            job.request.get(keys.REQUEST_ID, ""))))
-    tail.append(encode_done())
+        error = RelayError(502, message, "upstream_error", "stream_interrupted")
+    tail: list[bytes] = []
+    if writer is not None:  # the client's format, converted: its closing frames
+        tail.append(writer.finish(usage, error))
+    elif job.inbound is not None:  # the client's format, relayed: the upstream's end frames went through
+        if error is not None:
+            tail.append(job.inbound.error_frame(error))
+    else:
+        if state.include_usage and not state.usage_sent:
+            tail.append(encode_data({"id": f"chatcmpl-{job.request.get(keys.REQUEST_ID, '')}",
+                                     "object": "chat.completion.chunk", "created": int(time.time()),
+                                     "model": job.model, "choices": [], "usage": usage.to_openai()}))
+        if error is not None:
+            tail.append(encode_data(error.to_body(job.request.get(keys.REQUEST_ID, ""))))
+        tail.append(encode_done())
     try:
         await out.write(b"".join(tail))
         await out.write_eof()

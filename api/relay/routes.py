@@ -23,9 +23,11 @@ from api.i18n import language, translate
 from api.relay.auth import KeyAuth, UserInfo
 from api.relay.base import RelayMode
 from api.relay.errors import RelayError
-from api.relay.handler import Caller, error_response, key_caller, refuse, run
+from api.relay.handler import Caller, error_response, key_caller, read_input, refuse, requested_model, run
+from api.relay.inbound.anthropic import AnthropicInbound
+from api.relay.inbound.base import REQUEST_INBOUND, Inbound
 from api.relay.state import RELAY, RelayState, relay_state
-from api.relay.tokenizer import get_encoding
+from api.relay.tokenizer import count_chat_request, get_encoding
 from api.services.channel_index import ChannelIndex
 from api.services.jobs import enqueue
 from api.services.net import client_ip
@@ -127,6 +129,29 @@ def relay_handler(mode: RelayMode, route: str):
 
     handle.__name__ = f"relay_{mode}"
     return handle
+
+
+def inbound_handler(inbound: type[Inbound], route: str):
+    """A route of another client format: its errors are shaped its way from the first check on."""
+    async def handle(request: web.Request) -> web.StreamResponse:
+        request[REQUEST_INBOUND] = inbound
+        caller = await key_caller(request, relay_state(request))
+        body, _ = await read_input(request, RelayMode.CHAT)
+        return await run(request, RelayMode.CHAT, route, caller, inbound(body, request))
+
+    handle.__name__ = f"relay_{inbound.name}"
+    return handle
+
+
+async def anthropic_count_tokens(request: web.Request) -> web.Response:
+    """POST /v1/messages/count_tokens: the prompt's tokens as the gateway counts them (free)."""
+    request[REQUEST_INBOUND] = AnthropicInbound
+    await key_caller(request, relay_state(request))
+    body, _ = await read_input(request, RelayMode.CHAT)
+    converted = AnthropicInbound(body, request).openai
+    requested_model(request, RelayMode.CHAT, converted)
+    answer = {"input_tokens": count_chat_request(converted)}
+    return web.Response(body=orjson.dumps(answer), content_type="application/json")
 
 
 async def not_implemented(request: web.Request) -> web.Response:
@@ -284,6 +309,8 @@ def create_v1_app() -> web.Application:
     v1 = _sub_app()
     for path, mode in RELAYED:
         v1.router.add_post(path, relay_handler(mode, "/v1" + path))
+    v1.router.add_post("/messages", inbound_handler(AnthropicInbound, "/v1/messages"))
+    v1.router.add_post("/messages/count_tokens", anthropic_count_tokens)
     v1.router.add_get("/models", list_models)
     v1.router.add_get("/models/{model}", get_model)
     v1.router.add_get("/dashboard/billing/subscription", billing_subscription)

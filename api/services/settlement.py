@@ -91,6 +91,7 @@ class RequestFacts:
     started: float = field(default_factory=time.time)
     first_response_ms: int = 0
     incomplete: str = ""  # why an answer stopped early ("" = complete)
+    inbound: str = ""  # the client's format when not OpenAI's: anthropic, gemini, responses
 
 
 def build_record(facts: RequestFacts, usage: Usage) -> bytes:
@@ -104,6 +105,7 @@ def build_record(facts: RequestFacts, usage: Usage) -> bytes:
         "cr": facts.completion_ratio, "gr": facts.group_ratio,
         "mp": -1 if facts.model_price is None else facts.model_price, "inc": facts.incomplete,
         "cw": usage.cache_creation_tokens, "cra": facts.cache_ratio, "cwr": facts.cache_creation_ratio,
+        "fmt": facts.inbound,
         "ts": round(time.time(), 6),  # float: records of one batch are applied in the order they happened
     })
 
@@ -178,6 +180,8 @@ def _other(r: Mapping[str, Any]) -> str:
         other["reasoning_tokens"] = r["rs"]
     if r.get("inc"):
         other["incomplete"] = r["inc"]
+    if r.get("fmt"):
+        other["inbound_format"] = r["fmt"]
     return orjson.dumps(other).decode()
 
 

@@ -18,6 +18,7 @@ from aiohttp.test_utils import TestServer
 REPLY = "Hello from Claude, in pieces."
 OPENAI_ONLY = {"stream_options", "n", "response_format", "max_completion_tokens", "frequency_penalty",
                "presence_penalty", "logit_bias", "seed", "user", "reasoning_effort", "parallel_tool_calls"}
+API_VERSIONS = {"2023-06-01", "2026-10-21"}  # the gateway's own, and the current SDK's
 BLOCK_TYPES = {"text", "image", "tool_use", "tool_result", "thinking", "document"}
 
 
@@ -133,7 +134,7 @@ class FakeClaude:
         self.seen.append({"headers": dict(request.headers), "body": body})
         if request.headers.get("x-api-key") != self.key:
             return self.error(401, "authentication_error", "invalid x-api-key")
-        if request.headers.get("anthropic-version") != "2023-06-01":
+        if request.headers.get("anthropic-version") not in API_VERSIONS:
             return self.error(400, "invalid_request_error", "anthropic-version: header is required")
         problem = self.problem(body)
         if problem:

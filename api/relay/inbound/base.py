@@ -1,0 +1,81 @@
+"""The clients' own formats in (Anthropic Messages, Gemini, OpenAI Responses) beside OpenAI's chat
+completions, which is the pipeline's internal representation.
+
+An `Inbound` is built per request from the client's body: `openai` is the same request as an
+OpenAI chat-completions body (what the pipeline prices, counts, limits and hands to any channel's
+adaptor), `render` turns the pipeline's OpenAI answer back into the client's format, `writer` a
+stream writer that turns OpenAI chunks into the client's framing (event names, end frame, usage
+frame), and `error_body` shapes errors. When the chosen channel speaks the client's format natively
+(`native_types`), the pipeline sends `native_body` unconverted and relays the upstream's bytes as
+they come, reading only the usage.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+from aiohttp import web
+
+from api.relay.base import TokenUsage
+from api.relay.errors import RelayError
+
+# The route's Inbound class, set on the request before the key is checked (errors take its shape).
+REQUEST_INBOUND = web.RequestKey("relay_inbound", type)
+
+
+class StreamWriter(ABC):
+    """OpenAI chunks in, the client's stream frames out (bytes, written as they come)."""
+
+    content_type: ClassVar[str] = "text/event-stream"
+
+    @abstractmethod
+    def frames(self, chunks: list[Mapping[str, Any]]) -> bytes: ...
+
+    @abstractmethod
+    def finish(self, usage: TokenUsage, error: RelayError | None) -> bytes:
+        """The end of the stream: closing frames with the usage; `error` when it was cut short."""
+
+
+class Inbound(ABC):
+    name: ClassVar[str]  # recorded in the consume log
+    native_types: ClassVar[frozenset[int]] = frozenset()
+
+    def __init__(self, body: dict[str, Any], request: web.Request) -> None:
+        self.body = body
+        self.request = request
+
+    @property
+    @abstractmethod
+    def openai(self) -> dict[str, Any]:
+        """The request as an OpenAI chat-completions body (model and `stream` included)."""
+
+    def native(self, channel_type: int) -> bool:
+        return channel_type in self.native_types
+
+    def native_body(self, upstream_model: str) -> dict[str, Any]:
+        """The client's own body for a channel of its format, with the channel's model name."""
+        return {**self.body, "model": upstream_model}
+
+    def native_headers(self) -> dict[str, str]:
+        """Headers of the client's that travel to a native channel (beta flags, API version)."""
+        return {}
+
+    @abstractmethod
+    def render(self, answer: Mapping[str, Any]) -> dict[str, Any]:
+        """The pipeline's OpenAI chat completion → the client's answer."""
+
+    def for_channel(self, body: dict[str, Any], channel_type: int) -> dict[str, Any]:
+        """The OpenAI body as a channel of this type gets it (fields only some formats take dropped)."""
+        return body
+
+    @abstractmethod
+    def writer(self, model: str, prompt_tokens: int) -> StreamWriter: ...
+
+    @abstractmethod
+    def error_frame(self, err: RelayError) -> bytes:
+        """The frame that tells a client its (relayed) stream was cut short."""
+
+    @classmethod
+    @abstractmethod
+    def error_body(cls, err: RelayError, request_id: str) -> dict[str, Any]: ...

@@ -1,0 +1,209 @@
+# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
+"""Anthropic's Messages API in, through the official `anthropic` SDK: converted to an OpenAI
+channel (answers, the stream helper, tools, images, errors in Anthropic's types) and relayed as
+sent to a Claude channel (body and beta headers untouched, the upstream's bytes back, usage read);
+count_tokens; billing and the log's inbound format checked to the unit."""
+from __future__ import annotations
+
+from typing import Any
+
+import anthropic
+import orjson
+import pytest
+from aiohttp import web
+from anthropic._constants import ANTHROPIC_API_VERSION
+
+from api.relay.tokenizer import count_chat_request
+from api.services import pricing
+from models import Token
+from models.enums import ChannelType
+from tests.relay.fake_anthropic import REPLY as CLAUDE_REPLY
+from tests.relay.fake_anthropic import FakeClaude
+from tests.relay.fakes import REPLY, add_channel, drain, gateway, make_key, rich_user, upstreams  # noqa: F401
+from tests.relay.provider_kit import consume_logs
+
+MODEL = "gpt-4o"
+CLAUDE_MODEL = "claude-3-5-sonnet-20241022"
+WEATHER = {"name": "get_weather", "description": "Weather of a city",
+           "input_schema": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}
+
+
+def client_for(gateway, token: Token, **options: Any) -> anthropic.AsyncAnthropic:
+    return anthropic.AsyncAnthropic(base_url=str(gateway.make_url("")), api_key=f"sk-{token.key}", max_retries=0,
+                                    **options)
+
+
+@pytest.fixture
+async def claude(aiohttp_server):
+    fake = FakeClaude(usage={"input_tokens": 30, "output_tokens": 9, "cache_read_input_tokens": 100})
+    fake.server = await aiohttp_server(fake.app())
+    return fake
+
+
+async def test_converted_to_an_openai_channel(gateway, upstreams) -> None:
+    fake = await upstreams()
+    await add_channel(gateway, fake, models=MODEL)
+    user = await rich_user()
+    token = await make_key(user)
+    async with client_for(gateway, token) as client:
+        message = await client.messages.create(
+            model=MODEL, max_tokens=100, system="Be brief.", stop_sequences=["END"], extra_body={"temperature": 0.5},
+            messages=[{"role": "user", "content": [
+                {"type": "text", "text": "What is this?"},
+                {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}}]}])
+    assert message.type == "message" and message.role == "assistant" and message.model == MODEL
+    assert [b.type for b in message.content] == ["text"] and message.content[0].text == REPLY
+    assert message.stop_reason == "end_turn"
+    assert (message.usage.input_tokens, message.usage.output_tokens) == (13, 7)
+    sent = fake.seen[0].body
+    assert sent["messages"] == [
+        {"role": "system", "content": "Be brief."},
+        {"role": "user", "content": [
+            {"type": "text", "text": "What is this?"},
+            {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}]}]
+    assert (sent["max_tokens"], sent["temperature"], sent["stop"]) == (100, 0.5, ["END"])
+    await drain(gateway)
+    log = (await consume_logs(user))[0]
+    assert (log.prompt_tokens, log.completion_tokens, log.quota) == (
+        13, 7, pricing.settle_quota(pricing.resolve_price(MODEL), 13, 7))
+    assert orjson.loads(log.other)["inbound_format"] == "anthropic"
+
+
+async def test_the_stream_helper_on_an_openai_channel(gateway, upstreams) -> None:
+    fake = await upstreams()
+    await add_channel(gateway, fake, models=MODEL)
+    user = await rich_user()
+    token = await make_key(user)
+    async with client_for(gateway, token) as client:
+        async with client.messages.stream(model=MODEL, max_tokens=100,
+                                          messages=[{"role": "user", "content": "Hi"}]) as stream:
+            text = "".join([piece async for piece in stream.text_stream])
+            final = await stream.get_final_message()
+    assert text == REPLY and final.content[0].text == REPLY and final.stop_reason == "end_turn"
+    assert final.usage.output_tokens == 7 and final.usage.input_tokens == 13
+    assert fake.seen[0].body["stream_options"] == {"include_usage": True}
+    await drain(gateway)
+    log = (await consume_logs(user))[0]
+    assert (log.prompt_tokens, log.completion_tokens) == (13, 7)
+
+
+async def test_tools_through_an_openai_channel(gateway, aiohttp_server) -> None:
+    seen: list[dict[str, Any]] = []
+
+    async def chat(request: web.Request) -> web.StreamResponse:
+        body = await request.json()
+        seen.append(body)
+        call = {"id": "call_1", "type": "function", "function": {"name": "get_weather",
+                                                                  "arguments": '{"city": "Paris"}'}}
+        usage = {"prompt_tokens": 40, "completion_tokens": 12, "total_tokens": 52}
+        if not body.get("stream"):
+            return web.json_response({"id": "chatcmpl-t", "object": "chat.completion", "created": 1, "model": MODEL,
+                                      "usage": usage, "choices": [{"index": 0, "finish_reason": "tool_calls",
+                                                                   "message": {"role": "assistant", "content": None,
+                                                                               "tool_calls": [call]}}]})
+        resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
+        await resp.prepare(request)
+        deltas = [{"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
+                                   "function": {"name": "get_weather", "arguments": ""}}]},
+                  {"tool_calls": [{"index": 0, "function": {"arguments": '{"city": '}}]},
+                  {"tool_calls": [{"index": 0, "function": {"arguments": '"Paris"}'}}]}]
+        for i, delta in enumerate(deltas):
+            chunk = {"id": "chatcmpl-t", "object": "chat.completion.chunk", "created": 1, "model": MODEL,
+                     "choices": [{"index": 0, "delta": delta, "finish_reason": "tool_calls" if i == 2 else None}]}
+            await resp.write(b"data: " + orjson.dumps(chunk) + b"\n\n")
+        await resp.write(b"data: " + orjson.dumps({"id": "chatcmpl-t", "object": "chat.completion.chunk",
+                                                   "created": 1, "model": MODEL, "choices": [], "usage": usage})
+                         + b"\n\ndata: [DONE]\n\n")
+        return resp
+
+    app = web.Application()
+    app.router.add_post("/v1/chat/completions", chat)
+    server = await aiohttp_server(app)
+    await add_channel(gateway, None, models=MODEL, base_url=str(server.make_url("")).rstrip("/"))
+    token = await make_key(await rich_user())
+    history = [{"role": "user", "content": "Weather in Paris?"},
+               {"role": "assistant", "content": [{"type": "text", "text": "Let me look."},
+                                                 {"type": "tool_use", "id": "toolu_1", "name": "get_weather",
+                                                  "input": {"city": "Paris"}}]},
+               {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_1", "content": "18°C"},
+                                            {"type": "text", "text": "And tomorrow?"}]}]
+    async with client_for(gateway, token) as client:
+        message = await client.messages.create(model=MODEL, max_tokens=100, tools=[WEATHER],
+                                               tool_choice={"type": "any"}, messages=history)
+        async with client.messages.stream(model=MODEL, max_tokens=100, tools=[WEATHER], messages=history) as stream:
+            final = await stream.get_final_message()
+    for answer in (message, final):
+        block = answer.content[-1]
+        assert (block.type, block.name, block.input) == ("tool_use", "get_weather", {"city": "Paris"})
+        assert answer.stop_reason == "tool_use"
+    assert seen[0]["tools"] == [{"type": "function", "function": {"name": "get_weather",
+                                                                   "description": "Weather of a city",
+                                                                   "parameters": WEATHER["input_schema"]}}]
+    assert seen[0]["tool_choice"] == "required"
+    assert seen[0]["messages"] == [
+        {"role": "user", "content": "Weather in Paris?"},
+        {"role": "assistant", "content": "Let me look.", "tool_calls": [
+            {"id": "toolu_1", "type": "function",
+             "function": {"name": "get_weather", "arguments": '{"city":"Paris"}'}}]},
+        {"role": "tool", "tool_call_id": "toolu_1", "content": "18°C"},
+        {"role": "user", "content": "And tomorrow?"}]
+
+
+async def test_relayed_as_sent_to_a_claude_channel(gateway, claude) -> None:
+    await add_channel(gateway, None, models=CLAUDE_MODEL, type=int(ChannelType.ANTHROPIC), base_url=claude.url,
+                      key=claude.key)
+    user = await rich_user()
+    token = await make_key(user)
+    request = {"model": CLAUDE_MODEL, "max_tokens": 64, "system": [{"type": "text", "text": "Be brief.",
+                                                                     "cache_control": {"type": "ephemeral"}}],
+               "messages": [{"role": "user", "content": "Hi"}], "metadata": {"user_id": "u-1"}}
+    async with client_for(gateway, token, default_headers={"anthropic-beta": "prompt-caching-2024-07-31"}) as client:
+        message = await client.messages.create(**request)
+        async with client.messages.stream(**request) as stream:
+            text = "".join([piece async for piece in stream.text_stream])
+            final = await stream.get_final_message()
+    assert message.content[0].text == CLAUDE_REPLY == text == final.content[0].text
+    assert message.id == "msg_01fake" and message.usage.cache_read_input_tokens == 100
+    sent = claude.seen[0]
+    assert sent["body"] == request  # untouched: cache_control and metadata kept
+    assert sent["headers"]["anthropic-beta"] == "prompt-caching-2024-07-31"
+    assert sent["headers"]["anthropic-version"] == ANTHROPIC_API_VERSION  # the client's, not the gateway's
+    assert sent["headers"]["x-api-key"] == claude.key
+    assert final.usage.output_tokens == 9
+    await drain(gateway)
+    price = pricing.resolve_price(CLAUDE_MODEL)
+    expected = pricing.settle_quota(price, 130, 9, cached_tokens=100)
+    assert [(log.prompt_tokens, log.completion_tokens, log.quota) for log in await consume_logs(user)] == [
+        (130, 9, expected)] * 2
+
+
+async def test_count_tokens(gateway, upstreams) -> None:
+    token = await make_key(await rich_user())
+    request = {"model": MODEL, "system": "Be brief.", "messages": [{"role": "user", "content": "Hello there"}]}
+    async with client_for(gateway, token) as client:
+        counted = await client.messages.count_tokens(**request)
+    assert counted.input_tokens == count_chat_request(
+        {"model": MODEL, "messages": [{"role": "system", "content": "Be brief."},
+                                      {"role": "user", "content": "Hello there"}]})
+
+
+async def test_errors_in_anthropics_types(gateway, upstreams) -> None:
+    fake = await upstreams(fail_status=500)
+    await add_channel(gateway, fake, models=MODEL)
+    poor = await rich_user("poor", quota=0)
+    token = await make_key(await rich_user())
+    messages = [{"role": "user", "content": "Hi"}]
+    async with anthropic.AsyncAnthropic(base_url=str(gateway.make_url("")), api_key="sk-nope", max_retries=0) as bad:
+        with pytest.raises(anthropic.AuthenticationError) as caught:
+            await bad.messages.create(model=MODEL, max_tokens=10, messages=messages)
+    assert caught.value.body["type"] == "error" and caught.value.body["error"]["type"] == "authentication_error"
+    async with client_for(gateway, await make_key(poor)) as client:
+        with pytest.raises(anthropic.PermissionDeniedError):
+            await client.messages.create(model=MODEL, max_tokens=10, messages=messages)
+    async with client_for(gateway, token) as client:
+        with pytest.raises(anthropic.InternalServerError) as caught:
+            await client.messages.create(model=MODEL, max_tokens=10, messages=messages)
+        assert caught.value.body["error"]["type"] == "api_error"
+        with pytest.raises(anthropic.InternalServerError):
+            async with client.messages.stream(model=MODEL, max_tokens=10, messages=messages) as stream:
+                await stream.get_final_message()
