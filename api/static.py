@@ -9,17 +9,22 @@ from api import keys
 from api.i18n import language, translate
 from api.response import fail, json_body
 
-API_PREFIXES = ("/api/", "/v1/", "/pg/", "/mj/", "/suno/", "/dashboard/")
+# First path segments that belong to an API, never to the console's pages.
+API_ROOTS = frozenset({"api", "v1", "v1beta", "pg", "mj", "mj-fast", "mj-turbo", "mj-relax", "suno", "dashboard"})
 
 
 async def fallback(request: web.Request) -> web.StreamResponse:
     path = request.path
-    if path.startswith(API_PREFIXES) or path in {"/api", "/v1"}:
-        if path.startswith("/api"):
+    root = path.split("/", 2)[1]
+    if root in API_ROOTS:
+        if root == "api":
             return fail(translate("not_found", language(request)), status=404)
         request_id = request.get(keys.REQUEST_ID, "")
         message = f"Invalid URL ({request.method} {path}) (request id: {request_id})"
-        body = {"error": {"message": message, "type": "invalid_request_error", "param": "", "code": ""}}
+        if root == "v1beta":  # Google's error shape
+            body: dict = {"error": {"code": 404, "message": message, "status": "NOT_FOUND"}}
+        else:
+            body = {"error": {"message": message, "type": "invalid_request_error", "param": "", "code": ""}}
         return web.Response(body=json_body(body), status=404, content_type="application/json")
     if request.method not in {"GET", "HEAD"}:
         raise web.HTTPMethodNotAllowed(request.method, ["GET", "HEAD"])

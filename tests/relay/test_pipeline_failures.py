@@ -262,6 +262,22 @@ async def test_unsupported_and_unknown_routes(gateway) -> None:
     assert resp.status == 405 and error_of(resp, await resp.read())["message"].startswith("Invalid URL (GET")
 
 
+
+@pytest.mark.parametrize("path", ["/v1beta/models/x:nothing", "/v1beta", "/mj/submit/nothing", "/mj-fast/mj/x",
+                                  "/mj-relax/mj/image/1", "/suno/nothing", "/pg/nothing", "/dashboard/x", "/api/x",
+                                  "/v1"])
+async def test_api_paths_never_fall_to_the_console_page(gateway, path: str) -> None:
+    resp = await gateway.get(path)
+    body = await resp.json()  # never the console's HTML
+    assert resp.status == 404 and resp.content_type == "application/json", body
+    if path.startswith("/api"):
+        assert body["success"] is False
+    elif path.startswith("/v1beta"):
+        assert body["error"]["status"] == "NOT_FOUND"
+    else:
+        assert body["error"]["type"] == "invalid_request_error"
+
+
 # -- streams that end badly ---------------------------------------------------------------------------
 
 
