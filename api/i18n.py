@@ -269,6 +269,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "relay_upstream_busy": (
         "The upstream of this group is saturated, try again later", "当前分组上游负载已饱和，请稍后再试"),
     "relay_not_implemented": ("API not implemented", "API 未实现"),
+    "relay_response_not_stored": (
+        "Responses are not stored by this gateway (every answer is store: false): there is nothing to fetch",
+        "本网关不保存响应（所有回答均为 store: false），无可获取的内容"),
     "relay_unsupported_mode": (
         "This endpoint is not supported by channel type {type}", "渠道类型 {type} 不支持该接口"),
     "relay_invalid_url": ("Invalid URL ({method} {path})", "无效的 URL（{method} {path}）"),

@@ -249,6 +249,17 @@ class StreamDecoder(Protocol):
     def close(self) -> list[SSEEvent]: ...
 
 
+class AnswerReader(Protocol):
+    """What reads an upstream answer: an adaptor, or the reader of a client format relayed as it
+    came (api/relay/inbound/), which only reads the usage and what to count."""
+
+    def decode_body(self, raw: bytes) -> dict[str, Any]: ...
+
+    def convert_response(self, body: dict[str, Any]) -> tuple[dict[str, Any], TokenUsage | None]: ...
+
+    def convert_stream_event(self, ev: SSEEvent, state: StreamState) -> list[StreamChunk]: ...
+
+
 class Adaptor(ABC):
     """One provider's translation between OpenAI's wire format and its own."""
 

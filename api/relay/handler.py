@@ -31,6 +31,7 @@ from api.relay import client
 from api.relay.auth import TokenInfo, UserInfo, parse_key
 from api.relay.base import (
     Adaptor,
+    AnswerReader,
     Passthrough,
     RelayMeta,
     RelayMode,
@@ -509,8 +510,12 @@ async def attempt(job: Job, channel: ChannelInfo) -> Outcome:
             ctx.allow_private_urls = job.options.get_bool("MediaFetchPrivateEnabled")
             await adaptor.prepare(payload, ctx)
     upstream = adaptor.build_request(job.mode, payload)
+    reader: AnswerReader = adaptor
     if job.inbound is not None and native:
         upstream.headers.update(job.inbound.native_headers())
+        if job.inbound.native_path:
+            upstream.url = adaptor.base_url + job.inbound.native_path
+        reader = job.inbound.native_reader(adaptor)
     await adaptor.authorize(upstream, ctx)
     upstream.headers["Accept-Encoding"] = "identity"
     timeout = client.timeouts(job.is_stream, settings.relay_timeout, settings.streaming_timeout)
@@ -519,14 +524,14 @@ async def attempt(job: Job, channel: ChannelInfo) -> Outcome:
         raise adaptor.convert_error(resp.status, await client.read_error(resp))
     decoder = adaptor.stream_decoder(resp.content_type) if job.is_stream else None
     if decoder is not None:
-        return await relay_stream(job, adaptor, resp, decoder, native)
+        return await relay_stream(job, reader, resp, decoder, native)
     raw = await client.read_body(resp)
     if adaptor.completes:
         ctx.allow_private_urls = job.options.get_bool("MediaFetchPrivateEnabled")
         raw = await adaptor.complete(raw, ctx)
     if job.facts is not None:
         job.facts.first_response_ms = int((time.monotonic() - job.started) * 1000)
-    return answer(job, adaptor, resp, raw, native)
+    return answer(job, reader, resp, raw, native)
 
 
 def upstream_body(adaptor: Adaptor, job: Job) -> dict[str, Any]:
@@ -555,7 +560,7 @@ def upstream_form(adaptor: Adaptor, form: Form) -> aiohttp.FormData:
     return data
 
 
-def answer(job: Job, adaptor: Adaptor, resp: client.Answer, raw: bytes, native: bool = False) -> Outcome:
+def answer(job: Job, adaptor: AnswerReader, resp: client.Answer, raw: bytes, native: bool = False) -> Outcome:
     """A complete (non-streamed) upstream answer → the client's answer, usage and exact quota."""
     mode, price, options = job.mode, job.price, job.options
     assert price is not None
@@ -619,7 +624,7 @@ async def open_stream(job: Job) -> web.StreamResponse:
     return response
 
 
-async def relay_stream(job: Job, adaptor: Adaptor, resp: client.Answer, decoder: StreamDecoder,
+async def relay_stream(job: Job, adaptor: AnswerReader, resp: client.Answer, decoder: StreamDecoder,
                        native: bool = False) -> Outcome:
     """Chunks go to the client as they arrive; usage is read or counted on the way. An upstream
     that stops early, an idle timeout, a malformed event or a client that leaves: the client is
@@ -696,7 +701,7 @@ async def relay_stream(job: Job, adaptor: Adaptor, resp: client.Answer, decoder:
     return stream_outcome(job, out, state)
 
 
-def convert_events(adaptor: Adaptor, events: list[SSEEvent], state: StreamState, frames: list[Any],
+def convert_events(adaptor: AnswerReader, events: list[SSEEvent], state: StreamState, frames: list[Any],
                    parsed: bool = False) -> None:
     """Upstream events → frames to write (appended to `frames` as they convert, so what converted
     before a bad event is kept). An event that only reported usage still counts as produced."""

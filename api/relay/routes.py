@@ -26,6 +26,7 @@ from api.relay.errors import RelayError
 from api.relay.handler import Caller, error_response, key_caller, read_input, refuse, requested_model, run
 from api.relay.inbound.anthropic import AnthropicInbound
 from api.relay.inbound.base import REQUEST_INBOUND, Inbound
+from api.relay.inbound.responses import ResponsesInbound
 from api.relay.state import RELAY, RelayState, relay_state
 from api.relay.tokenizer import count_chat_request, get_encoding
 from api.services.channel_index import ChannelIndex
@@ -152,6 +153,11 @@ async def anthropic_count_tokens(request: web.Request) -> web.Response:
     requested_model(request, RelayMode.CHAT, converted)
     answer = {"input_tokens": count_chat_request(converted)}
     return web.Response(body=orjson.dumps(answer), content_type="application/json")
+
+
+async def response_not_stored(request: web.Request) -> web.Response:
+    raise RelayError(404, translate("relay_response_not_stored", language(request)), "invalid_request_error",
+                     "response_not_found", local=True)
 
 
 async def not_implemented(request: web.Request) -> web.Response:
@@ -311,6 +317,8 @@ def create_v1_app() -> web.Application:
         v1.router.add_post(path, relay_handler(mode, "/v1" + path))
     v1.router.add_post("/messages", inbound_handler(AnthropicInbound, "/v1/messages"))
     v1.router.add_post("/messages/count_tokens", anthropic_count_tokens)
+    v1.router.add_post("/responses", inbound_handler(ResponsesInbound, "/v1/responses"))
+    v1.router.add_route("*", "/responses/{id}", response_not_stored)
     v1.router.add_get("/models", list_models)
     v1.router.add_get("/models/{model}", get_model)
     v1.router.add_get("/dashboard/billing/subscription", billing_subscription)

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 from aiohttp import web
 
-from api.relay.base import TokenUsage
+from api.relay.base import AnswerReader, TokenUsage
 from api.relay.errors import RelayError
 
 # The route's Inbound class, set on the request before the key is checked (errors take its shape).
@@ -56,6 +56,13 @@ class Inbound(ABC):
     def native_body(self, upstream_model: str) -> dict[str, Any]:
         """The client's own body for a channel of its format, with the channel's model name."""
         return {**self.body, "model": upstream_model}
+
+    # Where a native channel takes the body, when not at its adaptor's own URL for the mode.
+    native_path: ClassVar[str | None] = None
+
+    def native_reader(self, adaptor: AnswerReader) -> AnswerReader:
+        """What reads a native channel's answer for its usage (the adaptor, when it speaks this format)."""
+        return adaptor
 
     def native_headers(self) -> dict[str, str]:
         """Headers of the client's that travel to a native channel (beta flags, API version)."""
