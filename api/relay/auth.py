@@ -19,6 +19,7 @@ from typing import Any
 
 from aiohttp import web
 
+from api.relay.inbound.base import REQUEST_INBOUND
 from api.services.events import EventBus
 from api.services.passwords import sha256_hex
 from api.services.store import Store
@@ -78,8 +79,11 @@ def parse_key(request: web.Request) -> tuple[str, str]:
     auth = request.headers.get("Authorization", "").strip()
     if auth[:7].lower() == "bearer ":
         auth = auth[7:].strip()
-    if not auth:  # Anthropic's and Google's clients send the key in their own headers
+    if not auth:  # Anthropic's and Google's clients send the key in their own headers (or Google's in the URL)
         auth = (request.headers.get("x-api-key") or request.headers.get("x-goog-api-key") or "").strip()
+        inbound = request.get(REQUEST_INBOUND)
+        if not auth and inbound is not None and inbound.query_key:
+            auth = request.query.get("key", "").strip()
     if not auth or auth == "midjourney-proxy":
         auth = request.headers.get("mj-api-secret", "").strip()
         if auth[:7].lower() == "bearer ":

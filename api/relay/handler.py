@@ -593,11 +593,9 @@ def answer(job: Job, adaptor: AnswerReader, resp: client.Answer, raw: bytes, nat
         out, usage = adaptor.convert_response(data)
         if usage is None:
             usage = TokenUsage(job.prompt_tokens, count_response(out))
-        if job.inbound is not None:
-            if native:  # the client's own format from the upstream: relayed as it came
-                response = web.Response(body=raw, headers=headers, content_type="application/json")
-                return Outcome(response, usage, usage_quota(job, usage))
-            out = job.inbound.render(out)
+        if native:  # the client's own format from the upstream: relayed as it came
+            response = web.Response(body=raw, headers=headers, content_type="application/json")
+            return Outcome(response, usage, usage_quota(job, usage))
     elif mode == RelayMode.EMBEDDINGS:
         out, usage = adaptor.convert_embeddings_response(data)  # type: ignore[attr-defined]
     elif mode == RelayMode.MODERATIONS:
@@ -606,6 +604,8 @@ def answer(job: Job, adaptor: AnswerReader, resp: client.Answer, raw: bytes, nat
         out, usage = adaptor.convert_rerank_response(data)  # type: ignore[attr-defined]
     if usage is None:
         usage = TokenUsage(job.prompt_tokens, 0)
+    if job.inbound is not None:
+        out = job.inbound.render(out)
     return Outcome(json_response(out, headers), usage, usage_quota(job, usage))
 
 
@@ -616,9 +616,9 @@ def json_response(body: Any, headers: Mapping[str, str]) -> web.Response:
 # -- streams ------------------------------------------------------------------------------------------
 
 
-async def open_stream(job: Job) -> web.StreamResponse:
+async def open_stream(job: Job, content_type: str = "text/event-stream") -> web.StreamResponse:
     response = web.StreamResponse(status=200, headers={
-        "Content-Type": "text/event-stream", "Cache-Control": "no-cache", "X-Accel-Buffering": "no",
+        "Content-Type": content_type, "Cache-Control": "no-cache", "X-Accel-Buffering": "no",
         "Access-Control-Allow-Origin": "*", REQUEST_ID_HEADER: job.request.get(keys.REQUEST_ID, "")})
     await response.prepare(job.request)
     return response
@@ -653,7 +653,7 @@ async def relay_stream(job: Job, adaptor: AnswerReader, resp: client.Answer, dec
                     await out.write(b"".join(held))
                     held.clear()
             elif frames:
-                out = out or await open_stream(job)
+                out = out or await open_stream(job, writer.content_type if writer is not None else "text/event-stream")
                 await out.write(writer.frames(frames) if writer is not None else encode_many(frames))
 
     metrics.active_streams += 1
@@ -693,7 +693,7 @@ async def relay_stream(job: Job, adaptor: AnswerReader, resp: client.Answer, dec
             resp.close()  # cancels the upstream request
     if out is None and not gone:
         try:
-            out = await open_stream(job)
+            out = await open_stream(job, writer.content_type if writer is not None else "text/event-stream")
         except ConnectionResetError:
             gone = True
     if not gone and out is not None:

@@ -26,6 +26,7 @@ from api.relay.errors import RelayError
 from api.relay.handler import Caller, error_response, key_caller, read_input, refuse, requested_model, run
 from api.relay.inbound.anthropic import AnthropicInbound
 from api.relay.inbound.base import REQUEST_INBOUND, Inbound
+from api.relay.inbound.gemini import GeminiEmbedInbound, GeminiInbound
 from api.relay.inbound.responses import ResponsesInbound
 from api.relay.state import RELAY, RelayState, relay_state
 from api.relay.tokenizer import count_chat_request, get_encoding
@@ -155,6 +156,55 @@ async def anthropic_count_tokens(request: web.Request) -> web.Response:
     return web.Response(body=orjson.dumps(answer), content_type="application/json")
 
 
+async def gemini_action(request: web.Request) -> web.StreamResponse:
+    """POST /v1beta/models/{model}:{action} (and under /v1)."""
+    request[REQUEST_INBOUND] = GeminiInbound
+    model, _, action = request.match_info["target"].partition(":")
+    model = model.removeprefix("models/")
+    if action not in GEMINI_ACTIONS:
+        raise web.HTTPNotFound()
+    caller = await key_caller(request, relay_state(request))
+    body, _ = await read_input(request, RelayMode.CHAT)
+    route = f"/{request.path.split('/')[1]}/models:{action}"
+    if action in ("embedContent", "batchEmbedContents"):
+        inbound = GeminiEmbedInbound(body, request, model, batch=action == "batchEmbedContents")
+        return await run(request, RelayMode.EMBEDDINGS, route, caller, inbound)
+    if action == "countTokens":
+        inner = body.get("generateContentRequest") if isinstance(body.get("generateContentRequest"), dict) else body
+        counted = count_chat_request(GeminiInbound(inner, request, model).openai)
+        return web.Response(body=orjson.dumps({"totalTokens": counted}), content_type="application/json")
+    stream = action == "streamGenerateContent"
+    inbound = GeminiInbound(body, request, model, stream=stream, sse=request.query.get("alt") == "sse")
+    return await run(request, RelayMode.CHAT, route, caller, inbound)
+
+
+def _gemini_model(model: str) -> dict:
+    methods = (["embedContent", "batchEmbedContents"] if "embedding" in model
+               else ["generateContent", "streamGenerateContent", "countTokens"])
+    return {"name": f"models/{model}", "baseModelId": model, "version": "001", "displayName": model,
+            "description": "", "supportedGenerationMethods": methods}
+
+
+async def gemini_models(request: web.Request) -> web.Response:
+    """GET /v1beta/models (and /v1/models with a Google key): the key's models in Google's shape."""
+    request[REQUEST_INBOUND] = GeminiInbound
+    models = await _key_models(request)
+    body = {"models": [_gemini_model(m) for m in models]}
+    return web.Response(body=orjson.dumps(body), content_type="application/json")
+
+
+async def gemini_model(request: web.Request) -> web.Response:
+    request[REQUEST_INBOUND] = GeminiInbound
+    model = request.match_info["model"].removeprefix("models/")
+    if model not in await _key_models(request):
+        raise refuse(request, 404, "relay_model_not_found", "model_not_found", "invalid_request_error", model=model)
+    return web.Response(body=orjson.dumps(_gemini_model(model)), content_type="application/json")
+
+
+def google_client(request: web.Request) -> bool:
+    return "x-goog-api-key" in request.headers or ("key" in request.query and "Authorization" not in request.headers)
+
+
 async def response_not_stored(request: web.Request) -> web.Response:
     raise RelayError(404, translate("relay_response_not_stored", language(request)), "invalid_request_error",
                      "response_not_found", local=True)
@@ -205,12 +255,16 @@ async def _key_models(request: web.Request) -> list[str]:
 
 
 async def list_models(request: web.Request) -> web.Response:
+    if google_client(request):
+        return await gemini_models(request)
     created = request.config_dict[keys.START_TIME]
     data = [_model_object(m, created) for m in await _key_models(request)]
     return web.Response(body=orjson.dumps({"object": "list", "data": data}), content_type="application/json")
 
 
 async def get_model(request: web.Request) -> web.Response:
+    if google_client(request):
+        return await gemini_model(request)
     model = request.match_info["model"]
     if model not in await _key_models(request):
         raise refuse(request, 404, "relay_model_not_found", "model_not_found", "invalid_request_error", model=model)
@@ -318,6 +372,7 @@ def create_v1_app() -> web.Application:
     v1.router.add_post("/messages", inbound_handler(AnthropicInbound, "/v1/messages"))
     v1.router.add_post("/messages/count_tokens", anthropic_count_tokens)
     v1.router.add_post("/responses", inbound_handler(ResponsesInbound, "/v1/responses"))
+    v1.router.add_post("/models/{target}", gemini_action)
     v1.router.add_route("*", "/responses/{id}", response_not_stored)
     v1.router.add_get("/models", list_models)
     v1.router.add_get("/models/{model}", get_model)
@@ -328,10 +383,31 @@ def create_v1_app() -> web.Application:
     return v1
 
 
+GEMINI_ACTIONS = frozenset({"generateContent", "streamGenerateContent", "countTokens", "embedContent",
+                            "batchEmbedContents"})
+
+
+@web.middleware
+async def google_errors(request: web.Request, handler):
+    """Everything under /v1beta answers errors in Google's shape, unknown paths included."""
+    request[REQUEST_INBOUND] = GeminiInbound
+    return await handler(request)
+
+
+def create_v1beta_app() -> web.Application:
+    v1beta = _sub_app()
+    v1beta.middlewares.insert(0, google_errors)
+    v1beta.router.add_post("/models/{target}", gemini_action)
+    v1beta.router.add_get("/models", gemini_models)
+    v1beta.router.add_get("/models/{model}", gemini_model)
+    return v1beta
+
+
 def setup_relay(app: web.Application) -> None:
     """Mount the relay on the root application; its resources start after the shared ones."""
     app.cleanup_ctx.append(relay_ctx)
     app.add_subapp("/v1", create_v1_app())
+    app.add_subapp("/v1beta", create_v1beta_app())
     pg = _sub_app()
     pg.router.add_post("/chat/completions", playground)
     app.add_subapp("/pg", pg)

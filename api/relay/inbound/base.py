@@ -27,7 +27,7 @@ REQUEST_INBOUND = web.RequestKey("relay_inbound", type)
 class StreamWriter(ABC):
     """OpenAI chunks in, the client's stream frames out (bytes, written as they come)."""
 
-    content_type: ClassVar[str] = "text/event-stream"
+    content_type: str = "text/event-stream"
 
     @abstractmethod
     def frames(self, chunks: list[Mapping[str, Any]]) -> bytes: ...
@@ -40,6 +40,7 @@ class StreamWriter(ABC):
 class Inbound(ABC):
     name: ClassVar[str]  # recorded in the consume log
     native_types: ClassVar[frozenset[int]] = frozenset()
+    query_key: ClassVar[bool] = False  # the key may come as the query parameter `key` (Google's clients)
 
     def __init__(self, body: dict[str, Any], request: web.Request) -> None:
         self.body = body
@@ -76,12 +77,13 @@ class Inbound(ABC):
         """The OpenAI body as a channel of this type gets it (fields only some formats take dropped)."""
         return body
 
-    @abstractmethod
-    def writer(self, model: str, prompt_tokens: int) -> StreamWriter: ...
+    def writer(self, model: str, prompt_tokens: int) -> StreamWriter:
+        """The stream writer of a format whose requests stream."""
+        raise TypeError(f"{type(self).__name__} requests do not stream")
 
-    @abstractmethod
     def error_frame(self, err: RelayError) -> bytes:
         """The frame that tells a client its (relayed) stream was cut short."""
+        raise TypeError(f"{type(self).__name__} requests do not stream")
 
     @classmethod
     @abstractmethod

@@ -1,0 +1,184 @@
+# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
+"""Google's Gemini API in, through the official `google-genai` SDK: converted for an OpenAI channel
+(generate, stream, function calls, JSON output, count_tokens, embeddings, the model list, errors in
+Google's shape) and relayed as sent to a Gemini channel (the body untouched, the answer back as it
+came, usage read); the key in x-goog-api-key or ?key=; billing and logs checked to the unit."""
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import pytest
+from aiohttp import web
+from google import genai
+from google.genai import errors, types
+
+from api.relay.tokenizer import count_chat_request
+from api.services import pricing
+from models import Token
+from models.enums import ChannelType
+from tests.relay.fake_gemini import REPLY as GEMINI_REPLY
+from tests.relay.fake_gemini import FakeGemini
+from tests.relay.fakes import REPLY, add_channel, drain, gateway, make_key, rich_user, upstreams  # noqa: F401
+from tests.relay.provider_kit import consume_logs
+
+MODEL = "gpt-4o"
+GEMINI = "gemini-2.0-flash"
+
+
+def client_for(gateway, token: Token | None, key: str | None = None) -> genai.Client:
+    return genai.Client(api_key=key or f"sk-{token.key}", http_options=types.HttpOptions(
+        base_url=str(gateway.make_url("")), api_version="v1beta"))
+
+
+async def test_generate_converted_for_an_openai_channel(gateway, upstreams) -> None:
+    fake = await upstreams()
+    await add_channel(gateway, fake, models=MODEL)
+    user = await rich_user()
+    token = await make_key(user)
+    answer = await client_for(gateway, token).aio.models.generate_content(
+        model=MODEL, contents="Say hello.",
+        config=types.GenerateContentConfig(system_instruction="Be brief.", temperature=0.3, max_output_tokens=40,
+                                           stop_sequences=["END"]))
+    assert answer.text == REPLY
+    assert answer.candidates[0].finish_reason == types.FinishReason.STOP
+    assert (answer.usage_metadata.prompt_token_count, answer.usage_metadata.candidates_token_count) == (13, 7)
+    sent = fake.seen[0].body
+    assert sent["messages"] == [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Say hello."}]
+    assert (sent["temperature"], sent["max_tokens"], sent["stop"]) == (0.3, 40, ["END"])
+    await drain(gateway)
+    log = (await consume_logs(user))[0]
+    assert (log.prompt_tokens, log.completion_tokens, log.quota) == (
+        13, 7, pricing.settle_quota(pricing.resolve_price(MODEL), 13, 7))
+    assert orjson.loads(log.other)["inbound_format"] == "gemini"
+
+
+async def test_stream_converted_for_an_openai_channel(gateway, upstreams) -> None:
+    fake = await upstreams()
+    await add_channel(gateway, fake, models=MODEL)
+    user = await rich_user()
+    token = await make_key(user)
+    chunks = [c async for c in await client_for(gateway, token).aio.models.generate_content_stream(
+        model=MODEL, contents="Say hello.")]
+    assert "".join(c.text or "" for c in chunks) == REPLY
+    assert chunks[-1].usage_metadata.candidates_token_count == 7
+    assert chunks[-1].candidates[0].finish_reason == types.FinishReason.STOP
+    await drain(gateway)
+    log = (await consume_logs(user))[0]
+    assert (log.prompt_tokens, log.completion_tokens) == (13, 7)
+
+
+async def test_the_json_array_stream_without_alt_sse(gateway, upstreams) -> None:
+    fake = await upstreams()
+    await add_channel(gateway, fake, models=MODEL)
+    token = await make_key(await rich_user())
+    resp = await gateway.post(f"/v1beta/models/{MODEL}:streamGenerateContent?key=sk-{token.key}",
+                              json={"contents": [{"role": "user", "parts": [{"text": "Hi"}]}]})
+    assert resp.status == 200 and resp.content_type == "application/json"
+    answers = orjson.loads(await resp.read())
+    text = "".join(p.get("text", "") for a in answers for p in a["candidates"][0]["content"]["parts"])
+    assert text == REPLY and answers[-1]["usageMetadata"]["totalTokenCount"] == 20
+
+
+async def test_function_calls_and_json_output(gateway, aiohttp_server) -> None:
+    seen: list[dict[str, Any]] = []
+
+    async def chat(request: web.Request) -> web.Response:
+        body = await request.json()
+        seen.append(body)
+        call = {"id": "call_1", "type": "function",
+                "function": {"name": "get_weather", "arguments": '{"city":"Paris"}'}}
+        return web.json_response({"id": "chatcmpl-g", "object": "chat.completion", "created": 1, "model": MODEL,
+                                  "usage": {"prompt_tokens": 20, "completion_tokens": 5, "total_tokens": 25},
+                                  "choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+                                      "role": "assistant", "content": None, "tool_calls": [call]}}]})
+
+    app = web.Application()
+    app.router.add_post("/v1/chat/completions", chat)
+    server = await aiohttp_server(app)
+    await add_channel(gateway, None, models=MODEL, base_url=str(server.make_url("")).rstrip("/"))
+    token = await make_key(await rich_user())
+    weather = types.FunctionDeclaration(name="get_weather", description="Weather of a city", parameters={
+        "type": "OBJECT", "properties": {"city": {"type": "STRING"}}})
+    contents = [types.Content(role="user", parts=[types.Part(text="Weather in Paris?")]),
+                types.Content(role="model", parts=[types.Part(function_call=types.FunctionCall(
+                    name="get_weather", args={"city": "Rome"}))]),
+                types.Content(role="user", parts=[types.Part(function_response=types.FunctionResponse(
+                    name="get_weather", response={"temp": "21°C"}))])]
+    answer = await client_for(gateway, token).aio.models.generate_content(
+        model=MODEL, contents=contents, config=types.GenerateContentConfig(
+            tools=[types.Tool(function_declarations=[weather])],
+            tool_config=types.ToolConfig(function_calling_config=types.FunctionCallingConfig(mode="ANY")),
+            automatic_function_calling=types.AutomaticFunctionCallingConfig(disable=True)))
+    call = answer.function_calls[0]
+    assert (call.name, call.args) == ("get_weather", {"city": "Paris"})
+    sent = seen[0]
+    assert sent["tool_choice"] == "required" and sent["tools"][0]["function"]["name"] == "get_weather"
+    history = sent["messages"]
+    assert history[1]["tool_calls"][0]["function"] == {"name": "get_weather", "arguments": '{"city":"Rome"}'}
+    assert history[2] == {"role": "tool", "tool_call_id": history[1]["tool_calls"][0]["id"],
+                          "content": '{"temp":"21°C"}'}
+    await client_for(gateway, token).aio.models.generate_content(
+        model=MODEL, contents="Give JSON.", config=types.GenerateContentConfig(
+            response_mime_type="application/json", response_schema={"type": "OBJECT", "properties": {
+                "ok": {"type": "BOOLEAN"}}}))
+    assert seen[1]["response_format"]["type"] == "json_schema"
+
+
+async def test_relayed_as_sent_to_a_gemini_channel(gateway, aiohttp_server) -> None:
+    fake = FakeGemini()
+    fake.server = await aiohttp_server(fake.app())
+    await add_channel(gateway, None, models=GEMINI, type=int(ChannelType.GEMINI), base_url=fake.url, key=fake.key)
+    user = await rich_user()
+    token = await make_key(user)
+    config = types.GenerateContentConfig(temperature=0, safety_settings=[types.SafetySetting(
+        category="HARM_CATEGORY_HARASSMENT", threshold="BLOCK_ONLY_HIGH")])
+    client = client_for(gateway, token)
+    answer = await client.aio.models.generate_content(model=GEMINI, contents="Hi", config=config)
+    chunks = [c async for c in await client.aio.models.generate_content_stream(model=GEMINI, contents="Hi",
+                                                                              config=config)]
+    assert answer.text == GEMINI_REPLY == "".join(c.text or "" for c in chunks)
+    sent = fake.seen[0]
+    assert sent["body"]["safetySettings"] == [{"category": "HARM_CATEGORY_HARASSMENT",
+                                               "threshold": "BLOCK_ONLY_HIGH"}]  # the client's, untouched
+    assert sent["headers"]["x-goog-api-key"] == fake.key and fake.seen[1]["action"] == "streamGenerateContent"
+    await drain(gateway)
+    quota = pricing.settle_quota(pricing.resolve_price(GEMINI), 17, 8)
+    assert [(log.prompt_tokens, log.completion_tokens, log.quota) for log in await consume_logs(user)] == [
+        (17, 8, quota)] * 2
+
+
+async def test_count_tokens_embeddings_and_models(gateway, upstreams) -> None:
+    fake = await upstreams()
+    await add_channel(gateway, fake, models=f"{MODEL},text-embedding-3-small")
+    user = await rich_user()
+    token = await make_key(user)
+    client = client_for(gateway, token)
+    counted = await client.aio.models.count_tokens(model=MODEL, contents="Hello there")
+    assert counted.total_tokens == count_chat_request({"model": MODEL, "messages": [
+        {"role": "user", "content": "Hello there"}]})
+    embedded = await client.aio.models.embed_content(model="text-embedding-3-small", contents=["one", "two"])
+    assert len(embedded.embeddings) == 2 and embedded.embeddings[0].values
+    assert fake.seen[-1].body["input"] == ["one", "two"]
+    names = [m.name async for m in await client.aio.models.list()]
+    assert sorted(names) == [f"models/{MODEL}", "models/text-embedding-3-small"]
+    resp = await gateway.get(f"/v1/models?key=sk-{token.key}")  # a Google client on /v1
+    assert "models" in await resp.json()
+
+
+async def test_errors_in_googles_shape(gateway, upstreams) -> None:
+    fake = await upstreams(fail_status=500)
+    await add_channel(gateway, fake, models=MODEL)
+    with pytest.raises(errors.ClientError) as caught:
+        await client_for(gateway, None, key="sk-nope").aio.models.generate_content(model=MODEL, contents="Hi")
+    assert caught.value.code == 401 and caught.value.status == "UNAUTHENTICATED"
+    poor = await make_key(await rich_user("poor", quota=0))
+    with pytest.raises(errors.ClientError) as caught:
+        await client_for(gateway, poor).aio.models.generate_content(model=MODEL, contents="Hi")
+    assert caught.value.code == 403 and caught.value.status == "PERMISSION_DENIED"
+    token = await make_key(await rich_user())
+    with pytest.raises(errors.ServerError) as caught:
+        await client_for(gateway, token).aio.models.generate_content(model=MODEL, contents="Hi")
+    assert caught.value.code == 500
+    resp = await gateway.get(f"/v1beta/nothing?key=sk-{token.key}")
+    assert resp.status == 404 and (await resp.json())["error"]["status"] == "NOT_FOUND"
