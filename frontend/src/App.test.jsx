@@ -1,4 +1,4 @@
-import { render, screen, waitFor, within } from '@testing-library/react';
+import { act, render, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import { AppRoutes } from './App';
 import { Providers, ROOT, USER } from './test/render';
@@ -52,6 +52,28 @@ test('the sidebar is collapsed by default on small screens (≤ 600 px)', async 
     renderApp('/', { user: USER });
     await screen.findByText('Welcome to Test Gateway');
     expect(screen.queryByTestId('sidebar')).not.toBeInTheDocument();
+  } finally {
+    window.matchMedia = original;
+  }
+});
+
+test('the sidebar closes when the window narrows to a phone and comes back when it widens again', async () => {
+  const original = window.matchMedia;
+  let narrow = false;
+  const listeners = new Set();
+  window.matchMedia = (query) => ({
+    get matches() { return query === '(max-width: 600px)' && narrow; },
+    addEventListener: (_, fn) => listeners.add(fn),
+    removeEventListener: (_, fn) => listeners.delete(fn),
+  });
+  const resize = (toNarrow) => act(() => { narrow = toNarrow; listeners.forEach((fn) => fn()); });
+  try {
+    renderApp('/', { user: USER });
+    await screen.findByTestId('sidebar');
+    await resize(true);
+    expect(screen.queryByTestId('sidebar')).not.toBeInTheDocument();
+    await resize(false);
+    expect(screen.getByTestId('sidebar')).toBeInTheDocument();
   } finally {
     window.matchMedia = original;
   }

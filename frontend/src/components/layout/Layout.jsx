@@ -25,9 +25,10 @@ export default function Layout() {
     if (status.default_collapse_sidebar) setSidebarOpen(false);
   }, [loaded, status]);
 
+  // Narrowing to a phone closes the sidebar; widening again brings it back (unless collapsed by default).
   useEffect(() => {
-    if (isMobile) setSidebarOpen(false);
-  }, [isMobile]);
+    setSidebarOpen(!isMobile && !status.default_collapse_sidebar);
+  }, [isMobile]); // eslint-disable-line react-hooks/exhaustive-deps
 
   return (
     <div className={`app ${isMobile ? 'is-mobile' : ''}`}>
