@@ -118,6 +118,11 @@ async def start_all(o: Options, procs: Procs, sampler: Sampler, started: Started
                     settle=books.wait_settled))
     legs.append(Leg("claude", "gateway (Claude channel)", gw.url, gw.url, gw.tree, token=gw.token,
                     model=CLAUDE_MODEL, slow_model=CLAUDE_SLOW_MODEL, settle=books.wait_settled))
+    messages = gw.base + "/v1/messages"  # Anthropic's format in: relayed as sent, and converted
+    legs.append(Leg("messages", "/v1/messages (Claude channel)", messages, messages, gw.tree, token=gw.token,
+                    model=CLAUDE_MODEL, slow_model=CLAUDE_SLOW_MODEL, settle=books.wait_settled, fmt="anthropic"))
+    legs.append(Leg("messages-openai", "/v1/messages (OpenAI channel)", messages, messages, gw.tree,
+                    token=gw.token, slow_model="gpt-4o", settle=books.wait_settled, fmt="anthropic"))
     if o.litellm:
         from bench.litellm_leg import LiteLLM
 

@@ -8,7 +8,9 @@
 
 Every answer is checked: status 200, a non-streamed body with the mock's content and usage, a stream
 with exactly `--expect-chunks` content chunks and `data: [DONE]` (plus the usage chunk when
-`--include-usage` asked for it). Anything else counts as an error, by kind.
+`--include-usage` asked for it). Anything else counts as an error, by kind. `--format anthropic`
+speaks Anthropic's Messages API instead (text_delta events, `message_stop`, the usage of
+`message_delta`).
 """
 from __future__ import annotations
 
@@ -49,6 +51,11 @@ class Spec:
     expect_chunks: int
     parse: bool = True  # full SSE/JSON parse (else: count the content marker)
     timeout: float = 60.0
+    fmt: str = "openai"  # or "anthropic"
+
+    @property
+    def done_marker(self) -> bytes:
+        return DONE_MARKERS[self.fmt]
 
 
 @dataclass
@@ -58,30 +65,64 @@ class Tally:
     peak_open: int = 0
 
 
-def payload(model: str, stream: bool, include_usage: bool, max_tokens: int = 256) -> bytes:
-    """The request every load generator sends (wrk too): a short chat, usage asked for on streams."""
+DONE_MARKERS = {"openai": b"data: [DONE]", "anthropic": b"event: message_stop"}
+
+
+def payload(model: str, stream: bool, include_usage: bool, max_tokens: int = 256, fmt: str = "openai") -> bytes:
+    """The request every load generator sends (wrk too): a short chat, usage asked for on streams
+    (an Anthropic stream always ends with it)."""
     body: dict = {"model": model, "messages": [{"role": "user", "content": "Say hello to the bench."}],
                   "max_tokens": max_tokens}
     if stream:
         body["stream"] = True
-        if include_usage:
+        if include_usage and fmt == "openai":
             body["stream_options"] = {"include_usage": True}
     return orjson.dumps(body)
+
+
+def anthropic_usage(usage: dict | None) -> dict | None:
+    """Anthropic's usage in OpenAI's names, to compare with the mock's."""
+    if not usage:
+        return None
+    return {"prompt_tokens": (usage.get("input_tokens") or 0) + (usage.get("cache_read_input_tokens") or 0),
+            "completion_tokens": usage.get("output_tokens") or 0}
 
 
 def make_spec(args: argparse.Namespace) -> Spec:
     headers = {"Content-Type": "application/json"}
     if args.token:
         headers["Authorization"] = f"Bearer {args.token}"
-    body = payload(args.model, args.stream, args.include_usage, args.max_tokens)
-    return Spec(args.url, body, headers, args.stream, args.stream and args.include_usage, args.expect_chunks,
-                parse=args.mode != "closed")
+    body = payload(args.model, args.stream, args.include_usage, args.max_tokens, args.format)
+    usage = args.stream and (args.include_usage or args.format == "anthropic")
+    return Spec(args.url, body, headers, args.stream, usage, args.expect_chunks, parse=args.mode != "closed",
+                fmt=args.format)
 
 
 def _check_stream(spec: Spec, buf: bytes, result: Result) -> Result:
     if not spec.parse:
         result.chunks = buf.count(MARKER)
-        done = b"data: [DONE]" in buf
+        done = spec.done_marker in buf
+    elif spec.fmt == "anthropic":
+        done = spec.done_marker in buf
+        for event in buf.split(b"\n\n"):
+            for line in event.split(b"\n"):
+                if not line.startswith(b"data:"):
+                    continue
+                try:
+                    data = orjson.loads(line[5:])
+                except orjson.JSONDecodeError:
+                    result.ok, result.error = False, "bad_json"
+                    return result
+                kind = data.get("type")
+                if kind == "error":
+                    result.ok, result.error = False, "stream_error"
+                    return result
+                if kind == "content_block_delta" and (data.get("delta") or {}).get("text"):
+                    result.chunks += 1
+                elif kind == "message_delta":
+                    result.usage = anthropic_usage({**(result.usage or {}), **(data.get("usage") or {})})
+                elif kind == "message_start":
+                    result.usage = (data.get("message") or {}).get("usage")
     else:
         done = False
         for event in buf.split(b"\n\n"):
@@ -140,6 +181,15 @@ async def one(session: aiohttp.ClientSession, spec: Spec, tally: Tally | None = 
                 result.ok, result.error, result.detail = False, f"http_{resp.status}", buf[:300]
             elif spec.stream:
                 _check_stream(spec, buf, result)
+            elif spec.parse and spec.fmt == "anthropic":
+                body = orjson.loads(buf)
+                content = body["content"][0]["text"]
+                result.usage = anthropic_usage(body.get("usage"))
+                result.chunks = content.count(CONTENT)
+                if content != CONTENT * CHUNKS:
+                    result.ok, result.error = False, "content"
+                elif not _usage_ok(result.usage):
+                    result.ok, result.error = False, "usage"
             elif spec.parse:
                 body = orjson.loads(buf)
                 content = body["choices"][0]["message"]["content"]
@@ -268,6 +318,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--duration", type=float, default=10.0)
     parser.add_argument("--rate", type=float, default=100.0)
     parser.add_argument("--timeout", type=float, default=60.0)
+    parser.add_argument("--format", choices=tuple(DONE_MARKERS), default="openai")
     args = parser.parse_args(argv)
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))

@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bench.loadgen import payload
+from bench.loadgen import DONE_MARKERS, payload
 from bench.mock_upstream import CHUNKS, SLOW_CHUNKS
 from bench.procs import PYTHON, ROOT, Procs
 from bench.sampler import Tree
@@ -56,6 +56,7 @@ class Leg:
     slow_model: str = FAST_MODEL
     model: str = FAST_MODEL  # what the fast scenarios ask for
     settle: Callable[[], Awaitable[object]] | None = None
+    fmt: str = "openai"  # the client format spoken: openai, or anthropic (/v1/messages)
     metrics: dict[str, list[float]] = field(default_factory=dict)
     errors: dict[str, int] = field(default_factory=dict)
     rss_idle: dict[str, list[int]] = field(default_factory=dict)
@@ -126,7 +127,7 @@ class Runner:
                       timeout: float = 300.0, **kw: object) -> dict:
         args = [PYTHON, "-m", "bench.loadgen", mode, "--url", leg.slow_url if slow else leg.url,
                 "--model", leg.slow_model if slow else leg.model,
-                "--expect-chunks", str(SLOW_CHUNKS if slow else self.o.chunks)]
+                "--expect-chunks", str(SLOW_CHUNKS if slow else self.o.chunks), "--format", leg.fmt]
         if leg.token:
             args += ["--token", leg.token]
         if stream:
@@ -142,8 +143,9 @@ class Runner:
             res = await self.loadgen("closed", leg, stream=stream, concurrency=concurrency, duration=duration)
             return {"ok": res["ok"], "errors": res["errors"], "rps": res["rps"], "chunks": res["chunks"],
                     "seconds": res["duration"], "p50": res["latency"]["p50"], "p99": res["latency"]["p99"]}
-        env = {**os.environ, "BENCH_BODY": payload(leg.model, stream, stream).decode(), "BENCH_TOKEN": leg.token,
-               "BENCH_EXPECT": str(self.o.chunks), "BENCH_STREAM": "1" if stream else "0"}
+        env = {**os.environ, "BENCH_BODY": payload(leg.model, stream, stream, fmt=leg.fmt).decode(),
+               "BENCH_TOKEN": leg.token, "BENCH_EXPECT": str(self.o.chunks), "BENCH_STREAM": "1" if stream else "0",
+               "BENCH_DONE": DONE_MARKERS[leg.fmt].decode()}
         out = json.loads(await self._exec(
             [self.wrk, "-t1", f"-c{concurrency}", f"-d{duration:g}s", "--timeout", "10s", "-s", str(LUA), leg.url],
             env, duration + 60))

@@ -43,11 +43,14 @@ async def _mock_stats(runner: Runner, mock_base: str) -> dict:
         return await resp.json()
 
 
+GATEWAY_LEGS = ("gateway", "claude", "messages", "messages-openai")
+
+
 async def run_smoke(runner: Runner, legs: list[Leg], gw: Gateway, mock_base: str) -> int:
     checks = Checks()
     print("harness and reference legs (every answer verified):", flush=True)
     for leg in legs:
-        if leg.key in ("gateway", "claude"):
+        if leg.key in GATEWAY_LEGS:
             continue
         for stream in (False, True):
             res = await runner.loadgen("check", leg, stream=stream, requests=50, concurrency=4)
@@ -56,7 +59,7 @@ async def run_smoke(runner: Runner, legs: list[Leg], gw: Gateway, mock_base: str
     books = Books(gw.database_url, gw.user_id, gw.token_id, gw.channel_ids)
     await books.open()
     try:
-        for leg in (leg for leg in legs if leg.key in ("gateway", "claude")):
+        for leg in (leg for leg in legs if leg.key in GATEWAY_LEGS):
             await check_gateway_leg(runner, leg, books, checks, mock_base)
     finally:
         await books.close()

@@ -1,9 +1,11 @@
 -- wrk script of the bench: POST a chat completion, verify each answer, print one JSON line at the end.
 -- Env: BENCH_BODY (request JSON), BENCH_TOKEN (sent as Bearer, optional), BENCH_EXPECT (content
--- chunks expected per answer: the mock's chunk count for streams, 16 occurrences in a whole body too).
+-- chunks expected per answer: the mock's chunk count for streams, 16 occurrences in a whole body too),
+-- BENCH_DONE (what ends a stream: "data: [DONE]", or "event: message_stop" for Anthropic's format).
 local marker = "bench "
 local expect = tonumber(os.getenv("BENCH_EXPECT") or "16")
 local is_stream = os.getenv("BENCH_STREAM") == "1"
+local done_marker = os.getenv("BENCH_DONE") or "data: [DONE]"
 wrk.method = "POST"
 wrk.body = os.getenv("BENCH_BODY")
 wrk.headers["Content-Type"] = "application/json"
@@ -35,7 +37,7 @@ function response(status, headers, body)
     i = s + 1
   end
   chunks = chunks + n
-  if n ~= expect or (is_stream and not string.find(body, "data: [DONE]", 1, true)) then
+  if n ~= expect or (is_stream and not string.find(body, done_marker, 1, true)) then
     bad = bad + 1
   end
 end
