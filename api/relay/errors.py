@@ -75,6 +75,12 @@ class RelayError(Exception):
         return cls(status, message, type, code, local=True)
 
 
+class ChannelCannotServe(RelayError):
+    """The chosen channel's type cannot serve this request (an endpoint it lacks, a provider's own
+    tool): another channel is tried, and when none can, the client gets this error. Never counts
+    against the channel's health."""
+
+
 @lru_cache(maxsize=32)
 def parse_status_ranges(spec: str) -> tuple[tuple[int, int], ...]:
     """`"401-407,429,500-503"` → ((401, 407), (429, 429), (500, 503)). Raises ValueError if malformed."""

@@ -42,7 +42,7 @@ from api.relay.base import (
     client_wants_usage,
     json_object,
 )
-from api.relay.errors import RelayError, should_retry_error
+from api.relay.errors import ChannelCannotServe, RelayError, should_retry_error
 from api.relay.inbound.base import REQUEST_INBOUND, Inbound, StreamWriter
 from api.relay.registry import build_adaptor, type_label
 from api.relay.sse import SSEError, SSEEvent, encode_data, encode_done, encode_many
@@ -474,11 +474,6 @@ def client_error(job: Job, channel: ChannelInfo, err: RelayError) -> RelayError:
 # -- 6. one attempt ---------------------------------------------------------------------------------
 
 
-class ChannelCannotServe(RelayError):
-    """The chosen channel's type cannot serve this endpoint: another channel is tried, and when
-    none can, the client gets 501. Never counts against the channel's health."""
-
-
 def new_adaptor(job: Job, channel: ChannelInfo) -> Adaptor:
     meta = RelayMeta(channel_id=channel.id, channel_type=channel.type, key=channel.key, base_url=channel.base_url,
                      other=channel.other, organization=channel.organization, requested_model=job.model,
@@ -512,7 +507,7 @@ async def attempt(job: Job, channel: ChannelInfo) -> Outcome:
     upstream = adaptor.build_request(job.mode, payload)
     reader: AnswerReader = adaptor
     if job.inbound is not None and native:
-        upstream.headers.update(job.inbound.native_headers())
+        upstream.headers.update(job.inbound.native_headers(upstream.headers))
         if job.inbound.native_path:
             upstream.url = adaptor.base_url + job.inbound.native_path
         reader = job.inbound.native_reader(adaptor)

@@ -151,7 +151,7 @@ async def test_tools_through_an_openai_channel(gateway, aiohttp_server) -> None:
 
 async def test_relayed_as_sent_to_a_claude_channel(gateway, claude) -> None:
     await add_channel(gateway, None, models=CLAUDE_MODEL, type=int(ChannelType.ANTHROPIC), base_url=claude.url,
-                      key=claude.key)
+                      key=claude.key, other="context-1m-2025-08-07")
     user = await rich_user()
     token = await make_key(user)
     request = {"model": CLAUDE_MODEL, "max_tokens": 64, "system": [{"type": "text", "text": "Be brief.",
@@ -166,7 +166,8 @@ async def test_relayed_as_sent_to_a_claude_channel(gateway, claude) -> None:
     assert message.id == "msg_01fake" and message.usage.cache_read_input_tokens == 100
     sent = claude.seen[0]
     assert sent["body"] == request  # untouched: cache_control and metadata kept
-    assert sent["headers"]["anthropic-beta"] == "prompt-caching-2024-07-31"
+    # The channel's beta flags and the client's, together.
+    assert sent["headers"]["anthropic-beta"] == "context-1m-2025-08-07,prompt-caching-2024-07-31"
     assert sent["headers"]["anthropic-version"] == ANTHROPIC_API_VERSION  # the client's, not the gateway's
     assert sent["headers"]["x-api-key"] == claude.key
     assert final.usage.output_tokens == 9

@@ -174,6 +174,10 @@ async def test_relayed_as_sent_to_an_openai_channel(gateway, aiohttp_server) -> 
     app.router.add_post("/v1/responses", responses)
     server = await aiohttp_server(app)
     await add_channel(gateway, None, models=NATIVE, base_url=str(server.make_url("")).rstrip("/"))
+    # A chat-format channel of the same model, preferred: it cannot run OpenAI's built-in tools, so
+    # requests that ask for them go on to the OpenAI channel (and it never counts as a failure).
+    await add_channel(gateway, None, models=NATIVE, type=int(ChannelType.DEEPSEEK), base_url="http://127.0.0.1:9",
+                      priority=10)
     user = await rich_user()
     token = await make_key(user)
     tools = [{"type": "web_search"}]

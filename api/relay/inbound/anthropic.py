@@ -146,12 +146,16 @@ class AnthropicInbound(Inbound):
             out["user"] = user
         return out
 
-    def native_headers(self) -> dict[str, str]:
+    def native_headers(self, channel: Mapping[str, str]) -> dict[str, str]:
+        """The client's API version, and its beta flags added to the channel's own."""
         headers = {}
-        for name in ("anthropic-version", "anthropic-beta"):
-            value = self.request.headers.get(name)
-            if value:
-                headers[name] = value
+        version = self.request.headers.get("anthropic-version")
+        if version:
+            headers["anthropic-version"] = version
+        flags = [f.strip() for value in (channel.get("anthropic-beta"), self.request.headers.get("anthropic-beta"))
+                 for f in (value or "").split(",") if f.strip()]
+        if flags:
+            headers["anthropic-beta"] = ",".join(dict.fromkeys(flags))
         return headers
 
     def render(self, answer: Mapping[str, Any]) -> dict[str, Any]:

@@ -65,8 +65,9 @@ class Inbound(ABC):
         """What reads a native channel's answer for its usage (the adaptor, when it speaks this format)."""
         return adaptor
 
-    def native_headers(self) -> dict[str, str]:
-        """Headers of the client's that travel to a native channel (beta flags, API version)."""
+    def native_headers(self, channel: Mapping[str, str]) -> dict[str, str]:
+        """Headers of the client's that travel to a native channel (beta flags, API version), given
+        the ones the channel's adaptor set."""
         return {}
 
     @abstractmethod

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 import orjson
 
 from api.relay.base import TokenUsage
-from api.relay.errors import RelayError
+from api.relay.errors import ChannelCannotServe, RelayError
 from api.relay.inbound.base import Inbound, StreamWriter
 from models.enums import ChannelType
 
@@ -172,10 +172,10 @@ class GeminiInbound(Inbound):
 
     def for_channel(self, body: dict[str, Any], channel_type: int) -> dict[str, Any]:
         if self.builtin_tools:
-            raise RelayError.local_error(
+            raise ChannelCannotServe(
                 400, f"the tools {', '.join(self.builtin_tools)} are Google's own: this model is served by a channel "
-                "of another provider, which can only call function declarations", "unsupported_tool",
-                "invalid_request_error")
+                "of another provider, which can only call function declarations", "invalid_request_error",
+                "unsupported_tool", local=True)
         return body
 
     def render(self, answer: Mapping[str, Any]) -> dict[str, Any]:

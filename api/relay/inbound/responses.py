@@ -28,7 +28,7 @@ from api.relay.base import (
     json_object,
     openai_error,
 )
-from api.relay.errors import RelayError
+from api.relay.errors import ChannelCannotServe, RelayError
 from api.relay.inbound.base import Inbound, StreamWriter
 from api.relay.sse import SSEEvent
 from models.enums import ChannelType
@@ -167,10 +167,10 @@ class ResponsesInbound(Inbound):
 
     def for_channel(self, body: dict[str, Any], channel_type: int) -> dict[str, Any]:
         if self.builtin_tools:
-            raise RelayError.local_error(
+            raise ChannelCannotServe(
                 400, f"the tools {', '.join(self.builtin_tools)} are OpenAI's own: this model is served by a "
-                "channel of another provider, which can only call function tools", "unsupported_tool",
-                "invalid_request_error")
+                "channel of another provider, which can only call function tools", "invalid_request_error",
+                "unsupported_tool", local=True)
         return body
 
     def native_body(self, upstream_model: str) -> dict[str, Any]:
