@@ -163,7 +163,10 @@ async def test_count_tokens_embeddings_and_models(gateway, upstreams) -> None:
     names = [m.name async for m in await client.aio.models.list()]
     assert sorted(names) == [f"models/{MODEL}", "models/text-embedding-3-small"]
     resp = await gateway.get(f"/v1/models?key=sk-{token.key}")  # a Google client on /v1
-    assert "models" in await resp.json()
+    assert sorted(m["name"] for m in (await resp.json())["models"]) == names
+    resp = await gateway.post(f"/v1/models/{MODEL}:generateContent", headers={"x-goog-api-key": f"sk-{token.key}"},
+                              json={"contents": [{"role": "user", "parts": [{"text": "Hi"}]}]})
+    assert (await resp.json())["candidates"][0]["content"]["parts"] == [{"text": REPLY}]
 
 
 async def test_errors_in_googles_shape(gateway, upstreams) -> None:
