@@ -692,7 +692,7 @@ async def relay_stream(job: Job, adaptor: AnswerReader, resp: client.Answer, dec
         except ConnectionResetError:
             gone = True
     if not gone and out is not None:
-        await finish_stream(job, out, state, state.resolve_usage(job.prompt_tokens), writer, native)
+        await finish_stream(job, out, state, state.resolve_usage(job.prompt_tokens), writer)
     return stream_outcome(job, out, state)
 
 
@@ -746,7 +746,7 @@ def stream_outcome(job: Job, out: web.StreamResponse | None, state: StreamState)
 
 
 async def finish_stream(job: Job, out: web.StreamResponse, state: StreamState, usage: TokenUsage,
-                        writer: StreamWriter | None = None, native: bool = False) -> None:
+                        writer: StreamWriter | None = None) -> None:
     error = None
     if job.facts is not None and job.facts.incomplete:
         message = translate("relay_stream_interrupted", language(job.request), reason=job.facts.incomplete)
