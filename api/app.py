@@ -22,6 +22,7 @@ from api.middlewares import (
     setup_session_cookie,
 )
 from api.relay.routes import setup_relay
+from api.relay.tasks.routes import setup_tasks
 from api.services.bootstrap import ensure_root_user
 from api.services.events import EventBus
 from api.services.options import OptionsService
@@ -111,6 +112,7 @@ def create_app(settings: Settings) -> web.Application:
     setup_status_cache(app)
     app.add_subapp("/api", create_console_app())
     setup_relay(app)
+    setup_tasks(app)
     setup_health(app)
     setup_static(app)  # last: the catch-all
     return app

@@ -269,6 +269,18 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "relay_upstream_busy": (
         "The upstream of this group is saturated, try again later", "当前分组上游负载已饱和，请稍后再试"),
     "relay_not_implemented": ("API not implemented", "API 未实现"),
+    "relay_task_unreachable": ("The task service could not be reached", "无法连接任务服务"),
+    "relay_task_refused": ("The task service did not take the task: {reason}", "任务服务未接受该任务：{reason}"),
+    "relay_task_not_found": ("Task {id} not found", "任务 {id} 不存在"),
+    "relay_task_not_success": (
+        "Task {id} has not succeeded (status {task_status}): actions apply to finished tasks",
+        "任务 {id} 尚未成功（状态 {task_status}），只能对已完成的任务执行操作"),
+    "relay_task_channel_gone": (
+        "The channel that ran task {id} is no longer available", "执行任务 {id} 的渠道已不可用"),
+    "relay_task_invalid": ("Invalid request: {reason}", "请求无效：{reason}"),
+    "relay_task_notify_forbidden": (
+        "This callback is not signed for this gateway", "该回调未经本网关签名"),
+    "relay_task_no_image": ("Task {id} has no image", "任务 {id} 没有图片"),
     "relay_response_not_stored": (
         "Responses are not stored by this gateway (every answer is store: false): there is nothing to fetch",
         "本网关不保存响应（所有回答均为 store: false），无可获取的内容"),

@@ -25,7 +25,9 @@ class Midjourney(BaseModel):
     quota = fields.BigIntField(default=0)
     buttons = fields.TextField(default="")
     properties = fields.TextField(default="")
-    lease_until = fields.BigIntField(default=0)
+    lease_until = fields.BigIntField(default=0)  # seconds: a poller holds the row until then
+    lease_owner = fields.CharField(max_length=40, default="")
+    billing = fields.TextField(default="")  # JSON: how the submission was charged (see api.relay.tasks.billing)
 
     class Meta:
         table = "midjourney"
@@ -50,6 +52,8 @@ class Task(BaseModel):
     properties = fields.TextField(default="")
     data = fields.TextField(default="")
     lease_until = fields.BigIntField(default=0)
+    lease_owner = fields.CharField(max_length=40, default="")
+    billing = fields.TextField(default="")
 
     class Meta:
         table = "task"

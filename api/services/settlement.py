@@ -92,6 +92,7 @@ class RequestFacts:
     first_response_ms: int = 0
     incomplete: str = ""  # why an answer stopped early ("" = complete)
     inbound: str = ""  # the client's format when not OpenAI's: anthropic, gemini, responses
+    task_id: str = ""  # a task submission (Midjourney, Suno): the upstream's task id
 
 
 def build_record(facts: RequestFacts, usage: Usage) -> bytes:
@@ -105,7 +106,7 @@ def build_record(facts: RequestFacts, usage: Usage) -> bytes:
         "cr": facts.completion_ratio, "gr": facts.group_ratio,
         "mp": -1 if facts.model_price is None else facts.model_price, "inc": facts.incomplete,
         "cw": usage.cache_creation_tokens, "cra": facts.cache_ratio, "cwr": facts.cache_creation_ratio,
-        "fmt": facts.inbound,
+        "fmt": facts.inbound, "task": facts.task_id,
         "ts": round(time.time(), 6),  # float: records of one batch are applied in the order they happened
     })
 
@@ -182,7 +183,20 @@ def _other(r: Mapping[str, Any]) -> str:
         other["incomplete"] = r["inc"]
     if r.get("fmt"):
         other["inbound_format"] = r["fmt"]
+    if r.get("task"):
+        other["task_id"] = r["task"]
     return orjson.dumps(other).decode()
+
+
+def _refund_other(r: Mapping[str, Any]) -> str:
+    return orjson.dumps({"task_id": r.get("task", ""), "action": r.get("act", ""), "refund": -int(r["q"]),
+                         "reason": r.get("why", ""), "admin_info": {"use_channel": [r.get("c", 0)]},
+                         "request_id": r.get("rid", "")}).decode()
+
+
+def _refund_content(r: Mapping[str, Any]) -> str:
+    return (f"task {r.get('task', '')} ({r.get('act', '')}) failed, {-int(r['q'])} quota refunded: "
+            f"{r.get('why', '')}")
 
 
 def _content(r: Mapping[str, Any]) -> str:
@@ -272,8 +286,9 @@ async def _apply_records(user_id: int, records: Mapping[str, Mapping[str, Any]],
         await _insert_rows(conn, Settlement, [
             {"request_id": rid, "user_id": user_id, "token_id": int(r.get("t", 0)), "quota": int(r["q"]),
              "created_at": int(float(r.get("ts", now)))} for rid, r in new])
+        requests = sum(1 for _, r in new if r.get("k") != "refund")  # a task's refund is not a request
         await User.filter(id=user_id).using_db(conn).update(
-            quota=F("quota") - total, used_quota=F("used_quota") + total, request_count=F("request_count") + len(new))
+            quota=F("quota") - total, used_quota=F("used_quota") + total, request_count=F("request_count") + requests)
         tokens: dict[int, list[int]] = defaultdict(lambda: [0, 0])  # token → [used, taken from remain]
         channels: dict[int, int] = defaultdict(int)
         hours: dict[tuple[str, int], list[int]] = defaultdict(lambda: [0, 0, 0])  # count, quota, tokens
@@ -285,9 +300,11 @@ async def _apply_records(user_id: int, records: Mapping[str, Mapping[str, Any]],
                     tokens[int(r["t"])][1] += q
             if r.get("c"):
                 channels[int(r["c"])] += q
-            ts = int(float(r.get("ts", now)))
+            refunded = r.get("k") == "refund"
+            ts = int(r.get("hts") or 0) if refunded else 0  # a refund counts against the hour of its charge
+            ts = ts or int(float(r.get("ts", now)))
             bucket = hours[(str(r.get("m", "")), ts - ts % 3600)]
-            bucket[0] += 1
+            bucket[0] += 0 if refunded else 1
             bucket[1] += q
             bucket[2] += int(r.get("p", 0)) + int(r.get("ct", 0))
         for token_id, (used, taken) in sorted(tokens.items()):
@@ -295,6 +312,13 @@ async def _apply_records(user_id: int, records: Mapping[str, Mapping[str, Any]],
                 remain_quota=F("remain_quota") - taken, used_quota=F("used_quota") + used)
         for channel_id, used in sorted(channels.items()):
             await Channel.filter(id=channel_id).using_db(conn).update(used_quota=F("used_quota") + used)
+        refunds = [(rid, r) for rid, r in new if r.get("k") == "refund"]
+        await _insert_rows(conn, Log, [{
+            "user_id": user_id, "created_at": int(float(r.get("ts", now))), "type": int(LogType.SYSTEM),
+            "content": _refund_content(r), "username": r.get("un", ""), "token_name": r.get("tn", ""),
+            "token_id": int(r.get("t", 0)), "model_name": r.get("m", ""), "quota": -int(r["q"]),
+            "channel_id": int(r.get("c", 0)), "group": r.get("g", ""), "other": _refund_other(r),
+            "request_id": rid} for rid, r in refunds])
         if log_consume:
             consume = int(LogType.CONSUME)
             await _insert_rows(conn, Log, [{
@@ -303,7 +327,8 @@ async def _apply_records(user_id: int, records: Mapping[str, Mapping[str, Any]],
                 "token_id": int(r.get("t", 0)), "model_name": r.get("m", ""), "quota": int(r["q"]),
                 "prompt_tokens": int(r.get("p", 0)), "completion_tokens": int(r.get("ct", 0)),
                 "use_time": int(r.get("ut", 0)), "is_stream": bool(r.get("s")), "channel_id": int(r.get("c", 0)),
-                "group": r.get("g", ""), "other": _other(r), "request_id": rid} for rid, r in new])
+                "group": r.get("g", ""), "other": _other(r), "request_id": rid} for rid, r in new
+                if r.get("k") != "refund"])
         username = result.username or next((r.get("un", "") for _, r in new), "")
         for (model, hour), (count, quota, used_tokens) in sorted(hours.items()):
             updated = await QuotaData.filter(user_id=user_id, model_name=model, created_at=hour).using_db(conn).update(

@@ -1,0 +1,91 @@
+"""The task seam: asynchronous jobs (Midjourney drawings, Suno songs) relayed beside the chat adaptors.
+
+A task is submitted once (charged at submission through the same reservation as a chat request),
+then polled by the workers until it ends; a task that fails or times out is refunded. A
+`TaskAdaptor` is a pure translator for one upstream protocol: where a submission goes and how its
+answer reads, how a batch of tasks is fetched and how the upstream's view of each task reads. The
+pipeline (api.relay.tasks.relay) and the poller (api.relay.tasks.poll) own the I/O.
+"""
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import orjson
+
+# Statuses as the console and the clients know them (midjourney-proxy's, and the task table's).
+SUCCESS, FAILURE = "SUCCESS", "FAILURE"
+FINAL = frozenset({SUCCESS, FAILURE})
+TASK_TIMEOUT = 3600  # seconds: a task not finished an hour after its submission fails (and is refunded)
+
+
+@dataclass(slots=True)
+class Submitted:
+    """What the upstream said to a submission."""
+
+    accepted: bool  # charged: the upstream took the task
+    task_id: str = ""
+    answer: dict[str, Any] = field(default_factory=dict)  # the body the client gets
+    reason: str = ""  # why it was not accepted (the upstream's words)
+    retry_elsewhere: bool = False  # a failure another channel may not have (5xx, unreachable): a retry
+    busy: bool = False  # the channel's queue is full: another channel is tried without using a retry
+    row: dict[str, Any] = field(default_factory=dict)  # fields of the task row known at submission
+
+
+@dataclass(slots=True)
+class TaskUpdate:
+    """The upstream's view of one task: the row fields it sets (status, progress, times, result)."""
+
+    task_id: str
+    status: str
+    fields: dict[str, Any]
+
+    @property
+    def final(self) -> bool:
+        return self.status in FINAL
+
+
+@dataclass(frozen=True, slots=True)
+class Upstream:
+    """An upstream HTTP call: method, URL, headers and JSON body (None: no body)."""
+
+    method: str
+    url: str
+    headers: dict[str, str]
+    body: Any = None
+
+    def data(self) -> bytes | None:
+        return None if self.body is None else orjson.dumps(self.body)
+
+
+class TaskAdaptor(ABC):
+    platform: ClassVar[str]  # "mj" (the midjourney table) or the task table's platform ("suno")
+
+    def __init__(self, base_url: str, key: str) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.key = key
+
+    @abstractmethod
+    def submit(self, path: str, body: dict[str, Any]) -> Upstream:
+        """The submission at `path` (the route below the platform's prefix, e.g. "/submit/imagine")."""
+
+    @abstractmethod
+    def read_submit(self, status: int, raw: bytes) -> Submitted: ...
+
+    @abstractmethod
+    def fetch(self, task_ids: list[str]) -> Upstream:
+        """One call that fetches a batch of tasks."""
+
+    @abstractmethod
+    def read_fetch(self, raw: bytes) -> list[TaskUpdate]: ...
+
+
+def percent(value: Any) -> str:
+    """A progress as the tables keep it ("40%"), from "40%", 40 or 0.4-style upstream values."""
+    if isinstance(value, str):
+        text = value.strip()
+        return text if text.endswith("%") else (f"{text}%" if text.replace(".", "", 1).isdigit() else "")
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return f"{int(value)}%"
+    return ""

@@ -1,0 +1,105 @@
+"""How a task is charged and refunded (billing.md: tasks are charged at submission and refunded, to
+user and key, when they fail or time out).
+
+Charge: the submission reserves the task's price through the relay's pre-charge (limits and balance
+in one Redis call) and settles it in full once the upstream has taken the task; the settlement
+record reaches the database like any request's. What the charge was (its settlement id, whether the
+key's own limit was taken, the group and prices) is kept on the task row (`billing`, JSON).
+
+Refund: one Redis call (on the user's keys only) that (a) sets a marker
+`{u<id>}:refunded:<platform>:<row id>` (NX: a second call for the same task does nothing), (b) adds
+a settlement record with the negative amount to the user's pending records, and (c) gives the
+amount back to the live balances of user and key (when they are loaded; an absent balance reloads
+from the database minus pending records, which already counts the refund). The workers apply the
+record like any other; the Settlement table's unique request id makes that once. So the refund
+happens once however many pollers see the failure, and a poller killed after (b) leaves a record
+that the sweep applies.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
+
+import orjson
+
+from api.services.balances import change_counter_key, token_quota_key, user_quota_key, user_tag
+from api.services.quota import Script
+from api.services.settlement import pending_key
+from api.services.store import Store
+
+REFUND_MARK_TTL = 7 * 86400  # seconds: far longer than a task can stay unfinished
+
+_REFUND = """
+if not redis.call('SET', KEYS[5], '1', 'NX', 'EX', ARGV[4]) then return 0 end
+redis.call('HSET', KEYS[3], ARGV[1], ARGV[2])
+redis.call('INCR', KEYS[4])
+if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('INCRBY', KEYS[1], ARGV[3]) end
+if ARGV[5] == '1' and redis.call('EXISTS', KEYS[2]) == 1 then redis.call('INCRBY', KEYS[2], ARGV[3]) end
+return 1
+"""
+
+
+@dataclass(frozen=True, slots=True)
+class TaskCharge:
+    """What a task's submission charged; kept on the task row as JSON."""
+
+    settlement_id: str
+    token_limited: bool
+    group: str
+    model: str
+    group_ratio: float
+    model_price: float
+    username: str = ""
+    token_name: str = ""
+
+    def dumps(self) -> str:
+        return orjson.dumps(asdict(self)).decode()
+
+    @classmethod
+    def loads(cls, text: str) -> TaskCharge | None:
+        try:
+            data = orjson.loads(text) if text else None
+            return cls(**data) if isinstance(data, dict) else None
+        except (orjson.JSONDecodeError, TypeError):
+            return None
+
+
+def refund_id(platform: str, row_id: int) -> str:
+    return f"task-refund:{platform}:{row_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class Refund:
+    platform: str
+    row_id: int
+    task_id: str
+    action: str
+    user_id: int
+    token_id: int
+    channel_id: int
+    quota: int
+    charged_at: int  # seconds: the hour of the charge is the hour the refund is counted against
+    reason: str
+
+
+async def refund(store: Store, item: Refund, charge: TaskCharge | None) -> bool:
+    """Return a failed task's charge to user and key; True when this call did it (False: done before)."""
+    if item.quota <= 0:
+        return False
+    rid = refund_id(item.platform, item.row_id)
+    limited = bool(item.token_id) and (charge.token_limited if charge else False)
+    record: dict[str, Any] = {
+        "rid": rid, "k": "refund", "q": -item.quota, "t": item.token_id, "tl": 1 if limited else 0,
+        "c": item.channel_id, "m": charge.model if charge else item.action, "mode": item.platform,
+        "g": charge.group if charge else "", "gr": charge.group_ratio if charge else 1,
+        "mp": charge.model_price if charge else -1, "un": charge.username if charge else "",
+        "tn": charge.token_name if charge else "", "task": item.task_id, "act": item.action,
+        "why": item.reason[:500], "hts": item.charged_at, "ts": round(time.time(), 6),
+    }
+    script = Script(store.redis, _REFUND)
+    keys = [user_quota_key(store, item.user_id), token_quota_key(store, item.user_id, item.token_id),
+            pending_key(store, item.user_id), change_counter_key(store, item.user_id),
+            f"{store.prefix}{user_tag(item.user_id)}:refunded:{item.platform}:{item.row_id}"]
+    done = await script(keys=keys, args=[rid, orjson.dumps(record), item.quota, REFUND_MARK_TTL, 1 if limited else 0])
+    return bool(int(done))

@@ -1,0 +1,168 @@
+"""Midjourney through midjourney-proxy (channel type 2) and its Plus variant (type 5).
+
+Wire facts (midjourney-proxy's API): every call carries `mj-api-secret: <channel key>`; a submission
+`POST {base}/mj/submit/<action>` answers HTTP 200 with `{code, description, result, properties}`,
+where code 1 = submitted (result = task id), 21 = already exists, 22 = queued, 23 = queue full,
+24 = banned prompt, 3 = not found, 4 = validation error, 9 = failure; `POST {base}/mj/task/
+list-by-condition {"ids": [...]}` answers the tasks as a list of `{id, action, status, progress,
+prompt, promptEn, description, submitTime, startTime, finishTime, imageUrl, failReason, buttons,
+properties}` (times in milliseconds, statuses NOT_START, SUBMITTED, MODAL, IN_PROGRESS, FAILURE,
+SUCCESS, CANCEL).
+"""
+from __future__ import annotations
+
+import re
+import uuid
+from typing import Any
+
+import orjson
+
+from .base import FAILURE, SUCCESS, Submitted, TaskAdaptor, TaskUpdate, Upstream, percent
+
+ACCEPTED = frozenset({1, 21, 22})
+QUEUE_FULL = 23
+MODE_FLAGS = re.compile(r"\s*--(?:fast|relax|turbo)\b")
+
+# Route below /mj → the task action it submits (None: the action is in the body).
+SUBMIT_ACTIONS: dict[str, str | None] = {
+    "/submit/imagine": "IMAGINE", "/submit/change": None, "/submit/simple-change": None,
+    "/submit/describe": "DESCRIBE", "/submit/blend": "BLEND", "/submit/action": None, "/submit/modal": "MODAL",
+    "/submit/shorten": "SHORTEN", "/submit/upload-discord-images": "UPLOAD", "/submit/video": "VIDEO",
+    "/submit/edits": "EDITS", "/insight-face/swap": "SWAP_FACE",
+}
+# What only the Plus variant (type 5) serves.
+PLUS_ONLY = frozenset({"/submit/action", "/submit/modal", "/submit/shorten", "/submit/upload-discord-images",
+                       "/submit/video", "/submit/edits", "/insight-face/swap"})
+CHANGE_ACTIONS = frozenset({"UPSCALE", "VARIATION", "REROLL"})
+
+
+def model_of(action: str) -> str:
+    """The priced model of an action: mj_imagine, mj_upscale, …; face swap is swap_face."""
+    return "swap_face" if action == "SWAP_FACE" else f"mj_{action.lower()}"
+
+
+def simple_change(content: Any) -> tuple[str, str, int] | None:
+    """"<task id> U2" → (task id, UPSCALE, 2); "<id> V1" → VARIATION; "<id> R" → REROLL."""
+    if not isinstance(content, str):
+        return None
+    parts = content.split()
+    if len(parts) != 2:
+        return None
+    task_id, code = parts[0], parts[1].lower()
+    if code == "r":
+        return task_id, "REROLL", 0
+    if len(code) == 2 and code[0] in "uv" and code[1] in "1234":
+        return task_id, "UPSCALE" if code[0] == "u" else "VARIATION", int(code[1])
+    return None
+
+
+def action_of_custom_id(custom_id: Any) -> str | None:
+    """A Plus button's customId ("MJ::JOB::upsample::2::<hash>") → the action it performs."""
+    if not isinstance(custom_id, str) or not custom_id.startswith("MJ::"):
+        return None
+    parts = custom_id.split("::")
+    name = parts[2] if len(parts) > 2 and parts[1] == "JOB" else parts[1] if len(parts) > 1 else ""
+    table = {"upsample": "UPSCALE", "variation": "VARIATION", "low_variation": "LOW_VARIATION",
+             "high_variation": "HIGH_VARIATION", "reroll": "REROLL", "Outpaint": "ZOOM", "CustomZoom": "CUSTOM_ZOOM",
+             "Inpaint": "INPAINT"}
+    if name in table:
+        return table[name]
+    if name.startswith("pan_"):
+        return "PAN"
+    if name.startswith("upsample_"):  # upsample_v6_2x_subtle and the like
+        return "UPSCALE"
+    return None
+
+
+def clear_mode(prompt: Any) -> Any:
+    """The prompt without --fast/--relax/--turbo (option MjModeClearEnabled)."""
+    return MODE_FLAGS.sub("", prompt) if isinstance(prompt, str) else prompt
+
+
+class MidjourneyAdaptor(TaskAdaptor):
+    platform = "mj"
+
+    def _headers(self) -> dict[str, str]:
+        return {"mj-api-secret": self.key.removeprefix("Bearer ").strip(), "Content-Type": "application/json"}
+
+    def submit(self, path: str, body: dict[str, Any]) -> Upstream:
+        return Upstream("POST", f"{self.base_url}/mj{path}", self._headers(), body)
+
+    def image_seed(self, task_id: str) -> Upstream:
+        return Upstream("GET", f"{self.base_url}/mj/task/{task_id}/image-seed", self._headers())
+
+    def read_submit(self, status: int, raw: bytes) -> Submitted:
+        if status != 200:
+            return Submitted(False, reason=f"the upstream answered HTTP {status}",
+                             retry_elsewhere=status >= 500 or status == 429)
+        try:
+            body = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            return Submitted(False, reason="the upstream's answer is not JSON", retry_elsewhere=True)
+        if not isinstance(body, dict):
+            return Submitted(False, reason="the upstream's answer is not an object", retry_elsewhere=True)
+        code = body.get("code")
+        description = str(body.get("description") or "")
+        if code not in ACCEPTED:
+            return Submitted(False, answer=body, reason=description or f"code {code}", busy=code == QUEUE_FULL)
+        result = body.get("result")
+        props = body.get("properties") if isinstance(body.get("properties"), dict) else {}
+        row: dict[str, Any] = {"code": int(code), "description": description}
+        if isinstance(result, list):  # upload-discord-images: the uploaded images' URLs, done at once
+            task_id = f"upload-{uuid.uuid4().hex[:16]}"
+            row.update(status=SUCCESS, progress="100%", image_url=str(result[0]) if result else "")
+        else:
+            task_id = str(result or "")
+            if not task_id:
+                return Submitted(False, answer=body, reason="the upstream accepted the task without an id")
+            if code == 21 and props:  # an existing task: its state comes with the answer
+                row.update(status=str(props.get("status") or ""), image_url=str(props.get("imageUrl") or ""))
+        answer = {**body, "code": 1} if code in (21, 22) else body
+        return Submitted(True, task_id=task_id, answer=answer, row=row)
+
+    def fetch(self, task_ids: list[str]) -> Upstream:
+        return Upstream("POST", f"{self.base_url}/mj/task/list-by-condition", self._headers(), {"ids": task_ids})
+
+    def read_fetch(self, raw: bytes) -> list[TaskUpdate]:
+        items = orjson.loads(raw)
+        if not isinstance(items, list):
+            raise ValueError("list-by-condition did not answer a list")
+        updates = []
+        for item in items:
+            if not isinstance(item, dict) or not item.get("id"):
+                continue
+            status = str(item.get("status") or "")
+            fields: dict[str, Any] = {
+                "progress": percent(item.get("progress")), "image_url": str(item.get("imageUrl") or ""),
+                "prompt_en": str(item.get("promptEn") or ""), "description": str(item.get("description") or ""),
+                "fail_reason": str(item.get("failReason") or ""), "start_time": _int(item.get("startTime")),
+                "finish_time": _int(item.get("finishTime")),
+                "buttons": orjson.dumps(item["buttons"]).decode() if isinstance(item.get("buttons"), list) else "",
+                "properties": orjson.dumps(item["properties"]).decode()
+                if isinstance(item.get("properties"), dict) else "",
+            }
+            if status == "CANCEL":
+                status = FAILURE
+                fields["fail_reason"] = fields["fail_reason"] or "cancelled upstream"
+            fields["status"] = status
+            updates.append(TaskUpdate(str(item["id"]), status, fields))
+        return updates
+
+
+def _int(value: Any) -> int:
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0
+
+
+def task_answer(row: Any, image_url: str) -> dict[str, Any]:
+    """A task row as midjourney-proxy answers a fetch (camelCase, times in milliseconds)."""
+    def parsed(text: str, empty: Any) -> Any:
+        try:
+            return orjson.loads(text) if text else empty
+        except orjson.JSONDecodeError:
+            return empty
+
+    return {"id": row.mj_id, "action": row.action, "prompt": row.prompt, "promptEn": row.prompt_en,
+            "description": row.description, "state": row.state, "submitTime": row.submit_time,
+            "startTime": row.start_time, "finishTime": row.finish_time, "imageUrl": image_url,
+            "status": row.status, "progress": row.progress, "failReason": row.fail_reason,
+            "buttons": parsed(row.buttons, []), "properties": parsed(row.properties, {})}

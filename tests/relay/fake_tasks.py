@@ -1,0 +1,126 @@
+"""Fakes of midjourney-proxy (and its Plus routes) and of a suno-api proxy, speaking their formats:
+`mj-api-secret` / Bearer auth, submit answers with midjourney-proxy's codes or suno's
+`{code: "success", data: <id>}`, batch fetches, image seeds and images. Tests set a task's state
+in `tasks` (as the upstream would report it) and read what the fake received in `seen`."""
+from __future__ import annotations
+
+import asyncio
+import base64
+import itertools
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+from tests.relay.provider_kit import FakeBase
+
+MJ_SECRET = "mj-upstream-secret"
+SUNO_KEY = "suno-upstream-key"
+PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJ"
+                       "RU5ErkJggg==")
+_ids = itertools.count(1_700_000_000_000)
+
+
+@dataclass
+class FakeMidjourney(FakeBase):
+    code: int = 1  # what a submission answers (1 submitted, 21 exists, 22 queued, 23 queue full, 24 banned)
+    http_status: int = 200
+    tasks: dict[str, dict[str, Any]] = field(default_factory=dict)
+    seen: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    fetches: list[list[str]] = field(default_factory=list)
+    fetch_gate: asyncio.Event | None = None  # list-by-condition waits for it (a poll held mid-batch)
+    fetch_started: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def app(self) -> web.Application:
+        app = web.Application()
+        app.router.add_post("/mj/submit/{action}", self.submit)
+        app.router.add_post("/mj/insight-face/swap", self.submit)
+        app.router.add_post("/mj/task/list-by-condition", self.list_by_condition)
+        app.router.add_get("/mj/task/{id}/image-seed", self.image_seed)
+        app.router.add_get("/images/{name}", self.image)
+        return app
+
+    def _authorised(self, request: web.Request) -> bool:
+        return request.headers.get("mj-api-secret") == MJ_SECRET
+
+    def finish(self, task_id: str, status: str, **fields: Any) -> None:
+        """Set a task as the upstream would report it next."""
+        self.tasks[task_id].update(status=status, **fields)
+
+    async def submit(self, request: web.Request) -> web.Response:
+        if not self._authorised(request):
+            return web.Response(status=401, text="Unauthorized")
+        body = await request.json()
+        self.seen.append((request.path, body))
+        if self.http_status != 200:
+            return web.json_response({"error": "proxy exploded"}, status=self.http_status)
+        if self.code not in (1, 21, 22):
+            return web.json_response({"code": self.code, "description": {23: "队列已满，请稍后尝试",
+                                                                           24: "可能包含敏感词"}.get(self.code, "失败"),
+                                      "result": None, "properties": {"promptEn": body.get("prompt", "")}})
+        if request.path.endswith("upload-discord-images"):
+            return web.json_response({"code": 1, "description": "success",
+                                      "result": [f"{self.url}/images/upload.png"]})
+        task_id = str(next(_ids))
+        self.tasks[task_id] = {"id": task_id, "action": request.match_info.get("action", "SWAP_FACE").upper(),
+                               "prompt": body.get("prompt", ""), "promptEn": body.get("prompt", ""),
+                               "description": "/imagine " + body.get("prompt", ""), "status": "SUBMITTED",
+                               "progress": "0%", "submitTime": 1, "startTime": 0, "finishTime": 0, "imageUrl": "",
+                               "failReason": "", "buttons": [], "properties": {}}
+        properties = {"status": "SUCCESS", "imageUrl": f"{self.url}/images/{task_id}.png"} if self.code == 21 else {}
+        return web.json_response({"code": self.code, "description": "提交成功", "result": task_id,
+                                  "properties": properties})
+
+    async def list_by_condition(self, request: web.Request) -> web.Response:
+        if not self._authorised(request):
+            return web.Response(status=401, text="Unauthorized")
+        ids = (await request.json())["ids"]
+        self.fetches.append(ids)
+        self.fetch_started.set()
+        if self.fetch_gate is not None:
+            await self.fetch_gate.wait()
+        return web.json_response([self.tasks[i] for i in ids if i in self.tasks])
+
+    async def image_seed(self, request: web.Request) -> web.Response:
+        if not self._authorised(request):
+            return web.Response(status=401, text="Unauthorized")
+        return web.json_response({"code": 1, "description": "success", "result": "2911893021"})
+
+    async def image(self, request: web.Request) -> web.Response:
+        return web.Response(body=PNG, content_type="image/png")
+
+
+@dataclass
+class FakeSuno(FakeBase):
+    fail_submit: bool = False
+    tasks: dict[str, dict[str, Any]] = field(default_factory=dict)
+    seen: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+    def app(self) -> web.Application:
+        app = web.Application()
+        app.router.add_post("/suno/submit/{action}", self.submit)
+        app.router.add_post("/suno/fetch", self.fetch)
+        return app
+
+    def _authorised(self, request: web.Request) -> bool:
+        return request.headers.get("Authorization") == f"Bearer {SUNO_KEY}"
+
+    async def submit(self, request: web.Request) -> web.Response:
+        if not self._authorised(request):
+            return web.json_response({"code": "unauthorized", "message": "invalid key", "data": None}, status=401)
+        body = await request.json()
+        self.seen.append((request.path, body))
+        if self.fail_submit:
+            return web.json_response({"code": "error", "message": "no suno account available", "data": None})
+        task_id = f"suno-{next(_ids)}"
+        self.tasks[task_id] = {"task_id": task_id, "action": request.match_info["action"].upper(),
+                               "status": "submitted", "fail_reason": "", "submit_time": 1, "start_time": 0,
+                               "finish_time": 0, "data": None}
+        return web.json_response({"code": "success", "message": "", "data": task_id})
+
+    async def fetch(self, request: web.Request) -> web.Response:
+        if not self._authorised(request):
+            return web.json_response({"code": "unauthorized", "message": "invalid key", "data": None}, status=401)
+        ids = (await request.json())["ids"]
+        return web.json_response({"code": "success", "message": "",
+                                  "data": [self.tasks[i] for i in ids if i in self.tasks]})
