@@ -28,4 +28,7 @@ JOBS: tuple[Job, ...] = (
     Job("logs-purge", "logs.purge", 600),
     # Billing (issue 4): settlement records whose billing.apply was lost (a process that died).
     Job("billing-sweep", "billing.sweep", 30),
+    # Tasks: one poll per platform; workers claim leased batches, so a slow poll never blocks the next.
+    Job("task-poll-midjourney", "tasks.poll_midjourney", 15),
+    Job("task-poll-suno", "tasks.poll_suno", 15),
 )

@@ -40,7 +40,7 @@ from models import Token, User
 from models.enums import UserStatus
 
 log = logging.getLogger("api.relay")
-QUEUES = ("billing", "relay", "mail", "system", "channel")
+QUEUES = ("billing", "relay", "mail", "system", "channel", "tasks")
 
 
 # -- lifetime ---------------------------------------------------------------------------------------

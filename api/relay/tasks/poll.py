@@ -61,6 +61,7 @@ class PollResult:
     updated: int = 0
     failed: int = 0
     refunded: list[int] = field(default_factory=list)  # row ids refunded by this poll
+    users: set[int] = field(default_factory=set)  # whose refund records wait for the workers
 
 
 def new_owner() -> str:
@@ -214,6 +215,7 @@ async def _poll_channel(table: Table, store: Store, http: aiohttp.ClientSession,
                 result.failed += 1
         if await apply_update(table, store, row, update, owner, now):
             result.refunded.append(row.id)
+            result.users.add(row.user_id)
 
 
 async def _fail(table: Table, store: Store, row: Any, owner: str, reason: str, now: int,
@@ -221,3 +223,4 @@ async def _fail(table: Table, store: Store, row: Any, owner: str, reason: str, n
     result.failed += 1
     if await finish_failed(table, store, row, owner, reason, now):
         result.refunded.append(row.id)
+        result.users.add(row.user_id)
