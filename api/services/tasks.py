@@ -15,7 +15,7 @@ from tortoise.queryset import QuerySet
 from models import Midjourney, Task
 
 # Internal bookkeeping of the pollers, never sent.
-_HIDDEN = {"lease_until"}
+_HIDDEN = {"lease_until", "lease_owner", "billing"}
 
 
 @dataclass(frozen=True, slots=True)

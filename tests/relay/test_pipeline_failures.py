@@ -274,6 +274,10 @@ async def test_api_paths_never_fall_to_the_console_page(gateway, path: str) -> N
         assert body["success"] is False
     elif path.startswith("/v1beta"):
         assert body["error"]["status"] == "NOT_FOUND"
+    elif path.startswith("/mj"):  # midjourney-proxy's shape
+        assert body["code"] == 4 and body["description"] and body["result"] is None
+    elif path.startswith("/suno"):  # suno-api's shape
+        assert body["code"] and body["message"] and body["data"] is None
     else:
         assert body["error"]["type"] == "invalid_request_error"
 
