@@ -74,8 +74,13 @@ def _wire(row: Midjourney | Task, *, admin: bool) -> dict[str, Any]:
     return item
 
 
-def mj_dict(row: Midjourney, *, admin: bool) -> dict[str, Any]:
-    return _wire(row, admin=admin)
+def mj_dict(row: Midjourney, *, admin: bool, forward: bool = False) -> dict[str, Any]:
+    """`forward` (option MjForwardUrlEnabled): the image through the gateway's /mj/image, a path on
+    the console's own origin, so the browser never needs to reach the upstream's image host."""
+    item = _wire(row, admin=admin)
+    if forward and row.image_url and row.mj_id:
+        item["image_url"] = f"/mj/image/{row.mj_id}"
+    return item
 
 
 def task_dict(row: Task, *, admin: bool) -> dict[str, Any]:

@@ -69,13 +69,14 @@ async def test_a_user_sees_only_their_own_tasks_without_channel(people) -> None:
     assert mj_ids(body) == ["mj-a3", "mj-a2", "mj-a1"]  # newest first
     first = body["data"]["items"][-1]
     assert first["user_id"] == people["alice_id"] and first["submit_time"] == T0 * MS
-    assert first["finish_time"] == (T0 + 30) * MS and first["image_url"] == "https://img.example/a1.png"
+    assert first["finish_time"] == (T0 + 30) * MS
+    assert first["image_url"] == "/mj/image/mj-a1"  # MjForwardUrlEnabled: through the gateway, same origin
     assert first["prompt"] == "a cat" and first["code"] == 1 and first["progress"] == "100%"
     body = await alice.get("/api/task/self")
     assert task_ids(body) == ["t-a3", "t-a2", "t-a1"]
     assert body["data"]["items"][-1]["data"] == '{"clips": []}'
     for item in (await alice.get("/api/mj/self/"))["data"]["items"] + body["data"]["items"]:
-        assert "channel_id" not in item and "lease_until" not in item
+        assert "channel_id" not in item and "lease_until" not in item and "billing" not in item
     # The channel is an admin filter: a user cannot narrow (nor widen) their view with it.
     assert mj_ids(await alice.get("/api/mj/self/?channel_id=5")) == ["mj-a3", "mj-a2", "mj-a1"]
     assert task_ids(await alice.get("/api/task/self?channel_id=8")) == ["t-a3", "t-a2", "t-a1"]
@@ -138,3 +139,9 @@ async def test_task_list_paging_is_zero_based(people) -> None:
     for path in ("/api/mj/?p=x", "/api/task/?start_timestamp=yesterday", "/api/mj/?channel_id=abc"):
         body = await admin.get(path)
         assert body["success"] is False and body["message"].startswith("Invalid parameter"), path
+
+
+async def test_image_urls_as_stored_when_forwarding_is_off(people, root) -> None:
+    assert (await root.put("/api/option/", {"key": "MjForwardUrlEnabled", "value": "false"}))["success"]
+    items = (await people["alice"].get("/api/mj/self/"))["data"]["items"]
+    assert items[-1]["image_url"] == "https://img.example/a1.png"

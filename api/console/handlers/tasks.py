@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from aiohttp import web
 
+from api import keys
 from api.console.auth import admin_required, the_user, user_required
 from api.response import ok
 from api.services import tasks
@@ -48,7 +49,8 @@ def task_filter(request: web.Request, *, admin: bool) -> TaskFilter:
 async def _mj_page(request: web.Request, *, admin: bool) -> web.Response:
     page = read_page(request, first=0)
     rows, total = await tasks.page_mj(mj_filter(request, admin=admin), page.offset, page.size)
-    return ok(page.envelope([tasks.mj_dict(r, admin=admin) for r in rows], total))
+    forward = request.config_dict[keys.OPTIONS].get_bool("MjForwardUrlEnabled")
+    return ok(page.envelope([tasks.mj_dict(r, admin=admin, forward=forward) for r in rows], total))
 
 
 async def _task_page(request: web.Request, *, admin: bool) -> web.Response:
