@@ -184,6 +184,11 @@ async def test_fetch_list_seed_and_image_through_the_gateway(gateway, proxy, set
     assert task["imageUrl"] == f"http://{gateway.server.host}:{gateway.server.port}/mj/image/{task_id}"
     image = await gateway.get(f"/mj/image/{task_id}")  # no key: image tags cannot send one
     assert image.status == 200 and image.content_type == "image/png" and await image.read() == PNG
+    # An image URL elsewhere on a private network is not fetched (only the channel's own host is).
+    await Midjourney.filter(mj_id=task_id).update(image_url="http://10.255.0.1/secret.png")
+    refused = await gateway.get(f"/mj/image/{task_id}")
+    assert refused.status == 400 and "non-public address" in (await refused.json())["description"]
+    await Midjourney.filter(mj_id=task_id).update(image_url=f"{proxy.url}/images/{task_id}.png")
     seed = await gateway.get(f"/mj/task/{task_id}/image-seed", headers=mj_headers(key))
     assert (await seed.json())["result"] == "2911893021"
     await gateway.server.app[keys.OPTIONS].update("MjForwardUrlEnabled", "false")
