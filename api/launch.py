@@ -113,11 +113,8 @@ def main() -> int:
         migrate = supervisor.start("migrate", [sys.executable, "-m", "models.migrate"], env)
         if migrate.wait() != 0:
             raise SystemExit("migrations failed")
-        processes = env.get("WORKER_PROCESSES", "1")
-        threads = env.get("WORKER_THREADS", "8")
         supervisor.start("api", [sys.executable, "-m", "api"], env)
-        supervisor.start("worker", [sys.executable, "-m", "dramatiq", "workers.actors", "--processes", processes,
-                                    "--threads", threads], env)
+        supervisor.start("worker", [sys.executable, "-m", "workers"], env)
         supervisor.start("scheduler", [sys.executable, "-m", "scheduler"], env)
         port = env.get("PORT", "3000")
         with supervisor.lock:

@@ -210,7 +210,7 @@ async def worker(settings: Settings, spawn, redis_sync: sync_redis.Redis) -> Pro
     """A real Dramatiq worker process on the test's database and Redis prefix, ready to consume."""
     from tests.helpers import eventually
 
-    proc = spawn([sys.executable, "-m", "dramatiq", "workers.actors", "--processes", "1", "--threads", "4"],
+    proc = spawn([sys.executable, "-m", "workers", "--processes", "1", "--threads", "4"],
                  process_env(settings), name="worker")
     # Ready when it has consumed a heartbeat sent after its start.
     from workers.broker import setup_broker

@@ -20,6 +20,7 @@ from dramatiq.middleware import (
 from models.settings import Settings
 
 _broker: RedisBroker | None = None
+SHUTDOWN_TIMEOUT_MS = 30_000  # --worker-shutdown-timeout: running messages get this long to finish
 
 
 def queue_of(actor_name: str) -> str:
@@ -27,7 +28,7 @@ def queue_of(actor_name: str) -> str:
 
 
 def build_broker(settings: Settings) -> RedisBroker:
-    from .middleware import ResourcesMiddleware, TortoiseMiddleware
+    from .middleware import ResourcesMiddleware, ShutdownGuard, TortoiseMiddleware
 
     middleware = [
         AgeLimit(max_age=3_600_000),  # drop a message that waited over an hour (actors resend what matters)
@@ -39,6 +40,9 @@ def build_broker(settings: Settings) -> RedisBroker:
         AsyncIO(),  # one event-loop thread per worker process (started in before_worker_boot)
         TortoiseMiddleware(settings),  # database on that loop; before_* hooks run in list order, so after AsyncIO
         ResourcesMiddleware(settings),  # Redis store, options, events and HTTP session on that loop
+        # Repeated stop signals ignored, a stop bounded in time. Resources close in after_worker_shutdown,
+        # which runs in reverse list order: ResourcesMiddleware, then Tortoise, then AsyncIO stops the loop.
+        ShutdownGuard(grace=SHUTDOWN_TIMEOUT_MS / 1000 + 15),
     ]
     return RedisBroker(url=settings.redis_url, namespace=f"{settings.redis_prefix}dramatiq",
                        middleware=middleware)

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
+import signal
+import threading
 
 import aiohttp
 from dramatiq.asyncio import get_event_loop_thread
@@ -32,7 +35,8 @@ class TortoiseMiddleware(Middleware):
         except Exception as exc:
             raise MiddlewareError(f"database init failed: {exc}") from exc
 
-    def before_worker_shutdown(self, broker, worker) -> None:
+    def after_worker_shutdown(self, broker, worker) -> None:
+        # After the worker threads have finished their messages (before_worker_shutdown comes first).
         get_event_loop_thread().run_coroutine(close_database())
 
 
@@ -44,7 +48,7 @@ class ResourcesMiddleware(Middleware):
     def before_worker_boot(self, broker, worker) -> None:
         get_event_loop_thread().run_coroutine(self._start())
 
-    def before_worker_shutdown(self, broker, worker) -> None:
+    def after_worker_shutdown(self, broker, worker) -> None:
         get_event_loop_thread().run_coroutine(self._stop())
 
     async def _start(self) -> None:
@@ -65,3 +69,47 @@ class ResourcesMiddleware(Middleware):
         await context.http.close()
         await context.store.close()
         set_context(None)
+
+
+class ShutdownGuard(Middleware):
+    """A worker process stops once, and for sure.
+
+    SIGTERM sent to the whole process group (systemd, `docker stop`) reaches each worker process
+    twice: directly, and forwarded by Dramatiq's parent. Dramatiq treats the second as "kill now"
+    and raises SystemExit in the main thread while the worker threads and the event loop thread
+    (not a daemon) keep running: the process lingers, still consuming. Here the repeats are
+    ignored (the graceful stop, bounded by --worker-shutdown-timeout, goes on), and a watchdog ends
+    the process if it is still alive `grace` seconds after the first signal (Redis gone, say).
+    """
+
+    def __init__(self, grace: float = 60.0) -> None:
+        self.grace = grace
+        self._stopping = False
+
+    def before_worker_boot(self, broker, worker) -> None:  # before any message can run
+        if threading.current_thread() is not threading.main_thread():
+            return  # signal handlers belong to the main thread (a worker started by tests, say)
+        for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+            if sig is None:
+                continue
+            previous = signal.getsignal(sig)
+            if callable(previous):
+                signal.signal(sig, self._handler(previous))
+
+    def _handler(self, previous):
+        def handle(signum, frame) -> None:
+            if self._stopping:
+                log.info("worker already stopping: signal %s ignored", signum)
+                return
+            self._stopping = True
+            timer = threading.Timer(self.grace, self._force_exit)
+            timer.daemon = True
+            timer.start()
+            previous(signum, frame)
+
+        return handle
+
+    def _force_exit(self) -> None:
+        log.error("worker still alive %.0f s after it was told to stop: exiting now", self.grace)
+        logging.shutdown()
+        os._exit(3)

@@ -1,5 +1,10 @@
-"""A message sent by the API is processed by a real worker process and lands in the database."""
+"""A message sent by the API is processed by a real worker process and lands in the database; the
+worker process stops cleanly when told to."""
 from __future__ import annotations
+
+import asyncio
+import os
+import signal
 
 from models import Log
 from models.db import close_database, init_database
@@ -43,3 +48,14 @@ async def test_record_log_is_idempotent_by_request_id(settings, worker) -> None:
         assert await Log.filter(request_id="req-1").count() == 1
     finally:
         await close_database()
+
+
+async def test_sigterm_to_the_whole_group_stops_the_worker_once_and_for_good(worker) -> None:
+    """systemd and `docker stop` signal the process group: each worker process gets SIGTERM from
+    the group and again from Dramatiq's parent. It must stop gracefully once, not linger."""
+    os.killpg(worker.proc.pid, signal.SIGTERM)
+    code = await asyncio.to_thread(worker.proc.wait, 40)
+    output = worker.output()
+    assert code == 0, output
+    assert "Killing worker process" not in output, output
+    assert "Worker has been shut down" in output
