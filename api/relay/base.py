@@ -175,6 +175,7 @@ class StreamState:
     usage_sent: bool = False  # a chunk carrying `usage` was forwarded to the client
     finish_reason: str | None = None
     done: bool = False  # the upstream sent its end marker
+    malformed: int = 0  # events skipped because they could not be read (the rest of the stream goes on)
 
     def resolve_usage(self, prompt_tokens: int) -> TokenUsage:
         """The upstream's numbers when it reported them, else the local prompt count plus the
@@ -188,14 +189,20 @@ ANSWER_NOT_OBJECT = "the upstream answer is not a JSON object"
 EVENT_NOT_OBJECT = "malformed upstream stream event"
 
 
+class MalformedEvent(RelayError):
+    """One stream event that is not the JSON object it should be: the pipeline skips it."""
+
+
 def json_object(raw: bytes, message: str = ANSWER_NOT_OBJECT) -> dict[str, Any]:
-    """The JSON object in an upstream answer or stream event; a 502 `bad_response_body` otherwise."""
+    """The JSON object in an upstream answer or stream event; a 502 `bad_response_body` otherwise
+    (MalformedEvent for a stream event)."""
     try:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError:
         data = None
     if not isinstance(data, dict):
-        raise RelayError(502, message, "upstream_error", "bad_response_body")
+        kind = MalformedEvent if message == EVENT_NOT_OBJECT else RelayError
+        raise kind(502, message, "upstream_error", "bad_response_body")
     return data
 
 

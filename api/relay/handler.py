@@ -32,6 +32,7 @@ from api.relay.auth import TokenInfo, UserInfo, parse_key
 from api.relay.base import (
     Adaptor,
     AnswerReader,
+    MalformedEvent,
     Passthrough,
     RelayMeta,
     RelayMode,
@@ -682,6 +683,9 @@ async def relay_stream(job: Job, adaptor: AnswerReader, resp: client.Answer, dec
             raise
     finally:
         metrics.active_streams -= 1
+        if state.malformed:
+            log.warning("request %s: %d malformed upstream stream events skipped (channel %s)",
+                        facts.request_id, state.malformed, facts.channel_id)
         if state.done and not facts.incomplete:
             resp.release()
         else:
@@ -699,10 +703,15 @@ async def relay_stream(job: Job, adaptor: AnswerReader, resp: client.Answer, dec
 def convert_events(adaptor: AnswerReader, events: list[SSEEvent], state: StreamState, frames: list[Any],
                    parsed: bool = False) -> None:
     """Upstream events → frames to write (appended to `frames` as they convert, so what converted
-    before a bad event is kept). An event that only reported usage still counts as produced."""
+    before a bad event is kept). An event that only reported usage still counts as produced; an
+    event that cannot be read at all is skipped (and counted in `state.malformed`)."""
     for event in events:
         reported = state.usage
-        chunks = adaptor.convert_stream_event(event, state)
+        try:
+            chunks = adaptor.convert_stream_event(event, state)
+        except MalformedEvent:  # one unreadable line: skipped, the rest of the answer still comes
+            state.malformed += 1
+            continue
         if chunks:
             count_chunks(state, chunks, frames, parsed)
         elif state.usage is not reported:

@@ -48,7 +48,7 @@ class FakeUpstream:
     fail_status: int | None = None
     fail_body: dict[str, Any] | None = None
     cut_after: int | None = None  # stream: close the connection after this many content chunks
-    malformed_after: int | None = None  # stream: a broken `data:` line after this many chunks
+    malformed_after: int | None = None  # stream: one broken `data:` line after this many chunks, then the rest
     hang_after: int | None = None  # stream: send nothing more after this many chunks (idle upstream)
     feed: asyncio.Queue | None = None  # stream: content pieces come from here (None ends the stream)
     gate: asyncio.Event | None = None  # hold every request until set
@@ -174,10 +174,7 @@ class FakeUpstream:
                         request.transport.close()  # abrupt: no final chunk of the chunked encoding
                         return resp
                     if self.malformed_after is not None and i == self.malformed_after:
-                        await resp.write(b'data: {"id": "broken", "choices": [\n\n')
-                        await resp.write(chunk("never counted"))
-                        await resp.write_eof()
-                        return resp
+                        await resp.write(b'data: {"id": "broken", "choices": [\n\n')  # then the stream goes on
                     if self.hang_after is not None and i == self.hang_after:
                         await asyncio.Event().wait()
                     await resp.write(chunk(piece))

@@ -301,7 +301,7 @@ def streamed_text(frames: list[bytes]) -> str:
     return text
 
 
-@pytest.mark.parametrize("behaviour", [{"cut_after": 3}, {"malformed_after": 3}, {"hang_after": 3}])
+@pytest.mark.parametrize("behaviour", [{"cut_after": 3}, {"hang_after": 3}])
 async def test_stream_stopping_early_is_charged_for_what_was_produced(gateway, upstreams, behaviour) -> None:
     fake = await upstreams(**behaviour)
     await add_channel(gateway, fake)
@@ -322,6 +322,22 @@ async def test_stream_stopping_early_is_charged_for_what_was_produced(gateway, u
     assert (log.prompt_tokens, log.completion_tokens, log.quota) == (PROMPT, completion, quota)
     assert orjson.loads(log.other)["incomplete"]
     assert (await User.get(id=user.id)).quota == 1_000_000 - quota
+
+
+async def test_one_malformed_line_is_skipped_and_the_rest_of_the_answer_arrives(gateway, upstreams) -> None:
+    fake = await upstreams(malformed_after=3, usage=None)
+    await add_channel(gateway, fake)
+    user = await rich_user(quota=1_000_000)
+    token = await make_key(user)
+    resp = await gateway.post("/v1/chat/completions", json={**BODY, "stream": True}, headers=headers_for(token))
+    frames = await read_sse(resp)
+    assert streamed_text(frames) == fake.reply  # every piece, the broken line left out
+    assert frames[-1] == b"[DONE]" and not any(b"stream_interrupted" in f for f in frames)
+    quota = gpt4_quota(PROMPT, count_text(fake.reply))
+    assert await live_balance(gateway, user.id) == 1_000_000 - quota
+    await drain(gateway)
+    log = await Log.get(user_id=user.id, type=LogType.CONSUME)
+    assert log.quota == quota and "incomplete" not in orjson.loads(log.other)
 
 
 async def test_stream_failing_before_any_output_is_refunded(gateway, upstreams) -> None:
