@@ -269,6 +269,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "relay_upstream_busy": (
         "The upstream of this group is saturated, try again later", "当前分组上游负载已饱和，请稍后再试"),
     "relay_not_implemented": ("API not implemented", "API 未实现"),
+    "service_unavailable": (
+        "The service is briefly unavailable: try again in a few seconds", "服务暂时不可用，请稍后重试"),
     "relay_task_unreachable": ("The task service could not be reached", "无法连接任务服务"),
     "relay_task_refused": ("The task service did not take the task: {reason}", "任务服务未接受该任务：{reason}"),
     "relay_task_not_found": ("Task {id} not found", "任务 {id} 不存在"),

@@ -6,6 +6,8 @@ import os
 import time
 
 from aiohttp import web
+from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 from tortoise.exceptions import DoesNotExist
 
 from api import keys
@@ -41,6 +43,12 @@ def setup_request_id(app: web.Application) -> None:
     app.middlewares.append(request_id_middleware)
 
 
+# Redis unreachable (down, restarting, a network cut): the request is refused at once, 503 with a
+# Retry-After, never served free nor left hanging (billing.md, "Crashes and outages").
+REDIS_DOWN = (RedisConnectionError, RedisTimeoutError)
+RETRY_AFTER = 5  # seconds
+
+
 @web.middleware
 async def envelope_errors_middleware(request: web.Request, handler):
     """Domain exceptions → {success:false} envelopes; never a stack trace to the client."""
@@ -55,6 +63,11 @@ async def envelope_errors_middleware(request: web.Request, handler):
             return fail(exc.reason if exc.status != 404 else translate("not_found", language(request)),
                         status=exc.status)
         raise
+    except REDIS_DOWN as exc:
+        log.warning("Redis unreachable on %s %s: %s", request.method, request.path, exc)
+        response = fail(translate("service_unavailable", language(request)), status=503)
+        response.headers["Retry-After"] = str(RETRY_AFTER)
+        return response
     except Exception:
         log.exception("unhandled error on %s %s (request id %s)", request.method, request.path,
                       request.get(keys.REQUEST_ID))

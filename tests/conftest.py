@@ -149,6 +149,17 @@ async def login_as(client):
 
 
 @pytest.fixture
+def own_redis(tmp_path: Path) -> Iterator:
+    """A redis-server of this test's own (AOF on), stopped at the end: for tests that stop or restart it."""
+    from tests.own_redis import OwnRedis
+
+    server = OwnRedis(tmp_path / "redis")
+    server.start()
+    yield server
+    server.stop(kill=True)
+
+
+@pytest.fixture
 def python() -> str:
     return sys.executable
 

@@ -20,6 +20,7 @@ from api import keys
 from api.console.auth import current_user
 from api.errors import ApiError
 from api.i18n import language, translate
+from api.middlewares import REDIS_DOWN, RETRY_AFTER
 from api.relay.auth import KeyAuth, UserInfo
 from api.relay.base import RelayMode
 from api.relay.errors import RelayError
@@ -88,6 +89,12 @@ async def openai_errors_middleware(request: web.Request, handler):
             message = translate("relay_invalid_url", lang, method=request.method, path=request.path)
             return error_response(request, RelayError(exc.status, message, "invalid_request_error", local=True))
         return error_response(request, RelayError(exc.status, exc.reason, "invalid_request_error", local=True))
+    except REDIS_DOWN as exc:
+        log.warning("Redis unreachable on %s %s: %s", request.method, request.path, exc)
+        err = RelayError(503, translate("service_unavailable", language(request)), "new_api_error",
+                         "service_unavailable", local=True)
+        err.headers = {"Retry-After": str(RETRY_AFTER)}  # type: ignore[attr-defined]
+        return error_response(request, err)
     except ApiError as exc:  # a console check (playground session) refused the caller
         return error_response(request, RelayError(exc.status if exc.status >= 400 else 403,
                                                   translate(exc.message, language(request), **exc.params),

@@ -4,6 +4,9 @@ from __future__ import annotations
 from typing import Any
 
 import redis.asyncio as aioredis
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
+from redis.exceptions import ConnectionError as RedisConnectionError
 
 try:
     from hiredis import pack_command as _hiredis_pack
@@ -66,9 +69,14 @@ class Store:
     def from_url(cls, url: str, prefix: str, pool_size: int = 256) -> Store:
         # A blocking pool: past `pool_size` busy connections a caller waits for one (up to 10 s)
         # instead of failing; redis-py's default pool raises "Too many connections" at 100.
+        # After a Redis restart every pooled connection is dead: a command on one fails with a
+        # connection error before the server could run it, so it is sent again on a new connection
+        # (twice at most). Timeouts are not retried: the server may have run the command.
         pool = FastBlockingConnectionPool.from_url(url, max_connections=pool_size, timeout=10,
                                                   decode_responses=True, health_check_interval=30,
-                                                  connection_class=FastPackConnection)
+                                                  connection_class=FastPackConnection,
+                                                  retry=Retry(NoBackoff(), 2, (RedisConnectionError,)),
+                                                  retry_on_error=[RedisConnectionError])
         return cls(aioredis.Redis(connection_pool=pool), prefix)
 
     def key(self, *parts: object) -> str:
