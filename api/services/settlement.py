@@ -40,6 +40,7 @@ from models import Channel, Log, QuotaData, Settlement, Token, User
 from models.enums import LogType
 
 from .balances import user_tag
+from .locks import lease_lock
 from .options import OptionsService
 from .store import Store
 
@@ -342,8 +343,7 @@ async def _apply_records(user_id: int, records: Mapping[str, Mapping[str, Any]],
 async def apply_pending(store: Store, options: OptionsService, user_id: int, send_mail=None) -> int:
     """Move the user's pending records into the database; returns how many were new there."""
     key = pending_key(store, user_id)
-    lock = store.redis.lock(store.key("billing", "lock", user_id), timeout=120, blocking_timeout=60)
-    async with lock:
+    async with lease_lock(store, store.key("billing", "lock", user_id)):
         raw = await store.redis.hgetall(key)
         if not raw:
             return 0
