@@ -43,6 +43,7 @@ from api.relay.base import (
     client_wants_usage,
     json_object,
 )
+from api.relay.disconnects import client_gone
 from api.relay.errors import ChannelCannotServe, RelayError, should_retry_error
 from api.relay.inbound.base import REQUEST_INBOUND, Inbound, StreamWriter
 from api.relay.registry import build_adaptor, type_label
@@ -378,7 +379,13 @@ async def run(request: web.Request, mode: RelayMode, route: str, caller: Caller,
         job.charge = await admit(job)
         outcome: Outcome | None = None
         try:
-            outcome = await relay_with_retries(job)
+            with state.disconnects.watch(request):  # a client that leaves cancels the upstream call
+                outcome = await relay_with_retries(job)
+            if not job.is_stream and client_gone(request):
+                # The answer came after its client left: nothing was delivered (rule 6: refunded).
+                outcome.produced = False
+                if job.facts is not None:
+                    job.facts.incomplete = "the client went away"
         finally:
             await asyncio.shield(_settle_task(job, outcome or job.partial))
         status = outcome.response.status

@@ -67,6 +67,7 @@ async def relay_ctx(app: web.Application) -> AsyncIterator[None]:
     if state.background:
         await asyncio.gather(*state.background, return_exceptions=True)
     await sender.stop()
+    await state.disconnects.close()
     await index.close()
     await state.credentials.close()  # refreshes in flight (the cached credentials stay for the process)
 

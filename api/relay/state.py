@@ -9,6 +9,7 @@ from aiohttp import web
 
 from api.relay.auth import KeyAuth
 from api.relay.credentials import CredentialCache, process_credentials
+from api.relay.disconnects import DisconnectWatcher
 from api.relay.metrics import Metrics
 from api.services.channel_health import ChannelHealth
 from api.services.channel_index import ChannelIndex
@@ -25,6 +26,7 @@ class RelayState:
     health: ChannelHealth = field(default_factory=ChannelHealth)
     metrics: Metrics = field(default_factory=Metrics)
     background: set[asyncio.Task] = field(default_factory=set)
+    disconnects: DisconnectWatcher = field(default_factory=DisconnectWatcher)  # clients that left
     credentials: CredentialCache = field(default_factory=process_credentials)  # exchanged upstream tokens
     # The root application's options, settings and upstream HTTP session, looked up once here: a
     # request of a sub-application reaches them through a ChainMapProxy that raises KeyError first.

@@ -55,6 +55,7 @@ class FakeUpstream:
     seen: list[Seen] = field(default_factory=list)
     waiting: int = 0
     client_gone: bool = False
+    last_request: web.Request | None = None
     server: TestServer | None = None
 
     @property
@@ -93,6 +94,7 @@ class FakeUpstream:
         else:
             body = orjson.loads(await request.read() or b"null")
         self.seen.append(Seen(request.path, dict(request.headers), dict(request.query), body))
+        self.last_request = request
         if self.gate is not None:
             self.waiting += 1
             try:

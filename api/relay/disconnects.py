@@ -1,0 +1,60 @@
+"""Clients that go away while their request waits on the upstream.
+
+aiohttp does not cancel a handler whose client disconnected (handler cancellation is off: it would
+cut console handlers between a database commit and the Redis update that follows it). The relay
+wants exactly that for its own requests (billing.md rule 6: the upstream request is cancelled and a
+non-streamed request is refunded), so each relay handler registers here and one loop per process
+cancels the handlers whose connection is gone, a fraction of a second after it went.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Iterator
+
+from aiohttp import web
+
+log = logging.getLogger("api.relay")
+INTERVAL = 0.25  # seconds between two looks at the open connections
+
+
+def client_gone(request: web.Request) -> bool:
+    transport = request.transport
+    return transport is None or transport.is_closing()
+
+
+class DisconnectWatcher:
+    def __init__(self) -> None:
+        self._watched: dict[asyncio.Task, web.Request] = {}
+        self._loop_task: asyncio.Task | None = None
+
+    @contextlib.contextmanager
+    def watch(self, request: web.Request) -> Iterator[None]:
+        """While the block runs, the current task is cancelled if the request's client leaves."""
+        task = asyncio.current_task()
+        if task is None:
+            yield
+            return
+        self._watched[task] = request
+        if self._loop_task is None or self._loop_task.done():
+            self._loop_task = asyncio.get_running_loop().create_task(self._run(), name="relay-disconnects")
+        try:
+            yield
+        finally:
+            self._watched.pop(task, None)
+
+    async def _run(self) -> None:
+        while self._watched:
+            await asyncio.sleep(INTERVAL)
+            for task, request in list(self._watched.items()):
+                if client_gone(request) and not task.done():
+                    log.info("client of %s %s went away: request cancelled", request.method, request.path)
+                    del self._watched[task]
+                    task.cancel()
+
+    async def close(self) -> None:
+        if self._loop_task is not None:
+            self._loop_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._loop_task
