@@ -58,6 +58,8 @@ class Settings:
     relay_timeout: float = 0.0          # total seconds for a non-streamed upstream call; 0 = none
     streaming_timeout: float = 120.0    # idle seconds between two upstream stream chunks
     connect_timeout: float = 10.0
+    checkpoint_interval: float = 5.0    # seconds between two renewals of a long request's reservation
+    reservation_ttl: float = 120.0      # seconds a reservation stands without renewal (then the sweep closes it)
     upstream_pool_size: int = 0         # 0 = unlimited keep-alive pool
     redis_pool_size: int = 256          # Redis connections per process (callers wait beyond it)
     rate_limit_api: int = 600           # console requests per IP per RATE_LIMIT_WINDOW
@@ -107,6 +109,8 @@ class Settings:
             relay_timeout=_float(env, "RELAY_TIMEOUT", 0.0),
             streaming_timeout=_float(env, "STREAMING_TIMEOUT", 120.0),
             connect_timeout=_float(env, "CONNECT_TIMEOUT", 10.0),
+            checkpoint_interval=_float(env, "CHECKPOINT_INTERVAL", 5.0),
+            reservation_ttl=_float(env, "RESERVATION_TTL", 120.0),
             upstream_pool_size=_int(env, "UPSTREAM_POOL_SIZE", 0),
             redis_pool_size=_int(env, "REDIS_POOL_SIZE", 256),
             rate_limit_api=_int(env, "RATE_LIMIT_API", 600),

@@ -26,7 +26,7 @@ from aiohttp import web
 
 from api import keys
 from api.i18n import language, translate
-from api.middlewares import REQUEST_ID_HEADER
+from api.middlewares import REDIS_DOWN, REQUEST_ID_HEADER
 from api.relay import client
 from api.relay.auth import TokenInfo, UserInfo, parse_key
 from api.relay.base import (
@@ -55,8 +55,9 @@ from api.services.channel_index import ChannelInfo
 from api.services.net import client_ip
 from api.services.options import OptionsService
 from api.services.quota import BalanceUnavailable, Charge, Limits, QuotaRefused, RateLimited
+from api.services.reservations import reservation_json
 from api.services.sensitive import find_sensitive, prompt_texts
-from api.services.settlement import RequestFacts, Usage, build_record, new_settlement_id
+from api.services.settlement import RequestFacts, Usage, build_record, new_settlement_id, record_fields
 from models.enums import Role, TokenStatus, UserStatus
 
 log = logging.getLogger("api.relay")
@@ -133,6 +134,8 @@ class Job:
     charge: Charge | None = None
     facts: RequestFacts | None = None
     partial: Outcome | None = None  # what a cancelled stream produced before it was cancelled
+    stream: StreamState | None = None  # a streamed answer's accumulator, while it streams
+    produced: int | None = None  # output tokens of the finished answer (the checkpoint while settling)
     inbound: Inbound | None = None  # the client's own format, when it is not OpenAI's
     started: float = field(default_factory=time.monotonic)
 
@@ -330,13 +333,29 @@ def limits_of(options: OptionsService) -> Limits:
     return limits
 
 
+def progress(job: Job) -> tuple[int, int]:
+    """(output tokens produced so far, channel): the checkpoint of the request's reservation."""
+    produced = job.produced
+    if produced is None:
+        stream = job.stream
+        produced = stream.resolve_usage(job.prompt_tokens).completion_tokens if stream is not None and stream.events \
+            else 0
+    return produced, job.facts.channel_id if job.facts is not None else 0
+
+
 async def admit(job: Job) -> Charge:
-    caller = job.caller
+    """Limits and pre-charge in one Redis call; the reservation is renewed by this process until
+    its settlement (a process that dies leaves it to the sweep)."""
+    caller, facts = job.caller, job.facts
+    assert facts is not None
     try:
-        return await job.state.quota.pre_charge(
-            settlement_id=job.facts.request_id, user_id=caller.user.id,
+        charge = await job.state.quota.pre_charge(
+            settlement_id=facts.request_id, user_id=caller.user.id,
             token_id=caller.token.id if caller.token else 0, token_limited=caller.token_limited,
-            pre=job.pre, group=job.group, limits=limits_of(job.options))
+            pre=job.pre, group=job.group, limits=limits_of(job.options),
+            reservation=reservation_json(record_fields(facts), job.pre, job.prompt_tokens))
+        job.state.keeper.hold(facts.request_id, caller.user.id, lambda: progress(job))
+        return charge
     except RateLimited as exc:
         raise refuse(job.request, 429, "relay_rate_limited", "rate_limit_exceeded", "rate_limit_error",
                      headers={"Retry-After": str(exc.retry_after)}, scope=exc.scope, limit=exc.limit,
@@ -636,7 +655,7 @@ async def relay_stream(job: Job, adaptor: AnswerReader, resp: client.Answer, dec
     the upstream's bytes as they came (converted only to be counted)."""
     facts, metrics = job.facts, job.state.metrics
     assert facts is not None
-    state = StreamState(include_usage=client_wants_usage(job.body))
+    state = job.stream = StreamState(include_usage=client_wants_usage(job.body))
     out: web.StreamResponse | None = None
     gone = False
     writer = job.inbound.writer(job.model, job.prompt_tokens) if job.inbound is not None and not native else None
@@ -794,19 +813,53 @@ async def finish_stream(job: Job, out: web.StreamResponse, state: StreamState, u
 
 async def settle(job: Job, outcome: Outcome | None) -> None:
     """The exact amount when output was produced (user and key, one Redis call, record to the
-    workers); otherwise the whole pre-charge back to both, and no record."""
+    workers); otherwise the whole pre-charge back to both, and no record. Redis unreachable: the
+    settlement is sent again in the background until it answers (the reservation, renewed
+    meanwhile with the final output as its checkpoint, closes once either way)."""
     charge, facts, state = job.charge, job.facts, job.state
     if charge is None or facts is None:
         return
-    try:
-        if outcome is None or not outcome.produced:
-            await state.quota.refund(charge)
-            return
+    final, record, tokens = 0, None, 0
+    if outcome is not None and outcome.produced:
         usage = outcome.usage
+        final, tokens, job.produced = outcome.quota, usage.total_tokens, usage.completion_tokens
         record = build_record(facts, Usage(outcome.quota, usage.prompt_tokens, usage.completion_tokens,
                                            usage.cached_tokens, usage.reasoning_tokens,
                                            cache_creation_tokens=usage.cache_creation_tokens))
-        await state.quota.settle(charge, outcome.quota, record, usage.total_tokens)
-        state.settlements.mark(charge.user_id)
+    else:
+        job.produced = 0
+    try:
+        await state.quota.settle(charge, final, record, tokens)
+    except REDIS_DOWN as exc:
+        log.warning("settlement of request %s failed (%s): sent again until Redis answers", facts.request_id, exc)
+        state.spawn(settle_later(job, final, record, tokens))
+        return
     except Exception:
-        log.exception("settlement of request %s failed (pre-charge %s stays taken)", facts.request_id, charge.pre)
+        log.exception("settlement of request %s failed (its reservation is closed by the sweep)", facts.request_id)
+        return
+    state.keeper.release(facts.request_id)
+    if record is not None:
+        state.settlements.mark(charge.user_id)
+
+
+SETTLE_RETRY_FOR = 600.0  # seconds; past that the reservation is left to the sweep
+
+
+async def settle_later(job: Job, final: int, record: bytes | None, tokens: int) -> None:
+    charge, facts, state = job.charge, job.facts, job.state
+    assert charge is not None and facts is not None
+    delay, deadline = 0.25, time.monotonic() + SETTLE_RETRY_FOR
+    while time.monotonic() < deadline:
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 15.0)
+        try:
+            await state.quota.settle(charge, final, record, tokens)
+        except REDIS_DOWN:
+            continue
+        state.keeper.release(facts.request_id)
+        if record is not None:
+            state.settlements.mark(charge.user_id)
+        log.info("settlement of request %s done after Redis came back", facts.request_id)
+        return
+    log.error("settlement of request %s still failing after %.0f s: left to the sweep", facts.request_id,
+              SETTLE_RETRY_FOR)

@@ -35,6 +35,7 @@ from api.services.channel_index import ChannelIndex
 from api.services.jobs import enqueue
 from api.services.net import client_ip
 from api.services.quota import QuotaService
+from api.services.reservations import ReservationKeeper
 from api.services.sessions import sessions_of
 from api.services.settlement import SettlementSender, pending_key
 from models import Token, User
@@ -60,12 +61,17 @@ async def relay_ctx(app: web.Application) -> AsyncIterator[None]:
     # Warm the tokenizer (~0.3 s) in this thread: the server is not listening yet, and loading it in an
     # executor thread would leave that thread's malloc arena with ~2 MiB resident for good.
     get_encoding()
-    app[RELAY] = RelayState(index=index, auth=auth, quota=QuotaService(store), settlements=sender,
-                            options=app[keys.OPTIONS], settings=app[keys.SETTINGS], http=app[keys.HTTP])
+    settings = app[keys.SETTINGS]
+    ttl_ms = int(settings.reservation_ttl * 1000)
+    keeper = ReservationKeeper(store, ttl_ms, settings.checkpoint_interval)
+    keeper.start()
+    app[RELAY] = RelayState(index=index, auth=auth, quota=QuotaService(store, ttl_ms), settlements=sender,
+                            keeper=keeper, options=app[keys.OPTIONS], settings=settings, http=app[keys.HTTP])
     yield
     state = app[RELAY]
     if state.background:
         await asyncio.gather(*state.background, return_exceptions=True)
+    await keeper.stop()
     await sender.stop()
     await state.disconnects.close()
     await index.close()

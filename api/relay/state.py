@@ -14,6 +14,7 @@ from api.relay.metrics import Metrics
 from api.services.channel_health import ChannelHealth
 from api.services.channel_index import ChannelIndex
 from api.services.quota import QuotaService
+from api.services.reservations import ReservationKeeper
 from api.services.settlement import SettlementSender
 
 
@@ -23,6 +24,7 @@ class RelayState:
     auth: KeyAuth
     quota: QuotaService
     settlements: SettlementSender
+    keeper: ReservationKeeper
     health: ChannelHealth = field(default_factory=ChannelHealth)
     metrics: Metrics = field(default_factory=Metrics)
     background: set[asyncio.Task] = field(default_factory=set)

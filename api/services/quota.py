@@ -8,6 +8,9 @@ Redis Cluster slot:
   {u}:pend                      settlement records not yet in the database: request id → JSON
   {u}:pver                      incremented with every record added to {u}:pend and with every
                                 balance change made outside the relay (balances.adjust_*)
+  {u}:resv                      open reservations (pre-charges not yet settled): request id →
+                                "<user gen>|<key gen>|<reservation JSON>", and request id + "#" →
+                                "<expiry ms>|<output tokens so far>|<channel>" (api.services.reservations)
   {u}:rpm:<minute> {u}:tpm:<minute> {u}:conc, and the same per key (trpm/ttpm/tconc)
 Group limits count every user of a group together, so their keys carry `{g:<group>}`; they are only
 passed when a group limit is on (on Redis Cluster that makes the call cross-slot: keep group limits
@@ -39,6 +42,7 @@ from .balances import token_quota_key, user_quota_key, user_tag
 from .store import Store
 
 CONCURRENCY_LEASE_MS = 3_600_000  # a request slot held by a process that died frees itself after 1 h
+RESERVATION_TTL_MS = 120_000  # a reservation not renewed for this long belongs to a process that died
 WINDOW_TTL_MS = 120_000
 
 _PRE_CHARGE = """
@@ -47,11 +51,11 @@ local pre = tonumber(ARGV[2])
 local limited = ARGV[3] == '1'
 local rid = ARGV[4]
 local lease = tonumber(ARGV[5])
-local n = (#ARGV - 6) / 2
--- the limits that are on: KEYS[4 + j], kind ARGV[5 + 2j] (0 rpm, 1 tpm, 2 concurrency), limit ARGV[6 + 2j]
+local n = (#ARGV - 8) / 2
+-- the limits that are on: KEYS[5 + j], kind ARGV[7 + 2j] (0 rpm, 1 tpm, 2 concurrency), limit ARGV[8 + 2j]
 for j = 1, n do
-  local key = KEYS[4 + j]
-  local kind = ARGV[5 + 2 * j]
+  local key = KEYS[5 + j]
+  local kind = ARGV[7 + 2 * j]
   local used
   if kind == '2' then
     redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
@@ -59,7 +63,7 @@ for j = 1, n do
   else
     used = tonumber(redis.call('GET', key) or '0')
   end
-  if used >= tonumber(ARGV[6 + 2 * j]) then return {6, j} end
+  if used >= tonumber(ARGV[8 + 2 * j]) then return {6, j} end
 end
 local uq = redis.call('GET', KEYS[1])
 if not uq then return {1} end
@@ -76,8 +80,8 @@ if limited then
   if tq < pre then return {5, tq} end
 end
 for j = 1, n do
-  local key = KEYS[4 + j]
-  local kind = ARGV[5 + 2 * j]
+  local key = KEYS[5 + j]
+  local kind = ARGV[7 + 2 * j]
   if kind == '0' then
     if redis.call('INCR', key) == 1 then redis.call('PEXPIRE', key, ARGV[6]) end  -- a new minute window
   elseif kind == '2' then
@@ -91,10 +95,16 @@ if limited then
   redis.call('DECRBY', KEYS[3], pre)
   tgen = redis.call('GET', KEYS[4]) or ''
 end
-return {0, redis.call('GET', KEYS[2]) or '', tgen, uq - pre}
+local ugen = redis.call('GET', KEYS[2]) or ''
+-- the reservation: what was taken (and against which balance loads), and until when it stands
+redis.call('HSET', KEYS[5], rid, ugen .. '|' .. tgen .. '|' .. ARGV[7], rid .. '#', ARGV[8])
+return {0, ugen, tgen, uq - pre}
 """
 
 _SETTLE = """
+-- a reservation closes once: a settlement sent again (its first answer lost) or after the sweep closed it does nothing
+if redis.call('HDEL', KEYS[7], ARGV[6]) == 0 then return 0 end
+redis.call('HDEL', KEYS[7], ARGV[6] .. '#')
 local final = tonumber(ARGV[1])
 local pre = tonumber(ARGV[2])
 local function apply(qkey, gkey, gen)
@@ -111,15 +121,15 @@ if ARGV[7] ~= '' then
   redis.call('HSET', KEYS[5], ARGV[6], ARGV[7])
   redis.call('INCR', KEYS[6])
 end
--- KEYS[7 .. 6 + ntpm]: token-per-minute windows that are on; the rest: concurrency sets to leave
+-- KEYS[8 .. 7 + ntpm]: token-per-minute windows that are on; the rest: concurrency sets to leave
 local tokens = tonumber(ARGV[8])
 local ntpm = tonumber(ARGV[10])
 if tokens > 0 then
-  for i = 7, 6 + ntpm do
+  for i = 8, 7 + ntpm do
     if redis.call('INCRBY', KEYS[i], tokens) == tokens then redis.call('PEXPIRE', KEYS[i], ARGV[9]) end
   end
 end
-for i = 7 + ntpm, #KEYS do
+for i = 8 + ntpm, #KEYS do
   redis.call('ZREM', KEYS[i], ARGV[6])
 end
 return 1
@@ -226,8 +236,9 @@ KEY_CACHE_SIZE = 4096  # (user, key, group, minute) → key names; cleared when 
 
 
 class QuotaService:
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, reservation_ttl_ms: int = RESERVATION_TTL_MS) -> None:
         self.store = store
+        self.reservation_ttl_ms = reservation_ttl_ms
         self._pre = Script(store.redis, _PRE_CHARGE)
         self._settle = Script(store.redis, _SETTLE)
         self._load = Script(store.redis, _LOAD)
@@ -244,7 +255,8 @@ class QuotaService:
         return self._u(user_id, "pend")
 
     def _key_names(self, user_id: int, token_id: int, group: str, minute: int) -> tuple[str, ...]:
-        """quota, gen, key quota, key gen, pend, pver, then the 9 limit keys in SCOPES order."""
+        """quota, gen, key quota, key gen, pend, pver, the 9 limit keys in SCOPES order, then the
+        reservations (`{u}:resv`)."""
         cache_key = (user_id, token_id, group, minute)
         names = self._names.get(cache_key)
         if names is None:
@@ -254,7 +266,7 @@ class QuotaService:
                      f"{u}tgen:{token_id}", f"{u}pend", f"{u}pver",
                      f"{u}rpm:{minute}", f"{u}tpm:{minute}", f"{u}conc",
                      f"{u}trpm:{token_id}:{minute}", f"{u}ttpm:{token_id}:{minute}", f"{u}tconc:{token_id}",
-                     f"{g}rpm:{minute}", f"{g}tpm:{minute}", f"{g}conc")
+                     f"{g}rpm:{minute}", f"{g}tpm:{minute}", f"{g}conc", f"{u}resv")
             if len(self._names) >= KEY_CACHE_SIZE:
                 self._names.clear()
             self._names[cache_key] = names
@@ -262,11 +274,13 @@ class QuotaService:
 
     # -- before the upstream call ------------------------------------------------------------------
     async def pre_charge(self, *, settlement_id: str, user_id: int, token_id: int, token_limited: bool,
-                         pre: int, group: str, limits: Limits) -> Charge:
-        """Check the limits and take `pre` from the user and (when limited) the key, atomically.
+                         pre: int, group: str, limits: Limits, reservation: bytes = b"{}") -> Charge:
+        """Check the limits and take `pre` from the user and (when limited) the key, atomically, and
+        record the reservation (`reservation`: what the sweep needs to close it if this process dies,
+        see api.services.reservations) with its expiry.
 
         Raises RateLimited or QuotaRefused; loads a balance missing from Redis and tries again.
-        Only the limits that are on are passed to the script (none: just the four balance keys)."""
+        Only the limits that are on are passed to the script (none: the balance and reservation keys)."""
         limited = bool(token_id) and token_limited
         if not token_id:
             limits = Limits(limits.user_rpm, limits.user_tpm, limits.user_concurrency, 0, 0, 0,
@@ -277,9 +291,9 @@ class QuotaService:
             now = time.time()
             minute = _minute(now)
             names = self._key_names(user_id, token_id, group, minute)
-            keys = [names[0], names[1], names[2], names[3]]
+            keys = [names[0], names[1], names[2], names[3], names[15]]
             args: list[Any] = [int(now * 1000), pre, 1 if limited else 0, settlement_id, CONCURRENCY_LEASE_MS,
-                               WINDOW_TTL_MS]
+                               WINDOW_TTL_MS, reservation, f"{int(now * 1000) + self.reservation_ttl_ms}|0|0"]
             for i in on:
                 keys.append(names[6 + i])
                 args.append(i % 3)
@@ -310,10 +324,9 @@ class QuotaService:
         minute, and (when `record` is given) queue the settlement record for the workers."""
         if charge.settled:
             return
-        charge.settled = True
         lim = charge.limits
         names = self._key_names(charge.user_id, charge.token_id, charge.group, charge.minute)
-        keys = list(names[:6])
+        keys = [*names[:6], names[15]]
         tpm = [names[6 + i] for i, v in ((1, lim.user_tpm), (4, lim.key_tpm), (7, lim.group_tpm)) if v]
         keys += tpm
         for i, v in ((2, lim.user_concurrency), (5, lim.key_concurrency), (8, lim.group_concurrency)):
@@ -321,7 +334,8 @@ class QuotaService:
                 keys.append(names[6 + i])
         args = [final, charge.pre, charge.user_gen, charge.token_gen, 1 if charge.token_limited else 0,
                 charge.settlement_id, record or b"", max(tokens, 0), WINDOW_TTL_MS, len(tpm)]
-        await self._settle(keys=keys, args=args)
+        await self._settle(keys=keys, args=args)  # safe to send again: the reservation closes once
+        charge.settled = True
 
     async def refund(self, charge: Charge) -> None:
         await self.settle(charge, 0, None, 0)

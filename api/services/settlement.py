@@ -96,18 +96,26 @@ class RequestFacts:
     task_id: str = ""  # a task submission (Midjourney, Suno): the upstream's task id
 
 
-def build_record(facts: RequestFacts, usage: Usage) -> bytes:
-    return orjson.dumps({
-        "rid": facts.request_id, "q": usage.quota, "t": facts.token_id, "tl": 1 if facts.token_limited else 0,
+def record_fields(facts: RequestFacts) -> dict[str, Any]:
+    """What a settlement record says of the request, before its usage is known (a reservation keeps
+    it, so that the sweep can write the record of a request whose process died)."""
+    return {
+        "rid": facts.request_id, "t": facts.token_id, "tl": 1 if facts.token_limited else 0,
         "c": facts.channel_id, "uc": facts.used_channels, "m": facts.model, "um": facts.upstream_model or facts.model,
-        "mode": facts.mode, "p": usage.prompt_tokens, "ct": usage.completion_tokens, "ca": usage.cached_tokens,
-        "rs": usage.reasoning_tokens, "s": 1 if facts.is_stream else 0,
-        "ut": max(0, int(time.time() - facts.started)), "frt": facts.first_response_ms,
+        "mode": facts.mode, "s": 1 if facts.is_stream else 0, "frt": facts.first_response_ms,
         "tn": facts.token_name, "un": facts.username, "g": facts.group, "mr": facts.model_ratio,
         "cr": facts.completion_ratio, "gr": facts.group_ratio,
-        "mp": -1 if facts.model_price is None else facts.model_price, "inc": facts.incomplete,
-        "cw": usage.cache_creation_tokens, "cra": facts.cache_ratio, "cwr": facts.cache_creation_ratio,
-        "fmt": facts.inbound, "task": facts.task_id,
+        "mp": -1 if facts.model_price is None else facts.model_price, "cra": facts.cache_ratio,
+        "cwr": facts.cache_creation_ratio, "fmt": facts.inbound, "task": facts.task_id,
+        "st": round(facts.started, 3),
+    }
+
+
+def build_record(facts: RequestFacts, usage: Usage) -> bytes:
+    return orjson.dumps({
+        **record_fields(facts), "q": usage.quota, "p": usage.prompt_tokens, "ct": usage.completion_tokens,
+        "ca": usage.cached_tokens, "rs": usage.reasoning_tokens, "cw": usage.cache_creation_tokens,
+        "ut": max(0, int(time.time() - facts.started)), "inc": facts.incomplete,
         "ts": round(time.time(), 6),  # float: records of one batch are applied in the order they happened
     })
 

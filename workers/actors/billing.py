@@ -6,6 +6,7 @@ import logging
 
 import dramatiq
 
+from api.services.reservations import close_orphans
 from api.services.settlement import apply_pending, users_with_pending
 from workers.broker import send
 from workers.context import ctx
@@ -28,7 +29,9 @@ async def apply(user_ids: list[int]) -> None:
 
 @dramatiq.actor(actor_name="billing.sweep", queue_name="billing", max_retries=3)
 async def sweep(sent_at: float = 0, sender: str = "") -> None:
-    """Every user with records still waiting (a lost billing.apply, a process that died)."""
+    """Reservations whose process died (closed: checkpointed output charged, the rest returned),
+    then every user with records still waiting (a lost billing.apply, a process that died)."""
     context = ctx()
+    await close_orphans(context.store, context.options.get_int("QuotaPerUnit"))
     for user_id in await users_with_pending(context.store):
         await apply_pending(context.store, context.options, user_id, _send_mail)

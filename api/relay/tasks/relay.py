@@ -178,6 +178,7 @@ async def submit(request: web.Request, caller: Caller, sub: Submission) -> tuple
     finally:
         if not settled:
             await asyncio.shield(state.quota.refund(charge))
+        state.keeper.release(charge.settlement_id)
 
 
 class Refused(Exception):

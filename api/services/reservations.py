@@ -1,0 +1,184 @@
+"""Reservations: a pre-charge that outlives its process is closed by the sweep (billing.md,
+"Crashes and outages").
+
+The pre-charge script (api.services.quota) records each reservation in the user's `{u}:resv` hash:
+`<request id>` → "<user gen>|<key gen>|<JSON>" (what was taken, and the settlement record's fields:
+model, prices, key, group…) and `<request id>#` → "<expiry ms>|<output tokens so far>|<channel>".
+The settlement deletes both, once (a settlement sent again does nothing).
+
+While a request runs, its process renews the expiry and records the output produced so far (the
+checkpoint) every CHECKPOINT seconds, in one pipelined call for all its long-running requests;
+requests that end sooner are never written to at all. A process that dies stops renewing: once the
+expiry passes, `close_orphans` (the scheduler's `billing.sweep`) closes the reservation as a
+settlement would: the prompt and the checkpointed output are charged (the log says the request
+was incomplete), the rest goes back to user and key; with no output checkpointed, all of it.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from . import pricing
+from .balances import user_tag
+from .quota import Script
+from .store import Store
+
+log = logging.getLogger(__name__)
+CHECKPOINT_INTERVAL = 5.0  # seconds between two renewals of a running request's reservation
+ORPHAN = "the API process stopped before the request finished"
+
+_RENEW = """
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1] .. '#', ARGV[2])
+return 1
+"""
+
+# KEYS: 1 user quota, 2 user gen, 3 key quota, 4 key gen, 5 pend, 6 pver, 7 resv, 8 user conc, 9 key conc
+# ARGV: 1 final, 2 pre, 3 user gen, 4 key gen, 5 key limited, 6 request id, 7 record or '', 8 the renewal read
+_CLOSE = """
+if redis.call('HGET', KEYS[7], ARGV[6] .. '#') ~= ARGV[8] then return 0 end  -- renewed or closed meanwhile
+redis.call('HDEL', KEYS[7], ARGV[6], ARGV[6] .. '#')
+local final = tonumber(ARGV[1])
+local pre = tonumber(ARGV[2])
+local function apply(qkey, gkey, gen)
+  if redis.call('EXISTS', qkey) == 0 then return end
+  if (redis.call('GET', gkey) or '') == gen then
+    redis.call('DECRBY', qkey, final - pre)
+  else
+    redis.call('DECRBY', qkey, final)
+  end
+end
+apply(KEYS[1], KEYS[2], ARGV[3])
+if ARGV[5] == '1' then apply(KEYS[3], KEYS[4], ARGV[4]) end
+if ARGV[7] ~= '' then
+  redis.call('HSET', KEYS[5], ARGV[6], ARGV[7])
+  redis.call('INCR', KEYS[6])
+end
+redis.call('ZREM', KEYS[8], ARGV[6])
+redis.call('ZREM', KEYS[9], ARGV[6])
+return 1
+"""
+
+
+def reservations_key(store: Store, user_id: int) -> str:
+    return f"{store.prefix}{user_tag(user_id)}:resv"
+
+
+def reservation_json(fields: dict[str, Any], pre: int, prompt_tokens: int) -> bytes:
+    """The reservation's JSON: the settlement record's fields, the amount taken, the prompt count."""
+    return orjson.dumps({**fields, "pre": pre, "p": prompt_tokens})
+
+
+Progress = Callable[[], tuple[int, int]]  # → (output tokens produced so far, channel id)
+
+
+class ReservationKeeper:
+    """Renews the reservations of this process's running requests and records their checkpoints."""
+
+    def __init__(self, store: Store, ttl_ms: int, interval: float = CHECKPOINT_INTERVAL) -> None:
+        self.store = store
+        self.ttl_ms = ttl_ms
+        self.interval = interval
+        self._held: dict[str, tuple[int, Progress]] = {}
+        self._task: asyncio.Task | None = None
+
+    def hold(self, request_id: str, user_id: int, progress: Progress) -> None:
+        self._held[request_id] = (user_id, progress)
+
+    def release(self, request_id: str) -> None:
+        self._held.pop(request_id, None)
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="reservations")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(self.interval)
+            try:
+                await self.renew()
+            except Exception as exc:  # Redis unreachable: the next round tries again
+                log.warning("reservations not renewed: %s", exc)
+
+    async def renew(self, now_ms: int | None = None) -> int:
+        """One round: every reservation held here gets a new expiry and its checkpoint."""
+        if not self._held:
+            return 0
+        expiry = (int(time.time() * 1000) if now_ms is None else now_ms) + self.ttl_ms
+        async with self.store.redis.pipeline(transaction=False) as pipe:
+            for request_id, (user_id, progress) in list(self._held.items()):
+                produced, channel = progress()
+                pipe.eval(_RENEW, 1, reservations_key(self.store, user_id), request_id,
+                          f"{expiry}|{produced}|{channel}")
+            results = await pipe.execute()
+        return sum(int(r) for r in results)
+
+
+def _price(r: dict[str, Any]) -> pricing.Price:
+    mp = r.get("mp", -1)
+    return pricing.Price(str(r.get("m", "")), float(r.get("mr") or 0), float(r.get("cr") or 1),
+                         float(r.get("gr") or 1), None if mp is None or mp < 0 else float(mp),
+                         r.get("cra"), r.get("cwr"))
+
+
+async def close_orphans(store: Store, quota_per_unit: int, now_ms: int | None = None) -> list[str]:
+    """Close every reservation whose expiry has passed; returns the request ids closed."""
+    now_ms = int(time.time() * 1000) if now_ms is None else now_ms
+    script = Script(store.redis, _CLOSE)
+    closed: list[str] = []
+    prefix = f"{store.prefix}{{u"
+    async for key in store.redis.scan_iter(match=f"{store.prefix}{{u*}}:resv", count=500):
+        inner = key[len(prefix):].split("}", 1)[0]
+        if not inner.isdigit():
+            continue
+        user_id = int(inner)
+        entries = await store.redis.hgetall(key)
+        for request_id, value in entries.items():
+            if request_id.endswith("#"):
+                continue
+            renewal = entries.get(request_id + "#")
+            if renewal is None:
+                continue
+            expiry, produced, channel = (renewal.split("|") + ["0", "0"])[:3]
+            if int(expiry) > now_ms:
+                continue
+            if await _close(store, script, user_id, request_id, value, renewal, int(produced), int(channel),
+                            quota_per_unit):
+                closed.append(request_id)
+    if closed:
+        log.warning("closed %d reservations of requests whose process stopped: %s", len(closed), closed[:10])
+    return closed
+
+
+async def _close(store: Store, script: Script, user_id: int, request_id: str, value: str, renewal: str,
+                 produced: int, channel: int, quota_per_unit: int) -> bool:
+    user_gen, token_gen, raw = value.split("|", 2)
+    r = orjson.loads(raw)
+    pre, prompt = int(r.get("pre", 0)), int(r.get("p", 0))
+    token_id, limited = int(r.get("t", 0)), bool(r.get("tl"))
+    final, record = 0, b""
+    if produced > 0:
+        final = pricing.settle_quota(_price(r), prompt, produced, quota_per_unit=quota_per_unit)
+        now = time.time()
+        fields = {k: v for k, v in r.items() if k not in ("pre", "p")}
+        record = orjson.dumps({
+            **fields, "c": channel or r.get("c", 0), "uc": [channel] if channel else r.get("uc", []), "q": final,
+            "p": prompt, "ct": produced, "ca": 0, "rs": 0, "cw": 0, "ut": max(0, int(now - float(r.get("st", now)))),
+            "inc": ORPHAN, "ts": round(now, 6)})
+    u = f"{store.prefix}{user_tag(user_id)}:"
+    keys = [f"{u}quota", f"{u}gen", f"{u}tq:{token_id}", f"{u}tgen:{token_id}", f"{u}pend", f"{u}pver",
+            f"{u}resv", f"{u}conc", f"{u}tconc:{token_id}"]
+    done = await script(keys=keys, args=[final, pre, user_gen, token_gen, 1 if limited else 0, request_id, record,
+                                         renewal])
+    return bool(int(done))
