@@ -42,6 +42,7 @@ from models import Token, User
 from models.enums import UserStatus
 
 log = logging.getLogger("api.relay")
+SHUTDOWN_GRACE = 10.0  # seconds background work may take once the server stops
 QUEUES = ("billing", "relay", "mail", "system", "channel", "tasks")
 
 
@@ -69,8 +70,14 @@ async def relay_ctx(app: web.Application) -> AsyncIterator[None]:
                             keeper=keeper, options=app[keys.OPTIONS], settings=settings, http=app[keys.HTTP])
     yield
     state = app[RELAY]
-    if state.background:
-        await asyncio.gather(*state.background, return_exceptions=True)
+    if state.background:  # settlements waiting for Redis get a grace; the sweep closes what is left
+        _, left = await asyncio.wait(set(state.background), timeout=SHUTDOWN_GRACE)
+        for task in left:
+            task.cancel()
+        if left:
+            log.warning("%d settlements still waiting for Redis at shutdown: their reservations are closed "
+                        "by the sweep", len(left))
+            await asyncio.gather(*left, return_exceptions=True)
     await keeper.stop()
     await sender.stop()
     await state.disconnects.close()
