@@ -20,9 +20,11 @@ def main() -> None:
         uvloop.install()
     except ImportError:  # pragma: no cover - uvloop is in requirements on Linux
         pass
+    # Relay requests get SHUTDOWN_TIMEOUT in the relay's own shutdown hook; these 5 s are for what is
+    # left (console requests, the final frames of streams ended by the stop).
     reuse = os.environ.get("REUSE_PORT", "").lower() in {"1", "true"}
     web.run_app(create_app(settings), host=settings.host, port=settings.port, reuse_port=reuse or None,
-                access_log=None, print=lambda *_: logging.getLogger("api").info(
+                access_log=None, shutdown_timeout=5.0, print=lambda *_: logging.getLogger("api").info(
                     "listening on http://%s:%s", settings.host, settings.port))
 
 

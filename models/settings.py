@@ -60,6 +60,7 @@ class Settings:
     connect_timeout: float = 10.0
     checkpoint_interval: float = 5.0    # seconds between two renewals of a long request's reservation
     reservation_ttl: float = 120.0      # seconds a reservation stands without renewal (then the sweep closes it)
+    shutdown_timeout: float = 30.0      # seconds a stopping API process lets running requests finish
     upstream_pool_size: int = 0         # 0 = unlimited keep-alive pool
     redis_pool_size: int = 256          # Redis connections per process (callers wait beyond it)
     rate_limit_api: int = 600           # console requests per IP per RATE_LIMIT_WINDOW
@@ -111,6 +112,7 @@ class Settings:
             connect_timeout=_float(env, "CONNECT_TIMEOUT", 10.0),
             checkpoint_interval=_float(env, "CHECKPOINT_INTERVAL", 5.0),
             reservation_ttl=_float(env, "RESERVATION_TTL", 120.0),
+            shutdown_timeout=_float(env, "SHUTDOWN_TIMEOUT", 30.0),
             upstream_pool_size=_int(env, "UPSTREAM_POOL_SIZE", 0),
             redis_pool_size=_int(env, "REDIS_POOL_SIZE", 256),
             rate_limit_api=_int(env, "RATE_LIMIT_API", 600),

@@ -106,6 +106,7 @@ def settings(database_url: str, tmp_path: Path) -> Settings:
         "FRONTEND_DIR": str(tmp_path / "no-frontend"),
         "RATE_LIMIT_API": "100000",
         "RATE_LIMIT_CRITICAL": "100000",
+        "SHUTDOWN_TIMEOUT": "1",
     }
     return Settings.from_env(env)
 

@@ -28,6 +28,22 @@ class DisconnectWatcher:
     def __init__(self) -> None:
         self._watched: dict[asyncio.Task, web.Request] = {}
         self._loop_task: asyncio.Task | None = None
+        self.stopping = False  # the server is stopping: a cancelled request ends with a clear error
+
+    async def drain(self, grace: float) -> int:
+        """The server stops: wait up to `grace` seconds for the watched requests to end, then cancel
+        the rest with `stopping` set (a stream ends with an error event and is billed for its output,
+        a request still waiting for its answer gets 503 and is refunded). Returns how many were cut."""
+        if self._watched and grace > 0:  # no new ones: the server no longer listens
+            await asyncio.wait(set(self._watched), timeout=grace)
+        self.stopping = True
+        left = [task for task in self._watched if not task.done()]
+        for task in left:
+            task.cancel()
+        if left:
+            log.warning("server stopping: %d relay requests still running after %.0f s were ended", len(left), grace)
+            await asyncio.wait(left, timeout=5)
+        return len(left)
 
     @contextlib.contextmanager
     def watch(self, request: web.Request) -> Iterator[None]:

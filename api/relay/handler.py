@@ -398,8 +398,17 @@ async def run(request: web.Request, mode: RelayMode, route: str, caller: Caller,
         job.charge = await admit(job)
         outcome: Outcome | None = None
         try:
-            with state.disconnects.watch(request):  # a client that leaves cancels the upstream call
-                outcome = await relay_with_retries(job)
+            try:
+                with state.disconnects.watch(request):  # a client that leaves cancels the upstream call
+                    outcome = await relay_with_retries(job)
+            except asyncio.CancelledError:
+                if not state.disconnects.stopping or client_gone(request):
+                    raise
+                current = asyncio.current_task()
+                if current is not None:
+                    current.uncancel()  # the server stops before the answer came: refunded, 503
+                raise refuse(request, 503, "service_unavailable", "service_unavailable",
+                             headers={"Retry-After": "5"}) from None
             if not job.is_stream and client_gone(request):
                 # The answer came after its client left: nothing was delivered (rule 6: refunded).
                 outcome.produced = False
@@ -703,10 +712,15 @@ async def relay_stream(job: Job, adaptor: AnswerReader, resp: client.Answer, dec
         except ConnectionResetError:
             gone = True
             facts.incomplete = "the client went away"
-        except asyncio.CancelledError:  # the server cancels handlers of clients that went away
-            facts.incomplete = "the client went away"
-            job.partial = stream_outcome(job, out, state)
-            raise
+        except asyncio.CancelledError:  # the client went away, or the server is stopping
+            if not (job.state.disconnects.stopping and not client_gone(job.request)):
+                facts.incomplete = "the client went away"
+                job.partial = stream_outcome(job, out, state)
+                raise
+            current = asyncio.current_task()
+            if current is not None:
+                current.uncancel()
+            facts.incomplete = "the server is shutting down"  # the stream ends with that error, billed as usual
     finally:
         metrics.active_streams -= 1
         if state.malformed:

@@ -70,6 +70,7 @@ async def relay_ctx(app: web.Application) -> AsyncIterator[None]:
                             keeper=keeper, options=app[keys.OPTIONS], settings=settings, http=app[keys.HTTP])
     yield
     state = app[RELAY]
+    await state.disconnects.drain(0)  # requests still running were given their grace in on_shutdown
     if state.background:  # settlements waiting for Redis get a grace; the sweep closes what is left
         _, left = await asyncio.wait(set(state.background), timeout=SHUTDOWN_GRACE)
         for task in left:
@@ -83,6 +84,12 @@ async def relay_ctx(app: web.Application) -> AsyncIterator[None]:
     await state.disconnects.close()
     await index.close()
     await state.credentials.close()  # refreshes in flight (the cached credentials stay for the process)
+
+
+async def stop_relay(app: web.Application) -> None:
+    """The server stops (listening already closed): running relay requests get SHUTDOWN_TIMEOUT
+    seconds to end, then streams end with an error event and waiting requests get 503."""
+    await app[RELAY].disconnects.drain(app[keys.SETTINGS].shutdown_timeout)
 
 
 # -- errors and CORS --------------------------------------------------------------------------------
@@ -427,6 +434,7 @@ def create_v1beta_app() -> web.Application:
 def setup_relay(app: web.Application) -> None:
     """Mount the relay on the root application; its resources start after the shared ones."""
     app.cleanup_ctx.append(relay_ctx)
+    app.on_shutdown.append(stop_relay)
     app.add_subapp("/v1", create_v1_app())
     app.add_subapp("/v1beta", create_v1beta_app())
     pg = _sub_app()

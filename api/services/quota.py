@@ -103,7 +103,13 @@ return {0, ugen, tgen, uq - pre}
 
 _SETTLE = """
 -- a reservation closes once: a settlement sent again (its first answer lost) or after the sweep closed it does nothing
-if redis.call('HDEL', KEYS[7], ARGV[6]) == 0 then return 0 end
+if redis.call('HDEL', KEYS[7], ARGV[6]) == 0 then
+  if (redis.call('GET', KEYS[2]) or '') == ARGV[3] then return 0 end
+  -- the user's balance was loaded afresh since the pre-charge: Redis lost the data it was reserved in.
+  -- Charge it now (against the reloaded balances), once: a tombstone stops a second settlement.
+  if redis.call('HEXISTS', KEYS[7], ARGV[6] .. '!') == 1 then return 0 end
+  redis.call('HSET', KEYS[7], ARGV[6] .. '!', tonumber(redis.call('TIME')[1]) * 1000 + 86400000)
+end
 redis.call('HDEL', KEYS[7], ARGV[6] .. '#')
 local final = tonumber(ARGV[1])
 local pre = tonumber(ARGV[2])

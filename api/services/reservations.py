@@ -4,7 +4,10 @@
 The pre-charge script (api.services.quota) records each reservation in the user's `{u}:resv` hash:
 `<request id>` → "<user gen>|<key gen>|<JSON>" (what was taken, and the settlement record's fields:
 model, prices, key, group…) and `<request id>#` → "<expiry ms>|<output tokens so far>|<channel>".
-The settlement deletes both, once (a settlement sent again does nothing).
+The settlement deletes both, once (a settlement sent again does nothing). A settlement that finds no
+reservation while the user's balance was reloaded since its pre-charge (Redis lost its data) charges
+the request afresh and leaves `<request id>!` → "<expiry ms>" so that it does so once; the sweep
+removes these a day later.
 
 While a request runs, its process renews the expiry and records the output produced so far (the
 checkpoint) every CHECKPOINT seconds, in one pipelined call for all its long-running requests;
@@ -145,6 +148,10 @@ async def close_orphans(store: Store, quota_per_unit: int, now_ms: int | None = 
         user_id = int(inner)
         entries = await store.redis.hgetall(key)
         for request_id, value in entries.items():
+            if request_id.endswith("!"):  # a lost reservation settled after Redis lost its data
+                if int(value) <= now_ms:
+                    await store.redis.hdel(key, request_id)
+                continue
             if request_id.endswith("#"):
                 continue
             renewal = entries.get(request_id + "#")

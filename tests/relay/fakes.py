@@ -51,6 +51,7 @@ class FakeUpstream:
     malformed_after: int | None = None  # stream: one broken `data:` line after this many chunks, then the rest
     hang_after: int | None = None  # stream: send nothing more after this many chunks (idle upstream)
     feed: asyncio.Queue | None = None  # stream: content pieces come from here (None ends the stream)
+    feeds: list[asyncio.Queue] | None = None  # stream: each stream appends its own queue here, then as `feed`
     gate: asyncio.Event | None = None  # hold every request until set
     seen: list[Seen] = field(default_factory=list)
     waiting: int = 0
@@ -167,8 +168,12 @@ class FakeUpstream:
                         "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""},
                                      "finish_reason": None}]}
                 await resp.write(b"data: " + orjson.dumps(role) + b"\n\n")
-            if self.feed is not None:
-                while (piece := await self.feed.get()) is not None:
+            feed = self.feed
+            if self.feeds is not None:
+                feed = asyncio.Queue()
+                self.feeds.append(feed)
+            if feed is not None:
+                while (piece := await feed.get()) is not None:
                     await resp.write(chunk(piece))
             else:
                 for i, piece in enumerate(self.pieces()):
