@@ -15,6 +15,7 @@ from api.errors import ApiError, TooManyRequests
 from api.i18n import language, translate
 from api.response import fail
 from api.services.net import client_ip
+from models.db import database_unreachable
 
 log = logging.getLogger("api")
 REQUEST_ID_HEADER = "X-Oneapi-Request-Id"
@@ -68,7 +69,12 @@ async def envelope_errors_middleware(request: web.Request, handler):
         response = fail(translate("service_unavailable", language(request)), status=503)
         response.headers["Retry-After"] = str(RETRY_AFTER)
         return response
-    except Exception:
+    except Exception as exc:
+        if database_unreachable(exc):
+            log.warning("database unreachable on %s %s: %r", request.method, request.path, exc)
+            response = fail(translate("service_unavailable", language(request)), status=503)
+            response.headers["Retry-After"] = str(RETRY_AFTER)
+            return response
         log.exception("unhandled error on %s %s (request id %s)", request.method, request.path,
                       request.get(keys.REQUEST_ID))
         return fail(translate("internal_error", language(request)), status=500)

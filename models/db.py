@@ -18,3 +18,28 @@ async def init_database(database_url: str, generate_schemas: bool = False) -> No
 
 async def close_database() -> None:
     await Tortoise.close_connections()
+
+
+_MYSQL_GONE = {2002, 2003, 2006, 2013}  # can't connect, server gone away, lost connection
+
+
+def database_unreachable(exc: BaseException) -> bool:
+    """True when `exc` (or what caused it) says the database cannot be reached, rather than that a
+    statement was wrong: the caller answers 503 and the client tries again."""
+    from tortoise.exceptions import DBConnectionError
+
+    seen: BaseException | None = exc
+    for _ in range(5):
+        if seen is None:
+            return False
+        if isinstance(seen, (ConnectionError, TimeoutError, DBConnectionError)):
+            return True
+        module = type(seen).__module__
+        if module.startswith("asyncpg") and type(seen).__name__ in {
+                "ConnectionDoesNotExistError", "CannotConnectNowError", "ConnectionFailureError",
+                "InterfaceError", "AdminShutdownError", "CrashShutdownError"}:
+            return True
+        if module.startswith(("asyncmy", "pymysql")) and seen.args and seen.args[0] in _MYSQL_GONE:
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False

@@ -39,6 +39,7 @@ from api.services.reservations import ReservationKeeper
 from api.services.sessions import sessions_of
 from api.services.settlement import SettlementSender, pending_key
 from models import Token, User
+from models.db import database_unreachable
 from models.enums import UserStatus
 
 log = logging.getLogger("api.relay")
@@ -95,6 +96,14 @@ async def stop_relay(app: web.Application) -> None:
 # -- errors and CORS --------------------------------------------------------------------------------
 
 
+def unavailable(request: web.Request) -> web.Response:
+    """Redis or the database unreachable: 503 with Retry-After, in the client's format."""
+    err = RelayError(503, translate("service_unavailable", language(request)), "new_api_error",
+                     "service_unavailable", local=True)
+    err.headers = {"Retry-After": str(RETRY_AFTER)}  # type: ignore[attr-defined]
+    return error_response(request, err)
+
+
 @web.middleware
 async def openai_errors_middleware(request: web.Request, handler):
     """RelayError → its status and OpenAI-shaped body; unknown paths 404, wrong methods 405."""
@@ -112,15 +121,15 @@ async def openai_errors_middleware(request: web.Request, handler):
         return error_response(request, RelayError(exc.status, exc.reason, "invalid_request_error", local=True))
     except REDIS_DOWN as exc:
         log.warning("Redis unreachable on %s %s: %s", request.method, request.path, exc)
-        err = RelayError(503, translate("service_unavailable", language(request)), "new_api_error",
-                         "service_unavailable", local=True)
-        err.headers = {"Retry-After": str(RETRY_AFTER)}  # type: ignore[attr-defined]
-        return error_response(request, err)
+        return unavailable(request)
     except ApiError as exc:  # a console check (playground session) refused the caller
         return error_response(request, RelayError(exc.status if exc.status >= 400 else 403,
                                                   translate(exc.message, language(request), **exc.params),
                                                   "new_api_error", exc.message, local=True))
-    except Exception:
+    except Exception as exc:
+        if database_unreachable(exc):
+            log.warning("database unreachable on %s %s: %r", request.method, request.path, exc)
+            return unavailable(request)
         log.exception("relay error on %s %s (request id %s)", request.method, request.path,
                       request.get(keys.REQUEST_ID))
         return error_response(request, RelayError(500, translate("relay_internal", language(request)),

@@ -127,3 +127,39 @@ async def test_upstream_fault_storm(outage_gateway, upstreams) -> None:
            "60 concurrent requests", f"{ok} answers (streams cut short end with an error event), "
            f"{failed} errors in the OpenAI shape", "answers for their output (partial streams for what "
            "was delivered); errors nothing", summary)
+
+
+async def test_a_settlement_whose_reservation_redis_lost_charges_once(client, settings, redis_sync) -> None:
+    """Redis lost the user's keys between pre-charge and settlement (the balance reloaded since):
+    the settlement charges the reloaded balance in full and writes its record, once, however many
+    times it is sent; a settlement sent again with the data intact does nothing."""
+    from api.services.quota import Limits, QuotaService
+    from api.services.store import Store
+    from models import User
+
+    store = Store.from_url(settings.redis_url, settings.redis_prefix)
+    quota = QuotaService(store)
+    user = await rich_user(quota=10_000)
+    try:
+        charge = await quota.pre_charge(settlement_id="r-lost", user_id=user.id, token_id=0, token_limited=False,
+                                        pre=500, group="default", limits=Limits())
+        assert int(await store.redis.get(f"{store.prefix}{{u{user.id}}}:quota")) == 9_500
+        for key in redis_sync.scan_iter(match=f"{store.prefix}{{u{user.id}}}:*"):
+            redis_sync.delete(key)  # the data is gone
+        await quota.load_balances(user.id, None)  # reloaded from the database: 10,000
+        record = b'{"rid":"r-lost"}'
+        await quota.settle(charge, 120, record, 10)
+        charge.settled = False
+        await quota.settle(charge, 120, record, 10)  # sent again (its first answer lost)
+        assert int(await store.redis.get(f"{store.prefix}{{u{user.id}}}:quota")) == 10_000 - 120
+        assert await store.redis.hkeys(f"{store.prefix}{{u{user.id}}}:pend") == ["r-lost"]
+
+        intact = await quota.pre_charge(settlement_id="r-kept", user_id=user.id, token_id=0, token_limited=False,
+                                        pre=500, group="default", limits=Limits())
+        await quota.settle(intact, 100, b'{"rid":"r-kept"}', 10)
+        intact.settled = False
+        await quota.settle(intact, 100, b'{"rid":"r-kept"}', 10)
+        assert int(await store.redis.get(f"{store.prefix}{{u{user.id}}}:quota")) == 10_000 - 120 - 100
+        assert (await User.get(id=user.id)).quota == 10_000  # the records are the workers' to apply
+    finally:
+        await store.close()
