@@ -263,6 +263,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Rate limit reached: {scope} ({limit}); retry in {seconds} s", "请求过于频繁：{scope}（上限 {limit}），请 {seconds} 秒后重试"),
     "relay_sensitive": ("The request contains sensitive words", "请求中包含敏感词"),
     "relay_invalid_body": ("The request body is not a valid JSON object", "请求体不是合法的 JSON 对象"),
+    "relay_invalid_param": ("Invalid value for '{param}': {problem}", "参数 '{param}' 的值无效：{problem}"),
     "relay_invalid_field": ("Invalid field {field}", "字段 {field} 无效"),
     "relay_invalid_form": (
         "The request must be multipart/form-data with a file part", "请求必须是包含 file 的 multipart/form-data"),

@@ -44,12 +44,13 @@ from api.relay.base import (
     json_object,
 )
 from api.relay.disconnects import client_gone
-from api.relay.errors import ChannelCannotServe, RelayError, should_retry_error
+from api.relay.errors import ChannelCannotServe, RelayError, mask_secrets, should_retry_error
 from api.relay.inbound.base import REQUEST_INBOUND, Inbound, StreamWriter
 from api.relay.registry import build_adaptor, type_label
 from api.relay.sse import SSEError, SSEEvent, encode_data, encode_done, encode_many
 from api.relay.state import RelayState, relay_state
 from api.relay.tokenizer import count_chat_request, count_input, count_response, count_speech_input, count_text
+from api.relay.validate import Invalid, check_body
 from api.services import pricing
 from api.services.channel_index import ChannelInfo
 from api.services.net import client_ip
@@ -385,6 +386,14 @@ async def run(request: web.Request, mode: RelayMode, route: str, caller: Caller,
     wanted = caller.token.group if caller.token else str(body.pop("group", "") or "")
     status, label = 500, "-"
     try:
+        if form is None:
+            try:
+                check_body(mode, body)
+            except Invalid as bad:
+                refused = refuse(request, 400, "relay_invalid_param", "invalid_parameter", "invalid_request_error",
+                                 param=bad.param, problem=bad.problem)
+                refused.param = bad.param
+                raise refused from None
         job.model = requested_model(request, mode, body)
         job.group = usable_group(request, options, caller.user, wanted)
         check_model_allowed(job)
@@ -471,6 +480,7 @@ async def relay_with_retries(job: Job) -> Outcome:
         except RelayError as err:
             if err.local:
                 raise
+            err.message = mask_secrets(err.message, channel.key, channel.base_url)
             note_failure(job, channel, err)
             left = retries - (len(tried) - 1)
             if should_retry_error(err, channel.type, pinned=job.caller.pinned is not None, remaining=left,

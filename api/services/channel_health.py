@@ -18,6 +18,12 @@ from .options import OptionsService
 MAX_SAMPLES = 1000  # per channel; a busy channel's window is judged on its last 1000 attempts
 
 
+def about_the_channel(err: RelayError) -> bool:
+    """An upstream error that tells about the channel rather than about the request."""
+    return err.status >= 500 or err.status in (401, 402, 403, 408) or err.type in {
+        "insufficient_quota", "authentication_error", "permission_error"}
+
+
 class ChannelHealth:
     def __init__(self) -> None:
         self._windows: dict[int, deque[tuple[float, bool]]] = {}
@@ -34,13 +40,21 @@ class ChannelHealth:
 
     def record_failure(self, channel_id: int, channel_type: int, auto_ban: bool, err: RelayError,
                        options: OptionsService) -> str | None:
-        """Count a failed attempt; the reason to disable the channel now, or None."""
+        """Count a failed attempt; the reason to disable the channel now, or None. Only errors that
+        say something about the channel count (5xx, timeouts, connection errors, credential and
+        quota errors): a client's bad request answered 400 by the upstream is the client's, and
+        must not let any key holder disable a shared channel."""
+        if err.local:
+            return None
+        fatal = should_disable_for_error(err, channel_type)
+        if not (fatal or about_the_channel(err)):
+            return None
         now = time.monotonic()
         window = self._window(channel_id, now, options.get_int("AutomaticDisableWindowSeconds"))
         window.append((now, False))
-        if not (auto_ban and options.get_bool("AutomaticDisableChannelEnabled")) or err.local:
+        if not (auto_ban and options.get_bool("AutomaticDisableChannelEnabled")):
             return None
-        if should_disable_for_error(err, channel_type):
+        if fatal:
             return f"status {err.status}: {err.message}"[:500]
         minimum = max(options.get_int("AutomaticDisableMinRequests"), 1)
         if len(window) < minimum:

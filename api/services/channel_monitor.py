@@ -43,7 +43,7 @@ from api.relay.base import (
     UpstreamRequest,
 )
 from api.relay.credentials import process_credentials
-from api.relay.errors import RelayError, should_disable_for_error
+from api.relay.errors import RelayError, mask_secrets, should_disable_for_error
 from api.relay.providers.openai import OpenAIAdaptor
 from api.relay.registry import TASK_CHANNEL_TYPES, build_adaptor, is_relayable, type_label
 from api.services import channels as channel_service
@@ -98,14 +98,6 @@ class RunSummary:
     skipped: int = 0
     disabled: list[int] = field(default_factory=list)
     enabled: list[int] = field(default_factory=list)
-
-
-def scrub(text: str, secret: str) -> str:
-    """An upstream message may quote the key it refused: never pass it on (or store it)."""
-    for part in {secret, *secret.splitlines()}:
-        if len(part.strip()) >= 6:
-            text = text.replace(part.strip(), "***")
-    return text
 
 
 def failure_kind(err: RelayError) -> str:
@@ -220,8 +212,8 @@ async def run_test(http: aiohttp.ClientSession, channel: Channel, requested: str
                               timed_out=True, timeout=timeout)
         if err.code == "do_request_failed" and err.status == 500:
             message = translate("channel_test_request_failed", lang, error=failure_kind(err))
-            return TestResult(False, scrub(message, channel.key), elapsed, model, timeout=timeout)
-        err.message = scrub(err.message, channel.key)
+            return TestResult(False, mask_secrets(message, channel.key), elapsed, model, timeout=timeout)
+        err.message = mask_secrets(err.message, channel.key)
         return TestResult(False, err.message, elapsed, model, error=err, timeout=timeout)
     elapsed = time.monotonic() - started
     if usage is None and not answer.get("choices"):
@@ -484,7 +476,7 @@ def seam_fetch(http: aiohttp.ClientSession, adaptor: Adaptor, timeout: float, se
         except RelayError as exc:
             if exc.code == "upstream_timeout":
                 raise QueryError(f"no answer within {timeout:g} s") from exc
-            raise QueryError(scrub(failure_kind(exc), secret)) from exc
+            raise QueryError(mask_secrets(failure_kind(exc), secret)) from exc
         try:
             data = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
@@ -492,7 +484,7 @@ def seam_fetch(http: aiohttp.ClientSession, adaptor: Adaptor, timeout: float, se
         if resp.status != 200:
             err = data.get("error") if isinstance(data, dict) else None
             message = err.get("message") if isinstance(err, dict) else None
-            raise QueryError(f"status {resp.status}" + (f": {scrub(str(message), secret)}" if message else ""))
+            raise QueryError(f"status {resp.status}" + (f": {mask_secrets(str(message), secret)}" if message else ""))
         if not isinstance(data, dict):
             raise QueryError("unexpected answer")
         return data
