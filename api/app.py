@@ -47,7 +47,7 @@ async def database_ctx(app: web.Application) -> AsyncIterator[None]:
 
 async def redis_ctx(app: web.Application) -> AsyncIterator[None]:
     settings = app[keys.SETTINGS]
-    store = Store.from_url(settings.redis_url, settings.redis_prefix, settings.redis_pool_size)
+    store = Store.from_settings(settings)
     app[keys.STORE] = store
     app[keys.LIMITER] = RateLimiter(store)
     app[keys.SESSIONS] = SessionManager(store, settings.session_secret, settings.session_ttl,

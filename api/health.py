@@ -30,8 +30,8 @@ async def readyz(request: web.Request) -> web.Response:
     store = request.config_dict[keys.STORE]
     checks: dict[str, str] = {"database": await _check_database()}
     try:
-        worker, scheduler = await asyncio.wait_for(
-            store.redis.mget(store.key("heartbeat", "worker"), store.key("heartbeat", "scheduler")), 3)
+        worker, scheduler = await asyncio.wait_for(asyncio.gather(  # two slots on a Redis Cluster
+            store.redis.get(store.key("heartbeat", "worker")), store.redis.get(store.key("heartbeat", "scheduler"))), 3)
         checks["redis"] = "ok"
         now = time.time()
         for name, beat in (("workers", worker), ("scheduler", scheduler)):

@@ -63,6 +63,8 @@ class Settings:
     shutdown_timeout: float = 30.0      # seconds a stopping API process lets running requests finish
     upstream_pool_size: int = 0         # 0 = unlimited keep-alive pool
     redis_pool_size: int = 256          # Redis connections per process (callers wait beyond it)
+    redis_cluster: bool = False         # REDIS_URL names a node of a Redis Cluster
+    broker_url: str = ""                # the workers' queues (a plain Redis); empty = REDIS_URL
     rate_limit_api: int = 600           # console requests per IP per RATE_LIMIT_WINDOW
     rate_limit_critical: int = 20       # register/login/mail/oauth per IP per CRITICAL_RATE_LIMIT_WINDOW
     rate_limit_window: int = 180
@@ -115,6 +117,8 @@ class Settings:
             shutdown_timeout=_float(env, "SHUTDOWN_TIMEOUT", 30.0),
             upstream_pool_size=_int(env, "UPSTREAM_POOL_SIZE", 0),
             redis_pool_size=_int(env, "REDIS_POOL_SIZE", 256),
+            redis_cluster=env.get("REDIS_CLUSTER", "").lower() in {"1", "true", "yes"},
+            broker_url=env.get("BROKER_URL") or redis_url,
             rate_limit_api=_int(env, "RATE_LIMIT_API", 600),
             rate_limit_critical=_int(env, "RATE_LIMIT_CRITICAL", 20),
             rate_limit_window=_int(env, "RATE_LIMIT_WINDOW", 180),

@@ -16,6 +16,7 @@ import time
 import redis.asyncio as aioredis
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
+from api.services.store import Store
 from models.settings import Settings
 from scheduler.jobs import JOBS, Job
 from workers.broker import send, setup_broker
@@ -56,7 +57,8 @@ class Leadership:
 
 async def run(settings: Settings, jobs: tuple[Job, ...] = JOBS) -> None:
     setup_broker(settings)
-    client = aioredis.Redis.from_url(settings.redis_url, decode_responses=True)
+    store = Store.from_settings(settings)
+    client = store.redis
     ttl = float(os.environ.get("SCHEDULER_LEADER_TTL", "15"))
     leader = Leadership(client, f"{settings.redis_prefix}scheduler:leader", ttl)
     beat_key = f"{settings.redis_prefix}heartbeat:scheduler"
@@ -95,7 +97,7 @@ async def run(settings: Settings, jobs: tuple[Job, ...] = JOBS) -> None:
     scheduler.shutdown(wait=False)
     if leader.is_leader:  # hand over at once on a clean stop
         await client.eval(_RELEASE, 1, leader.key, leader.identity)
-    await client.aclose()
+    await store.close()
 
 
 def main() -> None:

@@ -65,3 +65,65 @@ class OwnRedis:
             for path in self.directory.glob("*"):
                 shutil.rmtree(path) if path.is_dir() else path.unlink()
         self.start()
+
+
+def cluster_port() -> int:
+    """A free port whose cluster bus port (+10000) is free too, as Redis Cluster needs."""
+    import random
+
+    while True:
+        port = random.randint(20000, 55000)
+        try:
+            for candidate in (port, port + 10000):
+                with socket.socket() as s:
+                    s.bind(("127.0.0.1", candidate))
+        except OSError:
+            continue
+        return port
+
+
+class OwnRedisCluster:
+    """A Redis Cluster of three masters (no replicas) on the test's own ports."""
+
+    def __init__(self, directory: Path, masters: int = 3) -> None:
+        self.directory = directory
+        self.ports = [cluster_port() for _ in range(masters)]
+        self.procs: list[subprocess.Popen] = []
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.ports[0]}/0"
+
+    def start(self) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        for port in self.ports:
+            self.procs.append(subprocess.Popen(
+                [redis_binary(), "--port", str(port), "--bind", "127.0.0.1", "--dir", str(self.directory),
+                 "--cluster-enabled", "yes", "--cluster-config-file", f"nodes-{port}.conf",
+                 "--cluster-node-timeout", "2000", "--appendonly", "no", "--save", ""],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        for port in self.ports:
+            self._cli(port, "PING", want="PONG")
+        cli = shutil.which("redis-cli")
+        if cli is None:
+            raise RuntimeError("redis-cli is needed to create a cluster")
+        subprocess.run([cli, "--cluster", "create", *(f"127.0.0.1:{p}" for p in self.ports),
+                        "--cluster-replicas", "0", "--cluster-yes"], check=True, capture_output=True, timeout=60)
+        for port in self.ports:
+            self._cli(port, "CLUSTER", "INFO", want="cluster_state:ok")
+
+    def _cli(self, port: int, *command: str, want: str) -> None:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            result = subprocess.run(["redis-cli", "-p", str(port), *command], capture_output=True, text=True)
+            if want in result.stdout:
+                return
+            time.sleep(0.1)
+        raise RuntimeError(f"redis node {port}: {' '.join(command)} never answered {want}")
+
+    def stop(self) -> None:
+        for proc in self.procs:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait(timeout=10)
+        self.procs.clear()

@@ -44,7 +44,7 @@ def build_broker(settings: Settings) -> RedisBroker:
         # which runs in reverse list order: ResourcesMiddleware, then Tortoise, then AsyncIO stops the loop.
         ShutdownGuard(grace=SHUTDOWN_TIMEOUT_MS / 1000 + 15),
     ]
-    return RedisBroker(url=settings.redis_url, namespace=f"{settings.redis_prefix}dramatiq",
+    return RedisBroker(url=settings.broker_url or settings.redis_url, namespace=f"{settings.redis_prefix}dramatiq",
                        middleware=middleware)
 
 

@@ -52,7 +52,7 @@ class ResourcesMiddleware(Middleware):
         get_event_loop_thread().run_coroutine(self._stop())
 
     async def _start(self) -> None:
-        store = Store.from_url(self.settings.redis_url, self.settings.redis_prefix)
+        store = Store.from_settings(self.settings)
         events = EventBus(store)
         options = OptionsService(store, events)
         await options.load()

@@ -154,10 +154,10 @@ class KeyAuth:
 
     # -- keys in Redis --------------------------------------------------------------------------
     def _token_key(self, key_hash: str) -> str:
-        return self.store.key("relay", "tok", key_hash)
+        return self.store.key("relay", "tok", f"{{{key_hash}}}")  # tagged: its `:ver` key shares its slot
 
     def _user_key(self, user_id: int) -> str:
-        return self.store.key("relay", "usr", user_id)
+        return self.store.key("relay", "usr", f"{{{user_id}}}")
 
     @staticmethod
     def _ver(key: str) -> str:

@@ -50,8 +50,10 @@ class EventBus:
     async def run(self) -> None:
         """Listen until cancelled; after a lost connection, resubscribe and tell everyone to reload."""
         while True:
-            pubsub = self.store.redis.pubsub(ignore_subscribe_messages=True)
+            pubsub = None
             try:
+                await self.store.redis.initialize()  # a cluster client learns its slots here
+                pubsub = self.store.redis.pubsub(ignore_subscribe_messages=True)
                 await pubsub.subscribe(self.channel)
                 if self._ready.is_set():
                     # Messages may have been missed while disconnected: every cache reloads.
@@ -75,6 +77,7 @@ class EventBus:
                 await asyncio.sleep(0.5)
             finally:
                 try:
-                    await pubsub.aclose()
+                    if pubsub is not None:
+                        await pubsub.aclose()
                 except (RedisConnectionError, OSError):
                     pass

@@ -66,7 +66,19 @@ class Store:
         self.prefix = prefix
 
     @classmethod
-    def from_url(cls, url: str, prefix: str, pool_size: int = 256) -> Store:
+    def from_settings(cls, settings: Any) -> Store:
+        return cls.from_url(settings.redis_url, settings.redis_prefix, settings.redis_pool_size,
+                            cluster=settings.redis_cluster)
+
+    @classmethod
+    def from_url(cls, url: str, prefix: str, pool_size: int = 256, cluster: bool = False) -> Store:
+        if cluster:
+            # Every script and transaction touches the keys of one hash tag ({u42}…): one slot each.
+            from redis.asyncio.cluster import RedisCluster
+
+            client = RedisCluster.from_url(url, decode_responses=True, max_connections=pool_size,
+                                           retry=Retry(NoBackoff(), 2, (RedisConnectionError,)))
+            return cls(client, prefix)  # type: ignore[arg-type]
         # A blocking pool: past `pool_size` busy connections a caller waits for one (up to 10 s)
         # instead of failing; redis-py's default pool raises "Too many connections" at 100.
         # After a Redis restart every pooled connection is dead: a command on one fails with a
@@ -83,4 +95,7 @@ class Store:
         return self.prefix + ":".join(str(p) for p in parts)
 
     async def close(self) -> None:
+        if hasattr(self.redis, "get_nodes"):  # a cluster client owns its connections
+            await self.redis.aclose()
+            return
         await self.redis.aclose(close_connection_pool=True)  # the pool was passed in: close it too
