@@ -96,6 +96,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "A mail was sent less than {seconds} seconds ago, try again later", "请勿频繁发送，请 {seconds} 秒后再试"),
     "smtp_not_configured": (
         "The administrator has not configured SMTP, no mail can be sent", "管理员未配置 SMTP，无法发送邮件"),
+    "server_address_required": (
+        "The server address is not set: root must set it (Settings, System) before reset mails can be sent",
+        "尚未设置服务器地址：请 root 在系统设置中填写后再发送重置邮件"),
     "reset_link_invalid": ("The reset link is invalid or has expired", "重置链接非法或已过期"),
     "turnstile_empty": (
         "Please retry in a few seconds, Turnstile is checking", "Turnstile 正在检查，请稍后重试"),

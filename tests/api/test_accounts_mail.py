@@ -180,6 +180,20 @@ async def test_password_reset(client, browsers: Browsers, direct_delivery: FakeS
     assert again["message"] == "The reset link is invalid or has expired"  # single use
 
 
+async def test_reset_links_never_come_from_the_host_header(client, browsers: Browsers,
+                                                          direct_delivery: FakeSmtp) -> None:
+    await browsers.user("alice", email="alice@example.com")
+    anon = browsers.new()
+    resp = await client.get("/api/reset_password?email=alice@example.com", headers={"Host": "evil.example"})
+    assert (await resp.json())["success"]
+    assert "evil.example" not in direct_delivery.messages[0].html()
+    assert "https://gw.example.com/user/reset?" in direct_delivery.messages[0].html().replace("&amp;", "&")
+    await set_options(client, ServerAddress="")  # unset: no link can be trusted, no mail is sent
+    body = await anon.get("/api/reset_password?email=bob@example.com")
+    assert body["success"] is False and "server address is not set" in body["message"]
+    assert len(direct_delivery.messages) == 1
+
+
 async def test_reset_for_an_unknown_address_answers_the_same(anon: ApiClient, direct_delivery: FakeSmtp) -> None:
     body = await anon.get("/api/reset_password?email=nobody@example.com")
     assert body == {"success": True, "message": "", "data": None}

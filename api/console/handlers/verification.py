@@ -44,11 +44,15 @@ async def send_reset_mail(request: web.Request) -> web.Response:
     email = accounts.normalize_email(request.query.get("email"))
     if not mail.smtp_configured(options):
         raise ApiError("smtp_not_configured")
+    # The link is built from ServerAddress alone: never from the request's Host header, which the
+    # caller chooses (a link to the caller's own site would hand it the victim's reset token).
+    base = options.get("ServerAddress").strip()
+    if not base:
+        raise ApiError("server_address_required")
     store = request.config_dict[keys.STORE]
     token = await mail.issue_code(store, mail.RESET, email, mail.RESET_TOKEN_LENGTH)
     if not await User.filter(email=email, deleted_at=None).exists():
         return ok()
-    base = options.get("ServerAddress") or f"{request.scheme}://{request.host}"
     link = f"{base.rstrip('/')}/user/reset?{urlencode({'email': email, 'token': token})}"
     subject, html = mail.reset_mail(options.get("SystemName"), link)
     await _send(request, mail.RESET, email, subject, html)
