@@ -22,10 +22,17 @@ log = logging.getLogger(__name__)
 Callback = Callable[[dict[str, Any]], Awaitable[None] | None]
 
 
+def database_of(store: Store) -> int:
+    pool = getattr(store.redis, "connection_pool", None)
+    return int((getattr(pool, "connection_kwargs", None) or {}).get("db") or 0)
+
+
 class EventBus:
     def __init__(self, store: Store) -> None:
         self.store = store
-        self.channel = store.key("events")
+        # Pub/sub ignores the database number: the channel names it, so that deployments sharing a
+        # Redis server (same prefix, other database) never hear each other.
+        self.channel = store.key("events", f"db{database_of(store)}")
         self._callbacks: dict[str, list[Callback]] = defaultdict(list)
         self._ready = asyncio.Event()
 

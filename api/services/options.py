@@ -53,10 +53,17 @@ class OptionsService:
         if message.get("reset"):
             await self.load()
             return
-        key, value = message.get("key"), message.get("value")
-        if isinstance(key, str) and isinstance(value, str):
-            self.values[key] = value
-            self._parsed.pop(key, None)
+        key = message.get("key")
+        if not isinstance(key, str) or key not in DEFAULTS:
+            return
+        # The event names the option; its value is read from this deployment's own store (an event
+        # is never trusted with a value: pub/sub crosses Redis databases).
+        value = await self.store.redis.hget(self.hash_key, key)
+        if value is None:
+            await self.load()
+            return
+        self.values[key] = value
+        self._parsed.pop(key, None)
 
     # -- reads ---------------------------------------------------------------
     def get(self, key: str) -> str:
@@ -105,4 +112,4 @@ class OptionsService:
         self.values[key] = value
         self._parsed.pop(key, None)
         if self.events is not None:
-            await self.events.publish("option", key=key, value=value)
+            await self.events.publish("option", key=key)
