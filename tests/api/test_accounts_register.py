@@ -195,7 +195,7 @@ async def test_turnstile_guards_register_and_login(client, anon: ApiClient, prov
 
 
 async def test_turnstile_guards_the_mail_routes(client, anon: ApiClient, providers: FakeProviders) -> None:
-    await set_options(client, SMTPServer="127.0.0.1")
+    await set_options(client, SMTPServer="127.0.0.1", ServerAddress="https://gw.example.com")
     await enable_turnstile(client, providers)
     for path in ("/api/verification?email=a@example.com", "/api/reset_password?email=a@example.com"):
         body = await anon.get(path)
