@@ -23,6 +23,7 @@ from api.middlewares import (
 )
 from api.relay.routes import setup_relay
 from api.relay.tasks.routes import setup_tasks
+from api.security import setup_security_headers
 from api.services.bootstrap import ensure_root_user
 from api.services.events import EventBus
 from api.services.options import OptionsService
@@ -108,6 +109,7 @@ def create_app(settings: Settings) -> web.Application:
     app[keys.SETTINGS] = settings
     app[keys.START_TIME] = int(time.time())
     setup_request_id(app)  # every answer (console, relay, static) carries X-Oneapi-Request-Id
+    setup_security_headers(app)
     app.cleanup_ctx.extend([database_ctx, redis_ctx, events_ctx, http_ctx, enqueue_ctx])
     setup_status_cache(app)
     app.add_subapp("/api", create_console_app())

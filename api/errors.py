@@ -35,3 +35,9 @@ class TooManyRequests(ApiError):
 
     def __init__(self, message: str = "too_many_requests", /, **params: object) -> None:
         super().__init__(message, **params)
+
+
+class BadRequest(ApiError):
+    """The request itself cannot be taken (a value no field may hold): 400."""
+
+    status = 400

@@ -17,6 +17,11 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "internal_error": ("Internal server error, contact the admin", "服务器内部错误，请联系管理员"),
     "invalid_json_body": ("The request body is not valid JSON", "无效的请求体（不是合法的 JSON）"),
     "invalid_param": ("Invalid parameter: {name}", "无效的参数：{name}"),
+    "login_backoff": ("Too many wrong passwords for this account: try again in {seconds} s",
+                      "该账户密码错误次数过多，请 {seconds} 秒后重试"),
+    "invalid_value": ("A value in the request is out of range or holds characters that cannot be stored",
+                      "请求中的某个值超出范围或包含无法保存的字符"),
+    "invalid_nul": ("The request holds a NUL character, which no field may contain", "请求包含 NUL 字符，任何字段都不能包含"),
     # -- tokens, redemption codes, wallet, payments, logs, dashboard (issue 6) --
     "token_not_found": ("Token not found", "令牌不存在"),
     "token_name_required": ("Please enter a token name", "请输入令牌名称"),

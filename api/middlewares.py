@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import time
 
 from aiohttp import web
@@ -11,11 +12,11 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from tortoise.exceptions import DoesNotExist
 
 from api import keys
-from api.errors import ApiError, TooManyRequests
+from api.errors import ApiError, BadRequest, TooManyRequests
 from api.i18n import language, translate
 from api.response import fail
 from api.services.net import client_ip
-from models.db import database_unreachable
+from models.db import database_refused_value, database_unreachable
 
 log = logging.getLogger("api")
 REQUEST_ID_HEADER = "X-Oneapi-Request-Id"
@@ -70,6 +71,9 @@ async def envelope_errors_middleware(request: web.Request, handler):
         response.headers["Retry-After"] = str(RETRY_AFTER)
         return response
     except Exception as exc:
+        if database_refused_value(exc):
+            log.info("database refused a value on %s %s: %r", request.method, request.path, exc)
+            return fail(translate("invalid_value", language(request)), status=400)
         if database_unreachable(exc):
             log.warning("database unreachable on %s %s: %r", request.method, request.path, exc)
             response = fail(translate("service_unavailable", language(request)), status=503)
@@ -82,6 +86,22 @@ async def envelope_errors_middleware(request: web.Request, handler):
 
 def setup_envelope_errors(app: web.Application) -> None:
     app.middlewares.append(envelope_errors_middleware)
+    app.middlewares.append(reject_nul_middleware)
+
+
+_JSON_NUL = re.compile(rb"(?<!\\)(?:\\\\)*\\u0000")  # \u0000 escaped in JSON (not an escaped backslash + "u0000")
+
+
+@web.middleware
+async def reject_nul_middleware(request: web.Request, handler):
+    """No console field may hold a NUL character (PostgreSQL refuses it; SQLite would store it)."""
+    if "\x00" in request.path or "\x00" in request.query_string or "%00" in request.query_string:
+        raise BadRequest("invalid_nul")
+    if request.body_exists and request.method in {"POST", "PUT", "PATCH"}:
+        raw = await request.read()
+        if b"\x00" in raw or (b"\\u0000" in raw and _JSON_NUL.search(raw)):
+            raise BadRequest("invalid_nul")
+    return await handler(request)
 
 
 @web.middleware

@@ -29,6 +29,8 @@ async def fallback(request: web.Request) -> web.StreamResponse:
     if request.method not in {"GET", "HEAD"}:
         raise web.HTTPMethodNotAllowed(request.method, ["GET", "HEAD"])
     build: Path = request.config_dict[keys.SETTINGS].frontend_dir
+    if "\x00" in path:
+        raise web.HTTPNotFound()
     if build.is_dir():
         candidate = (build / path.lstrip("/")).resolve()
         if candidate.is_file() and build.resolve() in candidate.parents:

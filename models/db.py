@@ -43,3 +43,26 @@ def database_unreachable(exc: BaseException) -> bool:
             return True
         seen = seen.__cause__ or seen.__context__
     return False
+
+
+_MYSQL_BAD_VALUE = {1264, 1366, 1406}  # out of range, incorrect string value, data too long
+_PG_BAD_VALUE = {"NumericValueOutOfRangeError", "CharacterNotInRepertoireError", "UntranslatableCharacterError",
+                 "InvalidTextRepresentationError", "StringDataRightTruncationError", "DataError"}
+
+
+def database_refused_value(exc: BaseException) -> bool:
+    """True when the database refused a value the caller sent (a number beyond the column's range,
+    a NUL byte, text too long): the caller answers 400, nothing was written."""
+    seen: BaseException | None = exc
+    for _ in range(5):
+        if seen is None:
+            return False
+        if isinstance(seen, OverflowError):  # SQLite: an integer beyond 64 bits
+            return True
+        module = type(seen).__module__
+        if module.startswith("asyncpg") and type(seen).__name__ in _PG_BAD_VALUE:
+            return True
+        if module.startswith(("asyncmy", "pymysql")) and seen.args and seen.args[0] in _MYSQL_BAD_VALUE:
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False

@@ -29,6 +29,7 @@ from models.enums import ChannelStatus, LogType, Role, UserStatus
 from .balances import adjust_user
 from .oauth import Identity
 from .options import OptionsService
+from .params import MAX_ID, id_value, is_integer_text
 from .passwords import hash_password, random_string, sha256_hex, verify_password
 
 USERNAME_MAX = 20
@@ -272,6 +273,7 @@ async def update_self(app: Mapping, user: User, body: dict) -> bool:
             if not await verify_password(original, user.password):
                 raise ApiError("original_password_wrong")
         updates["password"] = await hash_password(new_password)
+        updates["access_token"] = None  # a new password ends the system access token too
         password_changed = True
     if not updates:
         return False
@@ -369,11 +371,10 @@ def check_may_manage(actor: User, target: User) -> None:
 async def get_managed_user(actor: User, user_id: object) -> User:
     if isinstance(user_id, bool) or not isinstance(user_id, int | str):
         raise ApiError("invalid_param", name="id")
-    try:
-        uid = int(user_id)
-    except ValueError:
-        raise ApiError("invalid_param", name="id") from None
-    target = await User.filter(id=uid).first() if 0 < uid < 2**31 else None
+    uid = user_id if isinstance(user_id, int) else id_value(user_id.strip())
+    if uid is None and isinstance(user_id, str) and not is_integer_text(user_id.strip()):
+        raise ApiError("invalid_param", name="id")
+    target = await User.filter(id=uid).first() if uid is not None and 0 < uid <= MAX_ID else None
     if target is None:
         raise ApiError("user_not_found")
     check_may_manage(actor, target)
@@ -404,6 +405,7 @@ async def admin_update_user(app: Mapping, options: OptionsService, actor: User, 
         updates["display_name"] = check_display_name(body["display_name"], updates.get("username", target.username))
     if body.get("password") not in (None, ""):
         updates["password"] = await hash_password(check_password(body["password"]))
+        updates["access_token"] = None  # an admin reset ends the system access token too
     if "group" in body and body["group"] != target.group:
         group = body["group"]
         if not isinstance(group, str) or group not in group_names(options):
@@ -485,7 +487,7 @@ async def search_users(keyword: str, group: str, offset: int, limit: int) -> tup
     keyword = keyword.strip()
     if keyword:
         match = Q(username__icontains=keyword) | Q(display_name__icontains=keyword) | Q(email__icontains=keyword)
-        if keyword.isdigit() and len(keyword) < 18:
+        if id_value(keyword) is not None:
             match |= Q(id=int(keyword))
         query = query.filter(match)
     if group.strip():

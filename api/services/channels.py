@@ -24,6 +24,8 @@ from api.services.events import EventBus
 from models import Ability, Channel
 from models.enums import ChannelStatus, ChannelType
 
+from .params import id_value
+
 DEFAULT_PAGE_SIZE = 10
 MAX_PAGE_SIZE = 100
 MAX_KEYS_PER_CREATE = 1000
@@ -350,7 +352,7 @@ def search_filter(keyword: str, group: str, model: str) -> Q:
     keyword, group, model = keyword.strip(), group.strip(), model.strip()
     if keyword:
         match = Q(name__icontains=keyword) | Q(key=keyword)
-        if keyword.isdigit():
+        if id_value(keyword) is not None:
             match |= Q(id=int(keyword))
         query &= match
     if group:

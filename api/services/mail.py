@@ -109,6 +109,16 @@ def verification_mail(system_name: str, code: str) -> tuple[str, str]:
     return subject, body
 
 
+def address_in_use_mail(system_name: str) -> tuple[str, str]:
+    name = html_lib.escape(system_name)
+    subject = f"{system_name} e-mail verification / 邮箱验证"
+    body = (f"<p>Hello, someone asked to verify this address for a {name} account, but it already "
+            f"belongs to one. If that was you, sign in (or reset your password); if not, ignore this mail.</p>"
+            f"<hr><p>您好，有人请求为 {name} 账户验证此邮箱，但它已属于一个账户。如果是您本人，请直接登录"
+            f"（或重置密码）；否则请忽略本邮件。</p>")
+    return subject, body
+
+
 def reset_mail(system_name: str, link: str) -> tuple[str, str]:
     name = html_lib.escape(system_name)
     href = html_lib.escape(link, quote=True)

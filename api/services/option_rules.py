@@ -1,6 +1,7 @@
 """Runtime option defaults and the validation of each option (spec 000 §3, §5, §9; spec 001 §9)."""
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 
 import orjson
@@ -266,6 +267,9 @@ EXTRA_CHECKS: dict[str, Callable[[str, str], None]] = {
 }
 
 
+MAX_SAFE_INTEGER = 2 ** 53 - 1
+
+
 def normalize(key: str, value: object, current: Mapping[str, str]) -> str:
     """Validate one option change and return the value to store; ApiError says what is wrong."""
     if key not in DEFAULTS:
@@ -288,10 +292,14 @@ def normalize(key: str, value: object, current: Mapping[str, str]) -> str:
                     raise ApiError("option_requires", key=key, other=other)
     if key in NUMERIC_LIMITS:
         low, high, integer = NUMERIC_LIMITS[key]
+        if integer and high is None:
+            high = MAX_SAFE_INTEGER  # what a database column and the console's JavaScript both hold exactly
         try:
             number = float(value)
         except ValueError as exc:
             raise ApiError("option_invalid_number", key=key) from exc
+        if not math.isfinite(number):
+            raise ApiError("option_invalid_number", key=key)
         if integer and not number.is_integer():
             raise ApiError("option_invalid_integer", key=key)
         if number != number or number < low or (high is not None and number > high):

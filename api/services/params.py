@@ -1,20 +1,45 @@
 """Parsing of request fields shared by the console services: one place for what counts as an integer."""
 from __future__ import annotations
 
+from typing import Any
+
 from api.errors import ApiError
+
+MAX_INT = 2 ** 63 - 1  # the widest integer column
+
+
+def is_integer_text(text: str) -> bool:
+    """ASCII digits (one leading minus allowed), short enough to be a 64-bit integer: what int()
+    may be given without a ValueError (Unicode digits like "²") or the 4300-digit limit."""
+    digits = text[1:] if text.startswith("-") else text
+    return 0 < len(digits) <= 19 and digits.isascii() and digits.isdigit()
+
+
+def id_value(text: str) -> int | None:
+    """A row id from a path or query string: a positive integer that fits an id column, else None."""
+    if not is_integer_text(text) or text.startswith("-"):
+        return None
+    number = int(text)
+    return number if 0 < number <= MAX_ID else None
+
+
+MAX_ID = 2 ** 31 - 1  # id columns are 32-bit on PostgreSQL and MySQL
 
 
 def int_value(value: object, name: str) -> int:
     """An integer from JSON (int, integral float, or digit string); ApiError("invalid_param") otherwise."""
     if isinstance(value, bool):
         raise ApiError("invalid_param", name=name)
+    number: int | None = None
     if isinstance(value, int):
-        return value
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, str) and value.strip().lstrip("-").isdigit():
-        return int(value.strip())
-    raise ApiError("invalid_param", name=name)
+        number = value
+    elif isinstance(value, float) and value.is_integer():
+        number = int(value)
+    elif isinstance(value, str) and is_integer_text(value.strip()):
+        number = int(value.strip())
+    if number is None or not -MAX_INT <= number <= MAX_INT:
+        raise ApiError("invalid_param", name=name)
+    return number
 
 
 def bool_value(value: object, name: str) -> bool:
@@ -24,3 +49,11 @@ def bool_value(value: object, name: str) -> bool:
     if value in (0, 1):
         return bool(value)
     raise ApiError("invalid_param", name=name)
+
+
+def path_id(request: Any) -> int:
+    """The `{id}` of a console route; an id no row can have is not found (never a database error)."""
+    found = id_value(request.match_info["id"])
+    if found is None:
+        raise ApiError("not_found")
+    return found

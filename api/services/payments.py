@@ -32,6 +32,7 @@ from models.settings import Settings
 
 from .balances import adjust_user
 from .options import OptionsService
+from .params import is_integer_text
 from .store import Store
 
 log = logging.getLogger(__name__)
@@ -111,7 +112,7 @@ def parse_amount(value: object, options: OptionsService) -> int:
         amount = value
     elif isinstance(value, float) and value.is_integer():
         amount = int(value)
-    elif isinstance(value, str) and value.strip().lstrip("-").isdigit():
+    elif isinstance(value, str) and is_integer_text(value.strip()):
         amount = int(value.strip())
     if amount is None:
         raise ApiError("topup_amount_integer")

@@ -20,7 +20,7 @@ from models import Log, Redemption, User
 from models.enums import LogType, RedemptionStatus
 
 from .balances import adjust_user
-from .params import int_value
+from .params import id_value, int_value
 from .ratelimit import RateLimiter
 from .store import Store
 
@@ -87,7 +87,7 @@ async def list_codes(offset: int, limit: int) -> tuple[list[Redemption], int]:
 
 async def search_codes(keyword: str, offset: int, limit: int) -> tuple[list[Redemption], int]:
     condition = Q(name__icontains=keyword)
-    if keyword.isdigit():
+    if id_value(keyword) is not None:
         condition |= Q(id=int(keyword))
     query = Redemption.filter(condition)
     return await query.order_by("-id").offset(offset).limit(limit), await query.count()

@@ -75,19 +75,18 @@ async def test_verification_code_through_a_worker(client, anon: ApiClient, smtp_
     assert (await User.get(username="newbie")).email == "new.user@example.com"
     again = await anon.post("/api/user/register", {"username": "second", "password": "password123",
                                                   "email": "new.user@example.com", "verification_code": code})
-    assert again["message"] == "The e-mail address is already in use"
+    assert again["message"] == "The verification code is wrong or has expired"  # used once; taken: no new one
 
 
 async def test_verification_refusals(client, anon: ApiClient, direct_delivery: FakeSmtp) -> None:
     await make_user("owner", email="used@example.com")
     await set_options(client, EmailDomainRestrictionEnabled=True, EmailDomainWhitelist="example.com,corp.example",
-                      EmailAliasRestrictionEnabled=True)
+                      EmailAliasRestrictionEnabled=True, EmailVerificationEnabled=True)
     for email, message in [
         ("", "Please enter the e-mail address"),
         ("not-an-address", "Invalid e-mail address"),
         ("me@gmail.com", "The administrator only allows e-mail addresses of these domains: example.com, corp.example"),
         ("me+tag@example.com", "The administrator does not allow e-mail aliases (an address with + before the @)"),
-        ("USED@example.com", "The e-mail address is already in use"),
     ]:
         body = await anon.get("/api/verification", params={"email": email})
         assert body == {"success": False, "message": message, "data": None}, email
@@ -97,6 +96,15 @@ async def test_verification_refusals(client, anon: ApiClient, direct_delivery: F
     body = await anon.get("/api/verification?email=me@corp.example")
     assert body["success"] is False and body["message"].startswith("A mail was sent less than")
     assert len(direct_delivery.messages) == 1  # the refused resend sent nothing
+
+    # A registered address answers as a free one (no account discovery); its owner gets a notice, no code.
+    assert await anon.get("/api/verification?email=USED@example.com") == {"success": True, "message": "",
+                                                                          "data": None}
+    notice = direct_delivery.messages[1]
+    assert notice.rcpt_tos == ["used@example.com"] and "already" in notice.html() and not CODE.search(notice.html())
+    body = await anon.post("/api/user/register", {"username": "squatter", "password": "password123",
+                                                 "email": "used@example.com", "verification_code": "123456"})
+    assert body["message"] == "The verification code is wrong or has expired", body  # not "already in use"
 
 
 async def test_smtp_not_configured(anon: ApiClient) -> None:

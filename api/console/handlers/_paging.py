@@ -7,6 +7,7 @@ from typing import Any
 from aiohttp import web
 
 from api.errors import ApiError
+from api.services.params import MAX_INT, is_integer_text
 
 DEFAULT_PAGE_SIZE = 10
 MAX_PAGE_SIZE = 100
@@ -26,10 +27,9 @@ def query_int(request: web.Request, name: str, default: int) -> int:
     raw = request.query.get(name, "").strip()
     if raw == "":
         return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise ApiError("invalid_param", name=name) from None
+    if not is_integer_text(raw) or not -MAX_INT <= int(raw) <= MAX_INT:
+        raise ApiError("invalid_param", name=name)
+    return int(raw)
 
 
 def read_page(request: web.Request, *, first: int, size_params: tuple[str, ...] = ("page_size",)) -> Page:

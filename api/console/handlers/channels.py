@@ -12,6 +12,7 @@ from api.response import json_body, ok, read_json
 from api.services import channel_monitor as health
 from api.services import channels as service
 from api.services.jobs import enqueue
+from api.services.params import id_value
 from models import Channel
 
 routes = web.RouteTableDef()
@@ -26,10 +27,10 @@ def _text(request: web.Request, key: str, **params: object) -> str:
 
 
 def _channel_id(request: web.Request) -> int:
-    try:
-        return int(request.match_info["id"])
-    except ValueError as exc:
-        raise ApiError("channel_not_found") from exc
+    channel_id = id_value(request.match_info["id"])
+    if channel_id is None:
+        raise ApiError("channel_not_found")
+    return channel_id
 
 
 def _deps(request: web.Request) -> health.Deps:

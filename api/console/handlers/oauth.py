@@ -102,10 +102,11 @@ async def email_bind(request: web.Request) -> web.Response:
     if not code:
         raise ApiError("verification_code_required")
     user = the_user(request)
-    if await accounts.email_in_use(email, except_id=user.id):
-        raise ApiError("email_taken")
+    # The code first: only the mailbox's owner learns whether the address is taken.
     if not await mail.consume_code(request.config_dict[keys.STORE], mail.VERIFY, email, code):
         raise ApiError("verification_code_invalid")
+    if await accounts.email_in_use(email, except_id=user.id):
+        raise ApiError("email_taken")
     await accounts.bind_email(request.config_dict, user, email)
     return ok()
 

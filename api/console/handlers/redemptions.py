@@ -7,6 +7,7 @@ from api.console.auth import admin_required, the_user
 from api.errors import ApiError
 from api.response import ok, read_json
 from api.services import redemptions
+from api.services.params import path_id
 
 from ._paging import read_page
 
@@ -39,7 +40,7 @@ async def search_redemptions(request: web.Request) -> web.Response:
 @routes.get(r"/redemption/{id:\d+}")
 @admin_required
 async def get_redemption(request: web.Request) -> web.Response:
-    code = await redemptions.get_code(int(request.match_info["id"]))
+    code = await redemptions.get_code(path_id(request))
     return ok(redemptions.redemption_dict(code))
 
 
@@ -76,5 +77,5 @@ async def update_redemption(request: web.Request) -> web.Response:
 @routes.delete(r"/redemption/{id:\d+}")
 @admin_required
 async def delete_redemption(request: web.Request) -> web.Response:
-    await redemptions.delete_code(int(request.match_info["id"]))
+    await redemptions.delete_code(path_id(request))
     return ok()

@@ -8,6 +8,7 @@ from api.console.auth import the_user, user_required
 from api.errors import ApiError
 from api.response import ok, read_json
 from api.services import tokens
+from api.services.params import path_id
 
 from ._paging import read_page
 
@@ -43,7 +44,7 @@ async def search_tokens(request: web.Request) -> web.Response:
 @routes.get(r"/token/{id:\d+}")
 @user_required
 async def get_token(request: web.Request) -> web.Response:
-    token = await tokens.get_token(the_user(request).id, int(request.match_info["id"]))
+    token = await tokens.get_token(the_user(request).id, path_id(request))
     return ok(tokens.token_dict(token))
 
 
@@ -81,5 +82,5 @@ async def update_token(request: web.Request) -> web.Response:
 @user_required
 async def delete_token(request: web.Request) -> web.Response:
     await tokens.delete_token(request.config_dict[keys.STORE], request.config_dict[keys.EVENTS],
-                              the_user(request), int(request.match_info["id"]))
+                              the_user(request), path_id(request))
     return ok()

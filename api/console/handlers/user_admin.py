@@ -5,33 +5,19 @@ from aiohttp import web
 
 from api import keys
 from api.console.auth import admin_required, the_user
-from api.errors import ApiError
+from api.console.handlers._paging import read_page
 from api.response import ok, read_json
 from api.services import accounts
 from models import User
 
 routes = web.RouteTableDef()
-DEFAULT_PAGE_SIZE = 10
-MAX_PAGE_SIZE = 100
-
-
-def _query_int(request: web.Request, name: str, default: int) -> int:
-    raw = request.query.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        return int(raw)
-    except ValueError:
-        raise ApiError("invalid_param", name=name) from None
 
 
 async def _page_of_users(request: web.Request, keyword: str = "", group: str = "") -> web.Response:
     """`p` is 0-based; page_size 10 by default, at most 100."""
-    page = max(_query_int(request, "p", 0), 0)
-    size = _query_int(request, "page_size", DEFAULT_PAGE_SIZE)
-    size = DEFAULT_PAGE_SIZE if size <= 0 else min(size, MAX_PAGE_SIZE)
-    users, total = await accounts.search_users(keyword, group, page * size, size)
-    return ok({"items": [u.public_dict() for u in users], "total": total, "page": page, "page_size": size})
+    page = read_page(request, first=0)
+    users, total = await accounts.search_users(keyword, group, page.offset, page.size)
+    return ok(page.envelope([u.public_dict() for u in users], total))
 
 
 @routes.get("/user/")

@@ -5,10 +5,11 @@ from aiohttp import web
 
 from api import keys
 from api.console.auth import critical
-from api.errors import ApiError
+from api.errors import ApiError, TooManyRequests
 from api.response import ok, read_json
 from api.services import accounts, mail
 from api.services.bootstrap import DEFAULT_ROOT_PASSWORD, DEFAULT_ROOT_USERNAME
+from api.services.login_guard import LoginGuard
 from api.services.sessions import sessions_of
 from api.services.turnstile import turnstile_checked
 from models import User
@@ -45,7 +46,17 @@ async def login(request: web.Request) -> web.Response:
     username, password = body.get("username"), body.get("password")
     if not isinstance(username, str) or not isinstance(password, str) or not username or not password:
         raise ApiError("login_fields_required")
-    user = await accounts.authenticate(username, password)
+    guard = LoginGuard(request.config_dict[keys.STORE])
+    wait = await guard.wait_left(username)
+    if wait:
+        raise TooManyRequests("login_backoff", seconds=wait)
+    try:
+        user = await accounts.authenticate(username, password)
+    except ApiError as exc:
+        if exc.message == "login_failed":
+            await guard.failed(username)
+        raise
+    await guard.succeeded(username)
     default = (user.role == Role.ROOT and user.username == DEFAULT_ROOT_USERNAME
                and password == DEFAULT_ROOT_PASSWORD)
     return await start_session(request, user, default)
@@ -78,10 +89,11 @@ async def register(request: web.Request) -> web.Response:
             raise ApiError("verification_code_required")
         if await User.filter(username=username).exists():
             raise ApiError("username_taken")
-        if await accounts.email_in_use(email):
-            raise ApiError("email_taken")
+        # The code first: only the mailbox's owner learns whether the address is taken.
         if not await mail.consume_code(request.config_dict[keys.STORE], mail.VERIFY, email, code):
             raise ApiError("verification_code_invalid")
+        if await accounts.email_in_use(email):
+            raise ApiError("email_taken")
     aff_code = body.get("aff_code")
     await accounts.create_account(options, accounts.NewAccount(
         username=username, password=password, email=email, aff_code=aff_code if isinstance(aff_code, str) else ""))

@@ -26,11 +26,13 @@ async def send_verification_code(request: web.Request) -> web.Response:
     email = accounts.check_email_allowed(options, request.query.get("email"))
     if not mail.smtp_configured(options):
         raise ApiError("smtp_not_configured")
-    if await accounts.email_in_use(email):
-        raise ApiError("email_taken")
     store = request.config_dict[keys.STORE]
-    code = await mail.issue_code(store, mail.VERIFY, email, mail.VERIFY_CODE_LENGTH)
-    subject, html = mail.verification_mail(options.get("SystemName"), code)
+    code = await mail.issue_code(store, mail.VERIFY, email, mail.VERIFY_CODE_LENGTH)  # same cooldown either way
+    if await accounts.email_in_use(email):
+        # The same answer as for a free address (no account discovery); the mailbox's owner is told.
+        subject, html = mail.address_in_use_mail(options.get("SystemName"))
+    else:
+        subject, html = mail.verification_mail(options.get("SystemName"), code)
     await _send(request, mail.VERIFY, email, subject, html)
     return ok()
 
@@ -72,7 +74,7 @@ async def reset_password(request: web.Request) -> web.Response:
     if user is None or not await mail.consume_code(request.config_dict[keys.STORE], mail.RESET, email, token):
         raise ApiError("reset_link_invalid")
     password = random_string(NEW_PASSWORD_LENGTH)
-    await User.filter(id=user.id).update(password=await hash_password(password))
+    await User.filter(id=user.id).update(password=await hash_password(password), access_token=None)
     await accounts.user_changed(request.config_dict, user.id, revoke_sessions=True)
     return ok(password)
 

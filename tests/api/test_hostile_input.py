@@ -1,0 +1,148 @@
+"""Input an attacker chooses gets a clear error and changes nothing, never a 500: numbers beyond a
+column's range, thousands of digits, Unicode digits, NUL bytes, absurd option values; and the
+hardening around accounts (headers, no account discovery, access tokens, login backoff)."""
+from __future__ import annotations
+
+import pytest
+
+from api import keys
+from models import User
+from tests.helpers import ApiClient, both_databases, make_user
+
+
+async def no_500(api: ApiClient, method: str, path: str, **kw) -> dict:
+    """The answer is not a server error and is in the envelope."""
+    resp = await api.client.request(method, path, headers=api._headers(None), **kw)
+    assert resp.status < 500, (path, resp.status, await resp.text())
+    body = await resp.json()
+    assert set(body) >= {"success", "message"}, (path, body)
+    return body
+
+
+@both_databases
+async def test_numbers_beyond_every_range(client, root: ApiClient, login_as) -> None:
+    user_api, _ = await login_as("alice")
+    for path in ("/api/token/3000000000", "/api/token/99999999999999999999999", "/api/redemption/3000000000",
+                 "/api/channel/3000000000", "/api/user/3000000000", "/api/user/99999999999999999999999"):
+        body = await no_500(user_api if path.startswith("/api/token") else root, "GET", path)
+        assert body["success"] is False, (path, body)  # no such row
+    for query in ("p=" + "9" * 5000, "p=²", "page_size=" + "1" * 30, "channel=3000000000",
+                  "start_timestamp=99999999999999999999"):
+        await no_500(root, "GET", f"/api/log/?{query}")
+    for keyword in ("²", "٣", "9" * 5000, "3000000000"):
+        body = await root.get("/api/user/search", params={"keyword": keyword})
+        assert body["success"], body
+        body = await root.get("/api/channel/search", params={"keyword": keyword})
+        assert body["success"], body
+    body = await root.put("/api/user/", {"id": 1, "quota": 10 ** 30})
+    assert body["success"] is False
+    assert (await User.get(username="root")).quota < 10 ** 20
+
+
+@both_databases
+async def test_nul_bytes_are_refused_before_anything_is_stored(client, anon: ApiClient, root: ApiClient) -> None:
+    resp = await anon.client.post("/api/user/login", json={"username": "ro\u0000ot", "password": "123456"})
+    assert resp.status == 400 and "NUL" in (await resp.json())["message"]
+    resp = await root.client.put("/api/user/self", json={"display_name": "a\u0000b"},
+                                 headers=root._headers(None))
+    assert resp.status == 400
+    assert (await User.get(username="root")).display_name != "a\u0000b"
+    resp = await root.client.get("/api/user/search?keyword=a%00b", headers=root._headers(None))
+    assert resp.status == 400
+    body = await root.put("/api/user/self", {"display_name": "a\\u0000b"})  # an escaped backslash: plain text
+    assert body["success"], body
+
+
+async def test_absurd_option_values_are_refused(client, root: ApiClient, anon: ApiClient) -> None:
+    for value in ("1e30", "inf", "nan", str(2 ** 63)):
+        body = await root.put("/api/option/", {"key": "QuotaForNewUser", "value": value})
+        assert body["success"] is False, value
+    body = await anon.post("/api/user/register", {"username": "newbie", "password": "password123"})
+    assert body["success"], body
+
+
+async def test_metrics_with_a_non_ascii_bearer_and_a_nul_path(client) -> None:
+    await client.server.app[keys.OPTIONS].update("MetricsToken", "metrics-secret")
+    resp = await client.get("/metrics", headers={"Authorization": "Bearer é".encode().decode("latin-1")})
+    assert resp.status == 403
+    resp = await client.get("/index.html%00.js")
+    assert resp.status == 404
+
+
+async def test_security_headers_and_no_versions(client) -> None:
+    resp = await client.get("/api/status")
+    assert resp.headers["Server"] == "ai-gateway"
+    assert resp.headers["X-Content-Type-Options"] == "nosniff"
+    assert resp.headers["Referrer-Policy"] == "strict-origin-when-cross-origin"
+    resp = await client.get("/some/page")  # the console's page (here: its not-built notice, text/plain)
+    assert "aiohttp" not in resp.headers.get("Server", "") and "Python" not in resp.headers.get("Server", "")
+
+
+async def test_console_pages_carry_csp_and_deny_framing(aiohttp_client, settings, tmp_path) -> None:
+    from dataclasses import replace
+
+    from api.app import create_app
+
+    build = tmp_path / "build"
+    build.mkdir()
+    (build / "index.html").write_text("<!doctype html><title>console</title>")
+    console = await aiohttp_client(create_app(replace(settings, frontend_dir=build)))
+    resp = await console.get("/login")
+    assert resp.status == 200
+    csp = resp.headers["Content-Security-Policy"]
+    assert "frame-ancestors 'none'" in csp and "script-src 'self'" in csp and "object-src 'none'" in csp
+    assert resp.headers["X-Frame-Options"] == "DENY"
+
+
+async def test_a_new_password_ends_the_access_token(client, login_as, root: ApiClient) -> None:
+    api, user = await login_as("alice")
+    token = (await api.get("/api/user/token"))["data"]
+    bearer = api.fork()  # no cookie: the access token alone
+    bearer.user_id = user.id
+    bearer.headers = {"Authorization": f"Bearer {token}"}
+    assert (await bearer.get("/api/user/self"))["success"]
+    body = await api.put("/api/user/self", {"password": "newpassword1", "original_password": "password123"})
+    assert body["success"], body
+    await bearer.get("/api/user/self", expect_status=401)
+    # An admin reset ends the new one too.
+    api2, user2 = await login_as("bob")
+    token2 = (await api2.get("/api/user/token"))["data"]
+    assert (await root.put("/api/user/", {"id": user2.id, "username": "bob", "password": "resetpass123"}))["success"]
+    bearer2 = api.fork()
+    bearer2.user_id = user2.id
+    bearer2.headers = {"Authorization": f"Bearer {token2}"}
+    await bearer2.get("/api/user/self", expect_status=401)
+    await bearer.client.session.close()
+    await bearer2.client.session.close()
+
+
+async def test_password_guessing_on_one_account_backs_off(client, anon: ApiClient) -> None:
+    await make_user("alice")
+    answers = []
+    for i in range(8):  # from as many addresses as the attacker likes: the count is the account's
+        browser = anon.fork()
+        try:
+            resp = await browser.client.post("/api/user/login", json={"username": "alice", "password": f"guess{i}"},
+                                              headers={"X-Forwarded-For": f"203.0.113.{i}"})
+            answers.append((resp.status, (await resp.json())["message"]))
+        finally:
+            await browser.client.session.close()
+    assert [s for s, _ in answers[:6]] == [200] * 6  # five free failures, the sixth starts the wait
+    assert answers[6][0] == 429 and "try again in" in answers[6][1]
+    # During the wait even the right password is not checked.
+    resp = await anon.client.post("/api/user/login", json={"username": "alice", "password": "password123"})
+    assert resp.status == 429
+    store = client.server.app[keys.STORE]
+    async for key in store.redis.scan_iter(match=f"{store.prefix}login:failures:*"):
+        await store.redis.hset(key, "until", 0)  # the wait is over
+    assert (await anon.login("alice", "password123"))["username"] == "alice"
+    assert not [k async for k in store.redis.scan_iter(match=f"{store.prefix}login:failures:*")]  # cleared
+
+
+@pytest.mark.parametrize("path", ["/api/verification?email=alice@example.com"])
+async def test_verification_does_not_reveal_registered_addresses(client, anon: ApiClient, path) -> None:
+    await make_user("alice", email="alice@example.com")
+    await client.server.app[keys.OPTIONS].update("SMTPServer", "127.0.0.1")
+    taken = await anon.get(path)
+    free = await anon.get("/api/verification?email=nobody@example.com")
+    assert taken["message"] == free["message"] != "The e-mail address is already in use"
