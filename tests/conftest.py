@@ -245,3 +245,33 @@ def _send_heartbeat() -> None:
     from workers.broker import send
 
     send("system.heartbeat", time.time())
+
+
+@pytest.fixture
+def api_process(settings: Settings, spawn):
+    """api_process(**env) → (the process, its base URL), once it answers /healthz: a real API process
+    (`python -m api`, as in production: handlers are not cancelled when their client leaves)."""
+    import aiohttp
+
+    from tests.helpers import eventually
+    from tests.own_redis import free_port
+
+    async def start(**extra: str) -> tuple[Process, str]:
+        port = free_port()
+        env = process_env(settings, HOST="127.0.0.1", PORT=str(port), LOG_LEVEL="INFO", **extra)
+        proc = spawn([sys.executable, "-m", "api"], env, name="api")
+        url = f"http://127.0.0.1:{port}"
+
+        async def up() -> bool:
+            if proc.proc.poll() is not None:
+                raise AssertionError("the API process exited:\n" + proc.output())
+            try:
+                async with aiohttp.ClientSession() as http, http.get(f"{url}/healthz") as resp:
+                    return resp.status == 200
+            except aiohttp.ClientError:
+                return False
+
+        await eventually(up, timeout=30, interval=0.1)
+        return proc, url
+
+    return start

@@ -292,8 +292,6 @@ def normalize(key: str, value: object, current: Mapping[str, str]) -> str:
                     raise ApiError("option_requires", key=key, other=other)
     if key in NUMERIC_LIMITS:
         low, high, integer = NUMERIC_LIMITS[key]
-        if integer and high is None:
-            high = MAX_SAFE_INTEGER  # what a database column and the console's JavaScript both hold exactly
         try:
             number = float(value)
         except ValueError as exc:
@@ -306,6 +304,8 @@ def normalize(key: str, value: object, current: Mapping[str, str]) -> str:
             if high is None:
                 raise ApiError("option_min", key=key, min=_fmt(low))
             raise ApiError("option_range", key=key, min=_fmt(low), max=_fmt(high))
+        if integer and abs(number) > MAX_SAFE_INTEGER:  # what a column and the console's JavaScript hold exactly
+            raise ApiError("option_range", key=key, min=_fmt(low), max=_fmt(MAX_SAFE_INTEGER))
         value = str(int(number)) if integer else _fmt(number)
     if key in PREFIXES and value:
         prefix, message = PREFIXES[key]
