@@ -1,0 +1,392 @@
+"""Move a one-api or new-api deployment over: `python -m models.importer SOURCE_URL [--logs] [--dry-run]`.
+
+The source (a SQLite file, or a PostgreSQL or MySQL URL of the old database) is only read. Rows keep
+their ids, so tokens, logs and tasks keep pointing at their users and channels; every table is copied
+in batches, one transaction per batch, and a row already here with the same content is left alone:
+running the import twice gives the same result. What has no equivalent here is skipped and listed
+(unknown channel types, options this gateway does not have, account bindings it does not support),
+and so are rows that collide with a different row already here (a username, a key, a trade number).
+
+Passwords keep their bcrypt hashes (users log in with their old passwords) and keys stay as they were
+(every client keeps working). one-api's channel type numbers are remapped to this gateway's (those of
+new-api); its per-channel `config` becomes the key or `other` where the provider needs it. Abilities
+are rebuilt from the channels. After the import the live balances, key caches and options in Redis
+are dropped so that every process reloads them from the database.
+"""
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import sys
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from tortoise import Model, Tortoise
+from tortoise.transactions import in_transaction
+
+from models import Channel, Log, Option, Redemption, Token, TopUp, User
+from models.channel import Ability
+from models.enums import ChannelType
+from models.log import QuotaData
+from models.task import Midjourney, Task
+
+from .source import Source
+
+BATCH = 500
+LOG_CURSOR = "_importer_log_cursor"  # an option row: the last log id imported (resumable --logs)
+OURS = {int(t) for t in ChannelType}
+
+# OpenAI-compatible providers this gateway speaks to as OpenAI (type 1) with their base URL.
+COMPATIBLE_BASE_URLS = {6: "https://api.openaimax.com", 7: "https://api.ohmygpt.com", 9: "https://api.caipacity.com",
+                        10: "https://api.aiproxy.io", 12: "https://api.api2gpt.com", 13: "https://api.aigc2d.com"}
+# one-api's numbering → new-api's (reference §8), with a base URL where the type becomes plain OpenAI.
+ONE_API_TYPES: dict[int, tuple[int, str]] = {
+    2: (1, "https://oa.api2d.net"), 4: (1, "https://api.closeai-proxy.xyz"), 5: (1, "https://api.openai-sb.com"),
+    26: (1, "https://api.baichuan-ai.com"), 27: (35, ""), 28: (42, ""), 29: (1, "https://api.groq.com/openai"),
+    30: (4, ""), 32: (1, "https://api.stepfun.com"), 33: (33, ""), 35: (34, ""), 36: (43, ""), 37: (39, ""),
+    39: (1, "https://api.together.xyz"), 40: (45, ""), 41: (1, "https://api.novita.ai/v3/openai"), 42: (41, ""),
+    44: (40, ""), 45: (48, ""), 50: (1, ""), 51: (1, ""),
+}
+ONE_API_SAME = {1, 3, *range(6, 26), 31}
+
+
+@dataclass
+class TableReport:
+    created: int = 0
+    updated: int = 0
+    unchanged: int = 0
+    skipped: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Report:
+    flavour: str = ""
+    era: list[str] = field(default_factory=list)
+    tables: dict[str, TableReport] = field(default_factory=dict)
+    notes: list[str] = field(default_factory=list)
+
+    def table(self, name: str) -> TableReport:
+        return self.tables.setdefault(name, TableReport())
+
+    def render(self, dry: bool) -> str:
+        verb = "would be" if dry else "were"
+        lines = [f"source: {self.flavour} ({', '.join(self.era) or 'base schema'})"]
+        for name, t in self.tables.items():
+            lines.append(f"  {name}: {t.created} {verb} created, {t.updated} updated, {t.unchanged} unchanged, "
+                         f"{len(t.skipped)} skipped")
+            lines += [f"    skipped: {reason}" for reason in t.skipped[:50]]
+            if len(t.skipped) > 50:
+                lines.append(f"    … and {len(t.skipped) - 50} more")
+        lines += [f"  note: {n}" for n in self.notes]
+        return "\n".join(lines)
+
+
+# -- value conversions -------------------------------------------------------------------------------
+def epoch(value: Any) -> int | None:
+    """A gorm DeletedAt / created_at (datetime, text or number) → unix seconds."""
+    if value in (None, "", 0):
+        return None
+    if isinstance(value, (int, float)):
+        return int(value)
+    if isinstance(value, dt.datetime):
+        return int(value.replace(tzinfo=value.tzinfo or dt.UTC).timestamp())
+    try:
+        return int(dt.datetime.fromisoformat(str(value).replace("Z", "+00:00")).timestamp())
+    except ValueError:
+        return None
+
+
+def text(value: Any) -> str:
+    return "" if value is None else str(value)
+
+
+def integer(value: Any) -> int:
+    if value in (None, ""):
+        return 0
+    return int(value)
+
+
+def pick(row: dict[str, Any], model: type[Model], renames: dict[str, str] | None = None) -> dict[str, Any]:
+    """The row's columns that `model` has (after renames), None left out (the model's default)."""
+    names = set(model._meta.fields_map) - {"lease_until", "lease_owner", "billing"}
+    out: dict[str, Any] = {}
+    for column, value in row.items():
+        target = (renames or {}).get(column, column)
+        if target in names and value is not None:
+            out[target] = value
+    return out
+
+
+# -- per table ---------------------------------------------------------------------------------------
+def convert_user(row: dict[str, Any]) -> dict[str, Any]:
+    out = pick(row, User, {"linux_do_id": "linuxdo_id", "aff_history": "aff_history_quota", "created_at": "_"})
+    token = row.get("access_token")
+    out["access_token"] = hashlib.sha256(token.encode()).hexdigest() if token else None
+    out["aff_code"] = row.get("aff_code") or None
+    out["deleted_at"] = epoch(row.get("deleted_at"))
+    if row.get("created_at"):
+        out["created_time"] = epoch(row["created_at"]) or 0
+    for name in ("username", "display_name", "email", "group", "github_id", "wechat_id", "telegram_id", "linuxdo_id"):
+        if name in out:
+            out[name] = text(out[name])
+    return out
+
+
+def convert_token(row: dict[str, Any], one_api: bool) -> dict[str, Any] | str:
+    if row.get("deleted_at"):
+        return "deleted in the source"
+    out = pick(row, Token, {"models": "_", "subnet": "_"})
+    if one_api:
+        models = text(row.get("models")).strip()
+        out["model_limits_enabled"] = bool(models)
+        out["model_limits"] = models
+        out["allow_ips"] = "\n".join(p.strip() for p in text(row.get("subnet")).split(",") if p.strip())
+    out["unlimited_quota"] = bool(out.get("unlimited_quota"))
+    if "model_limits_enabled" in out:
+        out["model_limits_enabled"] = bool(out["model_limits_enabled"])
+    return out
+
+
+def convert_channel(row: dict[str, Any], one_api: bool) -> dict[str, Any] | str:
+    out = pick(row, Channel, {"config": "_", "system_prompt": "_"})
+    kind = integer(row.get("type"))
+    base_url = text(row.get("base_url"))
+    if one_api and kind not in ONE_API_SAME:
+        if kind not in ONE_API_TYPES:
+            return f"one-api channel type {kind} has no equivalent here"
+        kind, default_url = ONE_API_TYPES[kind]
+        base_url = base_url or default_url
+    if kind in COMPATIBLE_BASE_URLS:
+        kind, base_url = 1, base_url or COMPATIBLE_BASE_URLS[kind]
+    if kind == 47:  # new-api's Xinference: OpenAI-compatible at its own address
+        kind = 1
+    if kind not in OURS:
+        return f"channel type {kind} is not supported here"
+    out["type"], out["base_url"] = kind, base_url
+    config = _json(row.get("config")) if one_api else {}
+    if config:  # one-api keeps provider settings in `config`; this gateway, like new-api, in key and other
+        if kind == ChannelType.AWS and config.get("ak"):
+            out["key"] = f"{config['ak']}|{config.get('sk', '')}|{config.get('region', '')}"
+        elif kind == ChannelType.AZURE and config.get("api_version"):
+            out["other"] = config["api_version"]
+        elif kind == ChannelType.CLOUDFLARE and config.get("user_id"):
+            out["other"] = config["user_id"]
+        elif kind == ChannelType.VERTEX_AI and config.get("region"):
+            out["other"] = config["region"]
+    for name in ("models", "group", "model_mapping", "status_code_mapping", "other", "other_info", "name",
+                 "openai_organization", "test_model", "key"):
+        if name in out:
+            out[name] = text(out[name])
+    out["weight"] = integer(out.get("weight"))
+    out["priority"] = integer(out.get("priority"))
+    return out
+
+
+def convert_plain(model: type[Model]) -> Callable[[dict[str, Any]], dict[str, Any] | str]:
+    def convert(row: dict[str, Any]) -> dict[str, Any] | str:
+        if row.get("deleted_at"):
+            return "deleted in the source"
+        return pick(row, model)
+
+    return convert
+
+
+def convert_log(row: dict[str, Any]) -> dict[str, Any]:
+    out = pick(row, Log, {"channel": "channel_id", "elapsed_time": "_", "request_id": "_"})
+    if "use_time" not in row and row.get("elapsed_time"):
+        out["use_time"] = int(row["elapsed_time"]) // 1000
+    out["is_stream"] = bool(out.get("is_stream"))
+    for name in ("content", "username", "token_name", "model_name", "group", "other"):
+        if name in out:
+            out[name] = text(out[name])
+    return out
+
+
+def _json(value: Any) -> dict[str, Any]:
+    try:
+        data = orjson.loads(value or "{}")
+    except orjson.JSONDecodeError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+# -- writing ------------------------------------------------------------------------------------------
+UNIQUE = {User: ("username",), Token: ("key",), Redemption: ("key",), TopUp: ("trade_no",)}
+
+
+async def upsert(model: type[Model], rows: list[dict[str, Any]], report: TableReport, dry: bool) -> None:
+    """Create what is missing (keeping ids), update what differs, in one transaction."""
+    ids = [r["id"] for r in rows]
+    existing = {o.id: o for o in await model.filter(id__in=ids)}
+    for name in UNIQUE.get(model, ()):
+        values = [r[name] for r in rows if name in r]
+        taken = {getattr(o, name): o.id for o in await model.filter(**{f"{name}__in": values})}
+        kept = []
+        for r in rows:
+            owner = taken.get(r.get(name))
+            if owner is not None and owner != r["id"]:
+                report.skipped.append(f"id {r['id']}: {name} {r.get(name)!r} belongs to row {owner} here")
+            else:
+                kept.append(r)
+        rows = kept
+    creates: list[Model] = []
+    updates: list[tuple[int, dict[str, Any]]] = []
+    for r in rows:
+        row = existing.get(r["id"])
+        if row is None:
+            creates.append(model(**r))
+            continue
+        changed = {k: v for k, v in r.items() if k != "id" and getattr(row, k) != v}
+        if changed:
+            updates.append((row.id, changed))
+        else:
+            report.unchanged += 1
+    report.created += len(creates)
+    report.updated += len(updates)
+    if dry:
+        return
+    async with in_transaction():
+        if creates:
+            await model.bulk_create(creates, batch_size=BATCH)
+        for row_id, changed in updates:
+            await model.filter(id=row_id).update(**changed)
+
+
+async def copy_table(source: Source, table: str, model: type[Model], convert: Callable[[dict[str, Any]], Any],
+                     report: Report, dry: bool, after_id: int = 0, progress: bool = False) -> int:
+    """Every row of `table`; returns the last source id seen."""
+    part = report.table(model._meta.db_table)
+    total = await source.count(table) if progress else 0
+    done, started, last = 0, time.monotonic(), after_id
+    async for chunk in source.rows(table, after_id=after_id, batch=BATCH):
+        rows = []
+        for raw in chunk:
+            converted = convert(raw)
+            if isinstance(converted, str):
+                part.skipped.append(f"id {raw.get('id')}: {converted}")
+                continue
+            converted["id"] = raw["id"]
+            rows.append(converted)
+        if rows:
+            await upsert(model, rows, part, dry)
+        last = chunk[-1]["id"]
+        done += len(chunk)
+        if progress:
+            rate = done / max(time.monotonic() - started, 1e-6)
+            bar = "#" * int(30 * done / max(total, 1))
+            print(f"\r  {table}: [{bar:<30}] {done:,}/{total:,} {rate:,.0f} rows/s", end="", file=sys.stderr)
+            if not dry:
+                await Option.update_or_create(key=LOG_CURSOR, defaults={"value": str(last)})
+    if progress:
+        print(file=sys.stderr)
+    return last
+
+
+async def fix_sequences(models: Iterable[type[Model]]) -> None:
+    """Rows came with their ids: move PostgreSQL's id sequences past them (MySQL and SQLite do it alone)."""
+    conn = Tortoise.get_connection("default")
+    if conn.capabilities.dialect != "postgres":
+        return
+    for model in models:
+        table = model._meta.db_table
+        await conn.execute_script(
+            f"SELECT setval(pg_get_serial_sequence('\"{table}\"', 'id'), "
+            f"COALESCE((SELECT MAX(id) FROM \"{table}\"), 0) + 1, false)")
+
+
+# -- the whole run -------------------------------------------------------------------------------------
+async def detect(source: Source, report: Report) -> tuple[bool, set[str]]:
+    tables = await source.tables()
+    for needed in ("users", "tokens", "channels", "options"):
+        if needed not in tables:
+            raise ValueError(f"the source has no {needed!r} table: not a one-api or new-api database")
+    user_columns = await source.columns("users")
+    token_columns = await source.columns("tokens")
+    new_api = "aff_count" in user_columns or "top_ups" in tables or "model_limits_enabled" in token_columns
+    report.flavour = "new-api" if new_api else "one-api"
+    if new_api:
+        report.era += [name for name, present in (
+            ("token model limits", "model_limits_enabled" in token_columns),
+            ("soft-deleted users", "deleted_at" in user_columns),
+            ("tasks", "tasks" in tables), ("midjourney", "midjourneys" in tables),
+            ("top-ups", "top_ups" in tables)) if present]
+    else:
+        channel_columns = await source.columns("channels")
+        report.era += [name for name, present in (
+            ("token model lists", "models" in token_columns), ("token subnets", "subnet" in token_columns),
+            ("channel config", "config" in channel_columns)) if present]
+    for column in ("lark_id", "oidc_id", "discord_id"):
+        if column in user_columns:
+            report.notes.append(f"users.{column}: logins through that provider are not supported here (not carried)")
+    return not new_api, tables
+
+
+async def import_options(source: Source, report: Report, dry: bool) -> None:
+    from api.services.option_rules import DEFAULTS
+
+    part = report.table("option")
+    for row in await source.all_rows("options"):
+        key, value = text(row.get("key")), text(row.get("value"))
+        if key not in DEFAULTS:
+            part.skipped.append(f"{key}: no such option here")
+            continue
+        current = await Option.filter(key=key).first()
+        if current is not None and current.value == value:
+            part.unchanged += 1
+            continue
+        if current is None:
+            part.created += 1
+        else:
+            part.updated += 1
+        if not dry:
+            await Option.update_or_create(key=key, defaults={"value": value})
+
+
+async def rebuild_abilities(report: Report, dry: bool) -> None:
+    from api.services.channels import abilities_of
+
+    if dry:
+        return
+    async with in_transaction():
+        await Ability.all().delete()
+        rows = [a for channel in await Channel.all() for a in abilities_of(channel)]
+        await Ability.bulk_create(rows, batch_size=BATCH)
+    report.notes.append(f"abilities rebuilt: {len(rows)} (group × model × channel)")
+
+
+async def run(url: str, *, logs: bool = False, dry: bool = False) -> Report:
+    report = Report()
+    source = await Source(url).open()
+    try:
+        one_api, tables = await detect(source, report)
+        await copy_table(source, "users", User, convert_user, report, dry)
+        await copy_table(source, "tokens", Token, lambda r: convert_token(r, one_api), report, dry)
+        await copy_table(source, "channels", Channel, lambda r: convert_channel(r, one_api), report, dry)
+        await import_options(source, report, dry)
+        if "redemptions" in tables:
+            await copy_table(source, "redemptions", Redemption, convert_plain(Redemption), report, dry)
+        if "top_ups" in tables:
+            await copy_table(source, "top_ups", TopUp, convert_plain(TopUp), report, dry)
+        if "midjourneys" in tables:
+            await copy_table(source, "midjourneys", Midjourney, convert_plain(Midjourney), report, dry)
+        if "tasks" in tables:
+            await copy_table(source, "tasks", Task, convert_plain(Task), report, dry)
+        copied: list[type[Model]] = [User, Token, Channel, Redemption, TopUp, Midjourney, Task]
+        if logs:
+            cursor = await Option.filter(key=LOG_CURSOR).first()
+            await copy_table(source, "logs", Log, convert_log, report, dry,
+                             after_id=int(cursor.value) if cursor else 0, progress=True)
+            if "quota_data" in tables:
+                await copy_table(source, "quota_data", QuotaData, convert_plain(QuotaData), report, dry)
+            copied += [Log, QuotaData]
+        else:
+            report.notes.append("logs and dashboard aggregates not imported (add --logs)")
+        await rebuild_abilities(report, dry)
+        if not dry:
+            await fix_sequences(copied)
+    finally:
+        await source.close()
+    return report

@@ -1,0 +1,343 @@
+# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
+"""Moving a one-api or new-api deployment over: source databases built from the reference systems'
+schemas (one-api of two eras, new-api), on SQLite, MySQL and PostgreSQL, imported with
+`python -m models.importer`; then an imported user logs in with the old password and an imported key
+relays through an imported channel, and a second run changes nothing."""
+from __future__ import annotations
+
+import asyncio
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import bcrypt
+import orjson
+import pytest
+
+from models import Channel, Log, Option, Redemption, Token, User
+from models.channel import Ability
+from models.enums import ChannelType, LogType
+from tests.conftest import ROOT, process_env
+from tests.helpers import ApiClient
+from tests.relay.fakes import drain, upstreams  # noqa: F401
+
+KEY = "a" * 16 + "B" * 16 + "c" * 16  # a 48-character key, as both systems store it (no "sk-")
+
+# Column lists of the reference systems (model/*.go): name → portable type.
+ONE_API = {
+    "users": {"id": "pk", "username": "text", "password": "text", "display_name": "text", "role": "int",
+              "status": "int", "email": "text", "github_id": "text", "wechat_id": "text", "lark_id": "text",
+              "oidc_id": "text", "access_token": "text", "quota": "big", "used_quota": "big",
+              "request_count": "int", "group": "text", "aff_code": "text", "inviter_id": "int"},
+    "tokens": {"id": "pk", "user_id": "int", "key": "text", "status": "int", "name": "text", "created_time": "big",
+               "accessed_time": "big", "expired_time": "big", "remain_quota": "big", "unlimited_quota": "bool",
+               "used_quota": "big", "models": "text", "subnet": "text"},
+    "channels": {"id": "pk", "type": "int", "key": "text", "status": "int", "name": "text", "weight": "int",
+                 "created_time": "big", "test_time": "big", "response_time": "int", "base_url": "text",
+                 "other": "text", "balance": "real", "balance_updated_time": "big", "models": "text",
+                 "group": "text", "used_quota": "big", "model_mapping": "text", "priority": "big",
+                 "config": "text", "system_prompt": "text"},
+    "abilities": {"group": "text", "model": "text", "channel_id": "int", "enabled": "bool", "priority": "big"},
+    "options": {"key": "text", "value": "text"},
+    "redemptions": {"id": "pk", "user_id": "int", "key": "text", "status": "int", "name": "text", "quota": "big",
+                    "created_time": "big", "redeemed_time": "big"},
+    "logs": {"id": "pk", "user_id": "int", "created_at": "big", "type": "int", "content": "text",
+             "username": "text", "token_name": "text", "model_name": "text", "quota": "int",
+             "prompt_tokens": "int", "completion_tokens": "int", "channel_id": "int", "request_id": "text",
+             "elapsed_time": "big", "is_stream": "bool", "system_prompt_reset": "bool"},
+}
+# An older one-api: keys had no model list or subnet, channels no config.
+ONE_API_OLD = {**ONE_API, "tokens": {k: v for k, v in ONE_API["tokens"].items() if k not in ("models", "subnet")},
+               "channels": {k: v for k, v in ONE_API["channels"].items() if k not in ("config", "system_prompt")}}
+NEW_API = {
+    "users": {"id": "pk", "username": "text", "password": "text", "display_name": "text", "role": "int",
+              "status": "int", "email": "text", "github_id": "text", "discord_id": "text", "oidc_id": "text",
+              "wechat_id": "text", "telegram_id": "text", "access_token": "text", "quota": "int",
+              "used_quota": "int", "request_count": "int", "group": "text", "aff_code": "text", "aff_count": "int",
+              "aff_quota": "int", "aff_history": "int", "inviter_id": "int", "deleted_at": "stamp",
+              "linux_do_id": "text", "setting": "text", "remark": "text", "created_at": "big"},
+    "tokens": {"id": "pk", "user_id": "int", "key": "text", "status": "int", "name": "text", "created_time": "big",
+               "accessed_time": "big", "expired_time": "big", "remain_quota": "int", "unlimited_quota": "bool",
+               "model_limits_enabled": "bool", "model_limits": "text", "allow_ips": "text", "used_quota": "int",
+               "group": "text", "deleted_at": "stamp"},
+    "channels": {"id": "pk", "type": "int", "key": "text", "openai_organization": "text", "test_model": "text",
+                 "status": "int", "name": "text", "weight": "int", "created_time": "big", "test_time": "big",
+                 "response_time": "int", "base_url": "text", "other": "text", "balance": "real",
+                 "balance_updated_time": "big", "models": "text", "group": "text", "used_quota": "big",
+                 "model_mapping": "text", "status_code_mapping": "text", "priority": "big", "auto_ban": "int",
+                 "other_info": "text", "tag": "text", "setting": "text", "param_override": "text"},
+    "abilities": ONE_API["abilities"],
+    "options": ONE_API["options"],
+    "redemptions": {**ONE_API["redemptions"], "used_user_id": "int", "expired_time": "big", "deleted_at": "stamp"},
+    "top_ups": {"id": "pk", "user_id": "int", "amount": "big", "money": "real", "trade_no": "text",
+                "create_time": "big", "complete_time": "big", "status": "text"},
+    "midjourneys": {"id": "pk", "code": "int", "user_id": "int", "action": "text", "mj_id": "text",
+                    "prompt": "text", "prompt_en": "text", "description": "text", "state": "text",
+                    "submit_time": "big", "start_time": "big", "finish_time": "big", "image_url": "text",
+                    "status": "text", "progress": "text", "fail_reason": "text", "channel_id": "int",
+                    "quota": "big", "buttons": "text", "properties": "text"},
+    "tasks": {"id": "pk", "created_at": "big", "updated_at": "big", "task_id": "text", "platform": "text",
+              "user_id": "int", "channel_id": "int", "quota": "big", "action": "text", "status": "text",
+              "fail_reason": "text", "submit_time": "big", "start_time": "big", "finish_time": "big",
+              "progress": "text", "properties": "text", "data": "text"},
+    "logs": {"id": "pk", "user_id": "int", "created_at": "big", "type": "int", "content": "text",
+             "username": "text", "token_name": "text", "model_name": "text", "quota": "int",
+             "prompt_tokens": "int", "completion_tokens": "int", "use_time": "int", "is_stream": "bool",
+             "channel_id": "int", "token_id": "int", "group": "text", "other": "text"},
+    "quota_data": {"id": "pk", "user_id": "int", "username": "text", "model_name": "text", "created_at": "big",
+                   "token_used": "int", "count": "int", "quota": "int"},
+}
+TYPES = {
+    "sqlite": {"pk": "INTEGER PRIMARY KEY", "int": "INTEGER", "big": "INTEGER", "text": "TEXT", "bool": "NUMERIC",
+               "real": "REAL", "stamp": "DATETIME"},
+    "postgres": {"pk": "BIGSERIAL PRIMARY KEY", "int": "BIGINT", "big": "BIGINT", "text": "TEXT", "bool": "BOOLEAN",
+                 "real": "DOUBLE PRECISION", "stamp": "TIMESTAMPTZ"},
+    "mysql": {"pk": "BIGINT AUTO_INCREMENT PRIMARY KEY", "int": "BIGINT", "big": "BIGINT", "text": "LONGTEXT",
+              "bool": "TINYINT(1)", "real": "DOUBLE", "stamp": "DATETIME(3)"},
+}
+
+
+def go_hash(password: str) -> str:
+    """A bcrypt hash as Go's x/crypto/bcrypt writes it ($2a$)."""
+    return bcrypt.hashpw(password.encode(), bcrypt.gensalt(4)).decode().replace("$2b$", "$2a$", 1)
+
+
+def rows_for(schema: dict, upstream_url: str, one_api: bool) -> dict[str, list[dict[str, Any]]]:
+    users = [
+        {"id": 1, "username": "root", "password": go_hash("old-root-pass"), "display_name": "Root", "role": 100,
+         "status": 1, "email": "", "quota": 0, "used_quota": 0, "request_count": 0, "group": "default",
+         "aff_code": "ROOT", "inviter_id": 0, "access_token": "0123456789abcdef0123456789abcdef"},
+        {"id": 7, "username": "alice", "password": go_hash("alice-old-pass"), "display_name": "Alice", "role": 1,
+         "status": 1, "email": "alice@example.com", "github_id": "gh-7", "quota": 800_000, "used_quota": 12_345,
+         "request_count": 9, "group": "default", "aff_code": "ALIC", "inviter_id": 1},
+    ]
+    tokens = [{"id": 3, "user_id": 7, "key": KEY, "status": 1, "name": "laptop", "created_time": 1_700_000_000,
+               "accessed_time": 1_700_000_100, "expired_time": -1, "remain_quota": 300_000,
+               "unlimited_quota": False, "used_quota": 1_000}]
+    channels = [
+        {"id": 5, "type": 1, "key": "sk-old-upstream", "status": 1, "name": "main", "weight": 1,
+         "created_time": 1_700_000_000, "base_url": upstream_url, "models": "gpt-4,gpt-3.5-turbo",
+         "group": "default", "priority": 10, "model_mapping": ""},
+        {"id": 6, "type": 36 if one_api else 43, "key": "sk-deepseek", "status": 1, "name": "deepseek",
+         "weight": 0, "models": "deepseek-chat", "group": "default", "priority": 0, "base_url": ""},
+        {"id": 8, "type": 38 if one_api else 44, "key": "x", "status": 1, "name": "unsupported", "models": "m",
+         "group": "default", "priority": 0, "base_url": ""},
+    ]
+    if one_api and "config" in schema["channels"]:
+        channels.append({"id": 9, "type": 33, "key": "", "status": 1, "name": "bedrock", "models": "claude-3",
+                         "group": "default", "priority": 0, "base_url": "",
+                         "config": '{"region": "us-east-1", "ak": "AKIAEXAMPLE", "sk": "secret"}'})
+        tokens[0]["models"] = "gpt-4"
+        tokens[0]["subnet"] = "10.0.0.0/8,127.0.0.1"
+    if not one_api:
+        tokens[0].update(model_limits_enabled=True, model_limits="gpt-4", allow_ips="", group="")
+        users.append({"id": 9, "username": "gone", "password": go_hash("x" * 8), "role": 1, "status": 1,
+                      "quota": 5, "group": "default", "deleted_at": "2024-05-01 10:00:00", "aff_code": "GONE"})
+    rows: dict[str, list[dict[str, Any]]] = {
+        "users": users, "tokens": tokens, "channels": channels,
+        "options": [{"key": "SystemName", "value": "Old Gateway"}, {"key": "QuotaPerUnit", "value": "500000"},
+                    {"key": "LarkClientId", "value": "not here"}],
+        "redemptions": [{"id": 2, "user_id": 1, "key": "R" * 32, "status": 1, "name": "gift", "quota": 50_000,
+                         "created_time": 1_700_000_000, "redeemed_time": 0}],
+        "logs": [{"id": i, "user_id": 7, "created_at": 1_700_000_000 + i, "type": 2, "content": "old",
+                  "username": "alice", "token_name": "laptop", "model_name": "gpt-4", "quota": 100 * i,
+                  "prompt_tokens": 10, "completion_tokens": 5, "channel_id": 5, "is_stream": False}
+                 for i in range(1, 4)],
+    }
+    if not one_api:
+        rows["top_ups"] = [{"id": 1, "user_id": 7, "amount": 10, "money": 10.0, "trade_no": "T-1",
+                            "create_time": 1_700_000_000, "complete_time": 1_700_000_100, "status": "success"}]
+        rows["midjourneys"] = [{"id": 1, "code": 1, "user_id": 7, "action": "IMAGINE", "mj_id": "mj-1",
+                                "prompt": "a cat", "status": "SUCCESS", "progress": "100%", "channel_id": 5,
+                                "quota": 100, "submit_time": 1, "start_time": 2, "finish_time": 3}]
+        rows["tasks"] = [{"id": 1, "created_at": 1, "updated_at": 2, "task_id": "suno-1", "platform": "suno",
+                          "user_id": 7, "channel_id": 5, "quota": 100, "action": "MUSIC", "status": "SUCCESS",
+                          "progress": "100%", "data": "[]"}]
+        rows["quota_data"] = [{"id": 1, "user_id": 7, "username": "alice", "model_name": "gpt-4",
+                               "created_at": 1_700_000_000, "token_used": 15, "count": 3, "quota": 600}]
+    return rows
+
+
+def sql_schema(schema: dict, dialect: str) -> list[str]:
+    q = (lambda n: f"`{n}`") if dialect == "mysql" else (lambda n: f'"{n}"')
+    return [f"CREATE TABLE {q(t)} (" + ", ".join(f"{q(c)} {TYPES[dialect][k]}" for c, k in cols.items()) + ")"
+            for t, cols in schema.items()]
+
+
+def inserts(rows: dict, dialect: str) -> list[tuple[str, tuple]]:
+    q = (lambda n: f"`{n}`") if dialect == "mysql" else (lambda n: f'"{n}"')
+    out = []
+    for table, items in rows.items():
+        for item in items:
+            marks = ", ".join(["?" if dialect == "sqlite" else "%s" if dialect == "mysql" else f"${i + 1}"
+                               for i in range(len(item))])
+            out.append((f"INSERT INTO {q(table)} ({', '.join(q(c) for c in item)}) VALUES ({marks})",
+                        tuple(item.values())))
+    return out
+
+
+async def build_source(dialect: str, schema: dict, rows: dict, tmp_path: Path) -> str:
+    if dialect == "sqlite":
+        import sqlite3
+
+        path = tmp_path / "old.db"
+        with sqlite3.connect(path) as conn:
+            for statement in sql_schema(schema, dialect):
+                conn.execute(statement)
+            for statement, args in inserts(rows, dialect):
+                conn.execute(statement, args)
+        return str(path)
+    name = f"gw_src_{os.getpid()}"
+    if dialect == "postgres":
+        import asyncpg
+
+        from tests.conftest import PG_ADMIN_URL
+
+        admin = await asyncpg.connect(PG_ADMIN_URL + "/postgres")
+        await admin.execute(f"DROP DATABASE IF EXISTS {name}")
+        await admin.execute(f"CREATE DATABASE {name}")
+        await admin.close()
+        conn = await asyncpg.connect(f"{PG_ADMIN_URL}/{name}")
+        for statement in sql_schema(schema, dialect):
+            await conn.execute(statement)
+        for statement, args in inserts(rows, dialect):
+            args = tuple(_pg_value(v) for v in args)
+            await conn.execute(statement, *args)
+        await conn.close()
+        return f"{PG_ADMIN_URL}/{name}"
+    import asyncmy
+
+    conn = await asyncmy.connect(host="127.0.0.1", port=3306, user="root", password="")
+    async with conn.cursor() as cursor:
+        await cursor.execute(f"DROP DATABASE IF EXISTS {name}")
+        await cursor.execute(f"CREATE DATABASE {name} CHARACTER SET utf8mb4")
+        await cursor.execute(f"USE {name}")
+        for statement in sql_schema(schema, dialect):
+            await cursor.execute(statement)
+        for statement, args in inserts(rows, dialect):
+            await cursor.execute(statement, args)
+    await conn.commit()
+    conn.close()
+    return f"mysql://root@127.0.0.1:3306/{name}"
+
+
+def _pg_value(value: Any) -> Any:
+    import datetime as dt
+
+    if isinstance(value, str) and len(value) == 19 and value[4] == "-" and value[10] == " ":
+        return dt.datetime.fromisoformat(value).replace(tzinfo=dt.UTC)
+    return value
+
+
+async def drop_source(dialect: str) -> None:
+    name = f"gw_src_{os.getpid()}"
+    if dialect == "postgres":
+        import asyncpg
+
+        from tests.conftest import PG_ADMIN_URL
+
+        admin = await asyncpg.connect(PG_ADMIN_URL + "/postgres")
+        await admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        await admin.close()
+    elif dialect == "mysql":
+        import asyncmy
+
+        conn = await asyncmy.connect(host="127.0.0.1", port=3306, user="root", password="")
+        async with conn.cursor() as cursor:
+            await cursor.execute(f"DROP DATABASE IF EXISTS {name}")
+        conn.close()
+
+
+def importer(settings, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "models.importer", *args], cwd=ROOT, env=process_env(settings),
+                          capture_output=True, text=True, timeout=300)
+
+
+# (source flavour, its schema, the source's database, this gateway's database)
+CASES = [("one-api", ONE_API, "sqlite", "sqlite"), ("one-api-old", ONE_API_OLD, "sqlite", "sqlite"),
+         ("new-api", NEW_API, "sqlite", "sqlite"), ("one-api", ONE_API, "mysql", "sqlite"),
+         ("new-api", NEW_API, "postgres", "sqlite"), ("one-api", ONE_API, "sqlite", "postgres")]
+
+
+@pytest.mark.parametrize("flavour,schema,dialect,database_url", CASES, indirect=["database_url"],
+                         ids=[f"{c[0]}-from-{c[2]}-into-{c[3]}" for c in CASES])
+async def test_import_then_log_in_and_relay(client, settings, upstreams, tmp_path, flavour, schema,
+                                            dialect) -> None:
+    fake = await upstreams()
+    one_api = flavour.startswith("one-api")
+    rows = rows_for(schema, fake.url, one_api)
+    url = await build_source(dialect, schema, rows, tmp_path)
+    try:
+        dry = await asyncio.to_thread(importer, settings, url, "--dry-run")
+        assert dry.returncode == 0, dry.stderr
+        assert f"source: {'one-api' if one_api else 'new-api'}" in dry.stdout
+        assert "would be created" in dry.stdout and "LarkClientId: no such option here" in dry.stdout
+        assert "is not supported here" in dry.stdout or "has no equivalent here" in dry.stdout
+        assert not await User.filter(username="alice").exists()  # the dry run changed nothing
+
+        first = await asyncio.to_thread(importer, settings, url, "--logs")
+        assert first.returncode == 0, first.stderr + first.stdout
+        second = await asyncio.to_thread(importer, settings, url, "--logs")
+        assert second.returncode == 0, second.stderr
+        for line in second.stdout.splitlines():
+            if " were created, " in line:
+                assert " 0 were created, 0 updated" in line, second.stdout  # a second run changes nothing
+
+        alice = await User.get(username="alice")
+        assert (alice.id, alice.quota, alice.used_quota, alice.github_id) == (7, 800_000, 12_345, "gh-7")
+        token = await Token.get(key=KEY)
+        assert (token.user_id, token.remain_quota, token.model_limits_enabled, token.model_limits) == (
+            7, 300_000, one_api and "models" in schema["tokens"] or not one_api,
+            "gpt-4" if (not one_api or "models" in schema["tokens"]) else "")
+        if one_api and "subnet" in schema["tokens"]:
+            assert token.allow_ips == "10.0.0.0/8\n127.0.0.1"
+        main = await Channel.get(id=5)
+        assert (main.key, main.base_url, main.priority) == ("sk-old-upstream", fake.url, 10)
+        assert (await Channel.get(id=6)).type == int(ChannelType.DEEPSEEK)  # one-api's 36 is new-api's 43
+        assert not await Channel.filter(id=8).exists()
+        if one_api and "config" in schema["channels"]:
+            assert (await Channel.get(id=9)).key == "AKIAEXAMPLE|secret|us-east-1"
+        assert await Ability.filter(channel_id=5, model="gpt-4", group="default").exists()
+        assert (await Option.get(key="SystemName")).value == "Old Gateway"
+        assert await Redemption.filter(key="R" * 32).exists()
+        assert await Log.filter(user_id=7, type=LogType.CONSUME).count() == 3
+        root = await User.get(id=1)
+        assert root.username == "root" and root.access_token != "0123456789abcdef0123456789abcdef"  # hashed
+        if not one_api:
+            assert await User.filter(username="gone").exclude(deleted_at=None).exists()
+
+        # The imported user logs in with the old password; the imported key relays through the imported channel.
+        api = ApiClient(client)
+        await api.login("alice", "alice-old-pass")
+        async def status_seen() -> bool:
+            body = await api.get("/api/status")
+            return body["data"]["system_name"] == "Old Gateway"
+
+        from tests.helpers import eventually
+
+        await eventually(status_seen)  # the options event reached the running gateway
+        resp = await client.post("/v1/chat/completions", headers={"Authorization": f"Bearer sk-{KEY}"},
+                                 json={"model": "gpt-4", "messages": [{"role": "user", "content": "hi"}]})
+        assert resp.status == 200, await resp.text()
+        assert fake.seen and fake.seen[-1].headers["Authorization"] == "Bearer sk-old-upstream"
+        await drain(client)
+        spent = (await Log.filter(user_id=7, type=LogType.CONSUME).order_by("-id").first()).quota
+        assert (await User.get(id=7)).quota == 800_000 - spent
+        assert (await Token.get(id=3)).remain_quota == 300_000 - spent
+        fresh = await User.create(username="after-import", password="")  # ids continue past the imported ones
+        assert fresh.id > max(u["id"] for u in rows["users"])
+        assert orjson.loads((await Log.filter(user_id=7).order_by("-id").first()).other or "{}") is not None
+    finally:
+        await drop_source(dialect)
+
+
+async def test_a_database_that_is_not_one_api_is_refused(settings, tmp_path) -> None:
+    import sqlite3
+
+    path = tmp_path / "other.db"
+    with sqlite3.connect(path) as conn:
+        conn.execute("CREATE TABLE things (id INTEGER PRIMARY KEY)")
+    result = await asyncio.to_thread(importer, settings, str(path))
+    assert result.returncode == 2 and "not a one-api or new-api database" in result.stderr
