@@ -19,8 +19,9 @@ MAX_SAMPLES = 1000  # per channel; a busy channel's window is judged on its last
 
 
 def about_the_channel(err: RelayError) -> bool:
-    """An upstream error that tells about the channel rather than about the request."""
-    return err.status >= 500 or err.status in (401, 402, 403, 408) or err.type in {
+    """An upstream error that tells about the channel rather than about the request (404: the
+    channel lists a model its upstream does not serve)."""
+    return err.status >= 500 or err.status in (401, 402, 403, 404, 408) or err.type in {
         "insufficient_quota", "authentication_error", "permission_error"}
 
 
@@ -42,7 +43,7 @@ class ChannelHealth:
                        options: OptionsService) -> str | None:
         """Count a failed attempt; the reason to disable the channel now, or None. Only errors that
         say something about the channel count (5xx, timeouts, connection errors, credential and
-        quota errors): a client's bad request answered 400 by the upstream is the client's, and
+        quota errors, a model its upstream does not serve): a client's bad request answered 400 by the upstream is the client's, and
         must not let any key holder disable a shared channel."""
         if err.local:
             return None

@@ -101,16 +101,13 @@ redis.call('HSET', KEYS[5], rid, ugen .. '|' .. tgen .. '|' .. ARGV[7], rid .. '
 return {0, ugen, tgen, uq - pre}
 """
 
-_SETTLE = """
--- a reservation closes once: a settlement sent again (its first answer lost) or after the sweep closed it does nothing
-if redis.call('HDEL', KEYS[7], ARGV[6]) == 0 then
-  if (redis.call('GET', KEYS[2]) or '') == ARGV[3] then return 0 end
-  -- the user's balance was loaded afresh since the pre-charge: Redis lost the data it was reserved in.
-  -- Charge it now (against the reloaded balances), once: a tombstone stops a second settlement.
-  if redis.call('HEXISTS', KEYS[7], ARGV[6] .. '!') == 1 then return 0 end
-  redis.call('HSET', KEYS[7], ARGV[6] .. '!', tonumber(redis.call('TIME')[1]) * 1000 + 86400000)
-end
-redis.call('HDEL', KEYS[7], ARGV[6] .. '#')
+# Closing a reservation on the balances (settlement and sweep alike): user and key charged `final`
+# (ARGV 1) for a pre-charge of `pre` (ARGV 2) taken under the gens ARGV 3 and 4; a balance reloaded
+# since (another gen) was loaded without the pre-charge, so it is charged the whole `final`; a
+# balance not in Redis is left to be loaded. The record (ARGV 7, if any) goes to the user's pending
+# hash under the request id (ARGV 6). KEYS: 1 user quota, 2 user gen, 3 key quota, 4 key gen,
+# 5 pending, 6 pending version; ARGV 5 = '1' when the key is limited.
+CLOSE_BALANCES = """
 local final = tonumber(ARGV[1])
 local pre = tonumber(ARGV[2])
 local function apply(qkey, gkey, gen)
@@ -127,6 +124,19 @@ if ARGV[7] ~= '' then
   redis.call('HSET', KEYS[5], ARGV[6], ARGV[7])
   redis.call('INCR', KEYS[6])
 end
+"""
+
+_SETTLE = """
+-- a reservation closes once: a settlement sent again (its first answer lost) or after the sweep closed it does nothing
+if redis.call('HDEL', KEYS[7], ARGV[6]) == 0 then
+  if (redis.call('GET', KEYS[2]) or '') == ARGV[3] then return 0 end
+  -- the user's balance was loaded afresh since the pre-charge: Redis lost the data it was reserved in.
+  -- Charge it now (against the reloaded balances), once: a tombstone stops a second settlement.
+  if redis.call('HEXISTS', KEYS[7], ARGV[6] .. '!') == 1 then return 0 end
+  redis.call('HSET', KEYS[7], ARGV[6] .. '!', tonumber(redis.call('TIME')[1]) * 1000 + 86400000)
+end
+redis.call('HDEL', KEYS[7], ARGV[6] .. '#')
+""" + CLOSE_BALANCES + """
 -- KEYS[8 .. 7 + ntpm]: token-per-minute windows that are on; the rest: concurrency sets to leave
 local tokens = tonumber(ARGV[8])
 local ntpm = tonumber(ARGV[10])

@@ -29,7 +29,7 @@ import orjson
 
 from . import pricing
 from .balances import user_tag
-from .quota import Script
+from .quota import CLOSE_BALANCES, Script
 from .store import Store
 
 log = logging.getLogger(__name__)
@@ -47,22 +47,7 @@ return 1
 _CLOSE = """
 if redis.call('HGET', KEYS[7], ARGV[6] .. '#') ~= ARGV[8] then return 0 end  -- renewed or closed meanwhile
 redis.call('HDEL', KEYS[7], ARGV[6], ARGV[6] .. '#')
-local final = tonumber(ARGV[1])
-local pre = tonumber(ARGV[2])
-local function apply(qkey, gkey, gen)
-  if redis.call('EXISTS', qkey) == 0 then return end
-  if (redis.call('GET', gkey) or '') == gen then
-    redis.call('DECRBY', qkey, final - pre)
-  else
-    redis.call('DECRBY', qkey, final)
-  end
-end
-apply(KEYS[1], KEYS[2], ARGV[3])
-if ARGV[5] == '1' then apply(KEYS[3], KEYS[4], ARGV[4]) end
-if ARGV[7] ~= '' then
-  redis.call('HSET', KEYS[5], ARGV[6], ARGV[7])
-  redis.call('INCR', KEYS[6])
-end
+""" + CLOSE_BALANCES + """
 redis.call('ZREM', KEYS[8], ARGV[6])
 redis.call('ZREM', KEYS[9], ARGV[6])
 return 1
