@@ -43,8 +43,8 @@ class ChannelHealth:
                        options: OptionsService) -> str | None:
         """Count a failed attempt; the reason to disable the channel now, or None. Only errors that
         say something about the channel count (5xx, timeouts, connection errors, credential and
-        quota errors, a model its upstream does not serve): a client's bad request answered 400 by the upstream is the client's, and
-        must not let any key holder disable a shared channel."""
+        quota errors, a model its upstream does not serve): a client's bad request answered 400 by
+        the upstream is the client's, and must not let any key holder disable a shared channel."""
         if err.local:
             return None
         fatal = should_disable_for_error(err, channel_type)
