@@ -2,18 +2,27 @@
 from __future__ import annotations
 
 import concurrent.futures
+from typing import TYPE_CHECKING
 
 import aiohttp
 from aiohttp import web
 
 from models.settings import Settings
 
+if TYPE_CHECKING:  # the services import this module: their classes are named for the checker only
+    from api.services.events import EventBus
+    from api.services.options import OptionsService
+    from api.services.ratelimit import RateLimiter
+    from api.services.sessions import Session, SessionManager
+    from api.services.store import Store
+    from models import User
+
 SETTINGS = web.AppKey("settings", Settings)
-STORE = web.AppKey("store", "Store")
-EVENTS = web.AppKey("events", "EventBus")
-OPTIONS = web.AppKey("options", "OptionsService")
-SESSIONS = web.AppKey("sessions", "SessionManager")
-LIMITER = web.AppKey("limiter", "RateLimiter")
+STORE: web.AppKey[Store] = web.AppKey("store")
+EVENTS: web.AppKey[EventBus] = web.AppKey("events")
+OPTIONS: web.AppKey[OptionsService] = web.AppKey("options")
+SESSIONS: web.AppKey[SessionManager] = web.AppKey("sessions")
+LIMITER: web.AppKey[RateLimiter] = web.AppKey("limiter")
 HTTP = web.AppKey("http", aiohttp.ClientSession)
 ENQUEUE_POOL = web.AppKey("enqueue_pool", concurrent.futures.ThreadPoolExecutor)
 START_TIME = web.AppKey("start_time", int)
@@ -21,6 +30,6 @@ START_TIME = web.AppKey("start_time", int)
 # Per-request storage
 REQUEST_ID = web.RequestKey("request_id", str)
 CLIENT_IP = web.RequestKey("client_ip", str)
-SESSION = web.RequestKey("session", object)  # Session | None once loaded
+SESSION: web.RequestKey[Session | None] = web.RequestKey("session")  # once loaded
 SESSION_COOKIE = web.RequestKey("session_cookie", str)  # pending cookie value; "" clears it
-USER = web.RequestKey("user", object)  # models.User | None once authenticated
+USER: web.RequestKey[User | None] = web.RequestKey("user")  # once authenticated

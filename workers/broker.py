@@ -60,6 +60,6 @@ def setup_broker(settings: Settings | None = None) -> RedisBroker:
 def send(actor_name: str, *args: object, delay_ms: int | None = None, **kwargs: object) -> dramatiq.Message:
     """Enqueue by name (synchronous Redis I/O: call it off the event loop)."""
     broker = setup_broker()
-    message = dramatiq.Message(queue_name=queue_of(actor_name), actor_name=actor_name,
+    message: dramatiq.Message = dramatiq.Message(queue_name=queue_of(actor_name), actor_name=actor_name,
                                args=args, kwargs=kwargs, options={})
     return broker.enqueue(message, delay=delay_ms)

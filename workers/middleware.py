@@ -6,6 +6,7 @@ import logging
 import os
 import signal
 import threading
+from typing import Any
 
 import aiohttp
 from dramatiq.asyncio import get_event_loop_thread
@@ -22,6 +23,13 @@ from .context import WorkerContext, set_context
 log = logging.getLogger(__name__)
 
 
+def _loop() -> Any:
+    """The AsyncIO middleware's event-loop thread (started before these middlewares run)."""
+    thread = get_event_loop_thread()
+    assert thread is not None, "the AsyncIO middleware must come first"
+    return thread
+
+
 class TortoiseMiddleware(Middleware):
     """Tortoise on the worker's loop; the global fallback lets actor coroutines (started from other
     threads' contexts) see the connection set up here."""
@@ -31,13 +39,13 @@ class TortoiseMiddleware(Middleware):
 
     def before_worker_boot(self, broker, worker) -> None:
         try:
-            get_event_loop_thread().run_coroutine(init_database(self.settings.database_url))
+            _loop().run_coroutine(init_database(self.settings.database_url))
         except Exception as exc:
             raise MiddlewareError(f"database init failed: {exc}") from exc
 
     def after_worker_shutdown(self, broker, worker) -> None:
         # After the worker threads have finished their messages (before_worker_shutdown comes first).
-        get_event_loop_thread().run_coroutine(close_database())
+        _loop().run_coroutine(close_database())
 
 
 class ResourcesMiddleware(Middleware):
@@ -46,10 +54,10 @@ class ResourcesMiddleware(Middleware):
         self._listener: asyncio.Task | None = None
 
     def before_worker_boot(self, broker, worker) -> None:
-        get_event_loop_thread().run_coroutine(self._start())
+        _loop().run_coroutine(self._start())
 
     def after_worker_shutdown(self, broker, worker) -> None:
-        get_event_loop_thread().run_coroutine(self._stop())
+        _loop().run_coroutine(self._stop())
 
     async def _start(self) -> None:
         store = Store.from_settings(self.settings)

@@ -97,4 +97,6 @@ def critical(bucket: str) -> Callable[[Handler], Handler]:
 
 def the_user(request: web.Request) -> User:
     """The user a `require`-decorated handler runs for."""
-    return request[keys.USER]
+    user = request[keys.USER]
+    assert user is not None, "the_user() outside a require()-decorated handler"
+    return user

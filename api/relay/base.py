@@ -220,9 +220,11 @@ def openai_error(status: int, body: bytes) -> RelayError:
         return RelayError(status, err or fallback, "upstream_error", None)
     if not isinstance(err, dict):
         return RelayError(status, fallback, "upstream_error", "bad_response_status_code")
-    message = err.get("message") or err.get("msg") or err.get("detail")
-    if not isinstance(message, str) or not message:
-        message = orjson.dumps(message).decode() if message else fallback
+    found: Any = err.get("message") or err.get("msg") or err.get("detail")
+    if isinstance(found, str) and found:
+        message = found
+    else:  # a structured detail (FastAPI's list of errors …) as JSON text
+        message = orjson.dumps(found).decode() if found else fallback
     return RelayError(status, message, err.get("type") or "upstream_error", err.get("code"), err.get("param"))
 
 

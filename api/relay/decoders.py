@@ -141,10 +141,10 @@ class EventStreamDecoder:
 def _event(headers: dict[str, str | bytes | int | bool], payload: bytes) -> SSEEvent:
     kind = headers.get(":message-type", "event")
     if kind == "exception":
-        return SSEEvent(payload, f"exception:{headers.get(':exception-type', 'unknown')}")
+        return SSEEvent(payload, f"exception:{headers.get(':exception-type', 'unknown')!s}")
     if kind == "error":
         message = str(headers.get(":error-message", "")).encode()
-        return SSEEvent(message, f"error:{headers.get(':error-code', 'unknown')}")
+        return SSEEvent(message, f"error:{headers.get(':error-code', 'unknown')!s}")
     return SSEEvent(payload, str(headers.get(":event-type", "")))
 
 

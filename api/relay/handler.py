@@ -164,8 +164,8 @@ async def key_caller(request: web.Request, state: RelayState) -> Caller:
     if token is None:
         raise refuse(request, 401, "relay_invalid_key", "invalid_api_key", "invalid_request_error")
     if token.status != TokenStatus.ENABLED:
-        message = {TokenStatus.EXPIRED: "relay_key_expired",
-                   TokenStatus.EXHAUSTED: "relay_key_exhausted"}.get(token.status, "relay_key_disabled")
+        message = {int(TokenStatus.EXPIRED): "relay_key_expired",
+                   int(TokenStatus.EXHAUSTED): "relay_key_exhausted"}.get(int(token.status), "relay_key_disabled")
         raise refuse(request, 401, message, message.removeprefix("relay_"), "invalid_request_error")
     if token.expired_time != -1 and token.expired_time < time.time():
         raise refuse(request, 401, "relay_key_expired", "key_expired", "invalid_request_error")
@@ -216,6 +216,12 @@ async def read_input(request: web.Request, mode: RelayMode) -> tuple[dict[str, A
     if not isinstance(body, dict):
         raise refuse(request, 400, "relay_invalid_body", "invalid_request_body", "invalid_request_error")
     return body, None
+
+
+def text_field(body: Mapping[str, Any], name: str) -> str:
+    """The field when it is a string, else ""."""
+    value = body.get(name)
+    return value if isinstance(value, str) else ""
 
 
 def requested_model(request: web.Request, mode: RelayMode, body: dict[str, Any]) -> str:
@@ -293,11 +299,11 @@ def count_prompt(mode: RelayMode, body: Mapping[str, Any]) -> int:
     if mode in (RelayMode.EMBEDDINGS, RelayMode.MODERATIONS):
         return count_input(body.get("input"))
     if mode == RelayMode.SPEECH:
-        return count_speech_input(body.get("input") if isinstance(body.get("input"), str) else "")
+        return count_speech_input(text_field(body, "input"))
     if mode == RelayMode.RERANK:
         docs = [d if isinstance(d, str) else (d.get("text") or "") for d in body.get("documents") or ()
                 if isinstance(d, str | dict)]
-        return count_text(body.get("query") if isinstance(body.get("query"), str) else "") + count_input(docs)
+        return count_text(text_field(body, "query")) + count_input(docs)
     return 0  # images are billed per image, transcriptions by their output
 
 
@@ -608,7 +614,7 @@ def answer(job: Job, adaptor: AnswerReader, resp: client.Answer, raw: bytes, nat
     per_unit = options.get_int("QuotaPerUnit")
     headers = {REQUEST_ID_HEADER: job.request.get(keys.REQUEST_ID, "")}
     if mode == RelayMode.SPEECH:
-        text = job.body.get("input") if isinstance(job.body.get("input"), str) else ""
+        text = text_field(job.body, "input")
         usage = TokenUsage(count_speech_input(text), 0)
         response = web.Response(body=raw, headers={**headers, "Content-Type": resp.headers.get(
             "Content-Type", "application/octet-stream")})
@@ -616,7 +622,7 @@ def answer(job: Job, adaptor: AnswerReader, resp: client.Answer, raw: bytes, nat
     if mode in MULTIPART:
         if resp.content_type == "application/json":
             data = json_object(raw)
-            text = data.get("text") if isinstance(data.get("text"), str) else ""
+            text = text_field(data, "text")
         else:
             text = raw.decode("utf-8", "replace")
         usage = TokenUsage(0, count_text(text))
@@ -631,9 +637,8 @@ def answer(job: Job, adaptor: AnswerReader, resp: client.Answer, raw: bytes, nat
                                     quota_per_unit=per_unit)
         return Outcome(json_response(out, headers), TokenUsage(0, 0), quota)
     if mode in (RelayMode.CHAT, RelayMode.COMPLETIONS):
-        out, usage = adaptor.convert_response(data)
-        if usage is None:
-            usage = TokenUsage(job.prompt_tokens, count_response(out))
+        out, reported = adaptor.convert_response(data)
+        usage = reported if reported is not None else TokenUsage(job.prompt_tokens, count_response(out))
         if native:  # the client's own format from the upstream: relayed as it came
             response = web.Response(body=raw, headers=headers, content_type="application/json")
             return Outcome(response, usage, usage_quota(job, usage))

@@ -48,7 +48,7 @@ class PinnedResolver(AbstractResolver):
         self.results = results
 
     async def resolve(self, host: str, port: int = 0, family: int = socket.AF_INET) -> list[ResolveResult]:
-        return [{**r, "port": port} for r in self.results]  # type: ignore[typeddict-item]
+        return [{**r, "port": port} for r in self.results]
 
     async def close(self) -> None:
         return None

@@ -12,6 +12,7 @@ import ipaddress
 import logging
 import time
 from collections.abc import AsyncIterator
+from typing import Any
 
 import orjson
 from aiohttp import web
@@ -204,10 +205,11 @@ async def gemini_action(request: web.Request) -> web.StreamResponse:
     body, _ = await read_input(request, RelayMode.CHAT)
     route = f"/{request.path.split('/')[1]}/models:{action}"
     if action in ("embedContent", "batchEmbedContents"):
-        inbound = GeminiEmbedInbound(body, request, model, batch=action == "batchEmbedContents")
-        return await run(request, RelayMode.EMBEDDINGS, route, caller, inbound)
+        embed = GeminiEmbedInbound(body, request, model, batch=action == "batchEmbedContents")
+        return await run(request, RelayMode.EMBEDDINGS, route, caller, embed)
     if action == "countTokens":
-        inner = body.get("generateContentRequest") if isinstance(body.get("generateContentRequest"), dict) else body
+        wrapped = body.get("generateContentRequest")
+        inner: dict[str, Any] = wrapped if isinstance(wrapped, dict) else body
         counted = count_chat_request(GeminiInbound(inner, request, model).openai)
         return web.Response(body=orjson.dumps({"totalTokens": counted}), content_type="application/json")
     stream = action == "streamGenerateContent"
@@ -367,7 +369,7 @@ async def metrics(request: web.Request) -> web.Response:
         for queue in QUEUES:
             pipe.llen(f"{namespace}:{queue}")
         depths = await pipe.execute()
-    gauges = {
+    gauges: dict[str, tuple[str, list[tuple[tuple[tuple[str, str], ...], float]]]] = {
         "gateway_queue_depth": ("Messages waiting in each worker queue.",
                                 [((("queue", q),), float(d)) for q, d in zip(QUEUES, depths, strict=True)]),
         "gateway_uptime_seconds": ("Seconds since this process started.",

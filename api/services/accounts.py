@@ -318,10 +318,10 @@ async def aff_code_of(user: User) -> str:
             await User.filter(id=user.id, aff_code=None).update(aff_code=code)
         except IntegrityError:
             continue  # another user has this code
-        stored = await User.filter(id=user.id).first().values_list("aff_code", flat=True)
-        if stored:
-            user.aff_code = stored
-            return stored
+        row = await User.filter(id=user.id).first()
+        if row is not None and row.aff_code:
+            user.aff_code = row.aff_code
+            return row.aff_code
     raise ApiError("internal_error")
 
 
@@ -347,7 +347,7 @@ async def usable_models(group: str) -> list[str]:
     enabled = Channel.filter(status=int(ChannelStatus.ENABLED)).values("id")
     rows = await Ability.filter(group=group, enabled=True, channel_id__in=Subquery(enabled)) \
         .distinct().values_list("model", flat=True)
-    return sorted(set(rows))
+    return sorted({str(model) for model in rows})
 
 
 def selectable_groups(options: OptionsService, user: User) -> dict[str, dict[str, Any]]:

@@ -10,7 +10,7 @@ import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import orjson
 from tortoise.expressions import Q
@@ -181,9 +181,9 @@ def parse_form(body: Mapping[str, Any], *, creating: bool) -> ChannelForm:
         if value is not None:
             fields[name] = value.strip()
     for name in ("type", "priority", "weight", "auto_ban", "status", "max_input_tokens"):
-        value = _int_field(body, name)
-        if value is not None:
-            fields[name] = value
+        number = _int_field(body, name)
+        if number is not None:
+            fields[name] = number
     if "models" in body and body["models"] is not None:
         models = body["models"]
         if not isinstance(models, str | list):
@@ -431,7 +431,7 @@ async def delete_channels(ids: Sequence[int], events: EventBus | None) -> int:
     if not ids:
         return 0
     async with in_transaction():
-        existing = await Channel.filter(id__in=ids).values_list("id", flat=True)
+        existing = cast(list[int], await Channel.filter(id__in=ids).values_list("id", flat=True))
         await Ability.filter(channel_id__in=existing).delete()
         await Channel.filter(id__in=existing).delete()
     await publish(events, existing)
@@ -441,7 +441,7 @@ async def delete_channels(ids: Sequence[int], events: EventBus | None) -> int:
 async def delete_disabled(events: EventBus | None) -> int:
     ids = await Channel.filter(status__in=[ChannelStatus.MANUALLY_DISABLED, ChannelStatus.AUTO_DISABLED]) \
         .values_list("id", flat=True)
-    return await delete_channels(ids, events)
+    return await delete_channels(cast(list[int], ids), events)
 
 
 async def fix_abilities(events: EventBus | None) -> int:

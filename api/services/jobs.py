@@ -11,7 +11,8 @@ from api import keys
 from workers.broker import send
 
 
-async def enqueue(app: Mapping, actor_name: str, *args: object, **kwargs: object) -> dramatiq.Message:
+async def enqueue(app: Mapping, actor_name: str, *args: object, delay_ms: int | None = None,
+                  **kwargs: object) -> dramatiq.Message:
     loop = asyncio.get_running_loop()
-    call = functools.partial(send, actor_name, *args, **kwargs)
+    call = functools.partial(send, actor_name, *args, delay_ms=delay_ms, **kwargs)
     return await loop.run_in_executor(app[keys.ENQUEUE_POOL], call)

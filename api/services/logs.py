@@ -7,7 +7,7 @@ order by `created_at` then id, so a page of a large table is an index range scan
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -117,7 +117,7 @@ async def stat(flt: LogFilter, now: int | None = None) -> dict[str, int]:
     }
 
 
-def _first(rows: list[Mapping[str, Any]], name: str) -> int:
+def _first(rows: Sequence[Mapping[str, Any]], name: str) -> int:
     if not rows or rows[0].get(name) is None:
         return 0
     return int(rows[0][name])

@@ -159,8 +159,8 @@ async def deliver(options: OptionsService, to: str, subject: str, html: str) -> 
         raise MailNotConfigured()
     ssl = options.get_bool("SMTPSSLEnabled")
     account, secret = options.get("SMTPAccount"), options.get("SMTPToken")
-    credentials = {"username": account, "password": secret} if account and secret else {}
     await aiosmtplib.send(
         build_message(options, to, subject, html),
         hostname=server, port=options.get_int("SMTPPort"), use_tls=ssl,
-        start_tls=False if ssl else None, timeout=SEND_TIMEOUT, **credentials)
+        start_tls=False if ssl else None, timeout=SEND_TIMEOUT,
+        username=account if account and secret else None, password=secret if account and secret else None)

@@ -66,7 +66,7 @@ async def take_state(request: web.Request, state: str) -> str:
     """Check the callback's state against the session (single use); returns the remembered aff code."""
     session = await sessions_of(request).load(request)
     expected = session.data.get(STATE_FIELD, "") if session is not None else ""
-    if not expected or not state or not constant_time_equals(expected, state):
+    if session is None or not expected or not state or not constant_time_equals(expected, state):
         raise ApiError("oauth_state_invalid")
     await session.pop(STATE_FIELD)
     return session.data.get(AFF_FIELD, "")

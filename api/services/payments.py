@@ -17,7 +17,7 @@ import secrets
 import time
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
-from typing import Any
+from typing import Any, cast
 
 import aiohttp
 import orjson
@@ -99,7 +99,7 @@ class _SharedSessionClient(stripe.AIOHTTPClient):
 def stripe_client(http: aiohttp.ClientSession, settings: Settings, options: OptionsService) -> stripe.StripeClient:
     http_client = _SharedSessionClient(session=http, timeout=STRIPE_TIMEOUT,
                                        proxy=options.get("OutProxyUrl") or None)
-    base = {"api": settings.stripe_api_base} if settings.stripe_api_base else None
+    base: Any = {"api": settings.stripe_api_base} if settings.stripe_api_base else None
     return stripe.StripeClient(options.get("StripeApiSecret"), http_client=http_client, base_addresses=base,
                                max_network_retries=0)
 
@@ -193,7 +193,8 @@ async def create_checkout(http: aiohttp.ClientSession, settings: Settings, optio
     client = stripe_client(http, settings, options)
     try:
         params["line_items"] = [await _line_item(client, options, result)]
-        session = await client.v1.checkout.sessions.create_async(params, {"idempotency_key": order.trade_no})
+        session = await client.v1.checkout.sessions.create_async(cast(Any, params),
+                                                                 {"idempotency_key": order.trade_no})
     except stripe.APIConnectionError as exc:
         # Stripe may have created the session anyway: the order stays pending, a webhook may still come.
         log.warning("stripe checkout for order %s: connection failed (%s)", order.trade_no, type(exc).__name__)

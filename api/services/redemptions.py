@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import secrets
 import time
-from typing import Any
+from typing import Any, cast
 
 from tortoise.expressions import F, Q
 from tortoise.transactions import in_transaction
@@ -130,7 +130,8 @@ async def set_code_status(code_id: int, status: object) -> Redemption:
     if isinstance(status, bool) or status not in (RedemptionStatus.UNUSED, RedemptionStatus.DISABLED):
         raise ApiError("redemption_status_invalid")
     source = RedemptionStatus.DISABLED if status == RedemptionStatus.UNUSED else RedemptionStatus.UNUSED
-    changed = await Redemption.filter(id=code_id, status__in=[int(source), int(status)]).update(status=int(status))
+    target = int(cast(int, status))
+    changed = await Redemption.filter(id=code_id, status__in=[int(source), target]).update(status=target)
     if not changed:
         code = await get_code(code_id)
         if code.status == RedemptionStatus.USED:
@@ -165,9 +166,10 @@ async def redeem(store: Store, limiter: RateLimiter, user: User, key: object, qu
                                      f"of quota ({code.quota})",
                              created_at=now, using_db=conn)
     if not won:
-        code = await Redemption.filter(key=key).first()
-        if code is None:
+        found = await Redemption.filter(key=key).first()
+        if found is None:
             raise ApiError("redeem_key_invalid")
+        code = found
         if code.status == RedemptionStatus.DISABLED:
             raise ApiError("redeem_key_disabled")
         raise ApiError("redeem_key_used")

@@ -8,6 +8,7 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 
+_hiredis_pack: Any
 try:
     from hiredis import pack_command as _hiredis_pack
 except ImportError:  # pragma: no cover - hiredis is in requirements.txt
@@ -62,7 +63,9 @@ class FastBlockingConnectionPool(aioredis.BlockingConnectionPool):
 
 class Store:
     def __init__(self, redis: aioredis.Redis, prefix: str) -> None:
-        self.redis = redis
+        # Any: connections decode replies (every reply is a str), which redis-py's annotations cannot
+        # express (they say bytes | str everywhere); and a cluster client stands in for a Redis one.
+        self.redis: Any = redis
         self.prefix = prefix
 
     @classmethod

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ipaddress
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from tortoise.exceptions import IntegrityError
 from tortoise.expressions import Q
@@ -254,7 +254,7 @@ async def set_token_status(store: Store, events: EventBus, user: User, token_id:
             raise ApiError("token_expired_cannot_enable")
         if is_exhausted(token):
             raise ApiError("token_exhausted_cannot_enable")
-    token.status = int(status)
+    token.status = int(cast(int, status))
     await Token.filter(id=token.id, user_id=user.id).update(status=token.status)
     await announce(store, events, token)
     return token

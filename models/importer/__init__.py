@@ -214,10 +214,11 @@ def _json(value: Any) -> dict[str, Any]:
 
 
 # -- writing ------------------------------------------------------------------------------------------
-UNIQUE = {User: ("username",), Token: ("key",), Redemption: ("key",), TopUp: ("trade_no",)}
+UNIQUE: dict[Any, tuple[str, ...]] = {User: ("username",), Token: ("key",), Redemption: ("key",),
+                                     TopUp: ("trade_no",)}
 
 
-async def upsert(model: type[Model], rows: list[dict[str, Any]], report: TableReport, dry: bool) -> None:
+async def upsert(model: Any, rows: list[dict[str, Any]], report: TableReport, dry: bool) -> None:
     """Create what is missing (keeping ids), update what differs, in one transaction."""
     ids = [r["id"] for r in rows]
     existing = {o.id: o for o in await model.filter(id__in=ids)}
@@ -232,7 +233,7 @@ async def upsert(model: type[Model], rows: list[dict[str, Any]], report: TableRe
             else:
                 kept.append(r)
         rows = kept
-    creates: list[Model] = []
+    creates: list[Any] = []
     updates: list[tuple[int, dict[str, Any]]] = []
     for r in rows:
         row = existing.get(r["id"])

@@ -73,7 +73,7 @@ class Source:
             return {r["name"] for r in rows}
         rows = await self._fetch("SELECT table_name AS name FROM information_schema.tables "
                                  "WHERE table_schema = DATABASE()")
-        return {r.get("name") or r.get("NAME") or r.get("TABLE_NAME") for r in rows}
+        return {str(r.get("name") or r.get("NAME") or r.get("TABLE_NAME")) for r in rows}
 
     async def columns(self, table: str) -> set[str]:
         if self.kind == "sqlite":
@@ -81,7 +81,7 @@ class Source:
         schema = "current_schema()" if self.kind == "pg" else "DATABASE()"
         rows = await self._fetch("SELECT column_name AS name FROM information_schema.columns "
                                  f"WHERE table_schema = {schema} AND table_name = $1", table)
-        return {r.get("name") or r.get("NAME") or r.get("COLUMN_NAME") for r in rows}
+        return {str(r.get("name") or r.get("NAME") or r.get("COLUMN_NAME")) for r in rows}
 
     async def count(self, table: str) -> int:
         rows = await self._fetch(f"SELECT COUNT(*) AS n FROM {self.quote(table)}")

@@ -42,9 +42,10 @@ async def _run_locked(deps: health.Deps, lock_name: str, interval_option: str, j
         minutes = deps.options.get_int(interval_option)
         if minutes <= 0 or not await health.claim_run(store, job, minutes * 60):
             return
-        token = await health.acquire(store, lock, health.RUN_LOCK_TTL)
-        if token is None:
+        acquired = await health.acquire(store, lock, health.RUN_LOCK_TTL)
+        if acquired is None:
             return  # a manual run is in progress
+        token = acquired
     try:
         await body(deps, token)
     finally:

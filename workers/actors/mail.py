@@ -39,4 +39,4 @@ async def send_mail(to: str, subject: str, html: str) -> None:
         raise Retry(delay=RETRY_DELAY_MS) from None
 
 
-send = dramatiq.actor(send_mail, actor_name="mail.send", queue_name="mail", max_retries=3)
+send = dramatiq.actor(actor_name="mail.send", queue_name="mail", max_retries=3)(send_mail)

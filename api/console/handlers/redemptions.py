@@ -1,6 +1,8 @@
 """Redemption codes (admin)."""
 from __future__ import annotations
 
+from typing import Any
+
 from aiohttp import web
 
 from api.console.auth import admin_required, the_user
@@ -64,7 +66,7 @@ async def update_redemption(request: web.Request) -> web.Response:
     if request.query.get("status_only", "") not in ("", "false", "0"):
         code = await redemptions.set_code_status(code_id, body.get("status"))
         return ok(redemptions.redemption_dict(code))
-    fields = {}
+    fields: dict[str, Any] = {}
     if body.get("name") is not None:
         fields["name"] = redemptions.clean_name(body["name"])
     if body.get("quota") is not None:

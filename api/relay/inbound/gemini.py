@@ -122,7 +122,8 @@ class GeminiInbound(Inbound):
         self.model = model
         self.stream = stream
         self.sse = sse
-        tools = body.get("tools") if isinstance(body.get("tools"), list) else []
+        raw_tools = body.get("tools")
+        tools: list[Any] = raw_tools if isinstance(raw_tools, list) else []
         self.builtin_tools = sorted({k for t in tools if isinstance(t, Mapping) for k in t
                                      if k not in ("functionDeclarations", "function_declarations")})
 

@@ -121,7 +121,8 @@ class ResponsesInbound(Inbound):
         super().__init__(body, request)
         self.response_id = _id("resp")
         self.created = int(time.time())
-        tools = body.get("tools") if isinstance(body.get("tools"), list) else []
+        raw_tools = body.get("tools")
+        tools: list[Any] = raw_tools if isinstance(raw_tools, list) else []
         self.builtin_tools = sorted({str(t.get("type")) for t in tools if isinstance(t, Mapping)
                                      and t.get("type") != "function"})
         if body.get("previous_response_id"):

@@ -41,7 +41,8 @@ def messages_of(req: Mapping[str, Any]) -> list[Mapping[str, Any]]:
 def function_tools(req: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     """The `function` objects of the request's tools (legacy `functions` too)."""
     tools = [t.get("function") for t in req.get("tools") or () if isinstance(t, Mapping)]
-    legacy = req.get("functions") if isinstance(req.get("functions"), list) else []
+    functions = req.get("functions")
+    legacy: list[Any] = functions if isinstance(functions, list) else []
     return [f for f in [*tools, *legacy] if isinstance(f, Mapping) and f.get("name")]
 
 

@@ -130,6 +130,7 @@ async def submit(request: web.Request, caller: Caller, sub: Submission) -> tuple
         if channel is None:
             raise task_error(request, 503, "relay_no_channel", "no_available_channel", model=job.model,
                              group=job.group)
+    assert channel is not None
     job.channel = channel
     job.pre = task_quota(job.price, options)
     job.facts = facts = new_facts(job)

@@ -159,7 +159,8 @@ def convert_request(req: Mapping[str, Any], model: str) -> dict[str, Any]:
         body["stop_sequences"] = [s for s in stop if isinstance(s, str)]
     if req.get("stream"):
         body["stream"] = True
-    tools = [t.get("function") for t in req.get("tools") or () if isinstance(t, Mapping) and t.get("function")]
+    tools = [t["function"] for t in req.get("tools") or ()
+             if isinstance(t, Mapping) and isinstance(t.get("function"), Mapping)]
     if tools:
         body["tools"] = [{"name": f.get("name", ""), "description": f.get("description", ""),
                           "input_schema": f.get("parameters") or {"type": "object", "properties": {}}}
@@ -254,6 +255,7 @@ def convert_error(status: int, raw: bytes) -> RelayError:
 
 
 def stream_error(payload: Mapping[str, Any]) -> RelayError:
-    err = payload.get("error") if isinstance(payload.get("error"), Mapping) else payload
+    inner = payload.get("error")
+    err: Mapping[str, Any] = inner if isinstance(inner, Mapping) else payload
     kind = str(err.get("type") or "api_error")
     return RelayError(ERROR_STATUSES.get(kind, 500), str(err.get("message") or kind), kind, kind)

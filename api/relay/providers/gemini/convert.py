@@ -196,7 +196,9 @@ def call_id(index: int, call: Mapping[str, Any]) -> str:
 
 def candidate_parts(candidate: Mapping[str, Any]) -> tuple[str, str, list[dict[str, Any]]]:
     """(text, thoughts, tool calls) of one candidate."""
-    text, thoughts, calls = [], [], []
+    text: list[str] = []
+    thoughts: list[str] = []
+    calls: list[dict[str, Any]] = []
     for part in (candidate.get("content") or {}).get("parts") or ():
         if "functionCall" in part:
             call = part["functionCall"]
