@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import logging
-import os
 
 from aiohttp import web
 
@@ -22,8 +21,7 @@ def main() -> None:
         pass
     # Relay requests get SHUTDOWN_TIMEOUT in the relay's own shutdown hook; these 5 s are for what is
     # left (console requests, the final frames of streams ended by the stop).
-    reuse = os.environ.get("REUSE_PORT", "").lower() in {"1", "true"}
-    web.run_app(create_app(settings), host=settings.host, port=settings.port, reuse_port=reuse or None,
+    web.run_app(create_app(settings), host=settings.host, port=settings.port, reuse_port=settings.reuse_port or None,
                 access_log=None, shutdown_timeout=5.0, print=lambda *_: logging.getLogger("api").info(
                     "listening on http://%s:%s", settings.host, settings.port))
 

@@ -22,7 +22,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "invalid_value": ("A value in the request is out of range or holds characters that cannot be stored",
                       "请求中的某个值超出范围或包含无法保存的字符"),
     "invalid_nul": ("The request holds a NUL character, which no field may contain", "请求包含 NUL 字符，任何字段都不能包含"),
-    # -- tokens, redemption codes, wallet, payments, logs, dashboard (issue 6) --
+    # -- tokens, redemption codes, wallet, payments, logs, dashboard --
     "token_not_found": ("Token not found", "令牌不存在"),
     "token_name_required": ("Please enter a token name", "请输入令牌名称"),
     "token_name_too_long": ("The token name is too long (at most {max} characters)", "令牌名称过长（最多 {max} 个字符）"),
@@ -71,7 +71,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "login_failed": ("Wrong username or password, or the user has been banned", "用户名或密码错误，或用户已被封禁"),
     "password_login_disabled": (
         "The administrator has turned off password login", "管理员关闭了密码登录"),
-    # -- accounts, users and self-service (issue 3) ---------------------------------------------
+    # -- accounts, users and self-service ---------------------------------------------
     "user_deleted": ("This account has been deleted", "该用户已注销"),
     "registration_disabled": (
         "The administrator has turned off new registrations", "管理员关闭了新用户注册"),
@@ -168,7 +168,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "option_url": ("{key} must be an http(s) URL", "{key} 必须是 http(s) 链接"),
     "option_data_export_time": ("DataExportDefaultTime must be hour, day or week", "DataExportDefaultTime 必须是 hour、day 或 week"),
     "option_currency": ("{key} must be a lowercase three-letter ISO currency code such as cny or usd", "{key} 必须是三个小写字母的 ISO 货币代码，如 cny 或 usd"),
-    # -- channels (issue 5) --
+    # -- channels --
     "channel_name_key_required": ("Please fill in the channel name and key", "请填写渠道名称和渠道密钥！"),
     "channel_models_required": ("Please select at least one model", "请至少选择一个模型！"),
     "channel_model_mapping_invalid": ("Model mapping must be a valid JSON object", "模型映射必须是合法的 JSON 格式！"),
@@ -243,7 +243,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "channel_fetch_models_unsupported": ("Only the OpenAI interface format is supported", "仅支持 OpenAI 接口格式"),
     "channel_key_missing": ("Please fill in the key", "请填写密钥"),
     "channel_fetch_models_failed": ("Failed to get the model list: {error}", "获取模型列表失败：{error}"),
-    # -- relay (issue 4) --
+    # -- relay --
     "relay_no_key": ("No API key provided (use Authorization: Bearer sk-...)", "未提供令牌（请使用 Authorization: Bearer sk-...）"),
     "relay_invalid_key": ("Invalid API key", "无效的令牌"),
     "relay_key_disabled": ("This API key has been disabled", "该令牌已被禁用"),

@@ -61,6 +61,9 @@ class Settings:
     checkpoint_interval: float = 5.0    # seconds between two renewals of a long request's reservation
     reservation_ttl: float = 120.0      # seconds a reservation stands without renewal (then the sweep closes it)
     shutdown_timeout: float = 30.0      # seconds a stopping API process lets running requests finish
+    reuse_port: bool = False            # several API processes share the port (SO_REUSEPORT)
+    scheduler_leader_ttl: float = 15.0  # seconds before a standby scheduler takes over
+    scheduler_interval_scale: float = 1.0  # multiplies every job interval (tests run the timetable faster)
     upstream_pool_size: int = 0         # 0 = unlimited keep-alive pool
     redis_pool_size: int = 256          # Redis connections per process (callers wait beyond it)
     redis_cluster: bool = False         # REDIS_URL names a node of a Redis Cluster
@@ -115,6 +118,9 @@ class Settings:
             checkpoint_interval=_float(env, "CHECKPOINT_INTERVAL", 5.0),
             reservation_ttl=_float(env, "RESERVATION_TTL", 120.0),
             shutdown_timeout=_float(env, "SHUTDOWN_TIMEOUT", 30.0),
+            reuse_port=env.get("REUSE_PORT", "").lower() in {"1", "true", "yes"},
+            scheduler_leader_ttl=_float(env, "SCHEDULER_LEADER_TTL", 15.0),
+            scheduler_interval_scale=_float(env, "SCHEDULER_INTERVAL_SCALE", 1.0),
             upstream_pool_size=_int(env, "UPSTREAM_POOL_SIZE", 0),
             redis_pool_size=_int(env, "REDIS_POOL_SIZE", 256),
             redis_cluster=env.get("REDIS_CLUSTER", "").lower() in {"1", "true", "yes"},

@@ -59,7 +59,7 @@ async def run(settings: Settings, jobs: tuple[Job, ...] = JOBS) -> None:
     setup_broker(settings)
     store = Store.from_settings(settings)
     client = store.redis
-    ttl = float(os.environ.get("SCHEDULER_LEADER_TTL", "15"))
+    ttl = settings.scheduler_leader_ttl
     leader = Leadership(client, f"{settings.redis_prefix}scheduler:leader", ttl)
     beat_key = f"{settings.redis_prefix}heartbeat:scheduler"
     stop = asyncio.Event()
@@ -87,7 +87,7 @@ async def run(settings: Settings, jobs: tuple[Job, ...] = JOBS) -> None:
 
     scheduler = AsyncIOScheduler(job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": 30})
     scheduler.add_job(keep_leadership, "interval", seconds=max(ttl / 3, 0.2), id="leadership")
-    scale = float(os.environ.get("SCHEDULER_INTERVAL_SCALE", "1"))  # tests run the timetable faster
+    scale = settings.scheduler_interval_scale
     for job in jobs:
         scheduler.add_job(make_tick(job), "interval", seconds=job.seconds * scale, id=job.id)
     await keep_leadership()

@@ -20,13 +20,13 @@ class Job:
 
 JOBS: tuple[Job, ...] = (
     Job("heartbeat", "system.heartbeat", 10),
-    # Channel health (issue 5): each actor checks its own interval option and last run in Redis.
+    # Channel health: each actor checks its own interval option and last run in Redis.
     Job("channel-test", "channel.test_all", 60),
     Job("channel-balance", "channel.update_balances", 60),
     Job("channel-probe", "channel.probe_disabled", 30),
     Job("channel-notify", "channel.notify_root", 60),
     Job("logs-purge", "logs.purge", 600),
-    # Billing (issue 4): settlement records whose billing.apply was lost (a process that died).
+    # Billing: settlement records whose billing.apply was lost (a process that died).
     Job("billing-sweep", "billing.sweep", 30),
     # Tasks: one poll per platform; workers claim leased batches, so a slow poll never blocks the next.
     Job("task-poll-midjourney", "tasks.poll_midjourney", 15),

@@ -121,7 +121,7 @@ DEFAULTS: dict[str, str] = {
     "CreateCacheRatio": orjson.dumps(pricing.DEFAULT_CREATE_CACHE_RATIO).decode(),
     "GroupRatio": orjson.dumps(pricing.DEFAULT_GROUP_RATIO).decode(),
     "UserUsableGroups": '{"default":"默认分组","vip":"vip分组"}',
-    # Relay (issue 4): unpriced models, retries, limits (0 = off), auto-disable window, metrics
+    # Relay: unpriced models, retries, limits (0 = off), auto-disable window, metrics
     "SelfUseModeEnabled": "false",  # unpriced models billed at the reference's self-use ratio 37.5
     "AutomaticRetryStatusCodes": "100-199,300-399,401-407,409-499,500-503,505-523,525-599",
     "RateLimitTokenRPM": "0",
