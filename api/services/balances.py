@@ -12,6 +12,7 @@ applies the same delta here, only if the key is present (absent = loaded fresh o
 """
 from __future__ import annotations
 
+from . import redis_keys
 from .store import Store
 
 # KEYS[2] is the user's change counter ({u}:pver): a reload of this balance from the database that
@@ -25,20 +26,9 @@ return nil
 """
 
 
-def user_tag(user_id: int) -> str:
-    return f"{{u{user_id}}}"
-
-
-def change_counter_key(store: Store, user_id: int) -> str:
-    return f"{store.prefix}{user_tag(user_id)}:pver"
-
-
-def user_quota_key(store: Store, user_id: int) -> str:
-    return f"{store.prefix}{user_tag(user_id)}:quota"
-
-
-def token_quota_key(store: Store, user_id: int, token_id: int) -> str:
-    return f"{store.prefix}{user_tag(user_id)}:tq:{token_id}"
+change_counter_key = redis_keys.pending_version
+user_quota_key = redis_keys.quota
+token_quota_key = redis_keys.token_quota
 
 
 async def adjust_user(store: Store, user_id: int, delta: int) -> None:

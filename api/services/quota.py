@@ -1,20 +1,10 @@
 """Live quota and rate limits of the relay, in Redis: one Lua call before the upstream call (limits +
 pre-charge), one after it (settle or refund + the settlement record).
 
-Keys of one user share the hash tag `{u<id>}` (see api.services.balances), so both scripts touch one
-Redis Cluster slot:
-  {u}:quota  {u}:tq:<tid>       live balances of the user and of a limited key (balances.py)
-  {u}:gen    {u}:tgen:<tid>     a random id written when a balance is (re)loaded from the database
-  {u}:pend                      settlement records not yet in the database: request id → JSON
-  {u}:pver                      incremented with every record added to {u}:pend and with every
-                                balance change made outside the relay (balances.adjust_*)
-  {u}:resv                      open reservations (pre-charges not yet settled): request id →
-                                "<user gen>|<key gen>|<reservation JSON>", and request id + "#" →
-                                "<expiry ms>|<output tokens so far>|<channel>" (api.services.reservations)
-  {u}:rpm:<minute> {u}:tpm:<minute> {u}:conc, and the same per key (trpm/ttpm/tconc)
-Group limits count every user of a group together, so their keys carry `{g:<group>}`; they are only
-passed when a group limit is on (on Redis Cluster that makes the call cross-slot: keep group limits
-off there, or give them their own call).
+The keys (one hash tag per user, so both scripts touch one Redis Cluster slot; group limits under
+`{g:<group>}`, passed only when a group limit is on) are laid out in api.services.redis_keys.
+`{u}:gen` is a random id written when a balance is (re)loaded from the database; `{u}:pver` is
+incremented with every record added to `{u}:pend` and every balance change made outside the relay.
 
 Loading a missing balance: database value minus the settlements still pending (records in
 {u}:pend whose request id has no models.Settlement row yet), read in one transaction that locks the
@@ -38,7 +28,8 @@ from tortoise.transactions import in_transaction
 
 from models import Settlement, Token, User
 
-from .balances import token_quota_key, user_quota_key, user_tag
+from . import redis_keys
+from .balances import token_quota_key, user_quota_key
 from .store import Store
 
 CONCURRENCY_LEASE_MS = 3_600_000  # a request slot held by a process that died frees itself after 1 h
@@ -262,10 +253,10 @@ class QuotaService:
 
     # -- key names ---------------------------------------------------------------------------------
     def _u(self, user_id: int, *parts: object) -> str:
-        return f"{self.store.prefix}{user_tag(user_id)}:" + ":".join(str(p) for p in parts)
+        return redis_keys.user_key(self.store, user_id, *parts)
 
     def _g(self, group: str, *parts: object) -> str:
-        return f"{self.store.prefix}{{g:{group}}}:" + ":".join(str(p) for p in parts)
+        return redis_keys.group_key(self.store, group, *parts)
 
     def pending_key(self, user_id: int) -> str:
         return self._u(user_id, "pend")
@@ -276,13 +267,13 @@ class QuotaService:
         cache_key = (user_id, token_id, group, minute)
         names = self._names.get(cache_key)
         if names is None:
-            u = f"{self.store.prefix}{user_tag(user_id)}:"
-            g = f"{self.store.prefix}{{g:{group}}}:"
-            names = (user_quota_key(self.store, user_id), f"{u}gen", token_quota_key(self.store, user_id, token_id),
-                     f"{u}tgen:{token_id}", f"{u}pend", f"{u}pver",
-                     f"{u}rpm:{minute}", f"{u}tpm:{minute}", f"{u}conc",
-                     f"{u}trpm:{token_id}:{minute}", f"{u}ttpm:{token_id}:{minute}", f"{u}tconc:{token_id}",
-                     f"{g}rpm:{minute}", f"{g}tpm:{minute}", f"{g}conc", f"{u}resv")
+            u, g = self._u, self._g
+            names = (u(user_id, "quota"), u(user_id, "gen"), u(user_id, "tq", token_id), u(user_id, "tgen", token_id),
+                     u(user_id, "pend"), u(user_id, "pver"),
+                     u(user_id, "rpm", minute), u(user_id, "tpm", minute), u(user_id, "conc"),
+                     u(user_id, "trpm", token_id, minute), u(user_id, "ttpm", token_id, minute),
+                     u(user_id, "tconc", token_id),
+                     g(group, "rpm", minute), g(group, "tpm", minute), g(group, "conc"), u(user_id, "resv"))
             if len(self._names) >= KEY_CACHE_SIZE:
                 self._names.clear()
             self._names[cache_key] = names

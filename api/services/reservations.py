@@ -27,8 +27,7 @@ from typing import Any
 
 import orjson
 
-from . import pricing
-from .balances import user_tag
+from . import pricing, redis_keys
 from .quota import CLOSE_BALANCES, Script
 from .store import Store
 
@@ -54,8 +53,7 @@ return 1
 """
 
 
-def reservations_key(store: Store, user_id: int) -> str:
-    return f"{store.prefix}{user_tag(user_id)}:resv"
+reservations_key = redis_keys.reservations
 
 
 def reservation_json(fields: dict[str, Any], pre: int, prompt_tokens: int) -> bytes:
@@ -125,12 +123,10 @@ async def close_orphans(store: Store, quota_per_unit: int, now_ms: int | None = 
     now_ms = int(time.time() * 1000) if now_ms is None else now_ms
     script = Script(store.redis, _CLOSE)
     closed: list[str] = []
-    prefix = f"{store.prefix}{{u"
-    async for key in store.redis.scan_iter(match=f"{store.prefix}{{u*}}:resv", count=500):
-        inner = key[len(prefix):].split("}", 1)[0]
-        if not inner.isdigit():
+    async for key in store.redis.scan_iter(match=redis_keys.every_user(store, "resv"), count=500):
+        user_id = redis_keys.user_of(store, key)
+        if user_id is None:
             continue
-        user_id = int(inner)
         entries = await store.redis.hgetall(key)
         for request_id, value in entries.items():
             if request_id.endswith("!"):  # a lost reservation settled after Redis lost its data
@@ -168,9 +164,11 @@ async def _close(store: Store, script: Script, user_id: int, request_id: str, va
             **fields, "c": channel or r.get("c", 0), "uc": [channel] if channel else r.get("uc", []), "q": final,
             "p": prompt, "ct": produced, "ca": 0, "rs": 0, "cw": 0, "ut": max(0, int(now - float(r.get("st", now)))),
             "inc": ORPHAN, "ts": round(now, 6)})
-    u = f"{store.prefix}{user_tag(user_id)}:"
-    keys = [f"{u}quota", f"{u}gen", f"{u}tq:{token_id}", f"{u}tgen:{token_id}", f"{u}pend", f"{u}pver",
-            f"{u}resv", f"{u}conc", f"{u}tconc:{token_id}"]
+    def u(*parts: object) -> str:
+        return redis_keys.user_key(store, user_id, *parts)
+
+    keys = [u("quota"), u("gen"), u("tq", token_id), u("tgen", token_id), u("pend"), u("pver"), u("resv"), u("conc"),
+            u("tconc", token_id)]
     done = await script(keys=keys, args=[final, pre, user_gen, token_gen, 1 if limited else 0, request_id, record,
                                          renewal])
     return bool(int(done))

@@ -39,7 +39,7 @@ from tortoise.transactions import in_transaction
 from models import Channel, Log, QuotaData, Settlement, Token, User
 from models.enums import LogType
 
-from .balances import user_tag
+from . import redis_keys
 from .locks import lease_lock
 from .options import OptionsService
 from .store import Store
@@ -120,8 +120,7 @@ def build_record(facts: RequestFacts, usage: Usage) -> bytes:
     })
 
 
-def pending_key(store: Store, user_id: int) -> str:
-    return f"{store.prefix}{user_tag(user_id)}:pend"
+pending_key = redis_keys.pending
 
 
 # -- API side: tell the workers ------------------------------------------------------------------
@@ -384,13 +383,12 @@ async def _remind(store: Store, options: OptionsService, user_id: int, result: A
 
 async def users_with_pending(store: Store) -> list[int]:
     """Every user that has records waiting (for the sweep)."""
-    users: list[int] = []
-    prefix = f"{store.prefix}{{u"
-    async for key in store.redis.scan_iter(match=f"{store.prefix}{{u*}}:pend", count=500):
-        inner = key[len(prefix):].split("}", 1)[0]
-        if inner.isdigit():
-            users.append(int(inner))
-    return sorted(set(users))
+    users: set[int] = set()
+    async for key in store.redis.scan_iter(match=redis_keys.every_user(store, "pend"), count=500):
+        user_id = redis_keys.user_of(store, key)
+        if user_id is not None:
+            users.add(user_id)
+    return sorted(users)
 
 
 async def pending_for(store: Store, user_ids: Iterable[int]) -> dict[int, int]:

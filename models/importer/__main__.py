@@ -32,13 +32,14 @@ async def refresh_live_state(settings: Settings) -> None:
     """What Redis holds of the imported rows is reloaded from the database on next use."""
     from api.services.events import EventBus
     from api.services.options import OptionsService
+    from api.services.redis_keys import every_user
     from api.services.store import Store
 
     store = Store.from_settings(settings)
     try:
         doomed: list[str] = []
-        for pattern in (f"{store.prefix}{{u*}}:quota", f"{store.prefix}{{u*}}:gen", f"{store.prefix}{{u*}}:tq:*",
-                        f"{store.prefix}{{u*}}:tgen:*", f"{store.prefix}relay:*"):
+        for pattern in (every_user(store, "quota"), every_user(store, "gen"), every_user(store, "tq", "*"),
+                        every_user(store, "tgen", "*"), f"{store.prefix}relay:*"):
             doomed += [key async for key in store.redis.scan_iter(match=pattern, count=1000)]
         for i in range(0, len(doomed), 500):
             for key in doomed[i:i + 500]:

@@ -23,7 +23,8 @@ from typing import Any
 
 import orjson
 
-from api.services.balances import change_counter_key, token_quota_key, user_quota_key, user_tag
+from api.services import redis_keys
+from api.services.balances import change_counter_key, token_quota_key, user_quota_key
 from api.services.quota import Script
 from api.services.settlement import pending_key
 from api.services.store import Store
@@ -100,6 +101,6 @@ async def refund(store: Store, item: Refund, charge: TaskCharge | None) -> bool:
     script = Script(store.redis, _REFUND)
     keys = [user_quota_key(store, item.user_id), token_quota_key(store, item.user_id, item.token_id),
             pending_key(store, item.user_id), change_counter_key(store, item.user_id),
-            f"{store.prefix}{user_tag(item.user_id)}:refunded:{item.platform}:{item.row_id}"]
+            redis_keys.user_key(store, item.user_id, "refunded", item.platform, item.row_id)]
     done = await script(keys=keys, args=[rid, orjson.dumps(record), item.quota, REFUND_MARK_TTL, 1 if limited else 0])
     return bool(int(done))
