@@ -13,9 +13,9 @@ import signal
 import socket
 import time
 
-import redis.asyncio as aioredis
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
+from api.services import locks
 from api.services.store import Store
 from models.settings import Settings
 from scheduler.jobs import JOBS, Job
@@ -23,33 +23,21 @@ from workers.broker import send, setup_broker
 
 log = logging.getLogger("scheduler")
 
-# Renew only if we still hold it; atomic.
-_RENEW = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then
-  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
-end
-return 0
-"""
-_RELEASE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-"""
-
-
 class Leadership:
-    def __init__(self, client: aioredis.Redis, key: str, ttl: float) -> None:
-        self.client = client
+    """The leader holds a lock whose token is its identity (api.services.locks)."""
+
+    def __init__(self, store: Store, key: str, ttl: float) -> None:
+        self.store = store
         self.key = key
-        self.ttl_ms = int(ttl * 1000)
+        self.ttl = ttl
         self.identity = f"{socket.gethostname()}:{os.getpid()}"
         self.is_leader = False
-        self._renew = client.register_script(_RENEW)
 
     async def refresh(self) -> bool:
         if self.is_leader:
-            self.is_leader = bool(await self._renew(keys=[self.key], args=[self.identity, self.ttl_ms]))
+            self.is_leader = await locks.refresh(self.store, self.key, self.identity, self.ttl)
         if not self.is_leader:
-            self.is_leader = bool(await self.client.set(self.key, self.identity, nx=True, px=self.ttl_ms))
+            self.is_leader = await locks.acquire(self.store, self.key, self.ttl, token=self.identity) is not None
             if self.is_leader:
                 log.info("became the leader (%s)", self.identity)
         return self.is_leader
@@ -60,7 +48,7 @@ async def run(settings: Settings, jobs: tuple[Job, ...] = JOBS) -> None:
     store = Store.from_settings(settings)
     client = store.redis
     ttl = settings.scheduler_leader_ttl
-    leader = Leadership(client, f"{settings.redis_prefix}scheduler:leader", ttl)
+    leader = Leadership(store, f"{settings.redis_prefix}scheduler:leader", ttl)
     beat_key = f"{settings.redis_prefix}heartbeat:scheduler"
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -96,7 +84,7 @@ async def run(settings: Settings, jobs: tuple[Job, ...] = JOBS) -> None:
     await stop.wait()
     scheduler.shutdown(wait=False)
     if leader.is_leader:  # hand over at once on a clean stop
-        await client.eval(_RELEASE, 1, leader.key, leader.identity)
+        await locks.release(store, leader.key, leader.identity)
     await store.close()
 
 

@@ -26,6 +26,7 @@ from models import Ability, Channel, Log, User
 from models.base import now
 from models.enums import ChannelStatus, LogType, Role, UserStatus
 
+from . import locks
 from .balances import adjust_user
 from .oauth import Identity
 from .options import OptionsService
@@ -151,14 +152,13 @@ async def identity_lock(app: Mapping, provider: str, ident: str) -> AsyncIterato
     """One request at a time per third-party identity: no duplicate account or double binding."""
     store = app[keys.STORE]
     key = store.key("lock", "identity", provider, sha256_hex(ident)[:32])
-    token = secrets.token_hex(8)
-    if not await store.redis.set(key, token, nx=True, ex=30):
+    token = await locks.acquire(store, key, 30)
+    if token is None:
         raise ApiError("oauth_identity_busy")
     try:
         yield
     finally:
-        if await store.redis.get(key) == token:
-            await store.redis.delete(key)
+        await locks.release(store, key, token)
 
 
 # -- registration ----------------------------------------------------------------------------------

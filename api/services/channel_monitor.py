@@ -20,7 +20,6 @@ from __future__ import annotations
 import asyncio
 import html
 import logging
-import secrets
 import time
 from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
@@ -47,6 +46,7 @@ from api.relay.errors import RelayError, mask_secrets, should_disable_for_error
 from api.relay.providers.openai import OpenAIAdaptor
 from api.relay.registry import TASK_CHANNEL_TYPES, build_adaptor, is_relayable, type_label
 from api.services import channels as channel_service
+from api.services import locks
 from api.services.events import EventBus
 from api.services.options import OptionsService
 from api.services.store import Store
@@ -113,9 +113,6 @@ def test_timeout(options: OptionsService) -> float:
 
 # -- locks and periodic runs -----------------------------------------------------------------------
 
-_RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
-_REFRESH = ("if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('EXPIRE', KEYS[1], ARGV[2]) end "
-            "return 0")
 _CLAIM_RUN = """
 local last = tonumber(redis.call('GET', KEYS[1]) or '0')
 if tonumber(ARGV[1]) - last >= tonumber(ARGV[2]) then
@@ -130,18 +127,9 @@ def lock_key(store: Store, name: str, *parts: object) -> str:
     return store.key("lock", name, *parts)
 
 
-async def acquire(store: Store, key: str, ttl: float) -> str | None:
-    token = secrets.token_hex(8)
-    ok = await store.redis.set(key, token, nx=True, ex=max(1, int(ttl)))
-    return token if ok else None
-
-
-async def release(store: Store, key: str, token: str) -> None:
-    await store.redis.eval(_RELEASE, 1, key, token)
-
-
 async def refresh(store: Store, key: str, token: str, ttl: int = RUN_LOCK_TTL) -> bool:
-    return bool(await store.redis.eval(_REFRESH, 1, key, token, ttl))
+    """A channel run's lock, extended after every channel."""
+    return await locks.refresh(store, key, token, ttl)
 
 
 async def claim_run(store: Store, name: str, interval_seconds: float, now: float | None = None) -> bool:
@@ -276,7 +264,7 @@ async def test_and_apply(deps: Deps, channel: Channel, *, apply_rules: bool = Tr
     Returns (result, change); ChannelBusy when another process is testing it right now."""
     timeout = test_timeout(deps.options)
     key = lock_key(deps.store, "channel_test", channel.id)
-    token = await acquire(deps.store, key, timeout + 30)
+    token = await locks.acquire(deps.store, key, timeout + 30)
     if token is None:
         raise ChannelBusy(channel.id)
     try:
@@ -284,7 +272,7 @@ async def test_and_apply(deps: Deps, channel: Channel, *, apply_rules: bool = Tr
         await record_test(channel.id, result)
         change = await apply_verdict(deps, channel, verdict(channel, result, deps.options)) if apply_rules else None
     finally:
-        await release(deps.store, key, token)
+        await locks.release(deps.store, key, token)
     return result, change
 
 

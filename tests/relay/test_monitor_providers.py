@@ -7,6 +7,7 @@ import orjson
 
 from api import keys
 from api.services import channel_monitor as monitor
+from api.services import locks
 from models import Channel
 from models.enums import ChannelStatus, ChannelType
 from tests.relay.fake_anthropic import FakeClaude
@@ -31,7 +32,7 @@ async def test_test_all_through_the_providers_adaptors(client, aiohttp_server) -
                                    base_url=gemini.url, models="gemini-2.0-flash")
     await Channel.create(name="suno", type=int(ChannelType.SUNO), key="k", base_url="http://127.0.0.1:9",
                          models="suno_music")
-    token = await monitor.acquire(deps.store, monitor.lock_key(deps.store, "channel_test_all"), 60)
+    token = await locks.acquire(deps.store, monitor.lock_key(deps.store, "channel_test_all"), 60)
 
     summary = await monitor.test_all(deps, token)
 

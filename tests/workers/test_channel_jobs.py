@@ -11,6 +11,7 @@ import pytest
 from api import keys
 from api.relay.errors import RelayError
 from api.services import channel_monitor as monitor
+from api.services import locks
 from models import Ability, Channel, Log, User
 from models.enums import ChannelStatus, ChannelType, LogType
 from tests.fakes.upstreams import INVALID_KEY_ERROR, REQUESTS, TOGGLE_OK, upstream_app
@@ -117,7 +118,7 @@ async def test_test_all_disables_and_enables_per_the_rules(deps, sent, upstream)
     events: list[int] = []
     deps.events.subscribe("channel", lambda m: events.append(m["id"]))
     lock = monitor.lock_key(deps.store, "channel_test_all")
-    token = await monitor.acquire(deps.store, lock, 60)
+    token = await locks.acquire(deps.store, lock, 60)
 
     summary = await monitor.test_all(deps, token)
 

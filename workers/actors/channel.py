@@ -13,6 +13,7 @@ import logging
 import dramatiq
 
 from api.services import channel_monitor as health
+from api.services import locks
 from workers.broker import send
 from workers.context import ctx
 
@@ -42,14 +43,14 @@ async def _run_locked(deps: health.Deps, lock_name: str, interval_option: str, j
         minutes = deps.options.get_int(interval_option)
         if minutes <= 0 or not await health.claim_run(store, job, minutes * 60):
             return
-        acquired = await health.acquire(store, lock, health.RUN_LOCK_TTL)
+        acquired = await locks.acquire(store, lock, health.RUN_LOCK_TTL)
         if acquired is None:
             return  # a manual run is in progress
         token = acquired
     try:
         await body(deps, token)
     finally:
-        await health.release(store, lock, token)
+        await locks.release(store, lock, token)
 
 
 @dramatiq.actor(actor_name="channel.test_all", queue_name="channel", max_retries=0, time_limit=RUN_TIME_LIMIT)

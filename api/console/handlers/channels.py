@@ -11,6 +11,7 @@ from api.relay.registry import type_label
 from api.response import json_body, ok, read_json
 from api.services import channel_monitor as health
 from api.services import channels as service
+from api.services import locks
 from api.services.jobs import enqueue
 from api.services.params import id_value
 from models import Channel
@@ -161,7 +162,7 @@ async def test_channel(request: web.Request) -> web.Response:
     deps = _deps(request)
     timeout = health.test_timeout(deps.options)
     lock = health.lock_key(deps.store, "channel_test", channel.id)
-    token = await health.acquire(deps.store, lock, timeout + 30)
+    token = await locks.acquire(deps.store, lock, timeout + 30)
     if token is None:
         raise ApiError("channel_test_busy")
     try:
@@ -169,7 +170,7 @@ async def test_channel(request: web.Request) -> web.Response:
                                        language(request))
         await health.record_test(channel.id, result)
     finally:
-        await health.release(deps.store, lock, token)
+        await locks.release(deps.store, lock, token)
     if result.success:
         message = _text(request, "channel_test_success", name=channel.name, time=f"{result.elapsed:.2f}")
         return _test_answer(True, message, result.seconds)
@@ -181,13 +182,13 @@ async def _start_run(request: web.Request, lock_name: str, actor: str, running: 
     hand it to the workers, which release it when done."""
     store = request.config_dict[keys.STORE]
     lock = health.lock_key(store, lock_name)
-    token = await health.acquire(store, lock, health.RUN_LOCK_TTL)
+    token = await locks.acquire(store, lock, health.RUN_LOCK_TTL)
     if token is None:
         raise ApiError(running)
     try:
         await enqueue(request.config_dict, actor, 0.0, "api", run_token=token)
     except BaseException:
-        await health.release(store, lock, token)
+        await locks.release(store, lock, token)
         raise
     return ok(None, _text(request, started))
 
