@@ -18,7 +18,7 @@ from apscheduler.schedulers.asyncio import AsyncIOScheduler
 from api.services import locks
 from api.services.store import Store
 from models.settings import Settings
-from scheduler.jobs import JOBS, Job
+from scheduler.jobs import JOBS, Timed
 from workers.broker import send, setup_broker
 
 log = logging.getLogger("scheduler")
@@ -43,7 +43,7 @@ class Leadership:
         return self.is_leader
 
 
-async def run(settings: Settings, jobs: tuple[Job, ...] = JOBS) -> None:
+async def run(settings: Settings, jobs: tuple[Timed, ...] = JOBS) -> None:
     setup_broker(settings)
     store = Store.from_settings(settings)
     client = store.redis
@@ -55,7 +55,7 @@ async def run(settings: Settings, jobs: tuple[Job, ...] = JOBS) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
 
-    def make_tick(job: Job):
+    def make_tick(job: Timed):
         async def tick() -> None:
             if not leader.is_leader:
                 return

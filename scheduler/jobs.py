@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
-class Job:
+class Timed:
     """Every `seconds`, the leader sends `actor(sent_at: float, sender: str)`."""
 
     id: str
@@ -18,17 +18,17 @@ class Job:
     seconds: int
 
 
-JOBS: tuple[Job, ...] = (
-    Job("heartbeat", "system.heartbeat", 10),
+JOBS: tuple[Timed, ...] = (
+    Timed("heartbeat", "system.heartbeat", 10),
     # Channel health: each actor checks its own interval option and last run in Redis.
-    Job("channel-test", "channel.test_all", 60),
-    Job("channel-balance", "channel.update_balances", 60),
-    Job("channel-probe", "channel.probe_disabled", 30),
-    Job("channel-notify", "channel.notify_root", 60),
-    Job("logs-purge", "logs.purge", 600),
+    Timed("channel-test", "channel.test_all", 60),
+    Timed("channel-balance", "channel.update_balances", 60),
+    Timed("channel-probe", "channel.probe_disabled", 30),
+    Timed("channel-notify", "channel.notify_root", 60),
+    Timed("logs-purge", "logs.purge", 600),
     # Billing: settlement records whose billing.apply was lost (a process that died).
-    Job("billing-sweep", "billing.sweep", 30),
+    Timed("billing-sweep", "billing.sweep", 30),
     # Tasks: one poll per platform; workers claim leased batches, so a slow poll never blocks the next.
-    Job("task-poll-midjourney", "tasks.poll_midjourney", 15),
-    Job("task-poll-suno", "tasks.poll_suno", 15),
+    Timed("task-poll-midjourney", "tasks.poll_midjourney", 15),
+    Timed("task-poll-suno", "tasks.poll_suno", 15),
 )

@@ -12,7 +12,7 @@ import logging
 
 import dramatiq
 
-from api.services import channel_monitor as health
+from api.services import channel_monitor as monitor
 from api.services import locks
 from workers.broker import send
 from workers.context import ctx
@@ -25,25 +25,25 @@ async def _send(actor_name: str, *args: object) -> None:
     await asyncio.to_thread(send, actor_name, *args)
 
 
-def _deps() -> health.Deps:
+def _deps() -> monitor.Deps:
     c = ctx()
-    return health.Deps(c.store, c.options, c.events, c.http, _send)
+    return monitor.Deps(c.store, c.options, c.events, c.http, _send)
 
 
-async def _run_locked(deps: health.Deps, lock_name: str, interval_option: str, job: str,
+async def _run_locked(deps: monitor.Deps, lock_name: str, interval_option: str, job: str,
                       run_token: str, body) -> None:
     """Manual (run_token given) or periodic (interval option > 0 and due) run under the lock."""
     store = deps.store
-    lock = health.lock_key(store, lock_name)
+    lock = monitor.lock_key(store, lock_name)
     if run_token:
-        if not await health.refresh(store, lock, run_token):
+        if not await monitor.refresh(store, lock, run_token):
             log.warning("%s: the run's lock expired before it started; running anyway", job)
         token = run_token
     else:
         minutes = deps.options.get_int(interval_option)
-        if minutes <= 0 or not await health.claim_run(store, job, minutes * 60):
+        if minutes <= 0 or not await monitor.claim_run(store, job, minutes * 60):
             return
-        acquired = await locks.acquire(store, lock, health.RUN_LOCK_TTL)
+        acquired = await locks.acquire(store, lock, monitor.RUN_LOCK_TTL)
         if acquired is None:
             return  # a manual run is in progress
         token = acquired
@@ -55,8 +55,8 @@ async def _run_locked(deps: health.Deps, lock_name: str, interval_option: str, j
 
 @dramatiq.actor(actor_name="channel.test_all", queue_name="channel", max_retries=0, time_limit=RUN_TIME_LIMIT)
 async def test_all(sent_at: float = 0.0, sender: str = "", run_token: str = "") -> None:
-    async def body(deps: health.Deps, token: str) -> None:
-        summary = await health.test_all(deps, token)
+    async def body(deps: monitor.Deps, token: str) -> None:
+        summary = await monitor.test_all(deps, token)
         log.info("tested %d channels (%d ok, %d busy); disabled %s, enabled %s", summary.tested,
                  summary.succeeded, summary.skipped, summary.disabled, summary.enabled)
 
@@ -66,8 +66,8 @@ async def test_all(sent_at: float = 0.0, sender: str = "", run_token: str = "") 
 @dramatiq.actor(actor_name="channel.update_balances", queue_name="channel", max_retries=0,
                 time_limit=RUN_TIME_LIMIT)
 async def update_balances(sent_at: float = 0.0, sender: str = "", run_token: str = "") -> None:
-    async def body(deps: health.Deps, token: str) -> None:
-        updated = await health.update_all_balances(deps, token)
+    async def body(deps: monitor.Deps, token: str) -> None:
+        updated = await monitor.update_all_balances(deps, token)
         log.info("updated the balance of %d channels", updated)
 
     await _run_locked(_deps(), "channel_balance_all", "ChannelBalanceIntervalMinutes", "channel.update_balances",
@@ -77,18 +77,18 @@ async def update_balances(sent_at: float = 0.0, sender: str = "", run_token: str
 @dramatiq.actor(actor_name="channel.test_one", queue_name="channel", max_retries=0)
 async def test_one(channel_id: int) -> None:
     """Test one channel with the automatic rules (probing an automatically disabled one)."""
-    await health.test_one(_deps(), int(channel_id))
+    await monitor.test_one(_deps(), int(channel_id))
 
 
 @dramatiq.actor(actor_name="channel.probe_disabled", queue_name="channel", max_retries=0)
 async def probe_disabled(sent_at: float = 0.0, sender: str = "") -> None:
     """Send a test of each automatically disabled channel whose backoff has passed; bounded
     concurrency comes from the worker threads consuming channel.test_one."""
-    for channel_id in await health.due_probes(_deps()):
+    for channel_id in await monitor.due_probes(_deps()):
         await _send("channel.test_one", channel_id)
 
 
 @dramatiq.actor(actor_name="channel.notify_root", queue_name="channel", max_retries=3)
 async def notify_root(sent_at: float = 0.0, sender: str = "") -> None:
     """Mail root the status changes held back by the throttle."""
-    await health.flush_notifications(_deps())
+    await monitor.flush_notifications(_deps())

@@ -9,7 +9,7 @@ from api.errors import ApiError
 from api.i18n import language, translate
 from api.relay.registry import type_label
 from api.response import json_body, ok, read_json
-from api.services import channel_monitor as health
+from api.services import channel_monitor as monitor
 from api.services import channels as service
 from api.services import locks
 from api.services.jobs import enqueue
@@ -34,9 +34,9 @@ def _channel_id(request: web.Request) -> int:
     return channel_id
 
 
-def _deps(request: web.Request) -> health.Deps:
+def _deps(request: web.Request) -> monitor.Deps:
     app = request.config_dict
-    return health.Deps(app[keys.STORE], app[keys.OPTIONS], app[keys.EVENTS], app[keys.HTTP])
+    return monitor.Deps(app[keys.STORE], app[keys.OPTIONS], app[keys.EVENTS], app[keys.HTTP])
 
 
 # -- model lists -----------------------------------------------------------------------------------
@@ -157,18 +157,18 @@ async def test_channel(request: web.Request) -> web.Response:
     """One minimal request through the channel's adaptor; records response_time and test_time.
     Like the reference, a manual test of one channel never changes its status."""
     channel = await service.get_channel(_channel_id(request))
-    if not health.is_testable(channel):
+    if not monitor.is_testable(channel):
         raise ApiError("channel_test_unsupported", type=type_label(channel.type))
     deps = _deps(request)
-    timeout = health.test_timeout(deps.options)
-    lock = health.lock_key(deps.store, "channel_test", channel.id)
+    timeout = monitor.test_timeout(deps.options)
+    lock = monitor.lock_key(deps.store, "channel_test", channel.id)
     token = await locks.acquire(deps.store, lock, timeout + 30)
     if token is None:
         raise ApiError("channel_test_busy")
     try:
-        result = await health.run_test(deps.http, channel, request.query.get("model", ""), timeout,
+        result = await monitor.run_test(deps.http, channel, request.query.get("model", ""), timeout,
                                        language(request))
-        await health.record_test(channel.id, result)
+        await monitor.record_test(channel.id, result)
     finally:
         await locks.release(deps.store, lock, token)
     if result.success:
@@ -181,8 +181,8 @@ async def _start_run(request: web.Request, lock_name: str, actor: str, running: 
     """Take the run's single-flight lock here (so a second click anywhere is refused at once) and
     hand it to the workers, which release it when done."""
     store = request.config_dict[keys.STORE]
-    lock = health.lock_key(store, lock_name)
-    token = await locks.acquire(store, lock, health.RUN_LOCK_TTL)
+    lock = monitor.lock_key(store, lock_name)
+    token = await locks.acquire(store, lock, monitor.RUN_LOCK_TTL)
     if token is None:
         raise ApiError(running)
     try:
@@ -208,12 +208,12 @@ async def test_all_channels(request: web.Request) -> web.Response:
 @admin_required
 async def update_channel_balance(request: web.Request) -> web.Response:
     channel = await service.get_channel(_channel_id(request))
-    if not health.supports_balance(channel):
+    if not monitor.supports_balance(channel):
         raise ApiError("channel_balance_unsupported", type=channel.type)
     deps = _deps(request)
     try:
-        balance = await health.update_balance(deps.http, channel, health.test_timeout(deps.options))
-    except health.QueryError as exc:
+        balance = await monitor.update_balance(deps.http, channel, monitor.test_timeout(deps.options))
+    except monitor.QueryError as exc:
         raise ApiError("channel_balance_failed", error=exc.message) from exc
     return ok(balance, balance=balance)
 
@@ -230,14 +230,14 @@ async def update_all_balances(request: web.Request) -> web.Response:
 @admin_required
 async def fetch_channel_models(request: web.Request) -> web.Response:
     channel = await service.get_channel(_channel_id(request))
-    if channel.type not in health.FETCH_MODELS_TYPES:
+    if channel.type not in monitor.FETCH_MODELS_TYPES:
         raise ApiError("channel_fetch_models_unsupported")
     if not channel.key:
         raise ApiError("channel_key_missing")
     deps = _deps(request)
     try:
-        models = await health.fetch_models(deps.http, channel, health.test_timeout(deps.options))
-    except health.QueryError as exc:
+        models = await monitor.fetch_models(deps.http, channel, monitor.test_timeout(deps.options))
+    except monitor.QueryError as exc:
         raise ApiError("channel_fetch_models_failed", error=exc.message) from exc
     return ok(models)
 
