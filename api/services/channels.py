@@ -18,6 +18,7 @@ from tortoise.transactions import in_transaction
 
 from api.errors import ApiError
 from api.relay import keyformats
+from api.relay.providers.azure import DEFAULT_API_VERSION as AZURE_DEFAULT_API_VERSION
 from api.relay.providers.xunfei import VERSIONS as SPARK_VERSIONS
 from api.relay.registry import ADAPTORS, DEFAULT_BASE_URLS, type_label
 from api.services.events import EventBus
@@ -31,7 +32,7 @@ MAX_PAGE_SIZE = 100
 MAX_KEYS_PER_CREATE = 1000
 MIN_PRIORITY = -999
 DEFAULT_GROUP = "default"
-AZURE_DEFAULT_OTHER = "2023-06-01-preview"
+AZURE_DEFAULT_OTHER = AZURE_DEFAULT_API_VERSION  # the api-version a new Azure channel gets
 SPARK_DEFAULT_OTHER = "v2.1"
 CLOUDFLARE_ACCOUNT = re.compile(r"^[A-Za-z0-9]{1,64}$")
 
