@@ -39,6 +39,7 @@ from api.services.quota import QuotaService
 from api.services.reservations import ReservationKeeper
 from api.services.sessions import sessions_of
 from api.services.settlement import SettlementSender, pending_key
+from api.services.store import Store
 from models import Token, User
 from models.db import database_unreachable
 from models.enums import UserStatus
@@ -68,8 +69,11 @@ async def relay_ctx(app: web.Application) -> AsyncIterator[None]:
     ttl_ms = int(settings.reservation_ttl * 1000)
     keeper = ReservationKeeper(store, ttl_ms, settings.checkpoint_interval)
     keeper.start()
+    own_queues = settings.broker_url and settings.broker_url != settings.redis_url
+    queues = Store.from_url(settings.broker_url, settings.redis_prefix, 4) if own_queues else store
     app[RELAY] = RelayState(index=index, auth=auth, quota=QuotaService(store, ttl_ms), settlements=sender,
-                            keeper=keeper, options=app[keys.OPTIONS], settings=settings, http=app[keys.HTTP])
+                            keeper=keeper, options=app[keys.OPTIONS], settings=settings, http=app[keys.HTTP],
+                            queues=queues)
     yield
     state = app[RELAY]
     await state.disconnects.drain(0)  # requests still running were given their grace in on_shutdown
@@ -85,6 +89,8 @@ async def relay_ctx(app: web.Application) -> AsyncIterator[None]:
     await sender.stop()
     await state.disconnects.close()
     await index.close()
+    if state.queues is not store:
+        await state.queues.close()
     await state.credentials.close()  # refreshes in flight (the cached credentials stay for the process)
 
 
@@ -363,9 +369,9 @@ async def metrics(request: web.Request) -> web.Response:
     if not allowed:
         return web.Response(status=403, text=translate("relay_metrics_forbidden", language(request)))
     state: RelayState = request.config_dict[RELAY]
-    settings, store = request.config_dict[keys.SETTINGS], request.config_dict[keys.STORE]
+    settings = request.config_dict[keys.SETTINGS]
     namespace = f"{settings.redis_prefix}dramatiq"
-    async with store.redis.pipeline(transaction=False) as pipe:
+    async with state.queues.redis.pipeline(transaction=False) as pipe:
         for queue in QUEUES:
             pipe.llen(f"{namespace}:{queue}")
         depths = await pipe.execute()

@@ -35,6 +35,7 @@ class RelayState:
     options: Any = None
     settings: Any = None
     http: Any = None
+    queues: Any = None  # the Redis of the workers' queues (BROKER_URL), for their depth in /metrics
 
     def spawn(self, coro) -> None:
         """Fire-and-forget work off the request path (kept referenced until it ends)."""

@@ -72,6 +72,8 @@ async def test_two_api_processes_on_a_redis_cluster(client, settings, api_proces
             # The session made by `a`, read by `b`.
             async with http.get(f"{b}/api/user/self", headers={"New-Api-User": "1"}) as resp:
                 assert (await resp.json())["data"]["username"] == "root"
+            async with http.get(f"{a}/metrics") as resp:  # queue depths from the queues' own Redis
+                assert resp.status == 200 and 'gateway_queue_depth{queue="billing"}' in await resp.text()
         summary = await check_books(store, books)  # records applied from the cluster's nodes
         assert summary.logs == 12 + 2
         nodes = {node.port for node in store.redis.get_nodes()}
