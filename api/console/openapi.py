@@ -83,6 +83,7 @@ BODY: dict[tuple[str, str], dict[str, Any]] = {
     ("POST", "/channel/batch"): {"ids": ANY},
     ("POST", "/channel/fix"): {},
     ("PUT", "/option/"): {"key": ANY, "value": ANY},
+    ("POST", "/channel/fetch_models"): {"type": ANY, "base_url": ANY, "key": ANY, "other": ANY},
 }
 
 _PARAM = re.compile(r"{(\w+)(?::[^}]*)?}")

@@ -361,6 +361,15 @@ def selectable_groups(options: OptionsService, user: User) -> dict[str, dict[str
     return {name: {"ratio": ratios.get(name, 1), "desc": desc} for name, desc in groups.items()}
 
 
+def public_groups(options: OptionsService) -> dict[str, str]:
+    """Groups anyone may pick (in both UserUsableGroups and GroupRatio): name → description."""
+    usable = options.get_json("UserUsableGroups")
+    ratios = options.get_json("GroupRatio")
+    if not isinstance(usable, dict) or not isinstance(ratios, dict):
+        return {}
+    return {name: str(desc) for name, desc in usable.items() if name in ratios}
+
+
 # -- administration --------------------------------------------------------------------------------
 def check_may_manage(actor: User, target: User) -> None:
     """An admin acts only on users of a lower role; the super admin on everyone."""

@@ -207,6 +207,9 @@ async def test_self_groups_and_group_list(client, browsers: Browsers, root: ApiC
     assert (await root.get("/api/group/"))["data"] == ["default", "vip", "svip"]
     body = await api.get("/api/group/")
     assert body == {"success": False, "message": "You are not allowed to do this", "data": None}
+    # The reference's public list: groups both usable and priced, name → description (no login needed).
+    public = await ApiClient(client).get("/api/user/groups")
+    assert public["data"] == {"default": "Default group", "vip": "VIP group"}
 
 
 async def test_disabled_user_is_cut_off_at_once(client, browsers: Browsers, root: ApiClient) -> None:

@@ -46,7 +46,8 @@ ADMIN_ROUTES = [
     ("GET", "/api/channel/"), ("GET", "/api/channel/search?keyword=a"), ("GET", "/api/channel/1"),
     ("POST", "/api/channel/"), ("PUT", "/api/channel/"), ("DELETE", "/api/channel/1/"),
     ("DELETE", "/api/channel/disabled"), ("POST", "/api/channel/batch"), ("POST", "/api/channel/fix"),
-    ("GET", "/api/channel/models"), ("GET", "/api/channel/fetch_models/1"), ("GET", "/api/channel/test"),
+    ("GET", "/api/channel/models"), ("GET", "/api/channel/fetch_models/1"), ("POST", "/api/channel/fetch_models"),
+    ("GET", "/api/channel/test"),
     ("GET", "/api/channel/test/1"), ("GET", "/api/channel/update_balance"),
     ("GET", "/api/channel/update_balance/1/"), ("POST", "/api/channel/copy/1"),
 ]

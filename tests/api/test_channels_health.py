@@ -166,3 +166,22 @@ async def test_fetch_models(root: ApiClient, provider) -> None:
     blank = await make_channel(provider, key="")
     assert (await root.get(f"/api/channel/fetch_models/{blank.id}"))["message"] == "Please fill in the key"
 
+
+
+async def test_fetch_models_for_a_channel_not_saved_yet(root: ApiClient, provider) -> None:
+    """The form's type, base URL and key: the server asks the provider (which sends no CORS headers)."""
+    body = await root.post("/api/channel/fetch_models", {"type": int(ChannelType.OPENAI),
+                                                         "base_url": base(provider, "healthy") + "/",
+                                                         "key": "sk-healthy-key\nsk-second-key"})
+    assert body == {"success": True, "message": "", "data": list(PROVIDER_MODELS)}
+    assert (await root.post("/api/channel/fetch_models", {"type": int(ChannelType.ANTHROPIC), "base_url": "",
+                                                          "key": "k"}))["message"] == \
+        "Only the OpenAI interface format is supported"
+    assert (await root.post("/api/channel/fetch_models", {"type": 1, "base_url": base(provider, "healthy"),
+                                                          "key": "  "}))["message"] == "Please fill in the key"
+    body = await root.post("/api/channel/fetch_models", {"type": 1, "base_url": base(provider, "invalid"),
+                                                         "key": "sk-invalid-key"})
+    assert body["success"] is False and body["message"].startswith("Failed to get the model list: status 401")
+    assert "sk-invalid-key" not in body["message"]
+    assert (await root.post("/api/channel/fetch_models", {"type": "1"}))["success"] is False
+    assert not await Channel.exists()  # nothing saved

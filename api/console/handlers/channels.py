@@ -226,6 +226,30 @@ async def update_all_balances(request: web.Request) -> web.Response:
                             "channel_balance_all_running", "channel_balance_all_started")
 
 
+@routes.post("/channel/fetch_models")
+@admin_required
+async def fetch_models_for_form(request: web.Request) -> web.Response:
+    """The model list of a channel not saved yet (the form's type, base URL and key), asked by the
+    server: browsers cannot ask most providers themselves (no CORS headers)."""
+    body = await read_json(request)
+    kind, base_url, key = body.get("type"), body.get("base_url") or "", body.get("key") or ""
+    if isinstance(kind, bool) or not isinstance(kind, int) or not isinstance(base_url, str) \
+            or not isinstance(key, str):
+        raise ApiError("invalid_param", name="type, base_url, key")
+    if kind not in monitor.FETCH_MODELS_TYPES:
+        raise ApiError("channel_fetch_models_unsupported")
+    key = key.strip().splitlines()[0].strip() if key.strip() else ""
+    if not key:
+        raise ApiError("channel_key_missing")
+    channel = Channel(type=kind, base_url=base_url.strip().rstrip("/"), key=key, other=str(body.get("other") or ""))
+    deps = _deps(request)
+    try:
+        models = await monitor.fetch_models(deps.http, channel, monitor.test_timeout(deps.options))
+    except monitor.QueryError as exc:
+        raise ApiError("channel_fetch_models_failed", error=exc.message) from exc
+    return ok(models)
+
+
 @routes.get(r"/channel/fetch_models/{id:\d+}")
 @admin_required
 async def fetch_channel_models(request: web.Request) -> web.Response:

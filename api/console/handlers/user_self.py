@@ -67,6 +67,12 @@ async def list_usable_models(request: web.Request) -> web.Response:
     return ok(await accounts.usable_models(the_user(request).group))
 
 
+@routes.get("/user/groups")
+async def list_public_groups(request: web.Request) -> web.Response:
+    """The groups users may pick, with their descriptions (the reference's playground and key editor ask this)."""
+    return ok(accounts.public_groups(request.config_dict[keys.OPTIONS]))
+
+
 @routes.get("/user/self/groups")
 @user_required
 async def list_self_groups(request: web.Request) -> web.Response:

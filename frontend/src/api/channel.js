@@ -15,11 +15,7 @@ export const updateChannelBalance = (id) => get(`/api/channel/update_balance/${i
 export const updateAllBalances = () => get('/api/channel/update_balance', { raw: true });
 export const fetchChannelModels = (id) => get(`/api/channel/fetch_models/${id}`, { silent: true });
 
-// On creation the browser asks the provider itself for /v1/models with the entered key (spec 000 §7).
-export async function fetchUpstreamModels(baseUrl, key) {
-  const origin = new URL(baseUrl || 'https://api.openai.com').origin;
-  const res = await fetch(`${origin}/v1/models`, { headers: { Authorization: `Bearer ${key}` } });
-  if (!res.ok) throw new Error(`HTTP ${res.status}`);
-  const body = await res.json();
-  return (body.data || []).map((m) => m.id);
-}
+// A channel not saved yet: the server asks the provider with the form's type, base URL and key
+// (browsers cannot: most providers send no CORS headers).
+export const fetchUpstreamModels = (type, baseUrl, key) =>
+  post('/api/channel/fetch_models', { type, base_url: baseUrl, key }, { silent: true });

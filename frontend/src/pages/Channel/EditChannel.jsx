@@ -138,11 +138,13 @@ export default function EditChannel({ id, onClose, onSaved }) {
     }
     setFetching(true);
     try {
-      const fetched = isEdit ? await fetchChannelModels(id) : await fetchUpstreamModels(inputs.base_url, inputs.key.split('\n')[0].trim());
+      const fetched = isEdit ? await fetchChannelModels(id) : await fetchUpstreamModels(inputs.type, inputs.base_url, inputs.key);
       set('models')(Array.from(new Set([...inputs.models, ...fetched])));
       showSuccess(t('channel.form.fetchSuccess'));
-    } catch {
-      showError(t('channel.form.fetchFailed'));
+    } catch (e) {
+      // The server's answer says what went wrong (the provider's status and message); a request that
+      // never reached the server gets the generic text.
+      showError(e && e.status === 200 && e.message ? e.message : t('channel.form.fetchFailed'));
     } finally {
       setFetching(false);
     }

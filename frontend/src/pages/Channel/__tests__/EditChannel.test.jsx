@@ -266,8 +266,8 @@ test('Vertex AI region template', async () => {
   });
 });
 
-test('fetching models from the provider: OpenAI only, needs the key, asks the provider with the key', async () => {
-  const { drawer } = setup();
+test('fetching models from the provider: OpenAI only, needs the key, asked through the server', async () => {
+  const { drawer, calls } = setup(null, { 'POST /api/channel/fetch_models': ok(['up-1', 'up-2']) });
   await waitFor(() => expect(localStorage.getItem('channel_models')).not.toBeNull());
   await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '14');
   await userEvent.click(within(drawer).getByRole('button', { name: 'Fetch models from the provider' }));
@@ -277,23 +277,17 @@ test('fetching models from the provider: OpenAI only, needs the key, asks the pr
   expect(await screen.findByText('Please fill in the key')).toBeInTheDocument();
   await userEvent.type(within(drawer).getByLabelText('Base URL'), 'http://127.0.0.1:9999/v1');
   await userEvent.type(within(drawer).getByLabelText('Key'), 'sk-upstream');
-  const apiFetch = global.fetch;
-  const upstream = [];
-  global.fetch = async (url, opts) => {
-    if (!String(url).startsWith('http://127.0.0.1:9999')) return apiFetch(url, opts);
-    upstream.push({ url, auth: opts.headers.Authorization });
-    return { ok: true, status: 200, json: async () => ({ data: [{ id: 'up-1' }, { id: 'up-2' }] }) };
-  };
   await userEvent.click(within(drawer).getByRole('button', { name: 'Fetch models from the provider' }));
   expect(await screen.findByText('Model list fetched')).toBeInTheDocument();
-  expect(upstream).toEqual([{ url: 'http://127.0.0.1:9999/v1/models', auth: 'Bearer sk-upstream' }]);
+  expect(callsTo(calls, 'POST', '/api/channel/fetch_models').map((c) => c.body)).toEqual([
+    { type: 1, base_url: 'http://127.0.0.1:9999/v1', key: 'sk-upstream' }]);
   expect(within(drawer).getByRole('button', { name: 'Remove up-2' })).toBeInTheDocument();
 });
 
 test('fetching fails with the failure text', async () => {
   const { drawer } = setup();
   await userEvent.type(within(drawer).getByLabelText('Key'), 'sk-x');
-  global.fetch = async () => { throw new Error('offline'); };
+  global.fetch = async () => { throw new Error('offline'); };  // the server unreachable
   await userEvent.click(within(drawer).getByRole('button', { name: 'Fetch models from the provider' }));
   expect(await screen.findByText('Failed to get the model list')).toBeInTheDocument();
 });
@@ -321,4 +315,13 @@ test('an existing Baidu channel opens under its own type with its key format', a
   expect(within(d).getByLabelText('Type')).toHaveValue('15');
   expect(within(d).getByRole('option', { name: 'Baidu' })).not.toBeDisabled();
   expect(within(d).getByTestId('channel-key-format').textContent).toBe('APIKey|SecretKey');  // one key when editing
+});
+
+test('a refused fetch shows what the server said', async () => {
+  const { drawer } = setup(null, {
+    'POST /api/channel/fetch_models': { success: false, message: 'Failed to get the model list: status 401: bad key', data: null },
+  });
+  await userEvent.type(within(drawer).getByLabelText('Key'), 'sk-x');
+  await userEvent.click(within(drawer).getByRole('button', { name: 'Fetch models from the provider' }));
+  expect(await screen.findByText('Failed to get the model list: status 401: bad key')).toBeInTheDocument();
 });
