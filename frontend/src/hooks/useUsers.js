@@ -1,14 +1,10 @@
 import useSWR from 'swr';
-
-const query = (params) => Object.entries(params)
-  .filter(([, v]) => v !== undefined && v !== null && v !== '')
-  .map(([k, v]) => `${k}=${encodeURIComponent(v)}`)
-  .join('&');
+import { withQuery } from '../lib/query';
 
 // One page of users: the search endpoint when a keyword or group is set (both answer {items, total, page, page_size}).
 export function usersKey({ page, pageSize, keyword, group }) {
-  if (keyword || group) return `/api/user/search?${query({ keyword, group, p: page, page_size: pageSize })}`;
-  return `/api/user/?${query({ p: page, page_size: pageSize })}`;
+  if (keyword || group) return withQuery('/api/user/search', { keyword, group, p: page, page_size: pageSize });
+  return withQuery('/api/user/', { p: page, page_size: pageSize });
 }
 
 export default function useUsers(params) {
