@@ -9,7 +9,8 @@
 7. settle   the exact amount, or refund everything when nothing was produced; the record goes to
             the workers through Redis (services/settlement.py)
 
-Adaptors (api/relay/providers) only translate; this module owns I/O, retries and billing.
+Adaptors (api/relay/providers) only translate; this module owns I/O and retries, api.relay.streaming
+the streamed answers, api.relay.settling the end of a request, api.relay.job the request's state.
 """
 from __future__ import annotations
 
@@ -17,7 +18,6 @@ import asyncio
 import logging
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 import aiohttp
@@ -26,29 +26,26 @@ from aiohttp import web
 
 from api import keys
 from api.i18n import language, translate
-from api.middlewares import REDIS_DOWN, REQUEST_ID_HEADER
+from api.middlewares import REQUEST_ID_HEADER
 from api.relay import client
-from api.relay.auth import TokenInfo, UserInfo, parse_key
+from api.relay.auth import UserInfo, parse_key
 from api.relay.base import (
     Adaptor,
     AnswerReader,
-    MalformedEvent,
-    Passthrough,
     RelayMeta,
     RelayMode,
-    StreamDecoder,
-    StreamState,
     TokenUsage,
     UpstreamContext,
-    client_wants_usage,
     json_object,
 )
 from api.relay.disconnects import client_gone
 from api.relay.errors import ChannelCannotServe, RelayError, mask_secrets, should_retry_error
-from api.relay.inbound.base import REQUEST_INBOUND, Inbound, StreamWriter
+from api.relay.inbound.base import Inbound
+from api.relay.job import MULTIPART, Caller, Form, Job, Outcome, refuse
 from api.relay.registry import build_adaptor, type_label
-from api.relay.sse import SSEError, SSEEvent, encode_data, encode_done, encode_many
+from api.relay.settling import settle
 from api.relay.state import RelayState, relay_state
+from api.relay.streaming import relay_stream, usage_quota
 from api.relay.tokenizer import count_chat_request, count_input, count_response, count_speech_input, count_text
 from api.relay.validate import Invalid, check_body
 from api.services import pricing
@@ -58,7 +55,7 @@ from api.services.options import OptionsService
 from api.services.quota import BalanceUnavailable, Charge, Limits, QuotaRefused, RateLimited
 from api.services.reservations import reservation_json
 from api.services.sensitive import find_sensitive, prompt_texts
-from api.services.settlement import RequestFacts, Usage, build_record, new_settlement_id, record_fields
+from api.services.settlement import RequestFacts, new_settlement_id, record_fields
 from models.enums import Role, TokenStatus, UserStatus
 
 log = logging.getLogger("api.relay")
@@ -70,87 +67,6 @@ DEFAULT_MODELS: Mapping[RelayMode, str] = {
     RelayMode.TRANSCRIPTION: "whisper-1",
     RelayMode.TRANSLATION: "whisper-1",
 }
-STREAMABLE = frozenset({RelayMode.CHAT, RelayMode.COMPLETIONS})
-MULTIPART = frozenset({RelayMode.TRANSCRIPTION, RelayMode.TRANSLATION})
-
-
-# -- errors the client sees -----------------------------------------------------------------------
-
-
-def refuse(request: web.Request, status: int, message_key: str, code: str, error_type: str = "new_api_error",
-           headers: Mapping[str, str] | None = None, **params: object) -> RelayError:
-    """A refusal by the gateway itself (never retried, never a reason to disable a channel)."""
-    err = RelayError.local_error(status, translate(message_key, language(request), **params), code, error_type)
-    err.headers = dict(headers or {})  # type: ignore[attr-defined]
-    return err
-
-
-def error_response(request: web.Request, err: RelayError) -> web.Response:
-    """The error in the shape of the client's format (OpenAI's unless the route is another's)."""
-    request_id = request.get(keys.REQUEST_ID, "")
-    headers = {REQUEST_ID_HEADER: request_id, **getattr(err, "headers", {})}
-    inbound: type[Inbound] | None = request.get(REQUEST_INBOUND)
-    body = inbound.error_body(err, request_id) if inbound is not None else err.to_body(request_id)
-    return web.Response(body=orjson.dumps(body), status=err.status, headers=headers, content_type="application/json")
-
-
-# -- the request as it goes -----------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class Caller:
-    user: UserInfo
-    token: TokenInfo | None
-    pinned: ChannelInfo | None = None
-
-    @property
-    def token_limited(self) -> bool:
-        return self.token is not None and not self.token.unlimited
-
-
-@dataclass(slots=True)
-class Form:
-    """A multipart request: text fields, and file parts forwarded untouched."""
-
-    fields: dict[str, str]
-    files: list[tuple[str, str, str, bytes]]
-
-
-@dataclass(slots=True)
-class Job:
-    request: web.Request
-    state: RelayState
-    options: OptionsService
-    mode: RelayMode
-    route: str
-    caller: Caller
-    body: dict[str, Any]
-    form: Form | None = None
-    model: str = ""
-    group: str = ""
-    price: pricing.Price | None = None
-    channel: ChannelInfo | None = None
-    prompt_tokens: int = 0
-    pre: int = 0
-    charge: Charge | None = None
-    facts: RequestFacts | None = None
-    partial: Outcome | None = None  # what a cancelled stream produced before it was cancelled
-    stream: StreamState | None = None  # a streamed answer's accumulator, while it streams
-    produced: int | None = None  # output tokens of the finished answer (the checkpoint while settling)
-    inbound: Inbound | None = None  # the client's own format, when it is not OpenAI's
-    started: float = field(default_factory=time.monotonic)
-
-    @property
-    def is_stream(self) -> bool:
-        return self.mode in STREAMABLE and self.body.get("stream") is True
-
-
-@dataclass(slots=True)
-class Outcome:
-    response: web.StreamResponse
-    usage: TokenUsage
-    quota: int
-    produced: bool = True
 
 
 # -- 1. who ---------------------------------------------------------------------------------------
@@ -657,238 +573,3 @@ def answer(job: Job, adaptor: AnswerReader, resp: client.Answer, raw: bytes, nat
 
 def json_response(body: Any, headers: Mapping[str, str]) -> web.Response:
     return web.Response(body=orjson.dumps(body), headers=dict(headers), content_type="application/json")
-
-
-# -- streams ------------------------------------------------------------------------------------------
-
-
-async def open_stream(job: Job, content_type: str = "text/event-stream") -> web.StreamResponse:
-    response = web.StreamResponse(status=200, headers={
-        "Content-Type": content_type, "Cache-Control": "no-cache", "X-Accel-Buffering": "no",
-        "Access-Control-Allow-Origin": "*", REQUEST_ID_HEADER: job.request.get(keys.REQUEST_ID, "")})
-    await response.prepare(job.request)
-    return response
-
-
-async def relay_stream(job: Job, adaptor: AnswerReader, resp: client.Answer, decoder: StreamDecoder,
-                       native: bool = False) -> Outcome:
-    """Chunks go to the client as they arrive; usage is read or counted on the way. An upstream
-    that stops early, an idle timeout, a malformed event or a client that leaves: the client is
-    charged for what the upstream produced (nothing produced = a failed attempt, refunded).
-    In the client's own format: through its stream writer, or, from a channel of that format,
-    the upstream's bytes as they came (converted only to be counted)."""
-    facts, metrics = job.facts, job.state.metrics
-    assert facts is not None
-    state = job.stream = StreamState(include_usage=client_wants_usage(job.body))
-    out: web.StreamResponse | None = None
-    gone = False
-    writer = job.inbound.writer(job.model, job.prompt_tokens) if job.inbound is not None and not native else None
-    held: list[bytes] = []  # native: upstream bytes not yet written (held until the first event converts)
-
-    async def forward(events: list[SSEEvent], raw: bytes = b"") -> None:
-        """Convert, count and write; what converted before a bad event is still written."""
-        nonlocal out
-        frames: list[Any] = []
-        try:
-            convert_events(adaptor, events, state, frames, parsed=writer is not None)
-        finally:
-            if native:
-                held.append(raw)
-                if frames or out is not None:
-                    out = out or await open_stream(job)
-                    await out.write(b"".join(held))
-                    held.clear()
-            elif frames:
-                out = out or await open_stream(job, writer.content_type if writer is not None else "text/event-stream")
-                await out.write(writer.frames(frames) if writer is not None else encode_many(frames))
-
-    metrics.active_streams += 1
-    try:
-        try:
-            async for chunk in client.iter_stream(resp):
-                if not facts.first_response_ms:
-                    facts.first_response_ms = max(1, int((time.monotonic() - job.started) * 1000))
-                await forward(decoder.feed(chunk), chunk)
-                if state.done:
-                    break
-            else:
-                await forward(decoder.close())
-                if not state.done:
-                    raise client.StreamInterrupted("the upstream ended the stream without its end marker")
-        except client.StreamInterrupted as exc:
-            if state.events == 0:
-                raise RelayError(502, exc.reason, "upstream_error", "stream_interrupted") from None
-            facts.incomplete = exc.reason
-        except (RelayError, SSEError) as exc:
-            if state.events == 0 and out is None:
-                raise exc if isinstance(exc, RelayError) else RelayError(
-                    502, str(exc), "upstream_error", "bad_response_body") from None
-            facts.incomplete = f"bad upstream stream: {exc}"[:300]
-        except ConnectionResetError:
-            gone = True
-            facts.incomplete = "the client went away"
-        except asyncio.CancelledError:  # the client went away, or the server is stopping
-            if not (job.state.disconnects.stopping and not client_gone(job.request)):
-                facts.incomplete = "the client went away"
-                job.partial = stream_outcome(job, out, state)
-                raise
-            current = asyncio.current_task()
-            if current is not None:
-                current.uncancel()
-            facts.incomplete = "the server is shutting down"  # the stream ends with that error, billed as usual
-    finally:
-        metrics.active_streams -= 1
-        if state.malformed:
-            log.warning("request %s: %d malformed upstream stream events skipped (channel %s)",
-                        facts.request_id, state.malformed, facts.channel_id)
-        if state.done and not facts.incomplete:
-            resp.release()
-        else:
-            resp.close()  # cancels the upstream request
-    if out is None and not gone:
-        try:
-            out = await open_stream(job, writer.content_type if writer is not None else "text/event-stream")
-        except ConnectionResetError:
-            gone = True
-    if not gone and out is not None:
-        await finish_stream(job, out, state, state.resolve_usage(job.prompt_tokens), writer)
-    return stream_outcome(job, out, state)
-
-
-def convert_events(adaptor: AnswerReader, events: list[SSEEvent], state: StreamState, frames: list[Any],
-                   parsed: bool = False) -> None:
-    """Upstream events → frames to write (appended to `frames` as they convert, so what converted
-    before a bad event is kept). An event that only reported usage still counts as produced; an
-    event that cannot be read at all is skipped (and counted in `state.malformed`)."""
-    for event in events:
-        reported = state.usage
-        try:
-            chunks = adaptor.convert_stream_event(event, state)
-        except MalformedEvent:  # one unreadable line: skipped, the rest of the answer still comes
-            state.malformed += 1
-            continue
-        if chunks:
-            count_chunks(state, chunks, frames, parsed)
-        elif state.usage is not reported:
-            state.events += 1
-
-
-def count_chunks(state: StreamState, chunks: list[Any], frames: list[Any], parsed: bool = False) -> None:
-    """The pipeline's own count of what a stream produced (adaptors only convert): the chunks'
-    text and tool calls go to the local counter, the last finish reason is kept, and the frames to
-    write are appended to `frames` (the parsed chunks when `parsed`: a stream writer converts them)."""
-    counter = state.counter
-    for item in chunks:
-        if isinstance(item, Passthrough):
-            chunk, frame = item.chunk, item.data
-        else:
-            chunk = frame = item
-        state.events += 1
-        if chunk.get("usage"):
-            state.usage_sent = True
-        choices = chunk.get("choices")
-        if choices:
-            counter.add_choices(choices)
-            for choice in choices:
-                if choice.get("finish_reason"):
-                    state.finish_reason = choice["finish_reason"]
-        frames.append(chunk if parsed else frame)
-
-
-def usage_quota(job: Job, usage: TokenUsage) -> int:
-    price = job.price
-    assert price is not None
-    return pricing.settle_quota(price, usage.prompt_tokens, usage.completion_tokens,
-                                cached_tokens=usage.cached_tokens, cache_creation_tokens=usage.cache_creation_tokens,
-                                quota_per_unit=job.options.get_int("QuotaPerUnit"))
-
-
-def stream_outcome(job: Job, out: web.StreamResponse | None, state: StreamState) -> Outcome:
-    """Usage and quota of what the upstream produced so far (nothing produced: not billed)."""
-    usage = state.resolve_usage(job.prompt_tokens)
-    return Outcome(out or web.StreamResponse(), usage, usage_quota(job, usage), produced=state.events > 0)
-
-
-async def finish_stream(job: Job, out: web.StreamResponse, state: StreamState, usage: TokenUsage,
-                        writer: StreamWriter | None = None) -> None:
-    error = None
-    if job.facts is not None and job.facts.incomplete:
-        message = translate("relay_stream_interrupted", language(job.request), reason=job.facts.incomplete)
-        error = RelayError(502, message, "upstream_error", "stream_interrupted")
-    tail: list[bytes] = []
-    if writer is not None:  # the client's format, converted: its closing frames
-        tail.append(writer.finish(usage, error))
-    elif job.inbound is not None:  # the client's format, relayed: the upstream's end frames went through
-        if error is not None:
-            tail.append(job.inbound.error_frame(error))
-    else:
-        if state.include_usage and not state.usage_sent:
-            tail.append(encode_data({"id": f"chatcmpl-{job.request.get(keys.REQUEST_ID, '')}",
-                                     "object": "chat.completion.chunk", "created": int(time.time()),
-                                     "model": job.model, "choices": [], "usage": usage.to_openai()}))
-        if error is not None:
-            tail.append(encode_data(error.to_body(job.request.get(keys.REQUEST_ID, ""))))
-        tail.append(encode_done())
-    try:
-        await out.write(b"".join(tail))
-        await out.write_eof()
-    except ConnectionResetError:
-        if job.facts is not None and not job.facts.incomplete:
-            job.facts.incomplete = "the client went away"
-
-
-# -- 7. settle ----------------------------------------------------------------------------------------
-
-
-async def settle(job: Job, outcome: Outcome | None) -> None:
-    """The exact amount when output was produced (user and key, one Redis call, record to the
-    workers); otherwise the whole pre-charge back to both, and no record. Redis unreachable: the
-    settlement is sent again in the background until it answers (the reservation, renewed
-    meanwhile with the final output as its checkpoint, closes once either way)."""
-    charge, facts, state = job.charge, job.facts, job.state
-    if charge is None or facts is None:
-        return
-    final, record, tokens = 0, None, 0
-    if outcome is not None and outcome.produced:
-        usage = outcome.usage
-        final, tokens, job.produced = outcome.quota, usage.total_tokens, usage.completion_tokens
-        record = build_record(facts, Usage(outcome.quota, usage.prompt_tokens, usage.completion_tokens,
-                                           usage.cached_tokens, usage.reasoning_tokens,
-                                           cache_creation_tokens=usage.cache_creation_tokens))
-    else:
-        job.produced = 0
-    try:
-        await state.quota.settle(charge, final, record, tokens)
-    except REDIS_DOWN as exc:
-        log.warning("settlement of request %s failed (%s): sent again until Redis answers", facts.request_id, exc)
-        state.spawn(settle_later(job, final, record, tokens))
-        return
-    except Exception:
-        log.exception("settlement of request %s failed (its reservation is closed by the sweep)", facts.request_id)
-        return
-    state.keeper.release(facts.request_id)
-    if record is not None:
-        state.settlements.mark(charge.user_id)
-
-
-SETTLE_RETRY_FOR = 600.0  # seconds; past that the reservation is left to the sweep
-
-
-async def settle_later(job: Job, final: int, record: bytes | None, tokens: int) -> None:
-    charge, facts, state = job.charge, job.facts, job.state
-    assert charge is not None and facts is not None
-    delay, deadline = 0.25, time.monotonic() + SETTLE_RETRY_FOR
-    while time.monotonic() < deadline:
-        await asyncio.sleep(delay)
-        delay = min(delay * 2, 15.0)
-        try:
-            await state.quota.settle(charge, final, record, tokens)
-        except REDIS_DOWN:
-            continue
-        state.keeper.release(facts.request_id)
-        if record is not None:
-            state.settlements.mark(charge.user_id)
-        log.info("settlement of request %s done after Redis came back", facts.request_id)
-        return
-    log.error("settlement of request %s still failing after %.0f s: left to the sweep", facts.request_id,
-              SETTLE_RETRY_FOR)

@@ -25,11 +25,12 @@ from api.middlewares import REDIS_DOWN, RETRY_AFTER
 from api.relay.auth import KeyAuth, UserInfo
 from api.relay.base import RelayMode
 from api.relay.errors import RelayError
-from api.relay.handler import Caller, error_response, key_caller, read_input, refuse, requested_model, run
+from api.relay.handler import key_caller, read_input, requested_model, run
 from api.relay.inbound.anthropic import AnthropicInbound
 from api.relay.inbound.base import REQUEST_INBOUND, Inbound
 from api.relay.inbound.gemini import GeminiEmbedInbound, GeminiInbound
 from api.relay.inbound.responses import ResponsesInbound
+from api.relay.job import Caller, error_response, refuse
 from api.relay.state import RELAY, RelayState, relay_state
 from api.relay.tokenizer import count_chat_request, get_encoding
 from api.services.channel_index import ChannelIndex

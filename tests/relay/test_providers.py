@@ -7,13 +7,13 @@ import pytest
 
 from api.relay.base import RelayMeta, RelayMode, StreamState, TokenUsage, client_wants_usage
 from api.relay.errors import RelayError
-from api.relay.handler import convert_events
 from api.relay.providers.azure import AzureAdaptor
 from api.relay.providers.compatible import MiniMaxAdaptor, MoonshotAdaptor, SiliconFlowAdaptor
 from api.relay.providers.custom import CustomAdaptor
 from api.relay.providers.ollama import OllamaAdaptor
 from api.relay.providers.openai import OpenAIAdaptor
 from api.relay.sse import SSEEvent, SSEParser
+from api.relay.streaming import convert_events
 from api.relay.tokenizer import count_text
 from models.enums import ChannelType
 

@@ -22,8 +22,6 @@ from api.i18n import language, translate
 from api.relay.base import RelayMode
 from api.relay.errors import RelayError
 from api.relay.handler import (
-    Caller,
-    Job,
     admit,
     check_model_allowed,
     first_channel,
@@ -31,6 +29,7 @@ from api.relay.handler import (
     price_of,
     usable_group,
 )
+from api.relay.job import Caller, Job
 from api.relay.state import RelayState, relay_state
 from api.services import pricing
 from api.services.channel_index import ChannelInfo

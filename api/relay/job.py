@@ -1,0 +1,111 @@
+"""The relay request as it goes through the pipeline (api.relay.handler): who asked, what, and what
+came of it; and the errors the gateway itself answers, in the client's format."""
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from aiohttp import web
+
+from api import keys
+from api.i18n import language, translate
+from api.middlewares import REQUEST_ID_HEADER
+from api.relay.auth import TokenInfo, UserInfo
+from api.relay.base import (
+    RelayMode,
+    StreamState,
+    TokenUsage,
+)
+from api.relay.errors import RelayError
+from api.relay.inbound.base import REQUEST_INBOUND, Inbound
+from api.relay.state import RelayState
+from api.services import pricing
+from api.services.channel_index import ChannelInfo
+from api.services.options import OptionsService
+from api.services.quota import Charge
+from api.services.settlement import RequestFacts
+
+STREAMABLE = frozenset({RelayMode.CHAT, RelayMode.COMPLETIONS})
+MULTIPART = frozenset({RelayMode.TRANSCRIPTION, RelayMode.TRANSLATION})
+
+
+# -- errors the client sees -----------------------------------------------------------------------
+
+
+def refuse(request: web.Request, status: int, message_key: str, code: str, error_type: str = "new_api_error",
+           headers: Mapping[str, str] | None = None, **params: object) -> RelayError:
+    """A refusal by the gateway itself (never retried, never a reason to disable a channel)."""
+    err = RelayError.local_error(status, translate(message_key, language(request), **params), code, error_type)
+    err.headers = dict(headers or {})  # type: ignore[attr-defined]
+    return err
+
+
+def error_response(request: web.Request, err: RelayError) -> web.Response:
+    """The error in the shape of the client's format (OpenAI's unless the route is another's)."""
+    request_id = request.get(keys.REQUEST_ID, "")
+    headers = {REQUEST_ID_HEADER: request_id, **getattr(err, "headers", {})}
+    inbound: type[Inbound] | None = request.get(REQUEST_INBOUND)
+    body = inbound.error_body(err, request_id) if inbound is not None else err.to_body(request_id)
+    return web.Response(body=orjson.dumps(body), status=err.status, headers=headers, content_type="application/json")
+
+
+# -- the request as it goes -----------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Caller:
+    user: UserInfo
+    token: TokenInfo | None
+    pinned: ChannelInfo | None = None
+
+    @property
+    def token_limited(self) -> bool:
+        return self.token is not None and not self.token.unlimited
+
+
+@dataclass(slots=True)
+class Form:
+    """A multipart request: text fields, and file parts forwarded untouched."""
+
+    fields: dict[str, str]
+    files: list[tuple[str, str, str, bytes]]
+
+
+@dataclass(slots=True)
+class Job:
+    request: web.Request
+    state: RelayState
+    options: OptionsService
+    mode: RelayMode
+    route: str
+    caller: Caller
+    body: dict[str, Any]
+    form: Form | None = None
+    model: str = ""
+    group: str = ""
+    price: pricing.Price | None = None
+    channel: ChannelInfo | None = None
+    prompt_tokens: int = 0
+    pre: int = 0
+    charge: Charge | None = None
+    facts: RequestFacts | None = None
+    partial: Outcome | None = None  # what a cancelled stream produced before it was cancelled
+    stream: StreamState | None = None  # a streamed answer's accumulator, while it streams
+    produced: int | None = None  # output tokens of the finished answer (the checkpoint while settling)
+    inbound: Inbound | None = None  # the client's own format, when it is not OpenAI's
+    started: float = field(default_factory=time.monotonic)
+
+    @property
+    def is_stream(self) -> bool:
+        return self.mode in STREAMABLE and self.body.get("stream") is True
+
+
+@dataclass(slots=True)
+class Outcome:
+    response: web.StreamResponse
+    usage: TokenUsage
+    quota: int
+    produced: bool = True

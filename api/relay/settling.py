@@ -1,0 +1,71 @@
+"""The end of a relay request: the exact amount settled, or the pre-charge refunded when nothing was
+produced, in one Redis call; while Redis is unreachable the settlement is sent again in the
+background and the reservation, renewed meanwhile, closes once either way (billing.md)."""
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+
+from api.middlewares import REDIS_DOWN
+from api.relay.job import Job, Outcome
+from api.services.settlement import Usage, build_record
+
+log = logging.getLogger("api.relay")
+
+
+# -- 7. settle ----------------------------------------------------------------------------------------
+
+
+async def settle(job: Job, outcome: Outcome | None) -> None:
+    """The exact amount when output was produced (user and key, one Redis call, record to the
+    workers); otherwise the whole pre-charge back to both, and no record. Redis unreachable: the
+    settlement is sent again in the background until it answers (the reservation, renewed
+    meanwhile with the final output as its checkpoint, closes once either way)."""
+    charge, facts, state = job.charge, job.facts, job.state
+    if charge is None or facts is None:
+        return
+    final, record, tokens = 0, None, 0
+    if outcome is not None and outcome.produced:
+        usage = outcome.usage
+        final, tokens, job.produced = outcome.quota, usage.total_tokens, usage.completion_tokens
+        record = build_record(facts, Usage(outcome.quota, usage.prompt_tokens, usage.completion_tokens,
+                                           usage.cached_tokens, usage.reasoning_tokens,
+                                           cache_creation_tokens=usage.cache_creation_tokens))
+    else:
+        job.produced = 0
+    try:
+        await state.quota.settle(charge, final, record, tokens)
+    except REDIS_DOWN as exc:
+        log.warning("settlement of request %s failed (%s): sent again until Redis answers", facts.request_id, exc)
+        state.spawn(settle_later(job, final, record, tokens))
+        return
+    except Exception:
+        log.exception("settlement of request %s failed (its reservation is closed by the sweep)", facts.request_id)
+        return
+    state.keeper.release(facts.request_id)
+    if record is not None:
+        state.settlements.mark(charge.user_id)
+
+
+SETTLE_RETRY_FOR = 600.0  # seconds; past that the reservation is left to the sweep
+
+
+async def settle_later(job: Job, final: int, record: bytes | None, tokens: int) -> None:
+    charge, facts, state = job.charge, job.facts, job.state
+    assert charge is not None and facts is not None
+    delay, deadline = 0.25, time.monotonic() + SETTLE_RETRY_FOR
+    while time.monotonic() < deadline:
+        await asyncio.sleep(delay)
+        delay = min(delay * 2, 15.0)
+        try:
+            await state.quota.settle(charge, final, record, tokens)
+        except REDIS_DOWN:
+            continue
+        state.keeper.release(facts.request_id)
+        if record is not None:
+            state.settlements.mark(charge.user_id)
+        log.info("settlement of request %s done after Redis came back", facts.request_id)
+        return
+    log.error("settlement of request %s still failing after %.0f s: left to the sweep", facts.request_id,
+              SETTLE_RETRY_FOR)

@@ -1,0 +1,210 @@
+"""A streamed answer: the upstream's events read, converted to the client's format, counted and
+written as they come; what a stream produced so far is what it is billed for (billing.md)."""
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import Any
+
+from aiohttp import web
+
+from api import keys
+from api.i18n import language, translate
+from api.middlewares import REQUEST_ID_HEADER
+from api.relay import client
+from api.relay.base import (
+    AnswerReader,
+    MalformedEvent,
+    Passthrough,
+    StreamDecoder,
+    StreamState,
+    TokenUsage,
+    client_wants_usage,
+)
+from api.relay.disconnects import client_gone
+from api.relay.errors import RelayError
+from api.relay.inbound.base import StreamWriter
+from api.relay.job import Job, Outcome
+from api.relay.sse import SSEError, SSEEvent, encode_data, encode_done, encode_many
+from api.services import pricing
+
+log = logging.getLogger("api.relay")
+
+
+# -- streams ------------------------------------------------------------------------------------------
+
+
+async def open_stream(job: Job, content_type: str = "text/event-stream") -> web.StreamResponse:
+    response = web.StreamResponse(status=200, headers={
+        "Content-Type": content_type, "Cache-Control": "no-cache", "X-Accel-Buffering": "no",
+        "Access-Control-Allow-Origin": "*", REQUEST_ID_HEADER: job.request.get(keys.REQUEST_ID, "")})
+    await response.prepare(job.request)
+    return response
+
+
+async def relay_stream(job: Job, adaptor: AnswerReader, resp: client.Answer, decoder: StreamDecoder,
+                       native: bool = False) -> Outcome:
+    """Chunks go to the client as they arrive; usage is read or counted on the way. An upstream
+    that stops early, an idle timeout, a malformed event or a client that leaves: the client is
+    charged for what the upstream produced (nothing produced = a failed attempt, refunded).
+    In the client's own format: through its stream writer, or, from a channel of that format,
+    the upstream's bytes as they came (converted only to be counted)."""
+    facts, metrics = job.facts, job.state.metrics
+    assert facts is not None
+    state = job.stream = StreamState(include_usage=client_wants_usage(job.body))
+    out: web.StreamResponse | None = None
+    gone = False
+    writer = job.inbound.writer(job.model, job.prompt_tokens) if job.inbound is not None and not native else None
+    held: list[bytes] = []  # native: upstream bytes not yet written (held until the first event converts)
+
+    async def forward(events: list[SSEEvent], raw: bytes = b"") -> None:
+        """Convert, count and write; what converted before a bad event is still written."""
+        nonlocal out
+        frames: list[Any] = []
+        try:
+            convert_events(adaptor, events, state, frames, parsed=writer is not None)
+        finally:
+            if native:
+                held.append(raw)
+                if frames or out is not None:
+                    out = out or await open_stream(job)
+                    await out.write(b"".join(held))
+                    held.clear()
+            elif frames:
+                out = out or await open_stream(job, writer.content_type if writer is not None else "text/event-stream")
+                await out.write(writer.frames(frames) if writer is not None else encode_many(frames))
+
+    metrics.active_streams += 1
+    try:
+        try:
+            async for chunk in client.iter_stream(resp):
+                if not facts.first_response_ms:
+                    facts.first_response_ms = max(1, int((time.monotonic() - job.started) * 1000))
+                await forward(decoder.feed(chunk), chunk)
+                if state.done:
+                    break
+            else:
+                await forward(decoder.close())
+                if not state.done:
+                    raise client.StreamInterrupted("the upstream ended the stream without its end marker")
+        except client.StreamInterrupted as exc:
+            if state.events == 0:
+                raise RelayError(502, exc.reason, "upstream_error", "stream_interrupted") from None
+            facts.incomplete = exc.reason
+        except (RelayError, SSEError) as exc:
+            if state.events == 0 and out is None:
+                raise exc if isinstance(exc, RelayError) else RelayError(
+                    502, str(exc), "upstream_error", "bad_response_body") from None
+            facts.incomplete = f"bad upstream stream: {exc}"[:300]
+        except ConnectionResetError:
+            gone = True
+            facts.incomplete = "the client went away"
+        except asyncio.CancelledError:  # the client went away, or the server is stopping
+            if not (job.state.disconnects.stopping and not client_gone(job.request)):
+                facts.incomplete = "the client went away"
+                job.partial = stream_outcome(job, out, state)
+                raise
+            current = asyncio.current_task()
+            if current is not None:
+                current.uncancel()
+            facts.incomplete = "the server is shutting down"  # the stream ends with that error, billed as usual
+    finally:
+        metrics.active_streams -= 1
+        if state.malformed:
+            log.warning("request %s: %d malformed upstream stream events skipped (channel %s)",
+                        facts.request_id, state.malformed, facts.channel_id)
+        if state.done and not facts.incomplete:
+            resp.release()
+        else:
+            resp.close()  # cancels the upstream request
+    if out is None and not gone:
+        try:
+            out = await open_stream(job, writer.content_type if writer is not None else "text/event-stream")
+        except ConnectionResetError:
+            gone = True
+    if not gone and out is not None:
+        await finish_stream(job, out, state, state.resolve_usage(job.prompt_tokens), writer)
+    return stream_outcome(job, out, state)
+
+
+def convert_events(adaptor: AnswerReader, events: list[SSEEvent], state: StreamState, frames: list[Any],
+                   parsed: bool = False) -> None:
+    """Upstream events → frames to write (appended to `frames` as they convert, so what converted
+    before a bad event is kept). An event that only reported usage still counts as produced; an
+    event that cannot be read at all is skipped (and counted in `state.malformed`)."""
+    for event in events:
+        reported = state.usage
+        try:
+            chunks = adaptor.convert_stream_event(event, state)
+        except MalformedEvent:  # one unreadable line: skipped, the rest of the answer still comes
+            state.malformed += 1
+            continue
+        if chunks:
+            count_chunks(state, chunks, frames, parsed)
+        elif state.usage is not reported:
+            state.events += 1
+
+
+def count_chunks(state: StreamState, chunks: list[Any], frames: list[Any], parsed: bool = False) -> None:
+    """The pipeline's own count of what a stream produced (adaptors only convert): the chunks'
+    text and tool calls go to the local counter, the last finish reason is kept, and the frames to
+    write are appended to `frames` (the parsed chunks when `parsed`: a stream writer converts them)."""
+    counter = state.counter
+    for item in chunks:
+        if isinstance(item, Passthrough):
+            chunk, frame = item.chunk, item.data
+        else:
+            chunk = frame = item
+        state.events += 1
+        if chunk.get("usage"):
+            state.usage_sent = True
+        choices = chunk.get("choices")
+        if choices:
+            counter.add_choices(choices)
+            for choice in choices:
+                if choice.get("finish_reason"):
+                    state.finish_reason = choice["finish_reason"]
+        frames.append(chunk if parsed else frame)
+
+
+def usage_quota(job: Job, usage: TokenUsage) -> int:
+    price = job.price
+    assert price is not None
+    return pricing.settle_quota(price, usage.prompt_tokens, usage.completion_tokens,
+                                cached_tokens=usage.cached_tokens, cache_creation_tokens=usage.cache_creation_tokens,
+                                quota_per_unit=job.options.get_int("QuotaPerUnit"))
+
+
+def stream_outcome(job: Job, out: web.StreamResponse | None, state: StreamState) -> Outcome:
+    """Usage and quota of what the upstream produced so far (nothing produced: not billed)."""
+    usage = state.resolve_usage(job.prompt_tokens)
+    return Outcome(out or web.StreamResponse(), usage, usage_quota(job, usage), produced=state.events > 0)
+
+
+async def finish_stream(job: Job, out: web.StreamResponse, state: StreamState, usage: TokenUsage,
+                        writer: StreamWriter | None = None) -> None:
+    error = None
+    if job.facts is not None and job.facts.incomplete:
+        message = translate("relay_stream_interrupted", language(job.request), reason=job.facts.incomplete)
+        error = RelayError(502, message, "upstream_error", "stream_interrupted")
+    tail: list[bytes] = []
+    if writer is not None:  # the client's format, converted: its closing frames
+        tail.append(writer.finish(usage, error))
+    elif job.inbound is not None:  # the client's format, relayed: the upstream's end frames went through
+        if error is not None:
+            tail.append(job.inbound.error_frame(error))
+    else:
+        if state.include_usage and not state.usage_sent:
+            tail.append(encode_data({"id": f"chatcmpl-{job.request.get(keys.REQUEST_ID, '')}",
+                                     "object": "chat.completion.chunk", "created": int(time.time()),
+                                     "model": job.model, "choices": [], "usage": usage.to_openai()}))
+        if error is not None:
+            tail.append(encode_data(error.to_body(job.request.get(keys.REQUEST_ID, ""))))
+        tail.append(encode_done())
+    try:
+        await out.write(b"".join(tail))
+        await out.write_eof()
+    except ConnectionResetError:
+        if job.facts is not None and not job.facts.incomplete:
+            job.facts.incomplete = "the client went away"
