@@ -1,4 +1,4 @@
-import useSWR from 'swr';
+import usePagedList from './usePagedList';
 import { withQuery } from '../lib/query';
 
 // One page of channels (list or search; both answer {items, total, page, page_size}).
@@ -9,6 +9,5 @@ export function channelsKey({ page, pageSize, idSort, keyword, group, model }) {
 }
 
 export default function useChannels(params) {
-  const { data, error, isLoading, mutate } = useSWR(channelsKey(params));
-  return { items: (data && data.items) || [], total: (data && data.total) || 0, isLoading, error, mutate };
+  return usePagedList(channelsKey(params));
 }

@@ -1,5 +1,6 @@
 import useSWR from 'swr';
-import { listOf, withQuery } from '../lib/query';
+import usePagedList from './usePagedList';
+import { withQuery } from '../lib/query';
 
 // Filters of the log list and stat: username and channel are sent to the admin routes only.
 function filterParams({ admin, type, tokenName, modelName, start, end, username, channel }) {
@@ -24,8 +25,7 @@ export function logStatKey(filters) {
 }
 
 export default function useLogs(filters, page, pageSize) {
-  const { data, error, isLoading, mutate } = useSWR(logsKey(filters, page, pageSize));
-  return { ...listOf(data), isLoading, error, mutate };
+  return usePagedList(logsKey(filters, page, pageSize));
 }
 
 export function useLogStat(filters) {

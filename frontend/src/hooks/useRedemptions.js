@@ -1,5 +1,5 @@
-import useSWR from 'swr';
-import { listOf, withQuery } from '../lib/query';
+import usePagedList from './usePagedList';
+import { withQuery } from '../lib/query';
 
 // One page of redemption codes (p is 0-based); the search route when a keyword (id or name) is set.
 export function redemptionsKey({ page, pageSize, keyword }) {
@@ -9,6 +9,5 @@ export function redemptionsKey({ page, pageSize, keyword }) {
 }
 
 export default function useRedemptions(params) {
-  const { data, error, isLoading, mutate } = useSWR(redemptionsKey(params));
-  return { ...listOf(data), isLoading, error, mutate };
+  return usePagedList(redemptionsKey(params));
 }

@@ -1,6 +1,6 @@
-import useSWR from 'swr';
+import usePagedList from './usePagedList';
 import { get } from '../api/client';
-import { listOf, withQuery } from '../lib/query';
+import { withQuery } from '../lib/query';
 
 // Drawing and async task lists. Their routes may be missing on a server: errors are not toasted and give an empty list.
 const quiet = (url) => get(url, { silent: true });
@@ -20,6 +20,5 @@ export function taskKey({ admin, page, pageSize, taskId, channelId, start, end }
 }
 
 export default function useTaskList(key) {
-  const { data, error, isLoading, mutate } = useSWR(key, quiet);
-  return { ...listOf(data), error, isLoading, mutate };
+  return usePagedList(key, quiet);
 }

@@ -1,5 +1,5 @@
-import useSWR from 'swr';
-import { listOf, withQuery } from '../lib/query';
+import usePagedList from './usePagedList';
+import { withQuery } from '../lib/query';
 
 // One page of the caller's tokens (p is 0-based, size the page size); the search route when a name or key is set.
 export function tokensKey({ page, pageSize, keyword, token }) {
@@ -9,6 +9,5 @@ export function tokensKey({ page, pageSize, keyword, token }) {
 }
 
 export default function useTokens(params) {
-  const { data, error, isLoading, mutate } = useSWR(tokensKey(params));
-  return { ...listOf(data), isLoading, error, mutate };
+  return usePagedList(tokensKey(params));
 }

@@ -1,4 +1,4 @@
-import useSWR from 'swr';
+import usePagedList from './usePagedList';
 import { withQuery } from '../lib/query';
 
 // One page of users: the search endpoint when a keyword or group is set (both answer {items, total, page, page_size}).
@@ -8,6 +8,5 @@ export function usersKey({ page, pageSize, keyword, group }) {
 }
 
 export default function useUsers(params) {
-  const { data, error, isLoading, mutate } = useSWR(usersKey(params));
-  return { items: (data && data.items) || [], total: (data && data.total) || 0, isLoading, error, mutate };
+  return usePagedList(usersKey(params));
 }

@@ -1,0 +1,10 @@
+import useSWR from 'swr';
+import { listOf } from '../lib/query';
+
+// One page of a console list, by its SWR key (a URL built with withQuery): {items, total} whatever
+// the answer's shape ({items, total, page, page_size} or a bare array), with SWR's state. `fetcher`
+// replaces the default one (e.g. a silent fetch).
+export default function usePagedList(key, fetcher) {
+  const { data, error, isLoading, mutate } = useSWR(key, fetcher);  // undefined: the configured fetcher
+  return { ...listOf(data), isLoading, error, mutate };
+}
