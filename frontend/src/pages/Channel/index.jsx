@@ -13,8 +13,8 @@ import Pagination from '../../components/Pagination';
 import Modal, { ConfirmModal } from '../../components/Modal';
 import ChannelRow from './ChannelRow';
 import EditChannel from './EditChannel';
+import { patchOptimistically, patchRow } from '../../lib/rows';
 
-const patchRow = (current, id, fields) => current && { ...current, items: current.items.map((c) => (c.id === id ? { ...c, ...fields } : c)) };
 
 function TestModelModal({ channel, onTest, onClose }) {
   const { t } = useTranslation();
@@ -83,10 +83,8 @@ export default function ChannelPage() {
     setPage(0);
   };
 
-  const setStatus = (channel, status) => guard(() => mutate(async (current) => {
-    await updateChannel({ id: channel.id, status });
-    return patchRow(current, channel.id, { status });
-  }, { optimisticData: (current) => patchRow(current, channel.id, { status }), rollbackOnError: true, revalidate: false })
+  const setStatus = (channel, status) => guard(() => patchOptimistically(
+    mutate, channel.id, { status }, () => updateChannel({ id: channel.id, status }).then(() => undefined))
     .then(() => showSuccess(t('common.operationSuccess'))));
 
   const setNumber = (channel, field, raw) => {

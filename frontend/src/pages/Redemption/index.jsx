@@ -12,10 +12,7 @@ import Pagination from '../../components/Pagination';
 import Popover from '../../components/Popover';
 import { ConfirmModal } from '../../components/Modal';
 import EditRedemption from './EditRedemption';
-
-const patchRow = (current, id, fields) => current && {
-  ...current, items: current.items.map((c) => (c.id === id ? { ...c, ...fields } : c)),
-};
+import { patchOptimistically } from '../../lib/rows';
 
 function StatusTag({ code }) {
   const { t } = useTranslation();
@@ -55,10 +52,7 @@ export default function RedemptionPage() {
 
   const setStatus = async (code, next) => {
     try {
-      await mutate(async (current) => {
-        await setRedemptionStatus(code.id, next);
-        return patchRow(current, code.id, { status: next });
-      }, { optimisticData: (current) => patchRow(current, code.id, { status: next }), rollbackOnError: true, revalidate: false });
+      await patchOptimistically(mutate, code.id, { status: next }, () => setRedemptionStatus(code.id, next).then(() => undefined));
       showSuccess(t('common.operationSuccess'));
     } catch {
       /* toast shown by the client; rolled back */

@@ -12,10 +12,7 @@ import Pagination from '../../components/Pagination';
 import { ConfirmModal } from '../../components/Modal';
 import TokenRow from './TokenRow';
 import EditToken from './EditToken';
-
-const patchRow = (current, id, fields) => current && {
-  ...current, items: current.items.map((tk) => (tk.id === id ? { ...tk, ...fields } : tk)),
-};
+import { patchOptimistically } from '../../lib/rows';
 
 export default function TokenPage() {
   const { t } = useTranslation();
@@ -70,10 +67,10 @@ export default function TokenPage() {
 
   const setStatus = async (token, next) => {
     try {
-      await mutate(async (current) => {
+      await patchOptimistically(mutate, token.id, { status: next }, async () => {
         const data = await setTokenStatus(token.id, next);
-        return patchRow(current, token.id, { status: (data && data.status) || next });
-      }, { optimisticData: (current) => patchRow(current, token.id, { status: next }), rollbackOnError: true, revalidate: false });
+        return { status: (data && data.status) || next };
+      });
       showSuccess(t('common.operationSuccess'));
     } catch {
       /* toast shown by the client; the row is rolled back */

@@ -12,6 +12,7 @@ import Pagination from '../../components/Pagination';
 import { ConfirmModal } from '../../components/Modal';
 import AddUser from './AddUser';
 import EditUser from './EditUser';
+import { patchOptimistically } from '../../lib/rows';
 
 export function RoleTag({ role }) {
   const { t } = useTranslation();
@@ -26,7 +27,6 @@ export function StatusTag({ user }) {
   return <span className={`tag ${color}`}>{t(key)}</span>;
 }
 
-const patchRow = (current, id, fields) => current && { ...current, items: current.items.map((u) => (u.id === id ? { ...u, ...fields } : u)) };
 const OPTIMISTIC = { disable: { status: 2 }, enable: { status: 1 } };
 
 function RowActions({ user, onAction, onEdit }) {
@@ -73,14 +73,10 @@ export default function UserPage() {
   const runAction = async ({ user, action }) => {
     setPending(null);
     try {
-      await mutate(async (current) => {
+      await patchOptimistically(mutate, user.id, OPTIMISTIC[action], async () => {
         const data = await manageUser(user.id, action);
-        if (action === 'delete') return patchRow(current, user.id, { DeletedAt: (data && data.DeletedAt) || true });
-        return patchRow(current, user.id, { role: data.role, status: data.status });
-      }, {
-        optimisticData: OPTIMISTIC[action] ? (current) => patchRow(current, user.id, OPTIMISTIC[action]) : undefined,
-        rollbackOnError: true,
-        revalidate: false,
+        if (action === 'delete') return { DeletedAt: (data && data.DeletedAt) || true };
+        return { role: data.role, status: data.status };
       });
       showSuccess(t('common.operationSuccess'));
     } catch {
