@@ -13,6 +13,7 @@ import {
 } from '../../constants/channel';
 import Field, { SelectInput, Switch, TextArea, TextInput } from '../../components/Field';
 import Modal from '../../components/Modal';
+import useSeededForm from '../../hooks/useSeededForm';
 
 const split = (s) => String(s || '').split(',').map((x) => x.trim()).filter(Boolean);
 
@@ -92,20 +93,15 @@ export default function EditChannel({ id, onClose, onSaved }) {
   const { byType } = useChannelModels();
   const { models: allModels } = useAllModels();
   const { groups } = useGroups();
-  const [inputs, setInputs] = useState(DEFAULT_CHANNEL);
+  const { inputs, setInputs, set } = useSeededForm(DEFAULT_CHANNEL, channel, toInputs);
   const [customModel, setCustomModel] = useState('');
   const [fetching, setFetching] = useState(false);
   const submitting = useRef(false);
 
-  // The loaded channel becomes the form's starting point.
-  useEffect(() => {
-    if (channel) setInputs(toInputs(channel));
-  }, [channel]);
 
   const typeModels = useMemo(() => byType[String(inputs.type)] || [], [byType, inputs.type]);
   const modelOptions = useMemo(() => Array.from(new Set([...allModels, ...typeModels, ...inputs.models])), [allModels, typeModels, inputs.models]);
 
-  const set = (name) => (value) => setInputs((prev) => ({ ...prev, [name]: value }));
 
   const onType = (value) => {
     const type = parseInt(value, 10);

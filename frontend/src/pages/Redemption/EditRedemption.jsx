@@ -7,6 +7,7 @@ import { showSuccess } from '../../lib/toast';
 import { DEFAULT_REDEMPTION_QUOTA } from '../../constants/token';
 import { TextInput } from '../../components/Field';
 import Modal from '../../components/Modal';
+import useSeededForm from '../../hooks/useSeededForm';
 
 const EMPTY = { name: '', quota: String(DEFAULT_REDEMPTION_QUOTA), count: '1' };
 
@@ -15,14 +16,10 @@ export default function EditRedemption({ id, onClose, onSaved, onCreated }) {
   const { t } = useTranslation();
   const isEdit = Boolean(id);
   const { redemption, isLoading } = useRedemption(id);
-  const [inputs, setInputs] = useState(EMPTY);
+  const { inputs, setInputs, set } = useSeededForm(EMPTY, redemption,
+    (loaded) => ({ name: loaded.name || '', quota: String(loaded.quota ?? 0), count: '1' }));
   const [saving, setSaving] = useState(false);
 
-  useEffect(() => {
-    if (redemption) setInputs({ name: redemption.name || '', quota: String(redemption.quota ?? 0), count: '1' });
-  }, [redemption]);
-
-  const set = (name) => (value) => setInputs((prev) => ({ ...prev, [name]: value }));
 
   const submit = async (e) => {
     e.preventDefault();

@@ -12,6 +12,7 @@ import {
 } from '../../constants/token';
 import Field, { Switch, TextArea, TextInput } from '../../components/Field';
 import Modal from '../../components/Modal';
+import useSeededForm from '../../hooks/useSeededForm';
 
 const NEVER = -1;
 const EMPTY = {
@@ -43,16 +44,11 @@ export default function EditToken({ id, onClose, onSaved }) {
   const { token, isLoading } = useToken(id);
   const { models } = useUserModels();
   const { groups, loaded: groupsLoaded } = useSelfGroups();
-  const [inputs, setInputs] = useState(() => (isEdit ? { ...EMPTY, remain_quota: '0' } : EMPTY));
+  const { inputs, setInputs, set } = useSeededForm(() => (isEdit ? { ...EMPTY, remain_quota: '0' } : EMPTY), token,
+    tokenToInputs);
   const [count, setCount] = useState('1');
   const [saving, setSaving] = useState(false);
 
-  // The loaded token becomes the form's starting point.
-  useEffect(() => {
-    if (token) setInputs(tokenToInputs(token));
-  }, [token]);
-
-  const set = (name) => (value) => setInputs((prev) => ({ ...prev, [name]: value }));
 
   const setExpiry = (seconds) => set('expired_time')(seconds === null ? NEVER : timestamp2string(nowSeconds() + seconds));
 

@@ -8,6 +8,7 @@ import { renderQuota } from '../../lib/format';
 import { PASSWORD_MIN_LENGTH } from '../../constants';
 import Field, { SelectInput, TextInput } from '../../components/Field';
 import Modal from '../../components/Modal';
+import useSeededForm from '../../hooks/useSeededForm';
 
 const EMPTY = { username: '', display_name: '', password: '', group: 'default', quota: 0 };
 
@@ -15,15 +16,9 @@ export default function EditUser({ id, onClose, onSaved }) {
   const { t } = useTranslation();
   const { user, isLoading } = useUserById(id);
   const { groups } = useGroups();
-  const [inputs, setInputs] = useState(EMPTY);
+  const { inputs, setInputs, set } = useSeededForm(EMPTY, user, (loaded) => ({ ...EMPTY, ...loaded, password: '' }));
   const [addQuota, setAddQuota] = useState('');
 
-  // The loaded user becomes the form's starting point.
-  useEffect(() => {
-    if (user) setInputs({ ...EMPTY, ...user, password: '' });
-  }, [user]);
-
-  const set = (name) => (value) => setInputs((prev) => ({ ...prev, [name]: value }));
 
   const onAddQuota = () => {
     const delta = parseInt(addQuota, 10);
