@@ -19,6 +19,7 @@ from api.services.settlement import apply_pending, users_with_pending
 from api.services.store import Store
 from models import Log, Token, User
 from models.enums import LogType
+from tests.relay.fakes import make_key, rich_user
 
 
 @dataclass
@@ -33,6 +34,25 @@ class Books:
     def __post_init__(self) -> None:
         self.start_user = {u.id: u.quota for u in self.users}
         self.start_token = {t.id: t.remain_quota for t in self.tokens}
+
+
+START = 1_000_000  # every scenario's users start with this quota…
+KEY_START = 400_000  # …and their limited keys with this
+
+
+async def accounts(n: int) -> Books:
+    """`n` users, each with one limited key."""
+    users = [await rich_user(f"user{i}", quota=START) for i in range(n)]
+    tokens = [await make_key(u, remain_quota=KEY_START, unlimited=False) for u in users]
+    return Books(users, tokens)
+
+
+def chat(stream: bool, text: str = "hi") -> dict:
+    """A chat request (streamed ones ask for the usage chunk)."""
+    body = {"model": "gpt-4", "messages": [{"role": "user", "content": text}], "stream": stream}
+    if stream:
+        body["stream_options"] = {"include_usage": True}
+    return body
 
 
 @dataclass

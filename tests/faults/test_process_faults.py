@@ -18,26 +18,11 @@ from api.services.store import Store
 from models import Channel
 from models.enums import ChannelType
 from tests.conftest import process_env
-from tests.faults.ledger import Books, check_books, report
+from tests.faults.ledger import accounts, chat, check_books, report
 from tests.helpers import eventually
 from tests.relay.fakes import make_key, rich_user, upstreams  # noqa: F401
 
-START = 1_000_000
-KEY_START = 400_000
 TTL = 60  # RESERVATION_TTL of the API processes here; the sweep runs with the clock moved past it
-
-
-def chat(stream: bool) -> dict:
-    body = {"model": "gpt-4", "messages": [{"role": "user", "content": "Tell me a story."}], "stream": stream}
-    if stream:
-        body["stream_options"] = {"include_usage": True}
-    return body
-
-
-async def accounts(n: int) -> Books:
-    users = [await rich_user(f"user{i}", quota=START) for i in range(n)]
-    tokens = [await make_key(u, remain_quota=KEY_START, unlimited=False) for u in users]
-    return Books(users, tokens)
 
 
 def auth(token) -> dict[str, str]:

@@ -14,25 +14,9 @@ from api import keys
 from api.app import create_app
 from models import Log
 from models.enums import LogType
-from tests.faults.ledger import Books, check_books, report
+from tests.faults.ledger import accounts, chat, check_books, report
 from tests.helpers import eventually
 from tests.relay.fakes import add_channel, drain, headers_for, make_key, rich_user, upstreams  # noqa: F401
-
-START = 1_000_000
-KEY_START = 400_000
-
-
-def chat(stream: bool, text: str = "hi") -> dict:
-    body = {"model": "gpt-4", "messages": [{"role": "user", "content": text}], "stream": stream}
-    if stream:
-        body["stream_options"] = {"include_usage": True}
-    return body
-
-
-async def accounts(n: int) -> Books:
-    users = [await rich_user(f"user{i}", quota=START) for i in range(n)]
-    tokens = [await make_key(u, remain_quota=KEY_START, unlimited=False) for u in users]
-    return Books(users, tokens)
 
 
 async def call(gateway, token, body: dict) -> tuple[int, bytes]:

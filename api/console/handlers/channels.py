@@ -239,29 +239,25 @@ async def fetch_models_for_form(request: web.Request) -> web.Response:
     if kind not in monitor.FETCH_MODELS_TYPES:
         raise ApiError("channel_fetch_models_unsupported")
     key = key.strip().splitlines()[0].strip() if key.strip() else ""
-    if not key:
-        raise ApiError("channel_key_missing")
     channel = Channel(type=kind, base_url=base_url.strip().rstrip("/"), key=key, other=str(body.get("other") or ""))
-    deps = _deps(request)
-    try:
-        models = await monitor.fetch_models(deps.http, channel, monitor.test_timeout(deps.options))
-    except monitor.QueryError as exc:
-        raise ApiError("channel_fetch_models_failed", error=exc.message) from exc
-    return ok(models)
+    return ok(await _fetch_models(request, channel))
 
 
 @routes.get(r"/channel/fetch_models/{id:\d+}")
 @admin_required
 async def fetch_channel_models(request: web.Request) -> web.Response:
-    channel = await service.get_channel(_channel_id(request))
+    return ok(await _fetch_models(request, await service.get_channel(_channel_id(request))))
+
+
+async def _fetch_models(request: web.Request, channel: Channel) -> list[str]:
+    """The upstream's model list for a channel, saved or not (its key never in the answer)."""
     if channel.type not in monitor.FETCH_MODELS_TYPES:
         raise ApiError("channel_fetch_models_unsupported")
     if not channel.key:
         raise ApiError("channel_key_missing")
     deps = _deps(request)
     try:
-        models = await monitor.fetch_models(deps.http, channel, monitor.test_timeout(deps.options))
+        return await monitor.fetch_models(deps.http, channel, monitor.test_timeout(deps.options))
     except monitor.QueryError as exc:
         raise ApiError("channel_fetch_models_failed", error=exc.message) from exc
-    return ok(models)
 
