@@ -11,6 +11,7 @@ import pytest
 from api import keys
 from api.relay.errors import RelayError
 from api.services import channel_monitor as monitor
+from api.services import channel_queries as queries
 from api.services import locks
 from models import Ability, Channel, Log, User
 from models.enums import ChannelStatus, ChannelType, LogType
@@ -256,7 +257,7 @@ async def test_update_all_balances(deps, upstream) -> None:
     failing = await channel(upstream, "invalid")
     disabled = await channel(upstream, status=ChannelStatus.MANUALLY_DISABLED)
     claude = await channel(upstream, type=int(ChannelType.ANTHROPIC))
-    assert await monitor.update_all_balances(deps, "token") == 2
+    assert await queries.update_all_balances(deps, "token") == 2
     assert (await Channel.get(id=openai.id)).balance == 74.875
     assert (await Channel.get(id=silicon.id)).balance == 12.34
     for untouched in (failing, disabled, claude):

@@ -13,6 +13,7 @@ import logging
 import dramatiq
 
 from api.services import channel_monitor as monitor
+from api.services import channel_queries as queries
 from api.services import locks
 from workers.broker import send
 from workers.context import ctx
@@ -67,7 +68,7 @@ async def test_all(sent_at: float = 0.0, sender: str = "", run_token: str = "") 
                 time_limit=RUN_TIME_LIMIT)
 async def update_balances(sent_at: float = 0.0, sender: str = "", run_token: str = "") -> None:
     async def body(deps: monitor.Deps, token: str) -> None:
-        updated = await monitor.update_all_balances(deps, token)
+        updated = await queries.update_all_balances(deps, token)
         log.info("updated the balance of %d channels", updated)
 
     await _run_locked(_deps(), "channel_balance_all", "ChannelBalanceIntervalMinutes", "channel.update_balances",

@@ -10,6 +10,7 @@ from api.i18n import language, translate
 from api.relay.registry import type_label
 from api.response import json_body, ok, read_json
 from api.services import channel_monitor as monitor
+from api.services import channel_queries as queries
 from api.services import channels as service
 from api.services import locks
 from api.services.jobs import enqueue
@@ -208,12 +209,12 @@ async def test_all_channels(request: web.Request) -> web.Response:
 @admin_required
 async def update_channel_balance(request: web.Request) -> web.Response:
     channel = await service.get_channel(_channel_id(request))
-    if not monitor.supports_balance(channel):
+    if not queries.supports_balance(channel):
         raise ApiError("channel_balance_unsupported", type=channel.type)
     deps = _deps(request)
     try:
-        balance = await monitor.update_balance(deps.http, channel, monitor.test_timeout(deps.options))
-    except monitor.QueryError as exc:
+        balance = await queries.update_balance(deps.http, channel, monitor.test_timeout(deps.options))
+    except queries.QueryError as exc:
         raise ApiError("channel_balance_failed", error=exc.message) from exc
     return ok(balance, balance=balance)
 
@@ -236,7 +237,7 @@ async def fetch_models_for_form(request: web.Request) -> web.Response:
     if isinstance(kind, bool) or not isinstance(kind, int) or not isinstance(base_url, str) \
             or not isinstance(key, str):
         raise ApiError("invalid_param", name="type, base_url, key")
-    if kind not in monitor.FETCH_MODELS_TYPES:
+    if kind not in queries.FETCH_MODELS_TYPES:
         raise ApiError("channel_fetch_models_unsupported")
     key = key.strip().splitlines()[0].strip() if key.strip() else ""
     channel = Channel(type=kind, base_url=base_url.strip().rstrip("/"), key=key, other=str(body.get("other") or ""))
@@ -251,13 +252,13 @@ async def fetch_channel_models(request: web.Request) -> web.Response:
 
 async def _fetch_models(request: web.Request, channel: Channel) -> list[str]:
     """The upstream's model list for a channel, saved or not (its key never in the answer)."""
-    if channel.type not in monitor.FETCH_MODELS_TYPES:
+    if channel.type not in queries.FETCH_MODELS_TYPES:
         raise ApiError("channel_fetch_models_unsupported")
     if not channel.key:
         raise ApiError("channel_key_missing")
     deps = _deps(request)
     try:
-        return await monitor.fetch_models(deps.http, channel, monitor.test_timeout(deps.options))
-    except monitor.QueryError as exc:
+        return await queries.fetch_models(deps.http, channel, monitor.test_timeout(deps.options))
+    except queries.QueryError as exc:
         raise ApiError("channel_fetch_models_failed", error=exc.message) from exc
 
