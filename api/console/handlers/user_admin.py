@@ -7,7 +7,7 @@ from api import keys
 from api.console.auth import admin_required, the_user
 from api.console.handlers._paging import read_page
 from api.response import ok, read_json
-from api.services import accounts
+from api.services import user_admin
 from models import User
 
 routes = web.RouteTableDef()
@@ -16,7 +16,7 @@ routes = web.RouteTableDef()
 async def _page_of_users(request: web.Request, keyword: str = "", group: str = "") -> web.Response:
     """`p` is 0-based; page_size 10 by default, at most 100."""
     page = read_page(request, first=0)
-    users, total = await accounts.search_users(keyword, group, page.offset, page.size)
+    users, total = await user_admin.search_users(keyword, group, page.offset, page.size)
     return ok(page.envelope([u.public_dict() for u in users], total))
 
 
@@ -35,7 +35,7 @@ async def search_users(request: web.Request) -> web.Response:
 @routes.get(r"/user/{id:\d+}")
 @admin_required
 async def get_user(request: web.Request) -> web.Response:
-    user = await accounts.get_managed_user(the_user(request), request.match_info["id"])
+    user = await user_admin.get_managed_user(the_user(request), request.match_info["id"])
     return ok(user.public_dict())
 
 
@@ -43,7 +43,7 @@ async def get_user(request: web.Request) -> web.Response:
 @admin_required
 async def create_user(request: web.Request) -> web.Response:
     body = await read_json(request)
-    user = await accounts.admin_create_user(request.config_dict[keys.OPTIONS], the_user(request), body)
+    user = await user_admin.admin_create_user(request.config_dict[keys.OPTIONS], the_user(request), body)
     return ok(user.public_dict())
 
 
@@ -51,7 +51,7 @@ async def create_user(request: web.Request) -> web.Response:
 @admin_required
 async def update_user(request: web.Request) -> web.Response:
     body = await read_json(request)
-    user = await accounts.admin_update_user(request.config_dict, request.config_dict[keys.OPTIONS],
+    user = await user_admin.admin_update_user(request.config_dict, request.config_dict[keys.OPTIONS],
                                             the_user(request), body)
     return ok(user.public_dict())
 
@@ -64,12 +64,12 @@ def _manage_result(user: User) -> dict:
 @admin_required
 async def manage_user(request: web.Request) -> web.Response:
     body = await read_json(request)
-    user = await accounts.manage_user(request.config_dict, the_user(request), body.get("id"), body.get("action"))
+    user = await user_admin.manage_user(request.config_dict, the_user(request), body.get("id"), body.get("action"))
     return ok(_manage_result(user))
 
 
 @routes.delete(r"/user/{id:\d+}")
 @admin_required
 async def delete_user(request: web.Request) -> web.Response:
-    user = await accounts.manage_user(request.config_dict, the_user(request), request.match_info["id"], "delete")
+    user = await user_admin.manage_user(request.config_dict, the_user(request), request.match_info["id"], "delete")
     return ok(_manage_result(user))
