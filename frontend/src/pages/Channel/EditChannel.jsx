@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import useChannel from '../../hooks/useChannel';
 import useChannelModels from '../../hooks/useChannelModels';

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import useRedemption from '../../hooks/useRedemption';
 import { createRedemptions, updateRedemption } from '../../api/redemption';
@@ -16,7 +16,7 @@ export default function EditRedemption({ id, onClose, onSaved, onCreated }) {
   const { t } = useTranslation();
   const isEdit = Boolean(id);
   const { redemption, isLoading } = useRedemption(id);
-  const { inputs, setInputs, set } = useSeededForm(EMPTY, redemption,
+  const { inputs, set } = useSeededForm(EMPTY, redemption,
     (loaded) => ({ name: loaded.name || '', quota: String(loaded.quota ?? 0), count: '1' }));
   const [saving, setSaving] = useState(false);
 

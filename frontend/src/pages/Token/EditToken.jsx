@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import useToken from '../../hooks/useToken';
 import useUserModels from '../../hooks/useUserModels';
@@ -44,7 +44,7 @@ export default function EditToken({ id, onClose, onSaved }) {
   const { token, isLoading } = useToken(id);
   const { models } = useUserModels();
   const { groups, loaded: groupsLoaded } = useSelfGroups();
-  const { inputs, setInputs, set } = useSeededForm(() => (isEdit ? { ...EMPTY, remain_quota: '0' } : EMPTY), token,
+  const { inputs, set } = useSeededForm(() => (isEdit ? { ...EMPTY, remain_quota: '0' } : EMPTY), token,
     tokenToInputs);
   const [count, setCount] = useState('1');
   const [saving, setSaving] = useState(false);

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import useUserById from '../../hooks/useUserById';
 import useGroups from '../../hooks/useGroups';
