@@ -25,6 +25,7 @@ async def test_status_has_every_field(anon: ApiClient) -> None:
     assert body["data"]["system_name"] == "AI Gateway"
     assert body["data"]["quota_per_unit"] == 500000
     assert body["data"]["payment_enabled"] is False
+    assert body["data"]["self_deletion"] is False  # the console offers "delete my account" only when on
     assert anon.last_response.headers["X-Oneapi-Request-Id"]
 
 

@@ -39,6 +39,7 @@ def build_status(options: OptionsService, start_time: int) -> dict:
         "chat_link2": options.get("ChatLink2"),
         "email_verification": options.get_bool("EmailVerificationEnabled"),
         "register_enabled": options.get_bool("RegisterEnabled"),
+        "self_deletion": options.get_bool("UserSelfDeletionEnabled"),
         "password_login_enabled": options.get_bool("PasswordLoginEnabled"),
         "password_register_enabled": options.get_bool("PasswordRegisterEnabled"),
         "turnstile_check": options.get_bool("TurnstileCheckEnabled"),

@@ -352,6 +352,9 @@ function BindingsCard({ self, status, onChanged }) {
 
 function SecurityCard({ self }) {
   const { t } = useTranslation();
+  const { status } = useStatus();
+  // Offered only when the server would do it: the option on, and never to root.
+  const canDelete = Boolean(status.self_deletion) && self.role < ROLE.ROOT;
   const [token, setToken] = useState('');
   const [modal, setModal] = useState(null);
   const generate = async () => {
@@ -380,7 +383,9 @@ function SecurityCard({ self }) {
             </button>
           )}
           <button type="button" className="button" onClick={() => setModal('password')}>{t('personal.changePassword')}</button>
-          <button type="button" className="button is-danger is-light" onClick={() => setModal('delete')}>{t('personal.deleteAccount')}</button>
+          {canDelete && (
+            <button type="button" className="button is-danger is-light" onClick={() => setModal('delete')}>{t('personal.deleteAccount')}</button>
+          )}
         </div>
       </div>
       {modal === 'password' && <PasswordModal onClose={() => setModal(null)} />}

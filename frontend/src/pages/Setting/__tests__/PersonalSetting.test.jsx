@@ -11,7 +11,8 @@ const SELF = { id: 3, username: 'alice', display_name: 'Alice', role: 1, group: 
 function setup({ self = SELF, user = USER, extra = {} } = {}) {
   writeJSON('status', { quota_per_unit: 500000, display_in_currency: true });
   const calls = mockApi({
-    '/api/status': ok({ quota_per_unit: 500000, display_in_currency: true, github_oauth: true, github_client_id: 'gh' }),
+    '/api/status': ok({ quota_per_unit: 500000, display_in_currency: true, github_oauth: true, github_client_id: 'gh',
+      self_deletion: true }),
     '/api/user/self': ok(self),
     '/api/user/models': ok(['gpt-4o', 'claude-3-haiku']),
     '/api/user/aff': ok('Qx7z'),
@@ -81,6 +82,20 @@ test('transfer needs at least one quota unit', async () => {
   await userEvent.type(input, '500000');
   await userEvent.click(within(modal).getByRole('button', { name: 'Confirm' }));
   await waitFor(() => expect(callsTo(calls, 'POST', '/api/user/aff_transfer')[0].body).toEqual({ quota: 500000 }));
+});
+
+test('"delete my account" is offered only when the option is on, and never to root', async () => {
+  setup({ extra: { '/api/status': ok({ quota_per_unit: 500000, self_deletion: false }) } });
+  await screen.findByTestId('security-card');
+  await screen.findByRole('button', { name: 'Change password' });
+  expect(screen.queryByRole('button', { name: 'Delete my account' })).not.toBeInTheDocument();
+});
+
+test('root is never offered to delete its account', async () => {
+  setup({ self: { ...SELF, role: 100, username: 'root' }, user: ROOT });
+  await screen.findByTestId('security-card');
+  await screen.findByRole('button', { name: 'Change password' });
+  expect(screen.queryByRole('button', { name: 'Delete my account' })).not.toBeInTheDocument();
 });
 
 test('account deletion needs the typed username', async () => {
