@@ -59,6 +59,7 @@ export default function EditUser({ id, onClose, onSaved }) {
       )}>
       {isLoading ? <progress className="progress is-small is-primary" /> : (
         <form id="edit-user-form" onSubmit={submit} noValidate>
+          <TextInput label={t('user.id')} value={String(id)} onChange={() => {}} readOnly data-testid="edit-user-id" />
           <TextInput label={t('user.username')} value={inputs.username} onChange={set('username')} />
           <TextInput label={t('user.displayName')} value={inputs.display_name} onChange={set('display_name')} />
           <TextInput label={t('login.password')} type="password" autoComplete="new-password" value={inputs.password}

@@ -41,11 +41,11 @@ function RowActions({ user, onAction, onEdit }) {
     <div className="buttons are-small">
       {button('promote', { disabled: user.role >= 10 })}
       {button('demote', { disabled: user.role <= 1 || user.role >= 100 })}
-      {user.status === 1
+      {user.role < 100 && (user.status === 1  // root is never disabled nor deleted: not offered
         ? button('disable', { className: 'is-warning is-light' })
-        : button('enable', { className: 'is-success is-light', disabled: user.status === 3 })}
+        : button('enable', { className: 'is-success is-light', disabled: user.status === 3 }))}
       <button type="button" className="button is-small is-link is-light" onClick={() => onEdit(user.id)}>{t('common.edit')}</button>
-      {button('delete', { className: 'is-danger is-light' })}
+      {user.role < 100 && button('delete', { className: 'is-danger is-light' })}
     </div>
   );
 }

@@ -126,12 +126,22 @@ test('add user sends nothing without username and password, then creates', async
   expect(screen.queryByTestId('add-user-drawer')).not.toBeInTheDocument();
 });
 
+test("root's row offers no disable nor deregister", async () => {
+  setup();
+  const root = await row(1);
+  expect(within(root).queryByRole('button', { name: 'Disable' })).not.toBeInTheDocument();
+  expect(within(root).queryByRole('button', { name: 'Deregister' })).not.toBeInTheDocument();
+  expect(within(root).getByRole('button', { name: 'Edit' })).toBeInTheDocument();
+  expect(within(await row(2)).getByRole('button', { name: 'Deregister' })).toBeInTheDocument();
+});
+
 test('edit user: password at least 8, add-quota accepts negative numbers, group from the list', async () => {
   const calls = setup();
   const bob = await row(2);
   await userEvent.click(within(bob).getByRole('button', { name: 'Edit' }));
   const drawer = screen.getByTestId('edit-user-drawer');
   await waitFor(() => expect(within(drawer).getByLabelText('Username')).toHaveValue('bob'));
+  expect(within(drawer).getByLabelText('ID')).toHaveValue('2');  // the drawer says whose it is
   await userEvent.type(within(drawer).getByLabelText('Password'), 'short');
   await userEvent.click(within(drawer).getByRole('button', { name: 'Submit' }));
   expect(await screen.findByText('The password must be at least 8 characters long!')).toBeInTheDocument();
