@@ -23,7 +23,14 @@ export function renderNumber(num) {
 export function renderQuota(quota, digits = 2) {
   const q = Number(quota) || 0;
   if (displayInCurrency()) {
-    return '$' + (q / getQuotaPerUnit()).toFixed(digits);
+    const usd = q / getQuotaPerUnit();
+    let text = usd.toFixed(digits);
+    if (usd !== 0 && Number(text) === 0) {
+      // Below the smallest amount shown: two significant digits (a charge never reads "$0.00").
+      const places = Math.min(8, digits + Math.ceil(-Math.log10(Math.abs(usd) * 10 ** digits)) + 1);
+      text = usd.toFixed(places);
+    }
+    return '$' + text;
   }
   return renderNumber(q);
 }
