@@ -51,6 +51,13 @@ REDIS_DOWN = (RedisConnectionError, RedisTimeoutError)
 RETRY_AFTER = 5  # seconds
 
 
+def _unavailable(request: web.Request) -> web.Response:
+    """Redis or the database unreachable: 503 with Retry-After, in the envelope."""
+    response = fail(translate("service_unavailable", language(request)), status=503)
+    response.headers["Retry-After"] = str(RETRY_AFTER)
+    return response
+
+
 @web.middleware
 async def envelope_errors_middleware(request: web.Request, handler):
     """Domain exceptions → {success:false} envelopes; never a stack trace to the client."""
@@ -67,18 +74,14 @@ async def envelope_errors_middleware(request: web.Request, handler):
         raise
     except REDIS_DOWN as exc:
         log.warning("Redis unreachable on %s %s: %s", request.method, request.path, exc)
-        response = fail(translate("service_unavailable", language(request)), status=503)
-        response.headers["Retry-After"] = str(RETRY_AFTER)
-        return response
+        return _unavailable(request)
     except Exception as exc:
         if database_refused_value(exc):
             log.info("database refused a value on %s %s: %r", request.method, request.path, exc)
             return fail(translate("invalid_value", language(request)), status=400)
         if database_unreachable(exc):
             log.warning("database unreachable on %s %s: %r", request.method, request.path, exc)
-            response = fail(translate("service_unavailable", language(request)), status=503)
-            response.headers["Retry-After"] = str(RETRY_AFTER)
-            return response
+            return _unavailable(request)
         log.exception("unhandled error on %s %s (request id %s)", request.method, request.path,
                       request.get(keys.REQUEST_ID))
         return fail(translate("internal_error", language(request)), status=500)

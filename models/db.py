@@ -21,6 +21,27 @@ async def close_database() -> None:
 
 
 _MYSQL_GONE = {2002, 2003, 2006, 2013}  # can't connect, server gone away, lost connection
+_PG_GONE = {"ConnectionDoesNotExistError", "CannotConnectNowError", "ConnectionFailureError", "InterfaceError",
+            "AdminShutdownError", "CrashShutdownError"}
+_MYSQL_BAD_VALUE = {1264, 1366, 1406}  # out of range, incorrect string value, data too long
+_PG_BAD_VALUE = {"NumericValueOutOfRangeError", "CharacterNotInRepertoireError", "UntranslatableCharacterError",
+                 "InvalidTextRepresentationError", "StringDataRightTruncationError", "DataError"}
+
+
+def _driver_says(exc: BaseException, python: tuple[type[BaseException], ...], pg: set[str],
+                 mysql: set[int]) -> bool:
+    """Whether `exc` or what caused it (five links at most) is one of these: a Python exception
+    type, an asyncpg exception class name, a MySQL error number."""
+    seen: BaseException | None = exc
+    for _ in range(5):
+        if seen is None:
+            return False
+        module = type(seen).__module__
+        if isinstance(seen, python) or (module.startswith("asyncpg") and type(seen).__name__ in pg) or (
+                module.startswith(("asyncmy", "pymysql")) and seen.args and seen.args[0] in mysql):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def database_unreachable(exc: BaseException) -> bool:
@@ -28,41 +49,11 @@ def database_unreachable(exc: BaseException) -> bool:
     statement was wrong: the caller answers 503 and the client tries again."""
     from tortoise.exceptions import DBConnectionError
 
-    seen: BaseException | None = exc
-    for _ in range(5):
-        if seen is None:
-            return False
-        if isinstance(seen, (ConnectionError, TimeoutError, DBConnectionError)):
-            return True
-        module = type(seen).__module__
-        if module.startswith("asyncpg") and type(seen).__name__ in {
-                "ConnectionDoesNotExistError", "CannotConnectNowError", "ConnectionFailureError",
-                "InterfaceError", "AdminShutdownError", "CrashShutdownError"}:
-            return True
-        if module.startswith(("asyncmy", "pymysql")) and seen.args and seen.args[0] in _MYSQL_GONE:
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
-
-
-_MYSQL_BAD_VALUE = {1264, 1366, 1406}  # out of range, incorrect string value, data too long
-_PG_BAD_VALUE = {"NumericValueOutOfRangeError", "CharacterNotInRepertoireError", "UntranslatableCharacterError",
-                 "InvalidTextRepresentationError", "StringDataRightTruncationError", "DataError"}
+    return _driver_says(exc, (ConnectionError, TimeoutError, DBConnectionError), _PG_GONE, _MYSQL_GONE)
 
 
 def database_refused_value(exc: BaseException) -> bool:
     """True when the database refused a value the caller sent (a number beyond the column's range,
-    a NUL byte, text too long): the caller answers 400, nothing was written."""
-    seen: BaseException | None = exc
-    for _ in range(5):
-        if seen is None:
-            return False
-        if isinstance(seen, OverflowError):  # SQLite: an integer beyond 64 bits
-            return True
-        module = type(seen).__module__
-        if module.startswith("asyncpg") and type(seen).__name__ in _PG_BAD_VALUE:
-            return True
-        if module.startswith(("asyncmy", "pymysql")) and seen.args and seen.args[0] in _MYSQL_BAD_VALUE:
-            return True
-        seen = seen.__cause__ or seen.__context__
-    return False
+    a NUL byte, text too long): the caller answers 400, nothing was written. (OverflowError: SQLite
+    and an integer beyond 64 bits.)"""
+    return _driver_says(exc, (OverflowError,), _PG_BAD_VALUE, _MYSQL_BAD_VALUE)

@@ -30,6 +30,16 @@ class DisconnectWatcher:
         self._loop_task: asyncio.Task | None = None
         self.stopping = False  # the server is stopping: a cancelled request ends with a clear error
 
+    def server_stopped(self, request: web.Request) -> bool:
+        """Inside `except CancelledError`: True (and the cancellation absorbed) when it came from the
+        server stopping while the client is still there, so the request can end in words."""
+        if not self.stopping or client_gone(request):
+            return False
+        current = asyncio.current_task()
+        if current is not None:
+            current.uncancel()
+        return True
+
     async def drain(self, grace: float) -> int:
         """The server stops: wait up to `grace` seconds for the watched requests to end, then cancel
         the rest with `stopping` set (a stream ends with an error event and is billed for its output,

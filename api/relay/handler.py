@@ -26,7 +26,7 @@ from aiohttp import web
 
 from api import keys
 from api.i18n import language, translate
-from api.middlewares import REQUEST_ID_HEADER
+from api.middlewares import REQUEST_ID_HEADER, RETRY_AFTER
 from api.relay import client
 from api.relay.auth import UserInfo, parse_key
 from api.relay.base import (
@@ -333,13 +333,11 @@ async def run(request: web.Request, mode: RelayMode, route: str, caller: Caller,
                 with state.disconnects.watch(request):  # a client that leaves cancels the upstream call
                     outcome = await relay_with_retries(job)
             except asyncio.CancelledError:
-                if not state.disconnects.stopping or client_gone(request):
+                if not state.disconnects.server_stopped(request):
                     raise
-                current = asyncio.current_task()
-                if current is not None:
-                    current.uncancel()  # the server stops before the answer came: refunded, 503
+                # The server stops before the answer came: refunded, 503.
                 raise refuse(request, 503, "service_unavailable", "service_unavailable",
-                             headers={"Retry-After": "5"}) from None
+                             headers={"Retry-After": str(RETRY_AFTER)}) from None
             if not job.is_stream and client_gone(request):
                 # The answer came after its client left: nothing was delivered (rule 6: refunded).
                 outcome.produced = False

@@ -77,7 +77,6 @@ async def relay_ctx(app: web.Application) -> AsyncIterator[None]:
                             queues=queues)
     yield
     state = app[RELAY]
-    await state.disconnects.drain(0)  # requests still running were given their grace in on_shutdown
     if state.background:  # settlements waiting for Redis get a grace; the sweep closes what is left
         _, left = await asyncio.wait(set(state.background), timeout=SHUTDOWN_GRACE)
         for task in left:

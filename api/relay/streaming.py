@@ -22,7 +22,6 @@ from api.relay.base import (
     TokenUsage,
     client_wants_usage,
 )
-from api.relay.disconnects import client_gone
 from api.relay.errors import RelayError
 from api.relay.inbound.base import StreamWriter
 from api.relay.job import Job, Outcome
@@ -101,13 +100,10 @@ async def relay_stream(job: Job, adaptor: AnswerReader, resp: client.Answer, dec
             gone = True
             facts.incomplete = "the client went away"
         except asyncio.CancelledError:  # the client went away, or the server is stopping
-            if not (job.state.disconnects.stopping and not client_gone(job.request)):
+            if not job.state.disconnects.server_stopped(job.request):
                 facts.incomplete = "the client went away"
                 job.partial = stream_outcome(job, out, state)
                 raise
-            current = asyncio.current_task()
-            if current is not None:
-                current.uncancel()
             facts.incomplete = "the server is shutting down"  # the stream ends with that error, billed as usual
     finally:
         metrics.active_streams -= 1
