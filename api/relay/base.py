@@ -34,6 +34,7 @@ import orjson
 from api.relay.errors import RelayError
 from api.relay.sse import SSEEvent, SSEParser
 from api.relay.tokenizer import StreamCounter
+from api.services.records import TokenUsage as TokenUsage  # the adaptors' usage type, defined with the record
 from models.enums import ChannelType
 
 if TYPE_CHECKING:
@@ -87,54 +88,6 @@ class Passthrough:
 
 # A chunk to forward: an OpenAI chunk to encode, or one already encoded (Passthrough).
 StreamChunk = dict[str, Any] | Passthrough
-
-
-@dataclass(slots=True)
-class TokenUsage:
-    """Token counts of one answer, in OpenAI's convention whatever the provider: `cached_tokens`
-    (cache reads) and `cache_creation_tokens` (cache writes) are part of `prompt_tokens`,
-    `reasoning_tokens` part of `completion_tokens`. Adaptors of providers that count them apart
-    (Claude's `input_tokens` excludes both cache counts) add them up when converting."""
-
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cached_tokens: int = 0
-    reasoning_tokens: int = 0
-    cache_creation_tokens: int = 0
-
-    @property
-    def total_tokens(self) -> int:
-        return self.prompt_tokens + self.completion_tokens
-
-    @classmethod
-    def from_openai(cls, usage: Any) -> TokenUsage | None:
-        """Parse an OpenAI `usage` object; None when absent or all zero (= "not reported")."""
-        if not isinstance(usage, Mapping):
-            return None
-        prompt = int(usage.get("prompt_tokens") or 0)
-        completion = int(usage.get("completion_tokens") or 0)
-        if prompt == 0 and completion == 0:
-            total = int(usage.get("total_tokens") or 0)
-            if total == 0:
-                return None
-            prompt = total
-        prompt_details = usage.get("prompt_tokens_details") or {}
-        completion_details = usage.get("completion_tokens_details") or {}
-        cached = prompt_details.get("cached_tokens") or usage.get("prompt_cache_hit_tokens") or 0  # DeepSeek
-        reasoning = completion_details.get("reasoning_tokens") or 0
-        return cls(prompt, completion, int(cached), int(reasoning))
-
-    def to_openai(self) -> dict[str, Any]:
-        usage: dict[str, Any] = {
-            "prompt_tokens": self.prompt_tokens,
-            "completion_tokens": self.completion_tokens,
-            "total_tokens": self.total_tokens,
-        }
-        if self.cached_tokens:
-            usage["prompt_tokens_details"] = {"cached_tokens": self.cached_tokens}
-        if self.reasoning_tokens:
-            usage["completion_tokens_details"] = {"reasoning_tokens": self.reasoning_tokens}
-        return usage
 
 
 @dataclass(slots=True)

@@ -9,7 +9,7 @@ import time
 
 from api.middlewares import REDIS_DOWN
 from api.relay.job import Job, Outcome
-from api.services.settlement import Usage, build_record
+from api.services.records import SettlementRecord
 
 log = logging.getLogger("api.relay")
 
@@ -29,9 +29,7 @@ async def settle(job: Job, outcome: Outcome | None) -> None:
     if outcome is not None and outcome.produced:
         usage = outcome.usage
         final, tokens, job.produced = outcome.quota, usage.total_tokens, usage.completion_tokens
-        record = build_record(facts, Usage(outcome.quota, usage.prompt_tokens, usage.completion_tokens,
-                                           usage.cached_tokens, usage.reasoning_tokens,
-                                           cache_creation_tokens=usage.cache_creation_tokens))
+        record = SettlementRecord.of(facts, outcome.quota, usage).encode()
     else:
         job.produced = 0
     try:

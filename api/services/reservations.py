@@ -23,12 +23,10 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
-from typing import Any
-
-import orjson
 
 from . import pricing, redis_keys
 from .quota import CLOSE_BALANCES, Script
+from .records import SettlementRecord, TokenUsage
 from .store import Store
 
 log = logging.getLogger(__name__)
@@ -54,11 +52,6 @@ return 1
 
 
 reservations_key = redis_keys.reservations
-
-
-def reservation_json(fields: dict[str, Any], pre: int, prompt_tokens: int) -> bytes:
-    """The reservation's JSON: the settlement record's fields, the amount taken, the prompt count."""
-    return orjson.dumps({**fields, "pre": pre, "p": prompt_tokens})
 
 
 Progress = Callable[[], tuple[int, int]]  # → (output tokens produced so far, channel id)
@@ -111,13 +104,6 @@ class ReservationKeeper:
         return sum(int(r) for r in results)
 
 
-def _price(r: dict[str, Any]) -> pricing.Price:
-    mp = r.get("mp", -1)
-    return pricing.Price(str(r.get("m", "")), float(r.get("mr") or 0), float(r.get("cr") or 1),
-                         float(r.get("gr") or 1), None if mp is None or mp < 0 else float(mp),
-                         r.get("cra"), r.get("cwr"))
-
-
 async def close_orphans(store: Store, quota_per_unit: int, now_ms: int | None = None) -> list[str]:
     """Close every reservation whose expiry has passed; returns the request ids closed."""
     now_ms = int(time.time() * 1000) if now_ms is None else now_ms
@@ -152,18 +138,18 @@ async def close_orphans(store: Store, quota_per_unit: int, now_ms: int | None = 
 async def _close(store: Store, script: Script, user_id: int, request_id: str, value: str, renewal: str,
                  produced: int, channel: int, quota_per_unit: int) -> bool:
     user_gen, token_gen, raw = value.split("|", 2)
-    r = orjson.loads(raw)
-    pre, prompt = int(r.get("pre", 0)), int(r.get("p", 0))
-    token_id, limited = int(r.get("t", 0)), bool(r.get("tl"))
+    request, pre = SettlementRecord.decode_reservation(raw)
+    token_id, limited = request.token_id, request.token_limited
     final, record = 0, b""
     if produced > 0:
-        final = pricing.settle_quota(_price(r), prompt, produced, quota_per_unit=quota_per_unit)
+        prompt = request.usage.prompt_tokens
+        final = pricing.settle_quota(request.price, prompt, produced, quota_per_unit=quota_per_unit)
         now = time.time()
-        fields = {k: v for k, v in r.items() if k not in ("pre", "p")}
-        record = orjson.dumps({
-            **fields, "c": channel or r.get("c", 0), "uc": [channel] if channel else r.get("uc", []), "q": final,
-            "p": prompt, "ct": produced, "ca": 0, "rs": 0, "cw": 0, "ut": max(0, int(now - float(r.get("st", now)))),
-            "inc": ORPHAN, "ts": round(now, 6)})
+        if channel:
+            request.channel_id, request.used_channels = channel, [channel]
+        request.quota, request.usage = final, TokenUsage(prompt, produced)
+        request.use_time, request.incomplete, request.at = max(0, int(now - (request.started or now))), ORPHAN, now
+        record = request.encode()
     def u(*parts: object) -> str:
         return redis_keys.user_key(store, user_id, *parts)
 

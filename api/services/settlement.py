@@ -42,6 +42,7 @@ from models.enums import LogType
 from . import redis_keys
 from .locks import lease_lock
 from .options import OptionsService
+from .records import SettlementRecord
 from .store import Store
 
 log = logging.getLogger(__name__)
@@ -52,18 +53,6 @@ REMIND_THROTTLE = 3600  # seconds between two low-balance mails to one user
 def new_settlement_id(request_id: str) -> str:
     """The request id plus 32 random bits: unique across processes even when request ids collide."""
     return f"{request_id}-{os.urandom(4).hex()}"
-
-
-@dataclass(slots=True)
-class Usage:
-    """What one request consumed, as the settlement record carries it."""
-
-    quota: int
-    prompt_tokens: int
-    completion_tokens: int
-    cached_tokens: int = 0
-    reasoning_tokens: int = 0
-    cache_creation_tokens: int = 0
 
 
 @dataclass(slots=True)
@@ -94,30 +83,6 @@ class RequestFacts:
     incomplete: str = ""  # why an answer stopped early ("" = complete)
     inbound: str = ""  # the client's format when not OpenAI's: anthropic, gemini, responses
     task_id: str = ""  # a task submission (Midjourney, Suno): the upstream's task id
-
-
-def record_fields(facts: RequestFacts) -> dict[str, Any]:
-    """What a settlement record says of the request, before its usage is known (a reservation keeps
-    it, so that the sweep can write the record of a request whose process died)."""
-    return {
-        "rid": facts.request_id, "t": facts.token_id, "tl": 1 if facts.token_limited else 0,
-        "c": facts.channel_id, "uc": facts.used_channels, "m": facts.model, "um": facts.upstream_model or facts.model,
-        "mode": facts.mode, "s": 1 if facts.is_stream else 0, "frt": facts.first_response_ms,
-        "tn": facts.token_name, "un": facts.username, "g": facts.group, "mr": facts.model_ratio,
-        "cr": facts.completion_ratio, "gr": facts.group_ratio,
-        "mp": -1 if facts.model_price is None else facts.model_price, "cra": facts.cache_ratio,
-        "cwr": facts.cache_creation_ratio, "fmt": facts.inbound, "task": facts.task_id,
-        "st": round(facts.started, 3),
-    }
-
-
-def build_record(facts: RequestFacts, usage: Usage) -> bytes:
-    return orjson.dumps({
-        **record_fields(facts), "q": usage.quota, "p": usage.prompt_tokens, "ct": usage.completion_tokens,
-        "ca": usage.cached_tokens, "rs": usage.reasoning_tokens, "cw": usage.cache_creation_tokens,
-        "ut": max(0, int(time.time() - facts.started)), "inc": facts.incomplete,
-        "ts": round(time.time(), 6),  # float: records of one batch are applied in the order they happened
-    })
 
 
 pending_key = redis_keys.pending
@@ -169,55 +134,54 @@ class SettlementSender:
 # -- worker side: apply ---------------------------------------------------------------------------
 
 
-def _other(r: Mapping[str, Any]) -> str:
+def _other(r: SettlementRecord) -> str:
     other: dict[str, Any] = {
-        "frt": r.get("frt", 0), "model_ratio": r.get("mr", 0), "completion_ratio": r.get("cr", 1),
-        "model_price": r.get("mp", -1), "group_ratio": r.get("gr", 1),
-        "admin_info": {"use_channel": r.get("uc") or [r.get("c", 0)]},
-        "upstream_model_name": r.get("um", ""), "is_model_mapped": r.get("um", r.get("m")) != r.get("m"),
-        "request_id": r.get("rid", ""),
+        "frt": r.first_response_ms, "model_ratio": r.model_ratio, "completion_ratio": r.completion_ratio,
+        "model_price": -1 if r.model_price is None else r.model_price, "group_ratio": r.group_ratio,
+        "admin_info": {"use_channel": r.used_channels or [r.channel_id]},
+        "upstream_model_name": r.upstream_model, "is_model_mapped": r.upstream_model != r.model,
+        "request_id": r.request_id,
     }
-    if r.get("ca"):
-        other["cache_tokens"] = r["ca"]
-        if r.get("cra") is not None:
-            other["cache_ratio"] = r["cra"]
-    if r.get("cw"):
-        other["cache_creation_tokens"] = r["cw"]
-        if r.get("cwr") is not None:
-            other["cache_creation_ratio"] = r["cwr"]
-    if r.get("rs"):
-        other["reasoning_tokens"] = r["rs"]
-    if r.get("inc"):
-        other["incomplete"] = r["inc"]
-    if r.get("fmt"):
-        other["inbound_format"] = r["fmt"]
-    if r.get("task"):
-        other["task_id"] = r["task"]
+    usage = r.usage
+    if usage.cached_tokens:
+        other["cache_tokens"] = usage.cached_tokens
+        if r.cache_ratio is not None:
+            other["cache_ratio"] = r.cache_ratio
+    if usage.cache_creation_tokens:
+        other["cache_creation_tokens"] = usage.cache_creation_tokens
+        if r.cache_creation_ratio is not None:
+            other["cache_creation_ratio"] = r.cache_creation_ratio
+    if usage.reasoning_tokens:
+        other["reasoning_tokens"] = usage.reasoning_tokens
+    if r.incomplete:
+        other["incomplete"] = r.incomplete
+    if r.inbound:
+        other["inbound_format"] = r.inbound
+    if r.task_id:
+        other["task_id"] = r.task_id
     return orjson.dumps(other).decode()
 
 
-def _refund_other(r: Mapping[str, Any]) -> str:
-    return orjson.dumps({"task_id": r.get("task", ""), "action": r.get("act", ""), "refund": -int(r["q"]),
-                         "reason": r.get("why", ""), "admin_info": {"use_channel": [r.get("c", 0)]},
-                         "request_id": r.get("rid", "")}).decode()
+def _refund_other(r: SettlementRecord) -> str:
+    return orjson.dumps({"task_id": r.task_id, "action": r.action, "refund": -r.quota, "reason": r.reason,
+                         "admin_info": {"use_channel": [r.channel_id]}, "request_id": r.request_id}).decode()
 
 
-def _refund_content(r: Mapping[str, Any]) -> str:
-    return (f"task {r.get('task', '')} ({r.get('act', '')}) failed, {-int(r['q'])} quota refunded: "
-            f"{r.get('why', '')}")
+def _refund_content(r: SettlementRecord) -> str:
+    return f"task {r.task_id} ({r.action}) failed, {-r.quota} quota refunded: {r.reason}"
 
 
-def _content(r: Mapping[str, Any]) -> str:
-    if r.get("mp", -1) is not None and r.get("mp", -1) >= 0:
-        text = f"model price {r['mp']}, group ratio {r.get('gr', 1)}"
+def _content(r: SettlementRecord) -> str:
+    if r.model_price is not None:
+        text = f"model price {r.model_price}, group ratio {r.group_ratio}"
     else:
-        text = f"model ratio {r.get('mr', 0)}, completion ratio {r.get('cr', 1)}, group ratio {r.get('gr', 1)}"
-        if r.get("ca") and r.get("cra") is not None:
-            text += f", cache ratio {r['cra']}"
-        if r.get("cw") and r.get("cwr") is not None:
-            text += f", cache write ratio {r['cwr']}"
-    if r.get("inc"):
-        text += f" (incomplete: {r['inc']})"
+        text = f"model ratio {r.model_ratio}, completion ratio {r.completion_ratio}, group ratio {r.group_ratio}"
+        if r.usage.cached_tokens and r.cache_ratio is not None:
+            text += f", cache ratio {r.cache_ratio}"
+        if r.usage.cache_creation_tokens and r.cache_creation_ratio is not None:
+            text += f", cache write ratio {r.cache_creation_ratio}"
+    if r.incomplete:
+        text += f" (incomplete: {r.incomplete})"
     return text
 
 
@@ -274,7 +238,7 @@ class Applied:
     username: str = ""
 
 
-async def _apply_records(user_id: int, records: Mapping[str, Mapping[str, Any]], log_consume: bool) -> Applied:
+async def _apply_records(user_id: int, records: Mapping[str, SettlementRecord], log_consume: bool) -> Applied:
     """One transaction: everything the records change, or nothing (already applied ones skipped)."""
     result = Applied()
     async with in_transaction() as conn:
@@ -283,61 +247,54 @@ async def _apply_records(user_id: int, records: Mapping[str, Mapping[str, Any]],
         done = set(await Settlement.filter(request_id__in=list(records)).using_db(conn)
                    .values_list("request_id", flat=True))
         new = sorted(((rid, r) for rid, r in records.items() if rid not in done),
-                     key=lambda item: (float(item[1].get("ts", 0)), item[0]))
+                     key=lambda item: (item[1].at, item[0]))
         if not new:
             return result
-        total = sum(int(r["q"]) for _, r in new)
+        total = sum(r.quota for _, r in new)
         result.count, result.quota = len(new), total
         if user is not None:
             result.quota_before, result.email, result.username = user.quota, user.email, user.username
-        now = time.time()
         await _insert_rows(conn, Settlement, [
-            {"request_id": rid, "user_id": user_id, "token_id": int(r.get("t", 0)), "quota": int(r["q"]),
-             "created_at": int(float(r.get("ts", now)))} for rid, r in new])
-        requests = sum(1 for _, r in new if r.get("k") != "refund")  # a task's refund is not a request
+            {"request_id": rid, "user_id": user_id, "token_id": r.token_id, "quota": r.quota, "created_at": int(r.at)}
+            for rid, r in new])
+        requests = sum(1 for _, r in new if not r.is_refund)  # a task's refund is not a request
         await User.filter(id=user_id).using_db(conn).update(
             quota=F("quota") - total, used_quota=F("used_quota") + total, request_count=F("request_count") + requests)
         tokens: dict[int, list[int]] = defaultdict(lambda: [0, 0])  # token → [used, taken from remain]
         channels: dict[int, int] = defaultdict(int)
         hours: dict[tuple[str, int], list[int]] = defaultdict(lambda: [0, 0, 0])  # count, quota, tokens
         for _, r in new:
-            q = int(r["q"])
-            if r.get("t"):
-                tokens[int(r["t"])][0] += q
-                if r.get("tl"):
-                    tokens[int(r["t"])][1] += q
-            if r.get("c"):
-                channels[int(r["c"])] += q
-            refunded = r.get("k") == "refund"
-            ts = int(r.get("hts") or 0) if refunded else 0  # a refund counts against the hour of its charge
-            ts = ts or int(float(r.get("ts", now)))
-            bucket = hours[(str(r.get("m", "")), ts - ts % 3600)]
-            bucket[0] += 0 if refunded else 1
-            bucket[1] += q
-            bucket[2] += int(r.get("p", 0)) + int(r.get("ct", 0))
+            if r.token_id:
+                tokens[r.token_id][0] += r.quota
+                if r.token_limited:
+                    tokens[r.token_id][1] += r.quota
+            if r.channel_id:
+                channels[r.channel_id] += r.quota
+            ts = (r.charged_at if r.is_refund else 0) or int(r.at)  # a refund counts against the hour of its charge
+            bucket = hours[(r.model, ts - ts % 3600)]
+            bucket[0] += 0 if r.is_refund else 1
+            bucket[1] += r.quota
+            bucket[2] += r.usage.total_tokens
         for token_id, (used, taken) in sorted(tokens.items()):
             await Token.filter(id=token_id).using_db(conn).update(
                 remain_quota=F("remain_quota") - taken, used_quota=F("used_quota") + used)
         for channel_id, used in sorted(channels.items()):
             await Channel.filter(id=channel_id).using_db(conn).update(used_quota=F("used_quota") + used)
-        refunds = [(rid, r) for rid, r in new if r.get("k") == "refund"]
         await _insert_rows(conn, Log, [{
-            "user_id": user_id, "created_at": int(float(r.get("ts", now))), "type": int(LogType.SYSTEM),
-            "content": _refund_content(r), "username": r.get("un", ""), "token_name": r.get("tn", ""),
-            "token_id": int(r.get("t", 0)), "model_name": r.get("m", ""), "quota": -int(r["q"]),
-            "channel_id": int(r.get("c", 0)), "group": r.get("g", ""), "other": _refund_other(r),
-            "request_id": rid} for rid, r in refunds])
+            "user_id": user_id, "created_at": int(r.at), "type": int(LogType.SYSTEM), "content": _refund_content(r),
+            "username": r.username, "token_name": r.token_name, "token_id": r.token_id, "model_name": r.model,
+            "quota": -r.quota, "channel_id": r.channel_id, "group": r.group, "other": _refund_other(r),
+            "request_id": rid} for rid, r in new if r.is_refund])
         if log_consume:
             consume = int(LogType.CONSUME)
             await _insert_rows(conn, Log, [{
-                "user_id": user_id, "created_at": int(float(r.get("ts", now))), "type": consume,
-                "content": _content(r), "username": r.get("un", ""), "token_name": r.get("tn", ""),
-                "token_id": int(r.get("t", 0)), "model_name": r.get("m", ""), "quota": int(r["q"]),
-                "prompt_tokens": int(r.get("p", 0)), "completion_tokens": int(r.get("ct", 0)),
-                "use_time": int(r.get("ut", 0)), "is_stream": bool(r.get("s")), "channel_id": int(r.get("c", 0)),
-                "group": r.get("g", ""), "other": _other(r), "request_id": rid} for rid, r in new
-                if r.get("k") != "refund"])
-        username = result.username or next((r.get("un", "") for _, r in new), "")
+                "user_id": user_id, "created_at": int(r.at), "type": consume, "content": _content(r),
+                "username": r.username, "token_name": r.token_name, "token_id": r.token_id, "model_name": r.model,
+                "quota": r.quota, "prompt_tokens": r.usage.prompt_tokens,
+                "completion_tokens": r.usage.completion_tokens, "use_time": r.use_time, "is_stream": r.is_stream,
+                "channel_id": r.channel_id, "group": r.group, "other": _other(r), "request_id": rid}
+                for rid, r in new if not r.is_refund])
+        username = result.username or next((r.username for _, r in new), "")
         for (model, hour), (count, quota, used_tokens) in sorted(hours.items()):
             updated = await QuotaData.filter(user_id=user_id, model_name=model, created_at=hour).using_db(conn).update(
                 count=F("count") + count, quota=F("quota") + quota, token_used=F("token_used") + used_tokens)
@@ -354,7 +311,7 @@ async def apply_pending(store: Store, options: OptionsService, user_id: int, sen
         raw = await store.redis.hgetall(key)
         if not raw:
             return 0
-        records = {rid: orjson.loads(value) for rid, value in raw.items()}
+        records = {rid: SettlementRecord.decode(value) for rid, value in raw.items()}
         result = await _apply_records(user_id, records, options.get_bool("LogConsumeEnabled"))
         await store.redis.hdel(key, *records)
     if result.count and send_mail is not None:

@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass
-from typing import Any
 
 import orjson
 
 from api.services import redis_keys
 from api.services.balances import change_counter_key, token_quota_key, user_quota_key
 from api.services.quota import Script
+from api.services.records import REFUND, SettlementRecord
 from api.services.settlement import pending_key
 from api.services.store import Store
 
@@ -90,17 +90,22 @@ async def refund(store: Store, item: Refund, charge: TaskCharge | None) -> bool:
         return False
     rid = refund_id(item.platform, item.row_id)
     limited = bool(item.token_id) and (charge.token_limited if charge else False)
-    record: dict[str, Any] = {
-        "rid": rid, "k": "refund", "q": -item.quota, "t": item.token_id, "tl": 1 if limited else 0,
-        "c": item.channel_id, "m": charge.model if charge else item.action, "mode": item.platform,
-        "g": charge.group if charge else "", "gr": charge.group_ratio if charge else 1,
-        "mp": charge.model_price if charge else -1, "un": charge.username if charge else "",
-        "tn": charge.token_name if charge else "", "task": item.task_id, "act": item.action,
-        "why": item.reason[:500], "hts": item.charged_at, "ts": round(time.time(), 6),
-    }
+    record = SettlementRecord(
+        rid, -item.quota, kind=REFUND, token_id=item.token_id, token_limited=limited, channel_id=item.channel_id,
+        used_channels=[item.channel_id], model=charge.model if charge else item.action, mode=item.platform,
+        group=charge.group if charge else "", group_ratio=charge.group_ratio if charge else 1,
+        model_price=_price_of(charge), username=charge.username if charge else "",
+        token_name=charge.token_name if charge else "", task_id=item.task_id, action=item.action,
+        reason=item.reason[:500], charged_at=item.charged_at, at=time.time())
     script = Script(store.redis, _REFUND)
     keys = [user_quota_key(store, item.user_id), token_quota_key(store, item.user_id, item.token_id),
             pending_key(store, item.user_id), change_counter_key(store, item.user_id),
             redis_keys.user_key(store, item.user_id, "refunded", item.platform, item.row_id)]
-    done = await script(keys=keys, args=[rid, orjson.dumps(record), item.quota, REFUND_MARK_TTL, 1 if limited else 0])
+    done = await script(keys=keys, args=[rid, record.encode(), item.quota, REFUND_MARK_TTL, 1 if limited else 0])
     return bool(int(done))
+
+
+def _price_of(charge: TaskCharge | None) -> float | None:
+    if charge is None or charge.model_price is None or charge.model_price < 0:
+        return None
+    return charge.model_price

@@ -33,7 +33,7 @@ from api.relay.job import Caller, Job
 from api.relay.state import RelayState, relay_state
 from api.services import pricing
 from api.services.channel_index import ChannelInfo
-from api.services.settlement import Usage, build_record
+from api.services.records import SettlementRecord
 from models import Midjourney, Task
 from models.enums import ChannelType
 
@@ -168,7 +168,7 @@ async def submit(request: web.Request, caller: Caller, sub: Submission) -> tuple
         # fetch (and the reservation, closed by the sweep), never a charge for a task it cannot see.
         row = await _insert(sub, caller, channel, result.task_id, charge.pre, billing, result.row)
         try:
-            await state.quota.settle(charge, charge.pre, build_record(facts, Usage(charge.pre, 0, 0)), 0)
+            await state.quota.settle(charge, charge.pre, SettlementRecord.of(facts, charge.pre).encode(), 0)
         except BaseException:
             await row.delete()
             raise

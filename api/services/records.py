@@ -1,0 +1,197 @@
+"""What a request consumed and the settlement record that carries it, with its one encoder and decoder.
+
+A record travels from the relay (the settle script stores it in the user's `{u<id>}:pend` hash) to
+a worker (api.services.settlement writes it to the database); a reservation (api.services.
+reservations) keeps the same fields of a running request, so that the sweep can write the record
+of a request whose process died. Both are JSON with short keys (one per field, below): records
+and reservations written by a running version must stay readable by the next one, so a key is
+never renamed and a missing key reads as the field's default.
+"""
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import orjson
+
+from . import pricing
+
+if TYPE_CHECKING:
+    from .settlement import RequestFacts
+
+
+@dataclass(slots=True)
+class TokenUsage:
+    """Token counts of one answer, in OpenAI's convention whatever the provider: `cached_tokens`
+    (cache reads) and `cache_creation_tokens` (cache writes) are part of `prompt_tokens`,
+    `reasoning_tokens` part of `completion_tokens`. Adaptors of providers that count them apart
+    (Claude's `input_tokens` excludes both cache counts) add them up when converting."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    cached_tokens: int = 0
+    reasoning_tokens: int = 0
+    cache_creation_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    @classmethod
+    def from_openai(cls, usage: Any) -> TokenUsage | None:
+        """Parse an OpenAI `usage` object; None when absent or all zero (= "not reported")."""
+        if not isinstance(usage, Mapping):
+            return None
+        prompt = int(usage.get("prompt_tokens") or 0)
+        completion = int(usage.get("completion_tokens") or 0)
+        if prompt == 0 and completion == 0:
+            total = int(usage.get("total_tokens") or 0)
+            if total == 0:
+                return None
+            prompt = total
+        prompt_details = usage.get("prompt_tokens_details") or {}
+        completion_details = usage.get("completion_tokens_details") or {}
+        cached = prompt_details.get("cached_tokens") or usage.get("prompt_cache_hit_tokens") or 0  # DeepSeek
+        reasoning = completion_details.get("reasoning_tokens") or 0
+        return cls(prompt, completion, int(cached), int(reasoning))
+
+    def to_openai(self) -> dict[str, Any]:
+        usage: dict[str, Any] = {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.total_tokens,
+        }
+        if self.cached_tokens:
+            usage["prompt_tokens_details"] = {"cached_tokens": self.cached_tokens}
+        if self.reasoning_tokens:
+            usage["completion_tokens_details"] = {"reasoning_tokens": self.reasoning_tokens}
+        return usage
+
+
+REFUND = "refund"  # the kind of a failed task's refund (negative quota, not a request)
+
+
+@dataclass(slots=True)
+class SettlementRecord:
+    """One request's charge (or one task's refund), as the database will record it."""
+
+    request_id: str
+    quota: int = 0  # negative for a refund
+    usage: TokenUsage = field(default_factory=TokenUsage)
+    kind: str = ""  # "" = a request; REFUND = a failed task's charge given back
+    token_id: int = 0
+    token_limited: bool = False
+    token_name: str = ""
+    username: str = ""
+    group: str = ""
+    channel_id: int = 0
+    used_channels: list[int] = field(default_factory=list)
+    model: str = ""
+    upstream_model: str = ""
+    mode: str = "chat"
+    is_stream: bool = False
+    first_response_ms: int = 0
+    model_ratio: float = 0.0
+    completion_ratio: float = 1.0
+    group_ratio: float = 1.0
+    model_price: float | None = None  # per-call price in USD; None = billed by tokens
+    cache_ratio: float | None = None
+    cache_creation_ratio: float | None = None
+    inbound: str = ""  # the client's format when not OpenAI's
+    task_id: str = ""
+    started: float = 0.0  # epoch seconds the request arrived
+    use_time: int = 0  # seconds
+    incomplete: str = ""  # why the answer stopped early ("" = complete)
+    at: float = 0.0  # epoch seconds the record was made: one batch is applied in this order
+    action: str = ""  # a refund: the task's action
+    reason: str = ""  # a refund: why the task failed
+    charged_at: int = 0  # a refund: epoch seconds of the charge it gives back (its hour is counted)
+
+    @classmethod
+    def of(cls, facts: RequestFacts, quota: int = 0, usage: TokenUsage | None = None) -> SettlementRecord:
+        """The record of a request; made when its usage is known (or, for a reservation, before)."""
+        now = time.time()
+        return cls(
+            request_id=facts.request_id, quota=quota, usage=usage or TokenUsage(), token_id=facts.token_id,
+            token_limited=facts.token_limited, token_name=facts.token_name, username=facts.username,
+            group=facts.group, channel_id=facts.channel_id, used_channels=list(facts.used_channels),
+            model=facts.model, upstream_model=facts.upstream_model or facts.model, mode=facts.mode,
+            is_stream=facts.is_stream, first_response_ms=facts.first_response_ms, model_ratio=facts.model_ratio,
+            completion_ratio=facts.completion_ratio, group_ratio=facts.group_ratio, model_price=facts.model_price,
+            cache_ratio=facts.cache_ratio, cache_creation_ratio=facts.cache_creation_ratio, inbound=facts.inbound,
+            task_id=facts.task_id, started=facts.started, use_time=max(0, int(now - facts.started)),
+            incomplete=facts.incomplete, at=round(now, 6))
+
+    @property
+    def is_refund(self) -> bool:
+        return self.kind == REFUND
+
+    @property
+    def price(self) -> pricing.Price:
+        return pricing.Price(self.model, self.model_ratio, self.completion_ratio, self.group_ratio,
+                             self.model_price, self.cache_ratio, self.cache_creation_ratio)
+
+    # -- the wire form ---------------------------------------------------------------------------
+
+    def _request_fields(self) -> dict[str, Any]:
+        return {
+            "rid": self.request_id, "t": self.token_id, "tl": 1 if self.token_limited else 0,
+            "c": self.channel_id, "uc": self.used_channels, "m": self.model, "um": self.upstream_model or self.model,
+            "mode": self.mode, "s": 1 if self.is_stream else 0, "frt": self.first_response_ms,
+            "tn": self.token_name, "un": self.username, "g": self.group, "mr": self.model_ratio,
+            "cr": self.completion_ratio, "gr": self.group_ratio,
+            "mp": -1 if self.model_price is None else self.model_price, "cra": self.cache_ratio,
+            "cwr": self.cache_creation_ratio, "fmt": self.inbound, "task": self.task_id,
+            "st": round(self.started, 3),
+        }
+
+    def encode(self) -> bytes:
+        usage = self.usage
+        fields = {
+            **self._request_fields(), "q": self.quota, "p": usage.prompt_tokens, "ct": usage.completion_tokens,
+            "ca": usage.cached_tokens, "rs": usage.reasoning_tokens, "cw": usage.cache_creation_tokens,
+            "ut": self.use_time, "inc": self.incomplete, "ts": round(self.at, 6),
+        }
+        if self.is_refund:
+            fields.update(k=REFUND, act=self.action, why=self.reason, hts=self.charged_at)
+        return orjson.dumps(fields)
+
+    def encode_reservation(self, pre: int) -> bytes:
+        """A running request's reservation: the request's fields, the amount taken, the prompt count."""
+        return orjson.dumps({**self._request_fields(), "pre": pre, "p": self.usage.prompt_tokens})
+
+    @classmethod
+    def decode(cls, raw: bytes | str | Mapping[str, Any]) -> SettlementRecord:
+        r = raw if isinstance(raw, Mapping) else orjson.loads(raw)
+        mp = r.get("mp", -1)
+        model = str(r.get("m", ""))
+        channel = int(r.get("c") or 0)
+        return cls(
+            request_id=str(r.get("rid", "")), quota=int(r.get("q") or 0),
+            usage=TokenUsage(int(r.get("p") or 0), int(r.get("ct") or 0), int(r.get("ca") or 0),
+                             int(r.get("rs") or 0), int(r.get("cw") or 0)),
+            kind=str(r.get("k") or ""), token_id=int(r.get("t") or 0), token_limited=bool(r.get("tl")),
+            token_name=str(r.get("tn", "")), username=str(r.get("un", "")), group=str(r.get("g", "")),
+            channel_id=channel, used_channels=[int(c) for c in r.get("uc") or ([channel] if channel else [])],
+            model=model, upstream_model=str(r.get("um") or model), mode=str(r.get("mode", "chat")),
+            is_stream=bool(r.get("s")), first_response_ms=int(r.get("frt") or 0),
+            model_ratio=_number(r, "mr", 0), completion_ratio=_number(r, "cr", 1), group_ratio=_number(r, "gr", 1),
+            model_price=None if mp is None or mp < 0 else mp, cache_ratio=r.get("cra"),
+            cache_creation_ratio=r.get("cwr"),
+            inbound=str(r.get("fmt") or ""), task_id=str(r.get("task") or ""), started=float(r.get("st") or 0),
+            use_time=int(r.get("ut") or 0), incomplete=str(r.get("inc") or ""), at=float(r.get("ts") or 0),
+            action=str(r.get("act") or ""), reason=str(r.get("why") or ""), charged_at=int(r.get("hts") or 0))
+
+    @classmethod
+    def decode_reservation(cls, raw: bytes | str) -> tuple[SettlementRecord, int]:
+        """→ (the request's record, its prompt tokens in `usage`; the amount taken)."""
+        r = orjson.loads(raw)
+        return cls.decode(r), int(r.get("pre") or 0)
+
+
+def _number(r: Mapping[str, Any], key: str, default: float) -> float:
+    """A ratio as it was written (an integer ratio stays one: the log shows `15`, not `15.0`)."""
+    value = r.get(key)
+    return default if value is None else value
