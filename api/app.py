@@ -25,7 +25,9 @@ from api.relay.routes import setup_relay
 from api.relay.tasks.routes import setup_tasks
 from api.security import setup_security_headers
 from api.services.bootstrap import ensure_root_user
+from api.services.deps import Services
 from api.services.events import EventBus
+from api.services.jobs import Jobs
 from api.services.options import OptionsService
 from api.services.ratelimit import RateLimiter
 from api.services.sessions import SessionManager
@@ -87,7 +89,9 @@ async def http_ctx(app: web.Application) -> AsyncIterator[None]:
 async def enqueue_ctx(app: web.Application) -> AsyncIterator[None]:
     setup_broker(app[keys.SETTINGS])
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="enqueue")
-    app[keys.ENQUEUE_POOL] = pool
+    app[keys.JOBS] = Jobs(pool)
+    app[keys.SERVICES] = Services(app[keys.STORE], app[keys.OPTIONS], app[keys.EVENTS], app[keys.SESSIONS],
+                                  app[keys.JOBS])
     yield
     pool.shutdown(wait=True)
 

@@ -1,7 +1,6 @@
 """Every web.AppKey of the application, in one place."""
 from __future__ import annotations
 
-import concurrent.futures
 from typing import TYPE_CHECKING
 
 import aiohttp
@@ -10,7 +9,9 @@ from aiohttp import web
 from models.settings import Settings
 
 if TYPE_CHECKING:  # the services import this module: their classes are named for the checker only
+    from api.services.deps import Services
     from api.services.events import EventBus
+    from api.services.jobs import Jobs
     from api.services.options import OptionsService
     from api.services.ratelimit import RateLimiter
     from api.services.sessions import Session, SessionManager
@@ -24,7 +25,8 @@ OPTIONS: web.AppKey[OptionsService] = web.AppKey("options")
 SESSIONS: web.AppKey[SessionManager] = web.AppKey("sessions")
 LIMITER: web.AppKey[RateLimiter] = web.AppKey("limiter")
 HTTP = web.AppKey("http", aiohttp.ClientSession)
-ENQUEUE_POOL = web.AppKey("enqueue_pool", concurrent.futures.ThreadPoolExecutor)
+JOBS: web.AppKey[Jobs] = web.AppKey("jobs")
+SERVICES: web.AppKey[Services] = web.AppKey("services")  # what the account services act on
 START_TIME = web.AppKey("start_time", int)
 
 # Per-request storage

@@ -8,6 +8,7 @@ from aiohttp import web
 
 from api import keys
 from api.errors import Forbidden, TooManyRequests, Unauthorized
+from api.services.deps import Services
 from api.services.net import client_ip
 from api.services.passwords import sha256_hex
 from api.services.sessions import sessions_of
@@ -16,6 +17,7 @@ from models.enums import Role, UserStatus
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 USER_HEADER = "New-Api-User"
+ROLE_ATTRIBUTE = "required_role"  # a handler's least role, as `require` marks it
 
 
 async def current_user(request: web.Request) -> User | None:
@@ -65,7 +67,7 @@ def require(role: Role) -> Callable[[Handler], Handler]:
                 raise Forbidden()
             return await handler(request)
 
-        wrapper.required_role = role  # type: ignore[attr-defined]
+        setattr(wrapper, ROLE_ATTRIBUTE, role)  # read by the OpenAPI description (openapi.py)
         return wrapper
 
     return decorator
@@ -100,3 +102,8 @@ def the_user(request: web.Request) -> User:
     user = request[keys.USER]
     assert user is not None, "the_user() outside a require()-decorated handler"
     return user
+
+
+def services(request: web.Request) -> Services:
+    """What the account services act on, for this process."""
+    return request.config_dict[keys.SERVICES]

@@ -12,6 +12,7 @@ from typing import Any
 
 from aiohttp import web
 
+from api.console.auth import ROLE_ATTRIBUTE
 from models.enums import Role
 
 PAGING = {"p": "integer", "page_size": "integer"}
@@ -95,7 +96,7 @@ def _path_of(route: web.AbstractRoute) -> str | None:
 
 
 def _role(handler: Any) -> str:
-    role = getattr(handler, "required_role", None)
+    role = getattr(handler, ROLE_ATTRIBUTE, None)
     return {None: "anonymous", Role.USER: "user", Role.ADMIN: "admin", Role.ROOT: "root"}.get(role, str(role))
 
 

@@ -11,6 +11,7 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
 
+from api.services.option_rules import parse_status_ranges as parse_status_ranges  # the option is checked with it
 from models.enums import ChannelType
 
 # Credentials an upstream may quote in its error, whoever they belong to: OpenAI-style keys, bearer
@@ -76,8 +77,10 @@ class RelayError(Exception):
         param: str | None = None,
         *,
         local: bool = False,
+        headers: dict[str, str] | None = None,
     ) -> None:
         super().__init__(message)
+        self.headers = headers or {}  # sent with the answer (Retry-After)
         self.status = status
         self.message = message
         self.type = type
@@ -109,20 +112,6 @@ class ChannelCannotServe(RelayError):
 
 
 @lru_cache(maxsize=32)
-def parse_status_ranges(spec: str) -> tuple[tuple[int, int], ...]:
-    """`"401-407,429,500-503"` → ((401, 407), (429, 429), (500, 503)). Raises ValueError if malformed."""
-    ranges: list[tuple[int, int]] = []
-    for part in spec.replace(" ", "").split(","):
-        if not part:
-            continue
-        low, sep, high = part.partition("-")
-        start, end = int(low), int(high) if sep else int(low)
-        if not (100 <= start <= end <= 599):
-            raise ValueError(f"invalid status code range {part!r}")
-        ranges.append((start, end))
-    return tuple(ranges)
-
-
 def status_in_ranges(status: int, ranges: str | tuple[tuple[int, int], ...]) -> bool:
     parsed = parse_status_ranges(ranges) if isinstance(ranges, str) else ranges
     return any(start <= status <= end for start, end in parsed)

@@ -18,7 +18,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 import aiohttp
 import orjson
@@ -32,6 +32,7 @@ from api.relay.auth import UserInfo, parse_key
 from api.relay.base import (
     Adaptor,
     AnswerReader,
+    AudioMixin,
     RelayMeta,
     RelayMode,
     TokenUsage,
@@ -41,12 +42,13 @@ from api.relay.base import (
 from api.relay.disconnects import client_gone
 from api.relay.errors import ChannelCannotServe, RelayError, mask_secrets, should_retry_error
 from api.relay.inbound.base import Inbound
-from api.relay.job import MULTIPART, Caller, Form, Job, Outcome, refuse
+from api.relay.job import Caller, Form, Job, Outcome, refuse
+from api.relay.modes import MODES, Billing, text_field
 from api.relay.registry import build_adaptor, type_label
 from api.relay.settling import settle
 from api.relay.state import RelayState, relay_state
 from api.relay.streaming import relay_stream, usage_quota
-from api.relay.tokenizer import count_chat_request, count_input, count_response, count_speech_input, count_text
+from api.relay.tokenizer import count_response, count_speech_input, count_text
 from api.relay.validate import Invalid, check_body
 from api.services import pricing
 from api.services.channel_index import ChannelInfo
@@ -60,13 +62,6 @@ from models.enums import Role, TokenStatus, UserStatus
 
 log = logging.getLogger("api.relay")
 
-DEFAULT_MODELS: Mapping[RelayMode, str] = {
-    RelayMode.MODERATIONS: "text-moderation-latest",
-    RelayMode.IMAGES: "dall-e-2",
-    RelayMode.SPEECH: "tts-1",
-    RelayMode.TRANSCRIPTION: "whisper-1",
-    RelayMode.TRANSLATION: "whisper-1",
-}
 
 
 # -- 1. who ---------------------------------------------------------------------------------------
@@ -107,7 +102,7 @@ async def key_caller(request: web.Request, state: RelayState) -> Caller:
 
 
 async def read_input(request: web.Request, mode: RelayMode) -> tuple[dict[str, Any], Form | None]:
-    if mode in MULTIPART:
+    if MODES[mode].multipart:
         if not request.content_type.startswith("multipart/"):
             raise refuse(request, 400, "relay_invalid_form", "invalid_request_body", "invalid_request_error")
         fields: dict[str, str] = {}
@@ -134,17 +129,11 @@ async def read_input(request: web.Request, mode: RelayMode) -> tuple[dict[str, A
     return body, None
 
 
-def text_field(body: Mapping[str, Any], name: str) -> str:
-    """The field when it is a string, else ""."""
-    value = body.get(name)
-    return value if isinstance(value, str) else ""
-
-
 def requested_model(request: web.Request, mode: RelayMode, body: dict[str, Any]) -> str:
     model = body.get("model")
     if model is None or model == "":
-        model = request.match_info.get("model") or DEFAULT_MODELS.get(mode, "")
-        if model and mode not in MULTIPART:
+        model = request.match_info.get("model") or MODES[mode].default_model
+        if model and not MODES[mode].multipart:
             body["model"] = model
     if not isinstance(model, str) or not model.strip():
         raise refuse(request, 400, "relay_model_required", "model_required", "invalid_request_error")
@@ -207,22 +196,6 @@ async def first_channel(job: Job) -> ChannelInfo:
     return channel
 
 
-def count_prompt(mode: RelayMode, body: Mapping[str, Any]) -> int:
-    if mode == RelayMode.CHAT:
-        return count_chat_request(body)
-    if mode == RelayMode.COMPLETIONS:
-        return count_input(body.get("prompt"))
-    if mode in (RelayMode.EMBEDDINGS, RelayMode.MODERATIONS):
-        return count_input(body.get("input"))
-    if mode == RelayMode.SPEECH:
-        return count_speech_input(text_field(body, "input"))
-    if mode == RelayMode.RERANK:
-        docs = [d if isinstance(d, str) else (d.get("text") or "") for d in body.get("documents") or ()
-                if isinstance(d, str | dict)]
-        return count_text(text_field(body, "query")) + count_input(docs)
-    return 0  # images are billed per image, transcriptions by their output
-
-
 def _int_field(body: Mapping[str, Any], name: str) -> int | None:
     value = body.get(name)
     return value if isinstance(value, int) and not isinstance(value, bool) else None
@@ -232,7 +205,7 @@ def pre_amount(job: Job) -> int:
     options, price = job.options, job.price
     assert price is not None
     per_unit = options.get_int("QuotaPerUnit")
-    if job.mode == RelayMode.IMAGES:
+    if MODES[job.mode].billing == Billing.IMAGES:
         return pricing.image_quota(price, job.body.get("size"), job.body.get("quality"), _int_field(job.body, "n"),
                                    quota_per_unit=per_unit)
     max_tokens = _int_field(job.body, "max_tokens") or _int_field(job.body, "max_completion_tokens")
@@ -323,7 +296,7 @@ async def run(request: web.Request, mode: RelayMode, route: str, caller: Caller,
         job.price = price_of(job)
         job.channel = await first_channel(job)
         label = job.model
-        job.prompt_tokens = count_prompt(mode, body)
+        job.prompt_tokens = MODES[mode].count_prompt(body)
         job.pre = pre_amount(job)
         job.facts = new_facts(job)
         job.charge = await admit(job)
@@ -424,9 +397,7 @@ def note_failure(job: Job, channel: ChannelInfo, err: RelayError) -> None:
     if reason:
         state.index.disable_locally(channel.id)  # this process stops now; the worker tells the others
         state.health.forget(channel.id)
-        from api.services.jobs import enqueue
-
-        state.spawn(enqueue(job.request.config_dict, "relay.disable_channel", channel.id, reason))
+        state.spawn(job.request.config_dict[keys.JOBS].send("relay.disable_channel", channel.id, reason))
 
 
 def client_error(job: Job, channel: ChannelInfo, err: RelayError) -> RelayError:
@@ -496,25 +467,17 @@ async def attempt(job: Job, channel: ChannelInfo) -> Outcome:
 
 
 def upstream_body(adaptor: Adaptor, job: Job) -> dict[str, Any]:
-    mode, body = job.mode, job.body
-    if mode in (RelayMode.CHAT, RelayMode.COMPLETIONS):
-        if job.inbound is not None:
-            body = job.inbound.for_channel(body, adaptor.meta.channel_type)
-        return adaptor.convert_request(body)
-    if mode == RelayMode.EMBEDDINGS:
-        return adaptor.convert_embeddings_request(body)  # type: ignore[attr-defined]
-    if mode == RelayMode.MODERATIONS:
-        return adaptor.convert_moderations_request(body)  # type: ignore[attr-defined]
-    if mode == RelayMode.IMAGES:
-        return adaptor.convert_image_request(body)  # type: ignore[attr-defined]
-    if mode == RelayMode.SPEECH:
-        return adaptor.convert_speech_request(body)  # type: ignore[attr-defined]
-    return adaptor.convert_rerank_request(body)  # type: ignore[attr-defined]
+    convert = MODES[job.mode].convert
+    assert convert is not None, f"{job.mode} sends a form"
+    body = job.body
+    if job.inbound is not None:
+        body = job.inbound.for_channel(body, adaptor.meta.channel_type)
+    return convert(adaptor, body)
 
 
 def upstream_form(adaptor: Adaptor, form: Form) -> aiohttp.FormData:
     data = aiohttp.FormData()
-    for name, value in adaptor.convert_transcription_fields(form.fields).items():  # type: ignore[attr-defined]
+    for name, value in cast(AudioMixin, adaptor).convert_transcription_fields(form.fields).items():
         data.add_field(name, value)
     for name, filename, content_type, content in form.files:
         data.add_field(name, content, filename=filename, content_type=content_type)
@@ -523,47 +486,39 @@ def upstream_form(adaptor: Adaptor, form: Form) -> aiohttp.FormData:
 
 def answer(job: Job, adaptor: AnswerReader, resp: client.Answer, raw: bytes, native: bool = False) -> Outcome:
     """A complete (non-streamed) upstream answer → the client's answer, usage and exact quota."""
-    mode, price, options = job.mode, job.price, job.options
+    spec, price, options = MODES[job.mode], job.price, job.options
     assert price is not None
     per_unit = options.get_int("QuotaPerUnit")
     headers = {REQUEST_ID_HEADER: job.request.get(keys.REQUEST_ID, "")}
-    if mode == RelayMode.SPEECH:
+    if spec.billing == Billing.SPEECH:
         text = text_field(job.body, "input")
         usage = TokenUsage(count_speech_input(text), 0)
         response = web.Response(body=raw, headers={**headers, "Content-Type": resp.headers.get(
             "Content-Type", "application/octet-stream")})
         return Outcome(response, usage, pricing.speech_quota(price, text, quota_per_unit=per_unit))
-    if mode in MULTIPART:
-        if resp.content_type == "application/json":
-            data = json_object(raw)
-            text = text_field(data, "text")
-        else:
-            text = raw.decode("utf-8", "replace")
+    if spec.billing == Billing.TRANSCRIPTION:
+        text = text_field(json_object(raw), "text") if resp.content_type == "application/json" else \
+            raw.decode("utf-8", "replace")
         usage = TokenUsage(0, count_text(text))
         response = web.Response(body=raw, headers={**headers, "Content-Type": resp.headers.get(
             "Content-Type", "application/json")})
         return Outcome(response, usage, pricing.transcription_quota(price, usage.completion_tokens,
                                                                     quota_per_unit=per_unit))
-    data = adaptor.decode_body(raw)
-    if mode == RelayMode.IMAGES:
-        out = adaptor.convert_image_response(data)  # type: ignore[attr-defined]
+    assert spec.read is not None, f"{job.mode} answers are not JSON"
+    out, reported = spec.read(adaptor, adaptor.decode_body(raw))
+    if spec.billing == Billing.IMAGES:
         quota = pricing.image_quota(price, job.body.get("size"), job.body.get("quality"), _int_field(job.body, "n"),
                                     quota_per_unit=per_unit)
         return Outcome(json_response(out, headers), TokenUsage(0, 0), quota)
-    if mode in (RelayMode.CHAT, RelayMode.COMPLETIONS):
-        out, reported = adaptor.convert_response(data)
-        usage = reported if reported is not None else TokenUsage(job.prompt_tokens, count_response(out))
-        if native:  # the client's own format from the upstream: relayed as it came
-            response = web.Response(body=raw, headers=headers, content_type="application/json")
-            return Outcome(response, usage, usage_quota(job, usage))
-    elif mode == RelayMode.EMBEDDINGS:
-        out, usage = adaptor.convert_embeddings_response(data)  # type: ignore[attr-defined]
-    elif mode == RelayMode.MODERATIONS:
-        out, usage = adaptor.convert_moderations_response(data)  # type: ignore[attr-defined]
+    if reported is not None:
+        usage = reported
+    elif spec.text:
+        usage = TokenUsage(job.prompt_tokens, count_response(out))
     else:
-        out, usage = adaptor.convert_rerank_response(data)  # type: ignore[attr-defined]
-    if usage is None:
         usage = TokenUsage(job.prompt_tokens, 0)
+    if native:  # the client's own format from the upstream: relayed as it came
+        response = web.Response(body=raw, headers=headers, content_type="application/json")
+        return Outcome(response, usage, usage_quota(job, usage))
     if job.inbound is not None:
         out = job.inbound.render(out)
     return Outcome(json_response(out, headers), usage, usage_quota(job, usage))

@@ -21,16 +21,13 @@ from api.relay.base import (
 )
 from api.relay.errors import RelayError
 from api.relay.inbound.base import REQUEST_INBOUND, Inbound
+from api.relay.modes import MODES
 from api.relay.state import RelayState
 from api.services import pricing
 from api.services.channel_index import ChannelInfo
 from api.services.options import OptionsService
 from api.services.quota import Charge
 from api.services.settlement import RequestFacts
-
-STREAMABLE = frozenset({RelayMode.CHAT, RelayMode.COMPLETIONS})
-MULTIPART = frozenset({RelayMode.TRANSCRIPTION, RelayMode.TRANSLATION})
-
 
 # -- errors the client sees -----------------------------------------------------------------------
 
@@ -39,14 +36,14 @@ def refuse(request: web.Request, status: int, message_key: str, code: str, error
            headers: Mapping[str, str] | None = None, **params: object) -> RelayError:
     """A refusal by the gateway itself (never retried, never a reason to disable a channel)."""
     err = RelayError.local_error(status, translate(message_key, language(request), **params), code, error_type)
-    err.headers = dict(headers or {})  # type: ignore[attr-defined]
+    err.headers = dict(headers or {})
     return err
 
 
 def error_response(request: web.Request, err: RelayError) -> web.Response:
     """The error in the shape of the client's format (OpenAI's unless the route is another's)."""
     request_id = request.get(keys.REQUEST_ID, "")
-    headers = {REQUEST_ID_HEADER: request_id, **getattr(err, "headers", {})}
+    headers = {REQUEST_ID_HEADER: request_id, **err.headers}
     inbound: type[Inbound] | None = request.get(REQUEST_INBOUND)
     body = inbound.error_body(err, request_id) if inbound is not None else err.to_body(request_id)
     return web.Response(body=orjson.dumps(body), status=err.status, headers=headers, content_type="application/json")
@@ -100,7 +97,7 @@ class Job:
 
     @property
     def is_stream(self) -> bool:
-        return self.mode in STREAMABLE and self.body.get("stream") is True
+        return MODES[self.mode].streamable and self.body.get("stream") is True
 
 
 @dataclass(slots=True)

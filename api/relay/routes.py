@@ -6,7 +6,6 @@ id in the message (the root app puts the request id header on every answer).
 from __future__ import annotations
 
 import asyncio
-import functools
 import hmac
 import ipaddress
 import logging
@@ -34,7 +33,6 @@ from api.relay.job import Caller, error_response, refuse
 from api.relay.state import RELAY, RelayState, relay_state
 from api.relay.tokenizer import count_chat_request, get_encoding
 from api.services.channel_index import ChannelIndex
-from api.services.jobs import enqueue
 from api.services.net import client_ip
 from api.services.quota import QuotaService
 from api.services.reservations import ReservationKeeper
@@ -61,7 +59,7 @@ async def relay_ctx(app: web.Application) -> AsyncIterator[None]:
     await index.load()
     auth = KeyAuth(store)
     auth.subscribe(events)
-    sender = SettlementSender(functools.partial(enqueue, app))
+    sender = SettlementSender(app[keys.JOBS].send)
     sender.start()
     # Warm the tokenizer (~0.3 s) in this thread: the server is not listening yet, and loading it in an
     # executor thread would leave that thread's malloc arena with ~2 MiB resident for good.
@@ -107,7 +105,7 @@ def unavailable(request: web.Request) -> web.Response:
     """Redis or the database unreachable: 503 with Retry-After, in the client's format."""
     err = RelayError(503, translate("service_unavailable", language(request)), "new_api_error",
                      "service_unavailable", local=True)
-    err.headers = {"Retry-After": str(RETRY_AFTER)}  # type: ignore[attr-defined]
+    err.headers = {"Retry-After": str(RETRY_AFTER)}
     return error_response(request, err)
 
 

@@ -8,10 +8,10 @@ from typing import Any
 from aiohttp import web
 
 from api.relay.auth import KeyAuth
+from api.relay.channel_health import ChannelHealth
 from api.relay.credentials import CredentialCache, process_credentials
 from api.relay.disconnects import DisconnectWatcher
 from api.relay.metrics import Metrics
-from api.services.channel_health import ChannelHealth
 from api.services.channel_index import ChannelIndex
 from api.services.quota import QuotaService
 from api.services.reservations import ReservationKeeper

@@ -11,7 +11,6 @@ MAX_DEPTH = 64  # JSON nesting of a request body; real requests stay below ~10
 MAX_TOKENS = 10_000_000
 NUMBERS = ("temperature", "top_p", "presence_penalty", "frequency_penalty", "repetition_penalty", "top_k")
 COUNTS = ("max_tokens", "max_completion_tokens", "max_output_tokens", "n")
-TEXT_MODES = (RelayMode.CHAT, RelayMode.COMPLETIONS)
 
 
 class Invalid(ValueError):

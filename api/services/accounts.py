@@ -12,7 +12,7 @@ import contextlib
 import re
 import secrets
 import unicodedata
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +20,6 @@ from tortoise.exceptions import IntegrityError
 from tortoise.expressions import F, Q, Subquery
 from tortoise.transactions import in_transaction
 
-from api import keys
 from api.errors import ApiError
 from models import Ability, Channel, Log, User
 from models.base import now
@@ -28,6 +27,8 @@ from models.enums import ChannelStatus, LogType, Role, UserStatus
 
 from . import locks
 from .balances import adjust_user
+from .deps import Services
+from .logs import log_event
 from .oauth import Identity
 from .options import OptionsService
 from .passwords import hash_password, random_string, sha256_hex, verify_password
@@ -139,17 +140,17 @@ def group_names(options: OptionsService) -> list[str]:
 
 
 # -- side effects shared by the mutations --------------------------------------------------------
-async def user_changed(app: Mapping, user_id: int, *, revoke_sessions: bool = False) -> None:
+async def user_changed(services: Services, user_id: int, *, revoke_sessions: bool = False) -> None:
     """After a committed change of status, role, group, deletion or password."""
     if revoke_sessions:
-        await app[keys.SESSIONS].revoke_user(user_id)
-    await app[keys.EVENTS].publish("user", id=user_id)
+        await services.sessions.revoke_user(user_id)
+    await services.events.publish("user", id=user_id)
 
 
 @contextlib.asynccontextmanager
-async def identity_lock(app: Mapping, provider: str, ident: str) -> AsyncIterator[None]:
+async def identity_lock(services: Services, provider: str, ident: str) -> AsyncIterator[None]:
     """One request at a time per third-party identity: no duplicate account or double binding."""
-    store = app[keys.STORE]
+    store = services.store
     key = store.key("lock", "identity", provider, sha256_hex(ident)[:32])
     token = await locks.acquire(store, key, 30)
     if token is None:
@@ -196,7 +197,7 @@ async def create_account(options: OptionsService, account: NewAccount) -> User:
             logs = []
             if new_user_quota:
                 logs.append(Log(user_id=user.id, username=user.username, type=int(LogType.SYSTEM),
-                                quota=new_user_quota,
+                                quota=new_user_quota, other=log_event("new_user_bonus", quota=new_user_quota),
                                 content=f"New user bonus: {format_quota(options, new_user_quota)}"))
             if inviter is not None:
                 await User.filter(id=inviter.id).update(
@@ -204,11 +205,12 @@ async def create_account(options: OptionsService, account: NewAccount) -> User:
                     aff_history_quota=F("aff_history_quota") + inviter_quota)
                 if invitee_quota:
                     logs.append(Log(user_id=user.id, username=user.username, type=int(LogType.SYSTEM),
-                                    quota=invitee_quota,
+                                    quota=invitee_quota, other=log_event("invitee_bonus", quota=invitee_quota),
                                     content=f"Invite code bonus: {format_quota(options, invitee_quota)}"))
                 if inviter_quota:
                     logs.append(Log(user_id=inviter.id, username=inviter.username, type=int(LogType.SYSTEM),
                                     quota=inviter_quota,
+                                    other=log_event("inviter_bonus", username=user.username, quota=inviter_quota),
                                     content=f"Invited user {user.username}: "
                                             f"{format_quota(options, inviter_quota)} of invite quota"))
             if logs:
@@ -250,7 +252,7 @@ def check_can_log_in(user: User) -> None:
 
 
 # -- self-service ----------------------------------------------------------------------------------
-async def update_self(app: Mapping, user: User, body: dict) -> bool:
+async def update_self(services: Services, user: User, body: dict) -> bool:
     """Profile fields and password of the caller; True when the password changed."""
     updates: dict[str, Any] = {}
     if "username" in body and body["username"] not in (None, "", user.username):
@@ -280,24 +282,25 @@ async def update_self(app: Mapping, user: User, body: dict) -> bool:
         await User.filter(id=user.id).update(**updates)
     except IntegrityError:
         raise ApiError("username_taken") from None
-    await user_changed(app, user.id, revoke_sessions=password_changed)
+    await user_changed(services, user.id, revoke_sessions=password_changed)
     return password_changed
 
 
-async def soft_delete(app: Mapping, user_id: int) -> int:
+async def soft_delete(services: Services, user_id: int) -> int:
     """Deregister: the row stays (username and identities reserved), every credential stops at once."""
     deleted_at = now()
     await User.filter(id=user_id, deleted_at=None).update(deleted_at=deleted_at, access_token=None)
-    await user_changed(app, user_id, revoke_sessions=True)
+    await user_changed(services, user_id, revoke_sessions=True)
     return deleted_at
 
 
-async def delete_self(app: Mapping, options: OptionsService, user: User) -> None:
+async def delete_self(services: Services, user: User) -> None:
+    options = services.options
     if user.role >= Role.ROOT:
         raise ApiError("root_cannot_delete_self")
     if not options.get_bool("UserSelfDeletionEnabled"):
         raise ApiError("self_deletion_disabled")
-    await soft_delete(app, user.id)
+    await soft_delete(services, user.id)
 
 
 async def new_access_token(user: User) -> str:
@@ -324,8 +327,9 @@ async def aff_code_of(user: User) -> str:
     raise ApiError("internal_error")
 
 
-async def transfer_aff_quota(app: Mapping, options: OptionsService, user: User, amount: object) -> int:
+async def transfer_aff_quota(services: Services, user: User, amount: object) -> int:
     """Move invite earnings into quota; one conditional UPDATE, so aff_quota never goes negative."""
+    options = services.options
     minimum = max(int(options.get_float("QuotaPerUnit")), 1)
     quota = parse_quota(amount)
     if quota < minimum:
@@ -336,8 +340,9 @@ async def transfer_aff_quota(app: Mapping, options: OptionsService, user: User, 
         if not moved:
             raise ApiError("aff_insufficient")
         await Log.create(user_id=user.id, username=user.username, type=int(LogType.SYSTEM), quota=quota,
+                         other=log_event("aff_transfer", quota=quota),
                          content=f"Invite quota transferred to balance: {format_quota(options, quota)}")
-    await adjust_user(app[keys.STORE], user.id, quota)
+    await adjust_user(services.store, user.id, quota)
     return quota
 
 
@@ -377,10 +382,11 @@ def _identity_fields(identity: Identity) -> dict[str, Any]:
     return fields
 
 
-async def login_with_identity(app: Mapping, options: OptionsService, identity: Identity, aff_code: str) -> User:
+async def login_with_identity(services: Services, identity: Identity, aff_code: str) -> User:
     """The account bound to the identity, or a new one (when registration is open)."""
+    options = services.options
     field_name = PROVIDERS[identity.provider][0]
-    async with identity_lock(app, identity.provider, identity.id):
+    async with identity_lock(services, identity.provider, identity.id):
         user = await User.filter(**{field_name: identity.id}).order_by("id").first()
         if user is not None:
             check_can_log_in(user)
@@ -404,17 +410,17 @@ async def login_with_identity(app: Mapping, options: OptionsService, identity: I
                                                         aff_code=aff_code, identity=_identity_fields(identity)))
 
 
-async def bind_identity(app: Mapping, user: User, identity: Identity) -> None:
+async def bind_identity(services: Services, user: User, identity: Identity) -> None:
     """Bind the identity to the caller; refused when another account (even a deleted one) holds it."""
     field_name, label, _ = PROVIDERS[identity.provider]
-    async with identity_lock(app, identity.provider, identity.id):
+    async with identity_lock(services, identity.provider, identity.id):
         if await User.filter(**{field_name: identity.id}).exclude(id=user.id).exists():
             raise ApiError("oauth_identity_bound", provider=label)
         await User.filter(id=user.id).update(**_identity_fields(identity))
 
 
-async def bind_email(app: Mapping, user: User, email: str) -> None:
-    async with identity_lock(app, "email", email):
+async def bind_email(services: Services, user: User, email: str) -> None:
+    async with identity_lock(services, "email", email):
         if await email_in_use(email, except_id=user.id):
             raise ApiError("email_taken")
         await User.filter(id=user.id).update(email=email)

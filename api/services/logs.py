@@ -1,8 +1,9 @@
 """Usage logs, their statistics, and the hourly dashboard aggregates (QuotaData).
 
 Rows are written elsewhere (the relay's settlement worker, top-ups, management actions); this module
-reads them. Queries filter on the indexed columns of models.Log (each `(column, created_at)`) and
-order by `created_at` then id, so a page of a large table is an index range scan.
+reads them, and names what a non-consumption row says (`log_event`). Queries filter on the indexed
+columns of models.Log (each `(column, created_at)`) and order by `created_at` then id, so a page of
+a large table is an index range scan.
 """
 from __future__ import annotations
 
@@ -54,6 +55,13 @@ class LogFilter:
         if with_time and self.end:
             query = query.filter(created_at__lte=self.end)
         return query
+
+
+def log_event(event: str, extra: Mapping[str, Any] | None = None, **params: Any) -> str:
+    """A log row's `other` naming what happened and its values (plus `extra` fields beside them):
+    the console writes the sentence in the reader's language from these; `content` keeps an
+    English sentence for API clients and for rows written before."""
+    return orjson.dumps({**(extra or {}), "event": event, "params": params}).decode()
 
 
 def log_dict(row: Log, *, admin: bool) -> dict[str, Any]:

@@ -11,7 +11,6 @@ guesses. A second mail of the same purpose to the same address within RESEND_COO
 from __future__ import annotations
 
 import html as html_lib
-from collections.abc import Mapping
 from email.message import EmailMessage
 from email.utils import formataddr, formatdate, make_msgid
 
@@ -19,7 +18,7 @@ import aiosmtplib
 
 from api.errors import ApiError
 
-from .jobs import enqueue
+from .jobs import Jobs
 from .options import OptionsService
 from .passwords import random_string, sha256_hex
 from .store import Store
@@ -131,9 +130,9 @@ def reset_mail(system_name: str, link: str) -> tuple[str, str]:
     return subject, body
 
 
-async def send_mail(app: Mapping, to: str, subject: str, html: str) -> None:
+async def send_mail(jobs: Jobs, to: str, subject: str, html: str) -> None:
     """Hand the message to a worker; the request does not wait on SMTP."""
-    await enqueue(app, "mail.send", to, subject, html)
+    await jobs.send("mail.send", to, subject, html)
 
 
 # -- delivery (in the worker) ----------------------------------------------------------------------

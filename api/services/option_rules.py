@@ -248,9 +248,21 @@ def _check_export_time(key: str, value: str) -> None:
         raise ApiError("option_data_export_time")
 
 
-def _check_status_ranges(key: str, value: str) -> None:
-    from api.relay.errors import parse_status_ranges
+def parse_status_ranges(spec: str) -> tuple[tuple[int, int], ...]:
+    """`"401-407,429,500-503"` → ((401, 407), (429, 429), (500, 503)). Raises ValueError if malformed."""
+    ranges: list[tuple[int, int]] = []
+    for part in spec.replace(" ", "").split(","):
+        if not part:
+            continue
+        low, sep, high = part.partition("-")
+        start, end = int(low), int(high) if sep else int(low)
+        if not (100 <= start <= end <= 599):
+            raise ValueError(f"invalid status code range {part!r}")
+        ranges.append((start, end))
+    return tuple(ranges)
 
+
+def _check_status_ranges(key: str, value: str) -> None:
     try:
         parse_status_ranges(value)
     except ValueError as exc:

@@ -31,6 +31,7 @@ from models.enums import LogType, TopUpStatus
 from models.settings import Settings
 
 from .balances import adjust_user
+from .logs import log_event
 from .options import OptionsService
 from .params import is_integer_text
 from .store import Store
@@ -291,7 +292,8 @@ async def fulfil(store: Store, options: OptionsService, session: dict[str, Any])
             await Log.create(user_id=order.user_id, type=int(LogType.TOPUP), username=user.username if user else "",
                              quota=order.quota, created_at=now,
                              content=f"Online top-up succeeded: ${usd:.6f} of quota ({order.quota}), paid {paid}",
-                             other=orjson.dumps({"trade_no": order.trade_no, "payment_method": "stripe"}).decode(),
+                             other=log_event("topup_online", {"trade_no": order.trade_no, "payment_method": "stripe"},
+                                             quota=order.quota, paid=paid),
                              using_db=conn)
     if not won:
         return "unchanged"

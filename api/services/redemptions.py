@@ -20,6 +20,7 @@ from models import Log, Redemption, User
 from models.enums import LogType, RedemptionStatus
 
 from .balances import adjust_user
+from .logs import log_event
 from .params import id_value, int_value
 from .ratelimit import RateLimiter
 from .store import Store
@@ -164,6 +165,7 @@ async def redeem(store: Store, limiter: RateLimiter, user: User, key: object, qu
             await Log.create(user_id=user.id, type=int(LogType.TOPUP), username=user.username, quota=code.quota,
                              content=f"Redeemed code #{code.id} for {format_usd(code.quota, quota_per_unit)} "
                                      f"of quota ({code.quota})",
+                             other=log_event("redeemed", id=code.id, quota=code.quota),
                              created_at=now, using_db=conn)
     if not won:
         found = await Redemption.filter(key=key).first()

@@ -41,6 +41,7 @@ from models.enums import LogType
 
 from . import redis_keys
 from .locks import lease_lock
+from .logs import log_event
 from .options import OptionsService
 from .records import SettlementRecord
 from .store import Store
@@ -163,8 +164,9 @@ def _other(r: SettlementRecord) -> str:
 
 
 def _refund_other(r: SettlementRecord) -> str:
-    return orjson.dumps({"task_id": r.task_id, "action": r.action, "refund": -r.quota, "reason": r.reason,
-                         "admin_info": {"use_channel": [r.channel_id]}, "request_id": r.request_id}).decode()
+    return log_event("task_refund", {"task_id": r.task_id, "action": r.action, "refund": -r.quota, "reason": r.reason,
+                                     "admin_info": {"use_channel": [r.channel_id]}, "request_id": r.request_id},
+                     task_id=r.task_id, action=r.action, quota=-r.quota, reason=r.reason)
 
 
 def _refund_content(r: SettlementRecord) -> str:

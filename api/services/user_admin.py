@@ -2,14 +2,12 @@
 group, role, password), enabling, disabling, promoting, deleting, and the user list."""
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from tortoise.exceptions import IntegrityError
 from tortoise.expressions import Q
 from tortoise.transactions import in_transaction
 
-from api import keys
 from api.errors import ApiError
 from models import Log, User
 from models.enums import LogType, Role, UserStatus
@@ -29,6 +27,8 @@ from .accounts import (
     user_changed,
 )
 from .balances import adjust_user
+from .deps import Services
+from .logs import log_event
 from .options import OptionsService
 from .params import MAX_ID, id_value, is_integer_text
 from .passwords import hash_password
@@ -61,8 +61,9 @@ async def admin_create_user(options: OptionsService, actor: User, body: dict) ->
                                                     display_name=display_name))
 
 
-async def admin_update_user(app: Mapping, options: OptionsService, actor: User, body: dict) -> User:
+async def admin_update_user(services: Services, actor: User, body: dict) -> User:
     """Edit a user; the quota is set directly (and the live balance moved by the difference)."""
+    options = services.options
     target = await get_managed_user(actor, body.get("id"))
     if target.deleted_at is not None:
         raise ApiError("user_deleted")
@@ -101,7 +102,8 @@ async def admin_update_user(app: Mapping, options: OptionsService, actor: User, 
                 delta = new_quota - current.quota
                 updates["quota"] = new_quota
                 await Log.create(user_id=target.id, username=current.username, type=int(LogType.MANAGE),
-                                 quota=delta,
+                                 quota=delta, other=log_event("admin_quota", admin=actor.username,
+                                                              old=current.quota, new=new_quota),
                                  content=f"Admin {actor.username} changed the quota from "
                                          f"{format_quota(options, current.quota)} to "
                                          f"{format_quota(options, new_quota)}")
@@ -109,16 +111,16 @@ async def admin_update_user(app: Mapping, options: OptionsService, actor: User, 
                 await User.filter(id=target.id).update(**updates)
     except IntegrityError:
         raise ApiError("username_taken") from None
-    await adjust_user(app[keys.STORE], target.id, delta)
+    await adjust_user(services.store, target.id, delta)
     if updates:
-        await user_changed(app, target.id, revoke_sessions="password" in updates)
+        await user_changed(services, target.id, revoke_sessions="password" in updates)
     return await User.get(id=target.id)
 
 
 MANAGE_ACTIONS = ("promote", "demote", "disable", "enable", "delete")
 
 
-async def manage_user(app: Mapping, actor: User, user_id: object, action: object) -> User:
+async def manage_user(services: Services, actor: User, user_id: object, action: object) -> User:
     """promote / demote / disable / enable / delete, with the role rules of the console."""
     if action not in MANAGE_ACTIONS:
         raise ApiError("unknown_action", action=str(action))
@@ -147,10 +149,10 @@ async def manage_user(app: Mapping, actor: User, user_id: object, action: object
     else:
         if target.role >= Role.ROOT:
             raise ApiError("root_cannot_delete")
-        await soft_delete(app, target.id)
+        await soft_delete(services, target.id)
         return await User.get(id=target.id)
     await User.filter(id=target.id).update(**changes)
-    await user_changed(app, target.id, revoke_sessions=revoke)
+    await user_changed(services, target.id, revoke_sessions=revoke)
     return await User.get(id=target.id)
 
 

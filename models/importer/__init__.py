@@ -347,7 +347,7 @@ async def import_options(source: Source, report: Report, dry: bool) -> None:
 
 
 async def rebuild_abilities(report: Report, dry: bool) -> None:
-    from api.services.channels import abilities_of
+    from api.relay.channels import abilities_of
 
     if dry:
         return

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import itertools
 
+import orjson
 import pytest
 
 from api import keys
@@ -118,6 +119,7 @@ async def test_update_user_sets_quota_and_moves_the_live_balance(client, root: A
     assert int(await store.redis.get(user_quota_key(store, user.id))) == 4900
     log = await Log.get(user_id=user.id)
     assert log.type == LogType.MANAGE and log.quota == 4000 and "root" in log.content
+    assert orjson.loads(log.other) == {"event": "admin_quota", "params": {"admin": "root", "old": 1000, "new": 5000}}
     await published(user_events, user.id)
     assert await browsers_login_ok("alice", "password123", client)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import asyncio
 import re
 
+import orjson
 import pytest
 from aiohttp.test_utils import TestClient
 
@@ -137,6 +138,7 @@ async def test_redeem_credits_marks_and_logs(root: ApiClient, login_as, client) 
     [entry] = await Log.filter(user_id=user.id)
     assert entry.type == LogType.TOPUP and entry.quota == 300000 and entry.username == "alice"
     assert "$0.600000" in entry.content and key not in entry.content
+    assert orjson.loads(entry.other) == {"event": "redeemed", "params": {"id": code.id, "quota": 300000}}
     listing = (await root.get("/api/redemption/"))["data"]["items"]
     assert listing[0]["status"] == 3 and listing[0]["used_user_id"] == user.id
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import orjson
 
 from api import keys
-from api.services import channel_monitor as monitor
+from api.relay import channel_monitor as monitor
 from api.services import locks
 from models import Channel
 from models.enums import ChannelStatus, ChannelType

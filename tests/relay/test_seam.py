@@ -282,7 +282,7 @@ async def test_channel_keys_of_the_right_format_are_accepted(root: ApiClient) ->
 
 
 def test_every_built_in_model_of_a_relayable_type_has_a_default_price() -> None:
-    from api.services.channels import type_models
+    from api.relay.channels import type_models
 
     unpriced = []
     for channel_type in ChannelType:

@@ -9,9 +9,9 @@ import orjson
 import pytest
 
 from api import keys
+from api.relay import channel_monitor as monitor
+from api.relay import channel_queries as queries
 from api.relay.errors import RelayError
-from api.services import channel_monitor as monitor
-from api.services import channel_queries as queries
 from api.services import locks
 from models import Ability, Channel, Log, User
 from models.enums import ChannelStatus, ChannelType, LogType

@@ -12,8 +12,8 @@ import logging
 
 import dramatiq
 
-from api.services import channel_monitor as monitor
-from api.services import channel_queries as queries
+from api.relay import channel_monitor as monitor
+from api.relay import channel_queries as queries
 from api.services import locks
 from workers.broker import send
 from workers.context import ctx

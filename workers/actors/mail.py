@@ -3,7 +3,7 @@
     mail.send(to: str, subject: str, html: str)
 
 Generic: any part of the gateway enqueues it by name, e.g.
-`await enqueue(request.config_dict, "mail.send", "user@example.com", "Subject", "<p>html</p>")`
+`await request.config_dict[keys.JOBS].send("mail.send", "user@example.com", "Subject", "<p>html</p>")`
 (account codes, low-balance reminders, channel-disabled notices). Delivery uses the SMTP options of
 the moment. Transient SMTP or network failures are retried with backoff (up to 3 times); a missing
 SMTP configuration or a refused recipient is not retried. Nothing of the message (which may hold a

@@ -8,7 +8,7 @@ import time
 
 import dramatiq
 
-from api.services.channels import auto_disable
+from api.relay.channels import auto_disable
 from models import Channel, User
 from models.enums import Role
 from workers.broker import send

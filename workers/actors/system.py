@@ -20,12 +20,12 @@ async def heartbeat(sent_at: float, sender: str = "") -> None:
 
 @dramatiq.actor(actor_name="system.record_log", queue_name="system", max_retries=10)
 async def record_log(user_id: int, log_type: int, content: str, username: str = "",
-                     request_id: str | None = None) -> None:
+                     request_id: str | None = None, other: str = "") -> None:
     """Write one management/system log row; idempotent when a request id is given."""
     if request_id and await Log.filter(request_id=request_id).exists():
         return
     try:
         await Log.create(user_id=user_id, type=int(LogType(log_type)), content=content,
-                         username=username, request_id=request_id)
+                         username=username, request_id=request_id, other=other)
     except IntegrityError:
         pass  # a redelivered duplicate that raced the first delivery: already written

@@ -7,13 +7,12 @@ from api import keys
 from api.console.auth import admin_required, user_required
 from api.errors import ApiError
 from api.i18n import language, translate
+from api.relay import channel_monitor as monitor
+from api.relay import channel_queries as queries
+from api.relay import channels as service
 from api.relay.registry import type_label
 from api.response import json_body, ok, read_json
-from api.services import channel_monitor as monitor
-from api.services import channel_queries as queries
-from api.services import channels as service
 from api.services import locks
-from api.services.jobs import enqueue
 from api.services.params import id_value
 from models import Channel
 
@@ -187,7 +186,7 @@ async def _start_run(request: web.Request, lock_name: str, actor: str, running: 
     if token is None:
         raise ApiError(running)
     try:
-        await enqueue(request.config_dict, actor, 0.0, "api", run_token=token)
+        await request.config_dict[keys.JOBS].send(actor, 0.0, "api", run_token=token)
     except BaseException:
         await locks.release(store, lock, token)
         raise

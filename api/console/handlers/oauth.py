@@ -8,7 +8,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from api import keys
-from api.console.auth import USER_HEADER, critical, current_user, the_user, user_required
+from api.console.auth import USER_HEADER, critical, current_user, services, the_user, user_required
 from api.console.handlers.users import start_session
 from api.errors import ApiError, Unauthorized
 from api.response import ok
@@ -39,9 +39,9 @@ async def _login_or_bind(request: web.Request, identity: oauth.Identity, aff: st
     oauth.check_linuxdo_level(options, identity)
     caller = await current_user(request)
     if caller is not None:
-        await accounts.bind_identity(request.config_dict, caller, identity)
+        await accounts.bind_identity(services(request), caller, identity)
         return ok(None, BIND)
-    user = await accounts.login_with_identity(request.config_dict, options, identity, aff)
+    user = await accounts.login_with_identity(services(request), identity, aff)
     return await start_session(request, user)
 
 
@@ -77,7 +77,7 @@ async def _code_callback(request: web.Request, provider: str, identity_of) -> we
 async def wechat_login(request: web.Request) -> web.Response:
     _require_enabled(request, "wechat")
     identity = await oauth.wechat_identity(request, _code(request))
-    user = await accounts.login_with_identity(request.config_dict, request.config_dict[keys.OPTIONS], identity,
+    user = await accounts.login_with_identity(services(request), identity,
                                               request.query.get("aff", ""))
     return await start_session(request, user)
 
@@ -88,7 +88,7 @@ async def wechat_login(request: web.Request) -> web.Response:
 async def wechat_bind(request: web.Request) -> web.Response:
     _require_enabled(request, "wechat")
     identity = await oauth.wechat_identity(request, _code(request))
-    await accounts.bind_identity(request.config_dict, the_user(request), identity)
+    await accounts.bind_identity(services(request), the_user(request), identity)
     return ok()
 
 
@@ -107,7 +107,7 @@ async def email_bind(request: web.Request) -> web.Response:
         raise ApiError("verification_code_invalid")
     if await accounts.email_in_use(email, except_id=user.id):
         raise ApiError("email_taken")
-    await accounts.bind_email(request.config_dict, user, email)
+    await accounts.bind_email(services(request), user, email)
     return ok()
 
 
@@ -117,7 +117,7 @@ async def telegram_login(request: web.Request) -> web.Response:
     _require_enabled(request, "telegram")
     options = request.config_dict[keys.OPTIONS]
     identity = oauth.telegram_identity(options, dict(request.query))
-    user = await accounts.login_with_identity(request.config_dict, options, identity, "")
+    user = await accounts.login_with_identity(services(request), identity, "")
     return await start_session(request, user)
 
 
@@ -132,7 +132,7 @@ async def telegram_bind(request: web.Request) -> web.StreamResponse:
     user = await _session_user(request) if navigation else await current_user(request)
     if user is None:
         raise Unauthorized()
-    await accounts.bind_identity(request.config_dict, user, identity)
+    await accounts.bind_identity(services(request), user, identity)
     if navigation:
         raise web.HTTPFound("/setting")
     return ok()

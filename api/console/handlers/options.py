@@ -7,7 +7,7 @@ from api import keys
 from api.console.auth import root_required, the_user
 from api.errors import ApiError
 from api.response import ok, read_json
-from api.services.jobs import enqueue
+from api.services.logs import log_event
 from api.services.option_rules import DEFAULTS, SECRET_OPTIONS
 from models.enums import LogType
 
@@ -30,9 +30,11 @@ async def update_option(request: web.Request) -> web.Response:
     options = request.config_dict[keys.OPTIONS]
     value = await options.update(key, body.get("value"))
     user = the_user(request)
-    shown = "(hidden)" if key in SECRET_OPTIONS else (value if len(value) <= 200 else value[:200] + "…")
-    await enqueue(request.config_dict, "system.record_log", user.id, int(LogType.MANAGE),
-                  f"option {key} set to {shown}", user.username)
+    hidden = key in SECRET_OPTIONS
+    shown = "(hidden)" if hidden else (value if len(value) <= 200 else value[:200] + "…")
+    await request.config_dict[keys.JOBS].send(
+        "system.record_log", user.id, int(LogType.MANAGE), f"option {key} set to {shown}", user.username,
+        other=log_event("option_set", key=key, value="" if hidden else shown, hidden=hidden))
     return ok()
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from api import keys
-from api.console.auth import admin_required, the_user
+from api.console.auth import admin_required, services, the_user
 from api.console.handlers._paging import read_page
 from api.response import ok, read_json
 from api.services import user_admin
@@ -51,8 +51,7 @@ async def create_user(request: web.Request) -> web.Response:
 @admin_required
 async def update_user(request: web.Request) -> web.Response:
     body = await read_json(request)
-    user = await user_admin.admin_update_user(request.config_dict, request.config_dict[keys.OPTIONS],
-                                            the_user(request), body)
+    user = await user_admin.admin_update_user(services(request), the_user(request), body)
     return ok(user.public_dict())
 
 
@@ -64,12 +63,12 @@ def _manage_result(user: User) -> dict:
 @admin_required
 async def manage_user(request: web.Request) -> web.Response:
     body = await read_json(request)
-    user = await user_admin.manage_user(request.config_dict, the_user(request), body.get("id"), body.get("action"))
+    user = await user_admin.manage_user(services(request), the_user(request), body.get("id"), body.get("action"))
     return ok(_manage_result(user))
 
 
 @routes.delete(r"/user/{id:\d+}")
 @admin_required
 async def delete_user(request: web.Request) -> web.Response:
-    user = await user_admin.manage_user(request.config_dict, the_user(request), request.match_info["id"], "delete")
+    user = await user_admin.manage_user(services(request), the_user(request), request.match_info["id"], "delete")
     return ok(_manage_result(user))

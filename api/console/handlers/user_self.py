@@ -4,7 +4,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from api import keys
-from api.console.auth import the_user, user_required
+from api.console.auth import services, the_user, user_required
 from api.response import ok, read_json
 from api.services import accounts
 from api.services.sessions import sessions_of
@@ -25,7 +25,7 @@ async def update_self(request: web.Request) -> web.Response:
     ends every session, this one continuing under a fresh session id."""
     user = the_user(request)
     body = await read_json(request)
-    if await accounts.update_self(request.config_dict, user, body):
+    if await accounts.update_self(services(request), user, body):
         session = await sessions_of(request).load(request)
         if session is not None:
             await sessions_of(request).login(request, user.id)
@@ -35,7 +35,7 @@ async def update_self(request: web.Request) -> web.Response:
 @routes.delete("/user/self")
 @user_required
 async def delete_self(request: web.Request) -> web.Response:
-    await accounts.delete_self(request.config_dict, request.config_dict[keys.OPTIONS], the_user(request))
+    await accounts.delete_self(services(request), the_user(request))
     await sessions_of(request).logout(request)
     return ok()
 
@@ -56,7 +56,7 @@ async def get_aff_code(request: web.Request) -> web.Response:
 @user_required
 async def transfer_aff_quota(request: web.Request) -> web.Response:
     body = await read_json(request)
-    await accounts.transfer_aff_quota(request.config_dict, request.config_dict[keys.OPTIONS], the_user(request),
+    await accounts.transfer_aff_quota(services(request), the_user(request),
                                       body.get("quota"))
     return ok()
 

@@ -6,7 +6,7 @@ from urllib.parse import urlencode
 from aiohttp import web
 
 from api import keys
-from api.console.auth import critical
+from api.console.auth import critical, services
 from api.errors import ApiError
 from api.response import ok, read_json
 from api.services import accounts, mail
@@ -75,14 +75,14 @@ async def reset_password(request: web.Request) -> web.Response:
         raise ApiError("reset_link_invalid")
     password = random_string(NEW_PASSWORD_LENGTH)
     await User.filter(id=user.id).update(password=await hash_password(password), access_token=None)
-    await accounts.user_changed(request.config_dict, user.id, revoke_sessions=True)
+    await accounts.user_changed(services(request), user.id, revoke_sessions=True)
     return ok(password)
 
 
 async def _send(request: web.Request, kind: str, email: str, subject: str, html: str) -> None:
     """Queue the mail; if that fails, lift the resend cooldown so the caller may try again at once."""
     try:
-        await mail.send_mail(request.config_dict, email, subject, html)
+        await mail.send_mail(request.config_dict[keys.JOBS], email, subject, html)
     except Exception:
         await mail.release_cooldown(request.config_dict[keys.STORE], kind, email)
         raise

@@ -11,14 +11,10 @@ from typing import Any
 import aiohttp
 import orjson
 
+from api.relay import channels as channel_service
 from api.relay import client
 from api.relay.base import Adaptor, BalanceMixin, BalanceQueryError, UpstreamContext, UpstreamRequest
-from api.relay.credentials import process_credentials
-from api.relay.errors import RelayError, mask_secrets
-from api.relay.providers.openai import OpenAIAdaptor
-from api.relay.registry import build_adaptor
-from api.services import channels as channel_service
-from api.services.channel_monitor import (
+from api.relay.channel_monitor import (
     ACCEPT_IDENTITY,
     TEST_CONCURRENCY,
     Deps,
@@ -29,6 +25,10 @@ from api.services.channel_monitor import (
     refresh,
     test_timeout,
 )
+from api.relay.credentials import process_credentials
+from api.relay.errors import RelayError, mask_secrets
+from api.relay.providers.openai import OpenAIAdaptor
+from api.relay.registry import build_adaptor
 from models import Channel
 from models.enums import ChannelStatus, ChannelType
 

@@ -31,6 +31,7 @@ import aiohttp
 import orjson
 
 from api.i18n import translate
+from api.relay import channels as channel_service
 from api.relay import client
 from api.relay.base import (
     RelayMeta,
@@ -40,7 +41,6 @@ from api.relay.base import (
 from api.relay.credentials import process_credentials
 from api.relay.errors import RelayError, mask_secrets, should_disable_for_error
 from api.relay.registry import TASK_CHANNEL_TYPES, build_adaptor, is_relayable, type_label
-from api.services import channels as channel_service
 from api.services import locks
 from api.services.events import EventBus
 from api.services.options import OptionsService

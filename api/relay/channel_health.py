@@ -12,8 +12,7 @@ import time
 from collections import deque
 
 from api.relay.errors import RelayError, should_disable_for_error
-
-from .options import OptionsService
+from api.services.options import OptionsService
 
 MAX_SAMPLES = 1000  # per channel; a busy channel's window is judged on its last 1000 attempts
 

@@ -22,10 +22,9 @@ from api.relay.providers.azure import DEFAULT_API_VERSION as AZURE_DEFAULT_API_V
 from api.relay.providers.xunfei import VERSIONS as SPARK_VERSIONS
 from api.relay.registry import ADAPTORS, DEFAULT_BASE_URLS, type_label
 from api.services.events import EventBus
+from api.services.params import id_value
 from models import Ability, Channel
 from models.enums import ChannelStatus, ChannelType
-
-from .params import id_value
 
 DEFAULT_PAGE_SIZE = 10
 MAX_PAGE_SIZE = 100

@@ -1,0 +1,102 @@
+"""What differs between the relay's endpoints, one row per mode: the pipeline (handler.py) reads the
+row and has no per-mode branches of its own. An adaptor's paths and capabilities (which modes it
+serves) stay with the adaptor (base.py)."""
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any, cast
+
+from api.relay.base import (
+    Adaptor,
+    AnswerReader,
+    AudioMixin,
+    EmbeddingsMixin,
+    ImagesMixin,
+    ModerationsMixin,
+    RelayMode,
+    RerankMixin,
+    TokenUsage,
+)
+from api.relay.tokenizer import count_chat_request, count_input, count_speech_input, count_text
+
+Body = Mapping[str, Any]
+
+
+class Billing(StrEnum):
+    """How a request of the mode is priced (api.services.pricing)."""
+
+    TOKENS = "tokens"  # prompt and completion tokens
+    IMAGES = "images"  # per image, by size and quality
+    SPEECH = "speech"  # by the characters to speak
+    TRANSCRIPTION = "transcription"  # by the text heard
+
+
+def text_field(body: Body, name: str) -> str:
+    """The field when it is a string, else ""."""
+    value = body.get(name)
+    return value if isinstance(value, str) else ""
+
+
+def _rerank_prompt(body: Body) -> int:
+    docs = [d if isinstance(d, str) else (d.get("text") or "") for d in body.get("documents") or ()
+            if isinstance(d, str | dict)]
+    return count_text(text_field(body, "query")) + count_input(docs)
+
+
+def _nothing(body: Body) -> int:
+    return 0
+
+
+Convert = Callable[[Adaptor, Body], dict[str, Any]]
+Read = Callable[[AnswerReader, dict[str, Any]], tuple[dict[str, Any], TokenUsage | None]]
+
+
+def _chat(adaptor: Adaptor, body: Body) -> dict[str, Any]:
+    return adaptor.convert_request(body)
+
+
+def _answer(adaptor: AnswerReader, data: dict[str, Any]) -> tuple[dict[str, Any], TokenUsage | None]:
+    return adaptor.convert_response(data)
+
+
+@dataclass(frozen=True, slots=True)
+class Mode:
+    default_model: str = ""  # when the body names no model
+    streamable: bool = False  # `"stream": true` is honoured
+    multipart: bool = False  # the body is a form with files (audio), not JSON
+    text: bool = False  # the answer is generated text: usage the upstream did not report is counted from it
+    count_prompt: Callable[[Body], int] = _nothing  # prompt tokens, before the upstream answers
+    convert: Convert | None = None  # the client's body → the upstream's (None: a form, see upstream_form)
+    read: Read | None = None  # a complete JSON answer → (the client's body, reported usage); None: not JSON
+    billing: Billing = Billing.TOKENS
+
+
+MODES: Mapping[RelayMode, Mode] = {
+    RelayMode.CHAT: Mode(streamable=True, text=True, count_prompt=count_chat_request, convert=_chat, read=_answer),
+    RelayMode.COMPLETIONS: Mode(streamable=True, text=True, count_prompt=lambda body: count_input(body.get("prompt")),
+                                convert=_chat, read=_answer),
+    RelayMode.EMBEDDINGS: Mode(
+        count_prompt=lambda body: count_input(body.get("input")),
+        convert=lambda a, body: cast(EmbeddingsMixin, a).convert_embeddings_request(body),
+        read=lambda a, data: cast(EmbeddingsMixin, a).convert_embeddings_response(data)),
+    RelayMode.MODERATIONS: Mode(
+        default_model="text-moderation-latest", count_prompt=lambda body: count_input(body.get("input")),
+        convert=lambda a, body: cast(ModerationsMixin, a).convert_moderations_request(body),
+        read=lambda a, data: cast(ModerationsMixin, a).convert_moderations_response(data)),
+    RelayMode.IMAGES: Mode(
+        default_model="dall-e-2", billing=Billing.IMAGES,
+        convert=lambda a, body: cast(ImagesMixin, a).convert_image_request(body),
+        read=lambda a, data: (cast(ImagesMixin, a).convert_image_response(data), TokenUsage(0, 0))),
+    RelayMode.SPEECH: Mode(
+        default_model="tts-1", billing=Billing.SPEECH,
+        count_prompt=lambda body: count_speech_input(text_field(body, "input")),
+        convert=lambda a, body: cast(AudioMixin, a).convert_speech_request(body)),
+    RelayMode.TRANSCRIPTION: Mode(default_model="whisper-1", multipart=True, billing=Billing.TRANSCRIPTION),
+    RelayMode.TRANSLATION: Mode(default_model="whisper-1", multipart=True, billing=Billing.TRANSCRIPTION),
+    RelayMode.RERANK: Mode(
+        count_prompt=_rerank_prompt,
+        convert=lambda a, body: cast(RerankMixin, a).convert_rerank_request(body),
+        read=lambda a, data: cast(RerankMixin, a).convert_rerank_response(data)),
+}
