@@ -11,3 +11,12 @@ beforeEach(() => {
 afterEach(() => {
   act(() => resetToasts());
 });
+
+// jsdom has no layout and no ResizeObserver (charts' ResponsiveContainer observes its box): one that never fires.
+if (!global.ResizeObserver) {
+  global.ResizeObserver = class {
+    observe() {}
+    unobserve() {}
+    disconnect() {}
+  };
+}

@@ -1,7 +1,7 @@
 import { useTranslation } from 'react-i18next';
 import { PAGE_SIZE_OPTIONS } from '../constants';
 
-// Bulma pagination with a page-size select; `page` is 0-based like the API's p.
+// Bulma pagination with a page-size select; `page` is 0-based like the API's p; `total` null = not known yet.
 export default function Pagination({ page, pageSize, total, onPageChange, onPageSizeChange }) {
   const { t } = useTranslation();
   const pages = Math.max(1, Math.ceil((total || 0) / pageSize));
@@ -17,7 +17,9 @@ export default function Pagination({ page, pageSize, total, onPageChange, onPage
         {t('common.next')}
       </button>
       <ul className="pagination-list">
-        <li className="mr-2 is-size-7" data-testid="pagination-total">{t('common.total', { total: total || 0 })}</li>
+        <li className="mr-2 is-size-7" data-testid="pagination-total">
+          {total == null ? t('common.loading') : t('common.total', { total })}
+        </li>
         {numbers.map((n) => (
           <li key={n}>
             <button type="button" className={`pagination-link ${n === page ? 'is-current' : ''}`}

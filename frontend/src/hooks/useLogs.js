@@ -30,5 +30,5 @@ export default function useLogs(filters, page, pageSize) {
 
 export function useLogStat(filters) {
   const { data, error, isLoading, mutate } = useSWR(logStatKey(filters));
-  return { stat: data || { quota: 0, rpm: 0, tpm: 0 }, error, isLoading, mutate };
+  return { stat: data || null, error, isLoading, mutate };  // null until the first answer
 }

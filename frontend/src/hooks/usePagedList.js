@@ -6,5 +6,6 @@ import { listOf } from '../lib/query';
 // replaces the default one (e.g. a silent fetch).
 export default function usePagedList(key, fetcher) {
   const { data, error, isLoading, mutate } = useSWR(key, fetcher);  // undefined: the configured fetcher
-  return { ...listOf(data), isLoading, error, mutate };
+  const list = listOf(data);
+  return { ...list, total: data === undefined ? null : list.total, isLoading, error, mutate };  // null: not known yet
 }

@@ -16,7 +16,6 @@ export function detectLanguage() {
 
 export function changeLanguage(lang) {
   localStorage.setItem(KEYS.language, lang);
-  document.documentElement.setAttribute('lang', lang);
   return i18n.changeLanguage(lang);
 }
 
@@ -29,5 +28,9 @@ i18n.use(initReactI18next).init({
   returnNull: false,
   showSupportNotice: false,
 });
+
+// <html lang> follows the language (screen readers, fonts, hyphenation), from the first render on.
+document.documentElement.setAttribute('lang', i18n.language);
+i18n.on('languageChanged', (lng) => document.documentElement.setAttribute('lang', lng));
 
 export default i18n;

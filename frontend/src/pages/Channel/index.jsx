@@ -14,6 +14,7 @@ import Modal, { ConfirmModal } from '../../components/Modal';
 import ChannelRow from './ChannelRow';
 import EditChannel from './EditChannel';
 import { patchOptimistically, patchRow } from '../../lib/rows';
+import TableState from '../../components/TableState';
 
 
 function TestModelModal({ channel, onTest, onClose }) {
@@ -235,9 +236,7 @@ export default function ChannelPage() {
                 onDelete={() => onDelete(channel)} onBalance={() => onBalance(channel)} onCopy={() => onCopy(channel)}
                 onEdit={() => setEditing({ id: channel.id })} onNumber={(field, value) => setNumber(channel, field, value)} />
             ))}
-            {!isLoading && items.length === 0 && (
-              <tr><td colSpan={11} className="has-text-centered has-text-grey">{t('common.noData')}</td></tr>
-            )}
+            <TableState loading={isLoading && items.length === 0} empty={!isLoading && items.length === 0} colSpan={11} />
           </tbody>
         </table>
       </div>

@@ -6,6 +6,7 @@ import { useUser } from '../../context/UserContext';
 import { isAdmin } from '../../lib/auth';
 import { renderNumber, renderQuota } from '../../lib/format';
 import { DAY, HOUR, localToSeconds, nowSeconds, secondsToLocal } from '../../lib/time';
+import { ModelPie, TimeBars } from './Charts';
 
 export const GRANULARITIES = ['hour', 'day', 'week'];
 const SPAN = { hour: DAY, day: 7 * DAY, week: 28 * DAY };
@@ -83,11 +84,15 @@ export default function DetailPage() {
   }));
   const [query, setQuery] = useState(() => ({ start: localToSeconds(form.start), end: localToSeconds(form.end), username: '' }));
   const { rows, isLoading, mutate } = useQuotaData({ admin, ...query });
+  const [metric, setMetric] = useState('quota');
 
   const byModel = useMemo(() => summarize(rows, (r) => ({ key: r.model_name, label: r.model_name }))
     .sort((a, b) => b.quota - a.quota), [rows]);
   const byTime = useMemo(() => summarize(rows, (r) => bucketOf(r.created_at, granularity)).sort((a, b) => a.key - b.key),
     [rows, granularity]);
+  const byUser = useMemo(() => (admin && !query.username
+    ? summarize(rows, (r) => ({ key: r.username || '', label: r.username || '-' })).sort((a, b) => b.quota - a.quota)
+    : []), [rows, admin, query.username]);
   const totals = byModel.reduce((acc, g) => ({ count: acc.count + g.count, quota: acc.quota + g.quota, tokens: acc.tokens + g.tokens }),
     { count: 0, quota: 0, tokens: 0 });
 
@@ -131,20 +136,42 @@ export default function DetailPage() {
           <button type="submit" className="button is-small is-info">{t('log.query')}</button>
         </div>
       </form>
-      {isLoading && <progress className="progress is-small is-primary" />}
-      <div className="tags are-medium" data-testid="detail-totals">
-        <span className="tag is-info is-light" data-testid="detail-total-count">{t('detail.totalCount', { count: renderNumber(totals.count) })}</span>
-        <span className="tag is-success is-light" data-testid="detail-total-quota">{t('detail.totalQuota', { quota: renderQuota(totals.quota) })}</span>
-        <span className="tag is-light" data-testid="detail-total-tokens">{t('detail.totalTokens', { tokens: renderNumber(totals.tokens) })}</span>
-      </div>
-      <div className="columns">
-        <div className="column">
-          <UsageTable title={t('detail.byModel')} firstColumn={t('detail.model')} groups={byModel} testId="detail-model-table" />
+      {isLoading && rows.length === 0 ? (
+        <div className="box has-text-centered has-text-grey" data-testid="detail-loading" aria-busy="true">
+          <progress className="progress is-small is-primary" />
+          {t('detail.loading')}
         </div>
-        <div className="column">
-          <UsageTable title={t('detail.byTime')} firstColumn={t('detail.time')} groups={byTime} testId="detail-time-table" />
-        </div>
-      </div>
+      ) : (
+        <>
+          <div className="tags are-medium" data-testid="detail-totals">
+            <span className="tag is-info is-light" data-testid="detail-total-count">{t('detail.totalCount', { count: renderNumber(totals.count) })}</span>
+            <span className="tag is-success is-light" data-testid="detail-total-quota">{t('detail.totalQuota', { quota: renderQuota(totals.quota) })}</span>
+            <span className="tag is-light" data-testid="detail-total-tokens">{t('detail.totalTokens', { tokens: renderNumber(totals.tokens) })}</span>
+          </div>
+          {rows.length === 0 ? (
+            <div className="box has-text-centered has-text-grey" data-testid="detail-empty">{t('detail.empty')}</div>
+          ) : (
+            <div className="columns is-desktop">
+              <div className="column is-5-desktop"><ModelPie byModel={byModel} metric={metric} /></div>
+              <div className="column">
+                <TimeBars rows={rows} byModel={byModel} bucketOfRow={(r) => bucketOf(r.created_at, granularity)} metric={metric}
+                  onMetric={setMetric} />
+              </div>
+            </div>
+          )}
+          <div className="columns is-desktop">
+            <div className="column">
+              <UsageTable title={t('detail.byModel')} firstColumn={t('detail.model')} groups={byModel} testId="detail-model-table" />
+            </div>
+            <div className="column">
+              <UsageTable title={t('detail.byTime')} firstColumn={t('detail.time')} groups={byTime} testId="detail-time-table" />
+            </div>
+          </div>
+          {byUser.length > 0 && (
+            <UsageTable title={t('detail.byUser')} firstColumn={t('detail.user')} groups={byUser} testId="detail-user-table" />
+          )}
+        </>
+      )}
     </section>
   );
 }

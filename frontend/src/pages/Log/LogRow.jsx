@@ -3,6 +3,7 @@ import { renderQuota, timestamp2string } from '../../lib/format';
 import { firstTokenLevel, LEVEL_COLORS, LOG_TYPE, LOG_TYPE_COLORS, totalTimeLevel } from '../../constants/log';
 import Popover from '../../components/Popover';
 import PriceDetail, { parseOther } from './PriceDetail';
+import { describeLog } from '../../lib/logText';
 
 export function LogTypeTag({ type }) {
   const { t } = useTranslation();
@@ -54,7 +55,7 @@ export default function LogRow({ log, admin, onUser }) {
       <td data-testid="log-cost">{log.quota ? renderQuota(log.quota, 6) : ''}</td>
       {admin && <td className="is-size-7" data-testid="log-retry">{used.length > 1 ? used.join(' → ') : ''}</td>}
       <td className="is-size-7">
-        <span className="pre-wrap">{log.content}</span>
+        <span className="pre-wrap" data-testid="log-content">{describeLog(log, other, t, consume)}</span>
         {consume && (other.model_ratio !== undefined || other.model_price !== undefined) && (
           <Popover label={t('log.priceDetail')} ariaLabel={t('log.priceDetailOf', { id: log.id })} testId={`price-detail-${log.id}`}
             buttonClassName="button is-small is-ghost p-0 ml-1">

@@ -11,6 +11,7 @@ import { LOG_TYPES } from '../../constants/log';
 import Pagination from '../../components/Pagination';
 import Modal from '../../components/Modal';
 import LogRow from './LogRow';
+import TableState from '../../components/TableState';
 
 function UserInfoModal({ log, onClose }) {
   const { t } = useTranslation();
@@ -76,10 +77,12 @@ export default function LogPage() {
   return (
     <section>
       <h1 className="title is-4">{t('log.title')}</h1>
-      <div className="tags are-medium" data-testid="log-stat">
-        <span className="tag is-info is-light" data-testid="log-stat-quota">{t('log.statQuota', { quota: renderQuota(stat.quota) })}</span>
-        <span className="tag is-danger is-light" data-testid="log-stat-rpm">RPM: {stat.rpm || 0}</span>
-        <span className="tag is-light" data-testid="log-stat-tpm">TPM: {stat.tpm || 0}</span>
+      <div className="tags are-medium" data-testid="log-stat" aria-busy={stat ? undefined : 'true'}>
+        <span className="tag is-info is-light" data-testid="log-stat-quota">
+          {t('log.statQuota', { quota: stat ? renderQuota(stat.quota) : '…' })}
+        </span>
+        <span className="tag is-danger is-light" data-testid="log-stat-rpm">RPM: {stat ? stat.rpm || 0 : '…'}</span>
+        <span className="tag is-light" data-testid="log-stat-tpm">TPM: {stat ? stat.tpm || 0 : '…'}</span>
       </div>
       <form className="columns is-multiline is-variable is-2" onSubmit={onSearch} role="search">
         <div className="column is-3">
@@ -129,9 +132,7 @@ export default function LogPage() {
           </thead>
           <tbody>
             {items.map((log) => <LogRow key={log.id} log={log} admin={admin} onUser={setUserInfo} />)}
-            {!isLoading && items.length === 0 && (
-              <tr><td colSpan={columns.length} className="has-text-centered has-text-grey">{t('common.noData')}</td></tr>
-            )}
+            <TableState loading={isLoading && items.length === 0} empty={!isLoading && items.length === 0} colSpan={columns.length} />
           </tbody>
         </table>
       </div>

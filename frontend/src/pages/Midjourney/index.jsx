@@ -11,6 +11,7 @@ import { MJ_ACTIONS, MJ_CODES, MJ_STATUSES } from '../../constants/task';
 import Pagination from '../../components/Pagination';
 import Modal from '../../components/Modal';
 import { DurationTag, ListError, ProgressCell, TaskFilterForm } from '../../components/TaskBits';
+import TableState from '../../components/TableState';
 
 // Drawing tasks keep submit and finish times in milliseconds (as the reference does); so do its filters.
 const toFilters = (form) => ({
@@ -93,9 +94,7 @@ export default function MidjourneyPage() {
                 </tr>
               );
             })}
-            {!isLoading && items.length === 0 && (
-              <tr><td colSpan={columns.length} className="has-text-centered has-text-grey">{t('common.noData')}</td></tr>
-            )}
+            <TableState loading={isLoading && items.length === 0} empty={!isLoading && items.length === 0} colSpan={columns.length} />
           </tbody>
         </table>
       </div>

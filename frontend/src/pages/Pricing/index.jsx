@@ -5,6 +5,7 @@ import { useUser } from '../../context/UserContext';
 import { copy } from '../../lib/clipboard';
 import { showError, showInfo, showSuccess } from '../../lib/toast';
 import { DEFAULT_GROUP } from '../../constants';
+import TableState from '../../components/TableState';
 
 const money = (v) => `$${Number(Number(v || 0).toFixed(6))}`;
 
@@ -168,9 +169,7 @@ export default function PricingPage() {
                 </tr>
               );
             })}
-            {(loaded || !isLoading) && rows.length === 0 && (
-              <tr><td colSpan={7} className="has-text-centered has-text-grey">{t('common.noData')}</td></tr>
-            )}
+            <TableState loading={!loaded && isLoading} empty={(loaded || !isLoading) && rows.length === 0} colSpan={7} />
           </tbody>
         </table>
       </div>

@@ -13,6 +13,7 @@ import Popover from '../../components/Popover';
 import { ConfirmModal } from '../../components/Modal';
 import EditRedemption from './EditRedemption';
 import { patchOptimistically } from '../../lib/rows';
+import TableState from '../../components/TableState';
 
 function StatusTag({ code }) {
   const { t } = useTranslation();
@@ -152,9 +153,7 @@ export default function RedemptionPage() {
                 </td>
               </tr>
             ))}
-            {!isLoading && items.length === 0 && (
-              <tr><td colSpan={8} className="has-text-centered has-text-grey">{t('common.noData')}</td></tr>
-            )}
+            <TableState loading={isLoading && items.length === 0} empty={!isLoading && items.length === 0} colSpan={8} />
           </tbody>
         </table>
       </div>

@@ -10,6 +10,7 @@ import { TASK_ACTIONS, TASK_STATUSES } from '../../constants/task';
 import Pagination from '../../components/Pagination';
 import Modal from '../../components/Modal';
 import { DurationTag, ListError, ProgressCell, TaskFilterForm } from '../../components/TaskBits';
+import TableState from '../../components/TableState';
 
 // Async tasks keep their times in seconds.
 const toFilters = (form) => ({
@@ -91,9 +92,7 @@ export default function TaskPage() {
                 </tr>
               );
             })}
-            {!isLoading && items.length === 0 && (
-              <tr><td colSpan={columns.length} className="has-text-centered has-text-grey">{t('common.noData')}</td></tr>
-            )}
+            <TableState loading={isLoading && items.length === 0} empty={!isLoading && items.length === 0} colSpan={columns.length} />
           </tbody>
         </table>
       </div>

@@ -13,6 +13,7 @@ import { ConfirmModal } from '../../components/Modal';
 import TokenRow from './TokenRow';
 import EditToken from './EditToken';
 import { patchOptimistically } from '../../lib/rows';
+import TableState from '../../components/TableState';
 
 export default function TokenPage() {
   const { t } = useTranslation();
@@ -135,9 +136,7 @@ export default function TokenPage() {
                 onEnable={() => setStatus(token, 1)} onDisable={() => setStatus(token, 2)}
                 onEdit={() => setEditing({ id: token.id })} />
             ))}
-            {!isLoading && items.length === 0 && (
-              <tr><td colSpan={8} className="has-text-centered has-text-grey">{t('common.noData')}</td></tr>
-            )}
+            <TableState loading={isLoading && items.length === 0} empty={!isLoading && items.length === 0} colSpan={8} />
           </tbody>
         </table>
       </div>

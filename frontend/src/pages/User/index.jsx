@@ -13,6 +13,7 @@ import { ConfirmModal } from '../../components/Modal';
 import AddUser from './AddUser';
 import EditUser from './EditUser';
 import { patchOptimistically } from '../../lib/rows';
+import TableState from '../../components/TableState';
 
 export function RoleTag({ role }) {
   const { t } = useTranslation();
@@ -146,9 +147,7 @@ export default function UserPage() {
                 </td>
               </tr>
             ))}
-            {!isLoading && items.length === 0 && (
-              <tr><td colSpan={8} className="has-text-centered has-text-grey">{t('common.noData')}</td></tr>
-            )}
+            <TableState loading={isLoading && items.length === 0} empty={!isLoading && items.length === 0} colSpan={8} />
           </tbody>
         </table>
       </div>

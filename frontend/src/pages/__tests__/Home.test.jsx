@@ -9,7 +9,7 @@ const setup = (ui, content) => {
   renderPage(ui);
 };
 
-test('home content starting with "<" is rendered as HTML', async () => {
+test('HTML in the content is kept', async () => {
   setup(<Home />, '<h2 data-testid="custom-home">Hello</h2>');
   expect(await screen.findByTestId('custom-home')).toHaveTextContent('Hello');
   expect(screen.getByTestId('home-content-html')).toBeInTheDocument();
@@ -20,9 +20,18 @@ test('a URL is shown in a frame', async () => {
   expect(await screen.findByTestId('home-content-frame')).toHaveAttribute('src', 'https://docs.example/home');
 });
 
-test('anything else is plain text (no HTML interpretation)', async () => {
-  setup(<Home />, 'Welcome **friends** <b>not bold</b>');
-  expect(await screen.findByTestId('home-content')).toHaveTextContent('Welcome **friends** <b>not bold</b>');
+test('Markdown is rendered, HTML kept, and what could run script removed', async () => {
+  setup(<Home />, '# Hi\n\nWelcome **friends** <b>bold</b> [docs](https://docs.example)\n\n'
+    + '<img src="x" onerror="window.__pwned=1"><script>window.__pwned=2</script><a href="javascript:alert(1)">x</a>');
+  const box = await screen.findByTestId('home-content-html');
+  expect(box.querySelector('h1')).toHaveTextContent('Hi');
+  expect(box.querySelector('strong')).toHaveTextContent('friends');
+  expect(box.querySelector('b')).toHaveTextContent('bold');
+  expect(box.querySelector('a[href="https://docs.example"]')).toHaveTextContent('docs');
+  expect(box.querySelector('script')).toBeNull();
+  expect(box.querySelector('img').getAttribute('onerror')).toBeNull();
+  expect(box.innerHTML).not.toContain('javascript:');
+  expect(window.__pwned).toBeUndefined();
 });
 
 test('empty content shows the welcome hero', async () => {

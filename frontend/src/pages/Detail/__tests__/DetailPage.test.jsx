@@ -1,6 +1,7 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import DetailPage, { bucketOf } from '..';
+import { seriesOf, stackedSeries } from '../Charts';
 import { ADMIN, renderPage, USER } from '../../../test/render';
 import { callsTo, mockApi, ok } from '../../../test/api';
 
@@ -50,7 +51,43 @@ test('admins read everyone or one username', async () => {
   await waitFor(() => expect(callsTo(calls, 'GET', '/api/data/').at(-1).query.username).toBe('bob'));
 });
 
-test('no data', async () => {
+test('no data: an empty state, no chart', async () => {
   setup(USER, { '/api/data/self': ok([]) });
   await waitFor(() => expect(within(screen.getByTestId('detail-model-table')).getByText('No data')).toBeInTheDocument());
+  expect(screen.getByTestId('detail-empty')).toHaveTextContent('No usage in this period');
+  expect(screen.queryByTestId('detail-chart-time')).toBeNull();
+});
+
+test('while the data loads: a loading state, not zero totals', async () => {
+  let release;
+  const pending = new Promise((resolve) => { release = resolve; });
+  setup(USER, { '/api/data/self': async () => { await pending; return ok(ROWS); } });
+  expect(await screen.findByTestId('detail-loading')).toHaveTextContent('Loading');
+  expect(screen.queryByTestId('detail-total-count')).toBeNull();
+  release();
+  await waitFor(() => expect(screen.getByTestId('detail-total-count')).toHaveTextContent('Requests: 6'));
+  expect(screen.getByTestId('detail-chart-models')).toBeInTheDocument();
+  expect(screen.getByTestId('detail-chart-time')).toBeInTheDocument();
+});
+
+test('admins see usage per user when no username is set', async () => {
+  setup(ADMIN, { '/api/data/': ok(ROWS.map((r, i) => ({ ...r, username: i ? 'bob' : 'ann' }))) });
+  const users = await within(await screen.findByTestId('detail-user-table')).findAllByTestId('detail-user-table-row');
+  expect(users.map((r) => r.cells[0].textContent)).toEqual(['ann', 'bob']);
+});
+
+test('the stacked series: one point per bucket, the largest models by name, the rest as other', () => {
+  const many = Array.from({ length: 10 }, (_, i) => ({ key: `m${i}`, label: `m${i}`, quota: 100 - i, count: 1, tokens: 1 }));
+  const { named, folded } = seriesOf(many, 'quota');
+  expect(named).toEqual(['m0', 'm1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7']);
+  expect(folded).toBe(true);
+  const rows = [
+    { model_name: 'm0', created_at: hour(9), quota: 5, count: 1, token_used: 7 },
+    { model_name: 'm9', created_at: hour(9), quota: 2, count: 1, token_used: 1 },
+    { model_name: 'm8', created_at: hour(9), quota: 3, count: 1, token_used: 1 },
+    { model_name: 'm0', created_at: hour(10), quota: 4, count: 2, token_used: 3 },
+  ];
+  const points = stackedSeries(rows, (r) => bucketOf(r.created_at, 'hour'), named, 'quota');
+  expect(points.map((p) => [p.label, p.m0, p.__other__])).toEqual([['2025-01-06 09:00', 5, 5], ['2025-01-06 10:00', 4, undefined]]);
+  expect(stackedSeries(rows, (r) => bucketOf(r.created_at, 'day'), named, 'tokens')[0].m0).toBe(10);
 });
