@@ -96,10 +96,8 @@ class RunSummary:
 
 
 def failure_kind(err: RelayError) -> str:
-    """What failed, without the details: the exception name of client.send's
-    "do request failed: <Exception>: <details>" (a connection error may quote the URL)."""
-    parts = err.message.split(": ")
-    return parts[1] if len(parts) > 1 else err.message
+    """What failed, in words: client.send's "do request failed: <what_failed>" without its prefix."""
+    return err.message.removeprefix("do request failed: ")
 
 
 def test_timeout(options: OptionsService) -> float:

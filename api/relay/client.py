@@ -62,8 +62,33 @@ async def send(session: aiohttp.ClientSession, req: UpstreamRequest,
         raise RelayError(exc.status or 502, f"the upstream refused the WebSocket: {exc.message}", "upstream_error",
                          "do_request_failed") from exc
     except (aiohttp.ClientError, OSError) as exc:
-        raise RelayError(500, f"do request failed: {type(exc).__name__}: {exc}", "upstream_error",
+        raise RelayError(500, f"do request failed: {what_failed(exc)}", "upstream_error",
                          "do_request_failed") from exc
+
+
+def what_failed(exc: BaseException) -> str:
+    """A connection failure in words (an operator reads it in the channel test and the logs)."""
+    if isinstance(exc, aiohttp.ClientConnectorDNSError):
+        return f"the upstream's host name {exc.host} could not be resolved"
+    if isinstance(exc, aiohttp.ClientConnectorCertificateError):
+        return f"the upstream's TLS certificate was not accepted ({exc.host}): {exc.certificate_error}"
+    if isinstance(exc, aiohttp.ClientConnectorSSLError):
+        return f"the TLS handshake with the upstream failed ({exc.host}): {exc.os_error}"
+    if isinstance(exc, aiohttp.ClientConnectorError):
+        where = f"{exc.host}:{exc.port}"
+        if isinstance(exc.os_error, ConnectionRefusedError):
+            return f"the upstream refused the connection ({where}): nothing listens there"
+        reason = exc.os_error.strerror or str(exc.os_error) or "unreachable"
+        return f"could not connect to the upstream ({where}): {reason}"
+    if isinstance(exc, aiohttp.ServerDisconnectedError):
+        return "the upstream closed the connection without answering"
+    if isinstance(exc, aiohttp.ClientPayloadError):
+        return "the upstream's answer was cut or malformed"
+    if isinstance(exc, ConnectionResetError):
+        return "the upstream reset the connection"
+    if isinstance(exc, OSError) and exc.strerror:
+        return f"the connection to the upstream failed: {exc.strerror}"
+    return f"the request to the upstream failed ({type(exc).__name__})"  # its text may quote the URL and its key
 
 
 class _Lines:
@@ -162,7 +187,7 @@ async def iter_stream(resp: Answer) -> AsyncIterator[bytes]:
         except TimeoutError as exc:
             raise StreamInterrupted("idle timeout: the upstream sent nothing for too long") from exc
         except (aiohttp.ClientPayloadError, aiohttp.ClientConnectionError, OSError) as exc:
-            raise StreamInterrupted(f"the upstream connection was cut ({type(exc).__name__})") from exc
+            raise StreamInterrupted(f"the upstream connection was cut: {what_failed(exc)}") from exc
         if not chunk:
             return
         yield chunk

@@ -169,16 +169,8 @@ def check_sensitive(job: Job) -> None:
 
 
 def price_of(job: Job) -> pricing.Price:
-    options = job.options
     try:
-        return pricing.resolve_price(
-            job.model, job.group,
-            model_ratio=options.get_json("ModelRatio") or {},
-            completion_ratio=options.get_json("CompletionRatio") or {},
-            model_price=options.get_json("ModelPrice") or {}, group_ratio=options.get_json("GroupRatio") or {},
-            cache_ratio=options.get_json("CacheRatio") or {},
-            create_cache_ratio=options.get_json("CreateCacheRatio") or {},
-            default_ratio=pricing.SELF_USE_DEFAULT_RATIO if options.get_bool("SelfUseModeEnabled") else None)
+        return pricing.resolve_configured(job.options, job.model, job.group)
     except pricing.PriceNotConfigured:
         raise refuse(job.request, 400, "relay_price_missing", "model_price_error", model=job.model) from None
 

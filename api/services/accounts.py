@@ -25,7 +25,7 @@ from models import Ability, Channel, Log, User
 from models.base import now
 from models.enums import ChannelStatus, LogType, Role, UserStatus
 
-from . import locks
+from . import locks, pricing
 from .balances import adjust_user
 from .deps import Services
 from .logs import log_event
@@ -346,12 +346,12 @@ async def transfer_aff_quota(services: Services, user: User, amount: object) -> 
     return quota
 
 
-async def usable_models(group: str) -> list[str]:
-    """Models of the group served by at least one enabled channel."""
+async def usable_models(group: str, options: OptionsService) -> list[str]:
+    """Models of the group served by at least one enabled channel and priced (the relay refuses the others)."""
     enabled = Channel.filter(status=int(ChannelStatus.ENABLED)).values("id")
     rows = await Ability.filter(group=group, enabled=True, channel_id__in=Subquery(enabled)) \
         .distinct().values_list("model", flat=True)
-    return sorted({str(model) for model in rows})
+    return sorted({str(model) for model in rows if pricing.is_priced(options, str(model))})
 
 
 def selectable_groups(options: OptionsService, user: User) -> dict[str, dict[str, Any]]:

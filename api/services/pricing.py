@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
+from typing import Any, Protocol
 
 QUOTA_PER_UNIT = 500_000  # quota per USD (option QuotaPerUnit)
 PRE_CONSUMED_QUOTA = 500  # option PreConsumedQuota: estimate in tokens when max_tokens is not set
@@ -280,6 +281,32 @@ def resolve_price(
     return Price(model, float(ratio), completion_ratio_for(model, completion_ratio), gr,
                  cache_ratio=_lookup(cache_ratio, model, name),
                  cache_creation_ratio=_lookup(create_cache_ratio, model, name))
+
+
+class OptionTables(Protocol):
+    def get_json(self, key: str) -> Any: ...
+    def get_bool(self, key: str) -> bool: ...
+
+
+def resolve_configured(options: OptionTables, model: str, group: str = "default") -> Price:
+    """resolve_price with the tables the operator configured (the options), as the relay prices a
+    request; PriceNotConfigured when the model has no price there (and self-use mode is off)."""
+    return resolve_price(
+        model, group,
+        model_ratio=options.get_json("ModelRatio") or {},
+        completion_ratio=options.get_json("CompletionRatio") or {},
+        model_price=options.get_json("ModelPrice") or {}, group_ratio=options.get_json("GroupRatio") or {},
+        cache_ratio=options.get_json("CacheRatio") or {},
+        create_cache_ratio=options.get_json("CreateCacheRatio") or {},
+        default_ratio=SELF_USE_DEFAULT_RATIO if options.get_bool("SelfUseModeEnabled") else None)
+
+
+def is_priced(options: OptionTables, model: str) -> bool:
+    try:
+        resolve_configured(options, model)
+    except PriceNotConfigured:
+        return False
+    return True
 
 
 def _lookup(table: Mapping[str, float], model: str, name: str) -> float | None:

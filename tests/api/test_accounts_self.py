@@ -192,6 +192,7 @@ async def test_models_of_my_group_from_enabled_channels(browsers: Browsers) -> N
         Ability(group="vip", model="gpt-4o", channel_id=on.id),
         Ability(group="default", model="claude-3", channel_id=off.id),
         Ability(group="default", model="o1", channel_id=on.id, enabled=False),
+        Ability(group="default", model="house-model-without-price", channel_id=on.id),  # the relay would refuse it
     ])
     assert (await api.get("/api/user/models"))["data"] == ["gpt-4o", "gpt-4o-mini"]
     assert (await vip.get("/api/user/models"))["data"] == ["gpt-4o"]

@@ -64,7 +64,7 @@ async def transfer_aff_quota(request: web.Request) -> web.Response:
 @routes.get("/user/models")
 @user_required
 async def list_usable_models(request: web.Request) -> web.Response:
-    return ok(await accounts.usable_models(the_user(request).group))
+    return ok(await accounts.usable_models(the_user(request).group, request.config_dict[keys.OPTIONS]))
 
 
 @routes.get("/user/groups")
