@@ -15,7 +15,7 @@ async def login(page, username: str, password: str) -> None:
     await page.get_by_label("Username").fill(username)
     await page.get_by_label("Password", exact=True).fill(password)
     await page.get_by_test_id("login-submit").click()
-    await page.get_by_test_id("user-menu").wait_for()
+    await page.get_by_test_id("user-menu").wait_for(state="attached")  # inside the collapsed menu on a phone
 
 
 async def toast_text(page) -> str:

@@ -7,3 +7,8 @@ export function renderMarkdown(text) {
   const html = marked.parse(String(text || ''), { async: false, gfm: true, breaks: true });
   return DOMPurify.sanitize(html, { ADD_ATTR: ['target'] });
 }
+
+// Admin-written HTML (the footer): kept as written, minus what could run script.
+export function sanitizeHtml(html) {
+  return DOMPurify.sanitize(String(html || ''), { ADD_ATTR: ['target'] });
+}

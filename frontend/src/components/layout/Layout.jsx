@@ -33,7 +33,7 @@ export default function Layout() {
   return (
     <div className={`app ${isMobile ? 'is-mobile' : ''}`}>
       <TopBar status={status} theme={theme} onToggleTheme={() => setTheme(theme === 'dark' ? 'light' : 'dark')}
-        onToggleSidebar={() => setSidebarOpen(!sidebarOpen)} />
+        onToggleSidebar={() => setSidebarOpen(!sidebarOpen)} onMenuOpen={() => isMobile && setSidebarOpen(false)} />
       <div className="app-body">
         {sidebarOpen && <Sidebar status={status} onNavigate={isMobile ? () => setSidebarOpen(false) : undefined} />}
         <main className="app-main">

@@ -7,7 +7,7 @@ import { showSuccess } from '../../lib/toast';
 import { changeLanguage, LANGUAGES } from '../../i18n';
 import { DEFAULT_LOGO, DEFAULT_SYSTEM_NAME } from '../../constants';
 
-export default function TopBar({ status, theme, onToggleTheme, onToggleSidebar }) {
+export default function TopBar({ status, theme, onToggleTheme, onToggleSidebar, onMenuOpen }) {
   const { t, i18n } = useTranslation();
   const { user, logout } = useUser();
   const navigate = useNavigate();
@@ -31,12 +31,12 @@ export default function TopBar({ status, theme, onToggleTheme, onToggleSidebar }
     <nav className="navbar has-shadow" aria-label={t('shell.mainNavigation')}>
       <div className="navbar-brand">
         <button type="button" className="navbar-item button is-ghost" aria-label={t('shell.toggleSidebar')}
-          data-testid="sidebar-toggle" onClick={onToggleSidebar}>
+          data-testid="sidebar-toggle" onClick={() => { setNavOpen(false); onToggleSidebar(); }}>
           <span aria-hidden="true">☰</span>
         </button>
-        <Link className="navbar-item" to="/">
+        <Link className="navbar-item brand-link" to="/">
           <img className="brand-logo" src={status.logo || DEFAULT_LOGO} alt={t('shell.logo')} />
-          <strong className="ml-2" data-testid="system-name">{systemName}</strong>
+          <strong className="ml-2 brand-name" data-testid="system-name">{systemName}</strong>
         </Link>
         <div className="navbar-item">
           <button type="button" className="button is-small" data-testid="theme-toggle" onClick={onToggleTheme}
@@ -55,7 +55,7 @@ export default function TopBar({ status, theme, onToggleTheme, onToggleSidebar }
           </div>
         </div>
         <button type="button" className={`navbar-burger ${navOpen ? 'is-active' : ''}`} aria-label={t('shell.menu')}
-          aria-expanded={navOpen} onClick={() => setNavOpen(!navOpen)}>
+          aria-expanded={navOpen} onClick={() => { if (!navOpen && onMenuOpen) onMenuOpen(); setNavOpen(!navOpen); }}>
           <span aria-hidden="true" />
           <span aria-hidden="true" />
           <span aria-hidden="true" />
