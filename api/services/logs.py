@@ -153,16 +153,20 @@ def data_range(start: int, end: int, *, max_span: int | None, now: int | None = 
     return start, end
 
 
-async def quota_data(start: int, end: int, *, user_id: int | None = None, username: str = "") -> list[dict]:
-    """Per (model, hour) sums of count, quota and token_used in [start, end]."""
+async def quota_data(start: int, end: int, *, user_id: int | None = None, username: str = "",
+                     by_user: bool = False) -> list[dict]:
+    """Per (model, hour) sums of count, quota and token_used in [start, end]; `by_user`: per
+    (user, model, hour), each row naming its `username` (the admin dashboard's per-user view)."""
     query = QuotaData.filter(created_at__gte=start, created_at__lte=end)
     if user_id is not None:
         query = query.filter(user_id=user_id)
     if username:
         query = query.filter(username=username)
+    keys = ("username", "model_name", "created_at") if by_user else ("model_name", "created_at")
     rows = await (query.annotate(c=Sum("count"), q=Sum("quota"), t=Sum("token_used"))
-                  .group_by("model_name", "created_at")
-                  .order_by("created_at", "model_name")
-                  .values("model_name", "created_at", "c", "q", "t"))
-    return [{"model_name": r["model_name"], "created_at": r["created_at"], "count": int(r["c"] or 0),
-             "quota": int(r["q"] or 0), "token_used": int(r["t"] or 0)} for r in rows]
+                  .group_by(*keys)
+                  .order_by("created_at", "model_name", *keys[:-2])
+                  .values(*keys, "c", "q", "t"))
+    return [{**({"username": r["username"]} if by_user else {}), "model_name": r["model_name"],
+             "created_at": r["created_at"], "count": int(r["c"] or 0), "quota": int(r["q"] or 0),
+             "token_used": int(r["t"] or 0)} for r in rows]

@@ -171,6 +171,11 @@ async def test_admin_dashboard_sums_per_model_and_hour(people, hourly: int) -> N
     ]
     body = await admin.get(f"/api/data/?start_timestamp={hourly - 2 * HOUR}&end_timestamp={now}&username=bob")
     assert body["data"] == [{"model_name": "gpt-4o", "created_at": hourly, "count": 1, "quota": 50, "token_used": 10}]
+    span = f"start_timestamp={hourly - 2 * HOUR}&end_timestamp={now}"
+    per_user = (await admin.get(f"/api/data/?{span}&by_user=1"))["data"]
+    assert {"username": "bob", "model_name": "gpt-4o", "created_at": hourly, "count": 1, "quota": 50,
+            "token_used": 10} in per_user
+    assert sum(r["quota"] for r in per_user) == 370 and len({r["username"] for r in per_user}) > 1
     whole = await admin.get(f"/api/data/?start_timestamp={hourly - 50 * 86400}&end_timestamp={now}")
     assert sum(r["quota"] for r in whole["data"]) == 1270  # no span limit for the admin view
 

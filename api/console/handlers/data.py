@@ -19,7 +19,8 @@ async def all_quota_data(request: web.Request) -> web.Response:
     start, end = logs.data_range(query_int(request, "start_timestamp", 0), query_int(request, "end_timestamp", 0),
                                  max_span=None)
     username = request.query.get("username", "").strip()
-    return ok(await logs.quota_data(start, end, username=username))
+    by_user = request.query.get("by_user", "") in ("1", "true")
+    return ok(await logs.quota_data(start, end, username=username, by_user=by_user))
 
 
 @routes.get("/data/self/")

@@ -8,6 +8,14 @@ import { renderNumber, renderQuota } from '../../lib/format';
 export const PALETTE = ['#3b82f6', '#f97316', '#10b981', '#a855f7', '#ef4444', '#eab308', '#06b6d4', '#ec4899', '#84cc16'];
 const TOP = 8; // series shown by name; the rest are summed as "other"
 const OTHER = '__other__';
+const OTHER_COLOR = '#94a3b8';
+
+// A model keeps its colour whatever the measure: colours follow the models' order by quota.
+function colours(byModel) {
+  const byQuota = [...byModel].sort((a, b) => b.quota - a.quota);
+  const map = new Map(byQuota.map((g, i) => [g.key, PALETTE[i % PALETTE.length]]));
+  return (key) => (key === OTHER ? OTHER_COLOR : map.get(key) || OTHER_COLOR);
+}
 
 export const METRICS = ['quota', 'count', 'tokens'];
 
@@ -49,25 +57,28 @@ function ChartBox({ title, testId, children, extra }) {
   );
 }
 
+// Legend names in the text colour (a series colour on the page background is often below 4.5:1).
+const legendText = (value) => <span style={{ color: 'var(--bulma-text-strong)' }}>{value}</span>;
 const tooltipStyle = { backgroundColor: 'var(--bulma-scheme-main)', border: '1px solid var(--bulma-border)', color: 'var(--bulma-text)' };
 const axisTick = { fill: 'var(--bulma-text)', fontSize: 12 };
 
 export function ModelPie({ byModel, metric }) {
   const { t } = useTranslation();
   const { named, folded } = seriesOf(byModel, metric);
-  const data = byModel.filter((g) => named.includes(g.key)).map((g) => ({ name: g.label, value: g[metric] }));
+  const colourOf = colours(byModel);
+  const data = named.map((key) => byModel.find((g) => g.key === key)).map((g) => ({ key: g.key, name: g.label, value: g[metric] }));
   if (folded) {
-    data.push({ name: t('detail.other'), value: byModel.filter((g) => !named.includes(g.key)).reduce((s, g) => s + g[metric], 0) });
+    data.push({ key: OTHER, name: t('detail.other'), value: byModel.filter((g) => !named.includes(g.key)).reduce((s, g) => s + g[metric], 0) });
   }
   return (
     <ChartBox title={t('detail.chartModels')} testId="detail-chart-models">
       <ResponsiveContainer width="100%" height={280}>
         <PieChart>
           <Pie data={data} dataKey="value" nameKey="name" innerRadius="45%" outerRadius="80%" isAnimationActive={false}>
-            {data.map((d, i) => <Cell key={d.name} fill={PALETTE[i % PALETTE.length]} />)}
+            {data.map((d) => <Cell key={d.key} fill={colourOf(d.key)} />)}
           </Pie>
           <Tooltip formatter={(v) => formatMetric(metric, v)} contentStyle={tooltipStyle} itemStyle={{ color: 'var(--bulma-text)' }} />
-          <Legend wrapperStyle={{ color: 'var(--bulma-text)' }} />
+          <Legend formatter={legendText} />
         </PieChart>
       </ResponsiveContainer>
     </ChartBox>
@@ -79,6 +90,7 @@ export function TimeBars({ rows, byModel, bucketOfRow, metric, onMetric }) {
   const { named, folded } = seriesOf(byModel, metric);
   const series = folded ? [...named, OTHER] : named;
   const data = stackedSeries(rows, bucketOfRow, named, metric);
+  const colourOf = colours(byModel);
   const picker = (
     <div className="select is-small">
       <select aria-label={t('detail.metric')} value={metric} onChange={(e) => onMetric(e.target.value)} data-testid="detail-metric">
@@ -94,9 +106,9 @@ export function TimeBars({ rows, byModel, bucketOfRow, metric, onMetric }) {
           <XAxis dataKey="label" tick={axisTick} minTickGap={16} />
           <YAxis tick={axisTick} tickFormatter={(v) => formatMetric(metric, v)} width={72} />
           <Tooltip formatter={(v) => formatMetric(metric, v)} contentStyle={tooltipStyle} cursor={{ fillOpacity: 0.1 }} />
-          <Legend wrapperStyle={{ color: 'var(--bulma-text)' }} />
-          {series.map((s, i) => (
-            <Bar key={s} dataKey={s} name={s === OTHER ? t('detail.other') : s} stackId="usage" fill={PALETTE[i % PALETTE.length]}
+          <Legend formatter={legendText} />
+          {series.map((s) => (
+            <Bar key={s} dataKey={s} name={s === OTHER ? t('detail.other') : s} stackId="usage" fill={colourOf(s)}
               isAnimationActive={false} />
           ))}
         </BarChart>

@@ -48,7 +48,9 @@ test('admins read everyone or one username', async () => {
   await screen.findAllByTestId('detail-model-table-row');
   await userEvent.type(screen.getByLabelText('Username'), 'bob');
   await userEvent.click(screen.getByRole('button', { name: 'Query' }));
+  expect(callsTo(calls, 'GET', '/api/data/')[0].query.by_user).toBe('1');
   await waitFor(() => expect(callsTo(calls, 'GET', '/api/data/').at(-1).query.username).toBe('bob'));
+  expect(callsTo(calls, 'GET', '/api/data/').at(-1).query).not.toHaveProperty('by_user');
 });
 
 test('no data: an empty state, no chart', async () => {
