@@ -71,4 +71,4 @@ async def page(browser, backend: str):
 async def shot(page, name: str) -> None:
     """Keep a screenshot of the screen under test (for review; `make screenshots`)."""
     SHOTS.mkdir(parents=True, exist_ok=True)
-    await page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+    await page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True, animations="disabled")

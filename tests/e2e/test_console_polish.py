@@ -175,6 +175,7 @@ async def test_every_text_is_readable_in_both_themes(browser, backend: str, sett
             await login(page, who, password)
             for path in PAGES:
                 await _visit(page, path)
+                await page.add_style_tag(content="*, *::before, *::after { transition: none !important; }")
                 found = await page.evaluate(CONTRAST)
                 if found:
                     failures[f"{theme} {who} {path}"] = found
@@ -203,6 +204,9 @@ async def test_charts_draw_the_dashboard_data(page, settings) -> None:
     bar_colours = await bars.locator(".recharts-legend-item").evaluate_all(legend)
     assert pie_colours == bar_colours and len(set(pie_colours.values())) == 3, (pie_colours, bar_colours)
     await shot(page, "dashboard-charts")
+    await page.get_by_test_id("theme-toggle").click()
+    await expect(page.locator("html")).to_have_attribute("data-theme", "dark")
+    await shot(page, "dashboard-charts-dark")
 
 
 async def test_a_slow_api_shows_loading_then_the_data(page, settings) -> None:
