@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any
 
+import aiohttp
 from aiohttp import web
 
 from api.relay.auth import KeyAuth
@@ -13,9 +13,12 @@ from api.relay.credentials import CredentialCache, process_credentials
 from api.relay.disconnects import DisconnectWatcher
 from api.relay.metrics import Metrics
 from api.services.channel_index import ChannelIndex
+from api.services.options import OptionsService
 from api.services.quota import QuotaService
 from api.services.reservations import ReservationKeeper
 from api.services.settlement import SettlementSender
+from api.services.store import Store
+from models.settings import Settings
 
 
 @dataclass
@@ -25,17 +28,17 @@ class RelayState:
     quota: QuotaService
     settlements: SettlementSender
     keeper: ReservationKeeper
+    # The root application's options, settings and upstream HTTP session, looked up once here: a
+    # request of a sub-application reaches them through a ChainMapProxy that raises KeyError first.
+    options: OptionsService
+    settings: Settings
+    http: aiohttp.ClientSession
+    queues: Store  # the Redis of the workers' queues (BROKER_URL), for their depth in /metrics
     health: ChannelHealth = field(default_factory=ChannelHealth)
     metrics: Metrics = field(default_factory=Metrics)
     background: set[asyncio.Task] = field(default_factory=set)
     disconnects: DisconnectWatcher = field(default_factory=DisconnectWatcher)  # clients that left
     credentials: CredentialCache = field(default_factory=process_credentials)  # exchanged upstream tokens
-    # The root application's options, settings and upstream HTTP session, looked up once here: a
-    # request of a sub-application reaches them through a ChainMapProxy that raises KeyError first.
-    options: Any = None
-    settings: Any = None
-    http: Any = None
-    queues: Any = None  # the Redis of the workers' queues (BROKER_URL), for their depth in /metrics
 
     def spawn(self, coro) -> None:
         """Fire-and-forget work off the request path (kept referenced until it ends)."""

@@ -179,7 +179,7 @@ def mj_submit(path: str) -> Callable[[web.Request], Awaitable[web.StreamResponse
             row = await Midjourney.filter(mj_id=origin_id, user_id=caller.user.id).first()
             if row is None:
                 raise task_error(request, 404, "relay_task_not_found", "task_not_found", id=origin_id)
-            options = state.options or request.config_dict[keys.OPTIONS]
+            options = state.options
             if options.get_bool("MjActionCheckSuccessEnabled") and action != "MODAL" and row.status != SUCCESS:
                 raise task_error(request, 400, "relay_task_not_success", "task_status_not_success", id=origin_id,
                                  task_status=row.status or "-")
