@@ -86,4 +86,5 @@ test('the ratio explanation opens', async () => {
   await screen.findByTestId('pricing-row-gpt-4o');
   await userEvent.click(screen.getByRole('button', { name: 'What are ratios?' }));
   expect(screen.getByTestId('pricing-ratio-help')).toHaveTextContent('Completion ratio');
+  expect(screen.getByTestId('pricing-ratio-help')).toHaveTextContent('(1,000 + 500 × 4) × 2.5 × 1 / 500,000 = $0.015');
 });
