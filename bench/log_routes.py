@@ -1,4 +1,4 @@
-"""The log queries of the console (issue 6) timed through its API, on a million generated rows.
+"""The log queries of the console timed through its API, on a million generated rows.
 
 The rows go into the gateway's own PostgreSQL database with the generator of bench.log_queries (30
 days, 1000 users of which user 1 (root) owns a fifth, 8 models, 40 channels, 7 token names), then
@@ -43,7 +43,7 @@ def cases(now: int, bench_user: int) -> list[tuple[str, str, str, dict]]:
 
 
 async def fill(rows: int) -> float:
-    from bench.log_queries import FILL, MODELS  # the generator of issue 6's query bench
+    from bench.log_queries import FILL, MODELS  # the generator of the log query bench
 
     conn = Tortoise.get_connection("default")
     started = time.perf_counter()

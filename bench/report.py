@@ -120,7 +120,7 @@ def goals_table(legs: list[Leg], o: Options) -> str:
     proxy = next((leg for leg in legs if leg.key == "proxy"), None)
     direct = legs[0]
     litellm = next((leg for leg in legs if leg.key == "litellm"), None)
-    rows = ["| goal (issue 8) | target | measured | met |", "|---|---|---|---|"]
+    rows = ["| goal | target | measured | met |", "|---|---|---|---|"]
 
     def add(goal: str, target: str, value: float | None, ok: bool | None, fmt: str = "{:.3f}") -> None:
         shown = "–" if value is None else fmt.format(value)
