@@ -28,7 +28,7 @@ QUERY: dict[str, dict[str, str]] = {
     "/channel/search": {**PAGING, "keyword": "string", "group": "string", "model": "string"},
     "/channel/models": {},
     "/data/": {"start_timestamp": "integer", "end_timestamp": "integer", "username": "string",
-               "default_time": "string"},
+               "default_time": "string", "by_user": "string"},
     "/data/self/": {"start_timestamp": "integer", "end_timestamp": "integer", "default_time": "string"},
     "/log/": LOG_FILTERS,
     "/log/self/": LOG_FILTERS,
