@@ -55,7 +55,7 @@ from api.services.channel_index import ChannelInfo
 from api.services.net import client_ip
 from api.services.options import OptionsService
 from api.services.quota import BalanceUnavailable, Charge, Limits, QuotaRefused, RateLimited
-from api.services.records import SettlementRecord
+from api.services.records import encode_reservation
 from api.services.sensitive import find_sensitive, prompt_texts
 from api.services.settlement import RequestFacts, new_settlement_id
 from models.enums import Role, TokenStatus, UserStatus
@@ -241,7 +241,7 @@ async def admit(job: Job) -> Charge:
             settlement_id=facts.request_id, user_id=caller.user.id,
             token_id=caller.token.id if caller.token else 0, token_limited=caller.token_limited,
             pre=job.pre, group=job.group, limits=limits_of(job.options),
-            reservation=SettlementRecord.of(facts, usage=TokenUsage(job.prompt_tokens)).encode_reservation(job.pre))
+            reservation=encode_reservation(facts, job.pre, job.prompt_tokens))
         job.state.keeper.hold(facts.request_id, caller.user.id, lambda: progress(job))
         return charge
     except RateLimited as exc:

@@ -9,7 +9,7 @@ import time
 
 from api.middlewares import REDIS_DOWN
 from api.relay.job import Job, Outcome
-from api.services.records import SettlementRecord
+from api.services.records import encode_settlement
 
 log = logging.getLogger("api.relay")
 
@@ -29,7 +29,7 @@ async def settle(job: Job, outcome: Outcome | None) -> None:
     if outcome is not None and outcome.produced:
         usage = outcome.usage
         final, tokens, job.produced = outcome.quota, usage.total_tokens, usage.completion_tokens
-        record = SettlementRecord.of(facts, outcome.quota, usage).encode()
+        record = encode_settlement(facts, outcome.quota, usage)
     else:
         job.produced = 0
     try:

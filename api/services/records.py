@@ -12,7 +12,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import orjson
 
@@ -111,7 +111,7 @@ class SettlementRecord:
 
     @classmethod
     def of(cls, facts: RequestFacts, quota: int = 0, usage: TokenUsage | None = None) -> SettlementRecord:
-        """The record of a request; made when its usage is known (or, for a reservation, before)."""
+        """The record of a request, made when its usage is known."""
         now = time.time()
         return cls(
             request_id=facts.request_id, quota=quota, usage=usage or TokenUsage(), token_id=facts.token_id,
@@ -135,32 +135,12 @@ class SettlementRecord:
 
     # -- the wire form ---------------------------------------------------------------------------
 
-    def _request_fields(self) -> dict[str, Any]:
-        return {
-            "rid": self.request_id, "t": self.token_id, "tl": 1 if self.token_limited else 0,
-            "c": self.channel_id, "uc": self.used_channels, "m": self.model, "um": self.upstream_model or self.model,
-            "mode": self.mode, "s": 1 if self.is_stream else 0, "frt": self.first_response_ms,
-            "tn": self.token_name, "un": self.username, "g": self.group, "mr": self.model_ratio,
-            "cr": self.completion_ratio, "gr": self.group_ratio,
-            "mp": -1 if self.model_price is None else self.model_price, "cra": self.cache_ratio,
-            "cwr": self.cache_creation_ratio, "fmt": self.inbound, "task": self.task_id,
-            "st": round(self.started, 3),
-        }
-
     def encode(self) -> bytes:
-        usage = self.usage
-        fields = {
-            **self._request_fields(), "q": self.quota, "p": usage.prompt_tokens, "ct": usage.completion_tokens,
-            "ca": usage.cached_tokens, "rs": usage.reasoning_tokens, "cw": usage.cache_creation_tokens,
-            "ut": self.use_time, "inc": self.incomplete, "ts": round(self.at, 6),
-        }
+        fields = {**request_fields(self), **_charge_fields(self.quota, self.usage, self.use_time, self.incomplete,
+                                                           self.at)}
         if self.is_refund:
             fields.update(k=REFUND, act=self.action, why=self.reason, hts=self.charged_at)
         return orjson.dumps(fields)
-
-    def encode_reservation(self, pre: int) -> bytes:
-        """A running request's reservation: the request's fields, the amount taken, the prompt count."""
-        return orjson.dumps({**self._request_fields(), "pre": pre, "p": self.usage.prompt_tokens})
 
     @classmethod
     def decode(cls, raw: bytes | str | Mapping[str, Any]) -> SettlementRecord:
@@ -189,6 +169,69 @@ class SettlementRecord:
         """→ (the request's record, its prompt tokens in `usage`; the amount taken)."""
         r = orjson.loads(raw)
         return cls.decode(r), int(r.get("pre") or 0)
+
+
+class Request(Protocol):
+    """What a record says of its request: a RequestFacts (while the request runs) or a SettlementRecord."""
+
+    request_id: str
+    token_id: int
+    token_limited: bool
+    token_name: str
+    username: str
+    group: str
+    channel_id: int
+    used_channels: list[int]
+    model: str
+    upstream_model: str
+    mode: str
+    is_stream: bool
+    first_response_ms: int
+    model_ratio: float
+    completion_ratio: float
+    group_ratio: float
+    model_price: float | None
+    cache_ratio: float | None
+    cache_creation_ratio: float | None
+    inbound: str
+    task_id: str
+    started: float
+    incomplete: str
+
+
+def request_fields(r: Request) -> dict[str, Any]:
+    """The request's part of the wire form, shared by records and reservations."""
+    return {
+        "rid": r.request_id, "t": r.token_id, "tl": 1 if r.token_limited else 0,
+        "c": r.channel_id, "uc": r.used_channels, "m": r.model, "um": r.upstream_model or r.model,
+        "mode": r.mode, "s": 1 if r.is_stream else 0, "frt": r.first_response_ms,
+        "tn": r.token_name, "un": r.username, "g": r.group, "mr": r.model_ratio,
+        "cr": r.completion_ratio, "gr": r.group_ratio,
+        "mp": -1 if r.model_price is None else r.model_price, "cra": r.cache_ratio,
+        "cwr": r.cache_creation_ratio, "fmt": r.inbound, "task": r.task_id,
+        "st": round(r.started, 3),
+    }
+
+
+def _charge_fields(quota: int, usage: TokenUsage, use_time: int, incomplete: str, at: float) -> dict[str, Any]:
+    return {"q": quota, "p": usage.prompt_tokens, "ct": usage.completion_tokens, "ca": usage.cached_tokens,
+            "rs": usage.reasoning_tokens, "cw": usage.cache_creation_tokens, "ut": use_time, "inc": incomplete,
+            "ts": round(at, 6)}
+
+
+def encode_settlement(request: Request, quota: int, usage: TokenUsage) -> bytes:
+    """The record of a request that ends now, straight from its facts: what
+    `SettlementRecord.of(request, quota, usage).encode()` gives, without the intermediate value
+    (the relay's settlement writes one per request)."""
+    now = time.time()
+    return orjson.dumps({**request_fields(request),
+                         **_charge_fields(quota, usage, max(0, int(now - request.started)), request.incomplete, now)})
+
+
+def encode_reservation(request: Request, pre: int, prompt_tokens: int) -> bytes:
+    """A running request's reservation: the request's fields, the amount taken, the prompt count
+    (read back by SettlementRecord.decode_reservation)."""
+    return orjson.dumps({**request_fields(request), "pre": pre, "p": prompt_tokens})
 
 
 def _number(r: Mapping[str, Any], key: str, default: float) -> float:

@@ -314,13 +314,13 @@ async def test_row_actions_stay_on_one_line_at_1440(page, backend: str, settings
     async with console_api(backend, "root", "123456") as root:
         assert (await root.post("/api/channel/", {"name": "one", "type": 1, "key": "sk-x", "models": "gpt-4o",
                                                   "group": "default"}))["success"]
+        assert (await root.post("/api/token/", {"name": "ops", "unlimited_quota": True, "expired_time": -1}))["success"]
     await page.set_viewport_size({"width": 1440, "height": 900})
     await login(page, "root", "123456")
     for path, rows in (("/channel", "channel-row-"), ("/user", "user-row-"), ("/token", "token-row-")):
         await page.goto(path)
         cells = page.locator(f"[data-testid^='{rows}'] td.actions-cell")
-        if path != "/token":
-            await cells.first.wait_for()
+        await cells.first.wait_for()
         for cell in await cells.all():
             tops = {round((await b.bounding_box())["y"]) for b in await cell.locator(".button").all()
                     if await b.is_visible()}

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import orjson
 
-from api.services.records import REFUND, SettlementRecord, TokenUsage
+from api.services.records import REFUND, SettlementRecord, TokenUsage, encode_reservation, encode_settlement
 from api.services.settlement import RequestFacts
 
 
@@ -25,7 +25,7 @@ def test_a_record_survives_its_wire_form() -> None:
 
 def test_a_reservation_keeps_the_request_and_what_was_taken() -> None:
     facts = _facts()
-    raw = SettlementRecord.of(facts, usage=TokenUsage(57)).encode_reservation(900)
+    raw = encode_reservation(facts, 900, 57)
     request, pre = SettlementRecord.decode_reservation(raw)
     assert pre == 900 and request.usage == TokenUsage(57)
     assert (request.request_id, request.token_id, request.token_limited, request.used_channels) == (
@@ -56,3 +56,13 @@ def test_the_previous_versions_records_are_read_field_by_field() -> None:
     assert orjson.loads(record.encode()) == old
     minimal = SettlementRecord.decode(b'{"rid": "r2", "q": 1}')
     assert (minimal.completion_ratio, minimal.group_ratio, minimal.mode, minimal.used_channels) == (1, 1, "chat", [])
+
+
+def test_the_relays_settlement_encodes_what_the_typed_record_would() -> None:
+    facts = _facts()
+    usage = TokenUsage(100, 20, cached_tokens=40)
+    fast = SettlementRecord.decode(encode_settlement(facts, 1234, usage))
+    typed = SettlementRecord.of(facts, 1234, usage)
+    assert abs(fast.at - typed.at) < 5 and fast.use_time >= 0
+    fast.at, fast.use_time = typed.at, typed.use_time
+    assert fast == typed

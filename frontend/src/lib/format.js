@@ -61,3 +61,8 @@ export function verifyJSON(str) {
 export function stripTrailingSlash(s) {
   return typeof s === 'string' ? s.replace(/\/+$/, '') : s;
 }
+
+// A ratio or a USD price as written for people: at most 6 decimals, no trailing zeros (2.5, 0.000125).
+export function renderRatio(value) {
+  return String(Number(Number(value || 0).toFixed(6)));
+}

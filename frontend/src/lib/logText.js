@@ -1,6 +1,4 @@
-import { renderQuota } from './format';
-
-const num = (v) => String(Number(Number(v || 0).toFixed(6)));
+import { renderQuota, renderRatio as num } from './format';
 
 // What a log row says, in the reader's language. New rows carry {event, params} in `other` (written by the server);
 // consumption rows carry their ratios there; rows written before events existed are recognised by their English

@@ -1,6 +1,6 @@
 import { useTranslation } from 'react-i18next';
+import { renderRatio as num } from '../../lib/format';
 
-const num = (v) => String(Number(Number(v || 0).toFixed(6)));
 const usd = (v) => `$${num(v)}`;
 
 export function parseOther(raw) {

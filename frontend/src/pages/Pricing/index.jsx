@@ -3,11 +3,12 @@ import { useTranslation } from 'react-i18next';
 import usePricing from '../../hooks/usePricing';
 import { useUser } from '../../context/UserContext';
 import { copy } from '../../lib/clipboard';
+import { renderRatio } from '../../lib/format';
 import { showError, showInfo, showSuccess } from '../../lib/toast';
 import { DEFAULT_GROUP } from '../../constants';
 import TableState from '../../components/TableState';
 
-const money = (v) => `$${Number(Number(v || 0).toFixed(6))}`;
+const money = (v) => `$${renderRatio(v)}`;
 
 // Characters of the query in order, case-insensitive ("g4o" finds gpt-4o).
 export function fuzzyMatch(name, query) {
