@@ -34,6 +34,7 @@ import orjson
 from api.relay.errors import RelayError
 from api.relay.sse import SSEEvent, SSEParser
 from api.relay.tokenizer import StreamCounter
+from api.services.capabilities import Capability, capability
 from api.services.records import TokenUsage as TokenUsage  # the adaptors' usage type, defined with the record
 from models.enums import ChannelType
 
@@ -105,10 +106,26 @@ class RelayMeta:
     mode: RelayMode = RelayMode.CHAT
     is_stream: bool = False
     prompt_tokens: int = 0  # local count, for adaptors whose upstream reports none
+    capability: Capability | None = None  # the upstream model's row (with the operator's overrides)
+    # What conversion left out for this target (parameters, hosted tools): said to the client in the
+    # `X-Gateway-Dropped` header and recorded in the log's `other.dropped`.
+    notices: list[str] = field(default_factory=list)
 
     @property
     def model(self) -> str:
         return self.upstream_model or self.requested_model
+
+    @property
+    def cap(self) -> Capability:
+        """What the upstream model accepts (api/services/capabilities.py)."""
+        if self.capability is None:
+            self.capability = capability(self.model)
+        return self.capability
+
+    def drop(self, what: str) -> None:
+        """Note that conversion left `what` out (a parameter name, `tools.web_search`, …)."""
+        if what not in self.notices:
+            self.notices.append(what)
 
 
 def client_wants_usage(req: Mapping[str, Any]) -> bool:

@@ -51,6 +51,7 @@ from api.relay.streaming import relay_stream, usage_quota
 from api.relay.tokenizer import count_response, count_speech_input, count_text
 from api.relay.validate import Invalid, check_body
 from api.services import pricing
+from api.services.capabilities import table_of
 from api.services.channel_index import ChannelInfo
 from api.services.net import client_ip
 from api.services.options import OptionsService
@@ -404,10 +405,12 @@ def client_error(job: Job, channel: ChannelInfo, err: RelayError) -> RelayError:
 
 
 def new_adaptor(job: Job, channel: ChannelInfo) -> Adaptor:
+    upstream_model = channel.upstream_model(job.model)
     meta = RelayMeta(channel_id=channel.id, channel_type=channel.type, key=channel.key, base_url=channel.base_url,
                      other=channel.other, organization=channel.organization, requested_model=job.model,
-                     upstream_model=channel.upstream_model(job.model), mode=job.mode, is_stream=job.is_stream,
-                     prompt_tokens=job.prompt_tokens)
+                     upstream_model=upstream_model, mode=job.mode, is_stream=job.is_stream,
+                     prompt_tokens=job.prompt_tokens,
+                     capability=table_of(job.options.get("ModelCapabilities") or "")(upstream_model))
     adaptor = build_adaptor(meta)
     if not adaptor.supports(job.mode):
         err = refuse(job.request, 501, "relay_unsupported_mode", "unsupported", "unsupported",
@@ -434,6 +437,8 @@ async def attempt(job: Job, channel: ChannelInfo) -> Outcome:
             ctx.allow_private_urls = job.options.get_bool("MediaFetchPrivateEnabled")
             await adaptor.prepare(payload, ctx)
     upstream = adaptor.build_request(job.mode, payload)
+    if job.facts is not None:
+        job.facts.dropped = ",".join(adaptor.meta.notices)
     reader: AnswerReader = adaptor
     if job.inbound is not None and native:
         upstream.headers.update(job.inbound.native_headers(upstream.headers))
@@ -481,7 +486,7 @@ def answer(job: Job, adaptor: AnswerReader, resp: client.Answer, raw: bytes, nat
     spec, price, options = MODES[job.mode], job.price, job.options
     assert price is not None
     per_unit = options.get_int("QuotaPerUnit")
-    headers = {REQUEST_ID_HEADER: job.request.get(keys.REQUEST_ID, "")}
+    headers = answer_headers(job)
     if spec.billing == Billing.SPEECH:
         text = text_field(job.body, "input")
         usage = TokenUsage(count_speech_input(text), 0)
@@ -514,6 +519,17 @@ def answer(job: Job, adaptor: AnswerReader, resp: client.Answer, raw: bytes, nat
     if job.inbound is not None:
         out = job.inbound.render(out)
     return Outcome(json_response(out, headers), usage, usage_quota(job, usage))
+
+
+DROPPED_HEADER = "X-Gateway-Dropped"
+
+
+def answer_headers(job: Job) -> dict[str, str]:
+    """The request id, and what conversion left out for the channel (so the client can see it)."""
+    headers = {REQUEST_ID_HEADER: job.request.get(keys.REQUEST_ID, "")}
+    if job.facts is not None and job.facts.dropped:
+        headers[DROPPED_HEADER] = job.facts.dropped
+    return headers
 
 
 def json_response(body: Any, headers: Mapping[str, str]) -> web.Response:

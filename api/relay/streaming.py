@@ -35,9 +35,11 @@ log = logging.getLogger("api.relay")
 
 
 async def open_stream(job: Job, content_type: str = "text/event-stream") -> web.StreamResponse:
-    response = web.StreamResponse(status=200, headers={
-        "Content-Type": content_type, "Cache-Control": "no-cache", "X-Accel-Buffering": "no",
-        "Access-Control-Allow-Origin": "*", REQUEST_ID_HEADER: job.request.get(keys.REQUEST_ID, "")})
+    headers = {"Content-Type": content_type, "Cache-Control": "no-cache", "X-Accel-Buffering": "no",
+               "Access-Control-Allow-Origin": "*", REQUEST_ID_HEADER: job.request.get(keys.REQUEST_ID, "")}
+    if job.facts is not None and job.facts.dropped:
+        headers["X-Gateway-Dropped"] = job.facts.dropped  # what conversion left out for the channel
+    response = web.StreamResponse(status=200, headers=headers)
     await response.prepare(job.request)
     return response
 

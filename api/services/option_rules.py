@@ -119,6 +119,8 @@ DEFAULTS: dict[str, str] = {
     "CompletionRatio": orjson.dumps(pricing.DEFAULT_COMPLETION_RATIO).decode(),
     "CacheRatio": orjson.dumps(pricing.DEFAULT_CACHE_RATIO).decode(),
     "CreateCacheRatio": orjson.dumps(pricing.DEFAULT_CREATE_CACHE_RATIO).decode(),
+    # What models accept (api/services/capabilities.py): pattern → fields changed from the shipped table
+    "ModelCapabilities": "{}",
     "GroupRatio": orjson.dumps(pricing.DEFAULT_GROUP_RATIO).decode(),
     "UserUsableGroups": '{"default":"默认分组","vip":"vip分组"}',
     # Relay: unpriced models, retries, limits (0 = off), auto-disable window, metrics

@@ -34,6 +34,9 @@ class TokenUsage:
     cached_tokens: int = 0
     reasoning_tokens: int = 0
     cache_creation_tokens: int = 0
+    # Of `cache_creation_tokens`, those written with a one-hour lifetime (Anthropic's
+    # `cache_creation.ephemeral_1h_input_tokens`), billed at their own ratio.
+    cache_creation_1h_tokens: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -100,6 +103,7 @@ class SettlementRecord:
     cache_ratio: float | None = None
     cache_creation_ratio: float | None = None
     inbound: str = ""  # the client's format when not OpenAI's
+    dropped: str = ""  # what conversion left out for the channel (comma-separated), "" = nothing
     task_id: str = ""
     started: float = 0.0  # epoch seconds the request arrived
     use_time: int = 0  # seconds
@@ -121,7 +125,8 @@ class SettlementRecord:
             is_stream=facts.is_stream, first_response_ms=facts.first_response_ms, model_ratio=facts.model_ratio,
             completion_ratio=facts.completion_ratio, group_ratio=facts.group_ratio, model_price=facts.model_price,
             cache_ratio=facts.cache_ratio, cache_creation_ratio=facts.cache_creation_ratio, inbound=facts.inbound,
-            task_id=facts.task_id, started=facts.started, use_time=max(0, int(now - facts.started)),
+            dropped=facts.dropped, task_id=facts.task_id, started=facts.started,
+            use_time=max(0, int(now - facts.started)),
             incomplete=facts.incomplete, at=round(now, 6))
 
     @property
@@ -160,7 +165,8 @@ class SettlementRecord:
             model_ratio=_number(r, "mr", 0), completion_ratio=_number(r, "cr", 1), group_ratio=_number(r, "gr", 1),
             model_price=None if mp is None or mp < 0 else mp, cache_ratio=r.get("cra"),
             cache_creation_ratio=r.get("cwr"),
-            inbound=str(r.get("fmt") or ""), task_id=str(r.get("task") or ""), started=float(r.get("st") or 0),
+            inbound=str(r.get("fmt") or ""), dropped=str(r.get("drp") or ""), task_id=str(r.get("task") or ""),
+            started=float(r.get("st") or 0),
             use_time=int(r.get("ut") or 0), incomplete=str(r.get("inc") or ""), at=float(r.get("ts") or 0),
             action=str(r.get("act") or ""), reason=str(r.get("why") or ""), charged_at=int(r.get("hts") or 0))
 
@@ -194,6 +200,7 @@ class Request(Protocol):
     cache_ratio: float | None
     cache_creation_ratio: float | None
     inbound: str
+    dropped: str
     task_id: str
     started: float
     incomplete: str
@@ -201,7 +208,7 @@ class Request(Protocol):
 
 def request_fields(r: Request) -> dict[str, Any]:
     """The request's part of the wire form, shared by records and reservations."""
-    return {
+    fields = {
         "rid": r.request_id, "t": r.token_id, "tl": 1 if r.token_limited else 0,
         "c": r.channel_id, "uc": r.used_channels, "m": r.model, "um": r.upstream_model or r.model,
         "mode": r.mode, "s": 1 if r.is_stream else 0, "frt": r.first_response_ms,
@@ -211,6 +218,9 @@ def request_fields(r: Request) -> dict[str, Any]:
         "cwr": r.cache_creation_ratio, "fmt": r.inbound, "task": r.task_id,
         "st": round(r.started, 3),
     }
+    if r.dropped:
+        fields["drp"] = r.dropped
+    return fields
 
 
 def _charge_fields(quota: int, usage: TokenUsage, use_time: int, incomplete: str, at: float) -> dict[str, Any]:

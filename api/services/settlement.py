@@ -83,6 +83,7 @@ class RequestFacts:
     first_response_ms: int = 0
     incomplete: str = ""  # why an answer stopped early ("" = complete)
     inbound: str = ""  # the client's format when not OpenAI's: anthropic, gemini, responses
+    dropped: str = ""  # what conversion left out for the channel (comma-separated)
     task_id: str = ""  # a task submission (Midjourney, Suno): the upstream's task id
 
 
@@ -158,6 +159,8 @@ def _other(r: SettlementRecord) -> str:
         other["incomplete"] = r.incomplete
     if r.inbound:
         other["inbound_format"] = r.inbound
+    if r.dropped:
+        other["dropped"] = r.dropped.split(",")
     if r.task_id:
         other["task_id"] = r.task_id
     return orjson.dumps(other).decode()

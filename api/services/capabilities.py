@@ -1,0 +1,297 @@
+"""What each model family accepts, as data: the one table every converter reads.
+
+A row says, for the models whose (upstream) name matches its pattern:
+- `output_param`: the name of the output limit in the OpenAI chat format (`max_tokens`, or
+  `max_completion_tokens` for OpenAI's reasoning models, which refuse `max_tokens`);
+- `max_output`: the largest output limit the model takes (a larger request is clamped, with a notice);
+- `default_output`: the limit sent when the client sets none and the target needs one (Claude's
+  `max_tokens` is required; Codex sends none): sized for a model that thinks before it answers;
+- `sampling`: the sampling parameters the model accepts (`temperature`, `top_p`, `top_k`,
+  `presence_penalty`, `frequency_penalty`, `seed`, `logprobs`, `stop`); `sampling_exclusive`: it
+  refuses `temperature` and `top_p` together (then `temperature` is kept);
+- `reasoning`: how thinking is controlled: `effort` (OpenAI's `reasoning_effort`), `claude-budget`
+  (`thinking.budget_tokens`), `claude-adaptive` (`thinking: {type: adaptive}` +
+  `output_config.effort`; a budget is refused), `gemini-budget` (`thinkingBudget`), `gemini-level`
+  (`thinkingLevel`), `none`; `efforts` the effort values it takes (others map to the nearest);
+- `thinks_by_default`: it thinks when the request says nothing (the output limit must leave room);
+- `forced_tool_choice`: `always`, `without-thinking` (a forced tool call is refused while thinking),
+  or `never` (only `auto` and `none`);
+- `replays_reasoning`: earlier turns' `reasoning_content` must go back with tool turns (DeepSeek,
+  Kimi thinking mode); `thought_signatures`: Gemini 3's signatures must go back on function calls;
+- `structured_output`: a native JSON-schema output (else an instruction in the system prompt).
+
+Rows are matched on the model name without provider prefixes (`us.anthropic.`, `models/`,
+`publishers/…/models/`) and without Bedrock's version suffix; the longest matching pattern wins
+(a pattern ending in `*` is a prefix, otherwise the whole name). The option `ModelCapabilities`
+(a JSON object: pattern → the fields to change) adds rows or changes shipped ones without a release;
+`validate_overrides` checks it when it is saved.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from typing import Any
+
+SAMPLING = frozenset({"temperature", "top_p", "top_k", "presence_penalty", "frequency_penalty", "seed", "logprobs",
+                      "top_logprobs", "stop", "logit_bias", "n"})
+OPENAI_SAMPLING = SAMPLING - {"top_k"}
+REASONING_KINDS = ("none", "effort", "claude-budget", "claude-adaptive", "gemini-budget", "gemini-level")
+TOOL_CHOICE_KINDS = ("always", "without-thinking", "never")
+EFFORT_ORDER = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
+# Thinking budgets (tokens) for an effort, where the model takes a budget rather than an effort.
+EFFORT_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 24576, "xhigh": 32768, "max": 32768}
+
+
+@dataclass(frozen=True, slots=True)
+class Capability:
+    pattern: str = "*"
+    output_param: str = "max_tokens"
+    max_output: int | None = None
+    default_output: int | None = None
+    sampling: frozenset[str] = SAMPLING
+    sampling_exclusive: bool = False
+    reasoning: str = "none"
+    efforts: tuple[str, ...] = ()
+    thinks_by_default: bool = False
+    forced_tool_choice: str = "always"
+    replays_reasoning: bool = False
+    thought_signatures: bool = False
+    structured_output: bool = True
+
+    def accepts(self, parameter: str) -> bool:
+        """Whether a sampling parameter may be sent (non-sampling parameters are not this row's business)."""
+        return parameter not in SAMPLING or parameter in self.sampling
+
+    def output_limit(self, requested: int | None) -> int | None:
+        """The output limit to send: the client's, clamped to the model's cap; else the row's default."""
+        if requested is None or requested <= 0:
+            return self.default_output
+        return min(requested, self.max_output) if self.max_output else requested
+
+    def effort(self, wanted: str | None) -> str | None:
+        """The effort this model takes nearest to `wanted` (None: no effort to send)."""
+        if not wanted or not self.efforts:
+            return None
+        if wanted in self.efforts:
+            return wanted
+        rank = EFFORT_ORDER.index(wanted) if wanted in EFFORT_ORDER else EFFORT_ORDER.index("medium")
+        ranked = sorted(self.efforts, key=lambda e: (abs(EFFORT_ORDER.index(e) - rank) if e in EFFORT_ORDER else 99,
+                                                      -EFFORT_ORDER.index(e) if e in EFFORT_ORDER else 0))
+        return ranked[0]
+
+    @staticmethod
+    def budget_for(effort: str | None) -> int | None:
+        return EFFORT_BUDGETS.get(effort or "")
+
+
+NO_SAMPLING: frozenset[str] = frozenset({"stop"})
+OPENAI_REASONING = dict(output_param="max_completion_tokens", sampling=frozenset({"stop", "seed", "n"}),
+                        reasoning="effort", thinks_by_default=True)
+CLAUDE_ADAPTIVE = dict(reasoning="claude-adaptive", efforts=("low", "medium", "high", "xhigh", "max"),
+                       sampling=frozenset({"stop"}), thinks_by_default=True, forced_tool_choice="without-thinking",
+                       max_output=128000, default_output=32000)
+GEMINI_3 = dict(reasoning="gemini-level", efforts=("minimal", "low", "medium", "high"), thinks_by_default=True,
+                thought_signatures=True, max_output=65536,
+                sampling=frozenset({"temperature", "top_p", "top_k", "seed", "stop", "n", "presence_penalty",
+                                    "frequency_penalty"}))
+
+# -- the table ---------------------------------------------------------------------------------------
+# One block per provider family; keep each block's rows together.
+
+ROWS: tuple[Capability, ...] = (
+    Capability("*"),
+    # -- OpenAI ------------------------------------------------------------------------------------
+    Capability("gpt-3.5-turbo*", max_output=4096, sampling=OPENAI_SAMPLING),
+    Capability("gpt-4", max_output=8192, sampling=OPENAI_SAMPLING),
+    Capability("gpt-4-turbo*", max_output=4096, sampling=OPENAI_SAMPLING),
+    Capability("gpt-4o*", max_output=16384, sampling=OPENAI_SAMPLING),
+    Capability("chatgpt-4o*", max_output=16384, sampling=OPENAI_SAMPLING),
+    Capability("gpt-4.1*", max_output=32768, sampling=OPENAI_SAMPLING),
+    Capability("o1*", max_output=100000, efforts=("low", "medium", "high"), **OPENAI_REASONING),  # type: ignore[arg-type]
+    Capability("o3*", max_output=100000, efforts=("low", "medium", "high"), **OPENAI_REASONING),  # type: ignore[arg-type]
+    Capability("o4-mini*", max_output=100000, efforts=("low", "medium", "high"), **OPENAI_REASONING),  # type: ignore[arg-type]
+    Capability("gpt-5*", max_output=128000, efforts=("minimal", "low", "medium", "high"),
+               **OPENAI_REASONING),  # type: ignore[arg-type]
+    Capability("gpt-5-chat*", max_output=16384, sampling=OPENAI_SAMPLING),
+    Capability("gpt-5.1*", max_output=128000, efforts=("none", "low", "medium", "high"),
+               **OPENAI_REASONING),  # type: ignore[arg-type]
+    Capability("gpt-5.2*", max_output=128000, efforts=("none", "low", "medium", "high", "xhigh"),
+               **OPENAI_REASONING),  # type: ignore[arg-type]
+    # -- Anthropic Claude ----------------------------------------------------------------------------
+    Capability("claude-*", max_output=8192, default_output=4096, reasoning="none", forced_tool_choice="always"),
+    Capability("claude-3-haiku*", max_output=4096, default_output=4096),
+    Capability("claude-3-opus*", max_output=4096, default_output=4096),
+    Capability("claude-3-5-*", max_output=8192, default_output=8192),
+    Capability("claude-3-7-sonnet*", max_output=64000, default_output=16000, reasoning="claude-budget",
+               forced_tool_choice="without-thinking"),
+    Capability("claude-sonnet-4-*", max_output=64000, default_output=16000, reasoning="claude-budget",
+               forced_tool_choice="without-thinking"),
+    Capability("claude-opus-4-*", max_output=32000, default_output=16000, reasoning="claude-budget",
+               forced_tool_choice="without-thinking"),
+    Capability("claude-sonnet-4-5*", max_output=64000, default_output=16000, reasoning="claude-budget",
+               sampling_exclusive=True, forced_tool_choice="without-thinking"),
+    Capability("claude-haiku-4-5*", max_output=64000, default_output=16000, reasoning="claude-budget",
+               sampling_exclusive=True, forced_tool_choice="without-thinking"),
+    Capability("claude-opus-4-5*", max_output=64000, default_output=16000, reasoning="claude-budget",
+               sampling_exclusive=True, forced_tool_choice="without-thinking"),
+    Capability("claude-opus-4-6*", max_output=128000, default_output=32000, reasoning="claude-adaptive",
+               efforts=("low", "medium", "high", "max"), sampling_exclusive=True,
+               forced_tool_choice="without-thinking"),
+    Capability("claude-sonnet-4-6*", max_output=64000, default_output=32000, reasoning="claude-adaptive",
+               efforts=("low", "medium", "high", "max"), sampling_exclusive=True,
+               forced_tool_choice="without-thinking"),
+    Capability("claude-opus-4-7*", **CLAUDE_ADAPTIVE),  # type: ignore[arg-type]
+    Capability("claude-opus-4-8*", **CLAUDE_ADAPTIVE),  # type: ignore[arg-type]
+    Capability("claude-opus-5*", **CLAUDE_ADAPTIVE),  # type: ignore[arg-type]
+    Capability("claude-sonnet-5*", **CLAUDE_ADAPTIVE),  # type: ignore[arg-type]
+    Capability("claude-opus-5-5*", **{**CLAUDE_ADAPTIVE, "forced_tool_choice": "never"}),  # type: ignore[arg-type]
+    Capability("claude-fable-5*", **{**CLAUDE_ADAPTIVE, "forced_tool_choice": "never"}),  # type: ignore[arg-type]
+    # -- Google Gemini -------------------------------------------------------------------------------
+    Capability("gemini-*", max_output=8192),
+    Capability("gemini-2.5-*", max_output=65536, reasoning="gemini-budget", thinks_by_default=True,
+               efforts=("minimal", "low", "medium", "high")),
+    Capability("gemini-3*", **GEMINI_3),  # type: ignore[arg-type]
+    # -- DeepSeek, Moonshot Kimi and others speaking OpenAI's format ------------------------------------
+    Capability("deepseek-chat*", max_output=8192, sampling=OPENAI_SAMPLING, replays_reasoning=True),
+    Capability("deepseek-reasoner*", max_output=65536, sampling=frozenset({"stop"}), replays_reasoning=True,
+               thinks_by_default=True),
+    Capability("kimi-k2*", max_output=32768, sampling=OPENAI_SAMPLING, replays_reasoning=True),
+    Capability("kimi-k2-thinking*", max_output=65536, sampling=OPENAI_SAMPLING, replays_reasoning=True,
+               thinks_by_default=True),
+    Capability("grok-4*", max_output=65536, sampling=frozenset({"temperature", "top_p", "seed", "logprobs",
+                                                                "top_logprobs", "n"}), thinks_by_default=True),
+    Capability("grok-3-mini*", max_output=65536, reasoning="effort", efforts=("low", "high"),
+               sampling=OPENAI_SAMPLING),
+)
+
+_PREFIXES = re.compile(r"^(?:(?:us|eu|apac|global|jp|au)\.)?(?:anthropic\.|google\.|models/|publishers/[^/]+/models/)")
+_BEDROCK_SUFFIX = re.compile(r"-v\d+(?::\d+)?$")
+
+
+def base_name(model: str) -> str:
+    """The model's name as the table knows it: lower case, without provider prefixes or Bedrock's version."""
+    name = _PREFIXES.sub("", model.strip().lower())
+    name = _BEDROCK_SUFFIX.sub("", name)
+    return name.split("@", 1)[0]  # Vertex's `claude-…@20250514`
+
+
+def _matches(pattern: str, name: str) -> bool:
+    return name.startswith(pattern[:-1]) if pattern.endswith("*") else name == pattern
+
+
+def _specificity(pattern: str) -> tuple[int, int]:
+    return (len(pattern.rstrip("*")), 0 if pattern.endswith("*") else 1)
+
+
+class CapabilityTable:
+    """The shipped rows plus the operator's overrides; lookups cached per model name."""
+
+    def __init__(self, overrides: Mapping[str, Mapping[str, Any]] | None = None) -> None:
+        rows = {row.pattern: row for row in ROWS}
+        for pattern, changes in (overrides or {}).items():
+            base = rows.get(pattern) or _lookup(tuple(rows.values()), pattern.rstrip("*"))
+            rows[pattern] = replace(base, pattern=pattern, **_coerce(changes))
+        self.rows = tuple(sorted(rows.values(), key=lambda r: _specificity(r.pattern), reverse=True))
+        self._cache: dict[str, Capability] = {}
+
+    def __call__(self, model: str) -> Capability:
+        found = self._cache.get(model)
+        if found is None:
+            if len(self._cache) > 4096:
+                self._cache.clear()
+            found = self._cache[model] = _lookup(self.rows, base_name(model))
+        return found
+
+
+def _lookup(rows: tuple[Capability, ...], name: str) -> Capability:
+    best: Capability | None = None
+    for row in rows:
+        if _matches(row.pattern, name) and (best is None or _specificity(row.pattern) > _specificity(best.pattern)):
+            best = row
+    return best or Capability()
+
+
+_FIELDS = {f.name: f for f in fields(Capability) if f.name != "pattern"}
+
+
+def _coerce(changes: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for name, value in changes.items():
+        if name == "sampling":
+            out[name] = frozenset(value)
+        elif name == "efforts":
+            out[name] = tuple(value)
+        else:
+            out[name] = value
+    return out
+
+
+def validate_overrides(value: Any) -> str | None:
+    """Why the `ModelCapabilities` option is refused, or None when it is usable."""
+    if not isinstance(value, Mapping):
+        return "ModelCapabilities must be a JSON object: model pattern → the fields to change"
+    for pattern, changes in value.items():
+        if not isinstance(pattern, str) or not pattern.strip() or "*" in pattern[:-1]:
+            return f"{pattern!r}: a pattern is a model name, or a prefix ending in *"
+        if not isinstance(changes, Mapping):
+            return f"{pattern}: the fields to change must be a JSON object"
+        for name, item in changes.items():
+            problem = _field_problem(name, item)
+            if problem:
+                return f"{pattern}.{name}: {problem}"
+    return None
+
+
+def _field_problem(name: str, value: Any) -> str | None:
+    if name not in _FIELDS:
+        return f"unknown field (known: {', '.join(sorted(_FIELDS))})"
+    if name in ("max_output", "default_output"):
+        ok = value is None or (isinstance(value, int) and not isinstance(value, bool) and 0 < value <= 10_000_000)
+        return None if ok else "a positive whole number of tokens, or null"
+    if name == "output_param":
+        return None if value in ("max_tokens", "max_completion_tokens") else "max_tokens or max_completion_tokens"
+    if name == "reasoning":
+        return None if value in REASONING_KINDS else f"one of {', '.join(REASONING_KINDS)}"
+    if name == "forced_tool_choice":
+        return None if value in TOOL_CHOICE_KINDS else f"one of {', '.join(TOOL_CHOICE_KINDS)}"
+    if name == "sampling":
+        ok = isinstance(value, list) and all(v in SAMPLING for v in value)
+        return None if ok else f"a list of: {', '.join(sorted(SAMPLING))}"
+    if name == "efforts":
+        ok = isinstance(value, list) and all(v in EFFORT_ORDER for v in value)
+        return None if ok else f"a list of: {', '.join(EFFORT_ORDER)}"
+    return None if isinstance(value, bool) else "true or false"
+
+
+DEFAULT_TABLE = CapabilityTable()
+
+
+def capability(model: str) -> Capability:
+    """The shipped row for a model (without the operator's overrides: see `table_of`)."""
+    return DEFAULT_TABLE(model)
+
+
+_tables: dict[str, CapabilityTable] = {}
+
+
+def table_of(raw_option: str) -> CapabilityTable:
+    """The table with the `ModelCapabilities` option applied (one table per distinct option text)."""
+    table = _tables.get(raw_option)
+    if table is None:
+        import orjson
+
+        try:
+            overrides = orjson.loads(raw_option) if raw_option.strip() else {}
+        except orjson.JSONDecodeError:
+            overrides = {}
+        if validate_overrides(overrides) is not None:
+            overrides = {}  # refused when saved; an invalid value from elsewhere changes nothing
+        if len(_tables) > 8:
+            _tables.clear()
+        table = _tables[raw_option] = CapabilityTable(overrides)
+    return table
+
+
+__all__ = ["Capability", "CapabilityTable", "capability", "table_of", "validate_overrides", "base_name",
+           "EFFORT_BUDGETS", "SAMPLING"]
