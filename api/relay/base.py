@@ -107,6 +107,7 @@ class RelayMeta:
     is_stream: bool = False
     prompt_tokens: int = 0  # local count, for adaptors whose upstream reports none
     capability: Capability | None = None  # the upstream model's row (with the operator's overrides)
+    inbound: str = ""  # the client's format when the request was converted from another (anthropic, gemini, …)
     # What conversion left out for this target (parameters, hosted tools): said to the client in the
     # `X-Gateway-Dropped` header and recorded in the log's `other.dropped`.
     notices: list[str] = field(default_factory=list)
@@ -276,6 +277,12 @@ class Adaptor(ABC):
             headers["Content-Type"] = "application/json"
             return UpstreamRequest(self.request_url(mode), headers, orjson.dumps(body))
         return UpstreamRequest(self.request_url(mode), headers, body)
+
+    def native_request(self, body: dict[str, Any], headers: dict[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
+        """A body in the client's own format that this channel speaks natively (a Claude-format
+        channel taking `/v1/messages` as sent): what this channel needs changed in it, and the
+        client headers (API version, beta flags) it takes. By default: both as they are."""
+        return body, headers
 
     # Set by adaptors that override `prepare` (so the pipeline awaits nothing for the others).
     prepares: ClassVar[bool] = False

@@ -409,7 +409,7 @@ def new_adaptor(job: Job, channel: ChannelInfo) -> Adaptor:
     meta = RelayMeta(channel_id=channel.id, channel_type=channel.type, key=channel.key, base_url=channel.base_url,
                      other=channel.other, organization=channel.organization, requested_model=job.model,
                      upstream_model=upstream_model, mode=job.mode, is_stream=job.is_stream,
-                     prompt_tokens=job.prompt_tokens,
+                     prompt_tokens=job.prompt_tokens, inbound=job.inbound.name if job.inbound is not None else "",
                      capability=table_of(job.options.get("ModelCapabilities") or "")(upstream_model))
     adaptor = build_adaptor(meta)
     if not adaptor.supports(job.mode):
@@ -426,11 +426,13 @@ async def attempt(job: Job, channel: ChannelInfo) -> Outcome:
     http = state.http if state.http is not None else job.request.config_dict[keys.HTTP]
     ctx = UpstreamContext(http, state.credentials)
     payload: dict[str, Any] | aiohttp.FormData
+    native_headers: dict[str, str] = {}
     native = job.inbound is not None and job.inbound.native(channel.type)
     if job.form is not None:
         payload = upstream_form(adaptor, job.form)
     elif job.inbound is not None and native:
-        payload = job.inbound.native_body(adaptor.meta.model)
+        payload, native_headers = adaptor.native_request(job.inbound.native_body(adaptor.meta.model),
+                                                         job.inbound.native_headers(adaptor.request_headers()))
     else:
         payload = upstream_body(adaptor, job)
         if adaptor.prepares:
@@ -438,10 +440,11 @@ async def attempt(job: Job, channel: ChannelInfo) -> Outcome:
             await adaptor.prepare(payload, ctx)
     upstream = adaptor.build_request(job.mode, payload)
     if job.facts is not None:
-        job.facts.dropped = ",".join(adaptor.meta.notices)
+        inbound_notices = job.inbound.notices if job.inbound is not None else []
+        job.facts.dropped = ",".join(dict.fromkeys([*inbound_notices, *adaptor.meta.notices]))
     reader: AnswerReader = adaptor
     if job.inbound is not None and native:
-        upstream.headers.update(job.inbound.native_headers(upstream.headers))
+        upstream.headers.update(native_headers)
         if job.inbound.native_path:
             upstream.url = adaptor.base_url + job.inbound.native_path
         reader = job.inbound.native_reader(adaptor)

@@ -53,6 +53,9 @@ SEAL_PREFIX = "gwr1."
 ANTHROPIC = "anthropic"  # thinking blocks (payload: {"blocks": [...]})
 GEMINI = "gemini"  # thought signatures (payload: {"calls": {call id: signature}, "text": signature})
 TEXT = "text"  # visible reasoning only, nobody's signature (payload: {"text": ...})
+# What Gemini 3 takes in place of a thought signature on a function call it did not make itself
+# (history from another model): ai.google.dev/gemini-api/docs/thought-signatures (FAQ).
+GEMINI_SKIP_SIGNATURE = "skip_thought_signature_validator"
 
 
 def seal(provider: str, payload: dict[str, Any]) -> str:

@@ -45,6 +45,9 @@ class Inbound(ABC):
     def __init__(self, body: dict[str, Any], request: web.Request) -> None:
         self.body = body
         self.request = request
+        # What reading the client's body left out whatever the channel (a hosted tool no provider
+        # here runs, …): said in `X-Gateway-Dropped` and the log, with the adaptor's own notices.
+        self.notices: list[str] = []
 
     @property
     @abstractmethod
