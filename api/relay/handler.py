@@ -339,6 +339,7 @@ def new_facts(job: Job) -> RequestFacts:
         group=job.group, model=job.model, mode=str(job.mode), is_stream=job.is_stream,
         model_ratio=price.model_ratio, completion_ratio=price.completion_ratio, group_ratio=price.group_ratio,
         model_price=price.model_price, cache_ratio=price.cache_ratio, cache_creation_ratio=price.cache_creation_ratio,
+        cache_creation_1h_ratio=price.cache_creation_1h_ratio,
         started=time.time(), inbound=job.inbound.name if job.inbound is not None else "")
 
 

@@ -171,6 +171,7 @@ def usage_quota(job: Job, usage: TokenUsage) -> int:
     assert price is not None
     return pricing.settle_quota(price, usage.prompt_tokens, usage.completion_tokens,
                                 cached_tokens=usage.cached_tokens, cache_creation_tokens=usage.cache_creation_tokens,
+                                cache_creation_1h_tokens=usage.cache_creation_1h_tokens,
                                 quota_per_unit=job.options.get_int("QuotaPerUnit"))
 
 

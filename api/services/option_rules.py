@@ -119,6 +119,8 @@ DEFAULTS: dict[str, str] = {
     "CompletionRatio": orjson.dumps(pricing.DEFAULT_COMPLETION_RATIO).decode(),
     "CacheRatio": orjson.dumps(pricing.DEFAULT_CACHE_RATIO).decode(),
     "CreateCacheRatio": orjson.dumps(pricing.DEFAULT_CREATE_CACHE_RATIO).decode(),
+    # One-hour cache writes; a model with a CreateCacheRatio entry and none here pays pricing.ONE_HOUR_WRITE_RATIO
+    "CreateCacheRatio1h": orjson.dumps(pricing.DEFAULT_CREATE_CACHE_RATIO_1H).decode(),
     # What models accept (api/services/capabilities.py): pattern → fields changed from the shipped table
     "ModelCapabilities": "{}",
     "GroupRatio": orjson.dumps(pricing.DEFAULT_GROUP_RATIO).decode(),
@@ -155,7 +157,7 @@ SECRET_OPTIONS = frozenset({
 })
 
 JSON_OBJECT_OPTIONS = frozenset({"ModelPrice", "ModelRatio", "CompletionRatio", "GroupRatio", "TopupGroupRatio",
-                                 "CacheRatio", "CreateCacheRatio"})
+                                 "CacheRatio", "CreateCacheRatio", "CreateCacheRatio1h"})
 TRAILING_SLASH_OPTIONS = frozenset({
     "ServerAddress", "OutProxyUrl", "StripeApiSecret", "StripeWebhookSecret", "StripePriceId",
     "WeChatServerAddress",

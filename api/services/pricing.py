@@ -162,6 +162,12 @@ DEFAULT_CACHE_RATIO: dict[str, float] = {
     "deepseek-chat": 0.1, "deepseek-reasoner": 0.1,
 }  # fmt: skip
 DEFAULT_CREATE_CACHE_RATIO: dict[str, float] = {name: 1.25 for name in _CLAUDE_CACHED}
+# Anthropic bills a write to the one-hour cache (`cache_control.ttl = "1h"`) at 2× the input price,
+# a five-minute write at 1.25× (platform.claude.com/docs/en/build-with-claude/prompt-caching,
+# "1-hour cache duration"): option CreateCacheRatio1h. A model with a CreateCacheRatio entry and no
+# CreateCacheRatio1h entry has its one-hour writes billed at ONE_HOUR_WRITE_RATIO.
+ONE_HOUR_WRITE_RATIO = 2.0
+DEFAULT_CREATE_CACHE_RATIO_1H: dict[str, float] = {name: ONE_HOUR_WRITE_RATIO for name in _CLAUDE_CACHED}
 
 # dall-e sizes (new-api relay-image.go); other sizes count 1.
 IMAGE_SIZE_RATIOS: dict[str, Decimal] = {
@@ -242,6 +248,7 @@ class Price:
     model_price: float | None = None
     cache_ratio: float | None = None  # cache-read tokens; None = billed as prompt tokens
     cache_creation_ratio: float | None = None  # cache-write tokens; None = billed as prompt tokens
+    cache_creation_1h_ratio: float | None = None  # one-hour cache-write tokens; None = billed as prompt tokens
 
     @property
     def per_call(self) -> bool:
@@ -264,9 +271,11 @@ def resolve_price(
     default_ratio: float | None = None,
     cache_ratio: Mapping[str, float] = DEFAULT_CACHE_RATIO,
     create_cache_ratio: Mapping[str, float] = DEFAULT_CREATE_CACHE_RATIO,
+    create_cache_ratio_1h: Mapping[str, float] = DEFAULT_CREATE_CACHE_RATIO_1H,
 ) -> Price:
     """ModelPrice first (per call; a negative price means unset), then ModelRatio, then the optional
-    default ratio; otherwise PriceNotConfigured("model X has no price configured")."""
+    default ratio; otherwise PriceNotConfigured("model X has no price configured"). The cache ratios
+    come with a ratio price only (a per-call price covers the whole request)."""
     name = wildcard_name(model)
     gr = group_ratio_for(group, group_ratio)
     for key in (model, name):
@@ -278,9 +287,19 @@ def resolve_price(
         if default_ratio is None:
             raise PriceNotConfigured(model)
         ratio = default_ratio
+    write = _lookup(create_cache_ratio, model, name)
     return Price(model, float(ratio), completion_ratio_for(model, completion_ratio), gr,
-                 cache_ratio=_lookup(cache_ratio, model, name),
-                 cache_creation_ratio=_lookup(create_cache_ratio, model, name))
+                 cache_ratio=_lookup(cache_ratio, model, name), cache_creation_ratio=write,
+                 cache_creation_1h_ratio=one_hour_write_ratio(_lookup(create_cache_ratio_1h, model, name), write))
+
+
+def one_hour_write_ratio(configured: float | None, five_minute: float | None) -> float | None:
+    """The ratio of a one-hour cache write: the model's CreateCacheRatio1h entry; without one,
+    ONE_HOUR_WRITE_RATIO when the model has a (five-minute) CreateCacheRatio entry, since a model
+    priced for cache writes is one whose provider bills them; else None (billed as prompt tokens)."""
+    if configured is not None:
+        return configured
+    return ONE_HOUR_WRITE_RATIO if five_minute is not None else None
 
 
 class OptionTables(Protocol):
@@ -298,6 +317,7 @@ def resolve_configured(options: OptionTables, model: str, group: str = "default"
         model_price=options.get_json("ModelPrice") or {}, group_ratio=options.get_json("GroupRatio") or {},
         cache_ratio=options.get_json("CacheRatio") or {},
         create_cache_ratio=options.get_json("CreateCacheRatio") or {},
+        create_cache_ratio_1h=options.get_json("CreateCacheRatio1h") or {},
         default_ratio=SELF_USE_DEFAULT_RATIO if options.get_bool("SelfUseModeEnabled") else None)
 
 
@@ -364,25 +384,30 @@ def pre_charge_quota(
 
 def settle_quota(
     price: Price, prompt_tokens: int, completion_tokens: int, *, cached_tokens: int = 0,
-    cache_creation_tokens: int = 0, quota_per_unit: int = QUOTA_PER_UNIT,
+    cache_creation_tokens: int = 0, cache_creation_1h_tokens: int = 0, quota_per_unit: int = QUOTA_PER_UNIT,
 ) -> int:
     """The final quota of a request from its usage (per-call price, or ratio billing).
 
     `prompt_tokens` includes the cache reads (`cached_tokens`) and the cache writes
-    (`cache_creation_tokens`); each is billed at its ratio when the model has one configured, else
-    as a normal prompt token: round_half_up(((P − Cr − Cw) + Cr × CRr + Cw × CRw + C × CR) × MR × GR).
+    (`cache_creation_tokens`), of which `cache_creation_1h_tokens` went to the one-hour cache. Each
+    kind is billed at its ratio when the price has one, else as a normal prompt token:
+    round_half_up(((P − Cr − Cw) + Cr × CRr + Cw5 × CRw + Cw1h × CRw1h + C × CR) × MR × GR),
+    Cw5 = Cw − Cw1h. Counts an upstream got wrong are clamped: reads to P, writes to what the reads
+    leave, one-hour writes to the writes.
     """
     if price.model_price is not None:
         return per_call_quota(price.model_price, price.group_ratio, quota_per_unit)
     read = max(0, min(cached_tokens, prompt_tokens)) if price.cache_ratio is not None else 0
-    write = max(0, min(cache_creation_tokens, prompt_tokens - read)) if price.cache_creation_ratio is not None else 0
-    if not read and not write:
+    writes = max(0, min(cache_creation_tokens, prompt_tokens - read))
+    one_hour = max(0, min(cache_creation_1h_tokens, writes))
+    five = writes - one_hour if price.cache_creation_ratio is not None else 0
+    one_hour = one_hour if price.cache_creation_1h_ratio is not None else 0
+    if not read and not five and not one_hour:
         return ratio_quota(prompt_tokens, completion_tokens, price.model_ratio, price.completion_ratio,
                            price.group_ratio)
-    if prompt_tokens <= 0 and completion_tokens <= 0:
-        return 0
-    prompt = (_dec(prompt_tokens - read - write) + _dec(read) * _dec(price.cache_ratio or 0)
-              + _dec(write) * _dec(price.cache_creation_ratio or 0))
+    prompt = (_dec(prompt_tokens - read - five - one_hour) + _dec(read) * _dec(price.cache_ratio or 0)
+              + _dec(five) * _dec(price.cache_creation_ratio or 0)
+              + _dec(one_hour) * _dec(price.cache_creation_1h_ratio or 0))
     mr = _dec(price.model_ratio)
     quota = round_half_up(
         (prompt + _dec(completion_tokens) * _dec(price.completion_ratio)) * mr * _dec(price.group_ratio))

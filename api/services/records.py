@@ -5,7 +5,8 @@ a worker (api.services.settlement writes it to the database); a reservation (api
 reservations) keeps the same fields of a running request, so that the sweep can write the record
 of a request whose process died. Both are JSON with short keys (one per field, below): records
 and reservations written by a running version must stay readable by the next one, so a key is
-never renamed and a missing key reads as the field's default.
+never renamed and a missing key reads as the field's default. Keys added later (`cw1h`, `cwr1h`)
+are written only when they say something, so a record without them reads as it always did.
 """
 from __future__ import annotations
 
@@ -102,6 +103,7 @@ class SettlementRecord:
     model_price: float | None = None  # per-call price in USD; None = billed by tokens
     cache_ratio: float | None = None
     cache_creation_ratio: float | None = None
+    cache_creation_1h_ratio: float | None = None  # one-hour cache writes; None = billed as prompt tokens
     inbound: str = ""  # the client's format when not OpenAI's
     dropped: str = ""  # what conversion left out for the channel (comma-separated), "" = nothing
     task_id: str = ""
@@ -124,7 +126,8 @@ class SettlementRecord:
             model=facts.model, upstream_model=facts.upstream_model or facts.model, mode=facts.mode,
             is_stream=facts.is_stream, first_response_ms=facts.first_response_ms, model_ratio=facts.model_ratio,
             completion_ratio=facts.completion_ratio, group_ratio=facts.group_ratio, model_price=facts.model_price,
-            cache_ratio=facts.cache_ratio, cache_creation_ratio=facts.cache_creation_ratio, inbound=facts.inbound,
+            cache_ratio=facts.cache_ratio, cache_creation_ratio=facts.cache_creation_ratio,
+            cache_creation_1h_ratio=facts.cache_creation_1h_ratio, inbound=facts.inbound,
             dropped=facts.dropped, task_id=facts.task_id, started=facts.started,
             use_time=max(0, int(now - facts.started)),
             incomplete=facts.incomplete, at=round(now, 6))
@@ -136,7 +139,8 @@ class SettlementRecord:
     @property
     def price(self) -> pricing.Price:
         return pricing.Price(self.model, self.model_ratio, self.completion_ratio, self.group_ratio,
-                             self.model_price, self.cache_ratio, self.cache_creation_ratio)
+                             self.model_price, self.cache_ratio, self.cache_creation_ratio,
+                             self.cache_creation_1h_ratio)
 
     # -- the wire form ---------------------------------------------------------------------------
 
@@ -156,7 +160,7 @@ class SettlementRecord:
         return cls(
             request_id=str(r.get("rid", "")), quota=int(r.get("q") or 0),
             usage=TokenUsage(int(r.get("p") or 0), int(r.get("ct") or 0), int(r.get("ca") or 0),
-                             int(r.get("rs") or 0), int(r.get("cw") or 0)),
+                             int(r.get("rs") or 0), int(r.get("cw") or 0), int(r.get("cw1h") or 0)),
             kind=str(r.get("k") or ""), token_id=int(r.get("t") or 0), token_limited=bool(r.get("tl")),
             token_name=str(r.get("tn", "")), username=str(r.get("un", "")), group=str(r.get("g", "")),
             channel_id=channel, used_channels=[int(c) for c in r.get("uc") or ([channel] if channel else [])],
@@ -164,7 +168,7 @@ class SettlementRecord:
             is_stream=bool(r.get("s")), first_response_ms=int(r.get("frt") or 0),
             model_ratio=_number(r, "mr", 0), completion_ratio=_number(r, "cr", 1), group_ratio=_number(r, "gr", 1),
             model_price=None if mp is None or mp < 0 else mp, cache_ratio=r.get("cra"),
-            cache_creation_ratio=r.get("cwr"),
+            cache_creation_ratio=r.get("cwr"), cache_creation_1h_ratio=r.get("cwr1h"),
             inbound=str(r.get("fmt") or ""), dropped=str(r.get("drp") or ""), task_id=str(r.get("task") or ""),
             started=float(r.get("st") or 0),
             use_time=int(r.get("ut") or 0), incomplete=str(r.get("inc") or ""), at=float(r.get("ts") or 0),
@@ -199,6 +203,7 @@ class Request(Protocol):
     model_price: float | None
     cache_ratio: float | None
     cache_creation_ratio: float | None
+    cache_creation_1h_ratio: float | None
     inbound: str
     dropped: str
     task_id: str
@@ -218,15 +223,22 @@ def request_fields(r: Request) -> dict[str, Any]:
         "cwr": r.cache_creation_ratio, "fmt": r.inbound, "task": r.task_id,
         "st": round(r.started, 3),
     }
+    if r.cache_creation_1h_ratio is not None:
+        fields["cwr1h"] = r.cache_creation_1h_ratio
     if r.dropped:
         fields["drp"] = r.dropped
     return fields
 
 
 def _charge_fields(quota: int, usage: TokenUsage, use_time: int, incomplete: str, at: float) -> dict[str, Any]:
-    return {"q": quota, "p": usage.prompt_tokens, "ct": usage.completion_tokens, "ca": usage.cached_tokens,
-            "rs": usage.reasoning_tokens, "cw": usage.cache_creation_tokens, "ut": use_time, "inc": incomplete,
-            "ts": round(at, 6)}
+    fields: dict[str, Any] = {
+        "q": quota, "p": usage.prompt_tokens, "ct": usage.completion_tokens, "ca": usage.cached_tokens,
+        "rs": usage.reasoning_tokens, "cw": usage.cache_creation_tokens, "ut": use_time, "inc": incomplete,
+        "ts": round(at, 6),
+    }
+    if usage.cache_creation_1h_tokens:
+        fields["cw1h"] = usage.cache_creation_1h_tokens
+    return fields
 
 
 def encode_settlement(request: Request, quota: int, usage: TokenUsage) -> bytes:

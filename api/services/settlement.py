@@ -79,6 +79,7 @@ class RequestFacts:
     model_price: float | None = None
     cache_ratio: float | None = None  # applied to cache reads (None: billed as prompt tokens)
     cache_creation_ratio: float | None = None  # applied to cache writes
+    cache_creation_1h_ratio: float | None = None  # applied to the one-hour part of the cache writes
     started: float = field(default_factory=time.time)
     first_response_ms: int = 0
     incomplete: str = ""  # why an answer stopped early ("" = complete)
@@ -153,6 +154,10 @@ def _other(r: SettlementRecord) -> str:
         other["cache_creation_tokens"] = usage.cache_creation_tokens
         if r.cache_creation_ratio is not None:
             other["cache_creation_ratio"] = r.cache_creation_ratio
+    if usage.cache_creation_1h_tokens:
+        other["cache_creation_tokens_1h"] = usage.cache_creation_1h_tokens
+        if r.cache_creation_1h_ratio is not None:
+            other["cache_creation_ratio_1h"] = r.cache_creation_1h_ratio
     if usage.reasoning_tokens:
         other["reasoning_tokens"] = usage.reasoning_tokens
     if r.incomplete:
@@ -185,6 +190,8 @@ def _content(r: SettlementRecord) -> str:
             text += f", cache ratio {r.cache_ratio}"
         if r.usage.cache_creation_tokens and r.cache_creation_ratio is not None:
             text += f", cache write ratio {r.cache_creation_ratio}"
+        if r.usage.cache_creation_1h_tokens and r.cache_creation_1h_ratio is not None:
+            text += f", 1-hour cache write ratio {r.cache_creation_1h_ratio}"
     if r.incomplete:
         text += f" (incomplete: {r.incomplete})"
     return text

@@ -40,10 +40,11 @@ async def test_public_pricing_lists_models_of_enabled_channels(anon: ApiClient, 
     assert entries["gpt-4o"] == {"model_name": "gpt-4o", "quota_type": 0, "model_ratio": 2.5,
                                  "completion_ratio": 4.0, "model_price": 0.0,
                                  "enable_groups": ["default", "vip"], "owner_by": "",
-                                 "cache_ratio": 0.5, "cache_creation_ratio": None}
+                                 "cache_ratio": 0.5, "cache_creation_ratio": None, "cache_creation_1h_ratio": None}
     claude = entries["claude-3-haiku-20240307"]
     assert (claude["completion_ratio"], claude["cache_ratio"], claude["cache_creation_ratio"]) == (5.0, 0.1, 1.25)
-    assert entries["dall-e-3"]["cache_ratio"] is None  # per call
+    assert claude["cache_creation_1h_ratio"] == 2  # a one-hour write: 2 × input, as Anthropic bills it
+    assert entries["dall-e-3"]["cache_ratio"] is None and entries["dall-e-3"]["cache_creation_1h_ratio"] is None
     assert entries["dall-e-3"]["quota_type"] == 1 and entries["dall-e-3"]["model_price"] == 0.04
     assert body["group_ratio"] == {"default": 1, "vip": 1, "svip": 1}
     assert body["user_group"] is None and "default" in body["usable_group"]
@@ -57,17 +58,22 @@ async def test_options_override_prices_and_groups(client, root: ApiClient, anon:
     await root.put("/api/option/", {"key": "CacheRatio", "value": '{"gpt-4o": 0.25}'})
     bad = await root.put("/api/option/", {"key": "CreateCacheRatio", "value": '{"gpt-4o": -1}'})
     assert bad["success"] is False  # a negative ratio is refused, nothing changed
+    bad = await root.put("/api/option/", {"key": "CreateCacheRatio1h", "value": '{"gpt-4o": "2"}'})
+    assert bad["success"] is False  # a ratio is a number
+    await root.put("/api/option/", {"key": "CreateCacheRatio1h", "value": '{"gpt-4o": 1.5}'})
 
     async def updated() -> dict | None:
         body = await anon.get("/api/pricing")
         entries = by_name(body)
         done = "my-unpriced-model" in entries and entries["gpt-4o"]["model_ratio"] == 2
-        return body if done and entries["gpt-4o"]["cache_ratio"] == 0.25 else None
+        cached = entries["gpt-4o"]["cache_ratio"] == 0.25 and entries["gpt-4o"]["cache_creation_1h_ratio"] == 1.5
+        return body if done and cached else None
 
     body = await eventually(updated)
     entries = by_name(body)
     assert entries["gpt-4o"]["completion_ratio"] == 1.5
     assert (entries["gpt-4o"]["cache_ratio"], entries["gpt-4o"]["cache_creation_ratio"]) == (0.25, None)
+    assert entries["gpt-4o"]["cache_creation_1h_ratio"] == 1.5  # its own entry, without a five-minute one
     assert entries["my-unpriced-model"]["model_ratio"] == 3 and entries["my-unpriced-model"]["enable_groups"] == [
         "default", "vip"]
     claude = entries["claude-3-haiku-20240307"]

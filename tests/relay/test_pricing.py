@@ -144,7 +144,8 @@ def test_configured_tables_replace_defaults() -> None:
         "gpt-4o", model_ratio={"gpt-4o": 1}, completion_ratio={"gpt-4o": 2}, model_price={}, group_ratio={},
         cache_ratio={}, create_cache_ratio={"gpt-4o": 2}
     )
-    assert price == Price("gpt-4o", 1, 2, 1, None, cache_ratio=None, cache_creation_ratio=2)
+    assert price == Price("gpt-4o", 1, 2, 1, None, cache_ratio=None, cache_creation_ratio=2,
+                          cache_creation_1h_ratio=pricing.ONE_HOUR_WRITE_RATIO)
     assert resolve_price("free", model_ratio={"free": 0}).model_ratio == 0
 
 
@@ -306,3 +307,102 @@ def test_cached_tokens_billed_at_their_ratios_to_the_unit() -> None:
     assert settle_quota(both, 0, 0) == 0
     per_call = Price("m", 0, 1, 1, model_price=0.01, cache_ratio=0.1)
     assert settle_quota(per_call, 1000, 0, cached_tokens=1000) == per_call_quota(0.01)
+
+
+# -- one-hour cache writes (option CreateCacheRatio1h) ----------------------------------------------
+
+
+def test_one_hour_write_ratio_resolves_per_model() -> None:
+    """An entry of CreateCacheRatio1h wins; without one, a model priced for cache writes pays
+    ONE_HOUR_WRITE_RATIO (Anthropic's 2 × input); a model in neither table pays prompt tokens."""
+    claude = resolve_price("claude-sonnet-4-5-20250929")
+    assert (claude.cache_creation_ratio, claude.cache_creation_1h_ratio) == (1.25, 2)
+    assert set(pricing.DEFAULT_CREATE_CACHE_RATIO_1H) == set(pricing.DEFAULT_CREATE_CACHE_RATIO)
+    tables = {"model_ratio": {"m": 1, "n": 1, "o": 1}, "create_cache_ratio": {"m": 1.25, "n": 1.25}}
+    assert resolve_price("m", **tables, create_cache_ratio_1h={"m": 1.6}).cache_creation_1h_ratio == 1.6
+    assert resolve_price("n", **tables, create_cache_ratio_1h={"m": 1.6}).cache_creation_1h_ratio == 2
+    neither = resolve_price("o", **tables, create_cache_ratio_1h={})
+    assert (neither.cache_creation_ratio, neither.cache_creation_1h_ratio) == (None, None)
+    only_1h = resolve_price("o", **tables, create_cache_ratio_1h={"o": 3})
+    assert (only_1h.cache_creation_ratio, only_1h.cache_creation_1h_ratio) == (None, 3)
+    assert resolve_price("dall-e-3").cache_creation_1h_ratio is None  # per call
+
+
+class Options:
+    """The option tables resolve_configured reads, as JSON values."""
+
+    def __init__(self, **tables: object) -> None:
+        self.tables = tables
+
+    def get_json(self, key: str) -> object:
+        return self.tables.get(key)
+
+    def get_bool(self, key: str) -> bool:
+        return False
+
+
+def test_configured_one_hour_ratio_comes_from_its_option() -> None:
+    options = Options(ModelRatio={"m": 1}, CreateCacheRatio={"m": 1.25}, CreateCacheRatio1h={"m": 2.5})
+    assert pricing.resolve_configured(options, "m").cache_creation_1h_ratio == 2.5
+    options = Options(ModelRatio={"m": 1}, CreateCacheRatio={"m": 1.25})
+    assert pricing.resolve_configured(options, "m").cache_creation_1h_ratio == 2
+
+
+def test_one_hour_writes_billed_at_their_ratio_to_the_unit() -> None:
+    price = Price("m", 3, 5, 1, cache_ratio=0.1, cache_creation_ratio=1.25, cache_creation_1h_ratio=2)
+    # (1000 − 600 − 300) + 600 × 0.1 + 180 × 1.25 + 120 × 2 = 100 + 60 + 225 + 240 = 625,
+    # + 100 × 5 = 1125, × 3 = 3375
+    assert settle_quota(price, 1000, 100, cached_tokens=600, cache_creation_tokens=300,
+                        cache_creation_1h_tokens=120) == 3375
+    # All writes one-hour: (1000 − 600 − 300) + 60 + 300 × 2 = 760, + 500 = 1260 × 3 = 3780
+    assert settle_quota(price, 1000, 100, cached_tokens=600, cache_creation_tokens=300,
+                        cache_creation_1h_tokens=300) == 3780
+    # No one-hour writes: exactly the five-minute bill (100 + 60 + 375 + 500) × 3 = 3105
+    assert settle_quota(price, 1000, 100, cached_tokens=600, cache_creation_tokens=300) == 3105
+
+
+def test_one_hour_writes_cost_what_anthropic_bills() -> None:
+    """1M tokens written for an hour cost 2 × 1M input tokens; written for 5 minutes, 1.25 ×."""
+    sonnet = resolve_price("claude-sonnet-4-5-20250929")  # $3 / 1M input
+    prompt = settle_quota(sonnet, 1_000_000, 0)
+    assert prompt == 1_500_000  # $3
+    assert settle_quota(sonnet, 1_000_000, 0, cache_creation_tokens=1_000_000,
+                        cache_creation_1h_tokens=1_000_000) == 2 * prompt
+    assert settle_quota(sonnet, 1_000_000, 0, cache_creation_tokens=1_000_000) == 1_875_000  # 1.25 ×
+
+
+def test_one_hour_rounding_edges_half_up_in_decimal() -> None:
+    one_hour = Price("m", 1, 1, 1, cache_creation_1h_ratio=1.15)
+    # 50 × 1.15 = 57.5 → 58 (float arithmetic gives 57.49999999999999 and would round to 57)
+    assert settle_quota(one_hour, 50, 0, cache_creation_tokens=50, cache_creation_1h_tokens=50) == 58
+    # (1 + 1 × 1.25 + 1 × 2 + 1 × 0.75) × 0.5 = 2.5 → 3 (half up, never banker's 2)
+    half = Price("m", 0.5, 0.75, 1, cache_creation_ratio=1.25, cache_creation_1h_ratio=2)
+    assert settle_quota(half, 3, 1, cache_creation_tokens=2, cache_creation_1h_tokens=1) == 3
+    both = Price("m", 1, 1, 0.5, cache_creation_ratio=1.25, cache_creation_1h_ratio=2)
+    # (2 × 1.25 + 1 × 2) × 0.5 = 2.25 → 2; (1 × 1.25 + 2 × 2) × 0.5 = 2.625 → 3
+    assert settle_quota(both, 3, 0, cache_creation_tokens=3, cache_creation_1h_tokens=1) == 2
+    assert settle_quota(both, 3, 0, cache_creation_tokens=3, cache_creation_1h_tokens=2) == 3
+    # 1 × 2 × 0.001 = 0.002 → at least 1 when the model has a price
+    tiny = Price("m", 0.001, 1, 1, cache_creation_1h_ratio=2)
+    assert settle_quota(tiny, 1, 0, cache_creation_tokens=1, cache_creation_1h_tokens=1) == 1
+
+
+def test_one_hour_writes_without_their_ratio_are_prompt_tokens() -> None:
+    five_only = Price("m", 1, 1, 1, cache_creation_ratio=1.25)
+    # 100 one-hour writes at the prompt rate, 100 five-minute writes at 1.25: 100 + 125 = 225
+    assert settle_quota(five_only, 200, 0, cache_creation_tokens=200, cache_creation_1h_tokens=100) == 225
+    one_hour_only = Price("m", 1, 1, 1, cache_creation_1h_ratio=2)
+    # 100 five-minute writes at the prompt rate, 100 one-hour writes at 2: 100 + 200 = 300
+    assert settle_quota(one_hour_only, 200, 0, cache_creation_tokens=200, cache_creation_1h_tokens=100) == 300
+    assert settle_quota(Price("m", 1, 1, 1), 200, 0, cache_creation_tokens=200, cache_creation_1h_tokens=100) == 200
+
+
+def test_one_hour_counts_an_upstream_got_wrong_are_clamped() -> None:
+    price = Price("m", 1, 1, 1, cache_ratio=0.1, cache_creation_ratio=1.25, cache_creation_1h_ratio=2)
+    # More one-hour writes than writes: all 100 writes one-hour → 100 × 2 = 200
+    assert settle_quota(price, 100, 0, cache_creation_tokens=100, cache_creation_1h_tokens=500) == 200
+    # Writes beyond what the reads leave of the prompt: 60 reads, 40 writes (all one-hour) → 6 + 80 = 86
+    assert settle_quota(price, 100, 0, cached_tokens=60, cache_creation_tokens=90, cache_creation_1h_tokens=90) == 86
+    assert settle_quota(price, 100, 0, cache_creation_tokens=-5, cache_creation_1h_tokens=-5) == 100
+    per_call = Price("m", 0, 1, 1, model_price=0.01, cache_creation_1h_ratio=2)
+    assert settle_quota(per_call, 1000, 0, cache_creation_tokens=1000, cache_creation_1h_tokens=1000) == 5000

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import orjson
 
+from api.services import pricing
 from api.services.records import REFUND, SettlementRecord, TokenUsage, encode_reservation, encode_settlement
 from api.services.settlement import RequestFacts
 
@@ -66,3 +67,51 @@ def test_the_relays_settlement_encodes_what_the_typed_record_would() -> None:
     assert abs(fast.at - typed.at) < 5 and fast.use_time >= 0
     fast.at, fast.use_time = typed.at, typed.use_time
     assert fast == typed
+
+
+def _claude_facts() -> RequestFacts:
+    """A request priced with the one-hour cache-write ratio (a snapshot of the price at request time)."""
+    facts = _facts()
+    facts.model = facts.upstream_model = "claude-sonnet-4-5-20250929"
+    facts.model_ratio, facts.completion_ratio, facts.group_ratio = 1.5, 5, 1
+    facts.cache_ratio, facts.cache_creation_ratio, facts.cache_creation_1h_ratio = 0.1, 1.25, 2
+    return facts
+
+
+def test_one_hour_writes_and_their_ratio_travel_with_the_record() -> None:
+    usage = TokenUsage(1000, 100, cached_tokens=600, cache_creation_tokens=300, cache_creation_1h_tokens=120)
+    record = SettlementRecord.of(_claude_facts(), 3375, usage)
+    wire = orjson.loads(record.encode())
+    assert (wire["cw"], wire["cw1h"], wire["cwr"], wire["cwr1h"]) == (300, 120, 1.25, 2)
+    again = SettlementRecord.decode(record.encode())
+    assert again == record and again.usage.cache_creation_1h_tokens == 120
+    assert again.price.cache_creation_1h_ratio == 2
+    fast = SettlementRecord.decode(encode_settlement(_claude_facts(), 3375, usage))
+    assert (fast.usage, fast.cache_creation_1h_ratio) == (usage, 2)
+
+
+def test_a_reservation_keeps_the_one_hour_ratio_for_the_sweep() -> None:
+    facts = _claude_facts()
+    request, pre = SettlementRecord.decode_reservation(encode_reservation(facts, 900, 57))
+    assert pre == 900 and request.cache_creation_1h_ratio == 2
+    assert request.price == pricing.Price(facts.model, 1.5, 5, 1, None, 0.1, 1.25, 2)
+
+
+def test_records_and_reservations_without_the_one_hour_keys_read_as_before() -> None:
+    """A record of the previous version (no `cw1h`, no `cwr1h`) has no one-hour writes and bills its
+    writes as it did; the keys are written only when they say something."""
+    old = {"rid": "r1", "t": 3, "tl": 0, "c": 5, "uc": [5], "m": "claude-3-5-sonnet-20241022",
+           "um": "claude-3-5-sonnet-20241022", "mode": "chat", "s": 1, "frt": 12, "tn": "k", "un": "u",
+           "g": "default", "mr": 1.5, "cr": 5, "gr": 1, "mp": -1, "cra": 0.1, "cwr": 1.25, "fmt": "anthropic",
+           "task": "", "st": 1.5, "q": 208, "p": 171, "ct": 9, "ca": 100, "rs": 0, "cw": 50, "ut": 2, "inc": "",
+           "ts": 3.25}
+    record = SettlementRecord.decode(orjson.dumps(old))
+    assert record.usage == TokenUsage(171, 9, cached_tokens=100, cache_creation_tokens=50)
+    assert record.cache_creation_1h_ratio is None
+    u = record.usage
+    assert pricing.settle_quota(record.price, u.prompt_tokens, u.completion_tokens, cached_tokens=u.cached_tokens,
+                                cache_creation_tokens=u.cache_creation_tokens) == 208
+    assert orjson.loads(record.encode()) == old
+    reservation = {key: old[key] for key in old if key not in {"q", "ct", "ca", "rs", "cw", "ut", "inc", "ts"}}
+    request, pre = SettlementRecord.decode_reservation(orjson.dumps({**reservation, "pre": 700}))
+    assert (pre, request.usage, request.cache_creation_1h_ratio) == (700, TokenUsage(171), None)

@@ -35,7 +35,8 @@ def _table(options: OptionsService, key: str, defaults: Mapping[str, float]) -> 
 
 def price_entry(model: str, groups: list[str], ratios: dict[str, float], completions: dict[str, float],
                 prices: dict[str, float], cache: Mapping[str, Any] | None = None,
-                cache_write: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
+                cache_write: Mapping[str, Any] | None = None,
+                cache_write_1h: Mapping[str, Any] | None = None) -> dict[str, Any] | None:
     """One model's entry, or None when it has neither a price nor a ratio (the relay refuses it)."""
     name = pricing.wildcard_name(model)
     price = prices.get(model, prices.get(name))
@@ -46,6 +47,8 @@ def price_entry(model: str, groups: list[str], ratios: dict[str, float], complet
         quota_type, model_price = 0, 0.0
     else:
         return None
+    by_ratio = quota_type == 0
+    write = _ratio(cache_write, model, name) if by_ratio else None
     return {
         "model_name": model,
         "quota_type": quota_type,
@@ -54,9 +57,12 @@ def price_entry(model: str, groups: list[str], ratios: dict[str, float], complet
         "model_price": model_price,
         "enable_groups": groups,
         "owner_by": "",
-        # Cached input (CacheRatio / CreateCacheRatio, as the relay applies them); None = billed as prompt.
-        "cache_ratio": _ratio(cache, model, name) if quota_type == 0 else None,
-        "cache_creation_ratio": _ratio(cache_write, model, name) if quota_type == 0 else None,
+        # Cached input (CacheRatio / CreateCacheRatio / CreateCacheRatio1h, as the relay applies them);
+        # None = billed as prompt.
+        "cache_ratio": _ratio(cache, model, name) if by_ratio else None,
+        "cache_creation_ratio": write,
+        "cache_creation_1h_ratio": (pricing.one_hour_write_ratio(_ratio(cache_write_1h, model, name), write)
+                                    if by_ratio else None),
     }
 
 
@@ -75,7 +81,9 @@ async def build_pricing(options: OptionsService) -> list[dict[str, Any]]:
     completions = _table(options, "CompletionRatio", pricing.DEFAULT_COMPLETION_RATIO)
     prices = _table(options, "ModelPrice", pricing.DEFAULT_MODEL_PRICE)
     cache, cache_write = options.get_json("CacheRatio") or {}, options.get_json("CreateCacheRatio") or {}
-    entries = (price_entry(m, sorted(g), ratios, completions, prices, cache, cache_write) for m, g in groups.items())
+    cache_write_1h = options.get_json("CreateCacheRatio1h") or {}
+    entries = (price_entry(m, sorted(g), ratios, completions, prices, cache, cache_write, cache_write_1h)
+               for m, g in groups.items())
     return sorted((e for e in entries if e is not None),
                   key=lambda e: (not e["model_name"].startswith("gpt"), e["model_name"]))
 
