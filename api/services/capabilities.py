@@ -12,19 +12,25 @@ A row says, for the models whose (upstream) name matches its pattern:
 - `reasoning`: how thinking is controlled: `effort` (OpenAI's `reasoning_effort`), `claude-budget`
   (`thinking.budget_tokens`), `claude-adaptive` (`thinking: {type: adaptive}` +
   `output_config.effort`; a budget is refused), `gemini-budget` (`thinkingBudget`), `gemini-level`
-  (`thinkingLevel`), `none`; `efforts` the effort values it takes (others map to the nearest);
+  (`thinkingLevel`), `switch` (`thinking: {type: enabled|disabled}`, DeepSeek's and Kimi's own
+  field, plus `reasoning_effort` when `efforts` has values), `none`; `efforts` the effort values it
+  takes (others map to the nearest);
 - `thinks_by_default`: it thinks when the request says nothing (the output limit must leave room);
 - `forced_tool_choice`: `always`, `without-thinking` (a forced tool call is refused while thinking),
   or `never` (only `auto` and `none`);
 - `replays_reasoning`: earlier turns' `reasoning_content` must go back with tool turns (DeepSeek,
   Kimi thinking mode); `thought_signatures`: Gemini 3's signatures must go back on function calls;
-- `structured_output`: a native JSON-schema output (else an instruction in the system prompt).
+- `structured_output`: a native JSON-schema output (else an instruction in the system prompt);
+- `web_search_options`: an OpenAI search model (it searches on every request; a hosted web search
+  tool becomes `web_search_options`); `cache_breakpoints`: it takes explicit prompt-cache
+  breakpoints on content parts (`prompt_cache_breakpoint`, OpenAI's gpt-5.6 and later).
 
 Rows are matched on the model name without provider prefixes (`us.anthropic.`, `models/`,
 `publishers/…/models/`) and without Bedrock's version suffix; the longest matching pattern wins
 (a pattern ending in `*` is a prefix, otherwise the whole name). The option `ModelCapabilities`
 (a JSON object: pattern → the fields to change) adds rows or changes shipped ones without a release;
-`validate_overrides` checks it when it is saved.
+`validate_overrides` checks it when it is saved. Rows are data: a family's shared fields are a
+template row, and `like(template, pattern, **changes)` makes a row from it.
 """
 from __future__ import annotations
 
@@ -36,7 +42,7 @@ from typing import Any
 SAMPLING = frozenset({"temperature", "top_p", "top_k", "presence_penalty", "frequency_penalty", "seed", "logprobs",
                       "top_logprobs", "stop", "logit_bias", "n"})
 OPENAI_SAMPLING = SAMPLING - {"top_k"}
-REASONING_KINDS = ("none", "effort", "claude-budget", "claude-adaptive", "gemini-budget", "gemini-level")
+REASONING_KINDS = ("none", "effort", "switch", "claude-budget", "claude-adaptive", "gemini-budget", "gemini-level")
 TOOL_CHOICE_KINDS = ("always", "without-thinking", "never")
 EFFORT_ORDER = ("none", "minimal", "low", "medium", "high", "xhigh", "max")
 # Thinking budgets (tokens) for an effort, where the model takes a budget rather than an effort.
@@ -58,6 +64,8 @@ class Capability:
     replays_reasoning: bool = False
     thought_signatures: bool = False
     structured_output: bool = True
+    web_search_options: bool = False
+    cache_breakpoints: bool = False
 
     def accepts(self, parameter: str) -> bool:
         """Whether a sampling parameter may be sent (non-sampling parameters are not this row's business)."""
@@ -84,10 +92,33 @@ class Capability:
     def budget_for(effort: str | None) -> int | None:
         return EFFORT_BUDGETS.get(effort or "")
 
+    @staticmethod
+    def effort_for(budget: int) -> str:
+        """The effort a thinking budget stands for: the largest whose budget it reaches (`minimal` below all)."""
+        reached = [effort for effort, tokens in EFFORT_BUDGETS.items() if budget >= tokens]
+        return reached[-1] if reached else "minimal"
+
+
+def like(template: Capability | Mapping[str, Any], pattern: str, **changes: Any) -> Capability:
+    """A row for `pattern`: `template` (a row, or a mapping of fields) with `changes` applied."""
+    base = template if isinstance(template, Capability) else Capability(**template)
+    return replace(base, pattern=pattern, **changes)
+
 
 NO_SAMPLING: frozenset[str] = frozenset({"stop"})
-OPENAI_REASONING = dict(output_param="max_completion_tokens", sampling=frozenset({"stop", "seed", "n"}),
-                        reasoning="effort", thinks_by_default=True)
+# OpenAI's chat models, and its reasoning models: `max_completion_tokens` (`max_tokens` refused), no
+# sampling but `seed` and `n` (temperature/top_p other than 1, penalties, logprobs and `stop` refused).
+OPENAI_CHAT = Capability(sampling=OPENAI_SAMPLING)
+OPENAI_REASONING = Capability(output_param="max_completion_tokens", max_output=128000, reasoning="effort",
+                              sampling=frozenset({"seed", "n"}), thinks_by_default=True)
+LOW_TO_HIGH = ("low", "medium", "high")
+DEEPSEEK_SAMPLING = frozenset({"temperature", "top_p", "presence_penalty", "frequency_penalty", "stop", "logprobs",
+                               "top_logprobs"})
+DEEPSEEK = Capability(reasoning="switch", sampling=frozenset({"stop"}), replays_reasoning=True)
+KIMI = Capability(sampling=frozenset({"stop"}), thinks_by_default=True, forced_tool_choice="without-thinking",
+                  replays_reasoning=True)
+GROK_REASONING = Capability(sampling=frozenset({"temperature", "top_p", "seed", "logprobs", "top_logprobs", "n"}),
+                            thinks_by_default=True)
 CLAUDE_ADAPTIVE = dict(reasoning="claude-adaptive", efforts=("low", "medium", "high", "xhigh", "max"),
                        sampling=frozenset({"stop"}), thinks_by_default=True, forced_tool_choice="without-thinking",
                        max_output=128000, default_output=32000)
@@ -102,22 +133,44 @@ GEMINI_3 = dict(reasoning="gemini-level", efforts=("minimal", "low", "medium", "
 ROWS: tuple[Capability, ...] = (
     Capability("*"),
     # -- OpenAI ------------------------------------------------------------------------------------
-    Capability("gpt-3.5-turbo*", max_output=4096, sampling=OPENAI_SAMPLING),
-    Capability("gpt-4", max_output=8192, sampling=OPENAI_SAMPLING),
-    Capability("gpt-4-turbo*", max_output=4096, sampling=OPENAI_SAMPLING),
-    Capability("gpt-4o*", max_output=16384, sampling=OPENAI_SAMPLING),
-    Capability("chatgpt-4o*", max_output=16384, sampling=OPENAI_SAMPLING),
-    Capability("gpt-4.1*", max_output=32768, sampling=OPENAI_SAMPLING),
-    Capability("o1*", max_output=100000, efforts=("low", "medium", "high"), **OPENAI_REASONING),  # type: ignore[arg-type]
-    Capability("o3*", max_output=100000, efforts=("low", "medium", "high"), **OPENAI_REASONING),  # type: ignore[arg-type]
-    Capability("o4-mini*", max_output=100000, efforts=("low", "medium", "high"), **OPENAI_REASONING),  # type: ignore[arg-type]
-    Capability("gpt-5*", max_output=128000, efforts=("minimal", "low", "medium", "high"),
-               **OPENAI_REASONING),  # type: ignore[arg-type]
-    Capability("gpt-5-chat*", max_output=16384, sampling=OPENAI_SAMPLING),
-    Capability("gpt-5.1*", max_output=128000, efforts=("none", "low", "medium", "high"),
-               **OPENAI_REASONING),  # type: ignore[arg-type]
-    Capability("gpt-5.2*", max_output=128000, efforts=("none", "low", "medium", "high", "xhigh"),
-               **OPENAI_REASONING),  # type: ignore[arg-type]
+    # Output caps: developers.openai.com/api/docs/models/<model> ("max output tokens"); a larger
+    # request is refused ("max_tokens is too large: …"). Reasoning models: the reasoning guide
+    # (platform.openai.com/docs/guides/reasoning) and the API's own refusals ("Unsupported parameter:
+    # 'max_tokens' …", "'stop' is not supported with this model", "Supported values are: 'none', …").
+    like(OPENAI_CHAT, "gpt-3.5-turbo*", max_output=4096),
+    like(OPENAI_CHAT, "gpt-4", max_output=8192),
+    like(OPENAI_CHAT, "gpt-4-0613", max_output=8192),
+    like(OPENAI_CHAT, "gpt-4-turbo*", max_output=4096),
+    like(OPENAI_CHAT, "gpt-4-1106*", max_output=4096),
+    like(OPENAI_CHAT, "gpt-4-0125*", max_output=4096),
+    like(OPENAI_CHAT, "gpt-4o*", max_output=16384),
+    like(OPENAI_CHAT, "gpt-4o-2024-05-13", max_output=4096),
+    like(OPENAI_CHAT, "chatgpt-4o*", max_output=16384),
+    like(OPENAI_CHAT, "gpt-4.1*", max_output=32768),
+    # Search models search on every request and refuse sampling ("Model incompatible request argument
+    # supplied: temperature"): platform.openai.com/docs/guides/tools-web-search?api-mode=chat.
+    like(OPENAI_CHAT, "gpt-4o-search-preview*", max_output=16384, sampling=frozenset(), web_search_options=True),
+    like(OPENAI_CHAT, "gpt-4o-mini-search-preview*", max_output=16384, sampling=frozenset(),
+         web_search_options=True),
+    like(OPENAI_REASONING, "gpt-5-search-api*", reasoning="none", web_search_options=True),
+    like(OPENAI_REASONING, "o1*", max_output=100000, efforts=LOW_TO_HIGH),
+    like(OPENAI_REASONING, "o1-mini*", max_output=65536, reasoning="none"),  # reasoning_effort refused
+    like(OPENAI_REASONING, "o1-preview*", max_output=32768, reasoning="none"),
+    like(OPENAI_REASONING, "o3*", max_output=100000, efforts=LOW_TO_HIGH),
+    like(OPENAI_REASONING, "o4-mini*", max_output=100000, efforts=LOW_TO_HIGH),
+    like(OPENAI_REASONING, "gpt-5*", efforts=("minimal", "low", "medium", "high")),
+    like(OPENAI_CHAT, "gpt-5-chat*", max_output=16384),
+    like(OPENAI_REASONING, "gpt-5-pro*", max_output=272000, efforts=("high",)),
+    like(OPENAI_REASONING, "gpt-5-codex*", efforts=LOW_TO_HIGH),
+    like(OPENAI_REASONING, "gpt-5.1*", efforts=("none", *LOW_TO_HIGH)),
+    like(OPENAI_REASONING, "gpt-5.1-codex*", efforts=LOW_TO_HIGH),
+    like(OPENAI_REASONING, "gpt-5.1-codex-max*", efforts=(*LOW_TO_HIGH, "xhigh")),
+    like(OPENAI_REASONING, "gpt-5.2*", efforts=("none", *LOW_TO_HIGH, "xhigh")),
+    like(OPENAI_REASONING, "gpt-5.2-codex*", efforts=(*LOW_TO_HIGH, "xhigh")),
+    like(OPENAI_REASONING, "gpt-5.3-codex*", efforts=(*LOW_TO_HIGH, "xhigh")),
+    like(OPENAI_REASONING, "gpt-5.4*", efforts=("none", *LOW_TO_HIGH, "xhigh")),
+    like(OPENAI_REASONING, "gpt-5.5*", efforts=("none", *LOW_TO_HIGH, "xhigh")),
+    like(OPENAI_REASONING, "gpt-5.6*", efforts=("none", *LOW_TO_HIGH, "xhigh", "max"), cache_breakpoints=True),
     # -- Anthropic Claude ----------------------------------------------------------------------------
     Capability("claude-*", max_output=8192, default_output=4096, reasoning="none", forced_tool_choice="always"),
     Capability("claude-3-haiku*", max_output=4096, default_output=4096),
@@ -152,17 +205,44 @@ ROWS: tuple[Capability, ...] = (
     Capability("gemini-2.5-*", max_output=65536, reasoning="gemini-budget", thinks_by_default=True,
                efforts=("minimal", "low", "medium", "high")),
     Capability("gemini-3*", **GEMINI_3),  # type: ignore[arg-type]
-    # -- DeepSeek, Moonshot Kimi and others speaking OpenAI's format ------------------------------------
-    Capability("deepseek-chat*", max_output=8192, sampling=OPENAI_SAMPLING, replays_reasoning=True),
-    Capability("deepseek-reasoner*", max_output=65536, sampling=frozenset({"stop"}), replays_reasoning=True,
-               thinks_by_default=True),
-    Capability("kimi-k2*", max_output=32768, sampling=OPENAI_SAMPLING, replays_reasoning=True),
-    Capability("kimi-k2-thinking*", max_output=65536, sampling=OPENAI_SAMPLING, replays_reasoning=True,
-               thinks_by_default=True),
-    Capability("grok-4*", max_output=65536, sampling=frozenset({"temperature", "top_p", "seed", "logprobs",
-                                                                "top_logprobs", "n"}), thinks_by_default=True),
-    Capability("grok-3-mini*", max_output=65536, reasoning="effort", efforts=("low", "high"),
-               sampling=OPENAI_SAMPLING),
+    # -- DeepSeek ----------------------------------------------------------------------------------
+    # api-docs.deepseek.com: chat parameters (no n, seed, logit_bias); thinking mode (`thinking: {type}`,
+    # guides/thinking_mode) ignores temperature/top_p/penalties and refuses logprobs, and needs the
+    # `reasoning_content` of tool turns sent back (400 otherwise). deepseek-chat / deepseek-reasoner
+    # (V3.2: 8K / 64K output) are the non-thinking / thinking aliases; V4 (2026-04-24) thinks by
+    # default, takes `reasoning_effort` high or max and writes up to 384K tokens.
+    like(DEEPSEEK, "deepseek-chat*", max_output=8192, sampling=DEEPSEEK_SAMPLING),
+    like(DEEPSEEK, "deepseek-reasoner*", max_output=65536, thinks_by_default=True),
+    like(DEEPSEEK, "deepseek-v4*", max_output=384000, efforts=("high", "max"), thinks_by_default=True,
+         sampling=DEEPSEEK_SAMPLING - {"logprobs", "top_logprobs"}),
+    # -- Moonshot Kimi -------------------------------------------------------------------------------
+    # platform.kimi.ai/docs/api/models-overview and guide/use-kimi-k2-thinking-model: k2.5 and k2.6
+    # think by default (`thinking: {type: disabled}` turns it off) and fix temperature, top_p, n and
+    # the penalties; kimi-k2-thinking and kimi-k2.7-code always think; a thinking turn refuses a forced
+    # tool_choice ("tool_choice 'required' is incompatible with thinking enabled") and needs the
+    # `reasoning_content` of earlier tool turns back ("reasoning_content is missing in assistant tool
+    # call message").
+    like(KIMI, "kimi-k2*", sampling=OPENAI_SAMPLING, thinks_by_default=False, forced_tool_choice="always"),
+    like(KIMI, "kimi-k2-thinking*", sampling=OPENAI_SAMPLING, reasoning="none", forced_tool_choice="never"),
+    like(KIMI, "kimi-k2.5*", reasoning="switch"),
+    like(KIMI, "kimi-k2.6*", reasoning="switch"),
+    like(KIMI, "kimi-k2.7-code*", reasoning="none", forced_tool_choice="never"),
+    # -- xAI Grok --------------------------------------------------------------------------------------
+    # docs.x.ai/developers/model-capabilities/text/reasoning: reasoning models refuse presence_penalty,
+    # frequency_penalty and stop; `reasoning_effort` only where listed (grok-3-mini low/high, grok-4.3
+    # none…high, grok-4.5 low…high, grok-4.6 low…xhigh); grok-4, -fast, 4.20 and grok-code refuse it
+    # ("Model does not support parameter reasoningEffort").
+    like(OPENAI_CHAT, "grok-3*"),
+    like(GROK_REASONING, "grok-3-mini*", reasoning="effort", efforts=("low", "high")),
+    like(GROK_REASONING, "grok-4*"),
+    like(OPENAI_CHAT, "grok-4-fast-non-reasoning*"),
+    like(OPENAI_CHAT, "grok-4-1-fast-non-reasoning*"),
+    like(OPENAI_CHAT, "grok-4.20-non-reasoning*"),
+    like(OPENAI_CHAT, "grok-4.20-0309-non-reasoning*"),
+    like(GROK_REASONING, "grok-4.3*", reasoning="effort", efforts=("none", *LOW_TO_HIGH)),
+    like(GROK_REASONING, "grok-4.5*", reasoning="effort", efforts=LOW_TO_HIGH),
+    like(GROK_REASONING, "grok-4.6*", reasoning="effort", efforts=(*LOW_TO_HIGH, "xhigh")),
+    like(GROK_REASONING, "grok-code*"),
 )
 
 _PREFIXES = re.compile(r"^(?:(?:us|eu|apac|global|jp|au)\.)?(?:anthropic\.|google\.|models/|publishers/[^/]+/models/)")
@@ -293,5 +373,5 @@ def table_of(raw_option: str) -> CapabilityTable:
     return table
 
 
-__all__ = ["Capability", "CapabilityTable", "capability", "table_of", "validate_overrides", "base_name",
+__all__ = ["Capability", "CapabilityTable", "capability", "table_of", "validate_overrides", "base_name", "like",
            "EFFORT_BUDGETS", "SAMPLING"]
