@@ -119,9 +119,21 @@ KIMI = Capability(sampling=frozenset({"stop"}), thinks_by_default=True, forced_t
                   replays_reasoning=True)
 GROK_REASONING = Capability(sampling=frozenset({"temperature", "top_p", "seed", "logprobs", "top_logprobs", "n"}),
                             thinks_by_default=True)
-CLAUDE_ADAPTIVE = dict(reasoning="claude-adaptive", efforts=("low", "medium", "high", "xhigh", "max"),
-                       sampling=frozenset({"stop"}), thinks_by_default=True, forced_tool_choice="without-thinking",
-                       max_output=128000, default_output=32000)
+# Claude (platform.claude.com/docs/en/about-claude/models/overview, …/build-with-claude/adaptive-thinking,
+# …/effort, …/extended-thinking, …/structured-outputs, and each model's migration guide). On a
+# `claude-adaptive` row, "none" among `efforts` means thinking may be switched off
+# (`thinking: {type: disabled}`); it is never sent as an effort.
+CLAUDE = Capability(max_output=8192, default_output=4096, sampling=frozenset({"temperature", "top_p", "top_k", "stop"}),
+                    structured_output=False)
+CLAUDE_BUDGET = like(CLAUDE, "*", max_output=64000, default_output=16000, reasoning="claude-budget",
+                     forced_tool_choice="without-thinking")
+CLAUDE_ADAPTIVE = like(CLAUDE, "*", max_output=128000, default_output=32000, reasoning="claude-adaptive",
+                       efforts=("none", "low", "medium", "high", "xhigh", "max"), sampling=NO_SAMPLING,
+                       forced_tool_choice="without-thinking", structured_output=True)
+# Thinking always on (`disabled` → 400) and forced tool use refused (models/opus-5-5/whats-new-opus-5-5,
+# models/sonnet-5-5/migration-guide; Fable and Mythos think always).
+CLAUDE_ALWAYS = like(CLAUDE_ADAPTIVE, "*", efforts=("low", "medium", "high", "xhigh", "max"), thinks_by_default=True,
+                     forced_tool_choice="never")
 GEMINI_3 = dict(reasoning="gemini-level", efforts=("minimal", "low", "medium", "high"), thinks_by_default=True,
                 thought_signatures=True, max_output=65536,
                 sampling=frozenset({"temperature", "top_p", "top_k", "seed", "stop", "n", "presence_penalty",
@@ -172,34 +184,34 @@ ROWS: tuple[Capability, ...] = (
     like(OPENAI_REASONING, "gpt-5.5*", efforts=("none", *LOW_TO_HIGH, "xhigh")),
     like(OPENAI_REASONING, "gpt-5.6*", efforts=("none", *LOW_TO_HIGH, "xhigh", "max"), cache_breakpoints=True),
     # -- Anthropic Claude ----------------------------------------------------------------------------
-    Capability("claude-*", max_output=8192, default_output=4096, reasoning="none", forced_tool_choice="always"),
-    Capability("claude-3-haiku*", max_output=4096, default_output=4096),
-    Capability("claude-3-opus*", max_output=4096, default_output=4096),
-    Capability("claude-3-5-*", max_output=8192, default_output=8192),
-    Capability("claude-3-7-sonnet*", max_output=64000, default_output=16000, reasoning="claude-budget",
-               forced_tool_choice="without-thinking"),
-    Capability("claude-sonnet-4-*", max_output=64000, default_output=16000, reasoning="claude-budget",
-               forced_tool_choice="without-thinking"),
-    Capability("claude-opus-4-*", max_output=32000, default_output=16000, reasoning="claude-budget",
-               forced_tool_choice="without-thinking"),
-    Capability("claude-sonnet-4-5*", max_output=64000, default_output=16000, reasoning="claude-budget",
-               sampling_exclusive=True, forced_tool_choice="without-thinking"),
-    Capability("claude-haiku-4-5*", max_output=64000, default_output=16000, reasoning="claude-budget",
-               sampling_exclusive=True, forced_tool_choice="without-thinking"),
-    Capability("claude-opus-4-5*", max_output=64000, default_output=16000, reasoning="claude-budget",
-               sampling_exclusive=True, forced_tool_choice="without-thinking"),
-    Capability("claude-opus-4-6*", max_output=128000, default_output=32000, reasoning="claude-adaptive",
-               efforts=("low", "medium", "high", "max"), sampling_exclusive=True,
-               forced_tool_choice="without-thinking"),
-    Capability("claude-sonnet-4-6*", max_output=64000, default_output=32000, reasoning="claude-adaptive",
-               efforts=("low", "medium", "high", "max"), sampling_exclusive=True,
-               forced_tool_choice="without-thinking"),
-    Capability("claude-opus-4-7*", **CLAUDE_ADAPTIVE),  # type: ignore[arg-type]
-    Capability("claude-opus-4-8*", **CLAUDE_ADAPTIVE),  # type: ignore[arg-type]
-    Capability("claude-opus-5*", **CLAUDE_ADAPTIVE),  # type: ignore[arg-type]
-    Capability("claude-sonnet-5*", **CLAUDE_ADAPTIVE),  # type: ignore[arg-type]
-    Capability("claude-opus-5-5*", **{**CLAUDE_ADAPTIVE, "forced_tool_choice": "never"}),  # type: ignore[arg-type]
-    Capability("claude-fable-5*", **{**CLAUDE_ADAPTIVE, "forced_tool_choice": "never"}),  # type: ignore[arg-type]
+    like(CLAUDE, "claude-*"),
+    like(CLAUDE, "claude-3-haiku*", max_output=4096),
+    like(CLAUDE, "claude-3-opus*", max_output=4096),
+    like(CLAUDE, "claude-3-5-*", default_output=8192),
+    like(CLAUDE_BUDGET, "claude-3-7-sonnet*"),
+    like(CLAUDE_BUDGET, "claude-sonnet-4-*"),
+    like(CLAUDE_BUDGET, "claude-opus-4-*", max_output=32000),
+    # 4.5: `temperature` and `top_p` refused together (docs.aws.amazon.com/bedrock/latest/userguide/
+    # model-parameters-anthropic-claude-messages-request-response.html; BerriAI/litellm#15097).
+    like(CLAUDE_BUDGET, "claude-sonnet-4-5*", sampling_exclusive=True, structured_output=True),
+    like(CLAUDE_BUDGET, "claude-haiku-4-5*", sampling_exclusive=True, structured_output=True),
+    like(CLAUDE_BUDGET, "claude-opus-4-5*", sampling_exclusive=True, structured_output=True),
+    # 4.6: adaptive (a budget is deprecated there), no `xhigh`, sampling as on 4.5, no thinking unless asked.
+    like(CLAUDE_ADAPTIVE, "claude-opus-4-6*", efforts=("none", "low", "medium", "high", "max"),
+         sampling=CLAUDE.sampling, sampling_exclusive=True),
+    like(CLAUDE_ADAPTIVE, "claude-sonnet-4-6*", max_output=64000, efforts=("none", "low", "medium", "high", "max"),
+         sampling=CLAUDE.sampling, sampling_exclusive=True),
+    # 4.7 and later: adaptive only (a budget → 400), sampling parameters removed.
+    like(CLAUDE_ADAPTIVE, "claude-opus-4-7*"),
+    like(CLAUDE_ADAPTIVE, "claude-opus-4-8*"),
+    # 5.x think by default; Opus 5, Sonnet 5 and Haiku 5.5 can still switch it off.
+    like(CLAUDE_ADAPTIVE, "claude-opus-5*", thinks_by_default=True),
+    like(CLAUDE_ADAPTIVE, "claude-sonnet-5*", thinks_by_default=True),
+    like(CLAUDE_ADAPTIVE, "claude-haiku-5*", thinks_by_default=True),
+    like(CLAUDE_ALWAYS, "claude-opus-5-5*"),
+    like(CLAUDE_ALWAYS, "claude-sonnet-5-5*"),
+    like(CLAUDE_ALWAYS, "claude-fable-5*"),
+    like(CLAUDE_ALWAYS, "claude-mythos-*"),
     # -- Google Gemini -------------------------------------------------------------------------------
     Capability("gemini-*", max_output=8192),
     Capability("gemini-2.5-*", max_output=65536, reasoning="gemini-budget", thinks_by_default=True,
