@@ -134,10 +134,16 @@ CLAUDE_ADAPTIVE = like(CLAUDE, "*", max_output=128000, default_output=32000, rea
 # models/sonnet-5-5/migration-guide; Fable and Mythos think always).
 CLAUDE_ALWAYS = like(CLAUDE_ADAPTIVE, "*", efforts=("low", "medium", "high", "xhigh", "max"), thinks_by_default=True,
                      forced_tool_choice="never")
-GEMINI_3 = dict(reasoning="gemini-level", efforts=("minimal", "low", "medium", "high"), thinks_by_default=True,
-                thought_signatures=True, max_output=65536,
-                sampling=frozenset({"temperature", "top_p", "top_k", "seed", "stop", "n", "presence_penalty",
-                                    "frequency_penalty"}))
+# Gemini (ai.google.dev/gemini-api/docs/models: output limits; …/thinking: `thinkingBudget` on 2.5 with
+# per-model ranges, `thinkingLevel` on 3.x with the levels each model takes, "Thinking level is not
+# supported for this model." on 2.5; …/thought-signatures: Gemini 3 refuses function calls replayed
+# without them). Logprobs and logit_bias have no Gemini field in OpenAI's shape.
+GEMINI = Capability(max_output=8192, sampling=frozenset({"temperature", "top_p", "top_k", "seed", "stop", "n",
+                                                         "presence_penalty", "frequency_penalty"}))
+GEMINI_25 = like(GEMINI, "*", max_output=65536, reasoning="gemini-budget", thinks_by_default=True,
+                 efforts=("minimal", "low", "medium", "high"))
+GEMINI_3 = like(GEMINI, "*", max_output=65536, reasoning="gemini-level", efforts=("minimal", "low", "medium", "high"),
+                thinks_by_default=True, thought_signatures=True)
 
 # -- the table ---------------------------------------------------------------------------------------
 # One block per provider family; keep each block's rows together.
@@ -213,10 +219,23 @@ ROWS: tuple[Capability, ...] = (
     like(CLAUDE_ALWAYS, "claude-fable-5*"),
     like(CLAUDE_ALWAYS, "claude-mythos-*"),
     # -- Google Gemini -------------------------------------------------------------------------------
-    Capability("gemini-*", max_output=8192),
-    Capability("gemini-2.5-*", max_output=65536, reasoning="gemini-budget", thinks_by_default=True,
-               efforts=("minimal", "low", "medium", "high")),
-    Capability("gemini-3*", **GEMINI_3),  # type: ignore[arg-type]
+    like(GEMINI, "gemini-*"),
+    like(GEMINI_25, "gemini-2.5-*"),
+    like(GEMINI_25, "gemini-2.5-flash-lite*", thinks_by_default=False),  # thinks only when asked to
+    like(GEMINI, "gemini-2.5-flash-image*", max_output=32768),  # takes no thinking budget
+    like(GEMINI_3, "gemini-3*"),
+    # MINIMAL refused by the Pro models ("thinking_level MEDIUM is not supported by this model" on 3 Pro,
+    # jenslys/opencode-gemini-auth#14; dhyansraj/mcp-mesh#1346), by Flash from 3.7 (not Flash-Lite) and
+    # the -latest aliases; the image models take MINIMAL and HIGH only.
+    like(GEMINI_3, "gemini-3-pro*", efforts=("low", "high")),
+    like(GEMINI_3, "gemini-3.1-pro*", efforts=LOW_TO_HIGH),
+    like(GEMINI_3, "gemini-3.1-flash-image*", efforts=("minimal", "high")),
+    like(GEMINI_3, "gemini-3.7-flash*", efforts=LOW_TO_HIGH),
+    like(GEMINI_3, "gemini-3.7-flash-lite*"),
+    like(GEMINI_3, "gemini-3.8-flash*", efforts=LOW_TO_HIGH),
+    like(GEMINI_3, "gemini-3.8-flash-lite*"),
+    like(GEMINI_3, "gemini-flash-latest", efforts=LOW_TO_HIGH),
+    like(GEMINI_3, "gemini-pro-latest", efforts=LOW_TO_HIGH),
     # -- DeepSeek ----------------------------------------------------------------------------------
     # api-docs.deepseek.com: chat parameters (no n, seed, logit_bias); thinking mode (`thinking: {type}`,
     # guides/thinking_mode) ignores temperature/top_p/penalties and refuses logprobs, and needs the

@@ -2,7 +2,9 @@
 `:streamGenerateContent?alt=sse`, with the key in `x-goog-api-key` (never in the URL). The API
 version comes from the channel's `other` (one version, or a JSON table per model), else `v1beta`. Embeddings go
 through `:batchEmbedContents`. Image URLs in prompts are fetched by the gateway and inlined
-(`prepare`, under api/relay/media.py's policy)."""
+(`prepare`, under api/relay/media.py's policy); document URLs go as `fileData` (Gemini fetches them).
+Conversion: contents.py (messages), schema.py (tool and output schemas), convert.py (the request, as
+the model's capability row allows), answer.py and stream.py (the answer)."""
 from __future__ import annotations
 
 import base64
@@ -34,6 +36,7 @@ DEFAULT_VERSION = "v1beta"
 _VERSION = re.compile(r"^v\d+(alpha|beta)?\d*$")
 
 MODELS: tuple[str, ...] = (
+    "gemini-3.1-pro-preview", "gemini-3-flash-preview", "gemini-3.1-flash-lite-preview",
     "gemini-2.5-pro", "gemini-2.5-flash", "gemini-2.5-flash-lite", "gemini-2.0-flash", "gemini-2.0-flash-lite",
     "gemini-1.5-pro", "gemini-1.5-flash", "gemini-embedding-001", "text-embedding-004",
 )
@@ -88,7 +91,7 @@ class GeminiAdaptor(EmbeddingsMixin, Adaptor):
                     part["inlineData"] = {"mimeType": mime, "data": base64.b64encode(data).decode()}
 
     def convert_request(self, req: Mapping[str, Any]) -> dict[str, Any]:
-        return convert.convert_request(req, self.meta.model)
+        return convert.convert_request(req, self.meta)
 
     def convert_response(self, body: dict[str, Any]) -> tuple[dict[str, Any], TokenUsage | None]:
         return convert.convert_response(body, self.meta.requested_model or self.meta.model)
