@@ -28,6 +28,8 @@ ACCESS, SECRET, REGION = "AKIAFAKE", "fake/Secret+Key", "us-west-2"
 MODEL = "claude-3-5-sonnet-20240620"
 BEDROCK_ID = "anthropic.claude-3-5-sonnet-20240620-v1:0"
 MESSAGES = [{"role": "user", "content": "Say hello."}]
+ON_DEMAND = {"anthropic.claude-3-haiku-20240307-v1:0", "anthropic.claude-3-sonnet-20240229-v1:0",
+             "anthropic.claude-3-opus-20240229-v1:0", "anthropic.claude-3-5-sonnet-20240620-v1:0"}
 
 
 class FakeBedrock:
@@ -59,19 +61,18 @@ class FakeBedrock:
     async def invoke(self, request: web.Request) -> web.StreamResponse:
         raw = await request.read()
         body = orjson.loads(raw)
-        self.seen.append({"model": request.match_info["model"], "action": request.match_info["action"],
+        model = request.match_info["model"]
+        self.seen.append({"model": model, "action": request.match_info["action"],
                           "path": request.raw_path, "body": body, "headers": dict(request.headers)})
         problem = self.check_signature(request, raw)
         if problem:
             return web.json_response({"message": "The request signature we calculated does not match the "
                                                  f"signature you provided ({problem})"}, status=403)
-        if body.get("anthropic_version") != "bedrock-2023-05-31" or "model" in body or "stream" in body:
-            return web.json_response({"message": "Malformed input request"}, status=400)
-        claude_problem = self.claude.problem(body)
-        if claude_problem:
-            return web.json_response({"message": claude_problem}, status=400)
+        problem = self.model_problem(model) or self.body_problem(body, model)
+        if problem:
+            return web.json_response({"message": problem}, status=400)
         if request.match_info["action"] == "invoke":
-            return web.json_response(self.claude.message(request.match_info["model"]))
+            return web.json_response(self.claude.message(body, model))
         resp = web.StreamResponse(headers={"Content-Type": "application/vnd.amazon.eventstream"})
         await resp.prepare(request)
         if self.exception:
@@ -79,11 +80,30 @@ class FakeBedrock:
                 {":exception-type": self.exception, ":content-type": "application/json", ":message-type": "exception"},
                 b'{"message": "Too many requests, please wait before trying again."}'))
             return resp
-        for event in self.claude.events(request.match_info["model"]):
+        for event in self.claude.events(body, model):
             payload = orjson.dumps({"bytes": base64.b64encode(orjson.dumps(event)).decode()})
             await resp.write(encode_event_stream_message(
                 {":event-type": "chunk", ":content-type": "application/json", ":message-type": "event"}, payload))
         return resp
+
+    @staticmethod
+    def model_problem(model: str) -> str | None:
+        """Claude 3.5 Sonnet v2 and later run through inference profiles only: invoking their base id
+        on demand is refused (docs.aws.amazon.com/bedrock/latest/userguide/inference-profiles-support.html)."""
+        if model.startswith("anthropic.") and model not in ON_DEMAND:
+            return (f"Invocation of model ID {model} with on-demand throughput isn't supported. Retry your request "
+                    "with the ID or ARN of an inference profile that contains this model.")
+        return None
+
+    def body_problem(self, body: dict[str, Any], model: str) -> str | None:
+        """InvokeModel's body: `anthropic_version` bedrock-2023-05-31 required, the model in the URL
+        (docs.aws.amazon.com/bedrock/latest/userguide/model-parameters-anthropic-claude-messages-request-response.html)."""
+        if body.get("anthropic_version") != "bedrock-2023-05-31":
+            return "Malformed input request: #: required key [anthropic_version] not found"
+        beta = body.get("anthropic_beta")
+        if beta is not None and not (isinstance(beta, list) and all(isinstance(f, str) for f in beta)):
+            return "Malformed input request: #/anthropic_beta: expected type: JSONArray"
+        return self.claude.problem(body, "bedrock", model)
 
     def app(self) -> web.Application:
         app = web.Application()

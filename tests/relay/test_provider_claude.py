@@ -13,7 +13,8 @@ from api.services import pricing
 from models import Channel, Log
 from models.enums import ChannelType, LogType
 from tests.helpers import ApiClient, eventually
-from tests.relay.fake_anthropic import REPLY, FakeClaude
+from tests.relay.fake_anthropic import REPLY, THINKING, FakeClaude
+from tests.relay.fake_anthropic_models import sign
 from tests.relay.fakes import (  # noqa: F401
     add_channel,
     drain,
@@ -73,7 +74,8 @@ async def test_answer_request_shape_and_cache_usage_billed_to_the_unit(gateway, 
     assert answer.usage.prompt_tokens_details.cached_tokens == 100
     seen = fake.seen[0]
     assert seen["headers"]["x-api-key"] == fake.key and "Authorization" not in seen["headers"]
-    assert seen["body"] == {"model": MODEL, "system": "You are terse.", "max_tokens": 8192, "temperature": 0,
+    assert seen["body"] == {"model": MODEL, "system": [{"type": "text", "text": "You are terse."}], "max_tokens": 8192,
+                            "temperature": 0,
                             "top_p": 0.5, "stop_sequences": ["END"], "metadata": {"user_id": "u-1"},
                             "messages": [{"role": "user", "content": [{"type": "text", "text": "Say hello."}]}]}
     # (21 + 100 × 0.1 + 50 × 1.25 + 9 × 5) × 1.5 = 207.75 → 208
@@ -138,30 +140,45 @@ async def test_tool_call_and_the_follow_up_turn_streamed_and_not(gateway, claude
     ]
 
 
-async def test_images_thinking_and_json_mode(gateway, claude) -> None:
-    fake = await claude(thinking="Let me think.")
-    await claude_channel(gateway, fake)
+async def test_images_budget_thinking_and_json_output(gateway, claude) -> None:
+    """Claude Sonnet 4.5 thinks with a budget (never adaptive), above which max_tokens is raised;
+    temperature is left out while it thinks (said in X-Gateway-Dropped); a JSON schema becomes
+    output_config.format, a JSON object an instruction in the system prompt."""
+    fake = await claude()
+    model = "claude-sonnet-4-5-20250929"
+    await claude_channel(gateway, fake, models=model)
     token = await make_key(await rich_user())
     content = [{"type": "text", "text": "What is this?"},
                {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}},
                {"type": "image_url", "image_url": {"url": "https://example.com/cat.jpg"}}]
+    schema = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
     async with sdk(gateway, token) as client:
-        answer = await client.chat.completions.create(model=MODEL, messages=[{"role": "user", "content": content}],
-                                                      reasoning_effort="low", temperature=0.3, max_tokens=100)
-        await client.chat.completions.create(model=MODEL, messages=MESSAGES, response_format={"type": "json_object"})
-        stream = await client.chat.completions.create(model=MODEL, messages=MESSAGES, stream=True)
+        raw = await client.chat.completions.with_raw_response.create(
+            model=model, messages=[{"role": "user", "content": content}], reasoning_effort="low", temperature=0.3,
+            max_tokens=100)
+        answer = raw.parse()
+        await client.chat.completions.create(model=model, messages=MESSAGES, response_format={
+            "type": "json_schema", "json_schema": {"name": "person", "schema": schema}})
+        await client.chat.completions.create(model=model, messages=MESSAGES, response_format={"type": "json_object"})
+        stream = await client.chat.completions.create(model=model, messages=MESSAGES, stream=True,
+                                                      reasoning_effort="minimal")
         reasoning = "".join([(c.choices[0].delta.model_extra or {}).get("reasoning_content") or ""
                              async for c in stream if c.choices])
     body = fake.seen[0]["body"]
     assert body["messages"][0]["content"][1:] == [
         {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="}},
         {"type": "image", "source": {"type": "url", "url": "https://example.com/cat.jpg"}}]
-    assert body["thinking"] == {"type": "enabled", "budget_tokens": 1024} and "temperature" not in body
-    assert body["max_tokens"] > 1024  # the budget must stay below max_tokens
-    assert answer.choices[0].message.model_extra["reasoning_content"] == "Let me think."
-    assert answer.choices[0].message.content == REPLY
-    assert fake.seen[1]["body"]["system"].endswith("Respond with a single valid JSON object and nothing else.")
-    assert reasoning == "Let me think."
+    assert body["thinking"] == {"type": "enabled", "budget_tokens": 2048} and "temperature" not in body
+    assert body["max_tokens"] > 2048  # the budget must stay below max_tokens
+    assert raw.headers["X-Gateway-Dropped"] == "temperature"
+    message = answer.choices[0].message
+    assert message.model_extra["reasoning_content"] == THINKING and message.content == REPLY
+    assert message.model_extra["thinking_blocks"] == [{"type": "thinking", "thinking": THINKING,
+                                                       "signature": sign(THINKING)}]
+    assert fake.seen[1]["body"]["output_config"] == {"format": {"type": "json_schema", "schema": schema}}
+    assert fake.seen[2]["body"]["system"][-1]["text"] == "Respond with a single valid JSON object and nothing else."
+    assert fake.seen[3]["body"]["thinking"] == {"type": "enabled", "budget_tokens": 1024}
+    assert reasoning == THINKING
 
 
 async def test_stream_cut_before_usage_is_billed_by_the_local_count(gateway, claude) -> None:

@@ -65,23 +65,23 @@ class FakeVertex:
         body = await request.json()
         model, _, action = request.match_info["target"].partition(":")
         self.claude_seen.append({"path": request.path, "model": model, "action": action, "body": body,
-                                 "authorization": request.headers.get("Authorization")})
+                                 "authorization": request.headers.get("Authorization"),
+                                 "headers": dict(request.headers)})
         if request.headers.get("Authorization") not in {f"Bearer {t}" for t in self.tokens}:
             return web.json_response({"error": {"code": 401, "status": "UNAUTHENTICATED", "message": "bad token"}},
                                      status=401)
-        if body.get("anthropic_version") != "vertex-2023-10-16" or "model" in body:
-            return web.json_response({"error": {"code": 400, "message": "bad Vertex Claude body"}}, status=400)
-        problem = self.claude.problem(body)
+        # The model in the URL, `anthropic_version: vertex-2023-10-16` in the body
+        # (platform.claude.com/docs/en/build-with-claude/claude-on-vertex-ai).
+        if body.get("anthropic_version") != "vertex-2023-10-16":
+            return web.json_response({"error": {"code": 400, "message": "anthropic_version: vertex-2023-10-16 is "
+                                                                        "required"}}, status=400)
+        problem = self.claude.problem(body, "vertex", model)
         if problem:
             return web.json_response({"type": "error", "error": {"type": "invalid_request_error",
                                                                  "message": problem}}, status=400)
         if action == "rawPredict":
-            return web.json_response(self.claude.message(model))
-        resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
-        await resp.prepare(request)
-        for event in self.claude.events(model):
-            await resp.write(f"event: {event['type']}\ndata: ".encode() + orjson.dumps(event) + b"\n\n")
-        return resp
+            return web.json_response(self.claude.message(body, model))
+        return await self.claude.stream(request, self.claude.events(body, model))
 
     def app(self) -> web.Application:
         app = web.Application()

@@ -8,7 +8,7 @@ from typing import Any, ClassVar
 
 from api.relay.base import Adaptor, RelayMeta, RelayMode, StreamChunk, StreamState, TokenUsage
 from api.relay.errors import RelayError
-from api.relay.providers.claude import convert
+from api.relay.providers.claude import answer, convert
 from api.relay.providers.claude.stream import ClaudeStream
 from api.relay.sse import SSEEvent
 from models.enums import ChannelType
@@ -16,17 +16,24 @@ from models.enums import ChannelType
 ANTHROPIC_VERSION = "2023-06-01"
 
 MODELS: tuple[str, ...] = (
-    "claude-sonnet-4-5-20250929", "claude-haiku-4-5-20251001", "claude-opus-4-1-20250805",
-    "claude-opus-4-20250514", "claude-sonnet-4-20250514", "claude-3-7-sonnet-20250219",
-    "claude-3-5-sonnet-20241022", "claude-3-5-sonnet-20240620", "claude-3-5-haiku-20241022",
-    "claude-3-opus-20240229", "claude-3-haiku-20240307",
+    "claude-fable-5-1", "claude-opus-5-5", "claude-sonnet-5-5", "claude-haiku-5-5", "claude-fable-5",
+    "claude-opus-5", "claude-sonnet-5", "claude-opus-4-8", "claude-opus-4-7", "claude-opus-4-6", "claude-sonnet-4-6",
+    "claude-opus-4-5-20251101", "claude-sonnet-4-5-20250929", "claude-haiku-4-5-20251001", "claude-opus-4-1-20250805",
+    "claude-opus-4-20250514", "claude-sonnet-4-20250514", "claude-3-7-sonnet-20250219", "claude-3-5-haiku-20241022",
+    "claude-3-haiku-20240307",
 )
+
+
+def beta_flags(*values: str | None) -> list[str]:
+    """The beta flags of comma-separated lists, each once, in order."""
+    return list(dict.fromkeys(f.strip() for value in values for f in (value or "").split(",") if f.strip()))
 
 
 class ClaudeAdaptor(Adaptor):
     channel_type: ClassVar[ChannelType] = ChannelType.ANTHROPIC
     default_base_url: ClassVar[str] = "https://api.anthropic.com"
     models: ClassVar[tuple[str, ...]] = MODELS
+    platform: ClassVar[convert.Platform] = convert.ANTHROPIC_API
 
     def __init__(self, meta: RelayMeta) -> None:
         super().__init__(meta)
@@ -40,20 +47,21 @@ class ClaudeAdaptor(Adaptor):
 
     def request_headers(self) -> dict[str, str]:
         headers = {"x-api-key": self.meta.key, "anthropic-version": ANTHROPIC_VERSION}
-        if self.meta.other.strip():
-            headers["anthropic-beta"] = self.meta.other.strip()
+        flags = beta_flags(self.meta.other)
+        if flags:
+            headers["anthropic-beta"] = ",".join(flags)
         return headers
 
     def convert_request(self, req: Mapping[str, Any]) -> dict[str, Any]:
-        return convert.convert_request(req, self.meta.model)
+        return convert.convert_request(req, self.meta, self.platform)
 
     def convert_response(self, body: dict[str, Any]) -> tuple[dict[str, Any], TokenUsage | None]:
         if body.get("type") == "error":
-            raise convert.stream_error(body)
-        return convert.convert_response(body, self.meta.requested_model or self.meta.model)
+            raise answer.stream_error(body)
+        return answer.convert_response(body, self.meta.requested_model or self.meta.model)
 
     def convert_stream_event(self, ev: SSEEvent, state: StreamState) -> list[StreamChunk]:
         return self.stream.convert(ev.event, ev.data, state)
 
     def convert_error(self, status: int, body: bytes) -> RelayError:
-        return convert.convert_error(status, body)
+        return answer.convert_error(status, body)

@@ -10,7 +10,12 @@
   the Gemini conversion as is. Claude models: `…/publishers/anthropic/models/{model}:rawPredict`
   (`:streamRawPredict`), the Claude Messages conversion with `anthropic_version: vertex-2023-10-16`
   in the body instead of the model and the version header; `claude-3-5-sonnet-20240620` is asked
-  for as `claude-3-5-sonnet@20240620`.
+  for as `claude-3-5-sonnet@20240620`, undated names (`claude-opus-4-6` and later) as they are.
+  Beta flags travel as the `anthropic-beta` header (the anthropic SDK's Vertex client sends them so).
+  Vertex runs the web search server tool (cloud.google.com/vertex-ai/generative-ai/docs/partner-models/
+  claude/web-search); structured outputs are off there unless the project's organization policy
+  allows them (…/partner-models/claude/structured_outputs), so a JSON schema becomes an instruction;
+  mid-conversation system messages are a Claude API feature (marked user text here).
 - A channel base URL, when set, replaces `https://{region}-aiplatform.googleapis.com`.
 """
 from __future__ import annotations
@@ -27,15 +32,19 @@ import orjson
 from api.relay.base import Adaptor, RelayMeta, RelayMode, UpstreamContext, UpstreamRequest
 from api.relay.errors import RelayError
 from api.relay.providers.claude import ClaudeAdaptor
+from api.relay.providers.claude.convert import Platform
 from api.relay.providers.gemini import GeminiAdaptor
 from api.relay.signing import google
 from models.enums import ChannelType
 
 VERTEX_ANTHROPIC_VERSION = "vertex-2023-10-16"
+VERTEX_CLAUDE = Platform("vertex", system_messages=False, web_search=True, structured_output=False)
 _DATED = re.compile(r"^(claude-.+)-(\d{8})$")
 
 # Anthropic's names (what clients send and prices are set for); vertex_model() gives Vertex's.
 MODELS: tuple[str, ...] = (
+    "claude-fable-5-1", "claude-opus-5-5", "claude-sonnet-5-5", "claude-opus-4-8", "claude-opus-4-7", "claude-opus-4-6",
+    "claude-sonnet-4-6", "claude-opus-4-5-20251101", "claude-haiku-4-5-20251001",
     "gemini-2.5-pro", "gemini-2.5-flash", "gemini-2.5-flash-lite", "gemini-2.0-flash", "gemini-2.0-flash-lite",
     "gemini-1.5-pro-002", "gemini-1.5-flash-002",
     "claude-sonnet-4-5-20250929", "claude-opus-4-1-20250805", "claude-sonnet-4-20250514", "claude-opus-4-20250514",
@@ -127,6 +136,7 @@ class VertexGeminiAdaptor(_Vertex, GeminiAdaptor):
 class VertexClaudeAdaptor(_Vertex, ClaudeAdaptor):
     channel_type: ClassVar[ChannelType] = ChannelType.VERTEX_AI
     publisher: ClassVar[str] = "anthropic"
+    platform: ClassVar[Platform] = VERTEX_CLAUDE
 
     def supports(self, mode: RelayMode) -> bool:
         return mode == RelayMode.CHAT
@@ -135,10 +145,19 @@ class VertexClaudeAdaptor(_Vertex, ClaudeAdaptor):
         return self.endpoint("streamRawPredict" if self.meta.is_stream else "rawPredict")
 
     def convert_request(self, req: Mapping[str, Any]) -> dict[str, Any]:
-        body = super().convert_request(req)
-        body.pop("model", None)
-        body["anthropic_version"] = VERTEX_ANTHROPIC_VERSION
-        return body
+        return vertex_body(super().convert_request(req))
+
+    def native_request(self, body: dict[str, Any], headers: dict[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
+        """A client's own Messages body: the model in the URL, the API version in the body; its beta
+        flags stay a header."""
+        return vertex_body(body), {k: v for k, v in headers.items() if k.lower() != "anthropic-version"}
+
+
+def vertex_body(body: Mapping[str, Any]) -> dict[str, Any]:
+    """A Messages body as rawPredict takes it (`stream` stays: streamRawPredict reads it)."""
+    out = {k: v for k, v in body.items() if k != "model"}
+    out["anthropic_version"] = VERTEX_ANTHROPIC_VERSION
+    return out
 
 
 class VertexAdaptor(Adaptor):
