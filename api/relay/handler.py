@@ -27,7 +27,7 @@ from aiohttp import web
 from api import keys
 from api.i18n import language, translate
 from api.middlewares import REQUEST_ID_HEADER, RETRY_AFTER
-from api.relay import client
+from api.relay import client, responses_support
 from api.relay.auth import UserInfo, parse_key
 from api.relay.base import (
     Adaptor,
@@ -421,6 +421,17 @@ def new_adaptor(job: Job, channel: ChannelInfo) -> Adaptor:
 
 
 async def attempt(job: Job, channel: ChannelInfo) -> Outcome:
+    """One attempt on one channel: in the client's own format when the channel speaks it, else
+    converted. A native endpoint the upstream turns out not to have (404/405) is remembered, and
+    the same channel serves the request converted at once, without a failure counted against it
+    (api/relay/responses_support.py)."""
+    try:
+        return await attempt_on(job, channel, await responses_support.native_attempt(job, channel))
+    except responses_support.NativeRouteMissing:
+        return await attempt_on(job, channel, False)
+
+
+async def attempt_on(job: Job, channel: ChannelInfo, native: bool) -> Outcome:
     state = job.state
     settings = state.settings if state.settings is not None else job.request.config_dict[keys.SETTINGS]
     adaptor = new_adaptor(job, channel)
@@ -428,7 +439,6 @@ async def attempt(job: Job, channel: ChannelInfo) -> Outcome:
     ctx = UpstreamContext(http, state.credentials)
     payload: dict[str, Any] | aiohttp.FormData
     native_headers: dict[str, str] = {}
-    native = job.inbound is not None and job.inbound.native(channel.type)
     if job.form is not None:
         payload = upstream_form(adaptor, job.form)
     elif job.inbound is not None and native:
@@ -454,7 +464,10 @@ async def attempt(job: Job, channel: ChannelInfo) -> Outcome:
     timeout = client.timeouts(job.is_stream, settings.relay_timeout, settings.streaming_timeout)
     resp = await client.send(http, upstream, timeout)
     if not 200 <= resp.status < 300:
-        raise adaptor.convert_error(resp.status, await client.read_error(resp))
+        error = await client.read_error(resp)
+        if native:
+            await responses_support.check_route(job, channel, resp.status, error)
+        raise adaptor.convert_error(resp.status, error)
     decoder = adaptor.stream_decoder(resp.content_type) if job.is_stream else None
     if decoder is not None:
         return await relay_stream(job, reader, resp, decoder, native)

@@ -28,7 +28,7 @@ from api.relay.handler import key_caller, read_input, requested_model, run
 from api.relay.inbound.anthropic import AnthropicInbound
 from api.relay.inbound.base import REQUEST_INBOUND, Inbound
 from api.relay.inbound.gemini import GeminiEmbedInbound, GeminiInbound
-from api.relay.inbound.responses import ResponsesInbound
+from api.relay.inbound.responses import ResponsesCompactInbound, ResponsesInbound
 from api.relay.job import Caller, error_response, refuse
 from api.relay.state import RELAY, RelayState, relay_state
 from api.relay.tokenizer import count_chat_request, get_encoding
@@ -415,6 +415,8 @@ def create_v1_app() -> web.Application:
     v1.router.add_post("/messages", inbound_handler(AnthropicInbound, "/v1/messages"))
     v1.router.add_post("/messages/count_tokens", anthropic_count_tokens)
     v1.router.add_post("/responses", inbound_handler(ResponsesInbound, "/v1/responses"))
+    # Before /responses/{id}, which would take it for a stored response's id.
+    v1.router.add_post("/responses/compact", inbound_handler(ResponsesCompactInbound, "/v1/responses/compact"))
     v1.router.add_post("/models/{target}", gemini_action)
     v1.router.add_route("*", "/responses/{id}", response_not_stored)
     v1.router.add_get("/models", list_models)

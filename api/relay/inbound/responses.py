@@ -1,140 +1,101 @@
-"""OpenAI's Responses API in: `POST /v1/responses`, streamed (the typed event stream) and not,
-stateless: nothing is stored, so `previous_response_id` is refused with the reason, and every
-answer says `store: false`.
+"""OpenAI's Responses API in: `POST /v1/responses` (streamed and not) and `POST /v1/responses/compact`,
+stateless: nothing is stored, so whatever points at stored state (`previous_response_id`,
+`conversation`, a stored `prompt`, `background`, `item_reference`) is refused with the reason, and
+every answer says `store: false`.
 
-Request → chat: `instructions` → a system message; `input` (a string, or items: messages with
-input_text / input_image / output_text parts, function_call and function_call_output items;
-reasoning items are dropped) → messages; function `tools` and `tool_choice`; `max_output_tokens`,
-sampling, `reasoning.effort`, `text.format` (JSON schema / JSON object) → `response_format`.
-Answer → a `response` with reasoning, message and function_call output items and its usage.
-An OpenAI channel (type 1) gets the body as sent at `/v1/responses` (built-in tools included) and
-its events are relayed untouched; the other channels cannot run OpenAI's built-in tools, so a
-request that asks for them is refused there."""
+On a channel whose upstream serves the Responses API itself (`native_types`: OpenAI; xAI, whose
+docs make it their main API, docs.x.ai/developers/model-capabilities/text/comparison; OpenRouter,
+openrouter.ai/docs/api/reference/responses/overview — both at `<base>/v1/responses` like OpenAI) the
+body goes as sent, and the upstream's answer and events are relayed untouched. A channel that
+answers 404/405 there is remembered as having none (api/relay/responses_support.py) and served by
+conversion like the other channels:
+
+request → internal chat form: api/relay/inbound/responses_tools.py (tools, tool_choice),
+responses_input.py (input items); answer → Responses items: responses_output.py, responses_stream.py.
+Parameters no chat target takes are left out: the ones that change the answer with a notice
+(`text.verbosity`, `truncation`, `max_tool_calls`, `top_logprobs`, `service_tier`), the
+bookkeeping ones without (`include`, `store`, `metadata`, `prompt_cache_key`, `safety_identifier`, …).
+
+Compaction (Codex's `/responses/compact`, codex-rs/codex-api/src/endpoint/compact.rs; the answer as
+openai-python types/responses/compacted_response.py: `object: "response.compaction"`, the user
+messages then one `compaction` item) is served on a converted channel by asking its model for a
+summary; the `compaction` item carries that summary sealed, and reads back as a message.
+"""
 from __future__ import annotations
 
 import time
-import uuid
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-import orjson
-
-from api.relay.base import (
-    EVENT_NOT_OBJECT,
-    AnswerReader,
-    StreamChunk,
-    StreamState,
-    TokenUsage,
-    json_object,
-    openai_error,
-)
-from api.relay.errors import ChannelCannotServe, RelayError
+from api.relay.base import AnswerReader, TokenUsage
+from api.relay.errors import RelayError
 from api.relay.inbound.base import Inbound, StreamWriter
-from api.relay.sse import SSEEvent
+from api.relay.inbound.responses_input import SUMMARY_PREFIX, read_items
+from api.relay.inbound.responses_output import INCOMPLETE, output_items, text_of, usage_of
+from api.relay.inbound.responses_stream import ResponsesReader, ResponsesStreamWriter
+from api.relay.inbound.responses_tools import ToolMap, new_id
+from api.relay.reasoning import TEXT, is_sealed, seal, unseal
 from models.enums import ChannelType
 
-ERROR_TYPES = {400: "invalid_request_error", 401: "invalid_request_error", 403: "invalid_request_error",
-               404: "invalid_request_error", 429: "rate_limit_error"}
-
-
-def _id(prefix: str) -> str:
-    return f"{prefix}_{uuid.uuid4().hex}"
-
-
-def _content(parts: Any) -> str | list[dict[str, Any]]:
-    if isinstance(parts, str):
-        return parts
-    out: list[dict[str, Any]] = []
-    for part in parts if isinstance(parts, list) else ():
-        if not isinstance(part, Mapping):
-            continue
-        kind = part.get("type")
-        if kind in ("input_text", "output_text", "text"):
-            out.append({"type": "text", "text": str(part.get("text") or "")})
-        elif kind == "input_image":
-            url = part.get("image_url") or part.get("url")
-            if isinstance(url, str) and url:
-                image: dict[str, Any] = {"url": url}
-                if part.get("detail"):
-                    image["detail"] = part["detail"]
-                out.append({"type": "image_url", "image_url": image})
-    if all(p["type"] == "text" for p in out):
-        return "".join(p["text"] for p in out)
-    return out
-
-
-def convert_input(body: Mapping[str, Any]) -> list[dict[str, Any]]:
-    messages: list[dict[str, Any]] = []
-    if isinstance(body.get("instructions"), str) and body["instructions"]:
-        messages.append({"role": "system", "content": body["instructions"]})
-    given = body.get("input")
-    if isinstance(given, str):
-        messages.append({"role": "user", "content": given})
-        return messages
-    for item in given if isinstance(given, list) else ():
-        if not isinstance(item, Mapping):
-            continue
-        kind = item.get("type") or "message"
-        if kind == "message":
-            role = str(item.get("role") or "user")
-            messages.append({"role": role, "content": _content(item.get("content"))})
-        elif kind == "function_call":
-            call = {"id": str(item.get("call_id") or ""), "type": "function",
-                    "function": {"name": str(item.get("name") or ""), "arguments": str(item.get("arguments") or "")}}
-            last = messages[-1] if messages else None
-            if last is not None and last["role"] == "assistant" and "tool_calls" in last:
-                last["tool_calls"].append(call)
-            else:
-                messages.append({"role": "assistant", "content": None, "tool_calls": [call]})
-        elif kind == "function_call_output":
-            output = item.get("output")
-            messages.append({"role": "tool", "tool_call_id": str(item.get("call_id") or ""),
-                             "content": output if isinstance(output, str) else orjson.dumps(output).decode()})
-    return messages
-
-
-def usage_of(usage: TokenUsage) -> dict[str, Any]:
-    return {"input_tokens": usage.prompt_tokens, "input_tokens_details": {"cached_tokens": usage.cached_tokens},
-            "output_tokens": usage.completion_tokens,
-            "output_tokens_details": {"reasoning_tokens": usage.reasoning_tokens},
-            "total_tokens": usage.total_tokens}
-
-
-def read_usage(usage: Any) -> TokenUsage | None:
-    """A Responses `usage` object → TokenUsage (None when absent or all zero)."""
-    if not isinstance(usage, Mapping):
-        return None
-    prompt, completion = int(usage.get("input_tokens") or 0), int(usage.get("output_tokens") or 0)
-    if not prompt and not completion:
-        return None
-    cached = int((usage.get("input_tokens_details") or {}).get("cached_tokens") or 0)
-    reasoning = int((usage.get("output_tokens_details") or {}).get("reasoning_tokens") or 0)
-    return TokenUsage(prompt, completion, cached, reasoning)
+# Parameters that change the answer and no chat target takes (said in X-Gateway-Dropped when set).
+UNSUPPORTED = ("max_tool_calls", "top_logprobs")
+STATEFUL = {
+    "previous_response_id": "previous_response_id is not supported: this gateway stores no responses; send the "
+                            "whole conversation in `input` (its reasoning and function_call items included)",
+    "conversation": "conversation is not supported: this gateway stores no conversations; send the whole "
+                    "conversation in `input`",
+    "prompt": "prompt (a stored prompt template) is not supported: this gateway cannot read OpenAI's stored "
+              "prompts; send the instructions and input themselves",
+}
+COMPACT_INSTRUCTION = (
+    "Write a summary of the whole conversation above for a model that will carry on the work without "
+    "seeing it: the user's goals and constraints, what has been done and learned (files, commands, "
+    "decisions, results), what is under way, and the next steps. Keep names, paths, identifiers and "
+    "values exact. Answer with the summary alone.")
 
 
 class ResponsesInbound(Inbound):
     name: ClassVar[str] = "responses"
-    native_types: ClassVar[frozenset[int]] = frozenset({ChannelType.OPENAI})
+    native_types: ClassVar[frozenset[int]] = frozenset({ChannelType.OPENAI, ChannelType.XAI, ChannelType.OPENROUTER})
     native_path: ClassVar[str] = "/v1/responses"
 
     def __init__(self, body: dict[str, Any], request: Any) -> None:
         super().__init__(body, request)
-        self.response_id = _id("resp")
+        self.response_id = new_id("resp")
         self.created = int(time.time())
-        raw_tools = body.get("tools")
-        tools: list[Any] = raw_tools if isinstance(raw_tools, list) else []
-        self.builtin_tools = sorted({str(t.get("type")) for t in tools if isinstance(t, Mapping)
-                                     and t.get("type") != "function"})
-        if body.get("previous_response_id"):
-            raise RelayError.local_error(
-                400, "previous_response_id is not supported: this gateway stores no responses; send the whole "
-                "conversation in `input` (its reasoning and function_call items included)",
-                "previous_response_not_supported", "invalid_request_error")
+        for field, reason in STATEFUL.items():
+            if body.get(field):
+                raise RelayError.local_error(400, reason, f"{field}_not_supported", "invalid_request_error")
+        if body.get("background") is True:
+            raise RelayError.local_error(400, "background is not supported: this gateway stores no responses to "
+                                         "poll; send the request without it", "background_not_supported",
+                                         "invalid_request_error")
+        # What conversion leaves out: said for the attempts that convert (for_channel), not the native ones.
+        self.conversion_notices: list[str] = []
+        self.tools = ToolMap(self.conversion_notices)
+        self._openai = self.convert()
 
     @property
     def openai(self) -> dict[str, Any]:
+        return self._openai
+
+    # -- request -----------------------------------------------------------------------------------
+
+    def convert(self) -> dict[str, Any]:
         body = self.body
-        out: dict[str, Any] = {"model": body.get("model"), "messages": convert_input(body)}
+        given = body.get("input")
+        items: list[Any] = given if isinstance(given, list) else []
+        self.tools.read(body.get("tools") or ())
+        for item in items:
+            if isinstance(item, Mapping) and item.get("type") == "additional_tools":
+                self.tools.read(item.get("tools") or ())
+        messages: list[dict[str, Any]] = []
+        if isinstance(body.get("instructions"), str) and body["instructions"]:
+            messages.append({"role": "system", "content": body["instructions"]})
+        if isinstance(given, str):
+            messages.append({"role": "user", "content": given})
+        messages.extend(read_items(items, self.tools, self.conversion_notices))
+        out: dict[str, Any] = {"model": body.get("model"), "messages": messages}
         if body.get("max_output_tokens") is not None:
             out["max_tokens"] = body["max_output_tokens"]
         for name in ("temperature", "top_p", "parallel_tool_calls", "user"):
@@ -143,45 +104,56 @@ class ResponsesInbound(Inbound):
         if body.get("stream") is True:
             out["stream"] = True
             out["stream_options"] = {"include_usage": True}
-        tools = [t for t in body.get("tools") or () if isinstance(t, Mapping)]
-        functions = [t for t in tools if t.get("type") == "function"]
-        if functions:
-            out["tools"] = [{"type": "function", "function": {
-                "name": t.get("name") or "", "description": t.get("description") or "",
-                "parameters": t.get("parameters") or {"type": "object", "properties": {}},
-                **({"strict": t["strict"]} if isinstance(t.get("strict"), bool) else {})}} for t in functions]
-            choice = body.get("tool_choice")
-            if isinstance(choice, Mapping) and choice.get("type") == "function":
-                out["tool_choice"] = {"type": "function", "function": {"name": choice.get("name") or ""}}
-            elif choice in ("auto", "none", "required"):
+        choice = self.tools.tool_choice(body.get("tool_choice")) if body.get("tool_choice") is not None else None
+        if self.tools.tools:
+            out["tools"] = self.tools.tools
+            if choice is not None:
                 out["tool_choice"] = choice
         reasoning = body.get("reasoning")
         if isinstance(reasoning, Mapping) and reasoning.get("effort"):
             out["reasoning_effort"] = reasoning["effort"]
-        fmt = (body.get("text") or {}).get("format") if isinstance(body.get("text"), Mapping) else None
+        given_text = body.get("text")
+        text: Mapping[str, Any] = given_text if isinstance(given_text, Mapping) else {}
+        fmt = text.get("format")
         if isinstance(fmt, Mapping) and fmt.get("type") == "json_schema":
             out["response_format"] = {"type": "json_schema", "json_schema": {
                 k: fmt[k] for k in ("name", "schema", "strict", "description") if k in fmt}}
         elif isinstance(fmt, Mapping) and fmt.get("type") == "json_object":
             out["response_format"] = {"type": "json_object"}
+        self._note_unsupported(text)
         return out
 
+    def _note_unsupported(self, text: Mapping[str, Any]) -> None:
+        body, notices = self.body, self.conversion_notices
+        if text.get("verbosity") not in (None, "medium"):
+            notices.append("text.verbosity")
+        if body.get("truncation") not in (None, "disabled"):
+            notices.append("truncation")
+        if body.get("service_tier") not in (None, "auto", "default"):
+            notices.append("service_tier")
+        notices.extend(name for name in UNSUPPORTED if body.get(name) is not None)
+
     def for_channel(self, body: dict[str, Any], channel_type: int) -> dict[str, Any]:
-        if self.builtin_tools:
-            raise ChannelCannotServe(
-                400, f"the tools {', '.join(self.builtin_tools)} are OpenAI's own: this model is served by a "
-                "channel of another provider, which can only call function tools", "invalid_request_error",
-                "unsupported_tool", local=True)
+        self.notices = list(self.conversion_notices)
         return body
 
     def native_body(self, upstream_model: str) -> dict[str, Any]:
-        return {**self.body, "model": upstream_model, "store": False}
+        """The body as sent, with our own sealed items turned into what OpenAI takes: a summary of
+        ours becomes a message, a reasoning item of another provider's state is left out (OpenAI
+        refuses encrypted content it did not make)."""
+        self.notices = []
+        body: dict[str, Any] = {**self.body, "model": upstream_model, "store": False}
+        if isinstance(body.get("input"), list):
+            body["input"] = [native_item(item) for item in body["input"] if not foreign_reasoning(item)]
+        return body
 
     def native_reader(self, adaptor: AnswerReader) -> AnswerReader:
         return ResponsesReader()
 
-    def _response(self, model: str, status: str, output: list[dict[str, Any]],
-                  usage: TokenUsage | None, incomplete: str | None = None) -> dict[str, Any]:
+    # -- answer ------------------------------------------------------------------------------------
+
+    def envelope(self, model: str, status: str, output: list[dict[str, Any]], usage: TokenUsage | None,
+                 incomplete: str | None = None) -> dict[str, Any]:
         body = self.body
         return {
             "id": self.response_id, "object": "response", "created_at": self.created, "status": status,
@@ -198,29 +170,21 @@ class ResponsesInbound(Inbound):
 
     def render(self, answer: Mapping[str, Any]) -> dict[str, Any]:
         choice = (answer.get("choices") or [{}])[0]
-        message = choice.get("message") or {}
-        output: list[dict[str, Any]] = []
-        if message.get("reasoning_content"):
-            output.append({"type": "reasoning", "id": _id("rs"), "status": "completed",
-                           "summary": [{"type": "summary_text", "text": message["reasoning_content"]}]})
-        if message.get("content"):
-            output.append({"type": "message", "id": _id("msg"), "status": "completed", "role": "assistant",
-                           "content": [{"type": "output_text", "text": message["content"], "annotations": []}]})
-        for call in message.get("tool_calls") or ():
-            function = call.get("function") or {}
-            output.append({"type": "function_call", "id": _id("fc"), "call_id": call.get("id") or _id("call"),
-                           "name": function.get("name") or "", "arguments": function.get("arguments") or "",
-                           "status": "completed"})
-        length = choice.get("finish_reason") == "length"
-        return self._response(str(answer.get("model") or self.body.get("model")),
-                              "incomplete" if length else "completed", output,
-                              TokenUsage.from_openai(answer.get("usage")), "max_output_tokens" if length else None)
+        reason = INCOMPLETE.get(choice.get("finish_reason") or "")
+        return self.envelope(str(answer.get("model") or self.body.get("model")),
+                             "incomplete" if reason else "completed",
+                             output_items(choice.get("message") or {}, self.tools),
+                             TokenUsage.from_openai(answer.get("usage")), reason)
 
     def writer(self, model: str, prompt_tokens: int) -> StreamWriter:
-        return ResponsesStreamWriter(self, model)
+        return self.stream_writer(model)
+
+    def stream_writer(self, model: str) -> ResponsesStreamWriter:
+        return ResponsesStreamWriter(lambda status, output, usage, reason: self.envelope(
+            model, status, output, usage, reason), self.tools)
 
     def error_frame(self, err: RelayError) -> bytes:
-        return ResponsesStreamWriter(self, "").error(err)
+        return self.stream_writer("").error(err)
 
     @classmethod
     def error_body(cls, err: RelayError, request_id: str) -> dict[str, Any]:
@@ -230,169 +194,61 @@ class ResponsesInbound(Inbound):
         return body
 
 
-class ResponsesReader:
-    """Reads what an OpenAI channel answers at /v1/responses (relayed untouched): the usage, and
-    the output as chat chunks for the pipeline's count."""
-
-    def decode_body(self, raw: bytes) -> dict[str, Any]:
-        return json_object(raw)
-
-    def convert_response(self, body: dict[str, Any]) -> tuple[dict[str, Any], TokenUsage | None]:
-        text = "".join(part.get("text") or "" for item in body.get("output") or () if item.get("type") == "message"
-                       for part in item.get("content") or ())
-        answer = {"choices": [{"index": 0, "message": {"role": "assistant", "content": text}}]}
-        return answer, read_usage(body.get("usage"))
-
-    def convert_stream_event(self, ev: SSEEvent, state: StreamState) -> list[StreamChunk]:
-        event = json_object(ev.data, EVENT_NOT_OBJECT)
-        kind = event.get("type") or ev.event
-        if kind in ("response.output_text.delta", "response.reasoning_summary_text.delta",
-                    "response.function_call_arguments.delta"):
-            key = "content" if kind == "response.output_text.delta" else (
-                "reasoning_content" if "reasoning" in kind else "arguments")
-            return [{"choices": [{"index": 0, "delta": {key: str(event.get("delta") or "")}}]}]
-        if kind in ("response.completed", "response.incomplete", "response.failed"):
-            state.done = True
-            usage = read_usage((event.get("response") or {}).get("usage"))
-            if usage is not None:
-                state.usage = usage
-            if kind == "response.failed":
-                error = (event.get("response") or {}).get("error") or {}
-                raise RelayError(500, str(error.get("message") or "the response failed"), "upstream_error",
-                                 str(error.get("code") or "response_failed"))
-            return [{"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}]
-        if kind == "error":
-            raise openai_error(500, orjson.dumps({"error": event}))
-        return [{"choices": []}] if kind == "response.created" else []
+def foreign_reasoning(item: Any) -> bool:
+    """A reasoning item whose state is another provider's (sealed by this gateway)."""
+    return isinstance(item, Mapping) and item.get("type") == "reasoning" and is_sealed(item.get("encrypted_content"))
 
 
-def event(kind: str, sequence: int, data: Mapping[str, Any]) -> bytes:
-    return (b"event: " + kind.encode() + b"\ndata: " +
-            orjson.dumps({"type": kind, "sequence_number": sequence, **data}) + b"\n\n")
+def native_item(item: Any) -> Any:
+    """An input item as OpenAI takes it: a compaction of ours becomes the message it stands for."""
+    if isinstance(item, Mapping) and item.get("type") == "compaction":
+        sealed = unseal(item.get("encrypted_content"))
+        if sealed is not None and sealed[0] == TEXT:
+            text = f"{SUMMARY_PREFIX}\n\n{sealed[1].get('text') or ''}"
+            return {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
+    return item
 
 
-class ResponsesStreamWriter(StreamWriter):
-    """Chat chunks → the Responses event stream: created, in_progress, then per output item
-    added / deltas / done, and completed with the usage."""
+class ResponsesCompactInbound(ResponsesInbound):
+    """`POST /v1/responses/compact`: natively as sent; converted, the channel's model is asked for
+    a summary of the conversation, answered as OpenAI's compacted response."""
 
-    def __init__(self, inbound: ResponsesInbound, model: str) -> None:
-        self.inbound = inbound
-        self.model = model
-        self.sequence = 0
-        self.started = False
-        self.items: list[dict[str, Any]] = []  # output items so far (the open one last)
-        self.open: str | None = None  # reasoning, message, function_call
-        self.calls: dict[int, int] = {}  # chat tool-call index → output index
-        self.finish_reason = "stop"
+    name: ClassVar[str] = "responses_compact"
+    native_path: ClassVar[str] = "/v1/responses/compact"
 
-    def _event(self, kind: str, data: Mapping[str, Any]) -> bytes:
-        out = event(kind, self.sequence, data)
-        self.sequence += 1
+    def convert(self) -> dict[str, Any]:
+        out = super().convert()
+        for name in ("stream", "stream_options", "response_format"):  # one plain-text summary
+            out.pop(name, None)
+        out["messages"].append({"role": "user", "content": COMPACT_INSTRUCTION})
+        if out.get("tools"):
+            out["tool_choice"] = "none"  # the tools stay declared: the history's calls refer to them
         return out
 
-    def _start(self) -> bytes:
-        self.started = True
-        shell = self.inbound._response(self.model, "in_progress", [], None)
-        return self._event("response.created", {"response": shell}) + self._event(
-            "response.in_progress", {"response": shell})
+    def native_body(self, upstream_model: str) -> dict[str, Any]:
+        body = super().native_body(upstream_model)
+        body.pop("store", None)  # not a parameter of the compact endpoint
+        return body
 
-    def _close(self) -> bytes:
-        if self.open is None:
-            return b""
-        index, item = len(self.items) - 1, self.items[-1]
-        out = b""
-        if self.open == "reasoning":
-            text = item["summary"][0]["text"]
-            out += self._event("response.reasoning_summary_text.done", {
-                "item_id": item["id"], "output_index": index, "summary_index": 0, "text": text})
-            out += self._event("response.reasoning_summary_part.done", {
-                "item_id": item["id"], "output_index": index, "summary_index": 0, "part": item["summary"][0]})
-        elif self.open == "message":
-            part = item["content"][0]
-            out += self._event("response.output_text.done", {
-                "item_id": item["id"], "output_index": index, "content_index": 0, "text": part["text"]})
-            out += self._event("response.content_part.done", {
-                "item_id": item["id"], "output_index": index, "content_index": 0, "part": part})
-        else:
-            out += self._event("response.function_call_arguments.done", {
-                "item_id": item["id"], "output_index": index, "arguments": item["arguments"]})
-        item["status"] = "completed"
-        out += self._event("response.output_item.done", {"output_index": index, "item": item})
-        self.open = None
-        return out
+    def render(self, answer: Mapping[str, Any]) -> dict[str, Any]:
+        choice = (answer.get("choices") or [{}])[0]
+        summary = text_of((choice.get("message") or {}).get("content")).strip()
+        compaction = {"type": "compaction", "id": new_id("cmp"), "encrypted_content": seal(TEXT, {"text": summary})}
+        usage = TokenUsage.from_openai(answer.get("usage")) or TokenUsage()
+        return {"id": self.response_id, "object": "response.compaction", "created_at": self.created,
+                "output": [*self.user_messages(), compaction], "usage": usage_of(usage)}
 
-    def _add(self, kind: str, item: dict[str, Any]) -> bytes:
-        out = self._close()
-        self.items.append(item)
-        self.open = kind
-        index = len(self.items) - 1
-        out += self._event("response.output_item.added", {"output_index": index, "item": {
-            **item, **({"summary": []} if kind == "reasoning" else {}),
-            **({"content": []} if kind == "message" else {})}})
-        if kind == "reasoning":
-            out += self._event("response.reasoning_summary_part.added", {
-                "item_id": item["id"], "output_index": index, "summary_index": 0,
-                "part": {"type": "summary_text", "text": ""}})
-        elif kind == "message":
-            out += self._event("response.content_part.added", {
-                "item_id": item["id"], "output_index": index, "content_index": 0,
-                "part": {"type": "output_text", "text": "", "annotations": []}})
-        return out
+    def user_messages(self) -> list[dict[str, Any]]:
+        """The request's user messages, as message items (content as a list of parts, which Codex
+        reads: codex-rs/protocol/src/models.rs `ResponseItem::Message`): they stay in the history."""
+        given = self.body.get("input")
+        items = [{"role": "user", "content": given}] if isinstance(given, str) else given
+        return [{"type": "message", "id": item.get("id") or new_id("msg"), "status": "completed", "role": "user",
+                 "content": [{"type": "input_text", "text": item["content"]}] if isinstance(item.get("content"), str)
+                 else item.get("content") or []}
+                for item in items if isinstance(item, Mapping)
+                and (item.get("type") or "message") == "message" and item.get("role") == "user"] \
+            if isinstance(items, list) else []
 
-    def frames(self, chunks: list[Mapping[str, Any]]) -> bytes:
-        out: list[bytes] = [] if self.started else [self._start()]
-        for chunk in chunks:
-            for choice in chunk.get("choices") or ():
-                delta = choice.get("delta") or {}
-                if delta.get("reasoning_content"):
-                    if self.open != "reasoning":
-                        out.append(self._add("reasoning", {"type": "reasoning", "id": _id("rs"), "status":
-                                                           "in_progress", "summary": [
-                                                               {"type": "summary_text", "text": ""}]}))
-                    item = self.items[-1]
-                    item["summary"][0]["text"] += delta["reasoning_content"]
-                    out.append(self._event("response.reasoning_summary_text.delta", {
-                        "item_id": item["id"], "output_index": len(self.items) - 1, "summary_index": 0,
-                        "delta": delta["reasoning_content"]}))
-                if delta.get("content"):
-                    if self.open != "message":
-                        out.append(self._add("message", {"type": "message", "id": _id("msg"), "status":
-                                                         "in_progress", "role": "assistant", "content": [
-                                                             {"type": "output_text", "text": "", "annotations": []}]}))
-                    item = self.items[-1]
-                    item["content"][0]["text"] += delta["content"]
-                    out.append(self._event("response.output_text.delta", {
-                        "item_id": item["id"], "output_index": len(self.items) - 1, "content_index": 0,
-                        "delta": delta["content"]}))
-                for call in delta.get("tool_calls") or ():
-                    position = int(call.get("index") or 0)
-                    function = call.get("function") or {}
-                    if position not in self.calls:
-                        out.append(self._add("function_call", {
-                            "type": "function_call", "id": _id("fc"), "call_id": call.get("id") or _id("call"),
-                            "name": function.get("name") or "", "arguments": "", "status": "in_progress"}))
-                        self.calls[position] = len(self.items) - 1
-                    index = self.calls[position]
-                    if function.get("arguments"):
-                        self.items[index]["arguments"] += function["arguments"]
-                        out.append(self._event("response.function_call_arguments.delta", {
-                            "item_id": self.items[index]["id"], "output_index": index,
-                            "delta": function["arguments"]}))
-                if choice.get("finish_reason"):
-                    self.finish_reason = choice["finish_reason"]
-        return b"".join(out)
-
-    def error(self, err: RelayError) -> bytes:
-        return self._event("error", {"code": str(err.code or err.type), "message": err.message, "param": None})
-
-    def finish(self, usage: TokenUsage, error: RelayError | None) -> bytes:
-        out = [] if self.started else [self._start()]
-        out.append(self._close())
-        if error is not None:
-            out.append(self.error(error))
-            return b"".join(out)
-        length = self.finish_reason == "length"
-        response = self.inbound._response(self.model, "incomplete" if length else "completed", self.items, usage,
-                                          "max_output_tokens" if length else None)
-        out.append(self._event("response.incomplete" if length else "response.completed", {"response": response}))
-        return b"".join(out)
+    def writer(self, model: str, prompt_tokens: int) -> StreamWriter:
+        raise TypeError("compaction requests do not stream")

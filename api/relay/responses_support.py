@@ -1,0 +1,109 @@
+"""Which channels serve a client format's own endpoint (OpenAI's Responses API at `/v1/responses`,
+its `/v1/responses/compact`), learnt from the channels themselves.
+
+A channel of a native type whose upstream answers that path with 404 or 405 (an OpenAI-compatible
+server without the Responses API, a proxy that only relays chat completions) is remembered as not
+serving it, and the request is served at once on the same channel by conversion; the 404/405 is
+not a failure of the channel (no health sample, no retry used). The mark is kept in this process
+and in Redis (a hash under the deployment's prefix, field `<channel id>:<path>`, value the base URL
+and the time), so every process skips the native attempt; it holds only while the channel keeps
+that base URL, and for a day, after which the endpoint is tried again (an upstream may gain it).
+A 404 that names the model is the model's (the upstream does not serve it), not the endpoint's.
+"""
+from __future__ import annotations
+
+import logging
+import time
+import weakref
+from dataclasses import dataclass, field
+
+import orjson
+
+from api import keys
+from api.relay.job import Job
+from api.services.channel_index import ChannelIndex, ChannelInfo
+
+log = logging.getLogger("api.relay")
+
+REDIS_KEY = "relay:native_missing"  # under the deployment's Redis prefix
+RECHECK_AFTER = 86400.0  # seconds a mark holds before the endpoint is tried again
+CACHE_FOR = 60.0  # seconds this process trusts what it read from Redis (or its absence)
+
+
+class NativeRouteMissing(Exception):
+    """The channel's upstream has no such endpoint: serve the request by conversion instead."""
+
+
+@dataclass
+class Marks:
+    """This process's view: field → (base URL, marked at), and when each field was last read."""
+
+    missing: dict[str, tuple[str, float]] = field(default_factory=dict)
+    read_at: dict[str, float] = field(default_factory=dict)
+
+
+# One view per relay (keyed by its channel index, which lives as long as the relay's state).
+_views: weakref.WeakKeyDictionary[ChannelIndex, Marks] = weakref.WeakKeyDictionary()
+
+
+def _marks(job: Job) -> Marks:
+    marks = _views.get(job.state.index)
+    if marks is None:
+        marks = _views[job.state.index] = Marks()
+    return marks
+
+
+def _field(channel: ChannelInfo, path: str) -> str:
+    return f"{channel.id}:{path}"
+
+
+def _holds(mark: tuple[str, float] | None, channel: ChannelInfo, now: float) -> bool:
+    return mark is not None and mark[0] == channel.base_url and now - mark[1] < RECHECK_AFTER
+
+
+async def serves(job: Job, channel: ChannelInfo, path: str) -> bool:
+    """Whether to try `path` natively on this channel (False once it answered 404/405 there)."""
+    marks, name, now = _marks(job), _field(channel, path), time.time()
+    if now - marks.read_at.get(name, -CACHE_FOR) >= CACHE_FOR:
+        store = job.request.config_dict[keys.STORE]
+        raw = await store.redis.hget(f"{store.prefix}{REDIS_KEY}", name)
+        marks.read_at[name] = now
+        if raw:
+            value = orjson.loads(raw)
+            marks.missing[name] = (str(value.get("base")), float(value.get("at") or 0))
+        else:
+            marks.missing.pop(name, None)
+    return not _holds(marks.missing.get(name), channel, now)
+
+
+async def native_attempt(job: Job, channel: ChannelInfo) -> bool:
+    """Whether this attempt sends the client's own format: the channel's type speaks it, and its
+    upstream has not been found without the endpoint."""
+    inbound = job.inbound
+    if inbound is None or not inbound.native(channel.type):
+        return False
+    return inbound.native_path is None or await serves(job, channel, inbound.native_path)
+
+
+def route_missing(status: int, body: bytes) -> bool:
+    """An answer saying the endpoint does not exist (not that the model does not)."""
+    return status == 405 or (status == 404 and b"model" not in body.lower())
+
+
+async def check_route(job: Job, channel: ChannelInfo, status: int, body: bytes) -> None:
+    """After a native attempt failed: raise NativeRouteMissing (remembered) when the upstream lacks
+    the endpoint; any other failure is the channel's as usual."""
+    path = job.inbound.native_path if job.inbound is not None else None
+    if path and route_missing(status, body):
+        await remember_missing(job, channel, path)
+        raise NativeRouteMissing(path)
+
+
+async def remember_missing(job: Job, channel: ChannelInfo, path: str) -> None:
+    marks, name, now = _marks(job), _field(channel, path), time.time()
+    marks.missing[name] = (channel.base_url, now)
+    marks.read_at[name] = now
+    store = job.request.config_dict[keys.STORE]
+    await store.redis.hset(f"{store.prefix}{REDIS_KEY}", name,
+                           orjson.dumps({"base": channel.base_url, "at": now}))
+    log.info("channel %s answers no %s: its requests are converted from now on", channel.id, path)
