@@ -1,3 +1,4 @@
+# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """Billing arithmetic of billing.md, to the unit. Rounding is half up (x.5 → x+1), in Decimal."""
 
 import orjson
@@ -25,6 +26,18 @@ from api.services.pricing import (
     settle_quota,
     speech_quota,
     transcription_quota,
+)
+from models import Log, Token, User
+from models.enums import ChannelType, LogType
+from tests.relay.fake_anthropic import FakeClaude
+from tests.relay.fakes import (  # noqa: F401
+    add_channel,
+    drain,
+    gateway,
+    headers_for,
+    live_balance,
+    make_key,
+    rich_user,
 )
 
 
@@ -406,3 +419,43 @@ def test_one_hour_counts_an_upstream_got_wrong_are_clamped() -> None:
     assert settle_quota(price, 100, 0, cache_creation_tokens=-5, cache_creation_1h_tokens=-5) == 100
     per_call = Price("m", 0, 1, 1, model_price=0.01, cache_creation_1h_ratio=2)
     assert settle_quota(per_call, 1000, 0, cache_creation_tokens=1000, cache_creation_1h_tokens=1000) == 5000
+
+
+# -- one-hour writes through the gateway: a Claude channel reporting both lifetimes -----------------
+
+SONNET = "claude-sonnet-4-5-20250929"  # ratio 1.5, completion 5, cache read 0.1, writes 1.25 (5 min) and 2 (1 h)
+# Anthropic's usage: `input_tokens` excludes both cache counts; `cache_creation` splits the writes by
+# lifetime (anthropic-sdk-python src/anthropic/types/usage.py, cache_creation.py).
+CLAUDE_USAGE = {"input_tokens": 21, "output_tokens": 9, "cache_read_input_tokens": 100,
+                "cache_creation_input_tokens": 300,
+                "cache_creation": {"ephemeral_5m_input_tokens": 180, "ephemeral_1h_input_tokens": 120}}
+# (21 + 100 × 0.1 + 180 × 1.25 + 120 × 2 + 9 × 5) × 1.5 = (21 + 10 + 225 + 240 + 45) × 1.5 = 811.5 → 812
+SONNET_QUOTA = 812
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["json", "stream"])
+async def test_one_hour_writes_billed_through_a_claude_channel(gateway, aiohttp_server, stream: bool) -> None:
+    fake = FakeClaude(usage=CLAUDE_USAGE)
+    fake.server = await aiohttp_server(fake.app())
+    await add_channel(gateway, None, models=SONNET, type=int(ChannelType.ANTHROPIC), base_url=fake.url, key=fake.key)
+    user = await rich_user(quota=1_000_000)
+    token = await make_key(user, remain_quota=100_000, unlimited=False)
+    body = {"model": SONNET, "messages": [{"role": "user", "content": "Say hello."}], "stream": stream}
+    async with gateway.post("/v1/chat/completions", json=body, headers=headers_for(token)) as resp:
+        assert resp.status == 200, await resp.text()
+        await resp.read()
+    price = resolve_price(SONNET)
+    assert settle_quota(price, 421, 9, cached_tokens=100, cache_creation_tokens=300,
+                        cache_creation_1h_tokens=120) == SONNET_QUOTA
+    assert await live_balance(gateway, user.id) == 1_000_000 - SONNET_QUOTA
+    assert await live_balance(gateway, user.id, token.id) == 100_000 - SONNET_QUOTA
+    assert await drain(gateway) == 1
+    log = await Log.get(user_id=user.id, type=LogType.CONSUME)
+    assert (log.quota, log.prompt_tokens, log.completion_tokens) == (SONNET_QUOTA, 421, 9)
+    other = orjson.loads(log.other)
+    assert (other["cache_tokens"], other["cache_ratio"]) == (100, 0.1)
+    assert (other["cache_creation_tokens"], other["cache_creation_ratio"]) == (300, 1.25)
+    assert (other["cache_creation_tokens_1h"], other["cache_creation_ratio_1h"]) == (120, 2)
+    assert log.content.endswith("cache ratio 0.1, cache write ratio 1.25, 1-hour cache write ratio 2.0")
+    assert (await User.get(id=user.id)).quota == 1_000_000 - SONNET_QUOTA
+    assert (await Token.get(id=token.id)).remain_quota == 100_000 - SONNET_QUOTA

@@ -40,6 +40,9 @@ function consumeText(other, t) {
     if (other.cache_creation_tokens && other.cache_creation_ratio != null) {
       text += t('log.event.cacheWriteRatio', { ratio: num(other.cache_creation_ratio) });
     }
+    if (other.cache_creation_tokens_1h && other.cache_creation_ratio_1h != null) {
+      text += t('log.event.cacheWrite1hRatio', { ratio: num(other.cache_creation_ratio_1h) });
+    }
   } else {
     return null;
   }

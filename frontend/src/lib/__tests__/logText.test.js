@@ -27,3 +27,12 @@ test('a consumption row is written from its ratios', () => {
   expect(say('zh', { content: 'model price 0.1, group ratio 1' }, { model_price: 0.1, group_ratio: 1 }, true))
     .toBe('模型价格 0.1，分组倍率 1');
 });
+
+test('a consumption row with one-hour cache writes names their ratio', () => {
+  const other = { model_ratio: 1.5, completion_ratio: 5, group_ratio: 1, cache_creation_tokens: 300, cache_creation_ratio: 1.25,
+    cache_creation_tokens_1h: 120, cache_creation_ratio_1h: 2 };
+  const log = { content: 'model ratio 1.5, completion ratio 5, group ratio 1, cache write ratio 1.25, 1-hour cache write ratio 2' };
+  expect(say('en', log, other, true))
+    .toBe('Model ratio 1.5, completion ratio 5, group ratio 1, cache write ratio 1.25, 1-hour cache write ratio 2');
+  expect(say('zh', log, other, true)).toBe('模型倍率 1.5，补全倍率 5，分组倍率 1，缓存写入倍率 1.25，1 小时缓存写入倍率 2');
+});

@@ -32,10 +32,15 @@ export default function PriceDetail({ log, other }) {
   const output = modelRatio * completionRatio * 2;
   const prompt = log.prompt_tokens || 0;
   const completion = log.completion_tokens || 0;
-  // Cached input (part of the prompt tokens) at its own ratios, when one applied.
+  // Cached input (part of the prompt tokens) at its own ratios, when one applied. Cache writes are
+  // five-minute ones at cache_creation_ratio and one-hour ones (cache_creation_tokens_1h, part of
+  // cache_creation_tokens) at cache_creation_ratio_1h; rows from before the split have no one-hour part.
   const read = other.cache_ratio != null ? other.cache_tokens || 0 : 0;
-  const write = other.cache_creation_ratio != null ? other.cache_creation_tokens || 0 : 0;
-  const promptUnits = Math.max(0, prompt - read - write) + read * (other.cache_ratio ?? 0) + write * (other.cache_creation_ratio ?? 0);
+  const writeHour = other.cache_creation_ratio_1h != null ? other.cache_creation_tokens_1h || 0 : 0;
+  const writeFive = other.cache_creation_ratio != null
+    ? Math.max(0, (other.cache_creation_tokens || 0) - (other.cache_creation_tokens_1h || 0)) : 0;
+  const promptUnits = Math.max(0, prompt - read - writeFive - writeHour) + read * (other.cache_ratio ?? 0)
+    + writeFive * (other.cache_creation_ratio ?? 0) + writeHour * (other.cache_creation_ratio_1h ?? 0);
   const total = ((promptUnits / 1e6) * input + (completion / 1e6) * output) * groupRatio;
   return (
     <div className="is-size-7" data-testid="price-breakdown">
@@ -45,9 +50,14 @@ export default function PriceDetail({ log, other }) {
       {read > 0 && (
         <p data-testid="price-cache-read">{t('log.price.cacheRead', { tokens: read, ratio: num(other.cache_ratio), price: usd(input * other.cache_ratio) })}</p>
       )}
-      {write > 0 && (
+      {writeFive > 0 && (
         <p data-testid="price-cache-write">
-          {t('log.price.cacheWrite', { tokens: write, ratio: num(other.cache_creation_ratio), price: usd(input * other.cache_creation_ratio) })}
+          {t('log.price.cacheWrite', { tokens: writeFive, ratio: num(other.cache_creation_ratio), price: usd(input * other.cache_creation_ratio) })}
+        </p>
+      )}
+      {writeHour > 0 && (
+        <p data-testid="price-cache-write-1h">
+          {t('log.price.cacheWrite1h', { tokens: writeHour, ratio: num(other.cache_creation_ratio_1h), price: usd(input * other.cache_creation_ratio_1h) })}
         </p>
       )}
       <p>{t('log.price.sum', { prompt, input: usd(input), completion, output: usd(output), group: num(groupRatio), total: usd(total) })}</p>

@@ -50,6 +50,11 @@ function Price({ model, ratio }) {
           {t('pricing.cacheWritePrice', { price: money(model.model_ratio * model.cache_creation_ratio * 2 * ratio) })}
         </p>
       )}
+      {model.cache_creation_1h_ratio != null && (
+        <p data-testid="pricing-cache-write-1h">
+          {t('pricing.cacheWrite1hPrice', { price: money(model.model_ratio * model.cache_creation_1h_ratio * 2 * ratio) })}
+        </p>
+      )}
     </div>
   );
 }
@@ -162,6 +167,7 @@ export default function PricingPage() {
                         <p>{t('pricing.completionRatio', { ratio: m.completion_ratio })}</p>
                         {m.cache_ratio != null && <p>{t('pricing.cacheRatio', { ratio: m.cache_ratio })}</p>}
                         {m.cache_creation_ratio != null && <p>{t('pricing.cacheWriteRatio', { ratio: m.cache_creation_ratio })}</p>}
+                        {m.cache_creation_1h_ratio != null && <p>{t('pricing.cacheWrite1hRatio', { ratio: m.cache_creation_1h_ratio })}</p>}
                         <p>{t('pricing.groupRatio', { ratio })}</p>
                       </>
                     )}

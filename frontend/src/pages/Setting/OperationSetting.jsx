@@ -30,7 +30,9 @@ export const OPERATION_CARDS = {
   quota: [num('QuotaForNewUser', 0), num('PreConsumedQuota', 0), num('QuotaForInviter', 0), num('QuotaForInvitee', 0)],
   chats: [{ ...json('Chats'), help: 'option.help.Chats' }],
   ratio: [json('ModelPrice'), json('ModelRatio'), json('CompletionRatio'), { ...json('CacheRatio'), help: 'option.help.CacheRatio' },
-    { ...json('CreateCacheRatio'), help: 'option.help.CreateCacheRatio' }, json('GroupRatio'), json('UserUsableGroups')],
+    { ...json('CreateCacheRatio'), help: 'option.help.CreateCacheRatio' },
+    { ...json('CreateCacheRatio1h'), help: 'option.help.CreateCacheRatio1h' }, json('GroupRatio'), json('UserUsableGroups')],
+  capabilities: [{ ...json('ModelCapabilities'), help: 'option.help.ModelCapabilities' }],
 };
 
 const monthAgo = () => {
@@ -114,6 +116,7 @@ export default function OperationSetting() {
       {card('quota')}
       {card('chats')}
       {card('ratio', <ResetModelRatio onDone={mutate} />)}
+      {card('capabilities')}
     </div>
   );
 }

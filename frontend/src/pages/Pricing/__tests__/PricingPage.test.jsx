@@ -6,7 +6,7 @@ import { mockApi, mockClipboard } from '../../../test/api';
 
 const MODELS = [
   { model_name: 'claude-3', quota_type: 0, model_ratio: 1.5, completion_ratio: 5, model_price: 0, enable_groups: ['default', 'vip'],
-    cache_ratio: 0.1, cache_creation_ratio: 1.25 },
+    cache_ratio: 0.1, cache_creation_ratio: 1.25, cache_creation_1h_ratio: 2 },
   { model_name: 'mj_imagine', quota_type: 1, model_ratio: 0, completion_ratio: 1, model_price: 0.1, enable_groups: ['vip'] },
   { model_name: 'gpt-4o-mini', quota_type: 0, model_ratio: 0.075, completion_ratio: 4, model_price: 0, enable_groups: ['default'] },
   { model_name: 'gpt-4o', quota_type: 0, model_ratio: 1.25, completion_ratio: 4, model_price: 0, enable_groups: ['default', 'vip'] },
@@ -36,7 +36,10 @@ test('group and formula banners; gpt models first; prices per 1M tokens or per c
   expect(within(row('mj_imagine')).getByTestId('pricing-price')).toHaveTextContent('Model price $0.1 per call');
   expect(within(row('claude-3')).getByTestId('pricing-cache-read')).toHaveTextContent('Cached input $0.3 / 1M tokens');
   expect(within(row('claude-3')).getByTestId('pricing-cache-write')).toHaveTextContent('Cache write $3.75 / 1M tokens');
+  expect(within(row('claude-3')).getByTestId('pricing-cache-write-1h')).toHaveTextContent('1-hour cache write $6 / 1M tokens');
   expect(row('claude-3')).toHaveTextContent('Cache-read ratio: 0.1');
+  expect(row('claude-3')).toHaveTextContent('1-hour cache-write ratio: 2');
+  expect(within(row('gpt-4o')).queryByTestId('pricing-cache-write-1h')).toBeNull();
   expect(within(row('gpt-4o')).queryByTestId('pricing-cache-read')).toBeNull();
   expect(row('mj_imagine')).toHaveTextContent('Per call');
   expect(within(row('gpt-4o')).getByTestId('availability')).toHaveAttribute('data-available', 'true');

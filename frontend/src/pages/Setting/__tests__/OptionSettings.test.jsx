@@ -212,3 +212,27 @@ test('other tab has its cards and saves the system name', async () => {
   expect(screen.getByTestId('card-notice')).toBeInTheDocument();
   expect(screen.getByTestId('card-footer')).toBeInTheDocument();
 });
+
+test('one-hour cache-write ratios and model capabilities are JSON objects with their help', async () => {
+  const options = { ...OPTIONS, CreateCacheRatio1h: '{"claude-sonnet-4-5-20250929":2}', ModelCapabilities: '{}' };
+  const calls = setup('operation', { options });
+  const ratio = await card('ratio');
+  expect(within(ratio).getByLabelText('Cache-write ratios (1 hour)')).toHaveValue('{"claude-sonnet-4-5-20250929":2}');
+  expect(ratio).toHaveTextContent('A model with a cache-write ratio and no entry here pays 2');
+  const capabilities = await card('capabilities');
+  expect(capabilities).toHaveTextContent('a JSON object of model pattern → the capability fields to change');
+  const input = within(capabilities).getByLabelText('Model capabilities');
+  const save = within(capabilities).getByRole('button', { name: 'Save Model capabilities' });
+  await userEvent.clear(input);
+  await userEvent.click(input);
+  await userEvent.paste('{"claude-opus-5*": {"max_output": 64000');
+  await userEvent.click(save);
+  expect(await screen.findByText('Model capabilities: Not a valid JSON string')).toBeInTheDocument();
+  await userEvent.clear(input);
+  await userEvent.click(input);
+  await userEvent.paste('{"claude-opus-5*": {"max_output": 64000}}');
+  await userEvent.click(save);
+  await waitFor(() => expect(puts(calls)).toEqual([
+    { key: 'ModelCapabilities', value: '{"claude-opus-5*": {"max_output": 64000}}' },
+  ]));
+});
