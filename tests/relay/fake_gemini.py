@@ -59,6 +59,30 @@ BUDGETS = (("gemini-2.5-flash-lite", 512, 24576, True), ("gemini-2.5-flash", 1, 
 THOUGHT_DOCS = "Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details."
 
 
+# Values that are data, not messages: their keys are the caller's (property names, arguments).
+OPAQUE = {"args", "response", "example", "default", "enum", "labels", "parametersJsonSchema", "responseJsonSchema"}
+
+
+def camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(word[:1].upper() + word[1:] for word in rest)
+
+
+def canonical(value: Any, key: str = "") -> Any:
+    """The body with field names as lowerCamelCase: protobuf JSON parsers take a field's original
+    snake_case name too (protobuf.dev/programming-guides/json: "accept both"), as the google-genai SDK
+    sends some (`include_thoughts`)."""
+    if key in OPAQUE:
+        return value
+    if isinstance(value, list):
+        return [canonical(v, key) for v in value]
+    if not isinstance(value, dict):
+        return value
+    if key == "properties":
+        return {name: canonical(v) for name, v in value.items()}
+    return {camel(k): canonical(v, camel(k)) for k, v in value.items()}
+
+
 def is_gemini_3(model: str) -> bool:
     return model.startswith(("gemini-3", "gemini-flash-latest", "gemini-pro-latest"))
 
@@ -358,12 +382,12 @@ class FakeGemini:
         if action == "batchEmbedContents":
             return web.json_response({"embeddings": [{"values": [0.1 * i, 0.2]} for i, _ in
                                                      enumerate(body["requests"])]})
-        problem = self.problem(body, model)
+        problem = self.problem(canonical(body), model)
         if problem:
             return self.error(400, "INVALID_ARGUMENT", problem)
-        turn = self.turn(body)
+        turn = self.turn(canonical(body))
         parts = self.parts(turn, model)
-        grounding = self.grounding(body, turn.text)
+        grounding = self.grounding(canonical(body), turn.text)
         if action == "generateContent":
             return web.json_response(self.answer(parts, "STOP", True, grounding))
         if action != "streamGenerateContent" or request.query.get("alt") != "sse":
@@ -387,7 +411,7 @@ class FakeGemini:
                 frames.append(self.answer([part], None, False))
         frames.append(self.answer(last, "STOP", True, grounding))  # the last chunk: finish reason and usage
         for n, frame in enumerate(frames):
-            if self.cut_after is not None and n >= self.cut_after:
+            if self.cut_after is not None and n >= self.cut_after and request.transport is not None:
                 request.transport.close()
                 return resp
             await resp.write(b"data: " + orjson.dumps(frame) + b"\r\n\r\n")
