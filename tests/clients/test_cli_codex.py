@@ -1,0 +1,89 @@
+# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
+"""Codex (`codex exec`, its default tool set) through the gateway's /v1/responses, on three kinds of
+channel: it has no read tool, so the model asks its shell to `cat` the file; Codex runs the command,
+sends the output back and prints an answer quoting the file. Each leg checks the answer, the tool
+result in the upstream's second request, the reasoning state the upstream expects back, and every
+charge to the unit."""
+from __future__ import annotations
+
+from typing import Any
+
+from models.enums import ChannelType
+from tests.clients import clis
+from tests.clients.charges import assert_charged, chat_tokens, claude_tokens, responses_tokens, set_prices
+from tests.clients.conftest import FILE_LINE, Workspace
+from tests.clients.upstreams import (
+    CLAUDE_SIGNATURE,
+    RESPONSES_ENCRYPTED,
+    ScriptedChat,
+    ScriptedClaude,
+    ScriptedResponses,
+)
+from tests.relay.agent_script import Recorded, read_file_script
+from tests.relay.fakes import add_channel, gateway, make_key, rich_user  # noqa: F401
+
+THINKING = "The user wants the file; cat will print it."
+
+
+async def run_codex(gateway: Any, workspace: Workspace, model: str,
+                    effort: str | None = None) -> tuple[clis.CliRun, Any, int]:
+    """(the run, its user, the user's balance before it) for a new user and key."""
+    user = await rich_user()
+    token = await make_key(user)
+    run = await clis.codex(str(gateway.make_url("")).rstrip("/"), f"sk-{token.key}", model, workspace.home,
+                           workspace.workdir, workspace.prompt, effort=effort)
+    assert run.returncode == 0, run.explain()
+    assert FILE_LINE in run.answer, run.explain()
+    return run, user, user.quota
+
+
+def assert_loop(script: Recorded) -> None:
+    """Two upstream turns: `cat` asked of Codex's shell tool, then its output (the file) seen and quoted."""
+    assert [len(view.tool_results) for view in script.views] == [0, 1]
+    assert script.turns[0].tool is not None and script.turns[0].tool["name"] == "exec_command"
+    assert FILE_LINE in script.views[1].tool_results[0]
+
+
+async def test_on_a_claude_channel_thinking(gateway, serve, workspace) -> None:
+    model = "claude-opus-5-5"
+    await set_prices(gateway)
+    script = Recorded(read_file_script(str(workspace.file), thinking=THINKING))
+    fake = await serve(ScriptedClaude(script=script))
+    await add_channel(gateway, None, models=model, type=int(ChannelType.ANTHROPIC), base_url=fake.url, key=fake.key)
+    _, user, start = await run_codex(gateway, workspace, model, effort="high")
+    assert_loop(script)
+    first, second = fake.seen[0].body, fake.seen[1].body
+    assert first["thinking"]["type"] == "adaptive" and first["output_config"]["effort"] == "high"
+    # Claude refuses a tool turn replayed without the signed thinking block that came before its call.
+    blocks = [block for message in second["messages"] if message["role"] == "assistant"
+              for block in message["content"]]
+    assert [(b["type"], b.get("signature")) for b in blocks] == [("thinking", CLAUDE_SIGNATURE), ("tool_use", None)]
+    await assert_charged(gateway, user, start, model, [claude_tokens(fake.usage)] * 2)
+
+
+async def test_on_a_chat_only_openai_compatible_channel(gateway, serve, workspace) -> None:
+    model = "deepseek-chat"
+    await set_prices(gateway)
+    script = Recorded(read_file_script(str(workspace.file)))
+    fake = await serve(ScriptedChat(script=script))
+    await add_channel(gateway, None, models=model, type=int(ChannelType.DEEPSEEK), base_url=fake.url, key=fake.key)
+    _, user, start = await run_codex(gateway, workspace, model)
+    assert_loop(script)
+    assert [seen.path for seen in fake.seen] == ["/v1/chat/completions"] * 2
+    await assert_charged(gateway, user, start, model, [chat_tokens(fake.usage)] * 2)
+
+
+async def test_on_its_native_openai_channel(gateway, serve, workspace) -> None:
+    model = "gpt-5.5"
+    await set_prices(gateway)
+    script = Recorded(read_file_script(str(workspace.file), thinking=THINKING))
+    fake = await serve(ScriptedResponses(script=script))
+    await add_channel(gateway, None, models=model, base_url=fake.url, key=fake.key)
+    _, user, start = await run_codex(gateway, workspace, model)
+    assert_loop(script)
+    first, second = fake.seen[0].body, fake.seen[1].body
+    kinds = {tool["type"] for tool in first["tools"]}
+    assert {"function", "custom", "web_search"} <= kinds  # Codex's own tools, relayed as it declared them
+    replayed = [item for item in second["input"] if item.get("type") == "reasoning"]
+    assert [item["encrypted_content"] for item in replayed] == [RESPONSES_ENCRYPTED]
+    await assert_charged(gateway, user, start, model, [responses_tokens(fake.usage)] * 2)
