@@ -1,8 +1,9 @@
 # ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """OpenAI's Responses API in, through the official openai SDK: converted for a chat-format channel
-(answers, the typed event stream, function calls both ways, reasoning, errors) and relayed as sent
-to an OpenAI channel's /v1/responses (built-in tools kept, the upstream's events untouched, usage
-read); stateless: previous_response_id is refused with the reason; billing and logs to the unit."""
+(answers, the typed event stream, function calls both ways, reasoning, hosted tools left out with a
+notice, errors) and relayed as sent to an OpenAI channel's /v1/responses (built-in tools kept, the
+upstream's events untouched, usage read); stateless: stored state is refused with the reason;
+billing and logs to the unit."""
 from __future__ import annotations
 
 from typing import Any
@@ -14,6 +15,7 @@ from aiohttp import web
 
 from api.services import pricing
 from models.enums import ChannelType
+from tests.relay.fake_responses import FakeResponses
 from tests.relay.fakes import REPLY, add_channel, drain, gateway, make_key, rich_user, upstreams  # noqa: F401
 from tests.relay.provider_kit import consume_logs, sdk
 
@@ -137,62 +139,43 @@ async def test_function_calls_both_ways(gateway, aiohttp_server) -> None:
 
 
 async def test_relayed_as_sent_to_an_openai_channel(gateway, aiohttp_server) -> None:
-    seen: list[dict[str, Any]] = []
-    usage = {"input_tokens": 40, "input_tokens_details": {"cached_tokens": 16}, "output_tokens": 12,
-             "output_tokens_details": {"reasoning_tokens": 4}, "total_tokens": 52}
-    response = {"id": "resp_up", "object": "response", "created_at": 1, "status": "completed", "model": NATIVE,
-                "output": [{"type": "message", "id": "msg_up", "status": "completed", "role": "assistant",
-                            "content": [{"type": "output_text", "text": "Found it.", "annotations": []}]}],
-                "usage": usage}
-
-    async def responses(request: web.Request) -> web.StreamResponse:
-        body = await request.json()
-        seen.append({"body": body, "auth": request.headers.get("Authorization")})
-        if not body.get("stream"):
-            return web.json_response(response)
-        resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
-        await resp.prepare(request)
-        shell = {**response, "status": "in_progress", "output": [], "usage": None}
-        events = [("response.created", {"response": shell}),
-                  ("response.output_item.added", {"output_index": 0, "item": {
-                      "type": "message", "id": "msg_up", "status": "in_progress", "role": "assistant",
-                      "content": []}}),
-                  ("response.content_part.added", {"item_id": "msg_up", "output_index": 0, "content_index": 0,
-                                                   "part": {"type": "output_text", "text": "", "annotations": []}}),
-                  ("response.output_text.delta", {"item_id": "msg_up", "output_index": 0, "content_index": 0,
-                                                  "delta": "Found it."}),
-                  ("response.output_text.done", {"item_id": "msg_up", "output_index": 0, "content_index": 0,
-                                                 "text": "Found it."}),
-                  ("response.output_item.done", {"output_index": 0, "item": response["output"][0]}),
-                  ("response.completed", {"response": response})]
-        for i, (kind, data) in enumerate(events):
-            await resp.write(f"event: {kind}\ndata: ".encode() + orjson.dumps(
-                {"type": kind, "sequence_number": i, **data}) + b"\n\n")
-        return resp
-
-    app = web.Application()
-    app.router.add_post("/v1/responses", responses)
-    server = await aiohttp_server(app)
-    await add_channel(gateway, None, models=NATIVE, base_url=str(server.make_url("")).rstrip("/"))
-    # A chat-format channel of the same model, preferred: it cannot run OpenAI's built-in tools, so
-    # requests that ask for them go on to the OpenAI channel (and it never counts as a failure).
-    await add_channel(gateway, None, models=NATIVE, type=int(ChannelType.DEEPSEEK), base_url="http://127.0.0.1:9",
-                      priority=10)
+    fake = FakeResponses()
+    fake.server = await aiohttp_server(fake.app())
+    await add_channel(gateway, fake, models=NATIVE)
     user = await rich_user()
     token = await make_key(user)
-    tools = [{"type": "web_search"}]
+    tools = [{"type": "web_search"}, {"type": "file_search", "vector_store_ids": ["vs_1"]}]
     async with sdk(gateway, token) as client:
-        answer = await client.responses.create(model=NATIVE, input="Search it.", tools=tools)
+        raw = await client.responses.with_raw_response.create(model=NATIVE, input="Search it.", tools=tools)
+        answer = raw.parse()
         async with client.responses.stream(model=NATIVE, input="Search it.", tools=tools) as stream:
+            kinds = [event.type async for event in stream]
             final = await stream.get_final_response()
-    assert answer.id == "resp_up" == final.id and answer.output_text == "Found it." == final.output_text
-    assert seen[0]["body"] == {"model": NATIVE, "input": "Search it.", "tools": tools, "store": False}
-    assert seen[0]["auth"] == "Bearer sk-upstream-secret"
+    assert answer.id == "resp_upstream" == final.id and answer.output_text == fake.reply == final.output_text
+    assert "X-Gateway-Dropped" not in raw.headers  # the upstream runs its own tools: nothing left out
+    assert kinds[0] == "response.created" and kinds[-1] == "response.completed"
+    assert fake.seen[0]["body"] == {"model": NATIVE, "input": "Search it.", "tools": tools, "store": False}
+    assert fake.seen[0]["headers"]["Authorization"] == "Bearer sk-upstream-secret"
     await drain(gateway)
     price = pricing.resolve_price(NATIVE)
     expected = pricing.settle_quota(price, 40, 12, cached_tokens=16)
     assert [(log.prompt_tokens, log.completion_tokens, log.quota) for log in await consume_logs(user)] == [
         (40, 12, expected)] * 2
+
+
+async def test_hosted_tools_left_out_with_a_notice_on_a_converted_channel(gateway, upstreams) -> None:
+    fake = await upstreams()
+    await chat_channel(gateway, fake)
+    user = await rich_user()
+    token = await make_key(user)
+    async with sdk(gateway, token) as client:
+        raw = await client.responses.with_raw_response.create(
+            model=MODEL, input="Hi", tools=[WEATHER, {"type": "code_interpreter", "container": {"type": "auto"}}])
+    assert raw.parse().output_text == REPLY
+    assert raw.headers["X-Gateway-Dropped"] == "tools.code_interpreter"
+    assert [t["function"]["name"] for t in fake.seen[0].body["tools"]] == ["get_weather"]
+    await drain(gateway)
+    assert orjson.loads((await consume_logs(user))[0].other)["dropped"] == ["tools.code_interpreter"]
 
 
 async def test_stateless_and_errors_in_openais_types(gateway, upstreams) -> None:
@@ -203,8 +186,10 @@ async def test_stateless_and_errors_in_openais_types(gateway, upstreams) -> None
     async with sdk(gateway, token) as client:
         with pytest.raises(openai.BadRequestError, match="previous_response_id is not supported"):
             await client.responses.create(model=MODEL, input="Hi", previous_response_id="resp_123")
-        with pytest.raises(openai.BadRequestError, match="web_search"):
-            await client.responses.create(model=MODEL, input="Hi", tools=[{"type": "web_search"}])
+        with pytest.raises(openai.BadRequestError, match="conversation is not supported"):
+            await client.responses.create(model=MODEL, input="Hi", conversation="conv_1")
+        with pytest.raises(openai.BadRequestError, match="item_reference is not supported"):
+            await client.responses.create(model=MODEL, input=[{"type": "item_reference", "id": "msg_1"}])
         with pytest.raises(openai.NotFoundError, match="not stored"):
             await client.responses.retrieve("resp_123")
         with pytest.raises(openai.InternalServerError):
