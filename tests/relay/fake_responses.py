@@ -216,7 +216,10 @@ class FakeResponses(FakeBase):
         if refused is not None:
             return refused
         items = body.get("input") if isinstance(body.get("input"), list) else []
-        users = [i for i in items if (i.get("type") or "message") == "message" and i.get("role") == "user"]
+        users = [{"type": "message", "id": f"msg_{secrets.token_hex(4)}", "status": "completed", "role": "user",
+                  "content": [{"type": "input_text", "text": i["content"]}] if isinstance(i["content"], str)
+                  else i["content"]}
+                 for i in items if (i.get("type") or "message") == "message" and i.get("role") == "user"]
         sealed = f"gAAAA{secrets.token_hex(8)}"
         self.issued.add(sealed)
         return web.json_response({"id": "resp_compacted", "object": "response.compaction", "created_at": 1,
