@@ -201,19 +201,21 @@ class Contents:
     def response(self, answer: Mapping[str, Any]) -> dict[str, Any]:
         name = str(answer.get("name") or "")
         pending = self.pending.get(name) or []
-        call_id = str(answer.get("id") or "")
-        if call_id in pending:
-            pending.remove(call_id)
-        elif not call_id:
-            call_id = pending.pop(0) if pending else f"call_{name}"
+        call_id = str(answer.get("id") or "") or (pending.pop(0) if pending else f"call_{name}")
         text = orjson.dumps(answer.get("response") or {}).decode()
         extra = [p for item in answer.get("parts") or () if isinstance(item, Mapping) and (p := media(item))]
         return {"role": "tool", "tool_call_id": call_id,
                 "content": [{"type": "text", "text": text}, *extra] if extra else text}
 
     def user(self, parts: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
-        """Function responses first (as `tool` messages), then the rest as a user message."""
-        out = [self.response(answer) for p in parts if isinstance(answer := pick(p, "functionResponse"), Mapping)]
+        """Function responses first (as `tool` messages), then the rest as a user message. Responses
+        with an id answer that call; the others, the oldest unanswered calls of their name."""
+        answers = [a for p in parts if isinstance(a := pick(p, "functionResponse"), Mapping)]
+        for answer in answers:
+            pending = self.pending.get(str(answer.get("name") or "")) or []
+            if answer.get("id") in pending:
+                pending.remove(answer["id"])
+        out = [self.response(answer) for answer in answers]
         content: list[dict[str, Any]] = []
         for part in parts:
             if pick(part, "functionResponse") is not None:
