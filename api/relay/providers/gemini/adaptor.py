@@ -83,7 +83,7 @@ class GeminiAdaptor(EmbeddingsMixin, Adaptor):
         return {"x-goog-api-key": self.meta.key}
 
     async def prepare(self, body: dict[str, Any], ctx: UpstreamContext) -> None:
-        for content in body.get("contents") or ():
+        for content in [*(body.get("contents") or ()), body.get("systemInstruction") or {}]:
             for part in content.get("parts") or ():
                 inline = part.get("inlineData")
                 if inline and inline.get("mimeType") == convert.MEDIA_PLACEHOLDER:
