@@ -350,11 +350,11 @@ def _fit_tools(body: dict[str, Any], cap: Capability, meta: RelayMeta) -> None:
     if meta.inbound and GEMINI_SCHEMA.search(orjson.dumps(out)):
         out = [{**t, "function": {**t["function"], "parameters": json_schema(t["function"].get("parameters"))}}
                if isinstance(t, Mapping) and isinstance(t.get("function"), Mapping) else t for t in out]
-    if out:
-        body["tools"] = out
-    else:  # OpenAI refuses an empty tool list, and a tool_choice without tools
+    if not out:  # OpenAI refuses an empty tool list, and a tool_choice without tools
         for name in ("tools", "tool_choice", "parallel_tool_calls"):
             body.pop(name, None)
+    elif len(out) != len(tools) or any(a is not b for a, b in zip(out, tools, strict=True)):
+        body["tools"] = out
 
 
 def _search_options(tool: Mapping[str, Any], meta: RelayMeta) -> dict[str, Any]:
