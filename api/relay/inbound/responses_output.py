@@ -59,9 +59,23 @@ def reasoning_item(text: str, state: ProviderState, status: str = "completed") -
     return item
 
 
-def message_item(text: str, status: str = "completed") -> dict[str, Any]:
+def message_item(text: str, status: str = "completed", annotations: list[dict[str, Any]] | None = None
+                 ) -> dict[str, Any]:
     return {"type": "message", "id": new_id("msg"), "status": status, "role": "assistant",
-            "content": [{"type": "output_text", "text": text, "annotations": []}]}
+            "content": [{"type": "output_text", "text": text, "annotations": annotations or []}]}
+
+
+def annotations_of(given: Any) -> list[dict[str, Any]]:
+    """Chat `url_citation` annotations (web search citations) → the output text's annotations
+    (openai-python types/responses/response_output_text.py `AnnotationURLCitation`)."""
+    out: list[dict[str, Any]] = []
+    for annotation in given if isinstance(given, list) else ():
+        cited = annotation.get("url_citation") if isinstance(annotation, Mapping) else None
+        if isinstance(cited, Mapping) and cited.get("url"):
+            out.append({"type": "url_citation", "start_index": int(cited.get("start_index") or 0),
+                        "end_index": int(cited.get("end_index") or 0), "url": str(cited["url"]),
+                        "title": str(cited.get("title") or "")})
+    return out
 
 
 def text_of(content: Any) -> str:
@@ -81,7 +95,7 @@ def output_items(message: Mapping[str, Any], tools: ToolMap) -> list[dict[str, A
         output.append(reasoning_item(reasoning, state))
     text = text_of(message.get("content"))
     if text:
-        output.append(message_item(text))
+        output.append(message_item(text, annotations=annotations_of(message.get("annotations"))))
     output.extend(tools.call_item(call) for call in message.get("tool_calls") or () if isinstance(call, Mapping))
     return output
 

@@ -19,7 +19,7 @@ import orjson
 from api.relay.base import EVENT_NOT_OBJECT, StreamChunk, StreamState, TokenUsage, json_object, openai_error
 from api.relay.errors import RelayError
 from api.relay.inbound.base import StreamWriter
-from api.relay.inbound.responses_output import INCOMPLETE, ProviderState, message_item, read_usage
+from api.relay.inbound.responses_output import INCOMPLETE, ProviderState, annotations_of, message_item, read_usage
 from api.relay.inbound.responses_tools import ToolMap, new_id
 from api.relay.reasoning import gemini_signature
 from api.relay.sse import SSEEvent
@@ -176,6 +176,20 @@ class ResponsesStreamWriter(StreamWriter):
         return out + self._event("response.output_text.delta", {
             "item_id": item["id"], "output_index": index, "content_index": 0, "delta": text, "logprobs": []})
 
+    def _annotations(self, annotations: list[dict[str, Any]]) -> bytes:
+        """Citations of the text written so far (they come once their text is complete)."""
+        index = next((i for i in range(len(self.items) - 1, -1, -1) if self.items[i]["type"] == "message"), None)
+        if index is None:
+            return b""
+        item, out = self.items[index], b""
+        part = item["content"][0]
+        for annotation in annotations:
+            part["annotations"].append(annotation)
+            out += self._event("response.output_text.annotation_added", {
+                "item_id": item["id"], "output_index": index, "content_index": 0,
+                "annotation_index": len(part["annotations"]) - 1, "annotation": annotation})
+        return out
+
     def _call(self, call: Mapping[str, Any]) -> bytes:
         out = b""
         position = int(call.get("index") or 0)
@@ -216,6 +230,8 @@ class ResponsesStreamWriter(StreamWriter):
                     self.state.text_signature = signature
                 if delta.get("content"):
                     out.append(self._text(str(delta["content"])))
+                if delta.get("annotations"):
+                    out.append(self._annotations(annotations_of(delta["annotations"])))
                 for call in delta.get("tool_calls") or ():
                     out.append(self._call(call))
                 if choice.get("finish_reason"):
