@@ -5,18 +5,16 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import pytest
+from aiohttp import web
 
 from tests.clients.clis import PROMPT, missing_tools
 from tests.relay.fakes import gateway  # noqa: F401  (the gateway on a real local port)
-from tests.relay.provider_kit import Fake
 
 MARKER = "clients: the real coding-agent CLIs (Claude Code, Codex, Gemini CLI) driven through the gateway"
 FILE_LINE = "The launch code is PERIWINKLE-42."
-
-FakeT = TypeVar("FakeT", bound=Fake)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -57,11 +55,11 @@ def workspace(tmp_path: Path) -> Workspace:
 
 
 @pytest.fixture
-def serve(aiohttp_server: Any) -> Callable[[FakeT], Awaitable[FakeT]]:
-    """serve(fake) → the fake, listening on a local port."""
+def serve(aiohttp_server: Any) -> Callable[[web.Application], Awaitable[str]]:
+    """serve(a fake upstream's app) → the base URL it listens on."""
 
-    async def start(fake: FakeT) -> FakeT:
-        fake.server = await aiohttp_server(fake.app())
-        return fake
+    async def start(app: web.Application) -> str:
+        server = await aiohttp_server(app)
+        return str(server.make_url("")).rstrip("/")
 
     return start

@@ -9,21 +9,21 @@ from typing import Any
 
 from models.enums import ChannelType
 from tests.clients import clis
-from tests.clients.charges import assert_charged, chat_tokens, claude_tokens, gemini_tokens, set_prices
+from tests.clients.charges import Tokens, assert_charged, claude_tokens, gemini_tokens, set_prices
 from tests.clients.conftest import FILE_LINE, Workspace
-from tests.clients.upstreams import (
-    CLAUDE_SIGNATURE,
-    GEMINI_SIGNATURE,
-    ScriptedBedrock,
-    ScriptedChat,
-    ScriptedClaude,
-    ScriptedGemini,
-)
+from tests.clients.upstreams import ScriptedChat
 from tests.relay.agent_script import Recorded, read_file_script
+from tests.relay.fake_anthropic import FakeClaude
+from tests.relay.fake_anthropic_models import sign
+from tests.relay.fake_gemini import FakeGemini
 from tests.relay.fakes import add_channel, gateway, make_key, rich_user  # noqa: F401
+from tests.relay.test_provider_bedrock import ACCESS, REGION, SECRET, FakeBedrock
 
 THINKING = "The user wants the file; I will read it."
-AWS_KEY = "AKIAFAKE|fake/Secret+Key|us-west-2"
+CLAUDE_USAGE = {"input_tokens": 500, "cache_creation_input_tokens": 500, "cache_read_input_tokens": 3000,
+                "output_tokens": 40}
+GEMINI_USAGE = {"promptTokenCount": 4000, "cachedContentTokenCount": 3000, "candidatesTokenCount": 28,
+                "thoughtsTokenCount": 12, "totalTokenCount": 4040}
 
 
 async def run_claude_code(gateway: Any, workspace: Workspace, model: str) -> tuple[clis.CliRun, Any, int]:
@@ -44,65 +44,68 @@ def assert_loop(script: Recorded) -> None:
     assert FILE_LINE in script.views[1].tool_results[0]
 
 
+def thinking_replayed(body: dict[str, Any]) -> bool:
+    """Whether the assistant turn went back with the thinking block Claude signed before its call."""
+    blocks = [block for message in body["messages"] if message["role"] == "assistant" for block in message["content"]]
+    return [b["type"] for b in blocks] == ["thinking", "tool_use"] and blocks[0]["signature"] == sign(
+        blocks[0]["thinking"])
+
+
 async def test_on_an_openai_channel_serving_gpt_5(gateway, serve, workspace) -> None:
     await set_prices(gateway)
     script = Recorded(read_file_script(str(workspace.file), thinking=THINKING))
-    fake = await serve(ScriptedChat(script=script))
-    await add_channel(gateway, None, models="gpt-5", base_url=fake.url, key=fake.key)
+    fake = ScriptedChat(script=script, usage={"prompt_tokens": 4000, "completion_tokens": 40, "total_tokens": 4040,
+                                              "prompt_tokens_details": {"cached_tokens": 3000}})
+    await add_channel(gateway, None, models="gpt-5", base_url=await serve(fake.app()), key=fake.key)
     _, user, start = await run_claude_code(gateway, workspace, "gpt-5")
     assert_loop(script)
     first = fake.seen[0].body
     assert "max_tokens" not in first and first["max_completion_tokens"] > 0  # gpt-5 refuses max_tokens
     assert "Read" in {tool["function"]["name"] for tool in first["tools"]}
-    await assert_charged(gateway, user, start, "gpt-5", [chat_tokens(fake.usage)] * 2)
+    await assert_charged(gateway, user, start, "gpt-5", [Tokens(4000, 40, 3000)] * 2)
 
 
 async def test_on_a_gemini_3_channel(gateway, serve, workspace) -> None:
     model = "gemini-3.1-pro-preview"
     await set_prices(gateway)
     script = Recorded(read_file_script(str(workspace.file), thinking=THINKING))
-    fake = await serve(ScriptedGemini(script=script))
-    await add_channel(gateway, None, models=model, type=int(ChannelType.GEMINI), base_url=fake.url, key=fake.key)
+    fake = FakeGemini(script=script, usage=GEMINI_USAGE)
+    await add_channel(gateway, None, models=model, type=int(ChannelType.GEMINI), base_url=await serve(fake.app()),
+                      key=fake.key)
     _, user, start = await run_claude_code(gateway, workspace, model)
     assert_loop(script)
     # Gemini 3 refuses a function call replayed without the thought signature it came with.
-    calls = [part for content in fake.seen[1].body["contents"] if content["role"] == "model"
+    calls = [part for content in fake.seen[1]["body"]["contents"] if content["role"] == "model"
              for part in content["parts"] if "functionCall" in part]
-    assert [(c["functionCall"]["name"], c.get("thoughtSignature")) for c in calls] == [("Read", GEMINI_SIGNATURE)]
-    await assert_charged(gateway, user, start, model, [gemini_tokens(fake.usage)] * 2)
+    assert [c["functionCall"]["name"] for c in calls] == ["Read"] and calls[0]["thoughtSignature"] in fake.issued
+    await assert_charged(gateway, user, start, model, [gemini_tokens(GEMINI_USAGE)] * 2)
 
 
 async def test_on_a_bedrock_claude_channel(gateway, serve, workspace) -> None:
     model = "claude-sonnet-4-5-20250929"
     await set_prices(gateway)
     script = Recorded(read_file_script(str(workspace.file), thinking=THINKING))
-    fake = await serve(ScriptedBedrock(script=script))
-    await add_channel(gateway, None, models=model, type=int(ChannelType.AWS), base_url=fake.url, key=AWS_KEY)
+    fake = FakeBedrock(FakeClaude(script=script, usage=CLAUDE_USAGE))
+    await add_channel(gateway, None, models=model, type=int(ChannelType.AWS), base_url=await serve(fake.app()),
+                      key=f"{ACCESS}|{SECRET}|{REGION}")
     _, user, start = await run_claude_code(gateway, workspace, model)
     assert_loop(script)
-    assert [seen.path.rsplit("/", 1)[-1] for seen in fake.seen] == ["invoke-with-response-stream"] * 2
-    second = fake.seen[1].body
-    assert second["anthropic_version"] == "bedrock-2023-05-31" and not {"model", "stream"} & set(second)
-    assert thinking_replayed(second)
-    await assert_charged(gateway, user, start, model, [claude_tokens(fake.usage)] * 2)
+    assert [seen["action"] for seen in fake.seen] == ["invoke-with-response-stream"] * 2
+    assert thinking_replayed(fake.seen[1]["body"])
+    await assert_charged(gateway, user, start, model, [claude_tokens(CLAUDE_USAGE)] * 2)
 
 
 async def test_on_its_native_claude_channel(gateway, serve, workspace) -> None:
     model = "claude-opus-5-5"  # Claude Code's own default model
     await set_prices(gateway)
     script = Recorded(read_file_script(str(workspace.file), thinking=THINKING))
-    fake = await serve(ScriptedClaude(script=script))
-    await add_channel(gateway, None, models=model, type=int(ChannelType.ANTHROPIC), base_url=fake.url, key=fake.key)
+    fake = FakeClaude(script=script, usage=CLAUDE_USAGE)
+    await add_channel(gateway, None, models=model, type=int(ChannelType.ANTHROPIC), base_url=await serve(fake.app()),
+                      key=fake.key)
     _, user, start = await run_claude_code(gateway, workspace, model)
     assert_loop(script)
     first, second = fake.seen[0], fake.seen[1]
-    assert first.body["thinking"]["type"] == "adaptive" and "context_management" in first.body  # as Claude Code sent it
-    assert "claude-code-20250219" in first.headers.get("anthropic-beta", "")
-    assert thinking_replayed(second.body)
-    await assert_charged(gateway, user, start, model, [claude_tokens(fake.usage)] * 2)
-
-
-def thinking_replayed(body: dict[str, Any]) -> bool:
-    """Whether the assistant turn went back with its thinking block and the signature Claude gave it."""
-    blocks = [block for message in body["messages"] if message["role"] == "assistant" for block in message["content"]]
-    return [b["type"] for b in blocks] == ["thinking", "tool_use"] and blocks[0]["signature"] == CLAUDE_SIGNATURE
+    assert first["body"]["thinking"]["type"] == "adaptive" and "context_management" in first["body"]  # as sent
+    assert "claude-code-20250219" in first["headers"].get("anthropic-beta", "")
+    assert thinking_replayed(second["body"])
+    await assert_charged(gateway, user, start, model, [claude_tokens(CLAUDE_USAGE)] * 2)

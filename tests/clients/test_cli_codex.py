@@ -10,19 +10,20 @@ from typing import Any
 
 from models.enums import ChannelType
 from tests.clients import clis
-from tests.clients.charges import assert_charged, chat_tokens, claude_tokens, responses_tokens, set_prices
+from tests.clients.charges import Tokens, assert_charged, claude_tokens, responses_tokens, set_prices
 from tests.clients.conftest import FILE_LINE, Workspace
-from tests.clients.upstreams import (
-    CLAUDE_SIGNATURE,
-    RESPONSES_ENCRYPTED,
-    ScriptedChat,
-    ScriptedClaude,
-    ScriptedResponses,
-)
+from tests.clients.upstreams import ScriptedChat
 from tests.relay.agent_script import Recorded, read_file_script
+from tests.relay.fake_anthropic import FakeClaude
+from tests.relay.fake_anthropic_models import sign
+from tests.relay.fake_responses import FakeResponses
 from tests.relay.fakes import add_channel, gateway, make_key, rich_user  # noqa: F401
 
 THINKING = "The user wants the file; cat will print it."
+CLAUDE_USAGE = {"input_tokens": 500, "cache_creation_input_tokens": 500, "cache_read_input_tokens": 3000,
+                "output_tokens": 40}
+RESPONSES_USAGE = {"input_tokens": 4000, "input_tokens_details": {"cached_tokens": 3000}, "output_tokens": 40,
+                   "output_tokens_details": {"reasoning_tokens": 12}, "total_tokens": 4040}
 
 
 async def run_codex(gateway: Any, workspace: Workspace, model: str,
@@ -48,42 +49,46 @@ async def test_on_a_claude_channel_thinking(gateway, serve, workspace) -> None:
     model = "claude-opus-5-5"
     await set_prices(gateway)
     script = Recorded(read_file_script(str(workspace.file), thinking=THINKING))
-    fake = await serve(ScriptedClaude(script=script))
-    await add_channel(gateway, None, models=model, type=int(ChannelType.ANTHROPIC), base_url=fake.url, key=fake.key)
+    fake = FakeClaude(script=script, usage=CLAUDE_USAGE)
+    await add_channel(gateway, None, models=model, type=int(ChannelType.ANTHROPIC), base_url=await serve(fake.app()),
+                      key=fake.key)
     _, user, start = await run_codex(gateway, workspace, model, effort="high")
     assert_loop(script)
-    first, second = fake.seen[0].body, fake.seen[1].body
+    first, second = fake.seen[0]["body"], fake.seen[1]["body"]
     assert first["thinking"]["type"] == "adaptive" and first["output_config"]["effort"] == "high"
     # Claude refuses a tool turn replayed without the signed thinking block that came before its call.
     blocks = [block for message in second["messages"] if message["role"] == "assistant"
               for block in message["content"]]
-    assert [(b["type"], b.get("signature")) for b in blocks] == [("thinking", CLAUDE_SIGNATURE), ("tool_use", None)]
-    await assert_charged(gateway, user, start, model, [claude_tokens(fake.usage)] * 2)
+    assert [b["type"] for b in blocks] == ["thinking", "tool_use"] and blocks[0]["signature"] == sign(
+        blocks[0]["thinking"])
+    await assert_charged(gateway, user, start, model, [claude_tokens(CLAUDE_USAGE)] * 2)
 
 
 async def test_on_a_chat_only_openai_compatible_channel(gateway, serve, workspace) -> None:
     model = "deepseek-chat"
     await set_prices(gateway)
     script = Recorded(read_file_script(str(workspace.file)))
-    fake = await serve(ScriptedChat(script=script))
-    await add_channel(gateway, None, models=model, type=int(ChannelType.DEEPSEEK), base_url=fake.url, key=fake.key)
+    fake = ScriptedChat(script=script, usage={"prompt_tokens": 4000, "completion_tokens": 40, "total_tokens": 4040,
+                                              "prompt_tokens_details": {"cached_tokens": 3000}})
+    await add_channel(gateway, None, models=model, type=int(ChannelType.DEEPSEEK), base_url=await serve(fake.app()),
+                      key=fake.key)
     _, user, start = await run_codex(gateway, workspace, model)
     assert_loop(script)
     assert [seen.path for seen in fake.seen] == ["/v1/chat/completions"] * 2
-    await assert_charged(gateway, user, start, model, [chat_tokens(fake.usage)] * 2)
+    await assert_charged(gateway, user, start, model, [Tokens(4000, 40, 3000)] * 2)
 
 
 async def test_on_its_native_openai_channel(gateway, serve, workspace) -> None:
     model = "gpt-5.5"
     await set_prices(gateway)
     script = Recorded(read_file_script(str(workspace.file), thinking=THINKING))
-    fake = await serve(ScriptedResponses(script=script))
-    await add_channel(gateway, None, models=model, base_url=fake.url, key=fake.key)
+    fake = FakeResponses(script=script, usage=RESPONSES_USAGE)
+    await add_channel(gateway, None, models=model, base_url=await serve(fake.app()), key=fake.key)
     _, user, start = await run_codex(gateway, workspace, model)
     assert_loop(script)
-    first, second = fake.seen[0].body, fake.seen[1].body
+    first, second = fake.seen[0]["body"], fake.seen[1]["body"]
     kinds = {tool["type"] for tool in first["tools"]}
     assert {"function", "custom", "web_search"} <= kinds  # Codex's own tools, relayed as it declared them
     replayed = [item for item in second["input"] if item.get("type") == "reasoning"]
-    assert [item["encrypted_content"] for item in replayed] == [RESPONSES_ENCRYPTED]
-    await assert_charged(gateway, user, start, model, [responses_tokens(fake.usage)] * 2)
+    assert len(replayed) == 1 and replayed[0]["encrypted_content"] in fake.issued
+    await assert_charged(gateway, user, start, model, [responses_tokens(RESPONSES_USAGE)] * 2)

@@ -9,13 +9,16 @@ from typing import Any
 
 from models.enums import ChannelType
 from tests.clients import clis
-from tests.clients.charges import assert_charged, chat_tokens, gemini_tokens, set_prices
+from tests.clients.charges import Tokens, assert_charged, gemini_tokens, set_prices
 from tests.clients.conftest import FILE_LINE, Workspace
-from tests.clients.upstreams import GEMINI_SIGNATURE, ScriptedChat, ScriptedGemini
+from tests.clients.upstreams import ScriptedChat
 from tests.relay.agent_script import Recorded, read_file_script
+from tests.relay.fake_gemini import FakeGemini
 from tests.relay.fakes import add_channel, gateway, make_key, rich_user  # noqa: F401
 
 THINKING = "The user wants the file; I will read it."
+GEMINI_USAGE = {"promptTokenCount": 4000, "cachedContentTokenCount": 3000, "candidatesTokenCount": 28,
+                "thoughtsTokenCount": 12, "totalTokenCount": 4040}
 
 
 async def run_gemini_cli(gateway: Any, workspace: Workspace, model: str) -> tuple[clis.CliRun, Any, int]:
@@ -40,23 +43,25 @@ async def test_on_an_openai_channel_serving_gpt_4_1(gateway, serve, workspace) -
     model = "gpt-4.1"
     await set_prices(gateway)
     script = Recorded(read_file_script(str(workspace.file)))
-    fake = await serve(ScriptedChat(script=script))
-    await add_channel(gateway, None, models=model, base_url=fake.url, key=fake.key)
+    fake = ScriptedChat(script=script, usage={"prompt_tokens": 4000, "completion_tokens": 40, "total_tokens": 4040,
+                                              "prompt_tokens_details": {"cached_tokens": 3000}})
+    await add_channel(gateway, None, models=model, base_url=await serve(fake.app()), key=fake.key)
     _, user, start = await run_gemini_cli(gateway, workspace, model)
     assert_loop(script)
     assert "top_k" not in fake.seen[0].body  # Gemini CLI sends topK; OpenAI's chat API has none
-    await assert_charged(gateway, user, start, model, [chat_tokens(fake.usage)] * 2)
+    await assert_charged(gateway, user, start, model, [Tokens(4000, 40, 3000)] * 2)
 
 
 async def test_on_its_native_gemini_channel(gateway, serve, workspace) -> None:
     model = "gemini-3.1-pro-preview"
     await set_prices(gateway)
     script = Recorded(read_file_script(str(workspace.file), thinking=THINKING))
-    fake = await serve(ScriptedGemini(script=script))
-    await add_channel(gateway, None, models=model, type=int(ChannelType.GEMINI), base_url=fake.url, key=fake.key)
+    fake = FakeGemini(script=script, usage=GEMINI_USAGE)
+    await add_channel(gateway, None, models=model, type=int(ChannelType.GEMINI), base_url=await serve(fake.app()),
+                      key=fake.key)
     _, user, start = await run_gemini_cli(gateway, workspace, model)
     assert_loop(script)
-    calls = [part for content in fake.seen[1].body["contents"] if content["role"] == "model"
+    calls = [part for content in fake.seen[1]["body"]["contents"] if content["role"] == "model"
              for part in content["parts"] if "functionCall" in part]
-    assert [(c["functionCall"]["name"], c.get("thoughtSignature")) for c in calls] == [("read_file", GEMINI_SIGNATURE)]
-    await assert_charged(gateway, user, start, model, [gemini_tokens(fake.usage)] * 2)
+    assert [c["functionCall"]["name"] for c in calls] == ["read_file"] and calls[0]["thoughtSignature"] in fake.issued
+    await assert_charged(gateway, user, start, model, [gemini_tokens(GEMINI_USAGE)] * 2)
