@@ -13,12 +13,16 @@ import pytest
 from aiohttp import web
 from anthropic._constants import ANTHROPIC_API_VERSION
 
+from api import keys
+from api.relay.reasoning import GEMINI, seal
 from api.relay.tokenizer import count_chat_request
 from api.services import pricing
 from models import Token
 from models.enums import ChannelType
+from tests.relay.agent_script import AgentView, Turn
 from tests.relay.fake_anthropic import REPLY as CLAUDE_REPLY
 from tests.relay.fake_anthropic import FakeClaude
+from tests.relay.fake_gemini import FakeGemini
 from tests.relay.fakes import REPLY, add_channel, drain, gateway, make_key, rich_user, upstreams  # noqa: F401
 from tests.relay.provider_kit import consume_logs
 
@@ -208,3 +212,95 @@ async def test_errors_in_anthropics_types(gateway, upstreams) -> None:
         with pytest.raises(anthropic.InternalServerError):
             async with client.messages.stream(model=MODEL, max_tokens=10, messages=messages) as stream:
                 await stream.get_final_message()
+
+
+# -- reasoning state and Claude Code's shapes, end to end ------------------------------------------------
+
+GEMINI_3 = "gemini-3-pro-preview"
+
+
+def weather_script(view: AgentView) -> Turn:
+    """Calls get_weather first (thinking before it), then answers from the tool's output."""
+    if view.tool_results:
+        return Turn(text=f"It is {view.tool_results[-1]}.", thinking="Got it.")
+    return Turn(thinking="The user wants the weather.", tool={"id": "", "name": "get_weather",
+                                                                 "input": {"city": "Paris"}})
+
+
+@pytest.fixture
+async def gemini3(gateway, aiohttp_server) -> FakeGemini:
+    await gateway.server.app[keys.OPTIONS].update("ModelRatio", orjson.dumps({GEMINI_3: 1.0}).decode())
+    fake = FakeGemini(script=weather_script)
+    fake.server = await aiohttp_server(fake.app())
+    await add_channel(gateway, None, models=GEMINI_3, type=int(ChannelType.GEMINI), base_url=fake.url, key=fake.key)
+    return fake
+
+
+async def test_a_streamed_gemini_turn_comes_back_with_its_signatures(gateway, gemini3: FakeGemini) -> None:
+    """Claude Code on a Gemini 3 channel: the streamed answer's thinking blocks carry sealed
+    signatures (never an empty one), and the next request gives Gemini the signature it issued
+    (the strict fake refuses a call replayed without it)."""
+    token = await make_key(await rich_user())
+    request: dict[str, Any] = {"model": GEMINI_3, "max_tokens": 8192, "tools": [WEATHER],
+                               "thinking": {"type": "adaptive"}}
+    history: list[dict[str, Any]] = [{"role": "user", "content": "Weather in Paris?"}]
+    async with client_for(gateway, token) as client:
+        async with client.messages.stream(messages=history, **request) as stream:
+            first = await stream.get_final_message()
+        blocks = [b.model_dump(exclude_none=True) for b in first.content]
+        thinking = [b for b in blocks if b["type"] == "thinking"]
+        assert thinking and all(b["signature"].startswith("gwr1.") for b in thinking)
+        assert thinking[0]["thinking"] == "The user wants the weather." and blocks[-1]["type"] == "tool_use"
+        history += [{"role": "assistant", "content": blocks}, {"role": "user", "content": [
+            {"type": "tool_result", "tool_use_id": blocks[-1]["id"], "content": "18°C"}]}]
+        second = await client.messages.create(messages=history, **request)
+    assert second.content[-1].text == "It is 18°C."
+    calls = [p for c in gemini3.seen[1]["body"]["contents"] if c["role"] == "model" for p in c["parts"]
+             if "functionCall" in p]
+    assert calls[0]["thoughtSignature"] in gemini3.issued
+
+
+async def test_claude_never_gets_another_providers_thinking(gateway, claude) -> None:
+    """Claude Code switched from a Gemini channel to a Claude one: the sealed block is removed, and
+    the last tool turn then has no thinking block first, so thinking is off for this request (said in
+    X-Gateway-Dropped) rather than refused."""
+    await add_channel(gateway, None, models=CLAUDE_MODEL, type=int(ChannelType.ANTHROPIC), base_url=claude.url,
+                      key=claude.key)
+    token = await make_key(await rich_user())
+    sealed = {"type": "thinking", "thinking": "Gemini's plan.", "signature": seal(GEMINI, {"calls": {"c": "s"}})}
+    history = [{"role": "user", "content": "Weather?"},
+               {"role": "assistant", "content": [sealed, {"type": "tool_use", "id": "c", "name": "get_weather",
+                                                          "input": {"city": "Paris"}}]},
+               {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "c", "content": "18°C"}]}]
+    async with client_for(gateway, token) as client:
+        raw = await client.messages.with_raw_response.create(
+            model=CLAUDE_MODEL, max_tokens=4000, thinking={"type": "enabled", "budget_tokens": 2000}, tools=[WEATHER],
+            messages=history)
+    assert (await raw.parse()).content[0].text == CLAUDE_REPLY
+    assert raw.headers["X-Gateway-Dropped"] == "thinking"
+    sent = claude.seen[0]["body"]
+    assert "thinking" not in sent
+    assert sent["messages"][1]["content"] == [{"type": "tool_use", "id": "c", "name": "get_weather",
+                                               "input": {"city": "Paris"}}]
+
+
+async def test_claude_codes_request_shapes_on_an_openai_channel(gateway, upstreams) -> None:
+    """System blocks with breakpoints, a system message mid-conversation, a client-run tool and a
+    server tool no other provider runs (said in X-Gateway-Dropped)."""
+    fake = await upstreams()
+    await add_channel(gateway, fake, models=MODEL)
+    token = await make_key(await rich_user())
+    async with client_for(gateway, token) as client:
+        raw = await client.messages.with_raw_response.create(
+            model=MODEL, max_tokens=100,
+            system=[{"type": "text", "text": "You are Claude Code."},
+                    {"type": "text", "text": "Rules.", "cache_control": {"type": "ephemeral"}}],
+            tools=[{"type": "bash_20250124", "name": "bash"}, {"type": "web_fetch_20250910", "name": "web_fetch"}],
+            messages=[{"role": "user", "content": "one"}, {"role": "assistant", "content": "two"},
+                      {"role": "system", "content": "Mind the tests."}, {"role": "user", "content": "three"}])
+    assert raw.headers["X-Gateway-Dropped"].split(",")[0] == "tools.web_fetch_20250910"
+    sent = fake.seen[0].body
+    assert [m["role"] for m in sent["messages"]] == ["system", "user", "assistant", "system", "user"]
+    assert [p["text"] for p in sent["messages"][0]["content"]] == ["You are Claude Code.", "Rules."]
+    assert sent["messages"][3] == {"role": "system", "content": "Mind the tests."}
+    assert [t["function"]["name"] for t in sent["tools"]] == ["bash"]
