@@ -167,6 +167,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "Chats 必须是由“名称: 链接模板”对象组成的 JSON 列表"),
     "option_url": ("{key} must be an http(s) URL", "{key} 必须是 http(s) 链接"),
     "option_data_export_time": ("DataExportDefaultTime must be hour, day or week", "DataExportDefaultTime 必须是 hour、day 或 week"),
+    "option_model_capabilities": ("Invalid ModelCapabilities: {problem}", "ModelCapabilities 无效：{problem}"),
     "option_currency": ("{key} must be a lowercase three-letter ISO currency code such as cny or usd", "{key} 必须是三个小写字母的 ISO 货币代码，如 cny 或 usd"),
     # -- channels --
     "channel_name_key_required": ("Please fill in the channel name and key", "请填写渠道名称和渠道密钥！"),

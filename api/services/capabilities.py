@@ -341,7 +341,7 @@ def _coerce(changes: Mapping[str, Any]) -> dict[str, Any]:
 def validate_overrides(value: Any) -> str | None:
     """Why the `ModelCapabilities` option is refused, or None when it is usable."""
     if not isinstance(value, Mapping):
-        return "ModelCapabilities must be a JSON object: model pattern → the fields to change"
+        return "it must be a JSON object: model pattern → the fields to change"
     for pattern, changes in value.items():
         if not isinstance(pattern, str) or not pattern.strip() or "*" in pattern[:-1]:
             return f"{pattern!r}: a pattern is a model name, or a prefix ending in *"

@@ -7,7 +7,7 @@ from collections.abc import Callable, Mapping
 import orjson
 
 from api.errors import ApiError
-from api.services import pricing
+from api.services import capabilities, pricing
 
 DEFAULT_CHATS = [
     {"ChatGPT Next Web": "https://app.nextchat.dev/#/?settings={\"key\":\"{key}\",\"url\":\"{address}\"}"},
@@ -273,6 +273,15 @@ def _check_status_ranges(key: str, value: str) -> None:
         raise ApiError("option_status_ranges", key=key) from exc
 
 
+def _check_model_capabilities(key: str, value: str) -> None:
+    """What the capability table refuses, said (an empty value is no change to the table)."""
+    if not value:
+        return
+    problem = capabilities.validate_overrides(_parse_json(key, value))
+    if problem is not None:
+        raise ApiError("option_model_capabilities", problem=problem)
+
+
 EXTRA_CHECKS: dict[str, Callable[[str, str], None]] = {
     **{k: _check_ratio_map for k in JSON_OBJECT_OPTIONS},
     "UserUsableGroups": _check_usable_groups,
@@ -280,6 +289,7 @@ EXTRA_CHECKS: dict[str, Callable[[str, str], None]] = {
     "DataExportDefaultTime": _check_export_time,
     "StripeCurrency": _check_currency,
     "AutomaticRetryStatusCodes": _check_status_ranges,
+    "ModelCapabilities": _check_model_capabilities,
 }
 
 

@@ -132,3 +132,39 @@ async def test_reset_model_ratio(root: ApiClient) -> None:
     await root.put("/api/option/", {"key": "ModelRatio", "value": '{"m": 3}'})
     assert (await root.post("/api/option/rest_model_ratio"))["success"]
     assert await _value("ModelRatio") == DEFAULTS["ModelRatio"]
+
+
+@pytest.mark.parametrize(("value", "problem"), [
+    ('["gpt-5"]', "it must be a JSON object: model pattern → the fields to change"),
+    ('{"gpt-*-mini": {}}', "'gpt-*-mini': a pattern is a model name, or a prefix ending in *"),
+    ('{"gpt-5*": 128000}', "gpt-5*: the fields to change must be a JSON object"),
+    ('{"gpt-5*": {"max_output": -1}}', "gpt-5*.max_output: a positive whole number of tokens, or null"),
+    ('{"gpt-5*": {"output_param": "max_output_tokens"}}',
+     "gpt-5*.output_param: max_tokens or max_completion_tokens"),
+    ('{"kimi-k3*": {"reasoning": "deep"}}', "kimi-k3*.reasoning: one of none, effort, switch, claude-budget, "
+                                             "claude-adaptive, gemini-budget, gemini-level"),
+    ('{"gpt-5*": {"efforts": ["highest"]}}', "gpt-5*.efforts: a list of: none, minimal, low, medium, high, xhigh, max"),
+    ('{"gpt-5*": {"thinks_by_default": "yes"}}', "gpt-5*.thinks_by_default: true or false"),
+])
+async def test_model_capabilities_are_checked_when_saved(root: ApiClient, value: str, problem: str) -> None:
+    await _refused(root, "ModelCapabilities", value, f"Invalid ModelCapabilities: {problem}")
+
+
+async def test_model_capabilities_unknown_field_json_and_chinese(root: ApiClient) -> None:
+    from api.services.capabilities import Capability
+
+    known = ", ".join(sorted(f for f in Capability.__dataclass_fields__ if f != "pattern"))
+    await _refused(root, "ModelCapabilities", '{"gpt-5*": {"colour": "red"}}',
+                   f"Invalid ModelCapabilities: gpt-5*.colour: unknown field (known: {known})")
+    await _refused(root, "ModelCapabilities", "{", "ModelCapabilities is not a valid JSON string")
+    body = await root.put("/api/option/", {"key": "ModelCapabilities", "value": '{"gpt-5*": {"max_output": 0}}'},
+                          headers={"Accept-Language": "zh-CN"})
+    assert body["message"] == "ModelCapabilities 无效：gpt-5*.max_output: a positive whole number of tokens, or null"
+
+
+async def test_usable_model_capabilities_are_saved(root: ApiClient) -> None:
+    value = ('{"my-reasoner*": {"output_param": "max_completion_tokens", "max_output": 32000, "reasoning": "effort", '
+             '"efforts": ["low", "high"], "sampling": ["seed"]}}')
+    assert (await root.put("/api/option/", {"key": "ModelCapabilities", "value": value}))["success"]
+    assert await _value("ModelCapabilities") == value
+    assert (await root.put("/api/option/", {"key": "ModelCapabilities", "value": "{}"}))["success"]
