@@ -5,6 +5,7 @@ Google's shape) and relayed as sent to a Gemini channel (the body untouched, the
 came, usage read); the key in x-goog-api-key or ?key=; billing and logs checked to the unit."""
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import orjson
@@ -13,10 +14,15 @@ from aiohttp import web
 from google import genai
 from google.genai import errors, types
 
+from api import keys
+from api.relay.inbound.gemini_read import wrap
+from api.relay.reasoning import ANTHROPIC, GEMINI_SKIP_SIGNATURE, seal
 from api.relay.tokenizer import count_chat_request
 from api.services import pricing
 from models import Token
 from models.enums import ChannelType
+from tests.relay.agent_script import AgentView, Turn
+from tests.relay.fake_anthropic import FakeClaude
 from tests.relay.fake_gemini import REPLY as GEMINI_REPLY
 from tests.relay.fake_gemini import FakeGemini
 from tests.relay.fakes import REPLY, add_channel, drain, gateway, make_key, rich_user, upstreams  # noqa: F401
@@ -185,3 +191,103 @@ async def test_errors_in_googles_shape(gateway, upstreams) -> None:
     assert caught.value.code == 500
     resp = await gateway.get(f"/v1beta/nothing?key=sk-{token.key}")
     assert resp.status == 404 and (await resp.json())["error"]["status"] == "NOT_FOUND"
+
+
+# -- reasoning state and Google's tools, end to end ---------------------------------------------------
+
+CLAUDE = "claude-sonnet-4-5-20250929"
+GEMINI_3 = "gemini-3-pro-preview"
+WEATHER_DECLARATION = types.FunctionDeclaration(name="get_weather", description="Weather of a city", parameters={
+    "type": "OBJECT", "properties": {"city": {"type": "STRING"}}, "required": ["city"]})
+NO_AUTO_CALLS = types.AutomaticFunctionCallingConfig(disable=True)
+
+
+def weather_script(view: AgentView) -> Turn:
+    """Calls get_weather first (thinking before it), then answers from the tool's output."""
+    if view.tool_results:
+        return Turn(text="It is 18°C." if "18°C" in view.tool_results[-1] else "no result", thinking="Got it.")
+    return Turn(thinking="The user wants the weather.", tool={"id": "toolu_01", "name": "get_weather",
+                                                                 "input": {"city": "Paris"}})
+
+
+def answered(call: types.FunctionCall) -> types.Content:
+    return types.Content(role="user", parts=[types.Part(function_response=types.FunctionResponse(
+        id=call.id, name=call.name, response={"output": "18°C"}))])
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+async def test_claude_thinking_comes_back_through_google_genai(gateway, aiohttp_server, streamed) -> None:
+    """A Gemini client on a Claude channel: Claude's thinking blocks ride (sealed) in the function
+    call's thought signature, survive google-genai's base64 round trip and Gemini CLI's habit of
+    dropping thought parts, and go back to Claude as they were (the strict fake checks each block's
+    signature and that the tool turn starts with one)."""
+    fake = FakeClaude(script=weather_script)
+    fake.server = await aiohttp_server(fake.app())
+    await add_channel(gateway, None, models=CLAUDE, type=int(ChannelType.ANTHROPIC), base_url=fake.url, key=fake.key)
+    client = client_for(gateway, await make_key(await rich_user()))
+    config = types.GenerateContentConfig(
+        tools=[types.Tool(function_declarations=[WEATHER_DECLARATION])], automatic_function_calling=NO_AUTO_CALLS,
+        max_output_tokens=8000, thinking_config=types.ThinkingConfig(thinking_budget=2048, include_thoughts=True))
+    contents = [types.Content(role="user", parts=[types.Part(text="Weather in Paris?")])]
+    if streamed:
+        chunks = [c async for c in await client.aio.models.generate_content_stream(
+            model=CLAUDE, contents=contents, config=config)]
+        parts = [p for c in chunks for p in c.candidates[0].content.parts]
+    else:
+        parts = (await client.aio.models.generate_content(model=CLAUDE, contents=contents,
+                                                          config=config)).candidates[0].content.parts
+    assert "".join(p.text for p in parts if p.thought) == "The user wants the weather."
+    (call,) = [p for p in parts if p.function_call]
+    assert call.thought_signature and call.function_call.args == {"city": "Paris"}
+    turn = types.Content(role="model", parts=[p for p in parts if not p.thought])  # as Gemini CLI keeps it
+    second = await client.aio.models.generate_content(
+        model=CLAUDE, contents=[*contents, turn, answered(call.function_call)], config=config)
+    assert second.text == "It is 18°C."
+    replayed = fake.seen[1]["body"]["messages"][1]["content"]
+    assert replayed[0]["type"] == "thinking" and replayed[0]["thinking"] == "The user wants the weather."
+    assert fake.seen[1]["body"]["thinking"]["type"] == "enabled"
+
+
+async def test_a_gemini_channel_gets_the_placeholder_for_our_signatures(gateway, aiohttp_server) -> None:
+    """History a Claude channel answered, sent on to a Gemini 3 channel as it is: the sealed
+    signature becomes Gemini's documented placeholder (the strict fake refuses any it did not issue)."""
+    await gateway.server.app[keys.OPTIONS].update("ModelRatio", orjson.dumps({GEMINI_3: 1.0}).decode())
+    fake = FakeGemini(script=weather_script)
+    fake.server = await aiohttp_server(fake.app())
+    await add_channel(gateway, None, models=GEMINI_3, type=int(ChannelType.GEMINI), base_url=fake.url, key=fake.key)
+    client = client_for(gateway, await make_key(await rich_user()))
+    ours = base64.b64decode(wrap(seal(ANTHROPIC, {"blocks": [{"type": "thinking", "thinking": "t",
+                                                                "signature": "claude"}]})))
+    call = types.FunctionCall(id="toolu_01", name="get_weather", args={"city": "Paris"})
+    contents = [types.Content(role="user", parts=[types.Part(text="Weather in Paris?")]),
+                types.Content(role="model", parts=[types.Part(function_call=call, thought_signature=ours)]),
+                answered(call)]
+    config = types.GenerateContentConfig(tools=[types.Tool(function_declarations=[WEATHER_DECLARATION])],
+                                         automatic_function_calling=NO_AUTO_CALLS)
+    answer = await client.aio.models.generate_content(model=GEMINI_3, contents=contents, config=config)
+    assert answer.text == "It is 18°C."
+    replayed = fake.seen[0]["body"]["contents"][1]["parts"][0]
+    assert replayed["thoughtSignature"] == GEMINI_SKIP_SIGNATURE
+
+
+async def test_python_functions_and_googles_own_tools_on_an_openai_channel(gateway, upstreams) -> None:
+    """A Python function's parameters (parameters_json_schema) arrive as JSON Schema; Google Search
+    is the hosted web search; code execution is left out and said, never a refused request."""
+    fake = await upstreams()
+    await add_channel(gateway, fake, models=MODEL)
+    client = client_for(gateway, await make_key(await rich_user()))
+
+    def get_weather(city: str, days: int | None = None) -> str:
+        """Weather of a city."""
+        return "sunny"
+
+    config = types.GenerateContentConfig(tools=[get_weather, types.Tool(google_search=types.GoogleSearch()),
+                                                types.Tool(code_execution=types.ToolCodeExecution())],
+                                         automatic_function_calling=NO_AUTO_CALLS)
+    answer = await client.aio.models.generate_content(model=MODEL, contents="Weather?", config=config)
+    assert answer.text == REPLY
+    headers = {k.lower(): v for k, v in (answer.sdk_http_response.headers or {}).items()}
+    assert "tools.codeExecution" in headers["x-gateway-dropped"].split(","), headers
+    function = fake.seen[0].body["tools"][0]["function"]
+    assert function["name"] == "get_weather" and function["parameters"]["required"] == ["city"]
+    assert function["parameters"]["properties"]["city"] == {"type": "string"}
