@@ -60,11 +60,6 @@ def responses_tokens(usage: dict[str, Any]) -> Tokens:
     return Tokens(usage["input_tokens"], usage["output_tokens"], cached)
 
 
-def chat_tokens(usage: dict[str, Any]) -> Tokens:
-    cached = (usage.get("prompt_tokens_details") or {}).get("cached_tokens", 0)
-    return Tokens(usage["prompt_tokens"], usage["completion_tokens"], cached)
-
-
 def gemini_tokens(usage: dict[str, Any]) -> Tokens:
     """Gemini reports the thinking apart from the answer (`thoughtsTokenCount`); both are output."""
     return Tokens(usage["promptTokenCount"], usage.get("candidatesTokenCount", 0) + usage.get("thoughtsTokenCount", 0),

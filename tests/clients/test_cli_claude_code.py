@@ -37,8 +37,9 @@ async def run_claude_code(gateway: Any, workspace: Workspace, model: str) -> tup
     return run, user, user.quota
 
 
-def assert_loop(script: Recorded) -> None:
-    """Two upstream turns: the read tool asked for, then its result (the file) seen and quoted."""
+def assert_loop(script: Recorded, seen: list[Any]) -> None:
+    """Two upstream requests: the read tool asked for, then its result (the file) seen and quoted."""
+    assert len(seen) == 2, seen  # nothing else reached the upstream
     assert [len(view.tool_results) for view in script.views] == [0, 1]
     assert script.turns[0].tool is not None and script.turns[0].tool["name"] == "Read"
     assert FILE_LINE in script.views[1].tool_results[0]
@@ -58,7 +59,7 @@ async def test_on_an_openai_channel_serving_gpt_5(gateway, serve, workspace) -> 
                                               "prompt_tokens_details": {"cached_tokens": 3000}})
     await add_channel(gateway, None, models="gpt-5", base_url=await serve(fake.app()), key=fake.key)
     _, user, start = await run_claude_code(gateway, workspace, "gpt-5")
-    assert_loop(script)
+    assert_loop(script, fake.seen)
     first = fake.seen[0].body
     assert "max_tokens" not in first and first["max_completion_tokens"] > 0  # gpt-5 refuses max_tokens
     assert "Read" in {tool["function"]["name"] for tool in first["tools"]}
@@ -73,7 +74,7 @@ async def test_on_a_gemini_3_channel(gateway, serve, workspace) -> None:
     await add_channel(gateway, None, models=model, type=int(ChannelType.GEMINI), base_url=await serve(fake.app()),
                       key=fake.key)
     _, user, start = await run_claude_code(gateway, workspace, model)
-    assert_loop(script)
+    assert_loop(script, fake.seen)
     # Gemini 3 refuses a function call replayed without the thought signature it came with.
     calls = [part for content in fake.seen[1]["body"]["contents"] if content["role"] == "model"
              for part in content["parts"] if "functionCall" in part]
@@ -89,7 +90,7 @@ async def test_on_a_bedrock_claude_channel(gateway, serve, workspace) -> None:
     await add_channel(gateway, None, models=model, type=int(ChannelType.AWS), base_url=await serve(fake.app()),
                       key=f"{ACCESS}|{SECRET}|{REGION}")
     _, user, start = await run_claude_code(gateway, workspace, model)
-    assert_loop(script)
+    assert_loop(script, fake.seen)
     assert [seen["action"] for seen in fake.seen] == ["invoke-with-response-stream"] * 2
     assert thinking_replayed(fake.seen[1]["body"])
     await assert_charged(gateway, user, start, model, [claude_tokens(CLAUDE_USAGE)] * 2)
@@ -103,7 +104,7 @@ async def test_on_its_native_claude_channel(gateway, serve, workspace) -> None:
     await add_channel(gateway, None, models=model, type=int(ChannelType.ANTHROPIC), base_url=await serve(fake.app()),
                       key=fake.key)
     _, user, start = await run_claude_code(gateway, workspace, model)
-    assert_loop(script)
+    assert_loop(script, fake.seen)
     first, second = fake.seen[0], fake.seen[1]
     assert first["body"]["thinking"]["type"] == "adaptive" and "context_management" in first["body"]  # as sent
     assert "claude-code-20250219" in first["headers"].get("anthropic-beta", "")

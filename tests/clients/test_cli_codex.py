@@ -38,8 +38,9 @@ async def run_codex(gateway: Any, workspace: Workspace, model: str,
     return run, user, user.quota
 
 
-def assert_loop(script: Recorded) -> None:
-    """Two upstream turns: `cat` asked of Codex's shell tool, then its output (the file) seen and quoted."""
+def assert_loop(script: Recorded, seen: list[Any]) -> None:
+    """Two upstream requests: `cat` asked of Codex's shell tool, then its output (the file) seen and quoted."""
+    assert len(seen) == 2, seen  # nothing else reached the upstream
     assert [len(view.tool_results) for view in script.views] == [0, 1]
     assert script.turns[0].tool is not None and script.turns[0].tool["name"] == "exec_command"
     assert FILE_LINE in script.views[1].tool_results[0]
@@ -53,7 +54,7 @@ async def test_on_a_claude_channel_thinking(gateway, serve, workspace) -> None:
     await add_channel(gateway, None, models=model, type=int(ChannelType.ANTHROPIC), base_url=await serve(fake.app()),
                       key=fake.key)
     _, user, start = await run_codex(gateway, workspace, model, effort="high")
-    assert_loop(script)
+    assert_loop(script, fake.seen)
     first, second = fake.seen[0]["body"], fake.seen[1]["body"]
     assert first["thinking"]["type"] == "adaptive" and first["output_config"]["effort"] == "high"
     # Claude refuses a tool turn replayed without the signed thinking block that came before its call.
@@ -73,7 +74,7 @@ async def test_on_a_chat_only_openai_compatible_channel(gateway, serve, workspac
     await add_channel(gateway, None, models=model, type=int(ChannelType.DEEPSEEK), base_url=await serve(fake.app()),
                       key=fake.key)
     _, user, start = await run_codex(gateway, workspace, model)
-    assert_loop(script)
+    assert_loop(script, fake.seen)
     assert [seen.path for seen in fake.seen] == ["/v1/chat/completions"] * 2
     await assert_charged(gateway, user, start, model, [Tokens(4000, 40, 3000)] * 2)
 
@@ -85,7 +86,7 @@ async def test_on_its_native_openai_channel(gateway, serve, workspace) -> None:
     fake = FakeResponses(script=script, usage=RESPONSES_USAGE)
     await add_channel(gateway, None, models=model, base_url=await serve(fake.app()), key=fake.key)
     _, user, start = await run_codex(gateway, workspace, model)
-    assert_loop(script)
+    assert_loop(script, fake.seen)
     first, second = fake.seen[0]["body"], fake.seen[1]["body"]
     kinds = {tool["type"] for tool in first["tools"]}
     assert {"function", "custom", "web_search"} <= kinds  # Codex's own tools, relayed as it declared them

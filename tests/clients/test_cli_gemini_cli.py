@@ -32,8 +32,9 @@ async def run_gemini_cli(gateway: Any, workspace: Workspace, model: str) -> tupl
     return run, user, user.quota
 
 
-def assert_loop(script: Recorded) -> None:
-    """Two upstream turns: read_file asked for, then its result (the file) seen and quoted."""
+def assert_loop(script: Recorded, seen: list[Any]) -> None:
+    """Two upstream requests: read_file asked for, then its result (the file) seen and quoted."""
+    assert len(seen) == 2, seen  # nothing else reached the upstream
     assert [len(view.tool_results) for view in script.views] == [0, 1]
     assert script.turns[0].tool is not None and script.turns[0].tool["name"] == "read_file"
     assert FILE_LINE in script.views[1].tool_results[0]
@@ -47,7 +48,7 @@ async def test_on_an_openai_channel_serving_gpt_4_1(gateway, serve, workspace) -
                                               "prompt_tokens_details": {"cached_tokens": 3000}})
     await add_channel(gateway, None, models=model, base_url=await serve(fake.app()), key=fake.key)
     _, user, start = await run_gemini_cli(gateway, workspace, model)
-    assert_loop(script)
+    assert_loop(script, fake.seen)
     assert "top_k" not in fake.seen[0].body  # Gemini CLI sends topK; OpenAI's chat API has none
     await assert_charged(gateway, user, start, model, [Tokens(4000, 40, 3000)] * 2)
 
@@ -60,7 +61,7 @@ async def test_on_its_native_gemini_channel(gateway, serve, workspace) -> None:
     await add_channel(gateway, None, models=model, type=int(ChannelType.GEMINI), base_url=await serve(fake.app()),
                       key=fake.key)
     _, user, start = await run_gemini_cli(gateway, workspace, model)
-    assert_loop(script)
+    assert_loop(script, fake.seen)
     calls = [part for content in fake.seen[1]["body"]["contents"] if content["role"] == "model"
              for part in content["parts"] if "functionCall" in part]
     assert [c["functionCall"]["name"] for c in calls] == ["read_file"] and calls[0]["thoughtSignature"] in fake.issued
