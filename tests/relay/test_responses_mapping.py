@@ -45,7 +45,7 @@ def test_codex_tools_become_functions_and_hosted_web_search() -> None:
             {"type": "function", "name": "exec_command", "description": "Exec", "parameters": {"type": "object"}}]}]}
     request = inbound(tools=[SHELL, PATCH, DOCS, {"type": "local_shell"},
                              {"type": "web_search", "external_web_access": True, "search_context_size": "high",
-                              "filters": {"allowed_domains": ["docs.rs"]}},
+                              "search_content_types": ["text"], "filters": {"allowed_domains": ["docs.rs"]}},
                              {"type": "image_generation"}, {"type": "file_search", "vector_store_ids": ["v"]}],
                       input=[lite, {"role": "user", "content": "Fix the bug."}], tool_choice="auto")
     out = request.openai
@@ -63,7 +63,8 @@ def test_codex_tools_become_functions_and_hosted_web_search() -> None:
     assert {"type": "web_search", "allowed_domains": ["docs.rs"]} in out["tools"]
     assert out["tool_choice"] == "auto"
     assert out["messages"] == [{"role": "user", "content": "Fix the bug."}]  # additional_tools: no message
-    assert request.conversion_notices == ["tools.web_search.search_context_size", "tools.image_generation",
+    assert request.conversion_notices == ["tools.web_search.search_content_types",
+                                          "tools.web_search.search_context_size", "tools.image_generation",
                                           "tools.file_search"]
 
 
@@ -355,3 +356,31 @@ def test_compaction_converted() -> None:
     (400, b"bad", False), (500, b"", False)])
 def test_route_missing(status: int, body: bytes, missing: bool) -> None:
     assert route_missing(status, body) is missing
+
+
+SEARCH = {"type": "tool_search", "execution": "client", "description": "Find more tools",
+          "parameters": {"type": "object", "properties": {"query": {"type": "string"}}, "required": ["query"]}}
+
+
+def test_client_tool_search_loads_tools_for_the_rest_of_the_conversation() -> None:
+    request = inbound(tools=[SHELL, SEARCH, {"type": "tool_search"}], input=[
+        {"role": "user", "content": "Use the calendar."},
+        {"type": "tool_search_call", "id": "tsc_1", "call_id": "s1", "execution": "client",
+         "arguments": {"query": "calendar"}, "status": "completed"},
+        {"type": "tool_search_output", "id": "tso_1", "call_id": "s1", "execution": "client", "status": "completed",
+         "tools": [{"type": "namespace", "name": "mcp__cal", "description": "Calendar", "tools": [
+             {"type": "function", "name": "list_events", "description": "List events", "defer_loading": True,
+              "parameters": {"type": "object", "properties": {}}}]}]}])
+    out = request.openai
+    assert names(out) == ["shell", "tool_search", "mcp__cal__list_events"]
+    assert request.conversion_notices == ["tools.tool_search"]  # the server-run one
+    assert out["messages"][1:] == [
+        {"role": "assistant", "content": None, "tool_calls": [{"id": "s1", "type": "function", "function": {
+            "name": "tool_search", "arguments": '{"query":"calendar"}'}}]},
+        {"role": "tool", "tool_call_id": "s1", "content": "Tools loaded: mcp__cal__list_events"}]
+    search = {"id": "s2", "type": "function", "function": {"name": "tool_search", "arguments": '{"query": "mail"}'}}
+    item = request.render(answer({"content": None, "tool_calls": [search]}, "tool_calls"))["output"][0]
+    assert {k: item[k] for k in ("type", "call_id", "execution", "arguments")} == {
+        "type": "tool_search_call", "call_id": "s2", "execution": "client", "arguments": {"query": "mail"}}
+    events = stream(request, [{"tool_calls": [{"index": 0, **search}]}])
+    assert [(i["type"], i["arguments"]) for i in done_items(events)] == [("tool_search_call", {"query": "mail"})]

@@ -10,8 +10,10 @@ codex-rs/protocol/src/models.rs `ResponseItem`):
   anything else in `encrypted_content` is OpenAI's own and of no use to another provider; the
   summary is the turn's `reasoning_content` (DeepSeek needs it back on tool turns);
 - `function_call` (`namespace` for a namespaced tool), `custom_tool_call` (`input`),
-  `local_shell_call` (`action`) → the assistant turn's tool calls; `function_call_output`,
-  `custom_tool_call_output`, `local_shell_call_output` (whose `id` is the call's id) → tool results;
+  `local_shell_call` (`action`), a client-run `tool_search_call` (`arguments`) → the assistant turn's
+  tool calls; `function_call_output`, `custom_tool_call_output`, `local_shell_call_output` (whose
+  `id` is the call's id) → tool results; a `tool_search_output` → the result naming the tools it
+  loaded, which are declared from then on;
 - `compaction` (a compacted history): ours carries the summary, which is read back as a message;
 - `additional_tools`: tools (read by ToolMap), no message;
 - `item_reference` points at a stored item: refused, nothing is stored here.
@@ -27,20 +29,13 @@ from typing import Any
 import orjson
 
 from api.relay.errors import RelayError
-from api.relay.inbound.responses_tools import LOCAL_SHELL, ToolMap, shell_arguments
+from api.relay.inbound.responses_tools import LOCAL_SHELL, TOOL_SEARCH, ToolMap, shell_arguments
 from api.relay.reasoning import ANTHROPIC, GEMINI, TEXT, unseal, with_gemini_signature
 
 TEXT_PARTS = ("input_text", "output_text", "text")
 # What a compaction summary is introduced with when the history goes to a model again.
 SUMMARY_PREFIX = ("The earlier part of this conversation was compacted. This summary, written by a model at "
                   "that point, replaces it; continue the work from it:")
-# Items that record what OpenAI's own hosted tools did: no other provider can take them.
-HOSTED_ITEMS = frozenset({
-    "web_search_call", "file_search_call", "image_generation_call", "code_interpreter_call", "computer_call",
-    "computer_call_output", "mcp_list_tools", "mcp_approval_request", "mcp_approval_response", "mcp_call",
-    "tool_search_call", "tool_search_output", "shell_call", "shell_call_output", "apply_patch_call",
-    "apply_patch_call_output", "program", "program_output", "compaction_trigger",
-})
 
 
 def _data_url(data: str, filename: str) -> str:
@@ -258,14 +253,29 @@ def _item(history: History, item: Mapping[str, Any], tools: ToolMap, notices: li
         history.call(call_id, name, orjson.dumps({"input": str(item.get("input") or "")}).decode())
     elif kind == "local_shell_call":
         history.call(call_id, LOCAL_SHELL, shell_arguments(item.get("action")))
+    elif kind in ("tool_search_call", "tool_search_output") and item.get("execution") == "client":
+        _tool_search(history, item, call_id, tools)
     elif kind in ("function_call_output", "custom_tool_call_output", "local_shell_call_output"):
         history.add({"role": "tool", "tool_call_id": call_id, "content": _output(item.get("output"), notices)})
     elif kind == "compaction":
         _compaction(history, item, notices)
     elif kind == "item_reference":
         raise refuse_reference()
-    elif kind != "additional_tools":
-        _note(notices, f"input.{kind}" if kind in HOSTED_ITEMS else f"input.{kind or 'unknown'}")
+    elif kind != "additional_tools":  # what OpenAI's own hosted tools did: no other provider takes it
+        _note(notices, f"input.{kind or 'unknown'}")
+
+
+def _tool_search(history: History, item: Mapping[str, Any], call_id: str, tools: ToolMap) -> None:
+    """A client-run tool search: the call, or its output, whose tools are declared from then on."""
+    if item.get("type") == "tool_search_call":
+        history.call(call_id, TOOL_SEARCH, orjson.dumps(item.get("arguments") or {}).decode())
+        return
+    before = set(tools.declared)
+    loaded = item.get("tools")
+    tools.read(loaded if isinstance(loaded, list) else ())
+    found = [name for name in tools.declared if name not in before]
+    text = f"Tools loaded: {', '.join(found)}" if found else "No tools were loaded."
+    history.add({"role": "tool", "tool_call_id": call_id, "content": text})
 
 
 def _compaction(history: History, item: Mapping[str, Any], notices: list[str]) -> None:

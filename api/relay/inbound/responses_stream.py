@@ -7,7 +7,8 @@ types/responses/response_stream_event.py; Codex codex-rs/codex-api/src/sse/respo
 then per output item `output_item.added`, its deltas, its `.done` events and `output_item.done`
 (a reasoning item's `encrypted_content` is set at its done), and `response.completed` (or
 `response.incomplete`) with the whole response. A custom tool's input arrives whole at its close
-(`custom_tool_call_input.delta` / `.done`), a local_shell_call's action at its close.
+(`custom_tool_call_input.delta` / `.done`), a local_shell_call's action and a tool_search_call's
+arguments at their close.
 """
 from __future__ import annotations
 
@@ -201,7 +202,7 @@ class ResponsesStreamWriter(StreamWriter):
                      "flat": flat}
             if kind == "custom":
                 shell["input"] = ""
-            out += self._add(kind, shell, announce=kind != "local_shell")
+            out += self._add(kind, shell, announce=kind in ("function", "custom"))
             self.calls[position] = len(self.items) - 1
         index = self.calls[position]
         signature = gemini_signature(call)

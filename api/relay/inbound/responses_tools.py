@@ -18,10 +18,12 @@ What clients send, as Codex and the openai SDK define it:
 - `local_shell`, answered by `local_shell_call` items whose `action` is `{type: "exec", command,
   env, timeout_ms, user, working_directory}` (openai-python types/responses/response_input_item_param.py
   `LocalShellCallAction`; Codex codex-rs/protocol/src/models.rs `LocalShellExecAction`);
+- `tool_search` run by the client (`execution: "client"`), a function answered by
+  `tool_search_call` items;
 - hosted tools OpenAI runs itself: `web_search` (and `web_search_preview`, dated variants), which
   the internal form carries as `{"type": "web_search"}`; the others (file_search, image_generation,
-  code_interpreter, computer_use_preview, mcp, shell, apply_patch, tool_search) no other provider
-  runs, so a converted request leaves them out with a notice.
+  code_interpreter, computer_use_preview, mcp, shell, apply_patch, server-run tool_search) no other
+  provider runs, so a converted request leaves them out with a notice.
 
 Tools may also come inside `additional_tools` input items (Codex's "Responses Lite" sends its tools
 that way, codex-rs/tools/src/tool_spec.rs `create_tools_json_for_responses_lite`): they are read
@@ -46,8 +48,13 @@ WEB_SEARCH_TYPES = re.compile(r"^web_search(_preview)?(_\d{4}_\d{2}_\d{2})?$")
 # Fields of OpenAI's web_search tool the internal form carries (reasoning.py); the others are noted.
 WEB_SEARCH_KEPT = {"type", "filters", "user_location"}
 # Settings every provider's search has anyway (live web access: Codex sends it on every request).
-WEB_SEARCH_DEFAULTS = {("external_web_access", True)}
+WEB_SEARCH_DEFAULTS: dict[str, Any] = {"external_web_access": True}
 LOCAL_SHELL = "local_shell"
+# Tool search run by the client (Codex: it loads deferred MCP tools, codex-rs/tools/src/tool_spec.rs
+# `ToolSpec::ToolSearch`): a call is a `tool_search_call` item with an `arguments` object, answered
+# by a `tool_search_output` item listing the tools it loaded (openai-python
+# types/responses/response_tool_search_call.py, tool_search_tool_param.py).
+TOOL_SEARCH = "tool_search"
 LOCAL_SHELL_PARAMETERS: dict[str, Any] = {
     "type": "object",
     "properties": {
@@ -126,6 +133,10 @@ class ToolMap:
             self._add(Declared(LOCAL_SHELL, LOCAL_SHELL), {
                 "name": LOCAL_SHELL, "description": "Run a command on the user's machine and read its output.",
                 "parameters": LOCAL_SHELL_PARAMETERS})
+        elif kind == TOOL_SEARCH and tool.get("execution") == "client":
+            self._add(Declared(TOOL_SEARCH, TOOL_SEARCH), {
+                "name": TOOL_SEARCH, "description": str(tool.get("description") or "Search for more tools."),
+                "parameters": tool.get("parameters") or {"type": "object", "properties": {}}})
         elif WEB_SEARCH_TYPES.match(kind):
             self._web_search(tool)
         else:
@@ -156,7 +167,7 @@ class ToolMap:
         if isinstance(tool.get("user_location"), Mapping):
             hosted["user_location"] = dict(tool["user_location"])
         for field in sorted(set(tool) - WEB_SEARCH_KEPT):
-            if tool[field] is not None and (field, tool[field]) not in WEB_SEARCH_DEFAULTS:
+            if tool[field] is not None and tool[field] != WEB_SEARCH_DEFAULTS.get(field, ...):
                 self.note(f"tools.web_search.{field}")
         if not any(t.get("type") == "web_search" for t in self.tools):
             self.tools.append(hosted)
@@ -222,6 +233,10 @@ class ToolMap:
         elif declared.kind == LOCAL_SHELL:
             return {"type": "local_shell_call", "id": new_id("lsh"), "call_id": call_id, "status": status,
                     "action": shell_action(arguments)}
+        elif declared.kind == TOOL_SEARCH:
+            parsed = _arguments(arguments)
+            return {"type": "tool_search_call", "id": new_id("tsc"), "call_id": call_id, "execution": "client",
+                    "arguments": parsed if isinstance(parsed, Mapping) else {}, "status": status}
         else:
             item = {"type": "function_call", "id": new_id("fc"), "call_id": call_id, "name": declared.name,
                     "arguments": arguments, "status": status}
