@@ -10,10 +10,15 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
+from aiohttp import web
 
 from api.relay.reasoning import GEMINI_SKIP_SIGNATURE
 from models.enums import ChannelType
 from tests.relay.agent_script import Script
+from tests.relay.fake_anthropic import FakeClaude
+from tests.relay.fake_gemini import FakeGemini
+from tests.relay.fake_openai_strict import FakeOpenAI
+from tests.relay.fake_responses import FakeResponses
 from tests.sdk.recorder import Exchange
 from tests.sdk.scenario import CALL_ARGS, TOOL_NAME, TOOL_RESULT
 
@@ -60,6 +65,20 @@ def holds_result(value: Any) -> bool:
     return any(v == TOOL_RESULT or v == result for v in _walk(value))
 
 
+SCHEMA_KEYS = ("input_schema", "parameters", "parametersJsonSchema", "parameters_json_schema")
+
+
+def declared_schema(body: Any, name: str) -> dict[str, Any]:
+    """The JSON Schema of the tool `name` as declared in a request of any of the formats (Claude's
+    input_schema, OpenAI's parameters, chat's function object, Gemini's declarations in either spelling)."""
+    for node in _walk(body):
+        if isinstance(node, dict) and node.get("name") == name:
+            for key in SCHEMA_KEYS:
+                if isinstance(node.get(key), dict):
+                    return dict(node[key])
+    raise AssertionError(f"no tool {name} declared in {body}")
+
+
 # -- Claude (Anthropic Messages) -----------------------------------------------------------------
 
 
@@ -90,26 +109,28 @@ def claude_blocks(exchange: Exchange) -> list[dict[str, Any]]:
 
 
 def claude_replayed(first: Exchange, second: Exchange, carries: bool) -> None:
+    """Claude's thinking blocks back exactly (text and signature) ahead of the tool_use, which pairs
+    with the tool_result (ids are the client's to keep: a format without call ids gets new ones)."""
     emitted = claude_blocks(first)
-    thinking = [b for b in emitted if b["type"] in ("thinking", "redacted_thinking")]
-    (call,) = [b for b in emitted if b["type"] == "tool_use"]
+    thinking = [_thinking_keys(b) for b in emitted if b["type"] in ("thinking", "redacted_thinking")]
+    assert thinking and [b["type"] for b in emitted if b["type"] == "tool_use"] == ["tool_use"], emitted
     messages = second.body["messages"]
     assistant = next(m for m in messages if m["role"] == "assistant")
     content = assistant["content"] if isinstance(assistant["content"], list) else []
-    sent_thinking = [{k: b[k] for k in ("type", "thinking", "signature", "data") if k in b}
-                     for b in content if b.get("type") in ("thinking", "redacted_thinking")]
+    sent_thinking = [_thinking_keys(b) for b in content if b.get("type") in ("thinking", "redacted_thinking")]
     if carries or sent_thinking:  # never a block Claude did not make
-        assert sent_thinking == [{k: b[k] for k in ("type", "thinking", "signature", "data") if k in b}
-                                 for b in thinking], content
-        assert thinking, emitted
-    uses = [b for b in content if b.get("type") == "tool_use"]
-    assert [(u["id"], u["name"], u["input"]) for u in uses] == [(call["id"], TOOL_NAME, CALL_ARGS)], content
-    if sent_thinking:
+        assert sent_thinking == thinking, content
         assert content[0].get("type") in ("thinking", "redacted_thinking"), content  # thinking leads the turn
+    uses = [b for b in content if b.get("type") == "tool_use"]
+    assert [(u["name"], u["input"]) for u in uses] == [(TOOL_NAME, CALL_ARGS)], content
     results = [b for m in messages if m["role"] == "user" and isinstance(m["content"], list)
                for b in m["content"] if b.get("type") == "tool_result"]
-    assert [r["tool_use_id"] for r in results] == [call["id"]], messages
+    assert [r["tool_use_id"] for r in results] == [uses[0]["id"]], messages
     assert holds_result(results[0].get("content")), results
+
+
+def _thinking_keys(block: dict[str, Any]) -> dict[str, Any]:
+    return {k: block[k] for k in ("type", "thinking", "signature", "data") if k in block}
 
 
 def claude_usage(exchange: Exchange) -> Usage:
@@ -161,8 +182,14 @@ def gemini_usage(exchange: Exchange) -> Usage:
 
 
 def gemini_thinking_on(exchange: Exchange) -> bool:
-    config = (exchange.body.get("generationConfig") or {}).get("thinkingConfig") or {}
-    return bool(config.get("thinkingLevel")) or (config.get("thinkingBudget") or 0) != 0
+    """A thinking level or a non-zero budget, in either spelling: the API parses protobuf JSON, which
+    takes the proto field names too (google-genai sends `thinking_level`, `include_thoughts`)."""
+    body = exchange.body
+    generation = body.get("generationConfig") or body.get("generation_config") or {}
+    config = generation.get("thinkingConfig") or generation.get("thinking_config") or {}
+    level = config.get("thinkingLevel") or config.get("thinking_level")
+    budget = config.get("thinkingBudget", config.get("thinking_budget")) or 0
+    return bool(level) or budget != 0
 
 
 # -- OpenAI chat completions (DeepSeek thinking mode, OpenAI) -------------------------------------
@@ -190,19 +217,21 @@ def chat_message(exchange: Exchange) -> dict[str, Any]:
 
 
 def chat_replayed(first: Exchange, second: Exchange, carries: bool, reasoning: bool) -> None:
+    """The assistant turn with its tool call (paired with the tool message), and, where the provider
+    wants it back (DeepSeek thinking mode: 400 otherwise), the reasoning_content it emitted."""
     emitted = chat_message(first)
-    (call,) = emitted["tool_calls"]
+    assert len(emitted["tool_calls"]) == 1, emitted
     messages = second.body["messages"]
-    (assistant,) = [m for m in messages if m["role"] == "assistant"]
-    assert [(c["id"], c["function"]["name"], orjson.loads(c["function"]["arguments"]))
-            for c in assistant["tool_calls"]] == [(call["id"], TOOL_NAME, CALL_ARGS)], assistant
-    if reasoning:  # DeepSeek: the turn's reasoning_content goes back with its tool calls (400 otherwise)
+    (assistant,) = [m for m in messages if m["role"] == "assistant" and m.get("tool_calls")]
+    calls = [(c["function"]["name"], orjson.loads(c["function"]["arguments"])) for c in assistant["tool_calls"]]
+    assert calls == [(TOOL_NAME, CALL_ARGS)], assistant
+    if reasoning:
         assert emitted.get("reasoning_content"), emitted
         assert assistant.get("reasoning_content") == emitted["reasoning_content"], assistant
     else:
         assert "reasoning_content" not in assistant, assistant
     tools = [m for m in messages if m["role"] == "tool"]
-    assert [m["tool_call_id"] for m in tools] == [call["id"]], messages
+    assert [m["tool_call_id"] for m in tools] == [assistant["tool_calls"][0]["id"]], messages
     assert holds_result(tools[0]["content"]), tools
 
 
@@ -275,28 +304,46 @@ def thinks_by_default(exchange: Exchange) -> bool:
 # -- the channels ----------------------------------------------------------------------------------
 
 
-def _claude(script: Script) -> Any:
-    from tests.sdk.interim import ScriptedClaude
-
-    return ScriptedClaude(script=script)
-
-
-def _gemini(script: Script) -> Any:
-    from tests.relay.fake_gemini import FakeGemini
-
-    return FakeGemini(script=script)
+# Usage each fake reports, with cache reads (and Claude's cache writes) so the cache ratios are billed too.
+CLAUDE_USAGE = {"input_tokens": 30, "output_tokens": 12, "cache_read_input_tokens": 100,
+                "cache_creation_input_tokens": 20}
+GEMINI_USAGE = {"promptTokenCount": 140, "candidatesTokenCount": 8, "thoughtsTokenCount": 5,
+                "cachedContentTokenCount": 100, "totalTokenCount": 153}
 
 
-def _openai(script: Script) -> Any:
-    from tests.relay.fake_openai_strict import FakeOpenAI  # type: ignore[import-not-found]
-
-    return FakeOpenAI(script=script)
+def _claude(script: Script) -> FakeClaude:
+    return FakeClaude(script=script, usage=dict(CLAUDE_USAGE))
 
 
-def _deepseek(script: Script) -> Any:
-    from tests.relay.fake_openai_strict import FakeOpenAI  # type: ignore[import-not-found]
+def _gemini(script: Script) -> FakeGemini:
+    return FakeGemini(script=script, usage=dict(GEMINI_USAGE))
 
-    return FakeOpenAI(script=script, mode="deepseek")
+
+def _deepseek(script: Script) -> FakeOpenAI:
+    return FakeOpenAI(script=script, mode="deepseek", cached=16)
+
+
+@dataclass
+class OpenAIPlatform:
+    """OpenAI's chat completions and Responses API behind one base URL and key, playing one script."""
+
+    chat: FakeOpenAI
+    responses: FakeResponses
+
+    @property
+    def key(self) -> str:
+        return self.chat.key
+
+    def app(self) -> web.Application:
+        app = web.Application(client_max_size=32 * 1024 * 1024)
+        app.router.add_post("/v1/chat/completions", self.chat.chat)
+        app.router.add_post("/v1/responses", self.responses.responses)
+        return app
+
+
+def _openai(script: Script) -> OpenAIPlatform:
+    chat = FakeOpenAI(script=script, cached=16)
+    return OpenAIPlatform(chat, FakeResponses(key=chat.key, script=script))
 
 
 CLAUDE = ChannelKit("claude", ChannelType.ANTHROPIC, "claude-opus-5-5", _claude, claude_thinking_on,

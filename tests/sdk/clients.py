@@ -13,7 +13,15 @@ import openai
 from google import genai
 from google.genai import types
 
-from tests.sdk.scenario import QUESTION, TOOL_DESCRIPTION, TOOL_NAME, WEATHER_SCHEMA, run_tool
+from tests.sdk.scenario import (
+    QUESTION,
+    TOOL_DESCRIPTION,
+    TOOL_NAME,
+    WEATHER_SCHEMA,
+    Location,
+    WeatherReport,
+    run_tool,
+)
 
 
 @dataclass(frozen=True)
@@ -199,3 +207,47 @@ async def openai_responses(loop: Loop) -> str:
         second = await responses_turn(client, loop, items)
     assert second.status == "completed", second
     return str(second.output_text)
+
+
+# -- Google GenAI: a Python function run by the SDK itself, and a pydantic response schema --------
+
+
+def get_weather(location: Location, unit: str, date: str | None) -> dict[str, Any]:
+    """The current weather at a place.
+
+    Args:
+        location: the city and its ISO 3166-1 alpha-2 country code.
+        unit: celsius or fahrenheit.
+        date: YYYY-MM-DD; null for today.
+    """
+    # `unit` is a plain string: the SDK checks each argument with isinstance against its annotation,
+    # which a Literal or an Enum fails (google/genai/_extra_utils.py, convert_if_exist_pydantic_model).
+    args = {"location": location.model_dump(), "unit": unit, "date": date}
+    return dict(json.loads(run_tool(TOOL_NAME, args)))
+
+
+async def genai_function(loop: Loop) -> str:
+    """Automatic function calling: the SDK declares the Python function (a JSON Schema built from
+    its signature), calls it when the model asks, sends the result back and returns the answer."""
+    client = genai_client(loop)
+    config = types.GenerateContentConfig(
+        tools=[get_weather], thinking_config=types.ThinkingConfig(include_thoughts=True,
+                                                                  thinking_level=types.ThinkingLevel.LOW))
+    if not loop.stream:
+        answer = await client.aio.models.generate_content(model=loop.model, contents=QUESTION, config=config)
+        return str(answer.text)
+    parts: list[types.Part] = []
+    async for chunk in await client.aio.models.generate_content_stream(model=loop.model, contents=QUESTION,
+                                                                       config=config):
+        for candidate in chunk.candidates or ():
+            parts.extend(candidate.content.parts or () if candidate.content else ())
+    return answer_text(parts)
+
+
+async def genai_structured(loop: Loop) -> WeatherReport:
+    """A pydantic model as response_schema: the SDK parses the JSON answer into it."""
+    config = types.GenerateContentConfig(response_mime_type="application/json", response_schema=WeatherReport,
+                                         thinking_config=types.ThinkingConfig(thinking_level=types.ThinkingLevel.LOW))
+    answer = await genai_client(loop).aio.models.generate_content(model=loop.model, contents=QUESTION, config=config)
+    assert isinstance(answer.parsed, WeatherReport), answer
+    return answer.parsed

@@ -14,7 +14,7 @@ from langchain_google_genai import ChatGoogleGenerativeAI
 from langchain_openai import ChatOpenAI
 
 from tests.sdk.clients import OPENAI_TOOL, Loop
-from tests.sdk.scenario import QUESTION, run_tool
+from tests.sdk.scenario import QUESTION, WeatherReport, run_tool
 
 
 def chat_anthropic(loop: Loop) -> ChatAnthropic:
@@ -79,3 +79,27 @@ async def langchain_openai(loop: Loop) -> str:
 
 async def langchain_openai_responses(loop: Loop) -> str:
     return await tool_loop(chat_openai_responses(loop), loop)
+
+
+async def structured(llm: BaseChatModel, **options: Any) -> WeatherReport:
+    answer = await llm.with_structured_output(WeatherReport, **options).ainvoke([HumanMessage(QUESTION)])
+    assert isinstance(answer, WeatherReport), answer
+    return answer
+
+
+async def structured_anthropic(loop: Loop) -> WeatherReport:
+    # Forced tool use is refused while Claude thinks: the native JSON-schema output instead, as
+    # langchain-anthropic advises.
+    return await structured(chat_anthropic(loop), method="json_schema")
+
+
+async def structured_google(loop: Loop) -> WeatherReport:
+    return await structured(chat_google(loop))
+
+
+async def structured_openai(loop: Loop) -> WeatherReport:
+    return await structured(chat_openai(loop))
+
+
+async def structured_openai_responses(loop: Loop) -> WeatherReport:
+    return await structured(chat_openai_responses(loop))
