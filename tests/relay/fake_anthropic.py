@@ -201,7 +201,9 @@ class FakeClaude:
         if messages[-1].get("role") == "assistant" and not rules.prefill:
             return "This model does not support assistant message prefill. The conversation must end with a user " \
                    "message"
-        if thinking_on(body, rules):  # extended-thinking, "Preserving thinking blocks"
+        # With a budget every turn thinks, and its thinking must come back with its tool results
+        # (extended-thinking, "Preserving thinking blocks"); adaptive thinking may skip a turn's.
+        if (body.get("thinking") or {}).get("type") == "enabled":
             final = next((m for m in reversed(messages) if m.get("role") == "assistant"), None)
             content = final.get("content") if final else None
             if isinstance(content, list) and any(b.get("type") == "tool_use" for b in content) and \

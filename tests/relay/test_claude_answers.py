@@ -83,8 +83,8 @@ def test_stream_thinking_signature_redacted_citations_and_usage() -> None:
     deltas = [c["choices"][0]["delta"] for c in chunks]
     assert "".join(d.get("reasoning_content", "") for d in deltas) == THINKING
     assert [b for d in deltas for b in d.get("thinking_blocks", ())] == [
-        {"type": "thinking", "thinking": "", "signature": sign(THINKING)},
-        {"type": "redacted_thinking", "data": "redacted:" + sign("redacted")}]
+        {"index": 0, "type": "thinking", "thinking": "", "signature": sign(THINKING)},
+        {"index": 1, "type": "redacted_thinking", "data": "redacted:" + sign("redacted")}]
     assert "".join(d.get("content") or "" for d in deltas) == "It is sunny." + REPLY
     assert [a for d in deltas for a in d.get("annotations", ())] == [{"type": "url_citation", "url_citation": {
         "start_index": 0, "end_index": len("It is sunny."), "url": SEARCH_URL, "title": SEARCH_TITLE}}]

@@ -142,18 +142,19 @@ def test_thinking_blocks_are_not_sent_while_the_model_does_not_think() -> None:
     assert body["messages"][1]["content"][0]["type"] == "tool_use" and "thinking" not in body
 
 
-@pytest.mark.parametrize(("model", "thinking"), [("claude-opus-4-6", None), ("claude-opus-5", {"type": "disabled"})])
-def test_a_tool_turn_back_without_its_thinking_switches_thinking_off(model: str, thinking: dict | None) -> None:
-    """A client that did not keep the thinking blocks: Claude would refuse the turn while thinking."""
+def test_a_tool_turn_back_without_its_thinking_gets_no_budget() -> None:
+    """A client that did not keep the thinking blocks: with a budget, Claude would refuse the turn."""
+    body, notices = convert("claude-sonnet-4-5-20250929", {"messages": tool_loop(None), "tools": [WEATHER],
+                                                           "reasoning_effort": "high"})
+    assert "thinking" not in body and notices == ["thinking"]
+
+
+@pytest.mark.parametrize("model", ["claude-opus-4-6", "claude-opus-5-5"])
+def test_adaptive_thinking_takes_a_tool_turn_without_thinking(model: str) -> None:
+    """Adaptive thinking may skip a turn's thinking: the turn goes as it is, thinking on."""
     body, notices = convert(model, {"messages": tool_loop(None), "tools": [WEATHER], "reasoning_effort": "high"})
-    assert body.get("thinking") == thinking and "output_config" not in body and notices == ["thinking"]
-
-
-def test_a_model_that_always_thinks_gets_the_turn_as_it_is() -> None:
-    meta = RelayMeta(1, int(ChannelType.ANTHROPIC), "k", upstream_model="claude-opus-5-5")
-    body = ClaudeAdaptor(meta).convert_request({"messages": tool_loop(None), "tools": [WEATHER]})
-    assert meta.notices == [] and "thinking" not in body
-    assert "must start with a thinking block" in str(FakeClaude().problem(body))
+    assert body["thinking"] == {"type": "adaptive"} and notices == []
+    assert body["messages"][1]["content"][0]["type"] == "tool_use"
 
 
 # -- thinking and effort ------------------------------------------------------------------------------

@@ -30,7 +30,6 @@ class Thinking:
     field: dict[str, Any] | None = None
     effort: str | None = None
     budget: int | None = None
-    can_off: bool = True  # the model can be asked not to think
 
 
 def thinking_of(req: Mapping[str, Any], cap: Capability, drop: Drop) -> Thinking:
@@ -57,30 +56,29 @@ def thinking_of(req: Mapping[str, Any], cap: Capability, drop: Drop) -> Thinking
         return Thinking(True, field, None, tokens)
     if asked:
         drop("thinking" if kind else "reasoning_effort")
-    return Thinking(can_off=True)
+    return Thinking()
 
 
 def _adaptive(cap: Capability, off: bool, asked: bool, level: str | None, display: str | None,
               drop: Drop) -> Thinking:
     can_off = "none" in cap.efforts
     if off and can_off:
-        return Thinking(False, {"type": "disabled"} if cap.thinks_by_default else None, None, can_off=True)
+        return Thinking(False, {"type": "disabled"} if cap.thinks_by_default else None)
     if off:
         drop("thinking.disabled")  # this model always thinks: the least effort it takes instead
         level = cap.effort("none")
     if not (asked or off or cap.thinks_by_default):
-        return Thinking(can_off=can_off)
+        return Thinking()
     field: dict[str, Any] | None = {"type": "adaptive"} if asked or display or off else None
     if field is not None and display:
         field["display"] = display
-    return Thinking(True, field, level, can_off=can_off)
+    return Thinking(True, field, level)
 
 
-def switched_off(thinking: Thinking, cap: Capability, drop: Drop) -> Thinking:
-    """Thinking turned off for this request (its tool turn came back without its thinking)."""
+def switched_off(drop: Drop) -> Thinking:
+    """No thinking budget for this request: its tool turn came back without its thinking."""
     drop("thinking")
-    field = {"type": "disabled"} if cap.reasoning == "claude-adaptive" and cap.thinks_by_default else None
-    return Thinking(False, field, None, can_off=True)
+    return Thinking()
 
 
 def output_limit(req: Mapping[str, Any], cap: Capability, thinking: Thinking, drop: Drop) -> int:

@@ -50,8 +50,10 @@ def convert_request(req: Mapping[str, Any], meta: RelayMeta, platform: Platform 
     system, messages = convert_messages(req.get("messages"), drop,
                                         platform.system_messages and takes_system_messages(base_name(model)))
     thinking = controls.thinking_of(req, cap, drop)
-    if thinking.on and thinking.can_off and open_tool_turn_lacks_thinking(messages):
-        thinking = controls.switched_off(thinking, cap, drop)
+    # Adaptive thinking may skip a turn's thinking (build-with-claude/adaptive-thinking), so only a
+    # budget's turns must come back with theirs.
+    if thinking.budget is not None and open_tool_turn_lacks_thinking(messages):
+        thinking = controls.switched_off(drop)
     if not thinking.on:
         messages = strip_thinking(messages)
     body: dict[str, Any] = {"model": model, "messages": messages,

@@ -157,11 +157,15 @@ def _arguments(raw: Any) -> Any:
 
 def thinking_of(message: Mapping[str, Any]) -> list[Block]:
     """Claude's own thinking blocks on an assistant message (a block with no signature, or with one
-    sealed for another provider, never goes to Claude)."""
+    sealed for another provider, never goes to Claude). A streamed turn's one signed block comes back
+    with its text in `reasoning_content` (the stream gave the text there and the signature apart)."""
     blocks: list[Block] = []
-    for block in message.get("thinking_blocks") or ():
-        if not isinstance(block, Mapping):
-            continue
+    given = [b for b in message.get("thinking_blocks") or () if isinstance(b, Mapping)]
+    reasoning = message.get("reasoning_content")
+    if len(given) == 1 and given[0].get("type") == "thinking" and not given[0].get("thinking") and \
+            isinstance(reasoning, str) and reasoning:
+        given = [{**given[0], "thinking": reasoning}]
+    for block in given:
         if block.get("type") == "thinking":
             signature = block.get("signature")
             if isinstance(signature, str) and signature and not is_sealed(signature):
@@ -295,10 +299,12 @@ def _merge_users(messages: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def open_tool_turn_lacks_thinking(messages: list[dict[str, Any]]) -> bool:
     """Whether the last assistant turn calls a tool without starting with a thinking block (Claude
-    refuses that while thinking: the turn's thinking must come back with its tool results)."""
+    refuses that with a thinking budget, where every turn thinks: the turn's thinking must come back
+    with its tool results — build-with-claude/extended-thinking, "Preserving thinking blocks")."""
     for message in reversed(messages):
         if message["role"] == "assistant":
             content = message["content"]
             calls = any(b["type"] == "tool_use" for b in content)
             return calls and content[0]["type"] not in ("thinking", "redacted_thinking")
     return False
+

@@ -3,7 +3,9 @@
 message_start (id, input and cache counts) → the role chunk; content_block_start of a tool_use →
 a tool-call delta with its id and name, of a redacted_thinking block → a `thinking_blocks` delta;
 content_block_delta: text_delta → content, thinking_delta → reasoning_content, signature_delta →
-a `thinking_blocks` delta `{"type": "thinking", "thinking": "", "signature": …}`, input_json_delta →
+a `thinking_blocks` delta `{"type": "thinking", "thinking": "", "signature": …}`; a thinking_blocks
+entry carries its `index` among the turn's thinking blocks (the openai SDK's stream accumulator merges
+list entries by index, and refuses entries without one), input_json_delta →
 tool-call arguments (server tools' input is not a call of the client's), citations_delta → an
 `annotations` delta once its text block ends; message_delta (stop reason, output count) → the
 finish chunk and the usage; message_stop → the end. ping and events added later produce nothing;
@@ -31,6 +33,7 @@ class ClaudeStream:
         self.text_length = 0  # characters of content sent so far (citations point into it)
         self.text_starts: dict[int, int] = {}  # text block index → where its text starts
         self.citations: dict[int, list[Any]] = {}  # text block index → citations waiting for its end
+        self.thinking: dict[int, int] = {}  # content block index → its place among the turn's thinking blocks
 
     def chunk(self, delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
         return {"id": self.id, "object": "chat.completion.chunk", "created": self.created, "model": self.model,
@@ -82,10 +85,12 @@ class ClaudeStream:
             self.text_starts[index] = self.text_length
             self.citations[index] = list(block.get("citations") or ())
             return self.text(block["text"]) if block.get("text") else []
-        if kind == "thinking" and block.get("thinking"):
-            return [self.chunk({"reasoning_content": block["thinking"]})]
-        if kind == "redacted_thinking":
-            return [self.chunk({"thinking_blocks": [{"type": "redacted_thinking", "data": block.get("data") or ""}]})]
+        if kind in ("thinking", "redacted_thinking"):
+            place = self.thinking.setdefault(index, len(self.thinking))
+            if kind == "redacted_thinking":
+                return [self.chunk({"thinking_blocks": [{"index": place, "type": "redacted_thinking",
+                                                         "data": block.get("data") or ""}]})]
+            return [self.chunk({"reasoning_content": block["thinking"]})] if block.get("thinking") else []
         return []  # server tool use and its results: the model's own search, not the client's
 
     def block_delta(self, index: int, delta: dict[str, Any]) -> list[StreamChunk]:
@@ -95,8 +100,8 @@ class ClaudeStream:
         if kind == "thinking_delta":
             return [self.chunk({"reasoning_content": delta.get("thinking", "")})]
         if kind == "signature_delta":
-            return [self.chunk({"thinking_blocks": [{"type": "thinking", "thinking": "",
-                                                     "signature": delta.get("signature", "")}]})]
+            return [self.chunk({"thinking_blocks": [{"index": self.thinking.get(index, 0), "type": "thinking",
+                                                     "thinking": "", "signature": delta.get("signature", "")}]})]
         if kind == "input_json_delta" and index in self.tools:
             return [self.chunk({"tool_calls": [{"index": self.tools[index],
                                                 "function": {"arguments": delta.get("partial_json", "")}}]})]
