@@ -11,11 +11,11 @@ from models.enums import ChannelType
 from tests.clients import clis
 from tests.clients.charges import Tokens, assert_charged, claude_tokens, gemini_tokens, set_prices
 from tests.clients.conftest import FILE_LINE, Workspace
-from tests.clients.upstreams import ScriptedChat
 from tests.relay.agent_script import Recorded, read_file_script
 from tests.relay.fake_anthropic import FakeClaude
 from tests.relay.fake_anthropic_models import sign
 from tests.relay.fake_gemini import FakeGemini
+from tests.relay.fake_openai_strict import FakeOpenAI
 from tests.relay.fakes import add_channel, gateway, make_key, rich_user  # noqa: F401
 from tests.relay.test_provider_bedrock import ACCESS, REGION, SECRET, FakeBedrock
 
@@ -55,12 +55,11 @@ def thinking_replayed(body: dict[str, Any]) -> bool:
 async def test_on_an_openai_channel_serving_gpt_5(gateway, serve, workspace) -> None:
     await set_prices(gateway)
     script = Recorded(read_file_script(str(workspace.file), thinking=THINKING))
-    fake = ScriptedChat(script=script, usage={"prompt_tokens": 4000, "completion_tokens": 40, "total_tokens": 4040,
-                                              "prompt_tokens_details": {"cached_tokens": 3000}})
+    fake = FakeOpenAI(script=script, usage=(4000, 40), cached=3000)
     await add_channel(gateway, None, models="gpt-5", base_url=await serve(fake.app()), key=fake.key)
     _, user, start = await run_claude_code(gateway, workspace, "gpt-5")
     assert_loop(script, fake.seen)
-    first = fake.seen[0].body
+    first = fake.seen[0]
     assert "max_tokens" not in first and first["max_completion_tokens"] > 0  # gpt-5 refuses max_tokens
     assert "Read" in {tool["function"]["name"] for tool in first["tools"]}
     await assert_charged(gateway, user, start, "gpt-5", [Tokens(4000, 40, 3000)] * 2)

@@ -12,10 +12,10 @@ from models.enums import ChannelType
 from tests.clients import clis
 from tests.clients.charges import Tokens, assert_charged, claude_tokens, responses_tokens, set_prices
 from tests.clients.conftest import FILE_LINE, Workspace
-from tests.clients.upstreams import ScriptedChat
 from tests.relay.agent_script import Recorded, read_file_script
 from tests.relay.fake_anthropic import FakeClaude
 from tests.relay.fake_anthropic_models import sign
+from tests.relay.fake_openai_strict import FakeOpenAI
 from tests.relay.fake_responses import FakeResponses
 from tests.relay.fakes import add_channel, gateway, make_key, rich_user  # noqa: F401
 
@@ -69,13 +69,11 @@ async def test_on_a_chat_only_openai_compatible_channel(gateway, serve, workspac
     model = "deepseek-chat"
     await set_prices(gateway)
     script = Recorded(read_file_script(str(workspace.file)))
-    fake = ScriptedChat(script=script, usage={"prompt_tokens": 4000, "completion_tokens": 40, "total_tokens": 4040,
-                                              "prompt_tokens_details": {"cached_tokens": 3000}})
+    fake = FakeOpenAI(script=script, usage=(4000, 40), cached=3000)
     await add_channel(gateway, None, models=model, type=int(ChannelType.DEEPSEEK), base_url=await serve(fake.app()),
                       key=fake.key)
     _, user, start = await run_codex(gateway, workspace, model)
     assert_loop(script, fake.seen)
-    assert [seen.path for seen in fake.seen] == ["/v1/chat/completions"] * 2
     await assert_charged(gateway, user, start, model, [Tokens(4000, 40, 3000)] * 2)
 
 

@@ -11,9 +11,9 @@ from models.enums import ChannelType
 from tests.clients import clis
 from tests.clients.charges import Tokens, assert_charged, gemini_tokens, set_prices
 from tests.clients.conftest import FILE_LINE, Workspace
-from tests.clients.upstreams import ScriptedChat
 from tests.relay.agent_script import Recorded, read_file_script
 from tests.relay.fake_gemini import FakeGemini
+from tests.relay.fake_openai_strict import FakeOpenAI
 from tests.relay.fakes import add_channel, gateway, make_key, rich_user  # noqa: F401
 
 THINKING = "The user wants the file; I will read it."
@@ -44,12 +44,11 @@ async def test_on_an_openai_channel_serving_gpt_4_1(gateway, serve, workspace) -
     model = "gpt-4.1"
     await set_prices(gateway)
     script = Recorded(read_file_script(str(workspace.file)))
-    fake = ScriptedChat(script=script, usage={"prompt_tokens": 4000, "completion_tokens": 40, "total_tokens": 4040,
-                                              "prompt_tokens_details": {"cached_tokens": 3000}})
+    fake = FakeOpenAI(script=script, usage=(4000, 40), cached=3000)
     await add_channel(gateway, None, models=model, base_url=await serve(fake.app()), key=fake.key)
     _, user, start = await run_gemini_cli(gateway, workspace, model)
     assert_loop(script, fake.seen)
-    assert "top_k" not in fake.seen[0].body  # Gemini CLI sends topK; OpenAI's chat API has none
+    assert "top_k" not in fake.seen[0]  # Gemini CLI sends topK; OpenAI's chat API has none
     await assert_charged(gateway, user, start, model, [Tokens(4000, 40, 3000)] * 2)
 
 
