@@ -260,6 +260,7 @@ class FakeOpenAI(FakeBase):
     cached: int = 0  # of the prompt tokens, read from the cache
     script: Script | None = None
     seen: list[dict[str, Any]] = field(default_factory=list)
+    paths: list[str] = field(default_factory=list)  # path and query of each chat request
 
     def app(self) -> web.Application:
         app = web.Application(client_max_size=32 * 1024 * 1024)
@@ -291,6 +292,12 @@ class FakeOpenAI(FakeBase):
         except orjson.JSONDecodeError:
             return self.error(400, "We could not parse the JSON body of your request.")
         self.seen.append(body)
+        self.paths.append(request.path_qs)
+        version = request.query.get("api-version", "")
+        if "deployment" in request.match_info and "max_completion_tokens" in body and version[:10] < "2024-09-01":
+            # Azure took max_completion_tokens from 2024-09-01-preview (learn.microsoft.com/azure/ai-services/
+            # openai/api-version-deprecation); before, it is unknown: langroid/langroid#831
+            return self.error(400, "Unrecognized request argument supplied: max_completion_tokens")
         model = model_of(str(body.get("model") or request.match_info.get("deployment") or ""))
         if self.mode == "deepseek":
             model = replace(model or MODELS["deepseek-reasoner"], deepseek=True)

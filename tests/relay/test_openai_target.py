@@ -450,3 +450,14 @@ async def test_a_plain_client_keeps_its_vendor_fields(gateway, upstreams) -> Non
         await client.chat.completions.create(model="gpt-4o-mini", messages=HELLO,
                                              extra_body={"top_k": 20, "enable_thinking": False})
     assert "top_k" not in fake.seen[0].body and fake.seen[0].body["enable_thinking"] is False
+
+
+async def test_azure_picks_an_api_version_that_takes_reasoning_models(gateway, aiohttp_server) -> None:
+    fake = await strict_channel(gateway, aiohttp_server, "gpt-5,gpt-4o", ChannelType.AZURE)
+    token = await make_key(await rich_user())
+    async with sdk(gateway, token) as client:
+        await client.chat.completions.create(model="gpt-5", messages=HELLO, max_tokens=100)
+        await client.chat.completions.create(model="gpt-4o", messages=HELLO, max_tokens=100)
+    assert fake.paths == ["/openai/deployments/gpt-5/chat/completions?api-version=2024-12-01-preview",
+                          "/openai/deployments/gpt-4o/chat/completions?api-version=2023-06-01-preview"]
+    assert (fake.seen[0]["max_completion_tokens"], fake.seen[1]["max_tokens"]) == (100, 100)

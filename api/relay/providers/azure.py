@@ -10,6 +10,9 @@ from api.relay.providers.openai import OpenAIAdaptor
 from models.enums import ChannelType
 
 DEFAULT_API_VERSION = "2023-06-01-preview"
+# The first version taking what a reasoning model needs: `max_completion_tokens` (2024-09-01-preview) and
+# `reasoning_effort` (learn.microsoft.com/azure/ai-services/openai/api-version-deprecation).
+REASONING_API_VERSION = "2024-12-01-preview"
 
 AZURE_TASKS: Mapping[RelayMode, str] = {
     RelayMode.CHAT: "chat/completions",
@@ -31,7 +34,10 @@ class AzureAdaptor(OpenAIAdaptor):
 
     @property
     def api_version(self) -> str:
-        return self.meta.other.strip() or DEFAULT_API_VERSION
+        """The channel's version; else the default, or the first that takes reasoning models' fields."""
+        if self.meta.other.strip():
+            return self.meta.other.strip()
+        return REASONING_API_VERSION if self.meta.cap.output_param == "max_completion_tokens" else DEFAULT_API_VERSION
 
     def request_url(self, mode: RelayMode | None = None) -> str:
         """`{base}/openai/deployments/{model without dots}/{task}?api-version=…` (gpt-3.5 → gpt-35)."""
