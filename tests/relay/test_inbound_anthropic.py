@@ -25,6 +25,9 @@ from tests.relay.fake_anthropic import FakeClaude
 from tests.relay.fake_gemini import FakeGemini
 from tests.relay.fakes import REPLY, add_channel, drain, gateway, make_key, rich_user, upstreams  # noqa: F401
 from tests.relay.provider_kit import consume_logs
+from tests.relay.test_provider_bedrock import ACCESS, REGION, SECRET, bedrock  # noqa: F401
+from tests.relay.test_provider_bedrock import MODEL as BEDROCK_MODEL
+from tests.relay.test_provider_vertex import vertex  # noqa: F401
 
 MODEL = "gpt-4o"
 CLAUDE_MODEL = "claude-3-5-sonnet-20241022"
@@ -304,3 +307,46 @@ async def test_claude_codes_request_shapes_on_an_openai_channel(gateway, upstrea
     assert [p["text"] for p in sent["messages"][0]["content"]] == ["You are Claude Code.", "Rules."]
     assert sent["messages"][3] == {"role": "system", "content": "Mind the tests."}
     assert [t["function"]["name"] for t in sent["tools"]] == ["bash"]
+
+
+# -- the clouds' Claude channels, as sent ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("streamed", [False, True])
+async def test_vertex_claude_takes_the_body_as_sent(gateway, vertex, streamed) -> None:
+    """Vertex AI's Claude models get the Messages body as sent (the model in the URL, Vertex's API
+    version in the body); its Gemini models on the same channel are converted."""
+    fake = await vertex()
+    await add_channel(gateway, None, models=f"{CLAUDE_MODEL},gemini-2.0-flash", type=int(ChannelType.VERTEX_AI),
+                      base_url=fake.url, key=fake.service_account())
+    token = await make_key(await rich_user())
+    request = {"model": CLAUDE_MODEL, "max_tokens": 64, "messages": [{"role": "user", "content": "Hi"}],
+               "system": [{"type": "text", "text": "Be brief.", "cache_control": {"type": "ephemeral"}}]}
+    async with client_for(gateway, token) as client:
+        if streamed:
+            async with client.messages.stream(**request) as stream:
+                message = await stream.get_final_message()
+        else:
+            message = await client.messages.create(**request)
+        gemini = await client.messages.create(**{**request, "model": "gemini-2.0-flash"})
+    assert message.content[0].text == CLAUDE_REPLY and gemini.content[0].text
+    sent = fake.claude_seen[0]["body"]
+    assert sent["system"] == request["system"] and sent["anthropic_version"] == "vertex-2023-10-16"
+    assert fake.gemini.seen[0]["body"]["systemInstruction"]["parts"][0]["text"] == "Be brief."
+
+
+async def test_bedrock_claude_takes_the_body_as_sent_and_streams_converted(gateway, bedrock) -> None:
+    fake, url = await bedrock()
+    await add_channel(gateway, None, models=BEDROCK_MODEL, type=int(ChannelType.AWS), base_url=url,
+                      key=f"{ACCESS}|{SECRET}|{REGION}")
+    token = await make_key(await rich_user())
+    request = {"model": BEDROCK_MODEL, "max_tokens": 64, "messages": [{"role": "user", "content": "Hi"}],
+               "metadata": {"user_id": "u-1"}}
+    async with client_for(gateway, token) as client:
+        message = await client.messages.create(**request)
+        async with client.messages.stream(**request) as stream:
+            streamed = await stream.get_final_message()
+    assert message.content[0].text == CLAUDE_REPLY == streamed.content[0].text
+    assert fake.seen[0]["body"] == {k: v for k, v in request.items() if k != "model"} | {
+        "anthropic_version": "bedrock-2023-05-31"}
+    assert fake.seen[1]["action"] == "invoke-with-response-stream"

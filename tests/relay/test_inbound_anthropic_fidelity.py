@@ -429,10 +429,14 @@ def test_our_citations_are_removed_before_claude_sees_them() -> None:
     assert body["messages"][1]["content"] == [{"type": "text", "text": "Paris."}]
 
 
-def test_vertex_serves_claude_models_natively_only() -> None:
-    inbound = AnthropicInbound({"model": "gemini-2.5-pro"}, None)
-    assert not inbound.native(ChannelType.VERTEX_AI) and not inbound.native(ChannelType.OPENAI)
-    assert AnthropicInbound({"model": "claude-sonnet-4-5"}, None).native(ChannelType.ANTHROPIC)
+def test_which_channels_take_the_body_as_sent() -> None:
+    """Claude's own format: Anthropic, Vertex AI's Claude models, Bedrock when it answers whole."""
+    gemini = AnthropicInbound({"model": "gemini-2.5-pro"}, None)
+    assert not gemini.native(ChannelType.VERTEX_AI) and not gemini.native(ChannelType.OPENAI)
+    claude = AnthropicInbound({"model": "claude-sonnet-4-5"}, None)
+    assert all(claude.native(t) for t in (ChannelType.ANTHROPIC, ChannelType.VERTEX_AI, ChannelType.AWS))
+    streamed = AnthropicInbound({"model": "claude-sonnet-4-5", "stream": True}, None)
+    assert streamed.native(ChannelType.ANTHROPIC) and not streamed.native(ChannelType.AWS)
 
 
 def test_sealed_anthropic_blocks_on_a_claude_client_are_claudes() -> None:

@@ -2,12 +2,15 @@
 `POST /v1/messages/count_tokens`, for the `anthropic` SDK and Claude Code.
 
 The request is read into the internal form (anthropic_read.py), answers are rendered back
-(anthropic_render.py, anthropic_stream.py). A channel of Claude's own format (Anthropic, Bedrock,
-Vertex AI's Claude models) gets the body as sent, with the client's `anthropic-version` and
-`anthropic-beta`, and its events are relayed untouched — except for thinking blocks another provider
-produced (their signature is sealed: Claude would refuse it), which are removed first; when that
-leaves the last assistant tool_use turn without its leading thinking block while thinking is on,
-thinking is switched off for that request (and the client told in `X-Gateway-Dropped`).
+(anthropic_render.py, anthropic_stream.py).
+
+A channel of Claude's own format (Anthropic, Vertex AI's Claude models, and Bedrock except its
+event-stream answers) gets the body as sent, with what the platform needs in it
+(Adaptor.native_request) and the client's `anthropic-version` and `anthropic-beta`; its answer is
+relayed untouched. Only thinking blocks another provider produced (their signature is sealed: Claude
+would refuse it) are removed first; when that leaves the last assistant tool_use turn without its
+leading thinking block while thinking is on, thinking is switched off for that request (and the
+client told in `X-Gateway-Dropped`).
 """
 from __future__ import annotations
 
@@ -85,7 +88,7 @@ def lacks_leading_thinking(messages: list[Any]) -> bool:
 
 class AnthropicInbound(Inbound):
     name: ClassVar[str] = "anthropic"
-    native_types: ClassVar[frozenset[int]] = frozenset({ChannelType.ANTHROPIC})
+    native_types: ClassVar[frozenset[int]] = CLAUDE_FORMAT_TYPES
 
     def __init__(self, body: dict[str, Any], request: Any) -> None:
         super().__init__(body, request)
@@ -103,6 +106,8 @@ class AnthropicInbound(Inbound):
     def native(self, channel_type: int) -> bool:
         if channel_type == ChannelType.VERTEX_AI and not str(self.body.get("model") or "").startswith("claude"):
             return False  # Vertex AI serves this model with Gemini
+        if channel_type == ChannelType.AWS and self.body.get("stream") is True:
+            return False  # Bedrock streams in AWS's event-stream framing, which a relay as sent cannot pass on
         return channel_type in self.native_types
 
     def native_body(self, upstream_model: str) -> dict[str, Any]:
