@@ -383,7 +383,8 @@ async def test_deepseek_thinking_goes_back_with_its_tool_call(gateway, aiohttp_s
     async with claude_client(gateway, token) as client:
         ask = {"model": "deepseek-reasoner", "max_tokens": 32000, "tools": [READ_TOOL], "timeout": 60,
                "thinking": {"type": "enabled", "budget_tokens": 16000}}
-        first = await client.messages.create(**ask, messages=history)
+        async with client.messages.stream(**ask, messages=history) as stream:  # the first turn streamed
+            first = await stream.get_final_message()
         assert [b.type for b in first.content] == ["thinking", "tool_use"]
         assert first.content[0].thinking == "The user wants the README."
         history += [{"role": "assistant", "content": [b.model_dump(exclude_none=True) for b in first.content]},
