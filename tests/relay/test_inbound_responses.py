@@ -120,6 +120,10 @@ async def test_function_calls_both_ways(gateway, aiohttp_server) -> None:
                                                  tool_choice={"type": "function", "name": "get_weather"})
         async with client.responses.stream(model=MODEL, input=history, tools=[WEATHER]) as stream:
             final = await stream.get_final_response()
+        # The next turn sends the reasoning item back: DeepSeek gets its reasoning_content again.
+        answered = [*history, *[item.model_dump(exclude_none=True) for item in final.output],
+                    {"type": "function_call_output", "call_id": "call_9", "output": "18°C"}]
+        await client.responses.create(model=MODEL, input=answered, tools=[WEATHER])
     for answer in (response, final):
         kinds = [item.type for item in answer.output]
         assert kinds == ["reasoning", "function_call"], kinds
@@ -136,6 +140,11 @@ async def test_function_calls_both_ways(gateway, aiohttp_server) -> None:
         {"role": "tool", "tool_call_id": "call_1", "content": "21°C"},
         {"role": "assistant", "content": "Rome: 21°C."},
         {"role": "user", "content": "And Paris?"}]
+    assert seen[2]["messages"][-2:] == [
+        {"role": "assistant", "content": None, "reasoning_content": "Need the weather.", "tool_calls": [
+            {"id": "call_9", "type": "function",
+             "function": {"name": "get_weather", "arguments": '{"city":"Paris"}'}}]},
+        {"role": "tool", "tool_call_id": "call_9", "content": "18°C"}]
 
 
 async def test_relayed_as_sent_to_an_openai_channel(gateway, aiohttp_server) -> None:

@@ -105,7 +105,8 @@ async def test_every_process_reads_the_mark_and_it_lapses(gateway, chat_only) ->
         await store.redis.hset(f"{store.prefix}{responses_support.REDIS_KEY}", f"{channel.id}:/v1/responses",
                                orjson.dumps({"base": fake.url, "at": 1.0}))  # marked long ago
         responses_support._views.clear()
-        await client.responses.create(model=MODEL, input="Hi")
+        async with client.responses.stream(model=MODEL, input="Hi") as stream:
+            assert (await stream.get_final_response()).output_text == REPLY
     assert paths[3:] == ["/v1/responses", "/v1/chat/completions"]  # tried again, then converted again
 
 
