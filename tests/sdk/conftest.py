@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 import orjson
 import pytest
-from aiohttp.test_utils import TestClient
+from aiohttp.test_utils import TestClient, TestServer
 
 from api import keys
 from api.services import pricing
@@ -28,6 +29,12 @@ CACHE_RATIO = {model: 0.1 for model in MODEL_RATIO}
 CREATE_CACHE_RATIO = {"claude-opus-5-5": 1.25}
 
 
+def options_of(client: TestClient) -> Any:
+    server = client.server
+    assert isinstance(server, TestServer)
+    return server.app[keys.OPTIONS]
+
+
 @dataclass
 class Relay:
     """The gateway, priced, and one user's key."""
@@ -41,7 +48,7 @@ class Relay:
 
     def charge(self, model: str, usage: Usage) -> int:
         """The billing formula on what the provider reported."""
-        price = pricing.resolve_configured(self.gateway.server.app[keys.OPTIONS], model)
+        price = pricing.resolve_configured(options_of(self.gateway), model)
         return pricing.settle_quota(price, usage.prompt, usage.completion, cached_tokens=usage.cached,
                                     cache_creation_tokens=usage.cache_writes)
 
@@ -54,7 +61,7 @@ class Relay:
 
 @pytest.fixture
 async def relay(gateway: TestClient) -> Relay:  # noqa: F811
-    options = gateway.server.app[keys.OPTIONS]
+    options = options_of(gateway)
     for key, table in (("ModelRatio", MODEL_RATIO), ("CompletionRatio", COMPLETION_RATIO),
                        ("CacheRatio", CACHE_RATIO), ("CreateCacheRatio", CREATE_CACHE_RATIO)):
         await options.update(key, orjson.dumps(table).decode())

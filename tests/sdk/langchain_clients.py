@@ -12,14 +12,15 @@ from langchain_core.messages import AIMessage, AIMessageChunk, BaseMessage, Huma
 from langchain_core.runnables import Runnable
 from langchain_google_genai import ChatGoogleGenerativeAI
 from langchain_openai import ChatOpenAI
+from pydantic import SecretStr
 
 from tests.sdk.clients import OPENAI_TOOL, Loop
 from tests.sdk.scenario import QUESTION, WeatherReport, run_tool
 
 
 def chat_anthropic(loop: Loop) -> ChatAnthropic:
-    return ChatAnthropic(model_name=loop.model, base_url=loop.base, api_key=loop.key, max_retries=0,
-                         max_tokens=4096, thinking={"type": "adaptive"}, timeout=30, stop=None)
+    return ChatAnthropic(model_name=loop.model, base_url=loop.base, api_key=SecretStr(loop.key), max_retries=0,
+                         max_tokens_to_sample=4096, thinking={"type": "adaptive"}, timeout=30, stop=None)
 
 
 def chat_google(loop: Loop) -> ChatGoogleGenerativeAI:
@@ -28,13 +29,13 @@ def chat_google(loop: Loop) -> ChatGoogleGenerativeAI:
 
 
 def chat_openai(loop: Loop) -> ChatOpenAI:
-    return ChatOpenAI(model=loop.model, base_url=loop.base + "/v1", api_key=loop.key, max_retries=0,
-                      reasoning_effort="low", stream_usage=True)
+    return ChatOpenAI(model=loop.model, base_url=loop.base + "/v1", api_key=SecretStr(loop.key),
+                      max_retries=0, reasoning_effort="low", stream_usage=True)
 
 
 def chat_openai_responses(loop: Loop) -> ChatOpenAI:
     # Stateless (store off), so the reasoning must travel encrypted in the message, as LangChain documents.
-    return ChatOpenAI(model=loop.model, base_url=loop.base + "/v1", api_key=loop.key, max_retries=0,
+    return ChatOpenAI(model=loop.model, base_url=loop.base + "/v1", api_key=SecretStr(loop.key), max_retries=0,
                       use_responses_api=True, reasoning={"effort": "low", "summary": "auto"}, store=False,
                       include=["reasoning.encrypted_content"], stream_usage=True)
 
