@@ -169,6 +169,16 @@ def test_claude_thinking_goes_back_with_its_turn() -> None:
     assert notices == []
 
 
+def test_gemini_signatures_go_back_on_their_calls_sealed_before_them() -> None:
+    messages, _ = turn([
+        {"type": "reasoning", "id": "rs_1", "summary": [{"type": "summary_text", "text": "Look first."}],
+         "encrypted_content": seal(GEMINI, {"calls": {"g1": "sig-g1"}})},
+        {"type": "function_call", "call_id": "g1", "name": "shell", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "g1", "output": "1"}])
+    assert messages[0]["tool_calls"][0]["extra_content"] == {"google": {"thought_signature": "sig-g1"}}
+    assert messages[0]["reasoning_content"] == "Look first."
+
+
 def test_gemini_signatures_go_back_on_their_calls_even_when_sealed_after_them() -> None:
     messages, _ = turn([
         {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": seal(TEXT, {"text": "Look first."})},

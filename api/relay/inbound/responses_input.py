@@ -196,9 +196,10 @@ class History:
         turn["content"] = parts
 
     def call(self, call_id: str, name: str, arguments: str) -> None:
+        turn = self._open()  # first: the turn's pending reasoning may carry this call's signature
         call = {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
         with_gemini_signature(call, self.signatures.get(call_id))
-        self._open().setdefault("tool_calls", []).append(call)
+        turn.setdefault("tool_calls", []).append(call)
 
     def finish(self) -> list[dict[str, Any]]:
         self._close()
