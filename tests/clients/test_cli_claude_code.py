@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """Claude Code (`claude -p`) through the gateway's /v1/messages, on four kinds of channel: it asks to
 read a file, runs its Read tool, sends the result back and prints an answer quoting the file. Each
 leg checks the answer, the tool result in the upstream's second request, the reasoning state the
@@ -16,7 +15,7 @@ from tests.relay.fake_anthropic import FakeClaude
 from tests.relay.fake_anthropic_models import sign
 from tests.relay.fake_gemini import FakeGemini
 from tests.relay.fake_openai_strict import FakeOpenAI
-from tests.relay.fakes import add_channel, gateway, make_key, rich_user  # noqa: F401
+from tests.relay.fakes import add_channel, make_key, rich_user
 from tests.relay.test_provider_bedrock import ACCESS, REGION, SECRET, FakeBedrock
 
 THINKING = "The user wants the file; I will read it."

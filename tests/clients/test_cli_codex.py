@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """Codex (`codex exec`, its default tool set) through the gateway's /v1/responses, on three kinds of
 channel: it has no read tool, so the model asks its shell to `cat` the file; Codex runs the command,
 sends the output back and prints an answer quoting the file. Each leg checks the answer, the tool
@@ -17,7 +16,7 @@ from tests.relay.fake_anthropic import FakeClaude
 from tests.relay.fake_anthropic_models import sign
 from tests.relay.fake_openai_strict import FakeOpenAI
 from tests.relay.fake_responses import FakeResponses
-from tests.relay.fakes import add_channel, gateway, make_key, rich_user  # noqa: F401
+from tests.relay.fakes import add_channel, make_key, rich_user
 
 THINKING = "The user wants the file; cat will print it."
 CLAUDE_USAGE = {"input_tokens": 500, "cache_creation_input_tokens": 500, "cache_read_input_tokens": 3000,

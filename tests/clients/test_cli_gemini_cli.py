@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """Gemini CLI (`gemini -p`) through the gateway's /v1beta, on two kinds of channel: it asks to read a
 file, runs its read_file tool, sends the result back and prints an answer quoting the file. Each leg
 checks the answer, the tool result in the upstream's second request, the reasoning state the upstream
@@ -14,7 +13,7 @@ from tests.clients.conftest import FILE_LINE, Workspace
 from tests.relay.agent_script import Recorded, read_file_script
 from tests.relay.fake_gemini import FakeGemini
 from tests.relay.fake_openai_strict import FakeOpenAI
-from tests.relay.fakes import add_channel, gateway, make_key, rich_user  # noqa: F401
+from tests.relay.fakes import add_channel, make_key, rich_user
 
 THINKING = "The user wants the file; I will read it."
 GEMINI_USAGE = {"promptTokenCount": 4000, "cachedContentTokenCount": 3000, "candidatesTokenCount": 28,
