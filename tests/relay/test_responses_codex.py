@@ -2,23 +2,27 @@
 """A Codex-shaped Responses request (its tools: a function, the freeform apply_patch, an MCP
 namespace, hosted web search, tools in an `additional_tools` item; reasoning summaries and
 encrypted content asked for, nothing stored) through the openai SDK to a Claude channel (the strict
-FakeClaude), streamed and not: a two-turn tool loop whose second request sends back the reasoning
-item with its encrypted_content, so Claude gets its signed thinking block back before its tool call.
+FakeClaude) and a Gemini 3 channel (the strict FakeGemini), streamed and not: a two-turn tool loop
+whose second request sends back the reasoning items with their encrypted_content, so Claude gets its
+signed thinking block back before its tool call and Gemini the signature it issued on its call.
 Every charge checked to the unit."""
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 import openai
 import orjson
 import pytest
 
-from api.relay.reasoning import ANTHROPIC, unseal
+from api import keys
+from api.relay.reasoning import ANTHROPIC, GEMINI, unseal
 from api.services import pricing
 from models.enums import ChannelType
 from tests.relay.agent_script import AgentView, Turn
 from tests.relay.fake_anthropic import FakeClaude
 from tests.relay.fake_anthropic_models import sign
+from tests.relay.fake_gemini import FakeGemini
 from tests.relay.fakes import add_channel, drain, gateway, make_key, rich_user  # noqa: F401
 from tests.relay.provider_kit import consume_logs, sdk
 
@@ -119,3 +123,52 @@ async def test_codex_tool_loop_on_a_claude_channel(gateway, aiohttp_server, stre
     logs = await consume_logs(user)
     assert [(log.prompt_tokens, log.completion_tokens, log.quota) for log in logs] == [(1300, 60, expected)] * 2
     assert (first["usage"]["input_tokens"], first["usage"]["input_tokens_details"]["cached_tokens"]) == (1300, 400)
+
+
+GEMINI_MODEL = "gemini-3-pro-preview"
+GEMINI_USAGE = {"promptTokenCount": 700, "candidatesTokenCount": 20, "thoughtsTokenCount": 15,
+                "cachedContentTokenCount": 500, "totalTokenCount": 735}
+
+
+def search_script(view: AgentView) -> Turn:
+    """Search the MCP docs (thinking first), then answer from what was found."""
+    if not view.tool_results:
+        return Turn(tool={"id": "", "name": "mcp__docs__search", "input": {"query": "login"}},
+                    thinking="Search the docs first.")
+    return Turn(text=f"Found: {view.tool_results[-1]}")
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_codex_tool_loop_on_a_gemini_3_channel(gateway, aiohttp_server, stream: bool) -> None:
+    options = gateway.server.app[keys.OPTIONS]
+    for key, table in (("ModelRatio", {GEMINI_MODEL: 1.0}), ("CompletionRatio", {GEMINI_MODEL: 6}),
+                       ("CacheRatio", {GEMINI_MODEL: 0.1})):
+        await options.update(key, orjson.dumps(table).decode())
+    gemini = FakeGemini(script=search_script, usage=GEMINI_USAGE)
+    gemini.server = await aiohttp_server(gemini.app())
+    await add_channel(gateway, None, models=GEMINI_MODEL, type=int(ChannelType.GEMINI), base_url=gemini.url,
+                      key=gemini.key)
+    user = await rich_user()
+    token = await make_key(user)
+    tools = [tool for tool in TOOLS if tool["type"] != "web_search"]  # Gemini takes no search beside functions
+    async with sdk(gateway, token) as client:
+        first = await send(client, {**codex_request(PROMPT, stream), "model": GEMINI_MODEL, "tools": tools})
+        call = next(item for item in first["output"] if item["type"] == "function_call")
+        result = {"type": "function_call_output", "call_id": call["call_id"], "output": "login.py returns None"}
+        history = [*PROMPT, *first["output"], result]
+        second = await send(client, {**codex_request(history, stream), "model": GEMINI_MODEL, "tools": tools})
+    assert (call["namespace"], call["name"], orjson.loads(call["arguments"])) == ("mcp__docs", "search",
+                                                                                   {"query": "login"})
+    sealed = [unseal(item["encrypted_content"]) for item in first["output"] if item["type"] == "reasoning"]
+    issued = base64.b64encode(b"fake-gemini-thought-0").decode()
+    assert (GEMINI, {"calls": {call["call_id"]: issued}}) in sealed
+    assert second["output"][-1]["content"][0]["text"] == "Found: login.py returns None"
+    replayed = [part for content in gemini.seen[1]["body"]["contents"] if content["role"] == "model"
+                for part in content["parts"] if "functionCall" in part]
+    assert replayed == [{"functionCall": {"name": "mcp__docs__search", "args": {"query": "login"}},
+                         "thoughtSignature": issued}]
+    await drain(gateway)
+    price = pricing.resolve_configured(options, GEMINI_MODEL)
+    expected = pricing.settle_quota(price, 700, 35, cached_tokens=500)
+    logs = await consume_logs(user)
+    assert [(log.prompt_tokens, log.completion_tokens, log.quota) for log in logs] == [(700, 35, expected)] * 2
