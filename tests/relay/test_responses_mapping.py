@@ -394,3 +394,27 @@ def test_client_tool_search_loads_tools_for_the_rest_of_the_conversation() -> No
         "type": "tool_search_call", "call_id": "s2", "execution": "client", "arguments": {"query": "mail"}}
     events = stream(request, [{"tool_calls": [{"index": 0, **search}]}])
     assert [(i["type"], i["arguments"]) for i in done_items(events)] == [("tool_search_call", {"query": "mail"})]
+
+
+def test_stream_cut_short_ends_with_the_error_and_a_failed_response() -> None:
+    request = inbound(input="Go.", stream=True)
+    writer = request.stream_writer("m")
+    raw = writer.frames([{"choices": [{"index": 0, "delta": {"content": "Half"}}]}])
+    raw += writer.finish(TokenUsage(30, 2), RelayError(502, "the upstream went away", "upstream_error",
+                                                       "stream_interrupted"))
+    events = [orjson.loads(frame.split(b"data: ", 1)[1]) for frame in raw.split(b"\n\n") if frame]
+    for data in events:
+        EVENTS.validate_python(data)
+    assert [e["type"] for e in events[-3:]] == ["response.output_item.done", "error", "response.failed"]
+    failed = events[-1]["response"]
+    assert failed["status"] == "failed" and failed["error"] == {"code": "server_error",
+                                                                "message": "the upstream went away"}
+    assert events[-2]["code"] == "stream_interrupted"
+    assert failed["output"][0]["content"][0]["text"] == "Half" and failed["usage"]["output_tokens"] == 2
+
+
+def test_a_failed_call_of_older_codex_versions() -> None:
+    messages, _ = turn([{"type": "function_call", "call_id": "c1", "name": "shell", "arguments": "{}"},
+                        {"type": "function_call_output", "call_id": "c1",
+                         "output": {"content": "command not found", "success": False}}])
+    assert messages[1] == {"role": "tool", "tool_call_id": "c1", "content": "command not found"}

@@ -213,9 +213,12 @@ def _parts(content: Any) -> list[dict[str, Any]]:
 
 
 def _output(value: Any, notices: list[str]) -> str | list[dict[str, Any]]:
-    """A tool call's output (a string, or content items) → the tool message's content."""
+    """A tool call's output (a string, content items, or the `{content, success}` object older Codex
+    versions sent for a failure) → the tool message's content."""
     if isinstance(value, str | list):
         return content_of(value, notices)
+    if isinstance(value, Mapping) and isinstance(value.get("content"), str):
+        return str(value["content"])
     return orjson.dumps(value).decode()
 
 

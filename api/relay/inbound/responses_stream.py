@@ -252,7 +252,9 @@ class ResponsesStreamWriter(StreamWriter):
         if error is not None:
             out.append(self.error(error))
             failed = self.envelope("failed", self.items, usage, None)
-            failed["error"] = {"code": str(error.code or "server_error"), "message": error.message}
+            # The response's error codes are OpenAI's short list (openai-python types/responses/response_error.py).
+            code = "rate_limit_exceeded" if error.status == 429 else "server_error"
+            failed["error"] = {"code": code, "message": error.message}
             out.append(self._event("response.failed", {"response": failed}))
             return b"".join(out)
         reason = INCOMPLETE.get(self.finish_reason)
