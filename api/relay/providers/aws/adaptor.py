@@ -106,9 +106,10 @@ class BedrockAdaptor(ClaudeAdaptor):
         return parts[0], parts[1], parts[2]
 
     def request_url(self, mode: RelayMode | None = None) -> str:
-        region = self.credentials[2]
-        host = self.base_url or f"https://bedrock-runtime.{region}.amazonaws.com"
+        host = self.base_url or f"https://bedrock-runtime.{self.credentials[2]}.amazonaws.com"
         action = "invoke-with-response-stream" if self.meta.is_stream else "invoke"
+        parts = self.meta.key.split("|")
+        region = parts[2].strip() if len(parts) == 3 else ""  # the profile's geography (signing checks the key)
         return f"{host}/model/{sigv4.url_path_segment(bedrock_model_id(self.meta.model, region))}/{action}"
 
     def request_headers(self) -> dict[str, str]:
