@@ -13,12 +13,7 @@ from aiohttp import web
 from tests.clients.clis import PROMPT, missing_tools
 from tests.relay.fakes import gateway  # noqa: F401  (the gateway on a real local port)
 
-MARKER = "clients: the real coding-agent CLIs (Claude Code, Codex, Gemini CLI) driven through the gateway"
 FILE_LINE = "The launch code is PERIWINKLE-42."
-
-
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line("markers", MARKER)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
