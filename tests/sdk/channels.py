@@ -39,7 +39,9 @@ class ChannelKit:
     type: ChannelType
     model: str
     make: Callable[[Script], Any]  # a fake provider (with `app()` and `key`) playing the script
-    thinking_on: Callable[[Exchange], bool]  # the first request asks the model to think
+    # The first request leaves the model thinking: asked explicitly, or left to a model that thinks
+    # by default (Gemini 3 Pro, gpt-5 and deepseek-reasoner do; an explicit "off" fails it).
+    thinks: Callable[[Exchange], bool]
     replayed: Callable[[Exchange, Exchange, bool], None]  # (first, second, client carries state) → assert
     usage: Callable[[Exchange], Usage]
 
@@ -147,7 +149,8 @@ def claude_usage(exchange: Exchange) -> Usage:
     return Usage(usage["input_tokens"] + read + write, usage["output_tokens"], read, write)
 
 
-def claude_thinking_on(exchange: Exchange) -> bool:
+def claude_thinks(exchange: Exchange) -> bool:
+    """Asked explicitly: what the Claude fake answers thinking blocks to."""
     thinking = exchange.body.get("thinking")
     return isinstance(thinking, dict) and thinking.get("type") in ("adaptive", "enabled")
 
@@ -166,7 +169,8 @@ def gemini_replayed(first: Exchange, second: Exchange, carries: bool) -> None:
     assert call.get("thoughtSignature"), emitted  # Gemini 3 signs its first function call
     contents = second.body["contents"]
     sent = [p for c in contents if c.get("role") == "model" for p in c.get("parts") or () if "functionCall" in p]
-    assert [(p["functionCall"]["name"], p["functionCall"].get("args")) for p in sent] == [(TOOL_NAME, CALL_ARGS)]
+    calls = [(p["functionCall"]["name"], p["functionCall"].get("args")) for p in sent]
+    assert calls == [(TOOL_NAME, CALL_ARGS)], f"the model's call is not in the history sent back: {contents}"
     allowed = {call["thoughtSignature"]} if carries else {call["thoughtSignature"], GEMINI_SKIP_SIGNATURE}
     assert sent[0].get("thoughtSignature") in allowed, sent
     responses = [p["functionResponse"] for c in contents if c.get("role") == "user" for p in c.get("parts") or ()
@@ -181,15 +185,13 @@ def gemini_usage(exchange: Exchange) -> Usage:
     return Usage(usage.get("promptTokenCount") or 0, output, usage.get("cachedContentTokenCount") or 0)
 
 
-def gemini_thinking_on(exchange: Exchange) -> bool:
-    """A thinking level or a non-zero budget, in either spelling: the API parses protobuf JSON, which
-    takes the proto field names too (google-genai sends `thinking_level`, `include_thoughts`)."""
+def gemini_thinks(exchange: Exchange) -> bool:
+    """Gemini 3 Pro thinks unless given a zero budget (read in either spelling: the API parses protobuf
+    JSON, which takes the proto field names too; google-genai sends `thinking_level`, `include_thoughts`)."""
     body = exchange.body
     generation = body.get("generationConfig") or body.get("generation_config") or {}
     config = generation.get("thinkingConfig") or generation.get("thinking_config") or {}
-    level = config.get("thinkingLevel") or config.get("thinking_level")
-    budget = config.get("thinkingBudget", config.get("thinking_budget")) or 0
-    return bool(level) or budget != 0
+    return config.get("thinkingBudget", config.get("thinking_budget")) != 0
 
 
 # -- OpenAI chat completions (DeepSeek thinking mode, OpenAI) -------------------------------------
@@ -286,19 +288,20 @@ def openai_usage(exchange: Exchange) -> Usage:
     return responses_usage(exchange) if exchange.path.endswith("/responses") else chat_usage(exchange)
 
 
-def openai_thinking_on(exchange: Exchange) -> bool:
+def openai_thinks(exchange: Exchange) -> bool:
+    """gpt-5 reasons at its default effort unless told `none`."""
     if exchange.path.endswith("/responses"):
-        return bool((exchange.body.get("reasoning") or {}).get("effort"))
-    return bool(exchange.body.get("reasoning_effort"))
+        return (exchange.body.get("reasoning") or {}).get("effort") != "none"
+    return exchange.body.get("reasoning_effort") != "none"
 
 
 def deepseek_replayed(first: Exchange, second: Exchange, carries: bool) -> None:
     chat_replayed(first, second, carries, reasoning=True)
 
 
-def thinks_by_default(exchange: Exchange) -> bool:
-    """deepseek-reasoner always thinks; the request has no switch to check."""
-    return True
+def deepseek_thinks(exchange: Exchange) -> bool:
+    """deepseek-reasoner thinks unless thinking is disabled (api-docs.deepseek.com/guides/thinking_mode)."""
+    return (exchange.body.get("thinking") or {}).get("type") != "disabled"
 
 
 # -- the channels ----------------------------------------------------------------------------------
@@ -346,12 +349,12 @@ def _openai(script: Script) -> OpenAIPlatform:
     return OpenAIPlatform(chat, FakeResponses(key=chat.key, script=script))
 
 
-CLAUDE = ChannelKit("claude", ChannelType.ANTHROPIC, "claude-opus-5-5", _claude, claude_thinking_on,
+CLAUDE = ChannelKit("claude", ChannelType.ANTHROPIC, "claude-opus-5-5", _claude, claude_thinks,
                     claude_replayed, claude_usage)
-GEMINI = ChannelKit("gemini", ChannelType.GEMINI, "gemini-3-pro-preview", _gemini, gemini_thinking_on,
+GEMINI = ChannelKit("gemini", ChannelType.GEMINI, "gemini-3-pro-preview", _gemini, gemini_thinks,
                     gemini_replayed, gemini_usage)
-DEEPSEEK = ChannelKit("deepseek", ChannelType.DEEPSEEK, "deepseek-reasoner", _deepseek, thinks_by_default,
+DEEPSEEK = ChannelKit("deepseek", ChannelType.DEEPSEEK, "deepseek-reasoner", _deepseek, deepseek_thinks,
                       deepseek_replayed, chat_usage)
-OPENAI = ChannelKit("openai", ChannelType.OPENAI, "gpt-5", _openai, openai_thinking_on, openai_replayed,
+OPENAI = ChannelKit("openai", ChannelType.OPENAI, "gpt-5", _openai, openai_thinks, openai_replayed,
                     openai_usage)
 KITS = (CLAUDE, GEMINI, DEEPSEEK, OPENAI)

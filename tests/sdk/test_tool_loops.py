@@ -78,7 +78,7 @@ async def test_tool_loop_with_thinking(relay: Relay, upstream: UpstreamFactory, 
 
     first, second = recorder.turns()
     assert (first.status, second.status) == (200, 200)
-    assert kit.thinking_on(first), f"the {kit.name} model was not asked to think: {first.body}"
+    assert kit.thinks(first), f"the {kit.name} model was told not to think: {first.body}"
     kit.replayed(first, second, client.carries)
     assert [len(v.tool_results) for v in script.views] == [0, 1]
     assert QUESTION in script.views[0].user_texts
