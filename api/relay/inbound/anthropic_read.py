@@ -152,17 +152,17 @@ class Reader:
         system = body.get("system")
         if isinstance(system, str) and system:
             out.append({"role": "system", "content": system})
-        elif isinstance(system, list) and system:
-            out.append({"role": "system", "content": collapse(_system_parts(_blocks(system)))})
+        elif isinstance(system, list) and (parts := _system_parts(_blocks(system))):
+            out.append({"role": "system", "content": collapse(parts)})
         messages = [m for m in body.get("messages") or () if isinstance(m, Mapping)]
+        last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
         for position, message in enumerate(messages):
             role = message.get("role")
             if role == "assistant":
                 out.append(self.assistant(_blocks(message.get("content"))))
             elif role == "system":
-                cleared = message.get("clear_at") == "next_user_message" and any(
-                    m.get("role") == "user" for m in messages[position + 1:])
-                if not cleared:  # a turn-scoped system message the next user turn has cleared is gone
+                # A turn-scoped system message is gone once a user turn follows it.
+                if not (message.get("clear_at") == "next_user_message" and position < last_user):
                     out.extend(self.system(message))
             else:
                 out.extend(self.user(_blocks(message.get("content"))))
