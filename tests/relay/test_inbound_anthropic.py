@@ -1,8 +1,11 @@
 # ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """Anthropic's Messages API in, through the official `anthropic` SDK: converted to an OpenAI
 channel (answers, the stream helper, tools, images, errors in Anthropic's types) and relayed as
-sent to a Claude channel (body and beta headers untouched, the upstream's bytes back, usage read);
-count_tokens; billing and the log's inbound format checked to the unit."""
+sent to a Claude channel (body and beta headers untouched, the upstream's bytes back, usage read),
+Vertex AI's Claude models and Bedrock's whole answers included; count_tokens; billing and the log's
+inbound format checked to the unit. Reasoning state across providers: a Gemini 3 turn's signatures
+come back to Gemini through sealed thinking blocks, and never reach Claude; Claude Code's request
+shapes (system blocks, a system message mid-conversation, client-run and server tools)."""
 from __future__ import annotations
 
 from typing import Any

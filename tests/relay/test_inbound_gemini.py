@@ -2,7 +2,10 @@
 """Google's Gemini API in, through the official `google-genai` SDK: converted for an OpenAI channel
 (generate, stream, function calls, JSON output, count_tokens, embeddings, the model list, errors in
 Google's shape) and relayed as sent to a Gemini channel (the body untouched, the answer back as it
-came, usage read); the key in x-goog-api-key or ?key=; billing and logs checked to the unit."""
+came, usage read); the key in x-goog-api-key or ?key=; billing and logs checked to the unit.
+Reasoning state across providers: Claude's thinking blocks ride sealed in thought signatures and go
+back to Claude as they were; a Gemini channel gets the placeholder for ours. Python-function tools and
+Google's own tools on another provider's channel."""
 from __future__ import annotations
 
 import base64
