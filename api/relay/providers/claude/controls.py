@@ -33,6 +33,9 @@ class Thinking:
 
 
 def thinking_of(req: Mapping[str, Any], cap: Capability, drop: Drop) -> Thinking:
+    """Thinking as the model controls it: adaptive + an effort (from `reasoning_effort`, or from a
+    budget), a budget (from the internal `thinking`, or from the effort), or none; `disabled` where
+    the model can be switched off."""
     wanted = as_mapping(req.get("thinking"))
     kind = wanted.get("type")
     effort = req.get("reasoning_effort") if isinstance(req.get("reasoning_effort"), str) else None
