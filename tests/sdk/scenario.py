@@ -4,7 +4,6 @@ that plays it behind each fake upstream (tests/relay/agent_script.py)."""
 from __future__ import annotations
 
 import copy
-import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -80,15 +79,11 @@ REPORT = WeatherReport(location=Location(city="Paris", country="FR"), sky="sunny
 
 @dataclass
 class ReportScript:
-    """Answers with the report: as JSON text, or as a call of the report tool when the request
-    declared one (structured output by forced tool use)."""
+    """Answers with the report as JSON text (every structured-output request here asks for a JSON
+    Schema answer, none for a forced tool call). Keeps every view it was shown."""
 
     views: list[AgentView] = field(default_factory=list)
 
     def __call__(self, view: AgentView) -> Turn:
         self.views.append(copy.deepcopy(view))
-        report = REPORT.model_dump()
-        if WeatherReport.__name__ in view.tools:
-            return Turn(thinking=FIRST_THOUGHT, tool={"id": "call_report_1", "name": WeatherReport.__name__,
-                                                      "input": report})
-        return Turn(thinking=FIRST_THOUGHT, text=json.dumps(report))
+        return Turn(thinking=FIRST_THOUGHT, text=REPORT.model_dump_json())
