@@ -46,21 +46,25 @@ class Model:
     `reasoning_effort` refused), DeepSeek's rules, whether it thinks by itself."""
 
     cap: int | None = None
+    # Unknown message and part properties refused: gpt-3.5-turbo, gpt-4 and gpt-4-turbo do
+    # (openai/openai-node#1161, transitive-bullshit/agentic#531); gpt-4o and later chat models let
+    # them pass (the same #1161; microsoft/agent-framework#2344).
+    closed: bool = False
     reasoning: bool = False
     efforts: tuple[str, ...] | None = None
     deepseek: bool = False
     thinks: bool = False
-    breakpoints: bool = False  # prompt_cache_breakpoint on parts (gpt-5.6+: openai-python PromptCacheOptions)
 
 
 # Output caps: developers.openai.com/api/docs/models/<model>; efforts: the API's own refusal lists
 # ("Supported values are: 'none', 'low', 'medium', and 'high'": openai/openai-agents-python#2089 for gpt-5.1).
 MODELS = {
-    "gpt-3.5-turbo": Model(cap=4096), "gpt-4o": Model(cap=16384), "gpt-4.1": Model(cap=32768),
+    "gpt-3.5-turbo": Model(cap=4096, closed=True), "gpt-4": Model(cap=8192, closed=True),
+    "gpt-4-turbo": Model(cap=4096, closed=True), "gpt-4o": Model(cap=16384), "gpt-4.1": Model(cap=32768),
     "gpt-5": Model(cap=128000, reasoning=True, efforts=("minimal", *LOW_TO_HIGH)), "gpt-5-chat": Model(cap=16384),
     "gpt-5.1": Model(cap=128000, reasoning=True, efforts=("none", *LOW_TO_HIGH)),
     "gpt-5.2": Model(cap=128000, reasoning=True, efforts=("none", *LOW_TO_HIGH, "xhigh")),
-    "gpt-5.6": Model(cap=128000, reasoning=True, efforts=("none", *LOW_TO_HIGH, "xhigh", "max"), breakpoints=True),
+    "gpt-5.6": Model(cap=128000, reasoning=True, efforts=("none", *LOW_TO_HIGH, "xhigh", "max")),
     "o1": Model(cap=100000, reasoning=True, efforts=LOW_TO_HIGH), "o1-mini": Model(cap=65536, reasoning=True),
     "o3": Model(cap=100000, reasoning=True, efforts=LOW_TO_HIGH),
     "o4-mini": Model(cap=100000, reasoning=True, efforts=LOW_TO_HIGH),
@@ -102,10 +106,13 @@ def unknown(path: str) -> Refused:
 
 
 def check_arguments(body: dict[str, Any], model: Model) -> None:
-    if not model.deepseek:
-        for name in body:  # xlinx/sd-webui-decadetw-auto-prompt-llm#29 (top_k), nashsu/llm_wiki#336 (thinking)
-            if name not in CHAT_FIELDS:
-                raise Refused(f"Unrecognized request argument supplied: {name}")
+    for name in body if not model.deepseek else ():
+        if name in CHAT_FIELDS:
+            continue
+        if model.reasoning:  # teabranch/open-responses-server#41 (o4-mini: "Unknown parameter: 'reasoning'.")
+            raise unknown(name)
+        # xlinx/sd-webui-decadetw-auto-prompt-llm#29 (top_k), nashsu/llm_wiki#336 (thinking)
+        raise Refused(f"Unrecognized request argument supplied: {name}")
     effort = body.get("reasoning_effort")
     if effort is not None and not model.deepseek:
         if model.efforts is None and not model.reasoning:  # coroot/coroot#698 (gpt-4o-mini)
@@ -146,8 +153,8 @@ def check_messages(body: dict[str, Any], model: Model) -> None:
     for i, message in enumerate(messages):
         role = message.get("role")
         allowed = MESSAGE_KEYS.get(role, set()) | ({"reasoning_content"} if model.deepseek else set())
-        extra = [k for k in message if k not in allowed]
-        if extra:  # openai/openai-node#1161, transitive-bullshit/agentic#531
+        extra = [k for k in message if k not in allowed] if model.closed else []
+        if extra:
             names = ", ".join(f"'{k}'" for k in extra)
             raise Refused(f"Additional properties are not allowed ({names} {'was' if len(extra) == 1 else 'were'} "
                           f"unexpected) - 'messages.{i}'")
@@ -158,7 +165,7 @@ def check_messages(body: dict[str, Any], model: Model) -> None:
         if calls == []:  # openai/openai-node#1341
             raise Refused(f"Invalid 'messages[{i}].tool_calls': empty array. Expected an array with minimum length "
                           "1, but got an empty array instead.", f"messages[{i}].tool_calls", "empty_array")
-        for k, call in enumerate(calls or ()):
+        for k, call in enumerate(calls if model.closed else ()):
             for key in call:
                 if key not in ("id", "type", "function", "custom"):
                     raise unknown(f"messages[{i}].tool_calls[{k}].{key}")
@@ -174,16 +181,16 @@ def check_part(part: dict[str, Any], path: str, types: tuple[str, ...], model: M
     if kind not in types:  # the role's part types (openai-python); OpenAI's invalid_value shape
         raise Refused(f"Invalid value: '{kind}'. Supported values are: {listed(types)}.", f"{path}.type",
                       "invalid_value")
-    for key in part:
-        if key not in ("type", kind) and not (key == "prompt_cache_breakpoint" and model.breakpoints):
+    for key in part if model.closed else ():
+        if key not in ("type", kind):
             raise unknown(f"{path}.{key}")
     if kind == "file":
         file = part.get("file") or {}
-        for key in file:
+        for key in file if model.closed else ():
             if key not in FILE_KEYS:
                 raise unknown(f"{path}.file.{key}")
-        if file.get("file_data") and not file.get("filename"):
-            # openai/openai-agents-python#1513, langchain-ai/langchainjs#9512: a filename is required
+        if not file.get("file_id") and not (file.get("file_data") and file.get("filename")):
+            # openai/openai-agents-python#1513, langchain-ai/langchainjs#9512: inline data needs a filename
             raise Refused(f"Missing required parameter: '{path}.file.file_id'.", f"{path}.file.file_id",
                           "missing_required_parameter")
 

@@ -90,7 +90,8 @@ def test_sampling_the_model_refuses_is_left_out_and_explicit_zeros_stay() -> Non
     ("gpt-5", {"thinking": {"type": "enabled", "budget_tokens": 1024}}, {"reasoning_effort": "minimal"}, []),
     ("gpt-5.1", {"thinking": {"type": "disabled"}}, {"reasoning_effort": "none"}, []),
     ("gpt-5", {"thinking": {"type": "disabled"}}, {"reasoning_effort": "minimal"}, []),
-    ("o3", {"thinking": {"type": "adaptive"}}, {}, []),
+    ("o3", {"thinking": {"type": "adaptive"}}, {"reasoning_effort": "medium"}, []),
+    ("gpt-5.2", {"thinking": {"type": "adaptive"}}, {"reasoning_effort": "medium"}, []),  # its default: none
     # an effort the model does not take → the nearest, said
     ("gpt-5", {"reasoning_effort": "max"}, {"reasoning_effort": "high"}, ["reasoning_effort:max>high"]),
     ("gpt-5.2", {"reasoning_effort": "xhigh", "thinking": {"type": "enabled", "budget_tokens": 2048}},
@@ -165,6 +166,16 @@ def test_other_providers_state_is_removed_and_reasoning_kept_where_it_goes_back(
     assert out["messages"][-1]["content"] == [
         {"type": "text", "text": "Thanks.", "prompt_cache_breakpoint": {"mode": "explicit"}}]
     assert notices == []
+
+
+def test_a_tool_turn_without_its_reasoning_goes_to_deepseek_with_an_empty_one() -> None:
+    """A client that kept no reasoning (LangChain, the openai SDK's stream helper) would get DeepSeek's
+    400 "Missing `reasoning_content` field" on every tool loop in thinking mode: the field goes empty."""
+    turn = {"role": "assistant", "content": None, "tool_calls": CONVERSATION[2]["tool_calls"][:1]}
+    out, notices = fit("deepseek-reasoner", {"messages": [*HELLO, turn]}, inbound="", channel=ChannelType.DEEPSEEK)
+    assert out["messages"][1]["reasoning_content"] == "" and notices == ["reasoning_content:missing"]
+    out, notices = fit("gpt-5", {"messages": [*HELLO, turn]}, inbound="")
+    assert "reasoning_content" not in out["messages"][1]
 
 
 def test_documents_as_openai_takes_files() -> None:
@@ -255,8 +266,12 @@ async def test_the_fake_refuses_as_the_providers_do(aiohttp_server) -> None:
         ({"model": "gpt-5.1", "messages": HELLO, "reasoning_effort": "minimal"},
          "Unsupported value: 'reasoning_effort' does not support 'minimal' with this model. Supported values are: "
          "'none', 'low', 'medium', and 'high'."),
-        ({"model": "gpt-4o", "messages": [{"role": "user", "content": "hi", "cache_control": {}}]},
+        ({"model": "gpt-4", "messages": [{"role": "user", "content": "hi", "cache_control": {}}]},
          "Additional properties are not allowed ('cache_control' was unexpected) - 'messages.0'"),
+        ({"model": "o3", "messages": HELLO, "thinking": {"type": "enabled"}}, "Unknown parameter: 'thinking'."),
+        ({"model": "gpt-4o", "messages": [{"role": "user", "content": [{"type": "file", "file": {
+            "file_data": "data:application/pdf;base64,JVBERi0="}}]}]},
+         "Missing required parameter: 'messages[0].content[0].file.file_id'."),
         ({"model": "gpt-4o", "messages": HELLO, "tools": [{"type": "function", "function": {
             "name": "f", "parameters": {"type": "OBJECT"}}}]},
          "Invalid schema for function 'f': 'OBJECT' is not valid under any of the given schemas."),

@@ -224,15 +224,17 @@ def _set_effort(body: dict[str, Any], cap: Capability, wanted: str | None, said:
 
 
 def _effort_of(thinking: Any) -> str | None:
-    """Claude's `thinking` as an effort: a budget by its size, `disabled` as none, adaptive as the default."""
-    if not isinstance(thinking, Mapping):
+    """Claude's `thinking` as an effort: a budget by its size, `disabled` as none; adaptive (or no
+    budget) as medium, OpenAI's own default, so that a model whose default is not to reason (gpt-5.1
+    and later) still thinks when asked to."""
+    if not isinstance(thinking, Mapping) or thinking.get("type") not in ("enabled", "adaptive", "disabled"):
         return None
     budget = thinking.get("budget_tokens")
-    if thinking.get("type") == "disabled":
+    if thinking["type"] == "disabled":
         return "none"
-    if thinking.get("type") == "enabled" and isinstance(budget, int) and not isinstance(budget, bool) and budget > 0:
+    if isinstance(budget, int) and not isinstance(budget, bool) and budget > 0:
         return Capability.effort_for(budget)
-    return None
+    return "medium"
 
 
 def _switch_of(thinking: Any, wanted: str | None) -> bool | None:
@@ -272,11 +274,16 @@ def _fit_message(message: dict[str, Any], keep_reasoning: bool, cap: Capability,
     parts = _fit_parts(content, cap, meta, moved if message.get("role") == "tool" else None) \
         if isinstance(content, list) else content
     calls = message.get("tool_calls")
+    # DeepSeek and Kimi refuse a tool turn without the field; a client that kept no reasoning sends it empty
+    unreasoned = cap.replays_reasoning and bool(calls) and "reasoning_content" not in message
     if isinstance(calls, list) and any(isinstance(c, Mapping) and "extra_content" in c for c in calls):
         calls = [{k: v for k, v in c.items() if k != "extra_content"} if isinstance(c, Mapping) else c for c in calls]
-    if not drop and parts is content and calls is message.get("tool_calls"):
+    if not drop and not unreasoned and parts is content and calls is message.get("tool_calls"):
         return message
     out = {k: v for k, v in message.items() if k not in drop}
+    if unreasoned:
+        out["reasoning_content"] = ""
+        meta.drop("reasoning_content:missing")
     if parts is not content:
         out["content"] = parts or ""
     if calls is not None:
