@@ -220,7 +220,8 @@ def chat_message(exchange: Exchange) -> dict[str, Any]:
 
 def chat_replayed(first: Exchange, second: Exchange, carries: bool, reasoning: bool) -> None:
     """The assistant turn with its tool call (paired with the tool message), and, where the provider
-    wants it back (DeepSeek thinking mode: 400 otherwise), the reasoning_content it emitted."""
+    wants it back (DeepSeek thinking mode: 400 otherwise, api-docs.deepseek.com/guides/thinking_mode),
+    the reasoning_content it emitted."""
     emitted = chat_message(first)
     assert len(emitted["tool_calls"]) == 1, emitted
     messages = second.body["messages"]
@@ -229,7 +230,9 @@ def chat_replayed(first: Exchange, second: Exchange, carries: bool, reasoning: b
     assert calls == [(TOOL_NAME, CALL_ARGS)], assistant
     if reasoning:
         assert emitted.get("reasoning_content"), emitted
-        assert assistant.get("reasoning_content") == emitted["reasoning_content"], assistant
+        # A client whose library kept nothing may get an empty placeholder, never someone else's text.
+        allowed = {emitted["reasoning_content"]} if carries else {emitted["reasoning_content"], ""}
+        assert assistant.get("reasoning_content") in allowed, assistant
     else:
         assert "reasoning_content" not in assistant, assistant
     tools = [m for m in messages if m["role"] == "tool"]
