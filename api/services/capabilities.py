@@ -189,6 +189,11 @@ ROWS: tuple[Capability, ...] = (
     like(OPENAI_REASONING, "gpt-5.4*", efforts=("none", *LOW_TO_HIGH, "xhigh")),
     like(OPENAI_REASONING, "gpt-5.5*", efforts=("none", *LOW_TO_HIGH, "xhigh")),
     like(OPENAI_REASONING, "gpt-5.6*", efforts=("none", *LOW_TO_HIGH, "xhigh", "max"), cache_breakpoints=True),
+    # GPT-6 (developers.openai.com/api/docs/models/gpt-6-sol, …/gpt-6.1-sol): 128K output; gpt-6.1
+    # takes no `none` nor `minimal` (gpt-6.2 is given the same set: every effort in it is taken by both).
+    like(OPENAI_REASONING, "gpt-6*", efforts=("none", *LOW_TO_HIGH, "xhigh", "max"), cache_breakpoints=True),
+    like(OPENAI_REASONING, "gpt-6.1*", efforts=(*LOW_TO_HIGH, "xhigh", "max"), cache_breakpoints=True),
+    like(OPENAI_REASONING, "gpt-6.2*", efforts=(*LOW_TO_HIGH, "xhigh", "max"), cache_breakpoints=True),
     # -- Anthropic Claude ----------------------------------------------------------------------------
     like(CLAUDE, "claude-*"),
     like(CLAUDE, "claude-3-haiku*", max_output=4096),
