@@ -284,6 +284,12 @@ class Adaptor(ABC):
         client headers (API version, beta flags) it takes. By default: both as they are."""
         return body, headers
 
+    def native_frames(self, events: list[SSEEvent], raw: bytes) -> bytes:
+        """What a client of this channel's own format gets of a native stream's bytes: by default
+        the bytes as they came; a channel that frames its stream otherwise (Bedrock's binary
+        event-stream around Claude's events) gives them back in the client's framing."""
+        return raw
+
     # Set by adaptors that override `prepare` (so the pipeline awaits nothing for the others).
     prepares: ClassVar[bool] = False
 

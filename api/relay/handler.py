@@ -470,7 +470,7 @@ async def attempt_on(job: Job, channel: ChannelInfo, native: bool) -> Outcome:
         raise adaptor.convert_error(resp.status, error)
     decoder = adaptor.stream_decoder(resp.content_type) if job.is_stream else None
     if decoder is not None:
-        return await relay_stream(job, reader, resp, decoder, native)
+        return await relay_stream(job, reader, resp, decoder, native, adaptor.native_frames if native else None)
     raw = await client.read_body(resp)
     if adaptor.completes:
         ctx.allow_private_urls = job.options.get_bool("MediaFetchPrivateEnabled")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 from aiohttp import web
@@ -30,6 +31,9 @@ from api.services import pricing
 
 log = logging.getLogger("api.relay")
 
+# A native stream's events and raw bytes → the bytes its client gets (Adaptor.native_frames).
+NativeFrames = Callable[[list[SSEEvent], bytes], bytes]
+
 
 # -- streams ------------------------------------------------------------------------------------------
 
@@ -45,12 +49,13 @@ async def open_stream(job: Job, content_type: str = "text/event-stream") -> web.
 
 
 async def relay_stream(job: Job, adaptor: AnswerReader, resp: client.Answer, decoder: StreamDecoder,
-                       native: bool = False) -> Outcome:
+                       native: bool = False, frames_of: NativeFrames | None = None) -> Outcome:
     """Chunks go to the client as they arrive; usage is read or counted on the way. An upstream
     that stops early, an idle timeout, a malformed event or a client that leaves: the client is
     charged for what the upstream produced (nothing produced = a failed attempt, refunded).
     In the client's own format: through its stream writer, or, from a channel of that format,
-    the upstream's bytes as they came (converted only to be counted)."""
+    the upstream's bytes as they came (converted only to be counted), or as `frames_of` reframes
+    them for the client."""
     facts, metrics = job.facts, job.state.metrics
     assert facts is not None
     state = job.stream = StreamState(include_usage=client_wants_usage(job.body))
@@ -67,7 +72,7 @@ async def relay_stream(job: Job, adaptor: AnswerReader, resp: client.Answer, dec
             convert_events(adaptor, events, state, frames, parsed=writer is not None)
         finally:
             if native:
-                held.append(raw)
+                held.append(frames_of(events, raw) if frames_of is not None else raw)
                 if frames or out is not None:
                     out = out or await open_stream(job)
                     await out.write(b"".join(held))

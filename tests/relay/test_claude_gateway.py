@@ -16,8 +16,6 @@ from google import genai
 from google.genai import types
 
 from api import keys
-from api.relay.base import Adaptor
-from api.relay.inbound.anthropic import AnthropicInbound
 from api.services import pricing
 from models import Token
 from models.enums import ChannelType
@@ -229,13 +227,6 @@ async def test_vertex_web_search_citations_become_annotations(gateway, aiohttp_s
 # -- Anthropic's own format, relayed as sent ---------------------------------------------------------
 
 
-@pytest.fixture
-def claude_clouds_native(monkeypatch) -> None:
-    """The Anthropic inbound relaying /v1/messages as sent to Bedrock and Vertex too."""
-    monkeypatch.setattr(AnthropicInbound, "native_types", frozenset(
-        {ChannelType.ANTHROPIC, ChannelType.AWS, ChannelType.VERTEX_AI}))
-
-
 def anthropic_sdk(gateway, token: Token) -> anthropic.AsyncAnthropic:
     return anthropic.AsyncAnthropic(base_url=str(gateway.make_url("")), api_key=f"sk-{token.key}", max_retries=0,
                                     default_headers={"anthropic-beta": "interleaved-thinking-2025-05-14"})
@@ -246,7 +237,7 @@ NATIVE = {"max_tokens": 4000, "system": [{"type": "text", "text": "Be brief.", "
           "output_config": {"effort": "medium"}, "metadata": {"user_id": "u-1"}}
 
 
-async def test_native_messages_to_bedrock(gateway, aiohttp_server, claude_clouds_native) -> None:
+async def test_native_messages_to_bedrock(gateway, aiohttp_server) -> None:
     model = "claude-opus-4-6"
     fake = FakeBedrock(FakeClaude(usage=dict(USAGE)))
     server = await aiohttp_server(fake.app())
@@ -267,9 +258,7 @@ async def test_native_messages_to_bedrock(gateway, aiohttp_server, claude_clouds
     assert await charged(gateway, user) == [(PROMPT, 12, charge(gateway, model))]
 
 
-@pytest.mark.skipif(not hasattr(Adaptor, "native_frames"),
-                    reason="the pipeline does not yet reframe a native stream (Adaptor.native_frames)")
-async def test_native_messages_stream_from_bedrock(gateway, aiohttp_server, claude_clouds_native) -> None:
+async def test_native_messages_stream_from_bedrock(gateway, aiohttp_server) -> None:
     model = "claude-opus-4-6"
     fake = FakeBedrock(FakeClaude(usage=dict(USAGE)))
     server = await aiohttp_server(fake.app())
@@ -285,7 +274,7 @@ async def test_native_messages_stream_from_bedrock(gateway, aiohttp_server, clau
     assert await charged(gateway, user) == [(PROMPT, 12, charge(gateway, model))]
 
 
-async def test_native_messages_to_vertex_streamed_and_not(gateway, aiohttp_server, claude_clouds_native) -> None:
+async def test_native_messages_to_vertex_streamed_and_not(gateway, aiohttp_server) -> None:
     model = "claude-opus-5-5"
     fake = FakeVertex()
     fake.claude.usage = dict(USAGE)

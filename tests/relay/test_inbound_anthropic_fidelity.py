@@ -430,13 +430,15 @@ def test_our_citations_are_removed_before_claude_sees_them() -> None:
 
 
 def test_which_channels_take_the_body_as_sent() -> None:
-    """Claude's own format: Anthropic, Vertex AI's Claude models, Bedrock when it answers whole."""
+    """Claude's own format: Anthropic, Vertex AI's Claude models, Bedrock (its event-stream reframed)."""
     gemini = AnthropicInbound({"model": "gemini-2.5-pro"}, None)
     assert not gemini.native(ChannelType.VERTEX_AI) and not gemini.native(ChannelType.OPENAI)
+    mapped = AnthropicInbound({"model": "claude-sonnet-4-5"}, None)  # the channel maps it to a Gemini model
+    assert not mapped.native(ChannelType.VERTEX_AI, "gemini-2.5-pro") and mapped.native(ChannelType.VERTEX_AI)
     claude = AnthropicInbound({"model": "claude-sonnet-4-5"}, None)
     assert all(claude.native(t) for t in (ChannelType.ANTHROPIC, ChannelType.VERTEX_AI, ChannelType.AWS))
     streamed = AnthropicInbound({"model": "claude-sonnet-4-5", "stream": True}, None)
-    assert streamed.native(ChannelType.ANTHROPIC) and not streamed.native(ChannelType.AWS)
+    assert streamed.native(ChannelType.ANTHROPIC) and streamed.native(ChannelType.AWS)
 
 
 def test_sealed_anthropic_blocks_on_a_claude_client_are_claudes() -> None:

@@ -103,11 +103,10 @@ class AnthropicInbound(Inbound):
             out["stream_options"] = {"include_usage": True}
         return out
 
-    def native(self, channel_type: int) -> bool:
-        if channel_type == ChannelType.VERTEX_AI and not str(self.body.get("model") or "").startswith("claude"):
+    def native(self, channel_type: int, model: str = "") -> bool:
+        name = model or str(self.body.get("model") or "")
+        if channel_type == ChannelType.VERTEX_AI and not name.startswith("claude"):
             return False  # Vertex AI serves this model with Gemini
-        if channel_type == ChannelType.AWS and self.body.get("stream") is True:
-            return False  # Bedrock streams in AWS's event-stream framing, which a relay as sent cannot pass on
         return channel_type in self.native_types
 
     def native_body(self, upstream_model: str) -> dict[str, Any]:

@@ -54,7 +54,8 @@ class Inbound(ABC):
     def openai(self) -> dict[str, Any]:
         """The request as an OpenAI chat-completions body (model and `stream` included)."""
 
-    def native(self, channel_type: int) -> bool:
+    def native(self, channel_type: int, model: str = "") -> bool:
+        """Whether a channel of this type takes the body unconverted (`model`: the channel's name for it)."""
         return channel_type in self.native_types
 
     def native_body(self, upstream_model: str) -> dict[str, Any]:

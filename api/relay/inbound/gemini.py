@@ -83,7 +83,7 @@ class GeminiInbound(Inbound):
         config = pick(pick(self.body, "generationConfig"), "thinkingConfig")
         return pick(config, "includeThoughts") is not False
 
-    def native(self, channel_type: int) -> bool:
+    def native(self, channel_type: int, model: str = "") -> bool:
         # The adaptor asks for SSE when it streams: a client that wants the JSON array is converted.
         return channel_type in self.native_types and (self.sse or not self.stream)
 
