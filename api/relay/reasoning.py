@@ -32,13 +32,16 @@ Request
 
 Stream chunks carry the same additions in `delta`: `reasoning_content`, `thinking_blocks` (a
 block's `signature` or a redacted block arrives as its own delta: `{"type": "thinking",
-"thinking": "", "signature": "…"}`), and `extra_content` on tool-call deltas.
+"thinking": "", "signature": "…", "index": n}`, `index` numbering the turn's blocks, which the
+openai SDK's stream accumulator needs once there are two), and `extra_content` on tool-call deltas.
 
 Formats with no field of their own for another provider's state (a Claude client receiving Gemini's
 signatures, a Gemini client receiving Claude's thinking blocks, a Responses client receiving either)
 get it sealed in an opaque string the client sends back unchanged: a thinking block's `signature`,
 a part's `thoughtSignature`, a reasoning item's `encrypted_content`. `seal` makes one; `unseal`
-reads one back (None for anything else, which then belongs to the provider that made it).
+reads one back (None for anything else, which then belongs to the provider that made it). A sealed
+value is not base64, which google-genai requires of a `thoughtSignature`: the Gemini format wraps it
+(api/relay/inbound/gemini_read.py `wrap`/`unwrap`).
 """
 from __future__ import annotations
 

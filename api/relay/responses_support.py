@@ -14,14 +14,13 @@ from __future__ import annotations
 
 import logging
 import time
-import weakref
-from dataclasses import dataclass, field
 
 import orjson
 
 from api import keys
 from api.relay.job import Job
-from api.services.channel_index import ChannelIndex, ChannelInfo
+from api.relay.state import NativeRouteMarks
+from api.services.channel_index import ChannelInfo
 
 log = logging.getLogger("api.relay")
 
@@ -34,23 +33,8 @@ class NativeRouteMissing(Exception):
     """The channel's upstream has no such endpoint: serve the request by conversion instead."""
 
 
-@dataclass
-class Marks:
-    """This process's view: field → (base URL, marked at), and when each field was last read."""
-
-    missing: dict[str, tuple[str, float]] = field(default_factory=dict)
-    read_at: dict[str, float] = field(default_factory=dict)
-
-
-# One view per relay (keyed by its channel index, which lives as long as the relay's state).
-_views: weakref.WeakKeyDictionary[ChannelIndex, Marks] = weakref.WeakKeyDictionary()
-
-
-def _marks(job: Job) -> Marks:
-    marks = _views.get(job.state.index)
-    if marks is None:
-        marks = _views[job.state.index] = Marks()
-    return marks
+def _marks(job: Job) -> NativeRouteMarks:
+    return job.state.native_routes
 
 
 def _field(channel: ChannelInfo, path: str) -> str:

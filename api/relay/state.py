@@ -22,6 +22,15 @@ from models.settings import Settings
 
 
 @dataclass
+class NativeRouteMarks:
+    """Channels found without a client format's own endpoint (api/relay/responses_support.py), as
+    this process knows them: `<channel id>:<path>` → (base URL, marked at), and when each was read."""
+
+    missing: dict[str, tuple[str, float]] = field(default_factory=dict)
+    read_at: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass
 class RelayState:
     index: ChannelIndex
     auth: KeyAuth
@@ -39,6 +48,7 @@ class RelayState:
     background: set[asyncio.Task] = field(default_factory=set)
     disconnects: DisconnectWatcher = field(default_factory=DisconnectWatcher)  # clients that left
     credentials: CredentialCache = field(default_factory=process_credentials)  # exchanged upstream tokens
+    native_routes: NativeRouteMarks = field(default_factory=NativeRouteMarks)
 
     def spawn(self, coro) -> None:
         """Fire-and-forget work off the request path (kept referenced until it ends)."""

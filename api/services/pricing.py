@@ -56,12 +56,20 @@ DEFAULT_MODEL_RATIO: dict[str, float] = {
     "claude-3-5-sonnet-latest": 1.5, "claude-3-7-sonnet-20250219": 1.5, "claude-sonnet-4-20250514": 1.5,
     "claude-3-opus-20240229": 7.5, "claude-opus-4-20250514": 7.5, "claude-opus-4-1-20250805": 7.5,
     "claude-sonnet-4-5-20250929": 1.5, "claude-haiku-4-5-20251001": 0.5, "claude-instant-1.2": 0.4,
+    # current Claude (USD per MTok in/out: Opus 4.5–5 5/25, Opus 5.5 4/20, Sonnet 4.6 3/15, Sonnet 5.x
+    # 2/10, Fable 10/50; platform.claude.com pricing and the models' migration guides)
+    "claude-opus-4-5-20251101": 2.5, "claude-opus-4-6": 2.5, "claude-opus-4-7": 2.5, "claude-opus-4-8": 2.5,
+    "claude-opus-5": 2.5, "claude-opus-5-5": 2, "claude-sonnet-4-6": 1.5, "claude-sonnet-5": 1,
+    "claude-sonnet-5-5": 1, "claude-fable-5": 5, "claude-fable-5-1": 5,
     # Google
     "gemini-pro": 1, "gemini-1.0-pro": 1, "gemini-1.5-pro": 0.625, "gemini-1.5-pro-latest": 1.75,
     "gemini-1.5-flash": 0.0375, "gemini-1.5-flash-latest": 0.0375, "gemini-2.0-flash": 0.05,
     "gemini-2.0-flash-lite": 0.0375, "gemini-2.5-pro": 0.625, "gemini-2.5-flash": 0.15,
     "text-embedding-004": 0.01, "gemini-2.5-flash-lite": 0.05, "gemini-embedding-001": 0.075,
     "gemini-1.5-pro-002": 0.625, "gemini-1.5-flash-002": 0.0375, "chat-bison-001": 0.25,
+    # Gemini 3 (USD per MTok in/out, up to 200K prompt: 3.x Pro 2/12, 3 Flash 0.5/3, 3.1 Flash-Lite 0.25/1.5)
+    "gemini-3-pro-preview": 1, "gemini-3.1-pro-preview": 1, "gemini-3-flash-preview": 0.25,
+    "gemini-3.1-flash-lite-preview": 0.125,
     # OpenRouter (the providers' own prices), Perplexity, xAI
     "openai/gpt-4o": 1.25, "openai/gpt-4o-mini": 0.075, "anthropic/claude-3.5-sonnet": 1.5,
     "google/gemini-flash-1.5": 0.0375, "meta-llama/llama-3.1-70b-instruct": 0.06, "deepseek/deepseek-chat": 0.135,
@@ -115,6 +123,8 @@ DEFAULT_MODEL_RATIO: dict[str, float] = {
 DEFAULT_COMPLETION_RATIO: dict[str, float] = {
     "gpt-4-gizmo-*": 2, "gpt-4o-gizmo-*": 3, "gpt-4-all": 2,
     "gemini-2.5-pro": 8, "gemini-2.5-flash": 8.3333,
+    "gemini-3-pro-preview": 6, "gemini-3.1-pro-preview": 6, "gemini-3-flash-preview": 6,
+    "gemini-3.1-flash-lite-preview": 6,
     "deepseek-reasoner": 3.98, "qwen-turbo": 2, "qwen-plus": 2.5, "qwen-max": 4,
     "MiniMax-Text-01": 8, "gpt-4.1": 4, "gpt-4.1-mini": 4, "gpt-4.1-nano": 4, "gpt-4.5-preview": 2,
     "gemini-2.5-flash-lite": 4, "openai/gpt-4o": 4, "openai/gpt-4o-mini": 4, "anthropic/claude-3.5-sonnet": 5,
@@ -151,6 +161,9 @@ _CLAUDE_CACHED = (
     "claude-3-5-sonnet-20240620", "claude-3-5-sonnet-20241022", "claude-3-5-sonnet-latest",
     "claude-3-7-sonnet-20250219", "claude-sonnet-4-20250514", "claude-sonnet-4-5-20250929", "claude-instant-1.2",
     "claude-3-opus-20240229", "claude-opus-4-20250514", "claude-opus-4-1-20250805", "claude-haiku-4-5-20251001",
+    "claude-opus-4-5-20251101", "claude-opus-4-6", "claude-opus-4-7", "claude-opus-4-8", "claude-opus-5",
+    "claude-opus-5-5", "claude-sonnet-4-6", "claude-sonnet-5", "claude-sonnet-5-5", "claude-fable-5",
+    "claude-fable-5-1",
 )
 DEFAULT_CACHE_RATIO: dict[str, float] = {
     "gpt-4o": 0.5, "gpt-4o-2024-08-06": 0.5, "gpt-4o-2024-11-20": 0.5, "gpt-4o-mini": 0.5,
@@ -159,6 +172,8 @@ DEFAULT_CACHE_RATIO: dict[str, float] = {
     **{name: 0.1 for name in _CLAUDE_CACHED},
     "gemini-1.5-pro": 0.25, "gemini-1.5-flash": 0.25, "gemini-2.0-flash": 0.25, "gemini-2.0-flash-lite": 0.25,
     "gemini-2.5-pro": 0.25, "gemini-2.5-flash": 0.25, "gemini-2.5-flash-lite": 0.25,
+    "gemini-3-pro-preview": 0.1, "gemini-3.1-pro-preview": 0.1, "gemini-3-flash-preview": 0.1,
+    "gemini-3.1-flash-lite-preview": 0.1,
     "deepseek-chat": 0.1, "deepseek-reasoner": 0.1,
 }  # fmt: skip
 DEFAULT_CREATE_CACHE_RATIO: dict[str, float] = {name: 1.25 for name in _CLAUDE_CACHED}
@@ -224,7 +239,8 @@ def completion_ratio_for(model: str, table: Mapping[str, float] = DEFAULT_COMPLE
         return 4
     if "claude-instant-1" in name or "claude-2" in name:
         return 3
-    if any(family in name for family in ("claude-3", "claude-sonnet-4", "claude-opus-4", "claude-haiku-4")):
+    if any(family in name for family in ("claude-3", "claude-sonnet-", "claude-opus-", "claude-haiku-",
+                                         "claude-fable-")):
         return 5
     if name.startswith(("mistral-", "gemini-1.0", "gemini-pro")):
         return 3

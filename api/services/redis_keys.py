@@ -10,6 +10,9 @@ group-wide limits count a whole group under `{g:<group>}`. Under the deployment'
   {u}:rpm:<minute> {u}:tpm:<minute> {u}:conc, {u}:trpm:<token>:<minute> {u}:ttpm:… {u}:tconc:<token>
   {u}:refunded:<platform>:<row>       a task's refund, once
   {g:<group>}:rpm:<minute> …:tpm:<minute> …:conc
+
+Outside the users' layout, the relay keeps `relay:native_missing` (a hash: `<channel id>:<path>` →
+the base URL and time a channel was found without a native endpoint; api.relay.responses_support).
 """
 from __future__ import annotations
 

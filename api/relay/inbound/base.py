@@ -45,8 +45,9 @@ class Inbound(ABC):
     def __init__(self, body: dict[str, Any], request: web.Request) -> None:
         self.body = body
         self.request = request
-        # What reading the client's body left out whatever the channel (a hosted tool no provider
-        # here runs, …): said in `X-Gateway-Dropped` and the log, with the adaptor's own notices.
+        # What reading the client's body left out for a converted attempt (a hosted tool no provider
+        # here runs, …): said in `X-Gateway-Dropped` and the log with the adaptor's own notices. An
+        # inbound sets them per attempt (`for_channel`) and clears them for a native one (`native_body`).
         self.notices: list[str] = []
 
     @property

@@ -252,6 +252,8 @@ def _fit_messages(body: dict[str, Any], cap: Capability, meta: RelayMeta) -> Non
     if not isinstance(messages, list):
         return
     keep_reasoning = cap.replays_reasoning or (cap.pattern == "*" and not meta.inbound)
+    switch = body.get("thinking")
+    thinking = switch.get("type") == "enabled" if isinstance(switch, Mapping) else cap.thinks_by_default
     if all(type(m) is dict and REPLAYED_KEYS.isdisjoint(m) and type(m.get("content")) is str for m in messages):
         return  # plain text turns: nothing to fit
     out: list[Any] = []
@@ -260,22 +262,24 @@ def _fit_messages(body: dict[str, Any], cap: Capability, meta: RelayMeta) -> Non
         if moved and not (isinstance(message, Mapping) and message.get("role") == "tool"):
             out.append({"role": "user", "content": moved})
             moved = []
-        out.append(_fit_message(message, keep_reasoning, cap, meta, moved) if isinstance(message, dict) else message)
+        out.append(_fit_message(message, keep_reasoning, thinking, cap, meta, moved) if isinstance(message, dict)
+                   else message)
     if moved:
         out.append({"role": "user", "content": moved})
     if len(out) != len(messages) or any(a is not b for a, b in zip(out, messages, strict=True)):
         body["messages"] = out
 
 
-def _fit_message(message: dict[str, Any], keep_reasoning: bool, cap: Capability, meta: RelayMeta,
+def _fit_message(message: dict[str, Any], keep_reasoning: bool, thinking: bool, cap: Capability, meta: RelayMeta,
                  moved: list[dict[str, Any]]) -> dict[str, Any]:
     drop = [k for k in message if k in FOREIGN_MESSAGE_KEYS or (k == "reasoning_content" and not keep_reasoning)]
     content = message.get("content")
     parts = _fit_parts(content, cap, meta, moved if message.get("role") == "tool" else None) \
         if isinstance(content, list) else content
     calls = message.get("tool_calls")
-    # DeepSeek and Kimi refuse a tool turn without the field; a client that kept no reasoning sends it empty
-    unreasoned = cap.replays_reasoning and bool(calls) and "reasoning_content" not in message
+    # DeepSeek and Kimi refuse a tool turn without the field in thinking mode; a client that kept no
+    # reasoning sends it empty
+    unreasoned = cap.replays_reasoning and thinking and bool(calls) and "reasoning_content" not in message
     if isinstance(calls, list) and any(isinstance(c, Mapping) and "extra_content" in c for c in calls):
         calls = [{k: v for k, v in c.items() if k != "extra_content"} if isinstance(c, Mapping) else c for c in calls]
     if not drop and not unreasoned and parts is content and calls is message.get("tool_calls"):

@@ -16,7 +16,7 @@ from models.enums import ChannelType
 ANTHROPIC_VERSION = "2023-06-01"
 
 MODELS: tuple[str, ...] = (
-    "claude-fable-5-1", "claude-opus-5-5", "claude-sonnet-5-5", "claude-haiku-5-5", "claude-fable-5",
+    "claude-fable-5-1", "claude-opus-5-5", "claude-sonnet-5-5", "claude-fable-5",
     "claude-opus-5", "claude-sonnet-5", "claude-opus-4-8", "claude-opus-4-7", "claude-opus-4-6", "claude-sonnet-4-6",
     "claude-opus-4-5-20251101", "claude-sonnet-4-5-20250929", "claude-haiku-4-5-20251001", "claude-opus-4-1-20250805",
     "claude-opus-4-20250514", "claude-sonnet-4-20250514", "claude-3-7-sonnet-20250219", "claude-3-5-haiku-20241022",
