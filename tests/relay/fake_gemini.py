@@ -310,7 +310,8 @@ class FakeGemini:
         view = AgentView()
         for tool in body.get("tools") or ():
             for declaration in tool.get("functionDeclarations") or ():
-                view.tools[declaration["name"]] = declaration.get("parameters") or {}
+                view.tools[declaration["name"]] = (declaration.get("parameters")
+                                                   or declaration.get("parametersJsonSchema") or {})
         for content in body.get("contents") or ():
             if content["role"] == "model":
                 view.turns += 1
@@ -409,7 +410,10 @@ class FakeGemini:
                     last.append({"text": "", "thoughtSignature": part["thoughtSignature"]})
             else:
                 frames.append(self.answer([part], None, False))
-        frames.append(self.answer(last, "STOP", True, grounding))  # the last chunk: finish reason and usage
+        if last or not frames:
+            frames.append(self.answer(last, "STOP", True, grounding))  # the last chunk: finish reason and usage
+        else:  # as Gemini usually does: the last content chunk carries the finish reason and the usage
+            frames[-1] = self.answer(frames[-1]["candidates"][0]["content"]["parts"], "STOP", True, grounding)
         for n, frame in enumerate(frames):
             if self.cut_after is not None and n >= self.cut_after and request.transport is not None:
                 request.transport.close()

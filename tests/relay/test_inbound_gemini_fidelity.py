@@ -329,3 +329,22 @@ def test_wrapped_seals_survive_either_base64_alphabet() -> None:
     wrapped = base64.urlsafe_b64encode(sealed.encode()).decode()
     assert unwrap(wrapped) == sealed == unwrap(wrap(sealed)) == unwrap(sealed)
     assert unwrap(GEMINI_SIG) is None and unwrap("Z3dyMS5!!") is None
+
+
+def test_consecutive_model_turns_are_one_assistant_turn() -> None:
+    """google-genai's streamed automatic function calling records one model turn per chunk: the
+    thought and the call that follow each other are one assistant message, not two."""
+    body = {"contents": [
+        {"role": "user", "parts": [{"text": "Weather in Paris?"}]},
+        {"role": "model", "parts": [{"text": "Looking it up.", "thought": True}]},
+        {"role": "model", "parts": [{"functionCall": {"name": "get_weather", "args": {"city": "Paris"}},
+                                     "thoughtSignature": "c2ln"}]},
+        {"role": "user", "parts": [{"functionResponse": {"name": "get_weather", "response": {"t": 21}}}]}]}
+    messages = inbound(body).openai["messages"]
+    assert [m["role"] for m in messages] == ["user", "assistant", "tool"]
+    assistant = messages[1]
+    assert assistant["reasoning_content"] == "Looking it up."
+    [call] = assistant["tool_calls"]
+    assert call["function"]["name"] == "get_weather"
+    assert call["extra_content"] == {"google": {"thought_signature": "c2ln"}}
+    assert messages[2]["tool_call_id"] == call["id"]

@@ -142,14 +142,21 @@ class Contents:
         system = texts_of(pick(body, "systemInstruction"))
         if system:
             out.append({"role": "system", "content": collapse(system)})
-        for turn_index, turn in enumerate(pick(body, "contents") or ()):
-            if not isinstance(turn, Mapping):
-                continue
-            parts = [p for p in pick(turn, "parts") or () if isinstance(p, Mapping)]
-            if turn.get("role") == "model":
-                out.append(self.model(parts, turn_index))
+        turns = [t for t in pick(body, "contents") or () if isinstance(t, Mapping)]
+        index = 0
+        while index < len(turns):
+            first = index
+            parts = [p for p in pick(turns[index], "parts") or () if isinstance(p, Mapping)]
+            if turns[index].get("role") == "model":
+                # consecutive model turns are one assistant turn (google-genai's streamed automatic
+                # function calling records one per chunk)
+                while index + 1 < len(turns) and turns[index + 1].get("role") == "model":
+                    index += 1
+                    parts += [p for p in pick(turns[index], "parts") or () if isinstance(p, Mapping)]
+                out.append(self.model(parts, first))
             else:
                 out.extend(self.user(parts))
+            index += 1
         return out
 
     def model(self, parts: list[Mapping[str, Any]], turn_index: int) -> dict[str, Any]:
