@@ -256,9 +256,23 @@ class Reducer:
             notes.append("(items of any type)")
 
 
+_reduced: dict[bytes, dict[str, Any]] = {}  # a JSON Schema's bytes → its Gemini Schema
+
+
 def to_gemini(schema: Any) -> dict[str, Any]:
-    """The Gemini Schema for a JSON Schema (references resolved against `schema` itself)."""
-    return Reducer(schema).reduce(schema)
+    """The Gemini Schema for a JSON Schema (references resolved against `schema` itself). A coding
+    agent sends the same tools on every turn: each schema is reduced once per process (the result
+    is shared, so callers never modify it)."""
+    try:
+        key = orjson.dumps(schema, option=orjson.OPT_SORT_KEYS)
+    except TypeError:
+        return Reducer(schema).reduce(schema)
+    found = _reduced.get(key)
+    if found is None:
+        if len(_reduced) >= 2048:
+            _reduced.clear()
+        found = _reduced[key] = Reducer(schema).reduce(schema)
+    return found
 
 
 def has_parameters(schema: Mapping[str, Any]) -> bool:
