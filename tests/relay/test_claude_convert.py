@@ -15,6 +15,9 @@ from models.enums import ChannelType
 from tests.relay.fake_anthropic import FakeClaude
 from tests.relay.fake_anthropic_models import sign
 
+# Adaptive thinking with its text shown (Opus 4.7 and later omit it unless asked).
+ADAPTIVE = {"type": "adaptive", "display": "summarized"}
+
 ADAPTORS = {"anthropic": (ClaudeAdaptor, ChannelType.ANTHROPIC, "sk-ant"),
             "bedrock": (BedrockAdaptor, ChannelType.AWS, "AKIA|secret|us-east-1"),
             "vertex": (VertexClaudeAdaptor, ChannelType.VERTEX_AI, "{}")}
@@ -153,7 +156,7 @@ def test_a_tool_turn_back_without_its_thinking_gets_no_budget() -> None:
 def test_adaptive_thinking_takes_a_tool_turn_without_thinking(model: str) -> None:
     """Adaptive thinking may skip a turn's thinking: the turn goes as it is, thinking on."""
     body, notices = convert(model, {"messages": tool_loop(None), "tools": [WEATHER], "reasoning_effort": "high"})
-    assert body["thinking"] == {"type": "adaptive"} and notices == []
+    assert body["thinking"] == ADAPTIVE and notices == []
     assert body["messages"][1]["content"][0]["type"] == "tool_use"
 
 
@@ -161,11 +164,11 @@ def test_adaptive_thinking_takes_a_tool_turn_without_thinking(model: str) -> Non
 
 
 @pytest.mark.parametrize(("model", "req", "thinking", "effort"), [
-    ("claude-opus-5-5", {}, None, None),  # thinks by default: nothing to say
-    ("claude-opus-5-5", {"reasoning_effort": "minimal"}, {"type": "adaptive"}, "low"),
-    ("claude-opus-4-7", {"reasoning_effort": "xhigh"}, {"type": "adaptive"}, "xhigh"),
-    ("claude-opus-4-6", {"reasoning_effort": "xhigh"}, {"type": "adaptive"}, "max"),  # 4.6 has no xhigh
-    ("claude-opus-4-8", {"thinking": {"type": "enabled", "budget_tokens": 10000}}, {"type": "adaptive"}, "medium"),
+    ("claude-opus-5-5", {}, ADAPTIVE, None),  # thinks by default: asked only to show its thinking
+    ("claude-opus-5-5", {"reasoning_effort": "minimal"}, ADAPTIVE, "low"),
+    ("claude-opus-4-7", {"reasoning_effort": "xhigh"}, ADAPTIVE, "xhigh"),
+    ("claude-opus-4-6", {"reasoning_effort": "xhigh"}, ADAPTIVE, "max"),  # 4.6 has no xhigh
+    ("claude-opus-4-8", {"thinking": {"type": "enabled", "budget_tokens": 10000}}, ADAPTIVE, "medium"),
     ("claude-opus-4-8", {"thinking": {"type": "adaptive", "display": "summarized"}},
      {"type": "adaptive", "display": "summarized"}, None),
     ("claude-opus-4-7", {}, None, None),  # does not think unless asked
@@ -181,7 +184,7 @@ def test_adaptive_models_get_adaptive_thinking_and_an_effort_never_a_budget(mode
 
 def test_thinking_cannot_be_switched_off_on_opus_5_5_the_least_effort_instead() -> None:
     body, notices = convert("claude-opus-5-5", {"messages": [USER], "thinking": {"type": "disabled"}})
-    assert body["thinking"] == {"type": "adaptive"} and body["output_config"] == {"effort": "low"}
+    assert body["thinking"] == ADAPTIVE and body["output_config"] == {"effort": "low"}
     assert notices == ["thinking.disabled"]
 
 
@@ -273,8 +276,9 @@ def test_a_json_schema_is_structured_output_where_there_is_one(model: str, platf
 def test_fields_claude_does_not_define_are_never_sent() -> None:
     body, notices = convert("claude-opus-5-5", {"messages": [USER], "user": "u-7", "store": True,
                                                 "stream_options": {"include_usage": True}, "modalities": ["text"]})
-    assert set(body) == {"model", "messages", "max_tokens", "metadata"}
+    assert set(body) == {"model", "messages", "max_tokens", "metadata", "thinking"}
     assert body["metadata"] == {"user_id": "u-7"} and notices == ["store", "modalities"]
+    assert body["thinking"] == ADAPTIVE  # it thinks by default: asked only to show its thinking
 
 
 def test_platform_bodies_bedrock_and_vertex() -> None:

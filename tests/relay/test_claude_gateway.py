@@ -27,6 +27,9 @@ from tests.relay.provider_kit import consume_logs
 from tests.relay.test_provider_bedrock import ACCESS, REGION, SECRET, FakeBedrock
 from tests.relay.test_provider_vertex import FakeVertex
 
+# Adaptive thinking with its text shown (Opus 4.7 and later omit it unless asked).
+ADAPTIVE = {"type": "adaptive", "display": "summarized"}
+
 USAGE = {"input_tokens": 40, "output_tokens": 12, "cache_read_input_tokens": 1000,
          "cache_creation_input_tokens": 300, "cache_creation": {"ephemeral_5m_input_tokens": 100,
                                                                "ephemeral_1h_input_tokens": 200}}
@@ -101,7 +104,8 @@ async def test_openai_chat_tool_loop_replays_the_signed_thinking_and_bills_cache
                                                              "signature": sign(LOOKED_UP)}]
     assert second.message.content == "Oslo: -3°C." and second.finish_reason == "stop"
     sent = fake.seen[1]["body"]
-    assert "thinking" not in sent and "output_config" not in sent  # Opus 5.5 thinks by default
+    # Opus 5.5 thinks by default: it is only asked to show its thinking, with no effort
+    assert sent["thinking"] == ADAPTIVE and "output_config" not in sent
     assert sent["system"] == [{"type": "text", "text": "Be brief."}]
     assert sent["messages"][1:] == [
         {"role": "assistant", "content": [{"type": "thinking", "thinking": LOOKED_UP, "signature": sign(LOOKED_UP)},
@@ -131,7 +135,7 @@ async def test_openai_chat_stream_thinking_deltas_and_what_was_left_out(gateway,
         {"index": 0, "type": "thinking", "thinking": "", "signature": sign(fake.thinking)}]
     assert raw.headers["X-Gateway-Dropped"] == "temperature,tool_choice"  # refused by Fable: left out, said
     sent = fake.seen[0]["body"]
-    assert sent["thinking"] == {"type": "adaptive"} and sent["output_config"] == {"effort": "high"}
+    assert sent["thinking"] == ADAPTIVE and sent["output_config"] == {"effort": "high"}
     assert sent["tool_choice"] == {"type": "auto"} and "temperature" not in sent
     assert chunks[-1].usage.prompt_tokens == PROMPT
     assert await charged(gateway, user) == [(PROMPT, 12, charge(gateway, model))]
@@ -151,7 +155,7 @@ async def test_responses_client_to_a_claude_channel(gateway, claude) -> None:
     assert response.output_text == fake.reply
     assert [item.type for item in response.output][0] == "reasoning"
     sent = fake.seen[0]["body"]
-    assert (sent["thinking"], sent["output_config"], sent["max_tokens"]) == ({"type": "adaptive"},
+    assert (sent["thinking"], sent["output_config"], sent["max_tokens"]) == (ADAPTIVE,
                                                                              {"effort": "xhigh"}, 128000)
     assert sent["system"] == [{"type": "text", "text": "Be brief."}]
     assert await charged(gateway, user) == [(PROMPT, 12, charge(gateway, model))]
@@ -171,7 +175,7 @@ async def test_gemini_client_to_a_claude_channel(gateway, claude) -> None:
         thinking_config=types.ThinkingConfig(thinking_budget=20000, include_thoughts=True)))
     assert answer.text == fake.reply
     sent = fake.seen[0]["body"]
-    assert sent["thinking"] == {"type": "adaptive"} and "temperature" not in sent  # 4.7 takes no sampling
+    assert sent["thinking"] == ADAPTIVE and "temperature" not in sent  # 4.7 takes no sampling
     assert "budget_tokens" not in orjson.dumps(sent).decode()
     assert await charged(gateway, user) == [(PROMPT, 12, charge(gateway, model))]
 

@@ -72,10 +72,9 @@ def _adaptive(cap: Capability, off: bool, asked: bool, level: str | None, displa
         level = cap.effort("none")
     if not (asked or off or cap.thinks_by_default):
         return Thinking()
-    field: dict[str, Any] | None = {"type": "adaptive"} if asked or display or off else None
-    if field is not None and display:
-        field["display"] = display
-    return Thinking(True, field, level)
+    # Opus 4.7 and later omit the thinking text unless asked for it (whats-new-claude-4-7, "thinking
+    # content omitted by default"): a converted client reads it as its reasoning, so it is asked for.
+    return Thinking(True, {"type": "adaptive", "display": display or "summarized"}, level)
 
 
 def switched_off(drop: Drop) -> Thinking:
