@@ -113,6 +113,10 @@ def test_sampling_the_model_refuses_is_left_out_and_explicit_zeros_stay() -> Non
      {"thinking": {"type": "disabled"}}, []),
     ("kimi-k2.6", {"thinking": {"type": "enabled", "keep": "all"}}, {"thinking": {"type": "enabled", "keep": "all"}},
      []),
+    # a Claude or Gemini model behind an OpenAI-format channel (another gateway): told by reasoning_effort
+    ("claude-opus-5-5", {"thinking": {"type": "enabled", "budget_tokens": 9000}}, {"reasoning_effort": "medium"}, []),
+    ("gemini-3-pro-preview", {"reasoning_effort": "low"}, {"reasoning_effort": "low"}, []),
+    ("claude-sonnet-4-5", {"thinking": {"type": "disabled"}}, {}, []),
 ])
 def test_reasoning_goes_to_the_control_the_model_has(
         model: str, given: dict[str, Any], sent: dict[str, Any], notices: list[str]) -> None:

@@ -197,6 +197,11 @@ def _fit_reasoning(body: dict[str, Any], cap: Capability, meta: RelayMeta) -> No
         _set_effort(body, cap, wanted if thinks else None, said and thinks, meta)
     elif cap.reasoning == "effort":
         _set_effort(body, cap, wanted, said, meta)
+    elif cap.reasoning != "none":
+        # A Claude or Gemini model behind an OpenAI-format channel (another gateway, the provider's
+        # own OpenAI-compatible endpoint): `reasoning_effort` is how that layer is told.
+        if wanted and wanted != "none":
+            body["reasoning_effort"] = wanted
     else:
         if body.pop("reasoning_effort", None) is not None:
             meta.drop("reasoning_effort")
