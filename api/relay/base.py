@@ -177,6 +177,17 @@ def json_object(raw: bytes, message: str = ANSWER_NOT_OBJECT) -> dict[str, Any]:
     return data
 
 
+def call_arguments(raw: Any) -> dict[str, Any]:
+    """A tool call's arguments (OpenAI sends them as JSON text) as an object; {} when they are not one."""
+    if isinstance(raw, Mapping):
+        return dict(raw)
+    try:
+        value = orjson.loads(raw or "{}")
+    except (orjson.JSONDecodeError, TypeError):
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
 def openai_error(status: int, body: bytes) -> RelayError:
     """An upstream error answer in (or close to) OpenAI's shape → RelayError with the same fields."""
     fallback = f"bad response status code {status}"

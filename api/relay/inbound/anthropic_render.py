@@ -13,9 +13,7 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-import orjson
-
-from api.relay.base import TokenUsage
+from api.relay.base import TokenUsage, call_arguments
 from api.relay.reasoning import GEMINI, TEXT, gemini_signature, seal
 
 STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use", "function_call": "tool_use",
@@ -38,15 +36,6 @@ def message_id(answer_id: Any) -> str:
 def tool_id(call: Mapping[str, Any]) -> str:
     return str(call.get("id") or f"toolu_{uuid.uuid4().hex[:24]}")
 
-
-def tool_input(arguments: Any) -> dict[str, Any]:
-    if isinstance(arguments, Mapping):
-        return dict(arguments)
-    try:
-        value = orjson.loads(arguments or "{}")
-    except (orjson.JSONDecodeError, TypeError):
-        return {}
-    return value if isinstance(value, dict) else {}
 
 
 def sealed_signature(reasoning: str, calls: Mapping[str, str], text: str | None) -> str:
@@ -170,7 +159,7 @@ def render_message(answer: Mapping[str, Any], model: Any) -> dict[str, Any]:
     for call_id, call in zip(ids, calls, strict=True):
         function = call.get("function") or {}
         content.append({"type": "tool_use", "id": call_id, "name": function.get("name") or "",
-                        "input": tool_input(function.get("arguments"))})
+                        "input": call_arguments(function.get("arguments"))})
     return {"id": message_id(answer.get("id")), "type": "message", "role": "assistant",
             "model": answer.get("model") or model, "content": content,
             "stop_reason": stop_reason(choice.get("finish_reason")), "stop_sequence": None,

@@ -19,7 +19,7 @@ from typing import Any
 
 import orjson
 
-from api.relay.base import TokenUsage
+from api.relay.base import TokenUsage, call_arguments
 from api.relay.errors import RelayError
 from api.relay.inbound.base import StreamWriter
 from api.relay.inbound.gemini_read import wrap
@@ -52,19 +52,10 @@ def claude_seal(blocks: list[dict[str, Any]]) -> str:
     return wrap(seal(ANTHROPIC, {"blocks": blocks}))
 
 
-def _args(arguments: Any) -> dict[str, Any]:
-    if isinstance(arguments, Mapping):
-        return dict(arguments)
-    try:
-        value = orjson.loads(arguments or "{}")
-    except (orjson.JSONDecodeError, TypeError):
-        return {}
-    return value if isinstance(value, dict) else {}
-
 
 def call_part(call: Mapping[str, Any]) -> dict[str, Any]:
     function = call.get("function") or {}
-    found: dict[str, Any] = {"name": function.get("name") or "", "args": _args(function.get("arguments"))}
+    found: dict[str, Any] = {"name": function.get("name") or "", "args": call_arguments(function.get("arguments"))}
     if call.get("id"):
         found["id"] = str(call["id"])
     part: dict[str, Any] = {"functionCall": found}

@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-import orjson
-
 from api.relay.base import (
     EVENT_NOT_OBJECT,
     Adaptor,
@@ -22,6 +20,7 @@ from api.relay.base import (
     StreamDecoder,
     StreamState,
     TokenUsage,
+    call_arguments,
     json_object,
 )
 from api.relay.decoders import NDJSONDecoder
@@ -36,15 +35,6 @@ JSON_TYPES = {"string": "str", "integer": "int", "number": "float", "boolean": "
               "object": "dict"}
 INTERNET_SUFFIX = "-internet"
 
-
-def _arguments(raw: Any) -> dict[str, Any]:
-    if isinstance(raw, Mapping):
-        return dict(raw)
-    try:
-        value = orjson.loads(raw or "{}")
-    except (orjson.JSONDecodeError, TypeError):
-        return {}
-    return value if isinstance(value, dict) else {}
 
 
 def _tool(function: Mapping[str, Any]) -> dict[str, Any]:
@@ -129,7 +119,7 @@ class CohereAdaptor(RerankMixin, Adaptor):
                 for call in message.get("tool_calls") or ():
                     function = call.get("function") or {}
                     calls.append({"name": str(function.get("name") or ""),
-                                  "parameters": _arguments(function.get("arguments"))})
+                                  "parameters": call_arguments(function.get("arguments"))})
                     calls_by_id[str(call.get("id") or "")] = calls[-1]
                 if calls:
                     entry["tool_calls"] = calls

@@ -17,8 +17,7 @@ import binascii
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import orjson
-
+from api.relay.base import call_arguments
 from api.relay.errors import RelayError
 from api.relay.reasoning import is_sealed
 
@@ -145,15 +144,6 @@ def _message_cache(blocks: list[Block], message: Mapping[str, Any]) -> list[Bloc
     return blocks
 
 
-def _arguments(raw: Any) -> Any:
-    if isinstance(raw, Mapping):
-        return dict(raw)
-    try:
-        value = orjson.loads(raw or "{}")
-    except (orjson.JSONDecodeError, TypeError):
-        return {}
-    return value if isinstance(value, dict) else {}
-
 
 def thinking_of(message: Mapping[str, Any]) -> list[Block]:
     """Claude's own thinking blocks on an assistant message (a block with no signature, or with one
@@ -183,7 +173,7 @@ def _assistant(message: Mapping[str, Any], drop: Drop) -> list[Block]:
             continue
         function = as_mapping(call.get("function"))
         blocks.append({"type": "tool_use", "id": str(call.get("id") or ""), "name": str(function.get("name") or ""),
-                       "input": _arguments(function.get("arguments"))})
+                       "input": call_arguments(function.get("arguments"))})
     return blocks
 
 
