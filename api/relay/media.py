@@ -34,9 +34,16 @@ def refuse(message: str) -> RelayError:
 
 
 def is_public(address: str) -> bool:
-    ip = ipaddress.ip_address(address)
-    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
-        ip = ip.ipv4_mapped
+    """Whether an address is a public one. An IPv6 address that carries an IPv4 one (mapped,
+    6to4 `2002::/16`) is judged by that IPv4 address; site-local `fec0::/10` (deprecated, still
+    routed inside some networks) is not public."""
+    ip: ipaddress.IPv4Address | ipaddress.IPv6Address = ipaddress.ip_address(address)
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.is_site_local:
+            return False
+        carried = ip.ipv4_mapped or ip.sixtofour
+        if carried is not None:
+            ip = carried
     return not (ip.is_private or ip.is_loopback or ip.is_link_local or ip.is_multicast or ip.is_reserved
                 or ip.is_unspecified or not ip.is_global)
 

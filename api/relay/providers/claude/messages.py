@@ -60,14 +60,14 @@ def image_block(url: str) -> Block:
         header, _, data = url.partition(",")
         media_type = header[5:].split(";")[0] or "image/png"
         return {"type": "image", "source": {"type": "base64", "media_type": media_type, "data": data}}
-    if url.startswith(("http://", "https://")):
+    if url[:8].lower().startswith(("http://", "https://")):
         return {"type": "image", "source": {"type": "url", "url": url}}
     raise RelayError.local_error(400, "image_url must be a data: URL or an http(s) URL", "invalid_image_url")
 
 
 def _document_source(file: Mapping[str, Any]) -> Block | None:
     url = file.get("file_url")
-    if isinstance(url, str) and url.startswith(("http://", "https://")):
+    if isinstance(url, str) and url[:8].lower().startswith(("http://", "https://")):
         return {"type": "url", "url": url}
     data = file.get("file_data")
     if not isinstance(data, str) or not data.startswith("data:"):

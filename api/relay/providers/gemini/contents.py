@@ -42,7 +42,7 @@ def _data_url(url: str, fallback: str) -> dict[str, Any]:
 def image_part(url: str) -> dict[str, Any]:
     if url.startswith("data:"):
         return _data_url(url, "image/png")
-    if url.startswith(("http://", "https://")):
+    if url[:8].lower().startswith(("http://", "https://")):
         return {"inlineData": {"mimeType": MEDIA_PLACEHOLDER, "data": url}}
     raise RelayError.local_error(400, "image_url must be a data: URL or an http(s) URL", "invalid_image_url")
 
