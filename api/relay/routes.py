@@ -121,6 +121,8 @@ async def openai_errors_middleware(request: web.Request, handler):
             raise
         lang = language(request)
         if exc.status in (404, 405):
+            if request.get(REQUEST_INBOUND) is None and request.path.startswith("/v1/messages"):
+                request[REQUEST_INBOUND] = AnthropicInbound  # Anthropic's routes answer in Anthropic's shape
             message = translate("relay_invalid_url", lang, method=request.method, path=request.path)
             return error_response(request, RelayError(exc.status, message, "invalid_request_error", local=True))
         return error_response(request, RelayError(exc.status, exc.reason, "invalid_request_error", local=True))

@@ -353,3 +353,11 @@ async def test_bedrock_claude_takes_the_body_as_sent_and_streams_converted(gatew
     assert fake.seen[0]["body"] == {k: v for k, v in request.items() if k != "model"} | {
         "anthropic_version": "bedrock-2023-05-31"}
     assert fake.seen[1]["action"] == "invoke-with-response-stream"
+
+
+async def test_a_wrong_method_on_messages_answers_in_anthropics_shape(gateway) -> None:
+    for method, path in (("GET", "/v1/messages"), ("GET", "/v1/messages/count_tokens")):
+        resp = await gateway.request(method, path)
+        body = await resp.json()
+        assert resp.status == 405 and body["type"] == "error", body
+        assert body["error"]["type"] == "invalid_request_error" and path in body["error"]["message"]

@@ -31,8 +31,8 @@ from api.relay.inbound.base import StreamWriter
 from api.relay.reasoning import gemini_signature
 
 ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 402: "billing_error",
-               403: "permission_error", 404: "not_found_error", 413: "request_too_large", 429: "rate_limit_error",
-               503: "overloaded_error", 529: "overloaded_error"}
+               403: "permission_error", 404: "not_found_error", 405: "invalid_request_error", 413: "request_too_large",
+               429: "rate_limit_error", 503: "overloaded_error", 529: "overloaded_error"}
 
 
 def event(kind: str, data: Mapping[str, Any]) -> bytes:
