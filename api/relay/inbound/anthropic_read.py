@@ -23,7 +23,8 @@ from typing import Any
 
 import orjson
 
-from api.relay.inbound.anthropic_tools import cached, note, read_tool, tool_choice
+from api.relay.inbound.anthropic_tools import cached, read_tool, tool_choice
+from api.relay.inbound.base import assistant_message, collapse, note
 from api.relay.reasoning import ANTHROPIC, GEMINI, TEXT, unseal, with_gemini_signature
 
 # Top-level fields no other provider has: noticed when the request is converted.
@@ -108,13 +109,6 @@ def content_part(block: Mapping[str, Any], notices: list[str]) -> dict[str, Any]
     if kind not in ("thinking", "redacted_thinking", "tool_reference"):
         note(notices, f"messages.{kind}")
     return None
-
-
-def collapse(parts: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
-    """One plain text part → its text; anything else stays a list of parts."""
-    if len(parts) == 1 and parts[0]["type"] == "text" and "cache_control" not in parts[0]:
-        return str(parts[0]["text"])
-    return parts
 
 
 def _tool_message(block: Mapping[str, Any], notices: list[str]) -> dict[str, Any]:
@@ -257,14 +251,8 @@ class Reader:
                 note(self.notices, f"messages.{kind}")
         for call in calls:
             with_gemini_signature(call, signatures.get(call["id"]))
-        message: dict[str, Any] = {"role": "assistant", "content": collapse(parts) if parts else None if calls else ""}
-        if calls:
-            message["tool_calls"] = calls
-        if any(reasoning):
-            message["reasoning_content"] = "".join(reasoning)
-        if thinking:
-            message["thinking_blocks"] = thinking
-        return with_gemini_signature(message, text_signature if isinstance(text_signature, str) else None)
+        return assistant_message(parts, calls, reasoning, thinking,
+                                 text_signature if isinstance(text_signature, str) else None)
 
 
 def _cache_last(message: dict[str, Any], control: Mapping[str, Any]) -> None:

@@ -11,6 +11,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from api.relay.inbound.base import note
+
 _STR = {"type": "string"}
 _INT = {"type": "integer"}
 _LINES = {"type": "array", "items": _INT, "minItems": 2, "maxItems": 2}
@@ -29,11 +31,6 @@ DESCRIPTIONS = {
               "str_replace (path, old_str, new_str), insert (path, insert_line, new_str).",
     "memory": "Read and write files under /memories that persist across conversations.",
 }
-
-
-def note(notices: list[str], what: str) -> None:
-    if what not in notices:
-        notices.append(what)
 
 
 def cached(block: Mapping[str, Any], part: dict[str, Any]) -> dict[str, Any]:

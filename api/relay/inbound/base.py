@@ -19,6 +19,7 @@ from aiohttp import web
 
 from api.relay.base import AnswerReader, TokenUsage
 from api.relay.errors import RelayError
+from api.relay.reasoning import with_gemini_signature
 
 # The route's Inbound class, set on the request before the key is checked (errors take its shape).
 REQUEST_INBOUND = web.RequestKey("relay_inbound", type)
@@ -94,3 +95,33 @@ class Inbound(ABC):
     @classmethod
     @abstractmethod
     def error_body(cls, err: RelayError, request_id: str) -> dict[str, Any]: ...
+
+
+# -- building the internal form (api/relay/reasoning.py), shared by the client formats -----------------
+
+
+def note(notices: list[str], what: str) -> None:
+    """Record once that reading the client's body left `what` out."""
+    if what not in notices:
+        notices.append(what)
+
+
+def collapse(parts: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
+    """One plain text part → its text; anything else stays a list of parts."""
+    if len(parts) == 1 and parts[0]["type"] == "text" and "cache_control" not in parts[0]:
+        return str(parts[0]["text"])
+    return parts
+
+
+def assistant_message(parts: list[dict[str, Any]], calls: list[dict[str, Any]], reasoning: list[str],
+                      thinking_blocks: list[dict[str, Any]], text_signature: str | None) -> dict[str, Any]:
+    """An assistant turn in the internal form: its content, tool calls, reasoning text, Claude's
+    thinking blocks and the Gemini signature of its first text part."""
+    message: dict[str, Any] = {"role": "assistant", "content": collapse(parts) if parts else None if calls else ""}
+    if calls:
+        message["tool_calls"] = calls
+    if any(reasoning):
+        message["reasoning_content"] = "".join(reasoning)
+    if thinking_blocks:
+        message["thinking_blocks"] = thinking_blocks
+    return with_gemini_signature(message, text_signature)

@@ -29,6 +29,7 @@ from typing import Any
 
 import orjson
 
+from api.relay.inbound.base import assistant_message, collapse, note
 from api.relay.inbound.gemini_schema import camel, to_json_schema
 from api.relay.reasoning import ANTHROPIC, SEAL_PREFIX, TEXT, unseal, with_gemini_signature
 
@@ -56,11 +57,6 @@ def pick(obj: Any, name: str) -> Any:
         return None
     value = obj.get(name)
     return obj.get(snake(name)) if value is None else value
-
-
-def note(notices: list[str], what: str) -> None:
-    if what not in notices:
-        notices.append(what)
 
 
 def wrap(sealed: str) -> str:
@@ -97,12 +93,6 @@ def texts_of(content: Any) -> list[dict[str, Any]]:
     parts = pick(content, "parts")
     return [{"type": "text", "text": str(p["text"])} for p in parts or ()
             if isinstance(p, Mapping) and isinstance(p.get("text"), str) and not p.get("thought")]
-
-
-def collapse(parts: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
-    if len(parts) == 1 and parts[0]["type"] == "text":
-        return str(parts[0]["text"])
-    return parts
 
 
 def media(part: Mapping[str, Any]) -> dict[str, Any] | None:
@@ -195,15 +185,7 @@ class Contents:
         reasoning = reasoning if any(reasoning) else sealed_reasoning
         if not any(p["type"] == "text" and p["text"] for p in content) and all(p["type"] == "text" for p in content):
             content = []  # empty text parts only carried signatures
-        message: dict[str, Any] = {"role": "assistant", "content": collapse(content) if content else
-                                   None if calls else ""}
-        if calls:
-            message["tool_calls"] = calls
-        if any(reasoning):
-            message["reasoning_content"] = "".join(reasoning)
-        if blocks:
-            message["thinking_blocks"] = blocks
-        return with_gemini_signature(message, text_signature)
+        return assistant_message(content, calls, reasoning, blocks, text_signature)
 
     def response(self, answer: Mapping[str, Any]) -> dict[str, Any]:
         name = str(answer.get("name") or "")
