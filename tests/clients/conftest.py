@@ -10,8 +10,9 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from tests.clients.clis import PROMPT, missing_tools
-from tests.relay.fakes import gateway  # noqa: F401  (the gateway on a real local port)
+from tests.clients.clis import PROMPT, CliRun, missing_tools
+from tests.relay.agent_script import Recorded
+from tests.relay.fakes import gateway, make_key, rich_user  # noqa: F401  (gateway: on a real local port)
 
 FILE_LINE = "The launch code is PERIWINKLE-42."
 
@@ -58,3 +59,24 @@ def serve(aiohttp_server: Any) -> Callable[[web.Application], Awaitable[str]]:
         return str(server.make_url("")).rstrip("/")
 
     return start
+
+
+async def run_cli(launch: Callable[..., Awaitable[CliRun]], client: Any, workspace: Workspace, model: str,
+                  **options: Any) -> tuple[CliRun, Any, int]:
+    """(the run, its user, the user's balance before it): a CLI (tests/clients/clis.py) run for a new
+    user and key; it must end well and print the file's line."""
+    user = await rich_user()
+    token = await make_key(user)
+    run = await launch(str(client.make_url("")).rstrip("/"), f"sk-{token.key}", model, workspace.home,
+                       workspace.workdir, workspace.prompt, **options)
+    assert run.returncode == 0, run.explain()
+    assert FILE_LINE in run.answer, run.explain()
+    return run, user, user.quota
+
+
+def assert_tool_loop(script: Recorded, seen: list[Any], tool: str) -> None:
+    """Two upstream requests: `tool` asked for, then its result (the file) seen and quoted."""
+    assert len(seen) == 2, seen  # nothing else reached the upstream
+    assert [len(view.tool_results) for view in script.views] == [0, 1]
+    assert script.turns[0].tool is not None and script.turns[0].tool["name"] == tool
+    assert FILE_LINE in script.views[1].tool_results[0]

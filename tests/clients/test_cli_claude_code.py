@@ -9,13 +9,13 @@ from typing import Any
 from models.enums import ChannelType
 from tests.clients import clis
 from tests.clients.charges import Tokens, assert_charged, claude_tokens, gemini_tokens, set_prices
-from tests.clients.conftest import FILE_LINE, Workspace
+from tests.clients.conftest import Workspace, assert_tool_loop, run_cli
 from tests.relay.agent_script import Recorded, read_file_script
 from tests.relay.fake_anthropic import FakeClaude
 from tests.relay.fake_anthropic_models import sign
 from tests.relay.fake_gemini import FakeGemini
 from tests.relay.fake_openai_strict import FakeOpenAI
-from tests.relay.fakes import add_channel, make_key, rich_user
+from tests.relay.fakes import add_channel
 from tests.relay.test_provider_bedrock import ACCESS, REGION, SECRET, FakeBedrock
 
 THINKING = "The user wants the file; I will read it."
@@ -26,22 +26,8 @@ GEMINI_USAGE = {"promptTokenCount": 4000, "cachedContentTokenCount": 3000, "cand
 
 
 async def run_claude_code(gateway: Any, workspace: Workspace, model: str) -> tuple[clis.CliRun, Any, int]:
-    """(the run, its user, the user's balance before it) for a new user and key."""
-    user = await rich_user()
-    token = await make_key(user)
-    run = await clis.claude_code(str(gateway.make_url("")).rstrip("/"), f"sk-{token.key}", model, workspace.home,
-                                 workspace.workdir, workspace.prompt)
-    assert run.returncode == 0, run.explain()
-    assert FILE_LINE in run.answer, run.explain()
-    return run, user, user.quota
+    return await run_cli(clis.claude_code, gateway, workspace, model)
 
-
-def assert_loop(script: Recorded, seen: list[Any]) -> None:
-    """Two upstream requests: the read tool asked for, then its result (the file) seen and quoted."""
-    assert len(seen) == 2, seen  # nothing else reached the upstream
-    assert [len(view.tool_results) for view in script.views] == [0, 1]
-    assert script.turns[0].tool is not None and script.turns[0].tool["name"] == "Read"
-    assert FILE_LINE in script.views[1].tool_results[0]
 
 
 def thinking_replayed(body: dict[str, Any]) -> bool:
@@ -57,7 +43,7 @@ async def test_on_an_openai_channel_serving_gpt_5(gateway, serve, workspace) -> 
     fake = FakeOpenAI(script=script, usage=(4000, 40), cached=3000)
     await add_channel(gateway, None, models="gpt-5", base_url=await serve(fake.app()), key=fake.key)
     _, user, start = await run_claude_code(gateway, workspace, "gpt-5")
-    assert_loop(script, fake.seen)
+    assert_tool_loop(script, fake.seen, "Read")
     first = fake.seen[0]
     assert "max_tokens" not in first and first["max_completion_tokens"] > 0  # gpt-5 refuses max_tokens
     assert "Read" in {tool["function"]["name"] for tool in first["tools"]}
@@ -72,7 +58,7 @@ async def test_on_a_gemini_3_channel(gateway, serve, workspace) -> None:
     await add_channel(gateway, None, models=model, type=int(ChannelType.GEMINI), base_url=await serve(fake.app()),
                       key=fake.key)
     _, user, start = await run_claude_code(gateway, workspace, model)
-    assert_loop(script, fake.seen)
+    assert_tool_loop(script, fake.seen, "Read")
     # Gemini 3 refuses a function call replayed without the thought signature it came with.
     calls = [part for content in fake.seen[1]["body"]["contents"] if content["role"] == "model"
              for part in content["parts"] if "functionCall" in part]
@@ -88,7 +74,7 @@ async def test_on_a_bedrock_claude_channel(gateway, serve, workspace) -> None:
     await add_channel(gateway, None, models=model, type=int(ChannelType.AWS), base_url=await serve(fake.app()),
                       key=f"{ACCESS}|{SECRET}|{REGION}")
     _, user, start = await run_claude_code(gateway, workspace, model)
-    assert_loop(script, fake.seen)
+    assert_tool_loop(script, fake.seen, "Read")
     assert [seen["action"] for seen in fake.seen] == ["invoke-with-response-stream"] * 2
     assert thinking_replayed(fake.seen[1]["body"])
     await assert_charged(gateway, user, start, model, [claude_tokens(CLAUDE_USAGE)] * 2)
@@ -102,7 +88,7 @@ async def test_on_its_native_claude_channel(gateway, serve, workspace) -> None:
     await add_channel(gateway, None, models=model, type=int(ChannelType.ANTHROPIC), base_url=await serve(fake.app()),
                       key=fake.key)
     _, user, start = await run_claude_code(gateway, workspace, model)
-    assert_loop(script, fake.seen)
+    assert_tool_loop(script, fake.seen, "Read")
     first, second = fake.seen[0], fake.seen[1]
     assert first["body"]["thinking"]["type"] == "adaptive" and "context_management" in first["body"]  # as sent
     assert "claude-code-20250219" in first["headers"].get("anthropic-beta", "")

@@ -10,13 +10,13 @@ from typing import Any
 from models.enums import ChannelType
 from tests.clients import clis
 from tests.clients.charges import Tokens, assert_charged, claude_tokens, responses_tokens, set_prices
-from tests.clients.conftest import FILE_LINE, Workspace
+from tests.clients.conftest import Workspace, assert_tool_loop, run_cli
 from tests.relay.agent_script import Recorded, read_file_script
 from tests.relay.fake_anthropic import FakeClaude
 from tests.relay.fake_anthropic_models import sign
 from tests.relay.fake_openai_strict import FakeOpenAI
 from tests.relay.fake_responses import FakeResponses
-from tests.relay.fakes import add_channel, make_key, rich_user
+from tests.relay.fakes import add_channel
 
 THINKING = "The user wants the file; cat will print it."
 CLAUDE_USAGE = {"input_tokens": 500, "cache_creation_input_tokens": 500, "cache_read_input_tokens": 3000,
@@ -27,22 +27,8 @@ RESPONSES_USAGE = {"input_tokens": 4000, "input_tokens_details": {"cached_tokens
 
 async def run_codex(gateway: Any, workspace: Workspace, model: str,
                     effort: str | None = None) -> tuple[clis.CliRun, Any, int]:
-    """(the run, its user, the user's balance before it) for a new user and key."""
-    user = await rich_user()
-    token = await make_key(user)
-    run = await clis.codex(str(gateway.make_url("")).rstrip("/"), f"sk-{token.key}", model, workspace.home,
-                           workspace.workdir, workspace.prompt, effort=effort)
-    assert run.returncode == 0, run.explain()
-    assert FILE_LINE in run.answer, run.explain()
-    return run, user, user.quota
+    return await run_cli(clis.codex, gateway, workspace, model, effort=effort)
 
-
-def assert_loop(script: Recorded, seen: list[Any]) -> None:
-    """Two upstream requests: `cat` asked of Codex's shell tool, then its output (the file) seen and quoted."""
-    assert len(seen) == 2, seen  # nothing else reached the upstream
-    assert [len(view.tool_results) for view in script.views] == [0, 1]
-    assert script.turns[0].tool is not None and script.turns[0].tool["name"] == "exec_command"
-    assert FILE_LINE in script.views[1].tool_results[0]
 
 
 async def test_on_a_claude_channel_thinking(gateway, serve, workspace) -> None:
@@ -53,7 +39,7 @@ async def test_on_a_claude_channel_thinking(gateway, serve, workspace) -> None:
     await add_channel(gateway, None, models=model, type=int(ChannelType.ANTHROPIC), base_url=await serve(fake.app()),
                       key=fake.key)
     _, user, start = await run_codex(gateway, workspace, model, effort="high")
-    assert_loop(script, fake.seen)
+    assert_tool_loop(script, fake.seen, "exec_command")
     first, second = fake.seen[0]["body"], fake.seen[1]["body"]
     assert first["thinking"]["type"] == "adaptive" and first["output_config"]["effort"] == "high"
     # Claude refuses a tool turn replayed without the signed thinking block that came before its call.
@@ -72,7 +58,7 @@ async def test_on_a_chat_only_openai_compatible_channel(gateway, serve, workspac
     await add_channel(gateway, None, models=model, type=int(ChannelType.DEEPSEEK), base_url=await serve(fake.app()),
                       key=fake.key)
     _, user, start = await run_codex(gateway, workspace, model)
-    assert_loop(script, fake.seen)
+    assert_tool_loop(script, fake.seen, "exec_command")
     await assert_charged(gateway, user, start, model, [Tokens(4000, 40, 3000)] * 2)
 
 
@@ -83,7 +69,7 @@ async def test_on_its_native_openai_channel(gateway, serve, workspace) -> None:
     fake = FakeResponses(script=script, usage=RESPONSES_USAGE)
     await add_channel(gateway, None, models=model, base_url=await serve(fake.app()), key=fake.key)
     _, user, start = await run_codex(gateway, workspace, model)
-    assert_loop(script, fake.seen)
+    assert_tool_loop(script, fake.seen, "exec_command")
     first, second = fake.seen[0]["body"], fake.seen[1]["body"]
     kinds = {tool["type"] for tool in first["tools"]}
     assert {"function", "custom", "web_search"} <= kinds  # Codex's own tools, relayed as it declared them
