@@ -26,7 +26,7 @@ from aiohttp import web
 
 from api import keys
 from api.i18n import language, translate
-from api.middlewares import REQUEST_ID_HEADER, RETRY_AFTER
+from api.middlewares import RETRY_AFTER
 from api.relay import client, responses_support
 from api.relay.auth import UserInfo, parse_key
 from api.relay.base import (
@@ -42,7 +42,7 @@ from api.relay.base import (
 from api.relay.disconnects import client_gone
 from api.relay.errors import ChannelCannotServe, RelayError, mask_secrets, should_retry_error
 from api.relay.inbound.base import Inbound
-from api.relay.job import Caller, Form, Job, Outcome, refuse
+from api.relay.job import Caller, Form, Job, Outcome, answer_headers, refuse
 from api.relay.modes import MODES, Billing, text_field
 from api.relay.registry import build_adaptor, type_label
 from api.relay.settling import settle
@@ -536,17 +536,6 @@ def answer(job: Job, adaptor: AnswerReader, resp: client.Answer, raw: bytes, nat
     if job.inbound is not None:
         out = job.inbound.render(out)
     return Outcome(json_response(out, headers), usage, usage_quota(job, usage))
-
-
-DROPPED_HEADER = "X-Gateway-Dropped"
-
-
-def answer_headers(job: Job) -> dict[str, str]:
-    """The request id, and what conversion left out for the channel (so the client can see it)."""
-    headers = {REQUEST_ID_HEADER: job.request.get(keys.REQUEST_ID, "")}
-    if job.facts is not None and job.facts.dropped:
-        headers[DROPPED_HEADER] = job.facts.dropped
-    return headers
 
 
 def json_response(body: Any, headers: Mapping[str, str]) -> web.Response:

@@ -100,6 +100,18 @@ class Job:
         return MODES[self.mode].streamable and self.body.get("stream") is True
 
 
+DROPPED_HEADER = "X-Gateway-Dropped"
+
+
+def answer_headers(job: Job) -> dict[str, str]:
+    """An answer's own headers, streamed or not: the request id, and what conversion left out for
+    the channel (so the client can see it)."""
+    headers = {REQUEST_ID_HEADER: job.request.get(keys.REQUEST_ID, "")}
+    if job.facts is not None and job.facts.dropped:
+        headers[DROPPED_HEADER] = job.facts.dropped
+    return headers
+
+
 @dataclass(slots=True)
 class Outcome:
     response: web.StreamResponse

@@ -12,7 +12,6 @@ from aiohttp import web
 
 from api import keys
 from api.i18n import language, translate
-from api.middlewares import REQUEST_ID_HEADER
 from api.relay import client
 from api.relay.base import (
     AnswerReader,
@@ -25,7 +24,7 @@ from api.relay.base import (
 )
 from api.relay.errors import RelayError
 from api.relay.inbound.base import StreamWriter
-from api.relay.job import Job, Outcome
+from api.relay.job import Job, Outcome, answer_headers
 from api.relay.sse import SSEError, SSEEvent, encode_data, encode_done, encode_many
 from api.services import pricing
 
@@ -40,9 +39,7 @@ NativeFrames = Callable[[list[SSEEvent], bytes], bytes]
 
 async def open_stream(job: Job, content_type: str = "text/event-stream") -> web.StreamResponse:
     headers = {"Content-Type": content_type, "Cache-Control": "no-cache", "X-Accel-Buffering": "no",
-               "Access-Control-Allow-Origin": "*", REQUEST_ID_HEADER: job.request.get(keys.REQUEST_ID, "")}
-    if job.facts is not None and job.facts.dropped:
-        headers["X-Gateway-Dropped"] = job.facts.dropped  # what conversion left out for the channel
+               "Access-Control-Allow-Origin": "*", **answer_headers(job)}
     response = web.StreamResponse(status=200, headers=headers)
     await response.prepare(job.request)
     return response
