@@ -311,6 +311,9 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "option_status_ranges": (
         "{key} must be status codes or ranges between 100 and 599, e.g. 401-407,429,500-503",
         "{key} 必须是 100 到 599 之间的状态码或范围，例如 401-407,429,500-503"),
+    "mail_daily_cap": (
+        "This address has received the most mails allowed in 24 hours ({max}), try again in {minutes} min",
+        "该邮箱 24 小时内收到的邮件已达上限（{max} 封），请 {minutes} 分钟后再试"),
 }
 
 

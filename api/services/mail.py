@@ -6,11 +6,17 @@ The API never talks to SMTP: it stores the code, composes the message and enqueu
 
 Codes live in Redis under the deployment prefix, hashed (a Redis dump reveals no usable code), for
 CODE_TTL seconds; a code is consumed by its first correct use, and dropped after MAX_ATTEMPTS wrong
-guesses. A second mail of the same purpose to the same address within RESEND_COOLDOWN is refused.
+guesses. A second mail of the same purpose to the same address within RESEND_COOLDOWN is refused,
+and one address receives at most DAILY_CAP of these mails (every purpose: codes, address-in-use
+notices, reset links) in any DAILY_WINDOW: a few callers cannot flood a mailbox by cycling purposes.
+A request is counted whether or not a mail goes out (a reset for an address without an account), so
+the answers tell nothing about accounts.
 """
 from __future__ import annotations
 
 import html as html_lib
+import math
+import time
 from email.message import EmailMessage
 from email.utils import formataddr, formatdate, make_msgid
 
@@ -31,6 +37,29 @@ RESET = "reset"  # password reset link
 VERIFY_CODE_LENGTH = 6
 RESET_TOKEN_LENGTH = 32
 SEND_TIMEOUT = 30
+DAILY_CAP = 10  # mails per address
+DAILY_WINDOW = 86400  # seconds, sliding
+
+clock = time.time  # the cap's "now"; tests move it
+
+# KEYS: 1 the cooldown of (purpose, address), 2 the address's mails (member → ms sent).
+# ARGV: 1 now (ms), 2 cooldown (s), 3 cap, 4 window (ms), 5 this mail's member.
+# Returns {0, 0} when counted, {1, ms left} in the cooldown, {2, ms left} when the cap is reached.
+_ISSUE = """
+local cool = redis.call('PTTL', KEYS[1])
+if cool > 0 then return {1, cool} end
+local now = tonumber(ARGV[1])
+local window = tonumber(ARGV[4])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now - window)
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[3]) then
+  local oldest = redis.call('ZRANGE', KEYS[2], 0, 0, 'WITHSCORES')
+  return {2, tonumber(oldest[2]) + window - now}
+end
+redis.call('SET', KEYS[1], '1', 'EX', tonumber(ARGV[2]))
+redis.call('ZADD', KEYS[2], now, ARGV[5])
+redis.call('PEXPIRE', KEYS[2], window)
+return {0, 0}
+"""
 
 _CONSUME = """
 local stored = redis.call('HGET', KEYS[1], 'code')
@@ -58,8 +87,13 @@ def code_key(store: Store, purpose: str, email: str) -> str:
     return store.key("mailcode", purpose, _email_id(email))
 
 
+# The address's hash tag: the cooldown and the count of one address live in one cluster slot.
 def cooldown_key(store: Store, purpose: str, email: str) -> str:
-    return store.key("mailcool", purpose, _email_id(email))
+    return store.key("mailcool", purpose, "{" + _email_id(email) + "}")
+
+
+def sent_key(store: Store, email: str) -> str:
+    return store.key("mailsent", "{" + _email_id(email) + "}")
 
 
 def smtp_configured(options: OptionsService) -> bool:
@@ -67,12 +101,16 @@ def smtp_configured(options: OptionsService) -> bool:
 
 
 async def issue_code(store: Store, purpose: str, email: str, length: int) -> str:
-    """A new code for (purpose, e-mail), replacing any earlier one; refused within the cooldown."""
-    cooldown = cooldown_key(store, purpose, email)
-    if not await store.redis.set(cooldown, "1", nx=True, ex=RESEND_COOLDOWN):
-        ttl = await store.redis.ttl(cooldown)
-        raise ApiError("mail_cooldown", seconds=max(int(ttl), 1))
+    """A new code for (purpose, e-mail), replacing any earlier one; refused within the cooldown and
+    past the address's DAILY_CAP."""
     code = random_string(length)
+    state, left_ms = await store.redis.eval(
+        _ISSUE, 2, cooldown_key(store, purpose, email), sent_key(store, email),
+        int(clock() * 1000), RESEND_COOLDOWN, DAILY_CAP, DAILY_WINDOW * 1000, _member(code))
+    if int(state) == 1:
+        raise ApiError("mail_cooldown", seconds=max(math.ceil(int(left_ms) / 1000), 1))
+    if int(state) == 2:
+        raise ApiError("mail_daily_cap", max=DAILY_CAP, minutes=max(math.ceil(int(left_ms) / 60000), 1))
     key = code_key(store, purpose, email)
     async with store.redis.pipeline(transaction=True) as pipe:
         pipe.delete(key)
@@ -82,9 +120,19 @@ async def issue_code(store: Store, purpose: str, email: str, length: int) -> str
     return code
 
 
-async def release_cooldown(store: Store, purpose: str, email: str) -> None:
-    """The mail was not sent after all (enqueue failed): let the user ask again at once."""
-    await store.redis.delete(cooldown_key(store, purpose, email), code_key(store, purpose, email))
+async def release_cooldown(store: Store, purpose: str, email: str, code: str = "") -> None:
+    """The mail was not sent after all (enqueue failed): let the user ask again at once, and do not
+    count it against the address."""
+    async with store.redis.pipeline(transaction=False) as pipe:
+        pipe.delete(cooldown_key(store, purpose, email))
+        pipe.delete(code_key(store, purpose, email))
+        if code:
+            pipe.zrem(sent_key(store, email), _member(code))
+        await pipe.execute()
+
+
+def _member(code: str) -> str:
+    return sha256_hex(code)[:24]
 
 
 async def consume_code(store: Store, purpose: str, email: str, code: object) -> bool:

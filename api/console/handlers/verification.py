@@ -33,7 +33,7 @@ async def send_verification_code(request: web.Request) -> web.Response:
         subject, html = mail.address_in_use_mail(options.get("SystemName"))
     else:
         subject, html = mail.verification_mail(options.get("SystemName"), code)
-    await _send(request, mail.VERIFY, email, subject, html)
+    await _send(request, mail.VERIFY, email, code, subject, html)
     return ok()
 
 
@@ -57,7 +57,7 @@ async def send_reset_mail(request: web.Request) -> web.Response:
         return ok()
     link = f"{base.rstrip('/')}/user/reset?{urlencode({'email': email, 'token': token})}"
     subject, html = mail.reset_mail(options.get("SystemName"), link)
-    await _send(request, mail.RESET, email, subject, html)
+    await _send(request, mail.RESET, email, token, subject, html)
     return ok()
 
 
@@ -79,10 +79,11 @@ async def reset_password(request: web.Request) -> web.Response:
     return ok(password)
 
 
-async def _send(request: web.Request, kind: str, email: str, subject: str, html: str) -> None:
-    """Queue the mail; if that fails, lift the resend cooldown so the caller may try again at once."""
+async def _send(request: web.Request, kind: str, email: str, code: str, subject: str, html: str) -> None:
+    """Queue the mail; if that fails, lift the resend cooldown so the caller may try again at once
+    (and the mail does not count against the address's daily cap)."""
     try:
         await mail.send_mail(request.config_dict[keys.JOBS], email, subject, html)
     except Exception:
-        await mail.release_cooldown(request.config_dict[keys.STORE], kind, email)
+        await mail.release_cooldown(request.config_dict[keys.STORE], kind, email, code)
         raise
