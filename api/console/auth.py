@@ -84,17 +84,21 @@ def critical(bucket: str) -> Callable[[Handler], Handler]:
     def decorator(handler: Handler) -> Handler:
         @functools.wraps(handler)
         async def wrapper(request: web.Request) -> web.StreamResponse:
-            settings = request.config_dict[keys.SETTINGS]
-            allowed = await request.config_dict[keys.LIMITER].hit(
-                f"critical:{bucket}", client_ip(request), settings.rate_limit_critical,
-                settings.critical_rate_limit_window)
-            if not allowed:
+            if await over_critical_limit(request, bucket):
                 raise TooManyRequests()
             return await handler(request)
 
         return wrapper
 
     return decorator
+
+
+async def over_critical_limit(request: web.Request, bucket: str) -> bool:
+    """Count this request against its address's critical limit; True when it is over."""
+    settings = request.config_dict[keys.SETTINGS]
+    allowed = await request.config_dict[keys.LIMITER].hit(
+        f"critical:{bucket}", client_ip(request), settings.rate_limit_critical, settings.critical_rate_limit_window)
+    return not allowed
 
 
 def the_user(request: web.Request) -> User:

@@ -230,18 +230,40 @@ async def unique_username(prefix: str) -> str:
 
 
 # -- login -----------------------------------------------------------------------------------------
-async def authenticate(identifier: str, password: str) -> User:
-    """The user of a password login (username or e-mail); ApiError with the reason otherwise."""
+async def login_candidate(identifier: str) -> User | None:
+    """The account a password login names: the username matching first, then the e-mail; a live
+    account before a deleted one."""
     query = Q(username=identifier)
     if "@" in identifier:
         query |= Q(email=identifier.strip().lower())
     users = await User.filter(query)
-    # The account whose username matches first, then a live account before a deleted one.
-    user = min(users, key=lambda u: (u.username != identifier, u.deleted_at is not None, u.id), default=None)
-    if user is None or not await verify_password(password, user.password):
+    return min(users, key=lambda u: (u.username != identifier, u.deleted_at is not None, u.id), default=None)
+
+
+async def check_login(user: User | None, password: str) -> User:
+    """The user when the password is theirs; ApiError with the reason otherwise. A name that matches
+    nobody, or an account without a password, costs the same bcrypt check as a wrong password, so
+    neither the answer nor its time tells whether the account exists."""
+    hashed = user.password if user is not None and user.password else await _decoy_hash()
+    if not await verify_password(password, hashed) or user is None or not user.password:
         raise ApiError("login_failed")
     check_can_log_in(user)
     return user
+
+
+async def authenticate(identifier: str, password: str) -> User:
+    """The user of a password login (username or e-mail); ApiError with the reason otherwise."""
+    return await check_login(await login_candidate(identifier), password)
+
+
+_decoy: list[str] = []
+
+
+async def _decoy_hash() -> str:
+    """A hash of a random password at the current cost, made once per process."""
+    if not _decoy:
+        _decoy.append(await hash_password(secrets.token_urlsafe(16)))
+    return _decoy[0]
 
 
 def check_can_log_in(user: User) -> None:

@@ -10,7 +10,9 @@ from api.console.auth import critical, services
 from api.errors import ApiError
 from api.response import ok, read_json
 from api.services import accounts, mail
+from api.services.login_guard import LoginGuard
 from api.services.passwords import hash_password, random_string
+from api.services.sessions import sessions_of
 from api.services.turnstile import turnstile_checked
 from models import User
 
@@ -64,7 +66,9 @@ async def send_reset_mail(request: web.Request) -> web.Response:
 @routes.post("/user/reset")
 @critical("reset")
 async def reset_password(request: web.Request) -> web.Response:
-    """A valid reset link sets a new random password, returned once; every session of the user ends."""
+    """A valid reset link sets a new random password, returned once; every session of the user ends.
+    The link proved the mailbox: this browser becomes the account's only known device (its logins
+    are not slowed by someone guessing at the account)."""
     body = await read_json(request)
     email, token = body.get("email"), body.get("token")
     if not isinstance(email, str) or not isinstance(token, str) or not email or not token:
@@ -76,7 +80,12 @@ async def reset_password(request: web.Request) -> web.Response:
     password = random_string(NEW_PASSWORD_LENGTH)
     await User.filter(id=user.id).update(password=await hash_password(password), access_token=None)
     await accounts.user_changed(services(request), user.id, revoke_sessions=True)
-    return ok(password)
+    sessions = sessions_of(request)
+    guard = LoginGuard(request.config_dict[keys.STORE], sessions.secret)
+    await guard.forget_devices(user.id)
+    response = ok(password)
+    await guard.trust(user.id, response, sessions.secure)
+    return response
 
 
 async def _send(request: web.Request, kind: str, email: str, code: str, subject: str, html: str) -> None:
