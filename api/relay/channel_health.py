@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections import deque
 
+from api.relay.blame import names_the_request
 from api.relay.errors import RelayError, should_disable_for_error
 from api.services.options import OptionsService
 
@@ -19,7 +20,11 @@ MAX_SAMPLES = 1000  # per channel; a busy channel's window is judged on its last
 
 def about_the_channel(err: RelayError) -> bool:
     """An upstream error that tells about the channel rather than about the request (404: the
-    channel lists a model its upstream does not serve)."""
+    channel lists a model its upstream does not serve). A 404 or 403 about something the request
+    named (an unknown item or file, a model asked of an endpoint it is not for) is the client's
+    (api/relay/blame.py)."""
+    if names_the_request(err.status, err.type, err.code, err.message):
+        return False
     return err.status >= 500 or err.status in (401, 402, 403, 404, 408) or err.type in {
         "insufficient_quota", "authentication_error", "permission_error"}
 

@@ -11,6 +11,7 @@ from functools import lru_cache
 from typing import Any
 from urllib.parse import urlsplit
 
+from api.relay.blame import names_the_request
 from api.services.option_rules import parse_status_ranges as parse_status_ranges  # the option is checked with it
 from models.enums import ChannelType
 
@@ -151,6 +152,8 @@ def should_retry_error(
     remaining: int,
     ranges: str | tuple[tuple[int, int], ...] = DEFAULT_RETRY_STATUS_RANGES,
 ) -> bool:
+    if names_the_request(err.status, err.type, err.code, err.message):
+        return False  # every channel would answer the same (api/relay/blame.py)
     return should_retry(
         err.status, channel_type, pinned=pinned, remaining=remaining, ranges=ranges, local=err.local, code=err.code
     )
@@ -167,9 +170,11 @@ def should_disable_channel(
 ) -> bool:
     """Whether the error proves the channel's credentials or account unusable (reference §2.4).
 
-    The caller also checks the option AutomaticDisableChannelEnabled and the channel's `auto_ban`.
+    An error about something the request named (a Gemini 403 for another project's file…) proves
+    nothing about the channel (api/relay/blame.py). The caller also checks the option
+    AutomaticDisableChannelEnabled and the channel's `auto_ban`.
     """
-    if local:
+    if local or names_the_request(status, err_type, code, message):
         return False
     if status == 401 or (status == 403 and channel_type == ChannelType.GEMINI):
         return True

@@ -18,6 +18,7 @@ import time
 import orjson
 
 from api import keys
+from api.relay.blame import names_the_request
 from api.relay.job import Job
 from api.relay.state import NativeRouteMarks
 from api.services.channel_index import ChannelInfo
@@ -70,8 +71,27 @@ async def native_attempt(job: Job, channel: ChannelInfo) -> bool:
 
 
 def route_missing(status: int, body: bytes) -> bool:
-    """An answer saying the endpoint does not exist (not that the model does not)."""
-    return status == 405 or (status == 404 and b"model" not in body.lower())
+    """An answer saying the endpoint does not exist: not that the model does not, nor that something
+    the request named is unknown (OpenAI's 404 "Item with id '…' not found." for an item it does not
+    keep: the client's, api/relay/blame.py)."""
+    if status == 405:
+        return True
+    if status != 404 or b"model" in body.lower():
+        return False
+    text = body[:2000].decode("utf-8", "replace")
+    return not names_the_request(status, None, None, _message_of(text))
+
+
+def _message_of(text: str) -> str:
+    """The error message of a JSON error answer (OpenAI's shape), else the text itself."""
+    try:
+        data = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return text
+    err = data.get("error") if isinstance(data, dict) else None
+    if isinstance(err, dict):
+        return str(err.get("message") or "")
+    return str(err or text)
 
 
 async def check_route(job: Job, channel: ChannelInfo, status: int, body: bytes) -> None:
