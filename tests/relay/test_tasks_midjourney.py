@@ -5,12 +5,15 @@ upstream's refusals uncharged, fetch / list-by-condition / image-seed / image pr
 notify callback, and the drawing options."""
 from __future__ import annotations
 
+from urllib.parse import parse_qs, urlsplit
+
 import orjson
 import pytest
 
 from api import keys
+from api.relay.tasks.billing import TaskCharge
+from api.relay.tasks.notify import notify_signature
 from api.relay.tasks.poll import MIDJOURNEY, poll
-from api.relay.tasks.routes import notify_signature
 from api.services import pricing
 from models import Channel, Log, Midjourney, User
 from models.enums import ChannelType, LogType
@@ -219,15 +222,21 @@ async def test_signed_notify_updates_and_refunds_once(gateway, proxy, setup) -> 
     await options.update("ServerAddress", "https://gw.example")
     _, body = await imagine(gateway, key)
     task_id = body["result"]
-    sig = notify_signature(gateway.server.app[keys.SETTINGS].session_secret, channel.id)
-    assert proxy.seen[-1][1]["notifyHook"] == f"https://gw.example/mj/notify?channel={channel.id}&sig={sig}"
+    hook = urlsplit(proxy.seen[-1][1]["notifyHook"])
+    query = {k: v[0] for k, v in parse_qs(hook.query).items()}
+    row = await Midjourney.get(mj_id=task_id)
+    settlement_id = TaskCharge.loads(row.billing).settlement_id
+    assert (hook.scheme, hook.netloc, hook.path) == ("https", "gw.example", "/mj/notify")
+    assert (query["channel"], query["task"]) == (str(channel.id), settlement_id)  # signed for this one task
+    assert query["sig"] == notify_signature(gateway.server.app[keys.SETTINGS].session_secret, channel.id,
+                                            settlement_id, int(query["expires"]))
     callback = {**proxy.tasks[task_id], "status": "FAILURE", "progress": "100%", "failReason": "banned by Discord"}
-    resp = await gateway.post(f"/mj/notify?channel={channel.id}&sig={'0' * 32}", json=callback)
+    unsigned = f"/mj/notify?channel={channel.id}&task={settlement_id}&expires={query['expires']}&sig={'0' * 64}"
+    resp = await gateway.post(unsigned, json=callback)
     assert resp.status == 403  # unsigned: no one but the upstream may change a task
-    resp = await gateway.post(f"/mj/notify?channel={channel.id}&sig={sig}", json=callback,
-                              headers=mj_headers(key))
+    resp = await gateway.post(f"/mj/notify?{hook.query}", json=callback, headers=mj_headers(key))
     assert resp.status == 200
-    again = await gateway.post(f"/mj/notify?channel={channel.id}&sig={sig}", json=callback)
+    again = await gateway.post(f"/mj/notify?{hook.query}", json=callback)
     assert again.status == 200
     row = await Midjourney.get(mj_id=task_id)
     assert (row.status, row.progress, row.fail_reason) == ("FAILURE", "100%", "banned by Discord")

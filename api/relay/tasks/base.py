@@ -85,7 +85,9 @@ def percent(value: Any) -> str:
     """A progress as the tables keep it ("40%"), from "40%", 40 or 0.4-style upstream values."""
     if isinstance(value, str):
         text = value.strip()
-        return text if text.endswith("%") else (f"{text}%" if text.replace(".", "", 1).isdigit() else "")
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return f"{int(value)}%"
-    return ""
+        text = text if text.endswith("%") else (f"{text}%" if text.replace(".", "", 1).isdigit() else "")
+    elif isinstance(value, int | float) and not isinstance(value, bool) and abs(value) < 1e6:
+        text = f"{int(value)}%"
+    else:
+        text = ""
+    return text if len(text) <= 20 else ""  # the column's width

@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 
 from .base import FAILURE, SUCCESS, Submitted, TaskAdaptor, TaskUpdate, Upstream, percent
+from .redact import masked, public_properties, without_callbacks
 
 ACCEPTED = frozenset({1, 21, 22})
 QUEUE_FULL = 23
@@ -85,6 +86,23 @@ class MidjourneyAdaptor(TaskAdaptor):
     def _headers(self) -> dict[str, str]:
         return {"mj-api-secret": self.key.removeprefix("Bearer ").strip(), "Content-Type": "application/json"}
 
+    def mask(self, value: Any) -> Any:
+        """Upstream words (text or JSON) with the channel's key and address masked."""
+        value = masked(value, self.key, self.base_url)
+        secret = self.key.removeprefix("Bearer ").strip()
+        return masked(value, secret, "") if secret != self.key else value
+
+    def public(self, body: dict[str, Any]) -> dict[str, Any]:
+        """A submission's or image seed's answer as the client sees it: all but `code` and `result`
+        masked, and the properties without callbacks."""
+        out: dict[str, Any] = {}
+        for name, value in body.items():
+            if name in ("code", "result"):
+                out[name] = value
+            else:
+                out[name] = self.mask(without_callbacks(value) if name == "properties" else value)
+        return out
+
     def submit(self, path: str, body: dict[str, Any]) -> Upstream:
         return Upstream("POST", f"{self.base_url}/mj{path}", self._headers(), body)
 
@@ -102,9 +120,12 @@ class MidjourneyAdaptor(TaskAdaptor):
         if not isinstance(body, dict):
             return Submitted(False, reason="the upstream's answer is not an object", retry_elsewhere=True)
         code = body.get("code")
-        description = str(body.get("description") or "")
+        if not isinstance(code, int) or isinstance(code, bool):
+            return Submitted(False, reason="the upstream's answer has no code", retry_elsewhere=True)
+        answer = self.public(body)  # what the client and the task row may hold
+        description = str(answer.get("description") or "")
         if code not in ACCEPTED:
-            return Submitted(False, answer=body, reason=description or f"code {code}", busy=code == QUEUE_FULL)
+            return Submitted(False, answer=answer, reason=description or f"code {code}", busy=code == QUEUE_FULL)
         result = body.get("result")
         props = body.get("properties") if isinstance(body.get("properties"), dict) else {}
         row: dict[str, Any] = {"code": int(code), "description": description}
@@ -112,12 +133,12 @@ class MidjourneyAdaptor(TaskAdaptor):
             task_id = f"upload-{uuid.uuid4().hex[:16]}"
             row.update(status=SUCCESS, progress="100%", image_url=str(result[0]) if result else "")
         else:
-            task_id = str(result or "")
-            if not task_id:
-                return Submitted(False, answer=body, reason="the upstream accepted the task without an id")
+            task_id = str(result or "") if isinstance(result, str | int) and not isinstance(result, bool) else ""
+            if not task_id or len(task_id) > 191:
+                return Submitted(False, answer=answer, reason="the upstream accepted the task without an id")
             if code == 21 and props:  # an existing task: its state comes with the answer
-                row.update(status=str(props.get("status") or ""), image_url=str(props.get("imageUrl") or ""))
-        answer = {**body, "code": 1} if code in (21, 22) else body
+                row.update(status=str(props.get("status") or "")[:20], image_url=str(props.get("imageUrl") or ""))
+        answer = {**answer, "code": 1} if code in (21, 22) else answer
         return Submitted(True, task_id=task_id, answer=answer, row=row)
 
     def fetch(self, task_ids: list[str]) -> Upstream:
@@ -131,14 +152,15 @@ class MidjourneyAdaptor(TaskAdaptor):
         for item in items:
             if not isinstance(item, dict) or not item.get("id"):
                 continue
-            status = str(item.get("status") or "")
+            status = str(item.get("status") or "")[:20]
             fields: dict[str, Any] = {
                 "progress": percent(item.get("progress")), "image_url": str(item.get("imageUrl") or ""),
-                "prompt_en": str(item.get("promptEn") or ""), "description": str(item.get("description") or ""),
-                "fail_reason": str(item.get("failReason") or ""), "start_time": _int(item.get("startTime")),
+                "prompt_en": str(item.get("promptEn") or ""),
+                "description": self.mask(str(item.get("description") or "")),
+                "fail_reason": self.mask(str(item.get("failReason") or "")), "start_time": _int(item.get("startTime")),
                 "finish_time": _int(item.get("finishTime")),
                 "buttons": orjson.dumps(item["buttons"]).decode() if isinstance(item.get("buttons"), list) else "",
-                "properties": orjson.dumps(item["properties"]).decode()
+                "properties": orjson.dumps(self.mask(without_callbacks(item["properties"]))).decode()
                 if isinstance(item.get("properties"), dict) else "",
             }
             if status == "CANCEL":
@@ -150,7 +172,8 @@ class MidjourneyAdaptor(TaskAdaptor):
 
 
 def _int(value: Any) -> int:
-    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0
+    """A time as the columns hold it (a 64-bit integer); anything else is 0."""
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < 2**62 else 0
 
 
 def task_answer(row: Any, image_url: str) -> dict[str, Any]:
@@ -165,4 +188,4 @@ def task_answer(row: Any, image_url: str) -> dict[str, Any]:
             "description": row.description, "state": row.state, "submitTime": row.submit_time,
             "startTime": row.start_time, "finishTime": row.finish_time, "imageUrl": image_url,
             "status": row.status, "progress": row.progress, "failReason": row.fail_reason,
-            "buttons": parsed(row.buttons, []), "properties": parsed(row.properties, {})}
+            "buttons": parsed(row.buttons, []), "properties": parsed(public_properties(row.properties), {})}

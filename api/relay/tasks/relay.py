@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +40,7 @@ from models.enums import ChannelType
 
 from .base import TaskAdaptor, Upstream
 from .billing import TaskCharge
+from .bodies import Check, type_problem
 from .midjourney import MidjourneyAdaptor
 from .suno import SunoAdaptor
 
@@ -59,15 +61,37 @@ def task_error(request: web.Request, status: int, message_key: str, code: str, /
                                   "invalid_request_error" if status < 500 else "new_api_error")
 
 
-async def json_body(request: web.Request) -> dict[str, Any]:
+_JSON_NUL = re.compile(rb"(?<!\\)(?:\\\\)*\\u0000")  # \u0000 escaped in JSON (not an escaped backslash + "u0000")
+
+
+async def json_body(request: web.Request, fields: Mapping[str, Check] | None = None) -> dict[str, Any]:
+    """The request's JSON object, its known `fields` of their types; no NUL anywhere (PostgreSQL
+    cannot keep one, and no task field needs one)."""
     raw = await request.read()
     try:
-        body = orjson.loads(raw) if raw else None
+        body = orjson.loads(raw) if raw and not (b"\\u0000" in raw and _JSON_NUL.search(raw)) else None
     except orjson.JSONDecodeError:
         body = None
     if not isinstance(body, dict):
         raise task_error(request, 400, "relay_invalid_body", "invalid_request_body")
+    problem = type_problem(body, fields) if fields is not None else ""
+    if problem:
+        raise task_error(request, 400, "relay_task_invalid", "invalid_request", reason=problem)
     return body
+
+
+def path_id(request: web.Request) -> str:
+    """The task id in the path; "" for one no task can have (a NUL, longer than the column)."""
+    task_id = request.match_info["id"]
+    return "" if "\x00" in task_id or len(task_id) > 191 else task_id
+
+
+async def origin_channel(request: web.Request, row: Any, task_id: str) -> ChannelInfo:
+    """The channel that ran a task (follow-ups and image seeds go to it)."""
+    channel = relay_state(request).index.get(row.channel_id)
+    if channel is None:
+        raise task_error(request, 503, "relay_task_channel_gone", "channel_unavailable", id=task_id)
+    return channel
 
 
 async def call(http: aiohttp.ClientSession, up: Upstream, timeout: float) -> tuple[int, bytes]:
@@ -92,7 +116,8 @@ class Submission:
     types: frozenset[int]  # channel types that can run it
     origin: ChannelInfo | None = None  # a follow-up: the channel of the task it acts on
     prompt: str = ""
-    for_channel: Callable[[ChannelInfo, dict[str, Any]], dict[str, Any]] | None = None  # per-channel fields
+    # Per-channel fields: (channel, body, the submission's own id (its settlement id)) → the body sent.
+    for_channel: Callable[[ChannelInfo, dict[str, Any], str], dict[str, Any]] | None = None
 
 
 def task_quota(price: pricing.Price, options: Any) -> int:
@@ -145,7 +170,8 @@ async def submit(request: web.Request, caller: Caller, sub: Submission) -> tuple
             facts.channel_id, facts.used_channels = channel.id, list(tried)
             adaptor = ADAPTORS[channel.type](channel.base_url, channel.key)
             try:
-                body = sub.for_channel(channel, sub.body) if sub.for_channel is not None else sub.body
+                body = sub.for_channel(channel, sub.body, facts.request_id) if sub.for_channel is not None \
+                    else sub.body
                 status, raw = await call(http, adaptor.submit(sub.path, body), SUBMIT_TIMEOUT)
                 result = adaptor.read_submit(status, raw)
             except (aiohttp.ClientError, TimeoutError) as exc:

@@ -4,12 +4,9 @@ whose mode prefix is dropped), suno-api's under /suno. Keys come as `Authorizati
 """
 from __future__ import annotations
 
-import hashlib
-import hmac
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any
-from urllib.parse import urlsplit
 
 import orjson
 from aiohttp import web
@@ -18,18 +15,17 @@ from api import keys
 from api.relay.errors import RelayError
 from api.relay.handler import key_caller
 from api.relay.inbound.base import REQUEST_INBOUND
-from api.relay.media import fetch_image
 from api.relay.routes import cors_middleware, openai_errors_middleware
 from api.relay.state import relay_state
-from api.services.store import Store
 from models import Midjourney, Task
 from models.enums import ChannelType
 
+from . import bodies, suno
 from . import midjourney as mj
-from . import suno
 from .base import SUCCESS
-from .poll import MIDJOURNEY, apply_update, new_owner
-from .relay import Refused, Submission, call, json_body, submit, task_error
+from .mj_media import mj_image, mj_image_seed
+from .notify import mj_notify, notify_hook, take_early
+from .relay import Refused, Submission, json_body, origin_channel, path_id, submit, task_error
 
 MJ_TYPES = frozenset({int(ChannelType.MIDJOURNEY), int(ChannelType.MIDJOURNEY_PLUS)})
 MJ_PLUS_TYPES = frozenset({int(ChannelType.MIDJOURNEY_PLUS)})
@@ -128,17 +124,6 @@ def _mj_action(request: web.Request, path: str, body: dict[str, Any]) -> tuple[s
     return fixed, _text(body, "taskId") if path in ("/submit/video", "/submit/edits") else ""
 
 
-async def _origin_channel(request: web.Request, row: Any, task_id: str) -> Any:
-    channel = relay_state(request).index.get(row.channel_id)
-    if channel is None:
-        raise task_error(request, 503, "relay_task_channel_gone", "channel_unavailable", id=task_id)
-    return channel
-
-
-def notify_signature(secret: str, channel_id: int) -> str:
-    return hmac.new(secret.encode(), f"mj-notify:{channel_id}".encode(), hashlib.sha256).hexdigest()[:32]
-
-
 def _upstream_body(request: web.Request, body: dict[str, Any]) -> dict[str, Any]:
     """The client's body as the upstream gets it, per the drawing options."""
     options = relay_state(request).options or request.config_dict[keys.OPTIONS]
@@ -147,32 +132,16 @@ def _upstream_body(request: web.Request, body: dict[str, Any]) -> dict[str, Any]
         out["prompt"] = mj.clear_mode(out["prompt"])
     if not options.get_bool("MjAccountFilterEnabled"):
         out.pop("accountFilter", None)
-    if not options.get_bool("MjNotifyEnabled"):
+    if not options.get_bool("MjNotifyEnabled") or not out.get("notifyHook"):
         out.pop("notifyHook", None)
     return out
-
-
-def _notify_hook(request: web.Request) -> Callable[[Any, dict[str, Any]], dict[str, Any]] | None:
-    """With MjNotifyEnabled and ServerAddress set, a submission without its own notifyHook names the
-    gateway's signed callback for its channel, so task states arrive without waiting for a poll."""
-    options = relay_state(request).options or request.config_dict[keys.OPTIONS]
-    address = (options.get("ServerAddress") or "").rstrip("/")
-    if not options.get_bool("MjNotifyEnabled") or not address:
-        return None
-    secret = request.config_dict[keys.SETTINGS].session_secret
-
-    def with_hook(channel: Any, body: dict[str, Any]) -> dict[str, Any]:
-        sig = notify_signature(secret, channel.id)
-        return {**body, "notifyHook": f"{address}/mj/notify?channel={channel.id}&sig={sig}"}
-
-    return with_hook
 
 
 def mj_submit(path: str) -> Callable[[web.Request], Awaitable[web.StreamResponse]]:
     async def handle(request: web.Request) -> web.StreamResponse:
         state = relay_state(request)
         caller = await key_caller(request, state)
-        body = await json_body(request)
+        body = await json_body(request, bodies.MIDJOURNEY)
         action, origin_id = _mj_action(request, path, body)
         origin = None
         if origin_id:
@@ -183,18 +152,20 @@ def mj_submit(path: str) -> Callable[[web.Request], Awaitable[web.StreamResponse
             if options.get_bool("MjActionCheckSuccessEnabled") and action != "MODAL" and row.status != SUCCESS:
                 raise task_error(request, 400, "relay_task_not_success", "task_status_not_success", id=origin_id,
                                  task_status=row.status or "-")
-            origin = await _origin_channel(request, row, origin_id)
+            origin = await origin_channel(request, row, origin_id)
         upstream = _upstream_body(request, body)
         if origin is not None and path in mj.PLUS_ONLY and origin.type not in MJ_PLUS_TYPES:
             raise _invalid(request, f"{path} needs a Midjourney Proxy Plus channel")
         prompt = _text(body, "prompt") or _text(body, "content")
+        hook = notify_hook(request) if "notifyHook" not in upstream else None
         sub = Submission("mj", action, mj.model_of(action), path, upstream,
-                         MJ_PLUS_TYPES if path in mj.PLUS_ONLY else MJ_TYPES, origin, prompt,
-                         _notify_hook(request) if "notifyHook" not in upstream else None)
+                         MJ_PLUS_TYPES if path in mj.PLUS_ONLY else MJ_TYPES, origin, prompt, hook)
         try:
-            answer, _ = await submit(request, caller, sub)
+            answer, row = await submit(request, caller, sub)
         except Refused as refused:
             return _json(refused.answer)
+        if hook is not None:
+            await take_early(request, row)
         return _json(answer)
 
     handle.__name__ = f"mj_submit_{path.rsplit('/', 1)[-1].replace('-', '_')}"
@@ -216,8 +187,8 @@ def _image_url(request: web.Request, row: Midjourney) -> str:
 
 async def mj_fetch(request: web.Request) -> web.Response:
     caller = await key_caller(request, relay_state(request))
-    task_id = request.match_info["id"]
-    row = await Midjourney.filter(mj_id=task_id, user_id=caller.user.id).first()
+    task_id = path_id(request)
+    row = await Midjourney.filter(mj_id=task_id, user_id=caller.user.id).first() if task_id else None
     if row is None:
         raise task_error(request, 404, "relay_task_not_found", "task_not_found", id=task_id)
     return _json(mj.task_answer(row, _image_url(request, row)))
@@ -225,7 +196,7 @@ async def mj_fetch(request: web.Request) -> web.Response:
 
 async def mj_list(request: web.Request) -> web.Response:
     caller = await key_caller(request, relay_state(request))
-    body = await json_body(request)
+    body = await json_body(request, bodies.MIDJOURNEY)
     ids = body.get("ids")
     if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids) or len(ids) > 1000:
         raise _invalid(request, "ids must be a list of at most 1000 task ids")
@@ -233,73 +204,22 @@ async def mj_list(request: web.Request) -> web.Response:
     return _json([mj.task_answer(row, _image_url(request, row)) for row in rows])
 
 
-async def mj_image_seed(request: web.Request) -> web.Response:
-    """The task's image seed, asked of the channel that ran it."""
-    caller = await key_caller(request, relay_state(request))
-    task_id = request.match_info["id"]
-    row = await Midjourney.filter(mj_id=task_id, user_id=caller.user.id).first()
-    if row is None:
-        raise task_error(request, 404, "relay_task_not_found", "task_not_found", id=task_id)
-    channel = await _origin_channel(request, row, task_id)
-    adaptor = mj.MidjourneyAdaptor(channel.base_url, channel.key)
-    http = relay_state(request).http or request.config_dict[keys.HTTP]
-    try:
-        status, raw = await call(http, adaptor.image_seed(task_id), 30.0)
-    except Exception:
-        raise task_error(request, 502, "relay_task_unreachable", "upstream_unreachable") from None
-    return web.Response(body=raw, status=status, content_type="application/json")
-
-
-async def mj_image(request: web.Request) -> web.Response:
-    """GET /mj/image/{id}: the task's image through the gateway (no key: image tags cannot send
-    one). The upstream's image URL is fetched under the media policy; an address inside the
-    network is allowed only when it is the host of the task's own channel (a proxy next to the
-    gateway) or MediaFetchPrivateEnabled is on."""
-    task_id = request.match_info["id"]
-    row = await Midjourney.filter(mj_id=task_id).first()
-    if row is None or not row.image_url:
-        raise task_error(request, 404, "relay_task_no_image", "image_not_found", id=task_id)
-    options = relay_state(request).options or request.config_dict[keys.OPTIONS]
-    channel = relay_state(request).index.get(row.channel_id)
-    same_host = channel is not None and urlsplit(channel.base_url).hostname == urlsplit(row.image_url).hostname
-    mime, data = await fetch_image(row.image_url, allow_private=same_host or options.get_bool(
-        "MediaFetchPrivateEnabled"))
-    cache = "public, max-age=86400" if row.status == SUCCESS else "no-store"
-    return web.Response(body=data, content_type=mime, headers={"Cache-Control": cache})
-
-
-async def mj_notify(request: web.Request) -> web.Response:
-    """POST /mj/notify?channel=<id>&sig=<signature>: a midjourney-proxy callback (its task JSON).
-    Only callbacks signed for a channel are taken (the URL the gateway gives the upstream when
-    MjNotifyEnabled is on); a key holder cannot change a task's state."""
-    app = request.config_dict
-    options = relay_state(request).options or app[keys.OPTIONS]
-    channel_text, sig = request.query.get("channel", ""), request.query.get("sig", "")
-    expected = notify_signature(app[keys.SETTINGS].session_secret, int(channel_text)) if channel_text.isdigit() \
-        else ""
-    if not options.get_bool("MjNotifyEnabled") or not expected or not hmac.compare_digest(sig, expected):
-        raise task_error(request, 403, "relay_task_notify_forbidden", "notify_forbidden")
-    body = await json_body(request)
-    updates = mj.MidjourneyAdaptor("", "").read_fetch(orjson.dumps([body]))
-    if not updates:
-        raise _invalid(request, "the callback carries no task id")
-    update = updates[0]
-    now = int(time.time())
-    owner = f"notify-{new_owner()}"
-    held = await Midjourney.filter(mj_id=update.task_id, channel_id=int(channel_text), lease_until__lt=now) \
-        .exclude(progress="100%").update(lease_until=now + 30, lease_owner=owner)
-    if held:
-        row = await Midjourney.filter(mj_id=update.task_id, channel_id=int(channel_text), lease_owner=owner).first()
-        store: Store = app[keys.STORE]
-        try:
-            if row is not None and await apply_update(MIDJOURNEY, store, row, update, owner, now):
-                relay_state(request).settlements.mark(row.user_id)
-        finally:
-            await Midjourney.filter(lease_owner=owner).update(lease_until=0, lease_owner="")
-    return _json({"code": 1, "description": "ok", "result": update.task_id})
-
-
 # -- Suno -----------------------------------------------------------------------------------------------
+
+
+async def _clip_channel(request: web.Request, user_id: int, body: dict[str, Any]) -> Any:
+    """A continuation acts on a clip of one of the caller's own tasks (`task_id`), on its channel."""
+    origin_id, clip_id = _text(body, "task_id"), body["continue_clip_id"]
+    if not origin_id:
+        raise _invalid(request, "task_id is required to continue a clip")
+    row = await Task.filter(task_id=origin_id, platform="suno", user_id=user_id).first() \
+        if len(origin_id) <= 191 else None
+    if row is None:
+        raise task_error(request, 404, "relay_task_not_found", "task_not_found", id=origin_id)
+    if clip_id not in suno.clip_ids(row):
+        raise task_error(request, 404, "relay_task_invalid", "clip_not_found",
+                         reason=f"continue_clip_id is not a clip of task {origin_id}")
+    return await origin_channel(request, row, origin_id)
 
 
 async def suno_submit(request: web.Request) -> web.Response:
@@ -309,20 +229,14 @@ async def suno_submit(request: web.Request) -> web.Response:
     action = suno.ACTIONS.get(name)
     if action is None:
         raise _invalid(request, "the action must be music or lyrics")
-    body = await json_body(request)
+    body = await json_body(request, bodies.SUNO)
     if action == "LYRICS" and not _text(body, "prompt"):
         raise _invalid(request, "prompt is required")
     if action == "MUSIC" and not body.get("mv"):
         body["mv"] = suno.DEFAULT_MV
     origin = None
     if body.get("continue_clip_id"):
-        origin_id = _text(body, "task_id")
-        if not origin_id:
-            raise _invalid(request, "task_id is required to continue a clip")
-        row = await Task.filter(task_id=origin_id, platform="suno", user_id=caller.user.id).first()
-        if row is None:
-            raise task_error(request, 404, "relay_task_not_found", "task_not_found", id=origin_id)
-        origin = await _origin_channel(request, row, origin_id)
+        origin = await _clip_channel(request, caller.user.id, body)
     prompt = _text(body, "prompt") or _text(body, "gpt_description_prompt")
     sub = Submission("suno", action, suno.model_of(action), f"/submit/{name}", body, SUNO_TYPES, origin, prompt)
     answer, _ = await submit(request, caller, sub)
@@ -331,7 +245,7 @@ async def suno_submit(request: web.Request) -> web.Response:
 
 async def suno_fetch(request: web.Request) -> web.Response:
     caller = await key_caller(request, relay_state(request))
-    body = await json_body(request)
+    body = await json_body(request, bodies.SUNO)
     ids = body.get("ids")
     if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids) or len(ids) > 1000:
         raise _invalid(request, "ids must be a list of at most 1000 task ids")
@@ -344,8 +258,8 @@ async def suno_fetch(request: web.Request) -> web.Response:
 
 async def suno_fetch_one(request: web.Request) -> web.Response:
     caller = await key_caller(request, relay_state(request))
-    task_id = request.match_info["id"]
-    row = await Task.filter(task_id=task_id, platform="suno", user_id=caller.user.id).first()
+    task_id = path_id(request)
+    row = await Task.filter(task_id=task_id, platform="suno", user_id=caller.user.id).first() if task_id else None
     if row is None:
         raise task_error(request, 404, "relay_task_not_found", "task_not_found", id=task_id)
     return _json({"code": "success", "message": "", "data": suno.task_answer(row)})

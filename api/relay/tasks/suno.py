@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 
 from .base import FAILURE, SUCCESS, Submitted, TaskAdaptor, TaskUpdate, Upstream, percent
+from .redact import masked
 
 ACTIONS = {"music": "MUSIC", "lyrics": "LYRICS"}
 DEFAULT_MV = "chirp-v3-0"
@@ -40,6 +41,10 @@ class SunoAdaptor(TaskAdaptor):
     def _headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.key}", "Content-Type": "application/json"}
 
+    def mask(self, value: Any) -> Any:
+        """Upstream words (text or JSON) with the channel's key and address masked."""
+        return masked(value, self.key, self.base_url)
+
     def submit(self, path: str, body: dict[str, Any]) -> Upstream:
         return Upstream("POST", f"{self.base_url}/suno{path}", self._headers(), body)
 
@@ -51,13 +56,14 @@ class SunoAdaptor(TaskAdaptor):
         if not isinstance(body, dict):
             return Submitted(False, reason=f"the upstream answered HTTP {status} without a JSON object",
                              retry_elsewhere=status >= 500 or status == 429 or status == 200)
+        answer = self.mask(body)
         if status != 200 or body.get("code") != "success":
-            reason = str(body.get("message") or body.get("code") or f"HTTP {status}")
-            return Submitted(False, answer=body, reason=reason, retry_elsewhere=status >= 500 or status == 429)
+            reason = str(answer.get("message") or answer.get("code") or f"HTTP {status}")
+            return Submitted(False, answer=answer, reason=reason, retry_elsewhere=status >= 500 or status == 429)
         task_id = body.get("data")
-        if not isinstance(task_id, str) or not task_id:
-            return Submitted(False, answer=body, reason="the upstream accepted the task without an id")
-        return Submitted(True, task_id=task_id, answer=body)
+        if not isinstance(task_id, str) or not task_id or len(task_id) > 191:
+            return Submitted(False, answer=answer, reason="the upstream accepted the task without an id")
+        return Submitted(True, task_id=task_id, answer={**answer, "data": task_id})
 
     def fetch(self, task_ids: list[str]) -> Upstream:
         return Upstream("POST", f"{self.base_url}/suno/fetch", self._headers(), {"ids": task_ids})
@@ -71,15 +77,25 @@ class SunoAdaptor(TaskAdaptor):
             if not isinstance(item, dict) or not item.get("task_id"):
                 continue
             status = status_of(item.get("status"))
-            fields: dict[str, Any] = {"status": status, "fail_reason": str(item.get("fail_reason") or ""),
+            fields: dict[str, Any] = {"status": status, "fail_reason": self.mask(str(item.get("fail_reason") or "")),
                                       "progress": percent(item.get("progress"))}
             for name in ("start_time", "finish_time"):
-                if isinstance(item.get(name), int) and not isinstance(item.get(name), bool):
+                if isinstance(item.get(name), int) and not isinstance(item.get(name), bool) and 0 <= item[name] < 2**62:
                     fields[name] = item[name]
             if "data" in item and item["data"] is not None:
-                fields["data"] = orjson.dumps(item["data"]).decode()
+                fields["data"] = orjson.dumps(self.mask(item["data"])).decode()
             updates.append(TaskUpdate(str(item["task_id"]), status, fields))
         return updates
+
+
+def clip_ids(row: Any) -> set[str]:
+    """The ids of the clips a finished task made (its data: a clip or a list of clips, each with `id`)."""
+    try:
+        data = orjson.loads(row.data) if row.data else None
+    except orjson.JSONDecodeError:
+        return set()
+    clips = data if isinstance(data, list) else [data]
+    return {c["id"] for c in clips if isinstance(c, dict) and isinstance(c.get("id"), str) and c["id"]}
 
 
 def task_answer(row: Any) -> dict[str, Any]:
