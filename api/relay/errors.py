@@ -6,39 +6,13 @@ ranges string of the latest upstream (`AutomaticRetryStatusCodes`).
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import Any
-from urllib.parse import urlsplit
 
 from api.relay.blame import names_the_request
+from api.relay.masking import mask_secrets as mask_secrets  # the one masking step (callers import it here)
 from api.services.option_rules import parse_status_ranges as parse_status_ranges  # the option is checked with it
 from models.enums import ChannelType
-
-# Credentials an upstream may quote in its error, whoever they belong to: OpenAI-style keys, bearer
-# tokens, AWS access key ids, Google API keys.
-_CREDENTIALS = re.compile(
-    r"(?i)\b(?:sk|pk|rk)-[A-Za-z0-9_\-*.]{6,}|(?<=Bearer )[^\s\"',]{6,}|\bAKIA[0-9A-Z]{16}\b|\bAIza[0-9A-Za-z_\-]{20,}")
-_KEY_PARTS = re.compile(r"[\n|,]")
-
-
-def mask_secrets(text: str, key: str = "", base_url: str = "") -> str:
-    """Upstream text made safe to show a user or store: the channel's key and every part of a
-    multi-part key (lines, `|`-separated fields) replaced by `***`, anything shaped like a credential
-    too, and the upstream's address (base URL and host) replaced by `upstream`."""
-    if not text:
-        return text
-    parts = sorted({p.strip() for p in [key, *_KEY_PARTS.split(key)] if len(p.strip()) >= 6}, key=len, reverse=True)
-    for part in parts:
-        text = text.replace(part, "***")
-    text = _CREDENTIALS.sub("***", text)
-    if base_url:
-        host = urlsplit(base_url if "://" in base_url else f"//{base_url}").hostname or ""
-        for value in (base_url.rstrip("/"), host):
-            if len(value) >= 4:
-                text = re.sub(re.escape(value), "upstream", text, flags=re.IGNORECASE)
-    return text
-
 
 DEFAULT_RETRY_STATUS_RANGES = "100-199,300-399,401-407,409-499,500-503,505-523,525-599"
 # Timeouts: retrying them doubles the client's wait for an answer that will most likely time out again.

@@ -40,7 +40,7 @@ from api.relay.base import (
     json_object,
 )
 from api.relay.disconnects import client_gone
-from api.relay.errors import ChannelCannotServe, RelayError, mask_secrets, should_retry_error
+from api.relay.errors import ChannelCannotServe, RelayError, should_retry_error
 from api.relay.inbound.base import Inbound
 from api.relay.job import Caller, Form, Job, Outcome, answer_headers, refuse
 from api.relay.modes import MODES, Billing, text_field
@@ -62,7 +62,6 @@ from api.services.settlement import RequestFacts, new_settlement_id
 from models.enums import Role, TokenStatus, UserStatus
 
 log = logging.getLogger("api.relay")
-
 
 
 # -- 1. who ---------------------------------------------------------------------------------------
@@ -354,6 +353,7 @@ async def relay_with_retries(job: Job) -> Outcome:
     while True:
         tried.append(channel.id)
         job.facts.channel_id, job.facts.used_channels = channel.id, list(tried)
+        job.upstream = channel
         job.facts.upstream_model = channel.upstream_model(job.model)
         try:
             outcome = await attempt(job, channel)
@@ -367,7 +367,7 @@ async def relay_with_retries(job: Job) -> Outcome:
         except RelayError as err:
             if err.local:
                 raise
-            err.message = mask_secrets(err.message, channel.key, channel.base_url)
+            err.message = job.mask(err.message)
             note_failure(job, channel, err)
             left = retries - (len(tried) - 1)
             if should_retry_error(err, channel.type, pinned=job.caller.pinned is not None, remaining=left,

@@ -21,6 +21,7 @@ from api.relay.base import (
 )
 from api.relay.errors import RelayError
 from api.relay.inbound.base import REQUEST_INBOUND, Inbound
+from api.relay.masking import mask_bytes, mask_secrets
 from api.relay.modes import MODES
 from api.relay.state import RelayState
 from api.services import pricing
@@ -85,6 +86,7 @@ class Job:
     group: str = ""
     price: pricing.Price | None = None
     channel: ChannelInfo | None = None
+    upstream: ChannelInfo | None = None  # the channel of the attempt under way
     prompt_tokens: int = 0
     pre: int = 0
     charge: Charge | None = None
@@ -98,6 +100,15 @@ class Job:
     @property
     def is_stream(self) -> bool:
         return MODES[self.mode].streamable and self.body.get("stream") is True
+
+    def mask(self, text: str) -> str:
+        """Upstream text of the attempt under way, safe for the client and the logs (api/relay/masking.py)."""
+        upstream = self.upstream
+        return mask_secrets(text, upstream.key, upstream.base_url) if upstream is not None else mask_secrets(text)
+
+    def mask_bytes(self, raw: bytes) -> bytes:
+        upstream = self.upstream
+        return mask_bytes(raw, upstream.key, upstream.base_url) if upstream is not None else mask_bytes(raw)
 
 
 DROPPED_HEADER = "X-Gateway-Dropped"

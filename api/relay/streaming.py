@@ -65,11 +65,15 @@ async def relay_stream(job: Job, adaptor: AnswerReader, resp: client.Answer, dec
         """Convert, count and write; what converted before a bad event is still written."""
         nonlocal out
         frames: list[Any] = []
+        failed = True
         try:
             convert_events(adaptor, events, state, frames, parsed=writer is not None)
+            failed = False
         finally:
             if native:
-                held.append(frames_of(events, raw) if frames_of is not None else raw)
+                relayed = frames_of(events, raw) if frames_of is not None else raw
+                # An event that failed to convert is the upstream's error event: masked like any upstream error.
+                held.append(job.mask_bytes(relayed) if failed else relayed)
                 if frames or out is not None:
                     out = out or await open_stream(job)
                     await out.write(b"".join(held))
@@ -94,12 +98,14 @@ async def relay_stream(job: Job, adaptor: AnswerReader, resp: client.Answer, dec
         except client.StreamInterrupted as exc:
             if state.events == 0:
                 raise RelayError(502, exc.reason, "upstream_error", "stream_interrupted") from None
-            facts.incomplete = exc.reason
+            facts.incomplete = job.mask(exc.reason)[:300]
         except (RelayError, SSEError) as exc:
             if state.events == 0 and out is None:
                 raise exc if isinstance(exc, RelayError) else RelayError(
                     502, str(exc), "upstream_error", "bad_response_body") from None
-            facts.incomplete = f"bad upstream stream: {exc}"[:300]
+            # Shown to the client in its stream's error event and stored in the consume log: masked first
+            # (then cut, so no cut-off part of a secret escapes the masking).
+            facts.incomplete = job.mask(f"bad upstream stream: {exc}")[:300]
         except ConnectionResetError:
             gone = True
             facts.incomplete = "the client went away"

@@ -1,6 +1,7 @@
 """The POST to an OAuth token endpoint that Vertex AI (JWT bearer grant) and Baidu (client
 credentials) share: the access token and its lifetime, or a RelayError that says whose fault it is
-(401 when the endpoint refuses the credentials, so the channel can be auto-disabled; 502 otherwise)."""
+(401 when the endpoint refuses the credentials, so the channel can be auto-disabled; 502 otherwise).
+The token is registered with the masking step (api/relay/masking.py) as it is received."""
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -10,6 +11,7 @@ import orjson
 
 from api.relay.credentials import Credential
 from api.relay.errors import RelayError
+from api.relay.masking import remember
 
 MAX_ANSWER = 64 * 1024
 DEFAULT_LIFETIME = 3600.0
@@ -40,4 +42,5 @@ async def exchange(http: aiohttp.ClientSession, url: str, now: float, *, provide
         raise RelayError(502, message, "upstream_error", "credential_exchange_failed")
     expires_in = data.get("expires_in")
     lifetime = float(expires_in) if isinstance(expires_in, int | float) and expires_in > 0 else default_lifetime
+    remember(data["access_token"], now + lifetime)  # masked in any upstream text while it is valid
     return Credential(data["access_token"], now + lifetime)
