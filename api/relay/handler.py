@@ -47,7 +47,7 @@ from api.relay.modes import MODES, Billing, text_field
 from api.relay.registry import build_adaptor, type_label
 from api.relay.settling import settle
 from api.relay.state import RelayState, relay_state
-from api.relay.streaming import relay_stream, usage_quota
+from api.relay.streaming import produced_usage, relay_stream, usage_quota
 from api.relay.tokenizer import count_response, count_speech_input, count_text
 from api.relay.validate import Invalid, check_body
 from api.services import pricing
@@ -226,7 +226,7 @@ def progress(job: Job) -> tuple[int, int]:
     produced = job.produced
     if produced is None:
         stream = job.stream
-        produced = stream.resolve_usage(job.prompt_tokens).completion_tokens if stream is not None and stream.events \
+        produced = produced_usage(stream, job.prompt_tokens).completion_tokens if stream is not None and stream.events \
             else 0
     return produced, job.facts.channel_id if job.facts is not None else 0
 

@@ -6,6 +6,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from aiohttp import web
@@ -130,7 +131,7 @@ async def relay_stream(job: Job, adaptor: AnswerReader, resp: client.Answer, dec
         except ConnectionResetError:
             gone = True
     if not gone and out is not None:
-        await finish_stream(job, out, state, state.resolve_usage(job.prompt_tokens), writer)
+        await finish_stream(job, out, state, produced_usage(state, job.prompt_tokens), writer)
     return stream_outcome(job, out, state)
 
 
@@ -174,6 +175,20 @@ def count_chunks(state: StreamState, chunks: list[Any], frames: list[Any], parse
         frames.append(chunk if parsed else frame)
 
 
+def produced_usage(state: StreamState, prompt_tokens: int) -> TokenUsage:
+    """What a stream is billed for. Its final usage once the upstream reported it (with or after
+    the finish); a stream cut before that: the prompt, cache reads and writes as the upstream
+    reported them on the way (Anthropic's `message_start`, Gemini's and Baidu's usage on every
+    chunk), else the gateway's own prompt count; the output as counted here, or the upstream's
+    running count when that is higher (output it does not stream, such as Gemini's thoughts)."""
+    usage, counted = state.usage, state.counter.total()
+    if usage is None:
+        return TokenUsage(prompt_tokens, counted)
+    if state.done or state.finish_reason is not None:
+        return usage
+    return replace(usage, completion_tokens=max(usage.completion_tokens, counted))
+
+
 def usage_quota(job: Job, usage: TokenUsage) -> int:
     price = job.price
     assert price is not None
@@ -185,7 +200,7 @@ def usage_quota(job: Job, usage: TokenUsage) -> int:
 
 def stream_outcome(job: Job, out: web.StreamResponse | None, state: StreamState) -> Outcome:
     """Usage and quota of what the upstream produced so far (nothing produced: not billed)."""
-    usage = state.resolve_usage(job.prompt_tokens)
+    usage = produced_usage(state, job.prompt_tokens)
     return Outcome(out or web.StreamResponse(), usage, usage_quota(job, usage), produced=state.events > 0)
 
 

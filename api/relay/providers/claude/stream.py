@@ -11,8 +11,8 @@ tool-call arguments (server tools' input is not a call of the client's), citatio
 finish chunk and the usage; message_stop → the end. ping and events added later produce nothing;
 an `error` event raises.
 
-Usage is reported once the output count is known (message_delta): a stream cut before that is
-billed by the pipeline's own count of the prompt and of what was produced.
+Usage: message_start's input and cache counts at once (a stream cut after it bills the prompt on
+Anthropic's numbers), the whole of it once the output count is known (message_delta).
 """
 from __future__ import annotations
 
@@ -52,6 +52,7 @@ class ClaudeStream:
             message = event.get("message") or {}
             self.id = f"chatcmpl-{message.get('id', '')}"
             self.input = dict(message.get("usage") or {})
+            state.usage = usage_of(self.input)
             return [self.chunk({"role": "assistant", "content": ""})]
         if kind == "content_block_start":
             return self.block_start(index, event.get("content_block") or {})
