@@ -28,7 +28,7 @@ def queue_of(actor_name: str) -> str:
 
 
 def build_broker(settings: Settings) -> RedisBroker:
-    from .middleware import ResourcesMiddleware, ShutdownGuard, TortoiseMiddleware
+    from .middleware import ParentWatch, ResourcesMiddleware, ShutdownGuard, TortoiseMiddleware
 
     middleware = [
         AgeLimit(max_age=3_600_000),  # drop a message that waited over an hour (actors resend what matters)
@@ -43,6 +43,7 @@ def build_broker(settings: Settings) -> RedisBroker:
         # Repeated stop signals ignored, a stop bounded in time. Resources close in after_worker_shutdown,
         # which runs in reverse list order: ResourcesMiddleware, then Tortoise, then AsyncIO stops the loop.
         ShutdownGuard(grace=SHUTDOWN_TIMEOUT_MS / 1000 + 15),
+        ParentWatch(),  # a worker process whose main process was killed stops (a new one replaces it)
     ]
     return RedisBroker(url=settings.broker_url or settings.redis_url, namespace=f"{settings.redis_prefix}dramatiq",
                        middleware=middleware)

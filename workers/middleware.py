@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import multiprocessing
 import os
 import signal
 import threading
@@ -121,3 +122,27 @@ class ShutdownGuard(Middleware):
         log.error("worker still alive %.0f s after it was told to stop: exiting now", self.grace)
         logging.shutdown()
         os._exit(3)
+
+
+class ParentWatch(Middleware):
+    """A worker process whose parent (Dramatiq's main process) died stops by itself, as if told to.
+
+    Killed with kill -9, the main process leaves its worker processes running, still consuming,
+    while `python -m workers` starts a new main process with new workers beside them."""
+
+    def __init__(self, interval: float = 1.0) -> None:
+        self.interval = interval
+
+    def before_worker_boot(self, broker, worker) -> None:
+        if multiprocessing.parent_process() is None:
+            return  # not one of Dramatiq's worker processes (a worker started by tests, say)
+        parent = os.getppid()
+        threading.Thread(target=self._watch, args=(parent,), name="parent-watch", daemon=True).start()
+
+    def _watch(self, parent: int) -> None:
+        stopped = threading.Event()
+        while not stopped.wait(self.interval):
+            if os.getppid() != parent:
+                log.error("the main worker process (PID %d) is gone: stopping", parent)
+                os.kill(os.getpid(), signal.SIGTERM)
+                return
