@@ -14,6 +14,8 @@ from collections import OrderedDict
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
+from api.relay.masking import mask_secrets
+
 log = logging.getLogger("api.relay.credentials")
 
 
@@ -72,7 +74,8 @@ class CredentialCache:
     @staticmethod
     def _log_failure(task: asyncio.Task[Credential]) -> None:
         if not task.cancelled() and task.exception() is not None:
-            log.warning("background credential refresh failed (the current one is kept): %s", task.exception())
+            log.warning("background credential refresh failed (the current one is kept): %s",
+                        mask_secrets(str(task.exception())))
 
 
 _PROCESS_CACHE: CredentialCache | None = None

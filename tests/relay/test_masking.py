@@ -5,6 +5,7 @@ middle of a stream, in every client format (converted, and relayed as sent). Nei
 consume log (the user's and the admin's view), nor the gateway's own log lines contain them."""
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from typing import Any
@@ -14,6 +15,8 @@ import orjson
 import pytest
 from aiohttp import web
 
+from api.relay.credentials import Credential, CredentialCache
+from api.relay.errors import RelayError
 from api.relay.masking import DerivedSecrets, mask_bytes, mask_secrets, remember
 from api.relay.signing import baidu as baidu_signing
 from api.relay.signing import zhipu as zhipu_signing
@@ -65,6 +68,44 @@ async def test_the_baidu_access_token_is_registered_when_exchanged(aiohttp_serve
         credential = await baidu_signing.exchange(http, fake.url, f"{fake.ak}|{fake.sk}", time.time())
     assert credential.value == fake.issued[-1]
     assert mask_secrets(f"Access token {credential.value} invalid") == "Access token *** invalid"
+
+
+async def test_a_token_endpoint_quoting_the_baidu_secret_is_masked(aiohttp_server) -> None:
+    async def refuse(request: web.Request) -> web.Response:
+        return web.json_response({"error": "invalid_client", "error_description": "client_secret "
+                                  f"{request.query['client_secret']} does not match"}, status=401)
+
+    app = web.Application()
+    app.router.add_post("/oauth/2.0/token", refuse)
+    server = await aiohttp_server(app)
+    async with aiohttp.ClientSession() as http:
+        with pytest.raises(RelayError) as refused:
+            await baidu_signing.exchange(http, str(server.make_url("")).rstrip("/"), "baidu-ak-01|baidu-sk-0123456789",
+                                         time.time())
+    assert refused.value.status == 401 and "does not match" in refused.value.message
+    assert "baidu-sk-0123456789" not in refused.value.message
+
+
+async def test_a_failed_background_refresh_is_logged_masked(caplog) -> None:
+    now = time.time()
+    cache = CredentialCache(refresh_margin=300)
+    remember("derived-current-token-0123", now + 100)
+
+    async def fetch() -> Credential:
+        if not fetched:
+            fetched.append(1)
+            return Credential("derived-current-token-0123", now + 100)  # inside the refresh margin
+        raise RelayError(502, "refresh refused: derived-current-token-0123 is still valid")
+
+    fetched: list[int] = []
+    assert await cache.get("k", fetch) == "derived-current-token-0123"
+    assert await cache.get("k", fetch) == "derived-current-token-0123"  # starts the refresh in the background
+    refresh = cache._inflight["k"]
+    await asyncio.gather(refresh, return_exceptions=True)
+    await asyncio.sleep(0)  # its done-callback (the log line) runs on the next loop turn
+    lines = [r.getMessage() for r in caplog.records if r.name == "api.relay.credentials"]
+    assert lines == ["background credential refresh failed (the current one is kept): refresh refused: *** is "
+                     "still valid"]
 
 
 # -- fakes that quote what they were given ----------------------------------------------------------

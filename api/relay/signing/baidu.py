@@ -8,6 +8,8 @@ from urllib.parse import urlencode
 import aiohttp
 
 from api.relay.credentials import Credential
+from api.relay.errors import RelayError
+from api.relay.masking import mask_secrets
 from api.relay.signing import oauth
 
 
@@ -15,5 +17,9 @@ async def exchange(http: aiohttp.ClientSession, base_url: str, key: str, now: fl
                    timeout: float = 10) -> Credential:
     ak, _, sk = key.strip().partition("|")
     query = urlencode({"grant_type": "client_credentials", "client_id": ak.strip(), "client_secret": sk.strip()})
-    return await oauth.exchange(http, f"{base_url}/oauth/2.0/token?{query}", now, timeout=timeout,
-                                provider="the Baidu token endpoint", refused="the key", default_lifetime=86400.0)
+    try:
+        return await oauth.exchange(http, f"{base_url}/oauth/2.0/token?{query}", now, timeout=timeout,
+                                    provider="the Baidu token endpoint", refused="the key", default_lifetime=86400.0)
+    except RelayError as err:  # the endpoint's own words may quote the client id and secret it was sent
+        err.message = mask_secrets(err.message, key, base_url)
+        raise
