@@ -77,6 +77,7 @@ class FakeMidjourney(FakeBase):
     refusal: str = ""  # the description of a refusal (code 23, 24, …), when set
     seed_answer: dict[str, Any] | None = None  # what image-seed answers, when set
     image_hits: int = 0
+    fetch_error: str = ""  # list-by-condition answers HTTP 500 with this text, when set
     callback_first: dict[str, Any] | None = None  # a callback (these task fields) sent before the answer
     callbacks: list[int] = field(default_factory=list)  # the gateway's statuses for those callbacks
 
@@ -138,6 +139,8 @@ class FakeMidjourney(FakeBase):
         ids = (await request.json())["ids"]
         self.fetches.append(ids)
         self.fetch_started.set()
+        if self.fetch_error:
+            return web.Response(status=500, text=self.fetch_error)
         if self.fetch_gate is not None:
             await self.fetch_gate.wait()
         return web.json_response([self.tasks[i] for i in ids if i in self.tasks])

@@ -81,13 +81,19 @@ class TaskAdaptor(ABC):
     def read_fetch(self, raw: bytes) -> list[TaskUpdate]: ...
 
 
+def text(value: Any, limit: int | None = None) -> str:
+    """An upstream value as a text column keeps it: no NUL (PostgreSQL refuses one), at most `limit`."""
+    out = str(value or "").replace("\x00", "")
+    return out if limit is None else out[:limit]
+
+
 def percent(value: Any) -> str:
     """A progress as the tables keep it ("40%"), from "40%", 40 or 0.4-style upstream values."""
     if isinstance(value, str):
-        text = value.strip()
-        text = text if text.endswith("%") else (f"{text}%" if text.replace(".", "", 1).isdigit() else "")
+        shown = value.strip().replace("\x00", "")
+        shown = shown if shown.endswith("%") else (f"{shown}%" if shown.replace(".", "", 1).isdigit() else "")
     elif isinstance(value, int | float) and not isinstance(value, bool) and abs(value) < 1e6:
-        text = f"{int(value)}%"
+        shown = f"{int(value)}%"
     else:
-        text = ""
-    return text if len(text) <= 20 else ""  # the column's width
+        shown = ""
+    return shown if len(shown) <= 20 else ""  # the column's width

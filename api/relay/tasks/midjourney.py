@@ -17,7 +17,7 @@ from typing import Any
 
 import orjson
 
-from .base import FAILURE, SUCCESS, Submitted, TaskAdaptor, TaskUpdate, Upstream, percent
+from .base import FAILURE, SUCCESS, Submitted, TaskAdaptor, TaskUpdate, Upstream, percent, text
 from .redact import masked, public_properties, without_callbacks
 
 ACCEPTED = frozenset({1, 21, 22})
@@ -131,13 +131,13 @@ class MidjourneyAdaptor(TaskAdaptor):
         row: dict[str, Any] = {"code": int(code), "description": description}
         if isinstance(result, list):  # upload-discord-images: the uploaded images' URLs, done at once
             task_id = f"upload-{uuid.uuid4().hex[:16]}"
-            row.update(status=SUCCESS, progress="100%", image_url=str(result[0]) if result else "")
+            row.update(status=SUCCESS, progress="100%", image_url=text(result[0]) if result else "")
         else:
             task_id = str(result or "") if isinstance(result, str | int) and not isinstance(result, bool) else ""
-            if not task_id or len(task_id) > 191:
+            if not task_id or len(task_id) > 191 or "\x00" in task_id:
                 return Submitted(False, answer=answer, reason="the upstream accepted the task without an id")
             if code == 21 and props:  # an existing task: its state comes with the answer
-                row.update(status=str(props.get("status") or "")[:20], image_url=str(props.get("imageUrl") or ""))
+                row.update(status=text(props.get("status"), 20), image_url=text(props.get("imageUrl")))
         answer = {**answer, "code": 1} if code in (21, 22) else answer
         return Submitted(True, task_id=task_id, answer=answer, row=row)
 
@@ -152,12 +152,11 @@ class MidjourneyAdaptor(TaskAdaptor):
         for item in items:
             if not isinstance(item, dict) or not item.get("id"):
                 continue
-            status = str(item.get("status") or "")[:20]
+            status = text(item.get("status"), 20)
             fields: dict[str, Any] = {
-                "progress": percent(item.get("progress")), "image_url": str(item.get("imageUrl") or ""),
-                "prompt_en": str(item.get("promptEn") or ""),
-                "description": self.mask(str(item.get("description") or "")),
-                "fail_reason": self.mask(str(item.get("failReason") or "")), "start_time": _int(item.get("startTime")),
+                "progress": percent(item.get("progress")), "image_url": text(item.get("imageUrl")),
+                "prompt_en": text(item.get("promptEn")), "description": self.mask(text(item.get("description"))),
+                "fail_reason": self.mask(text(item.get("failReason"))), "start_time": _int(item.get("startTime")),
                 "finish_time": _int(item.get("finishTime")),
                 "buttons": orjson.dumps(item["buttons"]).decode() if isinstance(item.get("buttons"), list) else "",
                 "properties": orjson.dumps(self.mask(without_callbacks(item["properties"]))).decode()

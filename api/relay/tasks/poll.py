@@ -21,9 +21,11 @@ from typing import Any
 
 import aiohttp
 from tortoise import connections
+from tortoise.exceptions import IntegrityError, OperationalError
 from tortoise.models import Model
 from tortoise.transactions import in_transaction
 
+from api.relay.errors import mask_secrets
 from api.services.store import Store
 from models import Channel, Midjourney, Task
 
@@ -203,7 +205,7 @@ async def _poll_channel(table: Table, store: Store, http: aiohttp.ClientSession,
         updates = adaptor.read_fetch(raw)
     except Exception as exc:  # the upstream is down or answers nonsense: try again at the next poll
         log.warning("fetching %d %s tasks from channel %s failed: %s", len(waiting), table.platform, channel.id,
-                    exc)
+                    mask_secrets(str(exc), channel.key, channel.base_url or ""))
         return
     for update in updates:
         row = waiting.get(update.task_id)
@@ -213,7 +215,12 @@ async def _poll_channel(table: Table, store: Store, http: aiohttp.ClientSession,
             result.updated += 1
             if update.status == FAILURE:
                 result.failed += 1
-        if await apply_update(table, store, row, update, owner, now):
+        try:
+            refunded = await apply_update(table, store, row, update, owner, now)
+        except (OperationalError, IntegrityError, ValueError, OverflowError) as exc:  # this row only: the batch goes on
+            log.warning("updating %s task %s (row %s) failed: %r", table.platform, update.task_id, row.id, exc)
+            continue
+        if refunded:
             result.refunded.append(row.id)
             result.users.add(row.user_id)
 

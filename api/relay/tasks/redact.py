@@ -3,7 +3,7 @@ signed callback removed.
 
 - `masked`: every string of an answer (a refusal, a task's failReason, description, properties, a
   Suno clip list, an image seed) through api.relay.errors.mask_secrets with the channel's key and
-  base URL, before it is stored or answered.
+  base URL, before it is stored or answered; NUL characters dropped (no column can hold one).
 - `without_callbacks`: a task's properties without `notifyHook` nor any value carrying a signed
   callback (`sig=`): midjourney-proxy keeps the hook it was given in the task's properties, and a
   user holding it could sign callbacks for the task.
@@ -24,7 +24,7 @@ _MAX_DEPTH = 32
 def masked(value: Any, key: str, base_url: str, _depth: int = 0) -> Any:
     """`value` (JSON) with each string, and each object key, masked; deeper than _MAX_DEPTH: dropped."""
     if isinstance(value, str):
-        return mask_secrets(value, key, base_url)
+        return mask_secrets(value.replace("\x00", ""), key, base_url)
     if _depth > _MAX_DEPTH:
         return None
     if isinstance(value, dict):

@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from .base import FAILURE, SUCCESS, Submitted, TaskAdaptor, TaskUpdate, Upstream, percent
+from .base import FAILURE, SUCCESS, Submitted, TaskAdaptor, TaskUpdate, Upstream, percent, text
 from .redact import masked
 
 ACTIONS = {"music": "MUSIC", "lyrics": "LYRICS"}
@@ -32,7 +32,7 @@ def model_of(action: str) -> str:
 
 
 def status_of(value: Any) -> str:
-    return _STATUSES.get(str(value or "").strip().lower(), "UNKNOWN" if value else "")
+    return _STATUSES.get(text(value).strip().lower(), "UNKNOWN" if value else "")
 
 
 class SunoAdaptor(TaskAdaptor):
@@ -61,7 +61,7 @@ class SunoAdaptor(TaskAdaptor):
             reason = str(answer.get("message") or answer.get("code") or f"HTTP {status}")
             return Submitted(False, answer=answer, reason=reason, retry_elsewhere=status >= 500 or status == 429)
         task_id = body.get("data")
-        if not isinstance(task_id, str) or not task_id or len(task_id) > 191:
+        if not isinstance(task_id, str) or not task_id or len(task_id) > 191 or "\x00" in task_id:
             return Submitted(False, answer=answer, reason="the upstream accepted the task without an id")
         return Submitted(True, task_id=task_id, answer={**answer, "data": task_id})
 
@@ -77,7 +77,7 @@ class SunoAdaptor(TaskAdaptor):
             if not isinstance(item, dict) or not item.get("task_id"):
                 continue
             status = status_of(item.get("status"))
-            fields: dict[str, Any] = {"status": status, "fail_reason": self.mask(str(item.get("fail_reason") or "")),
+            fields: dict[str, Any] = {"status": status, "fail_reason": self.mask(text(item.get("fail_reason"))),
                                       "progress": percent(item.get("progress"))}
             for name in ("start_time", "finish_time"):
                 if isinstance(item.get(name), int) and not isinstance(item.get(name), bool) and 0 <= item[name] < 2**62:
