@@ -12,11 +12,13 @@ import aiohttp
 from aiohttp import web
 
 from api import keys
+from api.bodies import MAX_BODY, setup_bodies
 from api.console.handlers.status import setup_status_cache
 from api.console.routes import add_console_routes
 from api.health import setup_health
 from api.middlewares import (
     setup_api_rate_limit,
+    setup_console_body,
     setup_envelope_errors,
     setup_request_id,
     setup_session_cookie,
@@ -38,7 +40,6 @@ from models.settings import Settings
 from workers.broker import setup_broker
 
 log = logging.getLogger("api")
-MAX_BODY = 64 * 1024 * 1024  # audio uploads and long prompts
 
 
 async def database_ctx(app: web.Application) -> AsyncIterator[None]:
@@ -100,10 +101,12 @@ def create_console_app() -> web.Application:
     console = web.Application()
     # Order (outermost first): the session cookie a handler created or rotated is written on every
     # answer, failures included (a Turnstile pass survives a failed login) → errors become
-    # envelopes → the per-IP limit runs before any handler work.
+    # envelopes → the per-IP limit runs before any other work → the body is read (bounded, UTF-8,
+    # no NUL) before the handler.
     setup_session_cookie(console)
     setup_envelope_errors(console)
     setup_api_rate_limit(console)
+    setup_console_body(console)
     add_console_routes(console)
     return console
 
@@ -113,6 +116,7 @@ def create_app(settings: Settings) -> web.Application:
     app[keys.SETTINGS] = settings
     app[keys.START_TIME] = int(time.time())
     setup_request_id(app)  # every answer (console, relay, static) carries X-Oneapi-Request-Id
+    setup_bodies(app)  # each route's bound on its inflated body; nothing unread is inflated
     setup_security_headers(app)
     app.cleanup_ctx.extend([database_ctx, redis_ctx, events_ctx, http_ctx, enqueue_ctx])
     setup_status_cache(app)

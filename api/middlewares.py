@@ -12,6 +12,8 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 from tortoise.exceptions import DoesNotExist
 
 from api import keys
+from api.bodies import message as body_message
+from api.bodies import read_body, shown
 from api.errors import ApiError, BadRequest, TooManyRequests
 from api.i18n import language, translate
 from api.response import fail
@@ -89,22 +91,35 @@ async def envelope_errors_middleware(request: web.Request, handler):
 
 def setup_envelope_errors(app: web.Application) -> None:
     app.middlewares.append(envelope_errors_middleware)
-    app.middlewares.append(reject_nul_middleware)
 
 
 _JSON_NUL = re.compile(rb"(?<!\\)(?:\\\\)*\\u0000")  # \u0000 escaped in JSON (not an escaped backslash + "u0000")
+UTF8_CHARSETS = frozenset({"utf-8", "utf8", "us-ascii", "ascii"})
 
 
 @web.middleware
-async def reject_nul_middleware(request: web.Request, handler):
-    """No console field may hold a NUL character (PostgreSQL refuses it; SQLite would store it)."""
+async def console_body_middleware(request: web.Request, handler):
+    """A console body is UTF-8 text within the route's bound (api.bodies), read before the handler,
+    and no console field may hold a NUL character (PostgreSQL refuses it; SQLite would store it)."""
     if "\x00" in request.path or "\x00" in request.query_string or "%00" in request.query_string:
         raise BadRequest("invalid_nul")
     if request.body_exists and request.method in {"POST", "PUT", "PATCH"}:
-        raw = await request.read()
+        charset = request.charset
+        if charset is not None and charset.lower() not in UTF8_CHARSETS:
+            raise BadRequest(body_message(request, "charset_unsupported", charset=shown(charset)))
+        raw = await read_body(request)
         if b"\x00" in raw or (b"\\u0000" in raw and _JSON_NUL.search(raw)):
             raise BadRequest("invalid_nul")
+        if not raw.isascii():
+            try:
+                raw.decode()
+            except UnicodeDecodeError:
+                raise BadRequest(body_message(request, "not_utf8")) from None
     return await handler(request)
+
+
+def setup_console_body(app: web.Application) -> None:
+    app.middlewares.append(console_body_middleware)
 
 
 @web.middleware

@@ -25,6 +25,7 @@ import orjson
 from aiohttp import web
 
 from api import keys
+from api.bodies import read_body
 from api.i18n import language, translate
 from api.middlewares import RETRY_AFTER
 from api.relay import client, responses_support
@@ -119,7 +120,7 @@ async def read_input(request: web.Request, mode: RelayMode) -> tuple[dict[str, A
         if not files:
             raise refuse(request, 400, "relay_invalid_form", "invalid_request_body", "invalid_request_error")
         return dict(fields), Form(fields, files)
-    raw = await request.read()
+    raw = await read_body(request)
     try:
         body = orjson.loads(raw) if raw else None
     except orjson.JSONDecodeError:
