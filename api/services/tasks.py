@@ -14,6 +14,8 @@ from tortoise.queryset import QuerySet
 
 from models import Midjourney, Task
 
+from .task_callbacks import public_properties
+
 # Internal bookkeeping of the pollers, never sent.
 _HIDDEN = {"lease_until", "lease_owner", "billing"}
 
@@ -78,6 +80,8 @@ def mj_dict(row: Midjourney, *, admin: bool, forward: bool = False) -> dict[str,
     """`forward` (option MjForwardUrlEnabled): the image through the gateway's /mj/image, a path on
     the console's own origin, so the browser never needs to reach the upstream's image host."""
     item = _wire(row, admin=admin)
+    if "properties" in item:  # a row stored before callbacks were stripped on the way in
+        item["properties"] = public_properties(row.properties or "")
     if forward and row.image_url and row.mj_id:
         item["image_url"] = f"/mj/image/{row.mj_id}"
     return item

@@ -145,3 +145,16 @@ async def test_image_urls_as_stored_when_forwarding_is_off(people, root) -> None
     assert (await root.put("/api/option/", {"key": "MjForwardUrlEnabled", "value": "false"}))["success"]
     items = (await people["alice"].get("/api/mj/self/"))["data"]["items"]
     assert items[-1]["image_url"] == "https://img.example/a1.png"
+
+
+async def test_a_stored_callback_is_never_shown(people) -> None:
+    """A row stored before callbacks were stripped on the way in keeps midjourney-proxy's
+    `notifyHook` (a signed callback URL) in its properties: neither list shows it."""
+    hook = "https://gw.example/mj/notify?channel=3&sig=0123456789abcdef"
+    await Midjourney.filter(mj_id="mj-a1").update(
+        properties=f'{{"notifyHook": "{hook}", "finalPrompt": "a cat", "note": "{hook}"}}')
+    for api, path in ((people["alice"], "/api/mj/self"), (people["admin"], "/api/mj/")):
+        body = await api.get(path)
+        row = next(i for i in body["data"]["items"] if i["mj_id"] == "mj-a1")
+        assert "sig=" not in str(body) and "notifyHook" not in row["properties"], row
+        assert "a cat" in row["properties"]

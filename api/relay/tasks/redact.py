@@ -12,12 +12,10 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
 from api.relay.errors import mask_secrets
+from api.services.task_callbacks import public_properties as public_properties
+from api.services.task_callbacks import without_callbacks
 
-CALLBACK_KEYS = frozenset({"notifyhook", "notify_hook", "callback", "callbackurl", "callback_url", "webhook"})
-_MARKS = ("sig=", "notify", "callback", "webhook")
 _MAX_DEPTH = 32
 
 
@@ -32,34 +30,6 @@ def masked(value: Any, key: str, base_url: str, _depth: int = 0) -> Any:
     if isinstance(value, list):
         return [masked(v, key, base_url, _depth + 1) for v in value]
     return value
-
-
-def _signed(value: Any) -> bool:
-    return isinstance(value, str) and "sig=" in value
-
-
-def without_callbacks(value: Any, _depth: int = 0) -> Any:
-    """`value` (JSON) without callback hooks: keys named like one, and strings carrying `sig=`."""
-    if _depth > _MAX_DEPTH:
-        return None
-    if isinstance(value, dict):
-        return {k: without_callbacks(v, _depth + 1) for k, v in value.items()
-                if str(k).lower() not in CALLBACK_KEYS and not _signed(v)}
-    if isinstance(value, list):
-        return [without_callbacks(v, _depth + 1) for v in value if not _signed(v)]
-    return "" if _signed(value) else value
-
-
-def public_properties(text: str) -> str:
-    """A stored `properties` JSON text as a user may see it (see without_callbacks)."""
-    lowered = text.lower()
-    if not any(mark in lowered for mark in _MARKS):
-        return text
-    try:
-        value = orjson.loads(text)
-    except orjson.JSONDecodeError:
-        return "" if "sig=" in text else text
-    return orjson.dumps(without_callbacks(value)).decode()
 
 
 def safe_properties(value: Any, key: str, base_url: str) -> Any:
