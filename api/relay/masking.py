@@ -10,6 +10,7 @@ access tokens, JWTs); and the upstream's address (base URL and host).
 """
 from __future__ import annotations
 
+import math
 import re
 import threading
 import time
@@ -32,12 +33,15 @@ MAX_DERIVED = 4096  # live derived credentials remembered per process (the oldes
 class DerivedSecrets:
     """Credentials made from channel keys in this process, each until it expires. Bounded: past
     `limit` the oldest registered goes (a credential cache holds one per key, so a process has far
-    fewer). Safe to use from several threads (Dramatiq's worker threads)."""
+    fewer). Safe to use from several threads (Dramatiq's worker threads). The list masking reads is
+    kept ready between changes (an error storm does not sort it again for every error)."""
 
     def __init__(self, limit: int = MAX_DERIVED, clock: Callable[[], float] = time.time) -> None:
         self.limit = limit
         self.clock = clock
         self._live: dict[str, float] = {}  # secret → unix seconds it expires at; insertion order = age
+        self._ready: list[tuple[str, str]] | None = None  # (secret, as URL-encoded), longest first
+        self._next_expiry = math.inf
         self._lock = threading.Lock()
 
     def remember(self, secret: str, expires_at: float) -> None:
@@ -48,20 +52,24 @@ class DerivedSecrets:
             self._live[secret] = expires_at
             while len(self._live) > self.limit:
                 del self._live[next(iter(self._live))]
+            self._ready = None
 
-    def live(self) -> list[str]:
-        """The secrets still valid, longest first (so a secret containing another is masked whole)."""
+    def live(self) -> list[tuple[str, str]]:
+        """The secrets still valid with their URL-encoded form, longest first (so a secret
+        containing another is masked whole)."""
         now = self.clock()
         with self._lock:
-            expired = [s for s, until in self._live.items() if until <= now]
-            for secret in expired:
-                del self._live[secret]
-            secrets = list(self._live)
-        return sorted(secrets, key=len, reverse=True)
+            if self._ready is None or now >= self._next_expiry:
+                for secret in [s for s, until in self._live.items() if until <= now]:
+                    del self._live[secret]
+                self._ready = [(s, quote(s, safe="")) for s in sorted(self._live, key=len, reverse=True)]
+                self._next_expiry = min(self._live.values(), default=math.inf)
+            return self._ready
 
     def forget_all(self) -> None:
         with self._lock:
             self._live.clear()
+            self._ready = None
 
 
 DERIVED = DerivedSecrets()
@@ -72,12 +80,12 @@ def remember(secret: str, expires_at: float) -> None:
     DERIVED.remember(secret, expires_at)
 
 
-def _replace_all(text: str, secrets: list[str]) -> str:
-    for secret in secrets:
+def _replace_all(text: str, secrets: list[tuple[str, str]]) -> str:
+    """Each secret, and its URL-encoded form (as it travels in a query string), replaced by `***`."""
+    for secret, encoded in secrets:
         if secret in text:
             text = text.replace(secret, MASK)
-        encoded = quote(secret, safe="")
-        if encoded != secret and encoded in text:  # as it travels in a query string
+        if encoded != secret and encoded in text:
             text = text.replace(encoded, MASK)
     return text
 
@@ -91,7 +99,7 @@ def mask_secrets(text: str, key: str = "", base_url: str = "") -> str:
         return text
     parts = sorted({p.strip() for p in [key, *_KEY_PARTS.split(key)] if len(p.strip()) >= MIN_PART}, key=len,
                    reverse=True)
-    text = _replace_all(text, parts)
+    text = _replace_all(text, [(p, quote(p, safe="")) for p in parts])
     text = _replace_all(text, DERIVED.live())
     text = _CREDENTIALS.sub(MASK, text)
     if base_url:

@@ -43,12 +43,12 @@ def test_a_derived_secret_is_masked_while_it_lives_and_the_registry_is_bounded()
     registry.remember("derived-two-0123", 2000)
     registry.remember("short", 2000)  # too short to be a credential: never masked
     registry.remember("already-expired-0123", 900)
-    assert registry.live() == ["derived-one-0123", "derived-two-0123"]
+    assert [s for s, _ in registry.live()] == ["derived-one-0123", "derived-two-0123"]
     clock[0] = 1200
-    assert registry.live() == ["derived-two-0123"]  # gone with its credential
+    assert [s for s, _ in registry.live()] == ["derived-two-0123"]  # gone with its credential
     registry.remember("derived-three-0123", 3000)
     registry.remember("derived-four-0123", 3000)
-    assert set(registry.live()) == {"derived-three-0123", "derived-four-0123"}  # the oldest went first
+    assert {s for s, _ in registry.live()} == {"derived-three-0123", "derived-four-0123"}  # the oldest went first
 
 
 def test_credentials_are_registered_as_they_are_made() -> None:
