@@ -466,8 +466,7 @@ async def attempt_on(job: Job, channel: ChannelInfo, native: bool) -> Outcome:
     resp = await client.send(http, upstream, timeout)
     if not 200 <= resp.status < 300:
         error = await client.read_error(resp)
-        if native:
-            await responses_support.check_route(job, channel, resp.status, error)
+        await responses_support.check_route(job, channel, resp.status, error, native)
         raise adaptor.convert_error(resp.status, error)
     decoder = adaptor.stream_decoder(resp.content_type) if job.is_stream else None
     if decoder is not None:

@@ -9,6 +9,8 @@ and in Redis (a hash under the deployment's prefix, field `<channel id>:<path>`,
 and the time), so every process skips the native attempt; it holds only while the channel keeps
 that base URL, and for a day, after which the endpoint is tried again (an upstream may gain it).
 A 404 that names the model is the model's (the upstream does not serve it), not the endpoint's.
+The same answer to another endpoint than chat completions (an upstream serving chat only, asked for
+embeddings) is not held against the channel either: another channel is tried (`check_route`).
 """
 from __future__ import annotations
 
@@ -18,7 +20,9 @@ import time
 import orjson
 
 from api import keys
+from api.relay.base import RelayMode
 from api.relay.blame import names_the_request
+from api.relay.errors import ChannelCannotServe
 from api.relay.job import Job
 from api.relay.state import NativeRouteMarks
 from api.services.channel_index import ChannelInfo
@@ -94,13 +98,23 @@ def _message_of(text: str) -> str:
     return str(err or text)
 
 
-async def check_route(job: Job, channel: ChannelInfo, status: int, body: bytes) -> None:
-    """After a native attempt failed: raise NativeRouteMissing (remembered) when the upstream lacks
-    the endpoint; any other failure is the channel's as usual."""
-    path = job.inbound.native_path if job.inbound is not None else None
-    if path and route_missing(status, body):
-        await remember_missing(job, channel, path)
-        raise NativeRouteMissing(path)
+async def check_route(job: Job, channel: ChannelInfo, status: int, body: bytes, native: bool) -> None:
+    """After an attempt failed, when the upstream lacks the endpoint asked for: natively, raise
+    NativeRouteMissing (remembered). On another endpoint than chat completions (embeddings, images,
+    audio… on an upstream that serves chat only), raise ChannelCannotServe: the request chose that
+    endpoint, another channel may have it, and it must not count against a channel that serves chat
+    (a missing chat endpoint is the channel's own fault: a wrong base URL). Any other failure is the
+    channel's as usual."""
+    if not route_missing(status, body):
+        return
+    if native:
+        path = job.inbound.native_path if job.inbound is not None else None
+        if path:
+            await remember_missing(job, channel, path)
+            raise NativeRouteMissing(path)
+    elif job.mode != RelayMode.CHAT:
+        raise ChannelCannotServe(status, job.mask(_message_of(body[:2000].decode("utf-8", "replace"))),
+                                 "invalid_request_error", "endpoint_not_served", local=True)
 
 
 async def remember_missing(job: Job, channel: ChannelInfo, path: str) -> None:

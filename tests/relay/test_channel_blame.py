@@ -18,8 +18,18 @@ from api.relay.channel_health import about_the_channel
 from api.relay.errors import RelayError, should_disable_channel, should_retry_error
 from models.enums import ChannelType
 from tests.relay.fake_gemini import FakeGemini
+from tests.relay.fake_openai_strict import FakeOpenAI
 from tests.relay.fake_responses import FakeResponses
-from tests.relay.fakes import FakeUpstream, add_channel, gateway, headers_for, make_key, relay_of, rich_user  # noqa: F401
+from tests.relay.fakes import (  # noqa: F401
+    FakeUpstream,
+    add_channel,
+    gateway,
+    headers_for,
+    make_key,
+    relay_of,
+    rich_user,
+    upstreams,
+)
 
 CHAT_ON_COMPLETIONS = ("This is a chat model and not supported in the v1/completions endpoint. Did you mean to use "
                        "v1/chat/completions?")
@@ -226,3 +236,28 @@ async def test_an_unknown_responses_item_is_the_clients_404(gateway, aiohttp_ser
     assert relay.index.get(channel.id) is not None and spare.seen == [] and len(fake.seen) == 3
     store = gateway.server.app[keys.STORE]  # and its /v1/responses is not taken for missing
     assert await store.redis.hget(f"{store.prefix}{responses_support.REDIS_KEY}", f"{channel.id}:/v1/responses") is None
+
+
+async def test_an_endpoint_a_chat_only_upstream_lacks_is_tried_elsewhere(gateway, aiohttp_server, upstreams) -> None:
+    chat_only = await start_fake(aiohttp_server, FakeOpenAI())  # any path but chat: OpenAI's 404 "Invalid URL"
+    embeds = await upstreams()
+    channel = await add_channel(gateway, None, models="gpt-4o,text-embedding-3-small", priority=10,
+                                base_url=chat_only.url, key=chat_only.key)
+    await add_channel(gateway, embeds, models="text-embedding-3-small", priority=0)
+    await strict_health(gateway, retries=0)
+    token = await make_key(await rich_user())
+    relay = relay_of(gateway)
+    for _ in range(10):
+        resp = await gateway.post("/v1/embeddings", json={"model": "text-embedding-3-small", "input": "hi"},
+                                  headers=headers_for(token))
+        assert resp.status == 200, await resp.text()  # served by the channel that has the endpoint
+    assert len(embeds.seen) == 10 and relay.index.get(channel.id) is not None
+    assert not relay.health._windows.get(channel.id)
+    # Chat completions missing is the channel's own fault (a wrong base URL): it counts.
+    wrong = await add_channel(gateway, None, models="gpt-4o", priority=20, base_url=chat_only.url + "/wrong",
+                              key=chat_only.key)
+    for _ in range(2):
+        resp = await gateway.post("/v1/chat/completions", json={"model": "gpt-4o", "messages": [
+            {"role": "user", "content": "hi"}]}, headers=headers_for(token))
+        assert resp.status == 404
+    assert relay.index.get(wrong.id) is None
