@@ -7,7 +7,10 @@
 - the connection goes to the addresses that were checked (a resolver pinned to them), so a DNS
   answer that changes between the check and the connection cannot reach an internal address;
 - bounded time (total) and size (the body is read up to the limit, then refused);
-- the answer must be an image (`Content-Type: image/*`).
+- the answer must be an image (`Content-Type: image/*`);
+- one request has a budget (`fetch_images`): at most MAX_IMAGES images and MAX_MEDIA_BYTES bytes
+  together, checked before anything is fetched (the count) and as the bytes arrive (the total),
+  fetched FETCH_CONCURRENCY at a time.
 
 Every refusal is a local 400 `invalid_image_url` that says why; nothing is sent upstream.
 """
@@ -16,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import socket
+from collections.abc import Sequence
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -24,9 +28,13 @@ from aiohttp.abc import AbstractResolver, ResolveResult
 
 from api.relay.errors import RelayError
 
-MAX_IMAGE_BYTES = 20 * 1024 * 1024
+MIB = 1024 * 1024
+MAX_IMAGE_BYTES = 20 * MIB
 FETCH_TIMEOUT = 15.0
 MAX_REDIRECTS = 3
+MAX_IMAGES = 16  # images fetched for one request
+MAX_MEDIA_BYTES = 40 * MIB  # their bytes together
+FETCH_CONCURRENCY = 4  # fetches of one request at a time
 
 
 def refuse(message: str) -> RelayError:
@@ -78,17 +86,60 @@ async def _checked(host: str, port: int, allow_private: bool) -> list[ResolveRes
     return results
 
 
+class MediaBudget:
+    """The bytes the images of one request may hold together."""
+
+    __slots__ = ("left", "total")
+
+    def __init__(self, total: int = MAX_MEDIA_BYTES) -> None:
+        self.total = total
+        self.left = total
+
+    def take(self, size: int) -> None:
+        self.left -= size
+        if self.left < 0:
+            raise refuse(f"the images of this request are larger than {_size(self.total)} together")
+
+
+def _size(n: int) -> str:
+    return f"{n / MIB:g} MiB" if n >= MIB else f"{n} bytes"
+
+
+async def fetch_images(urls: Sequence[str], *, allow_private: bool, max_images: int | None = None,
+                       max_bytes: int | None = None) -> list[tuple[str, bytes]]:
+    """(mime type, bytes) of each image, in order: the images of one request, under its budget
+    (MAX_IMAGES, MAX_MEDIA_BYTES unless given) and FETCH_CONCURRENCY at a time; the first refusal
+    cancels the fetches still running."""
+    max_images = MAX_IMAGES if max_images is None else max_images
+    if len(urls) > max_images:
+        raise refuse(f"at most {max_images} images can be fetched for one request ({len(urls)} given)")
+    budget = MediaBudget(MAX_MEDIA_BYTES if max_bytes is None else max_bytes)
+    slots = asyncio.Semaphore(FETCH_CONCURRENCY)
+
+    async def one(url: str) -> tuple[str, bytes]:
+        async with slots:
+            return await fetch_image(url, allow_private=allow_private, budget=budget)
+
+    try:
+        async with asyncio.TaskGroup() as group:
+            tasks = [group.create_task(one(url)) for url in urls]
+    except* RelayError as failed:
+        raise failed.exceptions[0] from None
+    return [task.result() for task in tasks]
+
+
 async def fetch_image(url: str, *, allow_private: bool, max_bytes: int = MAX_IMAGE_BYTES,
-                      timeout: float = FETCH_TIMEOUT) -> tuple[str, bytes]:
-    """(mime type, bytes) of the image at `url`, fetched under the policy above."""
+                      timeout: float = FETCH_TIMEOUT, budget: MediaBudget | None = None) -> tuple[str, bytes]:
+    """(mime type, bytes) of the image at `url`, fetched under the policy above (and counted in the
+    request's `budget`, when given)."""
     try:
         async with asyncio.timeout(timeout):
-            return await _fetch(url, allow_private, max_bytes)
+            return await _fetch(url, allow_private, max_bytes, budget)
     except TimeoutError:
         raise refuse(f"no answer within {timeout:g} s") from None
 
 
-async def _fetch(url: str, allow_private: bool, max_bytes: int) -> tuple[str, bytes]:
+async def _fetch(url: str, allow_private: bool, max_bytes: int, budget: MediaBudget | None) -> tuple[str, bytes]:
     for _ in range(MAX_REDIRECTS + 1):
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -109,18 +160,20 @@ async def _fetch(url: str, allow_private: bool, max_bytes: int) -> tuple[str, by
                         raise refuse(f"not an image ({mime or 'no content type'})")
                     if (resp.content_length or 0) > max_bytes:
                         raise refuse(f"larger than {max_bytes} bytes")
-                    return mime, await _read(resp, max_bytes)
+                    return mime, await _read(resp, max_bytes, budget)
             except aiohttp.ClientError as exc:
                 raise refuse(f"the fetch failed ({type(exc).__name__})") from None
     raise refuse(f"more than {MAX_REDIRECTS} redirects")
 
 
-async def _read(resp: Any, max_bytes: int) -> bytes:
+async def _read(resp: Any, max_bytes: int, budget: MediaBudget | None) -> bytes:
     chunks: list[bytes] = []
     size = 0
     async for chunk in resp.content.iter_chunked(64 * 1024):
         size += len(chunk)
         if size > max_bytes:
             raise refuse(f"larger than {max_bytes} bytes")
+        if budget is not None:
+            budget.take(len(chunk))
         chunks.append(chunk)
     return b"".join(chunks)

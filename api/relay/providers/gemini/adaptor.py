@@ -26,7 +26,7 @@ from api.relay.base import (
 )
 from api.relay.decoders import EndOfBody
 from api.relay.errors import RelayError
-from api.relay.media import fetch_image
+from api.relay.media import fetch_images
 from api.relay.providers.gemini import convert
 from api.relay.providers.gemini.stream import GeminiStream
 from api.relay.sse import SSEEvent, SSEParser
@@ -83,12 +83,13 @@ class GeminiAdaptor(EmbeddingsMixin, Adaptor):
         return {"x-goog-api-key": self.meta.key}
 
     async def prepare(self, body: dict[str, Any], ctx: UpstreamContext) -> None:
-        for content in [*(body.get("contents") or ()), body.get("systemInstruction") or {}]:
-            for part in content.get("parts") or ():
-                inline = part.get("inlineData")
-                if inline and inline.get("mimeType") == convert.MEDIA_PLACEHOLDER:
-                    mime, data = await fetch_image(inline["data"], allow_private=ctx.allow_private_urls)
-                    part["inlineData"] = {"mimeType": mime, "data": base64.b64encode(data).decode()}
+        parts = [part for content in [*(body.get("contents") or ()), body.get("systemInstruction") or {}]
+                 for part in content.get("parts") or ()
+                 if (part.get("inlineData") or {}).get("mimeType") == convert.MEDIA_PLACEHOLDER]
+        urls = [part["inlineData"]["data"] for part in parts]
+        images = await fetch_images(urls, allow_private=ctx.allow_private_urls)
+        for part, (mime, data) in zip(parts, images, strict=True):
+            part["inlineData"] = {"mimeType": mime, "data": base64.b64encode(data).decode()}
 
     def convert_request(self, req: Mapping[str, Any]) -> dict[str, Any]:
         return convert.convert_request(req, self.meta)
