@@ -49,7 +49,7 @@ from api.relay.registry import build_adaptor, type_label
 from api.relay.settling import settle
 from api.relay.state import RelayState, relay_state
 from api.relay.streaming import produced_usage, relay_stream, usage_quota
-from api.relay.tokenizer import count_response, count_speech_input, count_text
+from api.relay.tokenizer import count_off_loop, count_response, count_speech_input, count_text
 from api.relay.validate import Invalid, check_body
 from api.services import pricing
 from api.services.capabilities import table_of
@@ -289,7 +289,7 @@ async def run(request: web.Request, mode: RelayMode, route: str, caller: Caller,
         job.price = price_of(job)
         job.channel = await first_channel(job)
         label = job.model
-        job.prompt_tokens = MODES[mode].count_prompt(body)
+        job.prompt_tokens = await count_off_loop(MODES[mode].count_prompt, body, request.content.total_bytes)
         job.pre = pre_amount(job)
         job.facts = new_facts(job)
         job.charge = await admit(job)
