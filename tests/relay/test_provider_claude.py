@@ -181,7 +181,9 @@ async def test_images_budget_thinking_and_json_output(gateway, claude) -> None:
     assert reasoning == THINKING
 
 
-async def test_stream_cut_before_usage_is_billed_by_the_local_count(gateway, claude) -> None:
+async def test_stream_cut_before_usage_bills_claudes_prompt(gateway, claude) -> None:
+    """Claude said its prompt count in `message_start`; the stream is cut before the final usage:
+    the prompt is billed on Claude's count, the output on what was delivered."""
     fake = await claude(cut_after=2)
     await claude_channel(gateway, fake)
     user = await rich_user()
@@ -195,7 +197,8 @@ async def test_stream_cut_before_usage_is_billed_by_the_local_count(gateway, cla
     assert "".join(pieces) == "Hello from "
     await drain(gateway)
     log = (await consume_logs(user))[0]
-    prompt = count_chat_request({"model": MODEL, "messages": MESSAGES})
+    prompt = fake.usage["input_tokens"]
+    assert prompt != count_chat_request({"model": MODEL, "messages": MESSAGES})
     assert (log.prompt_tokens, log.completion_tokens) == (prompt, count_text("Hello from "))
     assert log.quota == quota(prompt, count_text("Hello from "))
     assert "incomplete" in orjson.loads(log.other)
