@@ -10,7 +10,7 @@ import hmac
 import ipaddress
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 import orjson
@@ -29,9 +29,11 @@ from api.relay.inbound.anthropic import AnthropicInbound
 from api.relay.inbound.base import REQUEST_INBOUND, Inbound
 from api.relay.inbound.gemini import GeminiEmbedInbound, GeminiInbound
 from api.relay.inbound.responses import ResponsesCompactInbound, ResponsesInbound
+from api.relay.inbound.shapes import check_gemini_embed
 from api.relay.job import Caller, error_response, refuse
 from api.relay.state import RELAY, RelayState, relay_state
 from api.relay.tokenizer import count_chat_request, get_encoding
+from api.relay.validate import Invalid
 from api.services.channel_index import ChannelIndex
 from api.services.net import client_ip
 from api.services.quota import QuotaService
@@ -177,12 +179,25 @@ def relay_handler(mode: RelayMode, route: str):
     return handle
 
 
+def checked(request: web.Request, check: Callable[..., None], body: dict[str, Any], *args: Any) -> None:
+    """The body as sent checked before it is read (api/relay/inbound/shapes.py): a problem is a 400
+    naming the field, in the route's error shape."""
+    try:
+        check(body, *args)
+    except Invalid as bad:
+        err = refuse(request, 400, "relay_invalid_param", "invalid_parameter", "invalid_request_error",
+                     param=bad.param, problem=bad.problem)
+        err.param = bad.param
+        raise err from None
+
+
 def inbound_handler(inbound: type[Inbound], route: str):
     """A route of another client format: its errors are shaped its way from the first check on."""
     async def handle(request: web.Request) -> web.StreamResponse:
         request[REQUEST_INBOUND] = inbound
         caller = await key_caller(request, relay_state(request))
         body, _ = await read_input(request, RelayMode.CHAT)
+        checked(request, inbound.check, body)
         return await run(request, RelayMode.CHAT, route, caller, inbound(body, request))
 
     handle.__name__ = f"relay_{inbound.name}"
@@ -194,6 +209,7 @@ async def anthropic_count_tokens(request: web.Request) -> web.Response:
     request[REQUEST_INBOUND] = AnthropicInbound
     await key_caller(request, relay_state(request))
     body, _ = await read_input(request, RelayMode.CHAT)
+    checked(request, AnthropicInbound.check, body)
     converted = AnthropicInbound(body, request).openai
     requested_model(request, RelayMode.CHAT, converted)
     answer = {"input_tokens": count_chat_request(converted)}
@@ -211,8 +227,10 @@ async def gemini_action(request: web.Request) -> web.StreamResponse:
     body, _ = await read_input(request, RelayMode.CHAT)
     route = f"/{request.path.split('/')[1]}/models:{action}"
     if action in ("embedContent", "batchEmbedContents"):
+        checked(request, check_gemini_embed, body, action == "batchEmbedContents")
         embed = GeminiEmbedInbound(body, request, model, batch=action == "batchEmbedContents")
         return await run(request, RelayMode.EMBEDDINGS, route, caller, embed)
+    checked(request, GeminiInbound.check, body)
     if action == "countTokens":
         wrapped = body.get("generateContentRequest")
         inner: dict[str, Any] = wrapped if isinstance(wrapped, dict) else body

@@ -22,6 +22,7 @@ from api.relay.inbound.anthropic_read import read_request
 from api.relay.inbound.anthropic_render import render_message
 from api.relay.inbound.anthropic_stream import ERROR_TYPES, AnthropicStreamWriter, error_event
 from api.relay.inbound.base import Inbound, StreamWriter
+from api.relay.inbound.shapes import check_anthropic
 from api.relay.reasoning import is_sealed
 from api.services.capabilities import capability
 from models.enums import ChannelType
@@ -89,6 +90,7 @@ def lacks_leading_thinking(messages: list[Any]) -> bool:
 class AnthropicInbound(Inbound):
     name: ClassVar[str] = "anthropic"
     native_types: ClassVar[frozenset[int]] = CLAUDE_FORMAT_TYPES
+    check = staticmethod(check_anthropic)
 
     def __init__(self, body: dict[str, Any], request: Any) -> None:
         super().__init__(body, request)

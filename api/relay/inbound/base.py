@@ -20,6 +20,7 @@ from aiohttp import web
 from api.relay.base import AnswerReader, TokenUsage
 from api.relay.errors import RelayError
 from api.relay.reasoning import with_gemini_signature
+from api.relay.validate import check_depth
 
 # The route's Inbound class, set on the request before the key is checked (errors take its shape).
 REQUEST_INBOUND = web.RequestKey("relay_inbound", type)
@@ -42,6 +43,8 @@ class Inbound(ABC):
     name: ClassVar[str]  # recorded in the consume log
     native_types: ClassVar[frozenset[int]] = frozenset()
     query_key: ClassVar[bool] = False  # the key may come as the query parameter `key` (Google's clients)
+    # The body as sent, checked before it is read (api/relay/inbound/shapes.py): raises validate.Invalid.
+    check = staticmethod(check_depth)
 
     def __init__(self, body: dict[str, Any], request: web.Request) -> None:
         self.body = body

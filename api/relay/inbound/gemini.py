@@ -27,6 +27,7 @@ from api.relay.inbound.gemini_render import (
     parts_of,
     usage_metadata,
 )
+from api.relay.inbound.shapes import check_gemini
 from api.relay.reasoning import GEMINI_SKIP_SIGNATURE
 from models.enums import ChannelType
 
@@ -59,6 +60,7 @@ class GeminiInbound(Inbound):
     name: ClassVar[str] = "gemini"
     query_key: ClassVar[bool] = True  # Google's clients may send the key as `?key=`
     native_types: ClassVar[frozenset[int]] = frozenset({ChannelType.GEMINI})
+    check = staticmethod(check_gemini)
 
     def __init__(self, body: dict[str, Any], request: Any, model: str = "", stream: bool = False,
                  sse: bool = True) -> None:

@@ -34,6 +34,7 @@ from api.relay.inbound.responses_input import SUMMARY_PREFIX, read_items
 from api.relay.inbound.responses_output import INCOMPLETE, output_items, text_of, usage_of
 from api.relay.inbound.responses_stream import ResponsesReader, ResponsesStreamWriter
 from api.relay.inbound.responses_tools import ToolMap, new_id
+from api.relay.inbound.shapes import check_responses
 from api.relay.reasoning import TEXT, is_sealed, seal, unseal
 from models.enums import ChannelType
 
@@ -58,6 +59,7 @@ class ResponsesInbound(Inbound):
     name: ClassVar[str] = "responses"
     native_types: ClassVar[frozenset[int]] = frozenset({ChannelType.OPENAI, ChannelType.XAI, ChannelType.OPENROUTER})
     native_path: ClassVar[str] = "/v1/responses"
+    check = staticmethod(check_responses)
 
     def __init__(self, body: dict[str, Any], request: Any) -> None:
         super().__init__(body, request)

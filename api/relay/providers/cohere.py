@@ -39,9 +39,11 @@ INTERNET_SUFFIX = "-internet"
 
 def _tool(function: Mapping[str, Any]) -> dict[str, Any]:
     schema = function.get("parameters") or {}
-    required = set(schema.get("required") or ())
+    given = schema.get("required")
+    required = {r for r in given if isinstance(r, str)} if isinstance(given, list) else set()
+    properties = schema.get("properties")
     definitions = {}
-    for name, prop in (schema.get("properties") or {}).items():
+    for name, prop in (properties.items() if isinstance(properties, Mapping) else ()):
         prop = prop if isinstance(prop, Mapping) else {}
         kind = prop.get("type")
         definitions[name] = {"description": str(prop.get("description") or ""),

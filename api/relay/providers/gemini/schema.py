@@ -229,7 +229,8 @@ class Reducer:
         properties = node.get("properties")
         if isinstance(properties, Mapping):
             out["properties"] = {name: self.reduce(value, refs) for name, value in properties.items()}
-            required = [r for r in node.get("required") or () if isinstance(r, str) and r in properties]
+            given = node.get("required")
+            required = [r for r in given if isinstance(r, str) and r in properties] if isinstance(given, list) else []
             if required:
                 out["required"] = required
         extra = node.get("additionalProperties")

@@ -1,0 +1,104 @@
+"""Fuzzed bodies on the OpenAI-format routes (chat on each channel: native and converted; completions,
+embeddings, moderations, images, speech, rerank, transcriptions): never a 5xx, refusals in OpenAI's
+error shape, nothing charged for them."""
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.relay.fuzz.conftest import CHAT_MODELS, RERANK, World
+from tests.relay.fuzz.strategies import JSON, mutated
+
+pytestmark = pytest.mark.asyncio(loop_scope="module")
+FUZZ = settings(max_examples=60, derandomize=True, deadline=None, database=None,
+                suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+
+IMAGE = "data:image/png;base64,iVBORw0KGgo="
+WEATHER = {"type": "function", "function": {"name": "get_weather", "description": "Weather of a city", "parameters": {
+    "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}
+CHAT = {"model": "gpt-4o", "max_tokens": 50, "temperature": 0.5, "stream": False, "stop": ["END"], "user": "u1",
+        "tools": [WEATHER], "tool_choice": "auto", "response_format": {"type": "text"},
+        "messages": [
+            {"role": "system", "content": "Be brief."},
+            {"role": "user", "content": [{"type": "text", "text": "What is this?"},
+                                         {"type": "image_url", "image_url": {"url": IMAGE}}]},
+            {"role": "assistant", "content": None, "tool_calls": [{"id": "call_1", "type": "function", "function": {
+                "name": "get_weather", "arguments": "{\"city\": \"Paris\"}"}}]},
+            {"role": "tool", "tool_call_id": "call_1", "content": "sunny"},
+            {"role": "user", "content": "thanks", "name": "alice"}]}
+# Fields the gateway or a converter reads that the base body leaves out.
+CHAT_EXTRA = ("n", "top_p", "top_k", "presence_penalty", "frequency_penalty", "seed", "stream_options", "logprobs",
+              "top_logprobs", "logit_bias", "reasoning_effort", "thinking", "parallel_tool_calls", "functions",
+              "function_call", "max_completion_tokens", "modalities", "audio", "prediction", "metadata",
+              "web_search_options", "verbosity", "store", "group", "stop_sequences")
+
+
+async def post(world: World, path: str, body: Any, shape: str = "openai") -> None:
+    resp = await world.client.post(path, data=orjson.dumps(body), headers={
+        "Authorization": f"Bearer {world.key}", "Content-Type": "application/json"})
+    world.last = await world.check(resp, shape, world.last)
+
+
+@st.composite
+def chat_bodies(draw: st.DrawFn) -> dict[str, Any]:
+    return draw(mutated({**CHAT, "model": draw(st.sampled_from(CHAT_MODELS))}, CHAT_EXTRA))
+
+
+@FUZZ
+@given(body=chat_bodies())
+async def test_chat_completions(world: World, body: dict[str, Any]) -> None:
+    await post(world, "/v1/chat/completions", body)
+
+
+@FUZZ
+@given(body=mutated({"model": "gpt-4o", "prompt": ["Say hi", "and bye"], "max_tokens": 20, "stream": False,
+                     "suffix": "", "echo": False}, ("n", "best_of", "logprobs", "stop", "temperature")))
+async def test_completions(world: World, body: dict[str, Any]) -> None:
+    await post(world, "/v1/completions", body)
+
+
+@FUZZ
+@given(body=mutated({"model": "text-embedding-3-small", "input": ["one", "two"], "encoding_format": "float"},
+                    ("dimensions", "user")), gemini=st.booleans())
+async def test_embeddings(world: World, body: dict[str, Any], gemini: bool) -> None:
+    if gemini and body.get("model") == "text-embedding-3-small":
+        body["model"] = "text-embedding-004"
+    await post(world, "/v1/embeddings", body)
+
+
+@FUZZ
+@given(body=mutated({"model": "text-moderation-latest", "input": "a sentence"}))
+async def test_moderations(world: World, body: dict[str, Any]) -> None:
+    await post(world, "/v1/moderations", body)
+
+
+@FUZZ
+@given(body=mutated({"model": "dall-e-3", "prompt": "a cat", "n": 1, "size": "1024x1024", "quality": "standard",
+                     "response_format": "url"}, ("style", "user")))
+async def test_images(world: World, body: dict[str, Any]) -> None:
+    await post(world, "/v1/images/generations", body)
+
+
+@FUZZ
+@given(body=mutated({"model": "tts-1", "input": "Say this.", "voice": "alloy", "response_format": "mp3",
+                     "speed": 1.0}))
+async def test_speech(world: World, body: dict[str, Any]) -> None:
+    await post(world, "/v1/audio/speech", body)
+
+
+@FUZZ
+@given(body=mutated({"model": RERANK, "query": "which one", "documents": ["a", {"text": "b"}], "top_n": 1},
+                    ("return_documents",)))
+async def test_rerank(world: World, body: dict[str, Any]) -> None:
+    await post(world, "/v1/rerank", body)
+
+
+@FUZZ
+@given(path=st.sampled_from(["/v1/chat/completions", "/v1/completions", "/v1/embeddings", "/v1/images/generations",
+                             "/v1/moderations", "/v1/audio/speech", "/v1/rerank"]), body=JSON)
+async def test_any_json_anywhere(world: World, path: str, body: Any) -> None:
+    await post(world, path, body)
