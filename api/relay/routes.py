@@ -23,6 +23,7 @@ from api.i18n import language, translate
 from api.middlewares import REDIS_DOWN, RETRY_AFTER
 from api.relay.auth import KeyAuth, UserInfo
 from api.relay.base import RelayMode
+from api.relay.counting import client_count
 from api.relay.errors import RelayError
 from api.relay.handler import key_caller, read_input, requested_model, run
 from api.relay.inbound.anthropic import AnthropicInbound
@@ -32,7 +33,7 @@ from api.relay.inbound.responses import ResponsesCompactInbound, ResponsesInboun
 from api.relay.inbound.shapes import check_gemini_embed
 from api.relay.job import Caller, error_response, refuse
 from api.relay.state import RELAY, RelayState, relay_state
-from api.relay.tokenizer import count_chat_request, get_encoding
+from api.relay.tokenizer import get_encoding
 from api.relay.validate import Invalid
 from api.services.channel_index import ChannelIndex
 from api.services.net import client_ip
@@ -212,7 +213,7 @@ async def anthropic_count_tokens(request: web.Request) -> web.Response:
     checked(request, AnthropicInbound.check, body)
     converted = AnthropicInbound(body, request).openai
     requested_model(request, RelayMode.CHAT, converted)
-    answer = {"input_tokens": count_chat_request(converted)}
+    answer = {"input_tokens": await client_count(request, converted)}
     return web.Response(body=orjson.dumps(answer), content_type="application/json")
 
 
@@ -234,7 +235,7 @@ async def gemini_action(request: web.Request) -> web.StreamResponse:
     if action == "countTokens":
         wrapped = body.get("generateContentRequest")
         inner: dict[str, Any] = wrapped if isinstance(wrapped, dict) else body
-        counted = count_chat_request(GeminiInbound(inner, request, model).openai)
+        counted = await client_count(request, GeminiInbound(inner, request, model).openai)
         return web.Response(body=orjson.dumps({"totalTokens": counted}), content_type="application/json")
     stream = action == "streamGenerateContent"
     inbound = GeminiInbound(body, request, model, stream=stream, sse=request.query.get("alt") == "sse")

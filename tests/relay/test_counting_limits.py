@@ -4,21 +4,25 @@ tokens in memory), large requests counted off the event loop (the relay's own pr
 clients' count_tokens / countTokens alike), client counts limited per user and per process."""
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import threading
 import tracemalloc
 
 import pytest
 
+from api.relay import counting
 from api.relay.base import RelayMode
 from api.relay.modes import MODES
 from api.relay.tokenizer import (
     OFF_LOOP_BYTES,
     PIECE_CHARS,
+    count_chat_request,
     count_off_loop,
     count_text,
     get_encoding,
 )
+from tests.helpers import eventually
 from tests.relay.fakes import add_channel, gateway, headers_for, make_key, rich_user, upstreams  # noqa: F401
 
 MIB = 1024 * 1024
@@ -92,3 +96,73 @@ async def test_the_relay_counts_a_large_prompt_off_the_loop(gateway, upstreams, 
         assert resp.status == 200, await resp.text()
     assert threads[0] == threading.current_thread().name
     assert threads[1].startswith("counting")
+# -- the clients' counts ----------------------------------------------------------------------------------
+
+
+def anthropic_count(gateway, token, text: str = "Hello there"):
+    return gateway.post("/v1/messages/count_tokens", headers={
+        "x-api-key": f"sk-{token.key}", "anthropic-version": "2023-06-01"},
+        json={"model": CLAUDE, "messages": [{"role": "user", "content": text}]})
+
+
+def gemini_count(gateway, token, text: str = "Hello there"):
+    return gateway.post(f"/v1beta/models/{GEMINI}:countTokens", headers={"x-goog-api-key": f"sk-{token.key}"},
+                        json={"contents": [{"role": "user", "parts": [{"text": text}]}]})
+
+
+async def test_a_large_count_is_exact(gateway) -> None:
+    token = await make_key(await rich_user())
+    text = PROSE * 2000
+    resp = await anthropic_count(gateway, token, text)
+    assert resp.status == 200
+    expected = count_chat_request({"messages": [{"role": "user", "content": text}]})
+    assert (await resp.json())["input_tokens"] == expected
+    resp = await gemini_count(gateway, token, text)
+    assert (await resp.json())["totalTokens"] == expected
+
+
+async def test_counts_are_limited_per_user(gateway, monkeypatch) -> None:
+    monkeypatch.setattr(counting, "COUNT_RPM", 3)
+    user = await rich_user()
+    first, second = await make_key(user), await make_key(user)
+    for token in (first, second, first):
+        assert (await anthropic_count(gateway, token)).status == 200
+    resp = await anthropic_count(gateway, second)  # another key of the same user
+    assert resp.status == 429
+    body = await resp.json()
+    assert body["type"] == "error" and body["error"]["type"] == "rate_limit_error"  # Anthropic's shape
+    assert 1 <= int(resp.headers["Retry-After"]) <= 60
+    resp = await gemini_count(gateway, first)
+    assert resp.status == 429 and (await resp.json())["error"]["status"] == "RESOURCE_EXHAUSTED"
+    other = await make_key(await rich_user("bob"))
+    assert (await anthropic_count(gateway, other)).status == 200
+
+
+async def test_large_counts_beyond_the_process_bound_are_refused_at_once(gateway, monkeypatch) -> None:
+    monkeypatch.setattr(counting, "MAX_LARGE_COUNTS", 2)
+    release = threading.Event()
+
+    def slow(body) -> int:
+        release.wait(10)
+        return count_chat_request(body)
+
+    monkeypatch.setattr(counting, "count_chat_request", slow)
+    token = await make_key(await rich_user())
+    large = PROSE * 1000
+    waiting = [asyncio.ensure_future(anthropic_count(gateway, token, large)) for _ in range(2)]
+
+    async def both_counting() -> bool:
+        return counting._large_counts == 2
+
+    try:
+        await eventually(both_counting, timeout=10)
+        refused = await anthropic_count(gateway, token, large)
+        assert refused.status == 429
+        assert "large token counts" in (await refused.json())["error"]["message"]
+        release.set()
+        assert [resp.status for resp in await asyncio.gather(*waiting)] == [200, 200]
+    finally:
+        release.set()
+    assert (await anthropic_count(gateway, token, "small")).status == 200  # a small count is never queued
+    assert counting._large_counts == 0
+

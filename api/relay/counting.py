@@ -1,0 +1,55 @@
+"""Token counts asked by clients: POST /v1/messages/count_tokens and Gemini's `:countTokens`.
+
+A count is free (nothing is relayed, nothing billed), so it has limits of its own:
+
+- COUNT_RPM counts a minute per user, whatever relay limits the user has (a fixed window in Redis:
+  one round trip);
+- a large prompt is counted in the counting pool, off the event loop
+  (api.relay.tokenizer.count_off_loop), and at most MAX_LARGE_COUNTS of those wait or run in a
+  process at once: one more is refused at once (429) rather than queued with its body in memory;
+- the body is bounded before it is read (api.bodies.COUNT_MAX_BODY).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from aiohttp import web
+
+from api import keys
+from api.relay.auth import parse_key
+from api.relay.errors import RelayError
+from api.relay.job import refuse
+from api.relay.state import relay_state
+from api.relay.tokenizer import OFF_LOOP_BYTES, count_chat_request, count_off_loop
+
+COUNT_RPM = 120  # counts a minute per user
+COUNT_WINDOW = 60
+MAX_LARGE_COUNTS = 4  # large counts waiting or running in one process
+
+_large_counts = 0
+
+
+def _limited(request: web.Request, scope: str, limit: int, seconds: int) -> RelayError:
+    return refuse(request, 429, "relay_rate_limited", "rate_limit_exceeded", "rate_limit_error",
+                  headers={"Retry-After": str(seconds)}, scope=scope, limit=limit, seconds=seconds)
+
+
+async def client_count(request: web.Request, body: Mapping[str, Any]) -> int:
+    """The prompt tokens of `body` (an OpenAI chat request) for a client whose key the handler has
+    checked; 429 past the user's counts of the minute or when the process is busy counting."""
+    global _large_counts
+    token = await relay_state(request).auth.token(parse_key(request)[0])  # the handler's check, cached
+    user = str(token.user_id if token is not None else 0)
+    if not await request.config_dict[keys.LIMITER].hit("count", user, COUNT_RPM, COUNT_WINDOW):
+        raise _limited(request, "token counts per minute", COUNT_RPM, COUNT_WINDOW)
+    size = request.content.total_bytes  # the body's bytes, as read (inflated)
+    if size <= OFF_LOOP_BYTES:
+        return count_chat_request(body)
+    if _large_counts >= MAX_LARGE_COUNTS:
+        raise _limited(request, "large token counts in progress", MAX_LARGE_COUNTS, 1)
+    _large_counts += 1
+    try:
+        return await count_off_loop(count_chat_request, body, size)
+    finally:
+        _large_counts -= 1
