@@ -7,15 +7,28 @@ from __future__ import annotations
 import asyncio
 import gzip
 import io
+import statistics
+import sys
 import zlib
+from asyncio.subprocess import PIPE
 from functools import cache
+from urllib.parse import urlsplit
 
 import aiohttp
 import orjson
 import pytest
 from aiohttp import web
 
-from api.bodies import CONSOLE_MAX_BODY, COUNT_MAX_BODY, MAX_BODY, MIB, body_limit, read_body, setup_bodies
+from api.bodies import (
+    CONSOLE_MAX_BODY,
+    COUNT_MAX_BODY,
+    MAX_BODY,
+    MIB,
+    _large_body_turn,
+    body_limit,
+    read_body,
+    setup_bodies,
+)
 from tests.helpers import eventually
 from tests.relay.fakes import gateway, headers_for, make_key, rich_user  # noqa: F401
 
@@ -122,6 +135,30 @@ async def test_an_unread_compressed_body_is_not_inflated_after_the_answer(aiohtt
     assert seen[0].content.total_bytes < 1 * MIB  # what the parser had inflated before the answer
 
 
+async def test_large_bodies_go_to_their_parsers_one_a_loop_iteration() -> None:
+    """Large bodies read at the same moment are parsed in turn, the loop polling its sockets between
+    two, not all in one iteration with every other request waiting."""
+    loop = asyncio.get_running_loop()
+    iteration = 0
+
+    def count_iterations() -> None:
+        nonlocal iteration
+        iteration += 1
+        if not done.is_set():
+            loop.call_soon(count_iterations)
+
+    async def read_one(handed: list[int]) -> None:
+        await _large_body_turn()
+        handed.append(iteration)  # its parse would run here, before the task awaits again
+
+    done = asyncio.Event()
+    loop.call_soon(count_iterations)
+    handed: list[int] = []
+    await asyncio.gather(*[read_one(handed) for _ in range(4)])
+    done.set()
+    assert len(set(handed)) == 4, handed
+
+
 # -- encodings and charsets ---------------------------------------------------------------------------
 
 
@@ -149,6 +186,28 @@ async def test_a_body_that_is_not_utf8_is_400(client, content_type: str, data: b
     resp = await client.post("/api/user/login", data=data, headers={"Content-Type": content_type})
     assert resp.status == 400
     assert words in (await envelope(resp))["message"]
+
+
+async def raw_post(client, path: str, header: bytes, body: bytes) -> tuple[int, dict]:
+    """A request written byte for byte (a header that is not UTF-8, as no HTTP client sends one)."""
+    reader, writer = await asyncio.open_connection(client.host, client.port)
+    try:
+        writer.write(b"POST " + path.encode() + b" HTTP/1.1\r\nHost: gateway\r\nConnection: close\r\n"
+                     + b"Content-Length: " + str(len(body)).encode() + b"\r\n" + header + b"\r\n\r\n" + body)
+        answer = await reader.read()
+    finally:
+        writer.close()
+    head, _, payload = answer.partition(b"\r\n\r\n")
+    return int(head.split()[1]), orjson.loads(payload)
+
+
+@pytest.mark.parametrize(("header", "words"), [
+    (b"Content-Type: application/json; charset=\xff\xfe", "Unsupported charset '??'"),
+    (b"Content-Encoding: gz\xffip", "Unsupported Content-Encoding 'gz?ip'"),
+])
+async def test_a_header_that_is_not_utf8_is_400(client, header: bytes, words: str) -> None:
+    status, body = await raw_post(client, "/api/user/login", header, orjson.dumps(LOGIN))
+    assert status == 400 and body["success"] is False and words in body["message"], body
 
 
 async def test_utf8_charsets_are_taken(client) -> None:
@@ -184,3 +243,84 @@ async def test_relay_bodies_are_refused_in_the_openai_shape(gateway) -> None:
     assert resp.status == 413
     body = await resp.json()
     assert body["type"] == "error" and "32 MiB" in body["error"]["message"]  # Anthropic's shape
+
+
+# -- measured: the attacks against a real API process -----------------------------------------------
+
+
+PROBE_EVERY = 0.01  # seconds
+# /healthz asked every PROBE_EVERY seconds on one connection by a process of its own (the test's
+# process is busy sending the attack), from when it says "probing" until its stdin is written to and
+# 50 answers were timed; then it prints the latencies. Each latency counts from when its probe was
+# due, so a stall delays every probe that fell due during it (a probe sent late is not timed from its
+# late start).
+PROBE = """
+import http.client, json, select, sys, time
+host, port, every = sys.argv[1], int(sys.argv[2]), float(sys.argv[3])
+conn = http.client.HTTPConnection(host, port, timeout=30)
+conn.request("GET", "/healthz")
+conn.getresponse().read()
+print("probing", flush=True)
+latencies, due, attack_over = [], time.perf_counter(), False
+while not attack_over or len(latencies) < 50:
+    attack_over = attack_over or bool(select.select([sys.stdin], [], [], max(0.0, due - time.perf_counter()))[0])
+    conn.request("GET", "/healthz")
+    answer = conn.getresponse()
+    answer.read()
+    assert answer.status == 200, answer.status
+    done = time.perf_counter()
+    while due <= done:
+        latencies.append(done - due)
+        due += every
+print(json.dumps(latencies))
+"""
+
+
+def peak_rss(pid: int) -> int:
+    """The process's peak resident memory so far, in bytes (VmHWM)."""
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    raise AssertionError("no VmHWM")
+
+
+async def test_the_attacks_do_not_stall_a_real_api_process(client, api_process) -> None:
+    """Ten anonymous gzip bombs at the console's login and ten at the relay, and large token counts,
+    all at once: /healthz answers within 100 ms (p99), the bodies are refused, memory stays flat."""
+    proc, base = await api_process()
+    token = await make_key(await rich_user())
+    pid = proc.proc.pid
+    before = peak_rss(pid)
+    count_body = orjson.dumps({"model": "claude-sonnet-4-5", "messages": [
+        {"role": "user", "content": "word " * 2_200_000}]})  # 11 MB of text: ~1 s of counting each
+    count_headers = {"x-api-key": f"sk-{token.key}", "anthropic-version": "2023-06-01",
+                     "Content-Type": "application/json"}
+    url = urlsplit(base)
+    prober = await asyncio.create_subprocess_exec(sys.executable, "-c", PROBE, str(url.hostname), str(url.port),
+                                                  str(PROBE_EVERY), stdin=PIPE, stdout=PIPE)
+    assert await prober.stdout.readline() == b"probing\n"  # type: ignore[union-attr]
+    async with aiohttp.ClientSession() as http_client:
+        async def post(path: str, data: bytes, headers: dict[str, str]) -> int:
+            async with http_client.post(base + path, data=io.BytesIO(data), headers=headers) as resp:
+                await resp.read()
+                return resp.status
+
+        try:
+            statuses = await asyncio.gather(
+                *[post("/api/user/login", bomb(), gzipped()) for _ in range(10)],
+                *[post("/v1/chat/completions", bomb(), gzipped()) for _ in range(10)],
+                *[post("/v1/messages/count_tokens", count_body, count_headers) for _ in range(8)])
+        finally:
+            out, _ = await prober.communicate(b"over")
+    assert prober.returncode == 0
+    latencies = orjson.loads(out)
+    grown = peak_rss(pid) - before
+    p99 = statistics.quantiles(latencies, n=100)[98]
+    print(f"/healthz during the attack: {len(latencies)} answers, p50 {statistics.median(latencies) * 1000:.1f} ms, "
+          f"p99 {p99 * 1000:.1f} ms, max {max(latencies) * 1000:.1f} ms; peak RSS grew {grown / MIB:.0f} MiB; "
+          f"count answers {sorted(statuses[20:])}")
+    assert statuses[:10] == [413] * 10 and statuses[10:20] == [401] * 10
+    assert set(statuses[20:]) <= {200, 429} and 200 in statuses[20:]
+    assert p99 < 0.100
+    assert grown < 400 * MIB
