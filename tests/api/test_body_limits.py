@@ -245,6 +245,15 @@ async def test_relay_bodies_are_refused_in_the_openai_shape(gateway) -> None:
     assert body["type"] == "error" and "32 MiB" in body["error"]["message"]  # Anthropic's shape
 
 
+async def test_task_bodies_are_read_the_same_way(gateway) -> None:
+    token = await make_key(await rich_user())
+    resp = await gateway.post("/mj/submit/imagine", data=b"not deflate",
+                              headers=gzipped({**headers_for(token), "Content-Encoding": "deflate"}))
+    assert resp.status == 400
+    body = await resp.json()
+    assert body["code"] == 4 and "decompressed as 'deflate'" in body["description"]  # Midjourney's shape
+
+
 # -- measured: the attacks against a real API process -----------------------------------------------
 
 
@@ -324,3 +333,4 @@ async def test_the_attacks_do_not_stall_a_real_api_process(client, api_process) 
     assert set(statuses[20:]) <= {200, 429} and 200 in statuses[20:]
     assert p99 < 0.100
     assert grown < 400 * MIB
+

@@ -19,6 +19,7 @@ import orjson
 from aiohttp import web
 
 from api import keys
+from api.bodies import read_body
 from api.i18n import language, translate
 from api.relay.base import RelayMode
 from api.relay.errors import RelayError
@@ -67,7 +68,7 @@ _JSON_NUL = re.compile(rb"(?<!\\)(?:\\\\)*\\u0000")  # \u0000 escaped in JSON (n
 async def json_body(request: web.Request, fields: Mapping[str, Check] | None = None) -> dict[str, Any]:
     """The request's JSON object, its known `fields` of their types; no NUL anywhere (PostgreSQL
     cannot keep one, and no task field needs one)."""
-    raw = await request.read()
+    raw = await read_body(request)
     try:
         body = orjson.loads(raw) if raw and not (b"\\u0000" in raw and _JSON_NUL.search(raw)) else None
     except orjson.JSONDecodeError:
