@@ -91,6 +91,8 @@ def parse_key(request: web.Request) -> tuple[str, str]:
     if auth.startswith("sk-"):
         auth = auth[3:]
     key, _, channel = auth.partition("-")
+    if not channel.isascii():  # a channel id is ASCII digits: said as sent, never read as a number
+        channel = channel.encode("ascii", "backslashreplace").decode()
     return key, channel
 
 
@@ -205,7 +207,7 @@ class KeyAuth:
 
     # -- lookups --------------------------------------------------------------------------------
     async def token(self, key: str) -> TokenInfo | None:
-        if not key:
+        if not key or not key.isascii():  # keys are ASCII; a header's undecodable bytes are no key
             return None
         key_hash = sha256_hex(key)
         hit = self._tokens.get(key_hash)

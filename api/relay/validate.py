@@ -204,7 +204,7 @@ def _check_messages(messages: Any) -> None:
             if not isinstance(content, list):
                 raise Invalid(f"messages[{i}].content", "must be a string or an array of content parts")
             check_parts(content, f"messages[{i}].content")
-        if len(message) > 2:  # most messages are only a role and a content
+        if len(message) > 1 + ("content" in message):  # most messages are only a role and a content
             check_fields(message, MESSAGE_FIELDS, f"messages[{i}].")
             for k, call in enumerate(message.get("tool_calls") or ()):
                 _check_call(call, f"messages[{i}].tool_calls[{k}]")

@@ -87,6 +87,11 @@ def lacks_leading_thinking(messages: list[Any]) -> bool:
     return False
 
 
+def _ascii(value: str | None) -> str:
+    """A header value of the client's that can travel upstream ("" for one with undecodable bytes)."""
+    return value if value and value.isascii() else ""
+
+
 class AnthropicInbound(Inbound):
     name: ClassVar[str] = "anthropic"
     native_types: ClassVar[frozenset[int]] = CLAUDE_FORMAT_TYPES
@@ -133,11 +138,12 @@ class AnthropicInbound(Inbound):
     def native_headers(self, channel: Mapping[str, str]) -> dict[str, str]:
         """The client's API version, and its beta flags added to the channel's own."""
         headers = {}
-        version = self.request.headers.get("anthropic-version")
+        version = _ascii(self.request.headers.get("anthropic-version"))
         if version:
             headers["anthropic-version"] = version
-        flags = [f.strip() for value in (channel.get("anthropic-beta"), self.request.headers.get("anthropic-beta"))
-                 for f in (value or "").split(",") if f.strip()]
+        given = _ascii(self.request.headers.get("anthropic-beta"))
+        flags = [f.strip() for value in (channel.get("anthropic-beta") or "", given) for f in value.split(",")
+                 if f.strip()]
         if flags:
             headers["anthropic-beta"] = ",".join(dict.fromkeys(flags))
         return headers

@@ -1,44 +1,14 @@
-"""One gateway per test module for the relay fuzz suite, on SQLite and on PostgreSQL: an OpenAI, an
-Anthropic and a Gemini channel (the strict fakes of tests/relay), a user and a key; and what every
-fuzzed answer is held to (`World.check`): never a server error, a refusal in the route's own error
-shape, and nothing charged for it.
-
-The fakes refuse what their provider refuses; a body shape a fake's checks do not foresee is answered
-400 in that provider's own shape (what the provider does), never a fake's own crash.
-"""
+"""One gateway per fuzz module (tests/relay/fuzz/world.py), on SQLite and on PostgreSQL."""
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Iterator
-from dataclasses import dataclass, field, replace
-from pathlib import Path
 from typing import Any
 
-import orjson
 import pytest
 import pytest_asyncio
-from aiohttp import ClientResponse, web
-from aiohttp.test_utils import TestClient, TestServer
-from tortoise import Tortoise
 
-from api.app import create_app
-from models import Log, Token, User
-from models.db import close_database, init_database
-from models.enums import ChannelType, LogType
-from models.settings import Settings
-from tests.conftest import PREFIX, REDIS_URL, _delete_prefix
-from tests.helpers import eventually
-from tests.relay.fake_anthropic import FakeClaude
-from tests.relay.fake_gemini import FakeGemini
-from tests.relay.fake_responses import FakeResponses
-from tests.relay.fakes import FakeUpstream, add_channel, drain, live_balance, make_key, relay_of, rich_user
-
-OPENAI_MODELS = ("gpt-4o", "text-embedding-3-small", "text-moderation-latest", "dall-e-2", "dall-e-3", "tts-1",
-                 "whisper-1")
-RERANK = "jina-reranker-v2-base-multilingual"  # on a Jina channel (OpenAI's format, with rerank)
-CLAUDE = "claude-sonnet-4-5-20250929"
-GEMINI = "gemini-2.5-flash"
-GEMINI_EMBEDDING = "text-embedding-004"
-CHAT_MODELS = ("gpt-4o", CLAUDE, GEMINI)  # one per channel: native and converted routes alike
+from tests.conftest import PREFIX, _delete_prefix
+from tests.relay.fuzz.world import World, open_world
 
 
 @pytest.fixture(autouse=True)
@@ -47,169 +17,12 @@ def _clean_redis() -> Iterator[None]:
     yield
 
 
-def _provider_errors(shape: str):
-    """A body the fake cannot read is refused as its provider refuses it (400), not a 500."""
-
-    @web.middleware
-    async def refuse_unreadable(request: web.Request, handler):
-        try:
-            return await handler(request)
-        except web.HTTPException:
-            raise
-        except Exception as exc:  # a fake's own limits: answered as its provider would
-            message = f"invalid request: {type(exc).__name__}"
-            body: dict[str, Any] = {
-                "openai": {"error": {"message": message, "type": "invalid_request_error", "param": None,
-                                     "code": None}},
-                "anthropic": {"type": "error", "error": {"type": "invalid_request_error", "message": message}},
-                "gemini": {"error": {"code": 400, "message": message, "status": "INVALID_ARGUMENT"}},
-            }[shape]
-            return web.json_response(body, status=400)
-
-    return refuse_unreadable
-
-
-def _openai_app(chat: FakeUpstream, responses: FakeResponses) -> web.Application:
-    app = chat.app()
-    app.router.add_post("/v1/responses", responses.responses)
-    app.router.add_post("/v1/responses/compact", responses.compact)
-    app.middlewares.append(_provider_errors("openai"))
-    return app
-
-
-@dataclass
-class Ledger:
-    """What the user has: live balance, reservations and records waiting, and the database's view."""
-
-    live: int | None
-    reservations: int
-    pending: int
-    quota: int
-    used_quota: int
-    logs: int
-
-
-@dataclass
-class World:
-    client: TestClient
-    user: User
-    token: Token
-    servers: list[TestServer] = field(default_factory=list)
-    answers: dict[int, int] = field(default_factory=dict)  # status → how many, for the report
-    last: Ledger | None = None  # after the previous answer
-
-    @property
-    def key(self) -> str:
-        return f"sk-{self.token.key}"
-
-    async def ledger(self) -> Ledger:
-        quota = relay_of(self.client).quota
-        store = quota.store
-        reservations = await store.redis.hlen(quota._u(self.user.id, "resv"))
-        pending = await store.redis.hlen(quota.pending_key(self.user.id))
-        row = await User.get(id=self.user.id)
-        logs = await Log.filter(user_id=self.user.id, type=LogType.CONSUME).count()
-        return Ledger(await live_balance(self.client, self.user.id), reservations, pending, row.quota,
-                      row.used_quota, logs)
-
-    async def settled(self) -> bool:
-        quota = relay_of(self.client).quota
-        return await quota.store.redis.hlen(quota._u(self.user.id, "resv")) == 0
-
-    async def check(self, resp: ClientResponse, shape: str, before: Ledger | None) -> Ledger:
-        """The answer is no server error; a refusal has the route's error shape and charged nothing.
-        Returns the ledger to compare the next answer with."""
-        raw = await resp.read()
-        self.answers[resp.status] = self.answers.get(resp.status, 0) + 1
-        assert resp.status < 500, (resp.status, raw[:600])
-        if resp.status < 400:
-            # A stream settles after its last byte: once it has, apply the record as a worker does, so
-            # that the next refusal is compared with the settled ledger.
-            await eventually(self.settled, timeout=10, interval=0.01)
-            await drain(self.client)
-            return await self.ledger()
-        body = orjson.loads(raw)
-        assert_error_shape(shape, resp.status, body)
-        after = await self.ledger()
-        assert before is not None
-        assert after == replace(before, live=after.live if before.live is None else before.live), (before, after)
-        assert after.reservations == 0 and after.pending == 0, after
-        return after
-
-
-def assert_error_shape(shape: str, status: int, body: Any) -> None:
-    """The error body of each API, as its own SDK reads it."""
-    if shape == "openai":
-        error = body["error"]
-        assert isinstance(error["message"], str) and error["message"], body
-        assert isinstance(error["type"], str) and {"param", "code"} <= error.keys(), body
-    elif shape == "anthropic":
-        assert body["type"] == "error" and isinstance(body["error"]["type"], str), body
-        assert isinstance(body["error"]["message"], str) and body["error"]["message"], body
-    else:
-        error = body["error"]
-        assert error["code"] == status and isinstance(error["status"], str), body
-        assert isinstance(error["message"], str) and error["message"], body
-    if status == 400 and shape != "gemini":
-        kind = body["error"]["type"]
-        assert kind in ("invalid_request_error", "new_api_error"), body
-
-
-async def _database(backend: str, request: pytest.FixtureRequest, path: Path) -> str:
-    if backend == "postgres":
-        url = request.getfixturevalue("postgres_database")
-        await init_database(url, generate_schemas=True)
-        conn = Tortoise.get_connection("default")
-        tables = [m._meta.db_table for app in Tortoise.apps.values() for m in app.values()]
-        await conn.execute_script("TRUNCATE " + ", ".join(f'"{t}"' for t in tables) + " RESTART IDENTITY")
-    else:
-        url = f"sqlite://{path / 'fuzz.sqlite3'}"
-        await init_database(url, generate_schemas=True)
-    await close_database()
-    return url
-
-
 @pytest_asyncio.fixture(scope="module", loop_scope="module", params=["sqlite", "postgres"])
 async def world(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
                 redis_sync: Any) -> AsyncIterator[World]:
-    """The gateway of this module, its channels, a user with a key; cleaned at the module's end."""
-    path = tmp_path_factory.mktemp("fuzz")
-    url = await _database(request.param, request, path)
-    settings = Settings.from_env({
-        "DATABASE_URL": url, "REDIS_URL": REDIS_URL, "REDIS_PREFIX": PREFIX, "SESSION_SECRET": "test-session-secret",
-        "DATA_DIR": str(path), "FRONTEND_DIR": str(path / "no-frontend"), "RATE_LIMIT_API": "100000",
-        "RATE_LIMIT_CRITICAL": "100000", "SHUTDOWN_TIMEOUT": "1"})
-    client = TestClient(TestServer(create_app(replace(settings, streaming_timeout=5.0))))
-    await client.start_server()
-    servers: list[TestServer] = []
+    """The gateway of this module; its Redis keys are deleted at the module's end."""
     try:
-        chat, responses, claude, gemini = FakeUpstream(), FakeResponses(), FakeClaude(), FakeGemini()
-        apps = ((chat, _openai_app(chat, responses)), (claude, _with(claude.app(), "anthropic")),
-                (gemini, _with(gemini.app(), "gemini")))
-        for fake, app in apps:
-            server = TestServer(app)
-            await server.start_server()
-            servers.append(server)
-            fake.server = server
-        responses.server = chat.server
-        await add_channel(client, chat, models=",".join(OPENAI_MODELS), name="openai")
-        await add_channel(client, chat, models=RERANK, type=int(ChannelType.JINA), name="jina")
-        await add_channel(client, None, models=CLAUDE, type=int(ChannelType.ANTHROPIC), base_url=claude.url,
-                          key=claude.key, name="anthropic")
-        await add_channel(client, None, models=f"{GEMINI},{GEMINI_EMBEDDING}", type=int(ChannelType.GEMINI),
-                          base_url=gemini.url, key=gemini.key, name="gemini")
-        user = await rich_user("fuzz", quota=10**12)
-        token = await make_key(user)
-        world = World(client, user, token, servers)
-        world.last = await world.ledger()
-        yield world
+        async with open_world(request.param, request, tmp_path_factory.mktemp("fuzz")) as world:
+            yield world
     finally:
-        for server in servers:
-            await server.close()
-        await client.close()
         _delete_prefix(redis_sync, PREFIX)
-
-
-def _with(app: web.Application, shape: str) -> web.Application:
-    app.middlewares.append(_provider_errors(shape))
-    return app

@@ -13,8 +13,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.relay.fake_anthropic_models import sign
-from tests.relay.fuzz.conftest import CHAT_MODELS, GEMINI_EMBEDDING, World
 from tests.relay.fuzz.strategies import JSON, mutated
+from tests.relay.fuzz.world import CHAT_MODELS, GEMINI_EMBEDDING, World
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 FUZZ = settings(max_examples=60, derandomize=True, deadline=None, database=None,

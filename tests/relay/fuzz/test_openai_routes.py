@@ -10,8 +10,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.relay.fuzz.conftest import CHAT_MODELS, RERANK, World
 from tests.relay.fuzz.strategies import JSON, mutated
+from tests.relay.fuzz.world import CHAT_MODELS, RERANK, World
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 FUZZ = settings(max_examples=60, derandomize=True, deadline=None, database=None,
