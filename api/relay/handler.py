@@ -42,6 +42,7 @@ from api.relay.base import (
 )
 from api.relay.disconnects import client_gone
 from api.relay.errors import ChannelCannotServe, RelayError, should_retry_error
+from api.relay.forms import read_form
 from api.relay.inbound.base import Inbound
 from api.relay.job import Caller, Form, Job, Outcome, answer_headers, refuse
 from api.relay.modes import MODES, Billing, text_field
@@ -104,22 +105,7 @@ async def key_caller(request: web.Request, state: RelayState) -> Caller:
 
 async def read_input(request: web.Request, mode: RelayMode) -> tuple[dict[str, Any], Form | None]:
     if MODES[mode].multipart:
-        if not request.content_type.startswith("multipart/"):
-            raise refuse(request, 400, "relay_invalid_form", "invalid_request_body", "invalid_request_error")
-        fields: dict[str, str] = {}
-        files: list[tuple[str, str, str, bytes]] = []
-        reader = await request.multipart()
-        async for part in reader:
-            if not isinstance(part, aiohttp.BodyPartReader) or not part.name:
-                continue
-            if part.filename:
-                files.append((part.name, part.filename, part.headers.get("Content-Type", "application/octet-stream"),
-                              bytes(await part.read())))
-            else:
-                fields[part.name] = await part.text()
-        if not files:
-            raise refuse(request, 400, "relay_invalid_form", "invalid_request_body", "invalid_request_error")
-        return dict(fields), Form(fields, files)
+        return await read_form(request)
     raw = await read_body(request)
     try:
         body = orjson.loads(raw) if raw else None

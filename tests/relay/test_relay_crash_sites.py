@@ -213,13 +213,10 @@ MULTIPART = {
     "a file name that is not UTF-8": (FORM, form((b"", b"model", b"whisper-1"),
                                                  (b"; filename=\"\xff.mp3\"", b"file", b"ID3fake"))),
 }
-# read_form (api/relay/forms.py) refuses these; the pipeline reads forms with it once
-# api/relay/handler.py read_input calls it (`if MODES[mode].multipart: return await read_form(request)`).
-NEEDS_READ_FORM = pytest.mark.xfail(strict=True, reason="handler.read_input does not call forms.read_form yet")
 
 
 @pytest.mark.filterwarnings("ignore::aiohttp.multipart.BadContentDispositionHeader")
-@pytest.mark.parametrize("case", [pytest.param(case, marks=NEEDS_READ_FORM) for case in MULTIPART])
+@pytest.mark.parametrize("case", MULTIPART)
 async def test_a_malformed_form_is_refused(world: World, case: str) -> None:
     content_type, body = MULTIPART[case]
     seen = forwarded(world)
