@@ -11,6 +11,7 @@ import orjson
 import pytest
 import pytest_asyncio
 
+from api import keys
 from api.relay.providers.gemini.adaptor import GeminiAdaptor
 from models.enums import Role
 from tests.conftest import PREFIX, _delete_prefix
@@ -235,3 +236,9 @@ async def test_a_channel_pinned_by_an_id_in_other_digits_is_refused(world: World
                                    headers={"Authorization": f"Bearer sk-{token.key}-\u00b2"})
     answer = await resp.json()
     assert resp.status == 403 and answer["error"]["code"] == "channel_unavailable", answer
+
+
+async def test_a_metrics_token_that_is_not_utf8_is_refused(world: World) -> None:
+    await world.client.server.app[keys.OPTIONS].update("MetricsToken", "scrape-secret")
+    status, raw = await world.raw("/metrics", [(b"Authorization", b"Bearer \xff")], method=b"GET")
+    assert status == 403, raw

@@ -137,12 +137,13 @@ class World:
         assert after.reservations == 0 and after.pending == 0, after
         return after
 
-    async def raw(self, path: str, headers: list[tuple[bytes, bytes]], body: bytes = b"") -> tuple[int, bytes]:
-        """POST with headers as bytes (any bytes: what an HTTP client library would not send)."""
+    async def raw(self, path: str, headers: list[tuple[bytes, bytes]], body: bytes = b"",
+                  method: bytes = b"POST") -> tuple[int, bytes]:
+        """A request with headers as bytes (any bytes: what an HTTP client library would not send)."""
         server = self.client.server
         reader, writer = await asyncio.open_connection(server.host, server.port)
         try:
-            head = [b"POST " + path.encode() + b" HTTP/1.1", b"Host: gateway", b"Connection: close",
+            head = [method + b" " + path.encode() + b" HTTP/1.1", b"Host: gateway", b"Connection: close",
                     b"Content-Length: " + str(len(body)).encode(), *(name + b": " + value for name, value in headers)]
             writer.write(b"\r\n".join(head) + b"\r\n\r\n" + body)
             await writer.drain()
