@@ -242,3 +242,42 @@ async def test_a_metrics_token_that_is_not_utf8_is_refused(world: World) -> None
     await world.client.server.app[keys.OPTIONS].update("MetricsToken", "scrape-secret")
     status, raw = await world.raw("/metrics", [(b"Authorization", b"Bearer \xff")], method=b"GET")
     assert status == 403, raw
+
+
+# Shapes real clients send that the checks must let through (to the upstream, which judges the rest).
+ACCEPTED = {
+    "older Codex's {content, success} tool output": ("/v1/responses", "openai", {**RESPONSES, "input": [
+        {"type": "function_call", "call_id": "c1", "name": "shell", "arguments": "{}"},
+        {"type": "function_call_output", "call_id": "c1", "output": {"content": "failed", "success": False}}]}),
+    "an Anthropic search result's source is a URL": ("/v1/messages", "anthropic", {**ANTHROPIC, "model": "gpt-4o",
+        "messages": [{"role": "user", "content": [{"type": "search_result", "source": "https://example.com",
+                                                   "title": "Example", "content": [{"type": "text", "text": "x"}]}]}]}),
+    "a web search error result": ("/v1/messages", "anthropic", {**ANTHROPIC, "model": "gpt-4o", "messages": [
+        {"role": "user", "content": "search"},
+        {"role": "assistant", "content": [
+            {"type": "server_tool_use", "id": "srv_1", "name": "web_search", "input": {"query": "x"}},
+            {"type": "web_search_tool_result", "tool_use_id": "srv_1",
+             "content": {"type": "web_search_tool_result_error", "error_code": "unavailable"}}]},
+        {"role": "user", "content": "go on"}]}),
+    "a Gemini schema that is a boolean": (f"/v1beta/models/{GEMINI}:countTokens", "gemini", {**GEMINI_BODY, "tools": [
+        {"functionDeclarations": [{"name": "f", "parametersJsonSchema": True}]}]}),
+    "google-genai's snake_case": (f"/v1beta/models/{GEMINI}:countTokens", "gemini", {
+        "contents": [{"role": "user", "parts": [{"text": "hi"}]}],
+        "generation_config": {"thinking_config": {"thinking_budget": 0}, "max_output_tokens": 10}}),
+    "a speech voice by id": ("/v1/audio/speech", "openai", {"model": "tts-1", "input": "hi", "voice": {"id": "v1"}}),
+    "omni moderation of parts": ("/v1/moderations", "openai", {"model": "text-moderation-latest", "input": [
+        {"type": "text", "text": "hi"}, {"type": "image_url", "image_url": {"url": "https://example.com/a.png"}}]}),
+    "an image part as a bare URL": ("/v1/chat/completions", "openai", {**CHAT, "messages": [
+        {"role": "user", "content": [{"type": "image_url", "image_url": "data:image/png;base64,iVBORw0KGgo="}]}]}),
+    "a hosted tool without a function": ("/v1/chat/completions", "openai", {**CHAT, "tools": [
+        {"type": "web_search"}]}),
+}
+
+
+@pytest.mark.parametrize("case", ACCEPTED)
+async def test_accepted_shapes_pass_the_checks(world: World, case: str) -> None:
+    path, shape, body = ACCEPTED[case]
+    resp = await world.client.post(path, json=body, headers=headers_of(world, shape))
+    raw = await resp.read()
+    assert resp.status < 500 and b"Invalid value for" not in raw, raw
+    world.last = await world.check_raw(resp.status, raw, shape, world.last)

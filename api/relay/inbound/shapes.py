@@ -226,7 +226,8 @@ RESPONSES_FIELDS: Mapping[str, Kind] = {
 ITEM_FIELDS: Mapping[str, Kind] = {
     "type": STRING, "role": STRING, "id": STRING, "call_id": STRING, "name": STRING, "namespace": STRING,
     "arguments": STRING_OR_OBJECT, "input": STRING, "action": OBJECT, "summary": OBJECTS, "encrypted_content": STRING,
-    "output": STRING_OR_OBJECTS, "tools": OBJECTS, "execution": STRING,
+    "output": ((str, list, dict), "a string, an array of content parts or an object", None), "tools": OBJECTS,
+    "execution": STRING,
 }
 RESPONSES_TOOL_FIELDS: Mapping[str, Kind] = {
     "type": STRING, "name": STRING, "description": STRING, "parameters": OBJECT, "strict": BOOLEAN, "tools": OBJECTS,

@@ -59,9 +59,40 @@ def mutated(draw: st.DrawFn, base: Mapping[str, Any], extra: Sequence[str] = (),
     return body
 
 
-def nested(depth: int, leaf: Any = "x") -> Any:
-    """A value nested `depth` lists deep."""
-    value = leaf
-    for _ in range(depth):
-        value = [value]
-    return value
+# -- multipart forms and headers ---------------------------------------------------------------------
+
+CHARSETS = st.sampled_from([b"", b"; charset=utf-8", b"; charset=latin-1", b"; charset=x-unknown", b"; charset=",
+                            b"; charset=utf-16", b"; charset=\xff"])
+ENCODINGS = st.sampled_from([b"", b"\r\nContent-Encoding: gzip", b"\r\nContent-Encoding: deflate",
+                             b"\r\nContent-Encoding: br", b"\r\nContent-Encoding: x-made-up",
+                             b"\r\nContent-Transfer-Encoding: base64",
+                             b"\r\nContent-Transfer-Encoding: quoted-printable",
+                             b"\r\nContent-Transfer-Encoding: x-made-up"])
+NAMES = st.sampled_from([b"model", b"file", b"language", b"mo\xffdel", b"", b"a\"b", b"response_format"])
+VALUES = st.binary(max_size=12) | st.sampled_from([b"whisper-1", b"\xff\xfe", b"H4sIAAAAAAAA", b"=FF=", b"text"])
+
+
+@st.composite
+def forms(draw: st.DrawFn) -> tuple[bytes, bytes]:
+    boundary = draw(st.sampled_from([b"gw", b"x" * 70, b"a b"]))
+    body = b""
+    for _ in range(draw(st.integers(0, 4))):
+        filename = draw(st.sampled_from([b"", b"; filename=\"a.mp3\"", b"; filename=\"\xff.mp3\"", b"; filename="]))
+        content_type = draw(st.sampled_from([b"", b"\r\nContent-Type: text/plain", b"\r\nContent-Type: audio/mpeg",
+                                             b"\r\nContent-Type: multipart/mixed; boundary=in",
+                                             b"\r\nContent-Type: \xff"]))
+        disposition = draw(st.sampled_from([b"form-data", b"attachment", b"\xff"]))
+        body += (b"--" + boundary + b"\r\nContent-Disposition: " + disposition + b"; name=\"" + draw(NAMES) + b"\""
+                 + filename + content_type + draw(CHARSETS) + draw(ENCODINGS) + b"\r\n\r\n" + draw(VALUES) + b"\r\n")
+    body += b"--" + boundary + b"--\r\n"
+    if draw(st.booleans()):
+        body = body[:draw(st.integers(0, len(body)))]
+    header = draw(st.sampled_from([b"multipart/form-data; boundary=" + boundary, b"multipart/form-data",
+                                   b"multipart/form-data; boundary=other", b"multipart/mixed; boundary=" + boundary,
+                                   b"multipart/form-data; boundary=\"" + boundary + b"\""]))
+    return header, body
+
+
+# Header values: any bytes an HTTP parser takes (no control characters), UTF-8 or not.
+HEADER_VALUES = st.binary(max_size=16).map(lambda b: bytes(c for c in b if c >= 0x20 and c != 0x7f)) | st.sampled_from(
+    [b"Bearer sk-\xff\xfe", b"sk-\xc3\x28", b"\xed\xa0\x80", b"Bearer ", b"sk-", b"sk-abc-\xb2", b"2023-06-01"])

@@ -13,11 +13,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.relay.fake_anthropic_models import sign
-from tests.relay.fuzz.strategies import JSON, mutated
+from tests.relay.fuzz.strategies import HEADER_VALUES, JSON, mutated
 from tests.relay.fuzz.world import CHAT_MODELS, GEMINI_EMBEDDING, World
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
-FUZZ = settings(max_examples=60, derandomize=True, deadline=None, database=None,
+FUZZ = settings(max_examples=150, derandomize=True, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 PNG = "iVBORw0KGgo="
@@ -148,3 +148,25 @@ async def test_any_json_anywhere(world: World, route: tuple[str, str], body: Any
     headers = {"anthropic": anthropic_headers(world), "gemini": google_headers(world)}.get(
         shape, {"Authorization": f"Bearer {world.key}"})
     await post(world, path, body, shape, headers)
+
+
+@FUZZ
+@given(route=st.sampled_from(ROUTES), name=st.sampled_from([
+    b"Authorization", b"x-api-key", b"x-goog-api-key", b"anthropic-version", b"anthropic-beta", b"Accept-Language"]),
+       value=HEADER_VALUES, keyed=st.booleans())
+async def test_headers(world: World, route: tuple[str, str], name: bytes, value: bytes, keyed: bool) -> None:
+    path, shape = route
+    body = {"/v1/messages": ANTHROPIC, "/v1/messages/count_tokens": ANTHROPIC, "/v1/responses": RESPONSES,
+            "/v1/responses/compact": {k: v for k, v in RESPONSES.items() if k not in ("stream", "store",
+                                                                                    "max_output_tokens",
+                                                                                    "tool_choice")}}.get(path)
+    if body is None:
+        body = {"requests": [{"content": {"parts": [{"text": "a"}]}}]} if "batch" in path else \
+            {"content": {"parts": [{"text": "a"}]}} if "embedContent" in path else GEMINI
+    headers = [(name, value), (b"Content-Type", b"application/json")]
+    if keyed and name != b"x-api-key":
+        headers.append((b"x-api-key", world.key.encode()))
+    if name != b"anthropic-version":
+        headers.append((b"anthropic-version", b"2023-06-01"))
+    status, raw = await world.raw(path, headers, orjson.dumps(body))
+    world.last = await world.check_raw(status, raw, shape, world.last)

@@ -10,11 +10,14 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.relay.fuzz.strategies import JSON, mutated
+from tests.relay.fuzz.strategies import HEADER_VALUES, JSON, forms, mutated
 from tests.relay.fuzz.world import CHAT_MODELS, RERANK, World
 
-pytestmark = pytest.mark.asyncio(loop_scope="module")
-FUZZ = settings(max_examples=60, derandomize=True, deadline=None, database=None,
+pytestmark = [pytest.mark.asyncio(loop_scope="module"),
+              # aiohttp warns about a client's malformed Content-Disposition (and reads no name from it)
+              pytest.mark.filterwarnings("ignore::aiohttp.multipart.BadContentDispositionHeader"),
+              pytest.mark.filterwarnings("ignore::aiohttp.multipart.BadContentDispositionParam")]
+FUZZ = settings(max_examples=150, derandomize=True, deadline=None, database=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
 IMAGE = "data:image/png;base64,iVBORw0KGgo="
@@ -102,3 +105,30 @@ async def test_rerank(world: World, body: dict[str, Any]) -> None:
                              "/v1/moderations", "/v1/audio/speech", "/v1/rerank"]), body=JSON)
 async def test_any_json_anywhere(world: World, path: str, body: Any) -> None:
     await post(world, path, body)
+
+
+@FUZZ
+@given(path=st.sampled_from(["/v1/audio/transcriptions", "/v1/audio/translations"]), form=forms())
+async def test_audio_forms(world: World, path: str, form: tuple[bytes, bytes]) -> None:
+    content_type, body = form
+    status, raw = await world.raw(path, [(b"Authorization", f"Bearer {world.key}".encode()),
+                                         (b"Content-Type", content_type)], body)
+    world.last = await world.check_raw(status, raw, "openai", world.last)
+
+
+@FUZZ
+@given(name=st.sampled_from([b"Authorization", b"x-api-key", b"x-goog-api-key", b"api-key", b"mj-api-secret",
+                             b"Accept-Language", b"X-Forwarded-For", b"Content-Type"]),
+       value=HEADER_VALUES, keyed=st.booleans(),
+       path=st.sampled_from(["/v1/chat/completions", "/v1/embeddings", "/pg/chat/completions", "/v1/models"]))
+async def test_headers(world: World, name: bytes, value: bytes, keyed: bool, path: str) -> None:
+    headers = [(name, value)]
+    if keyed and name != b"Authorization":
+        headers.append((b"Authorization", f"Bearer {world.key}".encode()))
+    if name != b"Content-Type":
+        headers.append((b"Content-Type", b"application/json"))
+    body = {"model": "text-embedding-3-small", "input": "hi"} if "embeddings" in path else CHAT
+    status, raw = await world.raw(path, headers, orjson.dumps(body),
+                                  method=b"GET" if path == "/v1/models" else b"POST")
+    google = path == "/v1/models" and name == b"x-goog-api-key"  # a Google client: answered in Google's shape
+    world.last = await world.check_raw(status, raw, "gemini" if google else "openai", world.last)
