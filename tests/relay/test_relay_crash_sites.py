@@ -179,7 +179,7 @@ async def test_a_key_header_that_is_not_utf8_is_refused_as_no_valid_key(
     world.last = await world.check_raw(status, raw, shape, world.last)
 
 
-async def test_a_beta_flag_that_is_not_utf8_never_reaches_the_channel(world: World) -> None:
+async def test_a_beta_flag_that_is_not_utf8_never_reaches_the_channel_and_is_said(world: World) -> None:
     seen = len(world.fakes["anthropic"].seen)
     status, raw = await world.raw("/v1/messages", [
         (b"x-api-key", world.key.encode()), (b"anthropic-version", b"2023-06-01"),
@@ -187,6 +187,7 @@ async def test_a_beta_flag_that_is_not_utf8_never_reaches_the_channel(world: Wor
     assert status == 200, raw
     sent = world.fakes["anthropic"].seen[seen:]
     assert len(sent) == 1 and "anthropic-beta" not in {k.lower() for k in sent[0]["headers"]}
+    assert b"x-gateway-dropped: anthropic-beta" in world.last_head.lower()  # and said
     world.last = await world.check_raw(status, raw, "anthropic", world.last)
 
 

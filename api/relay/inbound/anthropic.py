@@ -21,7 +21,7 @@ from api.relay.errors import RelayError
 from api.relay.inbound.anthropic_read import read_request
 from api.relay.inbound.anthropic_render import render_message
 from api.relay.inbound.anthropic_stream import ERROR_TYPES, AnthropicStreamWriter, error_event
-from api.relay.inbound.base import Inbound, StreamWriter
+from api.relay.inbound.base import Inbound, StreamWriter, note
 from api.relay.inbound.shapes import check_anthropic
 from api.relay.reasoning import is_sealed
 from api.services.capabilities import capability
@@ -87,11 +87,6 @@ def lacks_leading_thinking(messages: list[Any]) -> bool:
     return False
 
 
-def _ascii(value: str | None) -> str:
-    """A header value of the client's that can travel upstream ("" for one with undecodable bytes)."""
-    return value if value and value.isascii() else ""
-
-
 class AnthropicInbound(Inbound):
     name: ClassVar[str] = "anthropic"
     native_types: ClassVar[frozenset[int]] = CLAUDE_FORMAT_TYPES
@@ -138,15 +133,24 @@ class AnthropicInbound(Inbound):
     def native_headers(self, channel: Mapping[str, str]) -> dict[str, str]:
         """The client's API version, and its beta flags added to the channel's own."""
         headers = {}
-        version = _ascii(self.request.headers.get("anthropic-version"))
+        version = self._header("anthropic-version")
         if version:
             headers["anthropic-version"] = version
-        given = _ascii(self.request.headers.get("anthropic-beta"))
+        given = self._header("anthropic-beta")
         flags = [f.strip() for value in (channel.get("anthropic-beta") or "", given) for f in value.split(",")
                  if f.strip()]
         if flags:
             headers["anthropic-beta"] = ",".join(dict.fromkeys(flags))
         return headers
+
+    def _header(self, name: str) -> str:
+        """A header of the client's as it can travel upstream: one with bytes that are not ASCII (not
+        UTF-8, kept by aiohttp as surrogates) is left out and said."""
+        value = self.request.headers.get(name) or ""
+        if value.isascii():
+            return value
+        note(self.notices, name)
+        return ""
 
     def render(self, answer: Mapping[str, Any]) -> dict[str, Any]:
         return render_message(answer, self.body.get("model"))

@@ -93,6 +93,7 @@ class World:
     fakes: dict[str, Any] = field(default_factory=dict)  # by format: openai, responses, anthropic, gemini
     answers: dict[int, int] = field(default_factory=dict)  # status → how many, for the report
     last: Ledger | None = None  # after the previous answer
+    last_head: bytes = b""  # the headers of the last answer to `raw`
 
     @property
     def key(self) -> str:
@@ -152,8 +153,8 @@ class World:
             writer.close()
             await writer.wait_closed()
         status_line, _, rest = answer.partition(b"\r\n")
-        _, _, content = rest.partition(b"\r\n\r\n")
-        if b"transfer-encoding: chunked" in rest.lower().partition(b"\r\n\r\n")[0]:
+        self.last_head, _, content = rest.partition(b"\r\n\r\n")
+        if b"transfer-encoding: chunked" in self.last_head.lower():
             content = _unchunked(content)
         return int(status_line.split()[1]), content
 
