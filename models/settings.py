@@ -6,6 +6,7 @@ api.services.options; nothing here changes while a process runs.
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -39,6 +40,13 @@ def _float(env: dict[str, str], name: str, default: float) -> float:
         return float(raw)
     except ValueError as exc:
         raise ValueError(f"{name} must be a number, got {raw!r}") from exc
+
+
+def _positive(env: dict[str, str], name: str, default: float) -> float:
+    value = _float(env, name, default)
+    if not value > 0:
+        raise ValueError(f"{name} must be a number of seconds above 0, got {value!r}")
+    return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +88,9 @@ class Settings:
     log_level: str = "INFO"
     worker_processes: int = 1
     worker_threads: int = 8
+    db_connect_timeout: float = 5.0      # seconds to open a connection, or to wait for a free one
+    db_statement_timeout: float = 10.0   # seconds one statement may take (or wait for a lock)
+    db_transaction_timeout: float = 30.0  # seconds a transaction may take (a settlement), or idle mid-way
     extra: dict[str, str] = field(default_factory=dict)
 
     @classmethod
@@ -99,6 +110,7 @@ class Settings:
                 "which generates one in the data folder"
             )
         proxies = tuple(p.strip() for p in env.get("TRUSTED_PROXIES", "").split(",") if p.strip())
+        timeouts = DatabaseTimeouts.from_env(env)
         return cls(
             database_url=database_url,
             redis_url=redis_url,
@@ -138,11 +150,49 @@ class Settings:
             log_level=(env.get("LOG_LEVEL") or "INFO").upper(),
             worker_processes=_int(env, "WORKER_PROCESSES", 1),
             worker_threads=_int(env, "WORKER_THREADS", 8),
+            db_connect_timeout=timeouts.connect,
+            db_statement_timeout=timeouts.statement,
+            db_transaction_timeout=timeouts.transaction,
         )
 
     @property
     def dialect(self) -> str:
         return dialect_of(self.database_url)
+
+    @property
+    def database_timeouts(self) -> DatabaseTimeouts:
+        return DatabaseTimeouts(self.db_connect_timeout, self.db_statement_timeout, self.db_transaction_timeout)
+
+
+@dataclass(frozen=True, slots=True)
+class DatabaseTimeouts:
+    """How long a process waits for its database, on every path (models.backends applies them).
+
+    connect: opening a connection, and waiting for a free one (a pool slot, SQLite's one connection);
+    statement: one statement, on the server where it can say so (PostgreSQL's statement_timeout,
+      MySQL's lock wait, SQLite's busy timeout) and on the client one second later (CLIENT_GRACE: a
+      server that answers gives its own clean error first; one that does not is given up on);
+    transaction: a settlement's whole transaction, and a session idle inside a transaction (its
+      client gone without a word) before PostgreSQL ends it and frees its row locks.
+    """
+
+    connect: float = 5.0
+    statement: float = 10.0
+    transaction: float = 30.0
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str]) -> DatabaseTimeouts:
+        """DB_CONNECT_TIMEOUT, DB_STATEMENT_TIMEOUT, DB_TRANSACTION_TIMEOUT: seconds, above 0."""
+        values = dict(env)
+        return cls(_positive(values, "DB_CONNECT_TIMEOUT", 5.0), _positive(values, "DB_STATEMENT_TIMEOUT", 10.0),
+                   _positive(values, "DB_TRANSACTION_TIMEOUT", 30.0))
+
+    @property
+    def client_statement(self) -> float:
+        return self.statement + CLIENT_GRACE
+
+
+CLIENT_GRACE = 1.0  # seconds the client waits for a statement beyond the server's own limit
 
 
 def database_url_from_env(env: dict[str, str]) -> str:
@@ -164,10 +214,18 @@ def dialect_of(database_url: str) -> str:
 MODEL_MODULES = ["models"]
 
 
-def tortoise_config(database_url: str, with_aerich: bool = True) -> dict:
+def tortoise_config(database_url: str, with_aerich: bool = True, timeouts: DatabaseTimeouts | None = None) -> dict:
+    """Tortoise's configuration. With `timeouts`, the connection is one of models.backends' clients,
+    whose every wait is bounded (the running processes); without, Tortoise's own client as the URL
+    says (migrations, whose statements may rightly run long)."""
     modules = [*MODEL_MODULES, "aerich.models"] if with_aerich else list(MODEL_MODULES)
+    connection: str | dict = database_url
+    if timeouts is not None:
+        from .backends import bounded_connection
+
+        connection = bounded_connection(database_url, timeouts)
     return {
-        "connections": {"default": database_url},
+        "connections": {"default": connection},
         "apps": {"models": {"models": modules, "default_connection": "default"}},
         "use_tz": False,
         "timezone": "UTC",

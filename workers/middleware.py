@@ -40,7 +40,7 @@ class TortoiseMiddleware(Middleware):
 
     def before_worker_boot(self, broker, worker) -> None:
         try:
-            _loop().run_coroutine(init_database(self.settings.database_url))
+            _loop().run_coroutine(init_database(self.settings.database_url, timeouts=self.settings.database_timeouts))
         except Exception as exc:
             raise MiddlewareError(f"database init failed: {exc}") from exc
 
