@@ -3,7 +3,8 @@ expiry; only the holder may extend or delete it (compare-and-act scripts).
 
 `acquire` / `refresh` / `release` are the parts; `lease_lock` holds a lock on a short lease that
 it renews while the block works: a holder that dies (kill -9, a lost machine) blocks the others for
-one lease at most, while a long job keeps its lock."""
+one lease at most, while a long job keeps its lock, up to `max_hold` seconds: a block stuck past
+that (a database call that never returns) stops being renewed, and the lock lapses one lease later."""
 from __future__ import annotations
 
 import asyncio
@@ -18,6 +19,10 @@ from .store import Store
 
 log = logging.getLogger(__name__)
 LEASE = 10.0  # seconds
+
+
+class LockBusy(LockError):
+    """Someone else holds the lock (and kept it for as long as the caller would wait)."""
 
 _RELEASE = "if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0"
 _REFRESH = ("if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end "
@@ -46,22 +51,29 @@ async def release(store: Store, key: str, token: str) -> bool:
 
 
 @contextlib.asynccontextmanager
-async def lease_lock(store: Store, key: str, *, lease: float = LEASE, wait: float = 60.0) -> AsyncIterator[None]:
-    """Hold `key` while the block runs; wait up to `wait` seconds for it (LockError after)."""
+async def lease_lock(store: Store, key: str, *, lease: float = LEASE, wait: float = 60.0,
+                     max_hold: float | None = None) -> AsyncIterator[None]:
+    """Hold `key` while the block runs, renewed for `max_hold` seconds at most (None: as long as
+    it runs); wait up to `wait` seconds for it (0: one try), LockBusy after."""
     lock = store.redis.lock(key, timeout=lease, blocking_timeout=wait)
     if not await lock.acquire():
-        raise LockError(f"could not acquire {key} within {wait:g} s")
+        raise LockBusy(f"could not acquire {key} within {wait:g} s")
+    loop = asyncio.get_running_loop()
+    renew_until = None if max_hold is None else loop.time() + max_hold
 
     async def renew() -> None:
         while True:
             await asyncio.sleep(lease / 3)
+            if renew_until is not None and loop.time() >= renew_until:
+                log.warning("lock %s held past %g s: no longer renewed", key, max_hold)
+                return
             try:
                 await lock.reacquire()  # the TTL back to a full lease
             except Exception as exc:  # lost (expired under a stall) or Redis unreachable: stop renewing
                 log.warning("lock %s not renewed: %s", key, exc)
                 return
 
-    renewal = asyncio.get_running_loop().create_task(renew())
+    renewal = loop.create_task(renew())
     try:
         yield
     finally:

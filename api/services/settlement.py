@@ -11,6 +11,10 @@ used_quota / request_count, key remain_quota / used_quota, channel used_quota, t
 the hourly QuotaData rows; then removes the records from Redis. A worker killed between the commit
 and the removal leaves records that the next run finds already applied and only removes.
 
+No user waits on another (`apply_users`): a user whose billing lock is held elsewhere is left for a
+retry at once, the transaction is bounded (DB_TRANSACTION_TIMEOUT; the lock is no longer renewed
+past it), and a failure leaves the records in Redis for the retry.
+
 Durability: the records live in Redis until a worker has committed them. With AOF persistence
 (`appendonly yes`, fsync every second) a Redis restart loses at most the last second of records
 and balance changes; without persistence a restart loses every record not yet applied (typically
@@ -33,22 +37,24 @@ from typing import Any
 
 import orjson
 from tortoise.expressions import F
-from tortoise.models import Model
 from tortoise.transactions import in_transaction
 
 from models import Channel, Log, QuotaData, Settlement, Token, User
+from models.db import database_gave_up_on_a_row
 from models.enums import LogType
 
 from . import redis_keys
-from .locks import lease_lock
+from .locks import LockBusy, lease_lock
 from .logs import log_event
 from .options import OptionsService
 from .records import SettlementRecord
+from .row_insert import insert_rows
 from .store import Store
 
 log = logging.getLogger(__name__)
 FLUSH_INTERVAL = 0.25  # seconds a process gathers users before it sends one billing.apply (fewer, larger batches)
 REMIND_THROTTLE = 3600  # seconds between two low-balance mails to one user
+TRANSACTION_TIMEOUT = 30.0  # seconds a settlement's transaction may take (DB_TRANSACTION_TIMEOUT in the workers)
 
 
 def new_settlement_id(request_id: str) -> str:
@@ -197,50 +203,6 @@ def _content(r: SettlementRecord) -> str:
     return text
 
 
-_INSERTS: dict[tuple[type, str, type], tuple[str, tuple[str, ...], tuple[Any, ...]]] = {}
-
-
-def _insert_plan(conn: Any, model: type[Model]) -> tuple[str, tuple[str, ...], tuple[Any, ...]]:
-    """The model's INSERT statement (Tortoise's own, for this connection's dialect), its columns
-    in order, and for each column the field's to_db_value when the value needs converting."""
-    plan_key = (conn.executor_class, conn.connection_name, model)  # the executor class fixes the dialect
-    plan = _INSERTS.get(plan_key)
-    if plan is None:
-        executor = conn.executor_class(model=model, db=conn)
-        fields_map = model._meta.fields_map
-        columns = tuple(executor.regular_columns)
-        converters = tuple(None if type(fields_map[c]).__name__ in _NATIVE_FIELDS else fields_map[c].to_db_value
-                           for c in columns)
-        plan = _INSERTS[plan_key] = (executor.insert_query, columns, converters)
-    return plan
-
-
-# Fields whose Python value (int, text) every backend stores as it is and Tortoise does not validate:
-# passed through; the others (CharField length, BooleanField) go through the field's to_db_value.
-_NATIVE_FIELDS = frozenset({"IntField", "BigIntField", "SmallIntField", "TextField"})
-
-
-async def _insert_rows(conn: Any, model: type[Model], rows: list[dict[str, Any]]) -> None:
-    """bulk_create without building model instances: one parameterised INSERT run for every row
-    (execute_many), values taken from dicts; a column missing from a row gets the field's default."""
-    if not rows:
-        return
-    sql, columns, converters = _insert_plan(conn, model)
-    fields_map = model._meta.fields_map
-    values: list[list[Any]] = []
-    for row in rows:
-        line = []
-        for column, convert in zip(columns, converters, strict=True):
-            value = row[column] if column in row else _default(fields_map[column].default)
-            line.append(value if convert is None else convert(value, None))
-        values.append(line)
-    await conn.execute_many(sql, values)
-
-
-def _default(value: Any) -> Any:
-    return value() if callable(value) else value
-
-
 @dataclass(slots=True)
 class Applied:
     count: int = 0
@@ -266,7 +228,7 @@ async def _apply_records(user_id: int, records: Mapping[str, SettlementRecord], 
         result.count, result.quota = len(new), total
         if user is not None:
             result.quota_before, result.email, result.username = user.quota, user.email, user.username
-        await _insert_rows(conn, Settlement, [
+        await insert_rows(conn, Settlement, [
             {"request_id": rid, "user_id": user_id, "token_id": r.token_id, "quota": r.quota, "created_at": int(r.at)}
             for rid, r in new])
         requests = sum(1 for _, r in new if not r.is_refund)  # a task's refund is not a request
@@ -292,14 +254,14 @@ async def _apply_records(user_id: int, records: Mapping[str, SettlementRecord], 
                 remain_quota=F("remain_quota") - taken, used_quota=F("used_quota") + used)
         for channel_id, used in sorted(channels.items()):
             await Channel.filter(id=channel_id).using_db(conn).update(used_quota=F("used_quota") + used)
-        await _insert_rows(conn, Log, [{
+        await insert_rows(conn, Log, [{
             "user_id": user_id, "created_at": int(r.at), "type": int(LogType.SYSTEM), "content": _refund_content(r),
             "username": r.username, "token_name": r.token_name, "token_id": r.token_id, "model_name": r.model,
             "quota": -r.quota, "channel_id": r.channel_id, "group": r.group, "other": _refund_other(r),
             "request_id": rid} for rid, r in new if r.is_refund])
         if log_consume:
             consume = int(LogType.CONSUME)
-            await _insert_rows(conn, Log, [{
+            await insert_rows(conn, Log, [{
                 "user_id": user_id, "created_at": int(r.at), "type": consume, "content": _content(r),
                 "username": r.username, "token_name": r.token_name, "token_id": r.token_id, "model_name": r.model,
                 "quota": r.quota, "prompt_tokens": r.usage.prompt_tokens,
@@ -316,19 +278,63 @@ async def _apply_records(user_id: int, records: Mapping[str, SettlementRecord], 
     return result
 
 
-async def apply_pending(store: Store, options: OptionsService, user_id: int, send_mail=None) -> int:
-    """Move the user's pending records into the database; returns how many were new there."""
+async def apply_pending(store: Store, options: OptionsService, user_id: int, send_mail=None, *,
+                        wait: float = 60.0, timeout: float = TRANSACTION_TIMEOUT) -> int:
+    """Move the user's pending records into the database; returns how many were new there.
+
+    Waits up to `wait` seconds for the user's billing lock (LockBusy after); the transaction gets
+    `timeout` seconds (TimeoutError after: cancelled, its connection discarded, nothing applied),
+    and the lock is renewed no longer than that, so a block stuck in a call that ignores the
+    cancellation holds the user's lock one lease past it at most."""
     key = pending_key(store, user_id)
-    async with lease_lock(store, store.key("billing", "lock", user_id)):
+    async with lease_lock(store, store.key("billing", "lock", user_id), wait=wait, max_hold=timeout):
         raw = await store.redis.hgetall(key)
         if not raw:
             return 0
         records = {rid: SettlementRecord.decode(value) for rid, value in raw.items()}
-        result = await _apply_records(user_id, records, options.get_bool("LogConsumeEnabled"))
+        async with asyncio.timeout(timeout):
+            result = await _apply_records(user_id, records, options.get_bool("LogConsumeEnabled"))
         await store.redis.hdel(key, *records)
     if result.count and send_mail is not None:
         await _remind(store, options, user_id, result, send_mail)
     return result.count
+
+
+@dataclass(slots=True)
+class Outcome:
+    applied: int = 0  # records new in the database
+    later: list[int] = field(default_factory=list)  # users to try again: locked elsewhere, or failed
+
+
+async def apply_users(store: Store, options: OptionsService, user_ids: Iterable[int], send_mail=None, *,
+                      timeout: float = TRANSACTION_TIMEOUT, concurrency: int = 4) -> Outcome:
+    """apply_pending for each of these users, a few at a time, none waiting for another: a user
+    whose billing lock is held elsewhere is left for later at once (its holder is applying it, or
+    lapses within a lease), and one whose transaction fails does not hold up the others. A failure
+    that says the database is away (not merely one of its rows locked) leaves the users not yet
+    started for later too: each would only wait out the same timeouts."""
+    outcome = Outcome()
+    gate = asyncio.Semaphore(max(1, concurrency))
+    database_away = False
+
+    async def one(user_id: int) -> None:
+        nonlocal database_away
+        async with gate:
+            if database_away:
+                outcome.later.append(user_id)
+                return
+            try:
+                outcome.applied += await apply_pending(store, options, user_id, send_mail, wait=0, timeout=timeout)
+            except LockBusy:
+                outcome.later.append(user_id)
+            except Exception as exc:
+                outcome.later.append(user_id)
+                if not database_gave_up_on_a_row(exc):
+                    database_away = True
+                log.warning("settlements of user %d not applied (retried later): %r", user_id, exc)
+
+    await asyncio.gather(*(one(user_id) for user_id in dict.fromkeys(user_ids)))
+    return outcome
 
 
 async def _remind(store: Store, options: OptionsService, user_id: int, result: Applied, send_mail) -> None:

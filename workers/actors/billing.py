@@ -1,4 +1,10 @@
-"""Billing: settlement records from Redis into the database (see api.services.settlement)."""
+"""Billing: settlement records from Redis into the database (see api.services.settlement).
+
+No message waits on another: the users of a message are applied a few at a time, a user whose
+billing lock is held elsewhere (or whose transaction failed) is sent again a moment later on its
+own (one such retry per user at a time), so one user's stuck records never hold a worker thread,
+nor the other users of the batch, nor the queue behind it.
+"""
 from __future__ import annotations
 
 import asyncio
@@ -7,15 +13,30 @@ import logging
 import dramatiq
 
 from api.services.reservations import close_orphans
-from api.services.settlement import apply_pending, users_with_pending
+from api.services.settlement import apply_users, users_with_pending
+from api.services.store import Store
 from workers.broker import send
 from workers.context import ctx
 
 log = logging.getLogger(__name__)
+RETRY_DELAY_MS = 2_000  # a user left for later is tried again this much later
 
 
 async def _send_mail(to: str, subject: str, html: str) -> None:
     await asyncio.to_thread(send, "mail.send", to, subject, html)
+
+
+async def retry_later(store: Store, user_ids: list[int], delay_ms: int = RETRY_DELAY_MS) -> list[int]:
+    """One delayed billing.apply for those of these users that have no retry on its way already;
+    returns them. (A retry lost with its worker is left to billing.sweep.)"""
+    async with store.redis.pipeline(transaction=False) as pipe:
+        for user_id in user_ids:
+            pipe.set(store.key("billing", "retry", user_id), "1", nx=True, px=delay_ms)
+        marked = await pipe.execute()
+    due = [user_id for user_id, fresh in zip(user_ids, marked, strict=True) if fresh]
+    if due:
+        await asyncio.to_thread(send, "billing.apply", due, delay_ms=delay_ms)
+    return due
 
 
 @dramatiq.actor(actor_name="billing.apply", queue_name="billing", max_retries=20, min_backoff=200,
@@ -23,15 +44,20 @@ async def _send_mail(to: str, subject: str, html: str) -> None:
 async def apply(user_ids: list[int]) -> None:
     """Apply the pending settlements of these users; idempotent (a record applies once)."""
     context = ctx()
-    for user_id in user_ids:
-        await apply_pending(context.store, context.options, int(user_id), _send_mail)
+    outcome = await apply_users(context.store, context.options, [int(u) for u in user_ids], _send_mail,
+                                timeout=context.settings.db_transaction_timeout)
+    if outcome.later:
+        await retry_later(context.store, outcome.later)
 
 
 @dramatiq.actor(actor_name="billing.sweep", queue_name="billing", max_retries=3)
 async def sweep(sent_at: float = 0, sender: str = "") -> None:
     """Reservations whose process died (closed: checkpointed output charged, the rest returned),
-    then every user with records still waiting (a lost billing.apply, a process that died)."""
+    then every user with records still waiting (a lost billing.apply, a process that died); a user
+    left out now (locked elsewhere, the database away) waits for the next sweep or message."""
     context = ctx()
     await close_orphans(context.store, context.options.get_int("QuotaPerUnit"))
-    for user_id in await users_with_pending(context.store):
-        await apply_pending(context.store, context.options, user_id, _send_mail)
+    outcome = await apply_users(context.store, context.options, await users_with_pending(context.store),
+                                _send_mail, timeout=context.settings.db_transaction_timeout)
+    if outcome.later:
+        log.info("sweep: %d users left for later", len(outcome.later))

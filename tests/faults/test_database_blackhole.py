@@ -1,0 +1,306 @@
+# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
+"""A database that stops answering: PostgreSQL behind a proxy of the test's own that turns into a
+blackhole (connections accepted, nothing answered, nothing refused: a cut network, a hung
+failover), and SQLite with another process holding the write lock.
+
+Nothing waits for the whole outage: each console request, and each relay request that must look
+its key up, answers 503 with Retry-After within the timeouts (DB_CONNECT_TIMEOUT for a connection,
+DB_STATEMENT_TIMEOUT and one second of client grace for the statement; 1 s each here, with a
+margin); the relay keeps serving the keys it knows; the worker's settlement gives its lock up
+instead of holding it; once the proxy forwards again every request is billed exactly once.
+"""
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import sys
+import time
+from dataclasses import replace
+from typing import Any
+
+import asyncpg
+import orjson
+import pytest
+
+from api import keys
+from api.app import create_app
+from api.services.locks import LockBusy, lease_lock
+from api.services.options import OptionsService
+from api.services.settlement import apply_pending, pending_for, pending_key, users_with_pending
+from models import Settlement, User
+from models.db import close_database, init_database
+from models.settings import CLIENT_GRACE, Settings
+from tests.conftest import process_env
+from tests.faults.blackhole import Blackhole
+from tests.faults.ledger import Books, check_books, report
+from tests.helpers import ApiClient, eventually, make_user
+from tests.relay.fakes import add_channel, headers_for, make_key, rich_user, upstreams  # noqa: F401
+
+TIMEOUTS = {"DB_CONNECT_TIMEOUT": "1", "DB_STATEMENT_TIMEOUT": "1", "DB_TRANSACTION_TIMEOUT": "2"}
+BOUND = 1 + 1 + CLIENT_GRACE  # a connection, then a statement (the client's limit)
+MARGIN = 2.0  # a loaded two-core machine
+BODY = {"model": "gpt-4", "messages": [{"role": "user", "content": "hi"}]}
+
+
+@pytest.fixture
+def short_timeouts(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """The database timeouts of this process (the app reads them from the environment) and of the
+    processes it starts."""
+    for name, value in TIMEOUTS.items():
+        monkeypatch.setenv(name, value)
+    return TIMEOUTS
+
+
+@pytest.fixture
+def proxy(postgres_database: str):
+    hole = Blackhole.before(postgres_database)
+    yield hole
+    hole.stop()
+
+
+async def timed(call) -> tuple[float, int, Any, dict[str, str]]:
+    """(seconds, status, JSON body, headers) of one request; never more than 30 s."""
+    started = time.monotonic()
+    resp = await asyncio.wait_for(call, 30)
+    body = await resp.json(content_type=None)
+    return time.monotonic() - started, resp.status, body, dict(resp.headers)
+
+
+async def start_worker(spawn, settings: Settings, redis_sync) -> Any:
+    """`python -m workers` on these settings (the proxied database), ready when it consumed a heartbeat."""
+    from tests.conftest import _send_heartbeat
+    from workers.broker import setup_broker
+
+    proc = spawn([sys.executable, "-m", "workers", "--processes", "1", "--threads", "4"],
+                 process_env(settings, **TIMEOUTS), name="worker")
+    setup_broker(settings)
+    key = f"{settings.redis_prefix}heartbeat:worker"
+
+    async def beaten() -> bool:
+        assert proc.proc.poll() is None, "worker exited:\n" + proc.output()
+        await asyncio.to_thread(_send_heartbeat)
+        return redis_sync.exists(key) == 1
+
+    await eventually(beaten, timeout=30, interval=0.3)
+    return proc
+
+
+@pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
+async def test_postgres_blackhole_answers_503_within_the_timeouts_and_bills_once_after(
+        short_timeouts, aiohttp_client, settings: Settings, proxy: Blackhole, upstreams, spawn, redis_sync) -> None:
+    settings = replace(settings, database_url=proxy.url(settings.database_url))
+    gateway = await aiohttp_client(create_app(settings))
+    store = gateway.server.app[keys.STORE]
+    await add_channel(gateway, await upstreams())
+    worker = await start_worker(spawn, settings, redis_sync)
+    alice = ApiClient(gateway)
+    await make_user("alice")
+    await alice.login("alice", "password123")
+    users = [await rich_user(f"user{i}", quota=1_000_000) for i in range(2)]
+    known = [await make_key(u, remain_quota=400_000, unlimited=False) for u in users]
+    unseen = await make_key(users[0])  # never used: not in any cache
+    for token in known:  # their keys and balances are in Redis from here on
+        assert (await gateway.post("/v1/chat/completions", json=BODY, headers=headers_for(token))).status == 200
+
+    proxy.swallow()
+    needs_database = [
+        ("GET /api/user/self", gateway.get("/api/user/self", headers={"New-Api-User": str(alice.user_id)})),
+        ("GET /api/token/", gateway.get("/api/token/?p=0", headers={"New-Api-User": str(alice.user_id)})),
+        ("PUT /api/user/self", gateway.put("/api/user/self", json={"display_name": "Alice"},
+                                           headers={"New-Api-User": str(alice.user_id)})),
+        ("POST /api/user/login", gateway.post("/api/user/login", json={"username": "alice",
+                                                                       "password": "password123"})),
+        *((f"relay, uncached key #{i}", gateway.post("/v1/chat/completions", json=BODY, headers=headers_for(unseen)))
+          for i in range(3)),
+    ]
+    served = [gateway.post("/v1/chat/completions", json=BODY, headers=headers_for(t)) for t in known * 2]
+    answers = await asyncio.gather(*(timed(call) for _, call in needs_database), *(timed(c) for c in served))
+    for (name, _), (seconds, status, body, headers) in zip(needs_database, answers, strict=False):
+        assert status == 503 and headers.get("Retry-After"), (name, status, body)
+        assert seconds <= BOUND + MARGIN, (name, seconds)
+        if name.startswith("relay"):
+            assert body["error"]["code"] == "service_unavailable", body
+        else:
+            assert body["success"] is False and body["data"] is None, body
+    assert [status for _, status, _, _ in answers[len(needs_database):]] == [200] * 4  # served from Redis
+
+    # The worker tries those records while the database is away: it gives its billing locks up.
+    async def tried_and_let_go() -> bool:
+        pending = await store.redis.exists(*(pending_key(store, u.id) for u in users))
+        locks = [key async for key in store.redis.scan_iter(match=store.key("billing", "lock", "*"))]
+        return pending > 0 and not locks and "not applied (retried later)" in worker.output()
+
+    await eventually(tried_and_let_go, timeout=20, interval=0.2)
+
+    proxy.open()
+    login = await timed(gateway.post("/api/user/login", json={"username": "alice", "password": "password123"}))
+    assert login[1] == 200 and login[2]["success"], login
+
+    async def settled() -> bool:
+        return await users_with_pending(store) == []
+
+    await eventually(settled, timeout=30, interval=0.2)  # by the worker, through the proxy
+    summary = await check_books(store, Books(users, known))
+    assert summary.logs == 6  # two before, four during: each once
+    report("PostgreSQL behind a network blackhole (connections accepted, never answered), then back",
+           f"console and uncached-key relay requests 503 + Retry-After within {BOUND:g} s (the timeouts); "
+           "known keys served throughout",
+           "every request, once: the worker gave its locks up while the database was away and applied the "
+           "records once it answered", summary)
+
+
+async def test_sqlite_write_lock_held_elsewhere_bounds_every_wait(short_timeouts, client, settings, upstreams) -> None:
+    await add_channel(client, await upstreams())
+    alice = ApiClient(client)
+    user = await make_user("alice")
+    await alice.login("alice", "password123")
+    unseen = await make_key(await rich_user("bob"))
+    headers = {"New-Api-User": str(alice.user_id)}
+    holder = sqlite3.connect(settings.database_url.removeprefix("sqlite://"), isolation_level=None)
+    try:
+        holder.execute("BEGIN IMMEDIATE")  # another process writing: the file's write lock is taken
+        writes = [timed(client.put("/api/user/self", json={"display_name": f"Alice {i}"}, headers=headers))
+                  for i in range(3)]
+        reads = [timed(client.get("/api/user/self", headers=headers)) for _ in range(2)]
+        answers = await asyncio.gather(*writes, *reads)
+        for seconds, status, body, answer_headers in answers:
+            assert seconds <= BOUND + MARGIN, (seconds, status, body)
+            assert status in (200, 503), (status, body)  # a read may wait behind a write for the connection
+            if status == 503:
+                assert answer_headers.get("Retry-After") and body["success"] is False, body
+        assert [status for _, status, _, _ in answers[:3]] == [503] * 3
+        # Alone, a read goes through (WAL: readers do not wait for a writer), and so does a relay
+        # request whose key is looked up (a read).
+        assert (await timed(client.get("/api/user/self", headers=headers)))[1] == 200
+        relayed = await timed(client.post("/v1/chat/completions", json=BODY, headers=headers_for(unseen)))
+        assert relayed[1] == 200 and relayed[0] <= BOUND + MARGIN, relayed
+        token = {"name": "x", "unlimited_quota": True, "expired_time": -1}
+        seconds, status, body, _ = await timed(client.post("/api/token/", json=token, headers=headers))
+        assert status == 503 and seconds <= BOUND + MARGIN, (status, body)
+    finally:
+        holder.rollback()
+        holder.close()
+    _, status, body, _ = await timed(client.put("/api/user/self", json={"display_name": "Alice"}, headers=headers))
+    assert status == 200 and body["success"], body
+    assert (await User.get(id=user.id)).display_name == "Alice"
+
+
+# -- the billing lock and the worker's queue ------------------------------------------------------
+
+
+async def put_record(store, user_id: int, rid: str, quota: int) -> None:
+    record = {"rid": rid, "q": quota, "t": 0, "tl": 0, "c": 0, "m": "gpt-4", "p": 1, "ct": 1, "ts": time.time()}
+    await store.redis.hset(pending_key(store, user_id), rid, orjson.dumps(record))
+
+
+@pytest.fixture
+async def store(settings: Settings):
+    from api.services.store import Store
+
+    shop = Store.from_url(settings.redis_url, settings.redis_prefix)
+    yield shop
+    await shop.close()
+
+
+@pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
+async def test_a_settlement_stuck_in_a_blackhole_gives_its_lock_up(short_timeouts, settings, proxy, store) -> None:
+    """The transaction is mid-way (the user's row locked, waiting on it) when the network goes: the
+    settlement fails within its timeout, its billing lock is released, nothing is applied; the
+    records apply once when the database answers again (after PostgreSQL ends the session left
+    idle in its transaction, whose row lock it held)."""
+    await init_database(proxy.url(settings.database_url))
+    try:
+        options = OptionsService(store)
+        await options.load()
+        user = await make_user("alice", quota=1_000)
+        await put_record(store, user.id, "r-stuck", 7)
+        lock_key = store.key("billing", "lock", user.id)
+        direct = await asyncpg.connect(settings.database_url)  # not through the proxy, no timeouts
+        await direct.execute("BEGIN")
+        await direct.execute('SELECT 1 FROM "user" WHERE id = $1 FOR UPDATE', user.id)
+        settling = asyncio.create_task(apply_pending(store, options, user.id, wait=0, timeout=2))
+
+        async def waiting_on_the_row() -> bool:
+            return bool(await direct.fetchval("SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"))
+
+        await eventually(waiting_on_the_row)
+        proxy.swallow()
+        await direct.execute("ROLLBACK")  # the row is the settlement's now; its answer goes nowhere
+        await direct.close()
+        started = time.monotonic()
+        done, _ = await asyncio.wait({settling}, timeout=30)  # not cancelled: a stuck one would hang here
+        assert done and time.monotonic() - started <= 2 + MARGIN, "the settlement is still stuck"
+        with pytest.raises(TimeoutError):
+            settling.result()
+        assert not await store.redis.exists(lock_key)  # released, not held for the outage
+        assert await store.redis.hlen(pending_key(store, user.id)) == 1
+
+        proxy.open()
+
+        async def applied() -> int:
+            try:
+                return await apply_pending(store, options, user.id, wait=0, timeout=2)
+            except Exception:  # the abandoned session still holds the row, until PostgreSQL ends it
+                return 0
+
+        assert await eventually(applied, timeout=30, interval=0.2) == 1
+        assert await apply_pending(store, options, user.id) == 0
+        assert await Settlement.filter(request_id="r-stuck").count() == 1
+        assert (await User.get(id=user.id)).quota == 1_000 - 7
+    finally:
+        await close_database()
+
+
+async def test_a_lock_whose_block_is_stuck_is_no_longer_renewed_after_max_hold(store) -> None:
+    key = store.key("test", "lock")
+    async with lease_lock(store, key, lease=0.3, max_hold=0.3):
+        async def lapsed() -> bool:
+            return not await store.redis.exists(key)
+
+        await eventually(lapsed, timeout=10)  # while the block still runs
+    with pytest.raises(LockBusy):
+        async with lease_lock(store, key, lease=5, wait=0), lease_lock(store, key, wait=0):
+            pass
+
+
+@pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
+async def test_other_users_settle_while_one_user_is_stuck(short_timeouts, settings, store, worker) -> None:
+    """One user's row is locked elsewhere (a stuck transaction) and a dozen messages for that user
+    arrive first: no worker thread waits on that user, and the other users' records, in the same
+    message or behind it, are applied at once; the stuck user's once its row is free."""
+    from workers.broker import send
+
+    await init_database(settings.database_url)
+    try:
+        stuck, *others = [await make_user(f"user{i}", quota=1_000_000) for i in range(3)]
+        for user in (stuck, *others):
+            for n in range(2):
+                await put_record(store, user.id, f"r-{user.id}-{n}", 100 + n)
+        holder = await asyncpg.connect(settings.database_url)  # no timeouts: it holds the row for as long as it likes
+        await holder.execute("BEGIN")
+        await holder.execute('SELECT 1 FROM "user" WHERE id = $1 FOR UPDATE', stuck.id)
+        for _ in range(12):
+            await asyncio.to_thread(send, "billing.apply", [stuck.id])
+        await asyncio.to_thread(send, "billing.apply", [stuck.id, others[0].id])
+        await asyncio.to_thread(send, "billing.apply", [others[1].id])
+
+        async def others_applied() -> bool:
+            pending = await pending_for(store, [u.id for u in others])
+            return all(count == 0 for count in pending.values())
+
+        await eventually(others_applied, timeout=15, interval=0.1)
+        assert (await pending_for(store, [stuck.id]))[stuck.id] == 2  # still waiting for its row
+        for user in others:
+            assert (await User.get(id=user.id)).quota == 1_000_000 - 201
+        await holder.execute("ROLLBACK")
+        await holder.close()
+
+        async def all_applied() -> bool:
+            return await users_with_pending(store) == []
+
+        await eventually(all_applied, timeout=30, interval=0.1)  # the stuck user's retry
+        summary = await check_books(store, Books([stuck, *others], []))
+        assert summary.logs == 6 and summary.charged == 3 * 201
+        assert await Settlement.filter(user_id=stuck.id).count() == 2
+    finally:
+        await close_database()
