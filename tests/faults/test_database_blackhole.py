@@ -24,6 +24,7 @@ import pytest
 
 from api import keys
 from api.app import create_app
+from api.services.balances import user_quota_key
 from api.services.locks import LockBusy, lease_lock
 from api.services.options import OptionsService
 from api.services.settlement import apply_pending, pending_for, pending_key, users_with_pending
@@ -123,6 +124,10 @@ async def test_postgres_blackhole_answers_503_within_the_timeouts_and_bills_once
         else:
             assert body["success"] is False and body["data"] is None, body
     assert [status for _, status, _, _ in answers[len(needs_database):]] == [200] * 4  # served from Redis
+    await store.redis.delete(user_quota_key(store, users[1].id))  # a known key whose balance must be reloaded
+    seconds, status, body, headers = await timed(gateway.post("/v1/chat/completions", json=BODY,
+                                                              headers=headers_for(known[1])))
+    assert status == 503 and headers.get("Retry-After") and seconds <= BOUND + MARGIN, (seconds, status, body)
 
     # The worker tries those records while the database is away: it gives its billing locks up.
     async def tried_and_let_go() -> bool:
