@@ -307,14 +307,15 @@ class Outcome:
 
 
 async def apply_users(store: Store, options: OptionsService, user_ids: Iterable[int], send_mail=None, *,
-                      timeout: float = TRANSACTION_TIMEOUT, concurrency: int = 4) -> Outcome:
-    """apply_pending for each of these users, a few at a time, none waiting for another: a user
-    whose billing lock is held elsewhere is left for later at once (its holder is applying it, or
-    lapses within a lease), and one whose transaction fails does not hold up the others. A failure
-    that says the database is away (not merely one of its rows locked) leaves the users not yet
-    started for later too: each would only wait out the same timeouts."""
+                      timeout: float = TRANSACTION_TIMEOUT, gate: asyncio.Semaphore | None = None) -> Outcome:
+    """apply_pending for each of these users, as many at a time as `gate` lets through (a worker
+    process shares one among its messages, below its connection pool; 4 when not given), none
+    waiting for another: a user whose billing lock is held elsewhere is left for later at once (its
+    holder is applying it, or lapses within a lease), and one whose transaction fails does not hold
+    up the others. A failure that says the database is away (not merely one of its rows locked)
+    leaves the users not yet started for later too: each would only wait out the same timeouts."""
     outcome = Outcome()
-    gate = asyncio.Semaphore(max(1, concurrency))
+    gate = gate or asyncio.Semaphore(4)
     database_away = False
 
     async def one(user_id: int) -> None:

@@ -20,6 +20,16 @@ from workers.context import ctx
 
 log = logging.getLogger(__name__)
 RETRY_DELAY_MS = 2_000  # a user left for later is tried again this much later
+SETTLING_AT_ONCE = 4  # settlement transactions of a worker process at a time (its pool holds 5 connections)
+_gate: asyncio.Semaphore | None = None
+
+
+def gate() -> asyncio.Semaphore:
+    """The process's settlement slots, shared by its messages (made on the worker's event loop)."""
+    global _gate
+    if _gate is None:
+        _gate = asyncio.Semaphore(SETTLING_AT_ONCE)
+    return _gate
 
 
 async def _send_mail(to: str, subject: str, html: str) -> None:
@@ -45,7 +55,7 @@ async def apply(user_ids: list[int]) -> None:
     """Apply the pending settlements of these users; idempotent (a record applies once)."""
     context = ctx()
     outcome = await apply_users(context.store, context.options, [int(u) for u in user_ids], _send_mail,
-                                timeout=context.settings.db_transaction_timeout)
+                                timeout=context.settings.db_transaction_timeout, gate=gate())
     if outcome.later:
         await retry_later(context.store, outcome.later)
 
@@ -58,6 +68,6 @@ async def sweep(sent_at: float = 0, sender: str = "") -> None:
     context = ctx()
     await close_orphans(context.store, context.options.get_int("QuotaPerUnit"))
     outcome = await apply_users(context.store, context.options, await users_with_pending(context.store),
-                                _send_mail, timeout=context.settings.db_transaction_timeout)
+                                _send_mail, timeout=context.settings.db_transaction_timeout, gate=gate())
     if outcome.later:
         log.info("sweep: %d users left for later", len(outcome.later))
