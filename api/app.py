@@ -43,7 +43,7 @@ log = logging.getLogger("api")
 
 
 async def database_ctx(app: web.Application) -> AsyncIterator[None]:
-    await init_database(app[keys.SETTINGS].database_url)
+    await init_database(app[keys.SETTINGS].database_url, timeouts=app[keys.SETTINGS].database_timeouts)
     await ensure_root_user(app[keys.SETTINGS].initial_root_password)
     yield
     await close_database()
