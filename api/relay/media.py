@@ -3,7 +3,8 @@
 - http and https only; at most MAX_REDIRECTS redirects, each hop checked like the first;
 - every address the host resolves to must be public (no loopback, private, link-local, multicast,
   reserved or unspecified address, IPv4-mapped ones included) unless the option
-  MediaFetchPrivateEnabled allows them;
+  MediaFetchPrivateEnabled allows them, or the caller's `private_ok` allows that hop's URL (a
+  Midjourney channel's own host and port: a redirect elsewhere is checked like any URL);
 - the connection goes to the addresses that were checked (a resolver pinned to them), so a DNS
   answer that changes between the check and the connection cannot reach an internal address;
 - bounded time (total) and size (the body is read up to the limit, then refused);
@@ -19,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import socket
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -129,23 +130,25 @@ async def fetch_images(urls: Sequence[str], *, allow_private: bool, max_images: 
 
 
 async def fetch_image(url: str, *, allow_private: bool, max_bytes: int = MAX_IMAGE_BYTES,
-                      timeout: float = FETCH_TIMEOUT, budget: MediaBudget | None = None) -> tuple[str, bytes]:
+                      timeout: float = FETCH_TIMEOUT, budget: MediaBudget | None = None,
+                      private_ok: Callable[[str], bool] | None = None) -> tuple[str, bytes]:
     """(mime type, bytes) of the image at `url`, fetched under the policy above (and counted in the
     request's `budget`, when given)."""
     try:
         async with asyncio.timeout(timeout):
-            return await _fetch(url, allow_private, max_bytes, budget)
+            return await _fetch(url, allow_private, max_bytes, budget, private_ok)
     except TimeoutError:
         raise refuse(f"no answer within {timeout:g} s") from None
 
 
-async def _fetch(url: str, allow_private: bool, max_bytes: int, budget: MediaBudget | None) -> tuple[str, bytes]:
+async def _fetch(url: str, allow_private: bool, max_bytes: int, budget: MediaBudget | None,
+                 private_ok: Callable[[str], bool] | None) -> tuple[str, bytes]:
     for _ in range(MAX_REDIRECTS + 1):
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise refuse("only http and https URLs can be fetched")
         port = parts.port or (443 if parts.scheme == "https" else 80)
-        results = await _checked(parts.hostname, port, allow_private)
+        results = await _checked(parts.hostname, port, allow_private or (private_ok is not None and private_ok(url)))
         connector = aiohttp.TCPConnector(resolver=PinnedResolver(results), use_dns_cache=False, force_close=True)
         async with aiohttp.ClientSession(connector=connector, auto_decompress=True) as http:
             try:

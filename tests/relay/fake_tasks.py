@@ -77,6 +77,7 @@ class FakeMidjourney(FakeBase):
     refusal: str = ""  # the description of a refusal (code 23, 24, …), when set
     seed_answer: dict[str, Any] | None = None  # what image-seed answers, when set
     image_hits: int = 0
+    image_redirect: str = ""  # where /images/* redirects to, when set
     fetch_error: str = ""  # list-by-condition answers HTTP 500 with this text, when set
     callback_first: dict[str, Any] | None = None  # a callback (these task fields) sent before the answer
     callbacks: list[int] = field(default_factory=list)  # the gateway's statuses for those callbacks
@@ -152,6 +153,8 @@ class FakeMidjourney(FakeBase):
 
     async def image(self, request: web.Request) -> web.Response:
         self.image_hits += 1
+        if self.image_redirect:
+            raise web.HTTPFound(self.image_redirect)
         return web.Response(body=PNG, content_type="image/png")
 
 

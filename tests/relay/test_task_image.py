@@ -77,6 +77,11 @@ async def test_a_private_address_is_allowed_only_on_the_channel_port(gateway, pr
     assert resp.status == 400 and "non-public address" in (await resp.json())["description"]
     await Midjourney.filter(mj_id=task_id).update(image_url=f"{proxy.url}/images/c.png")
     assert (await gateway.get(f"/mj/image/{task_id}")).status == 200
+    # The proxy's own address redirecting to another private port is judged again at that hop.
+    proxy.image_redirect = f"http://127.0.0.1:{server.port}/secret.png"
+    await Midjourney.filter(mj_id=task_id).update(image_url=f"{proxy.url}/images/d.png")
+    resp = await gateway.get(f"/mj/image/{task_id}")
+    assert resp.status == 400 and "non-public address" in (await resp.json())["description"]
 
 
 def test_channel_address_is_host_and_port() -> None:

@@ -89,8 +89,10 @@ async def mj_image(request: web.Request) -> web.Response:
         return web.Response(body=kept[1], content_type=kept[0], headers={"Cache-Control": cache})
     options = relay_state(request).options or request.config_dict[keys.OPTIONS]
     channel = relay_state(request).index.get(row.channel_id)
-    own = channel is not None and is_channel_address(channel.base_url, row.image_url)
-    mime, data = await fetch_image(row.image_url, allow_private=own or options.get_bool("MediaFetchPrivateEnabled"))
+    # The proxy's own host and port may be private; each redirect hop is judged again.
+    own = (lambda url: is_channel_address(channel.base_url, url)) if channel is not None else None
+    mime, data = await fetch_image(row.image_url, allow_private=options.get_bool("MediaFetchPrivateEnabled"),
+                                   private_ok=own)
     if len(data) <= IMAGE_CACHE_MAX and "\n" not in mime:
         await store.redis.set(key, mime.encode() + b"\n" + data, ex=IMAGE_TTL if row.status == SUCCESS else PREVIEW_TTL)
     return web.Response(body=data, content_type=mime, headers={"Cache-Control": cache})
