@@ -42,8 +42,8 @@ YIELD_EVERY = MIB  # a body being read gives the event loop a turn every MiB
 LARGE_BODY = MIB  # a body this large takes turns with others to be parsed
 RELAY_ROOTS = API_ROOTS - {"api"}  # the first path segments of the relay's routes
 
-# What aiohttp's parser inflates (brotli and zstd only when their libraries are installed: without
-# them aiohttp itself refuses the request with a 400 before any handler runs).
+# What aiohttp's parser inflates (brotli and zstd with their libraries, both in requirements.txt:
+# without them aiohttp itself would refuse such a request with a 400 before any handler runs).
 ENCODINGS = frozenset({"identity", "gzip", "deflate"} | ({"br"} if HAS_BROTLI else set())
                       | ({"zstd"} if HAS_ZSTD else set()))
 
@@ -51,8 +51,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "too_large": ("The request body is larger than {limit} once decompressed",
                   "请求体（解压后）超过 {limit}"),
     "encoding_unsupported": (
-        "Unsupported Content-Encoding {encoding}: send the body uncompressed, gzip or deflate",
-        "不支持的 Content-Encoding {encoding}：请发送未压缩、gzip 或 deflate 的请求体"),
+        "Unsupported Content-Encoding {encoding}: send the body uncompressed, gzip, deflate, br or zstd",
+        "不支持的 Content-Encoding {encoding}：请发送未压缩、gzip、deflate、br 或 zstd 的请求体"),
     "encoding_corrupt": ("The request body cannot be decompressed as {encoding}",
                          "请求体无法按 {encoding} 解压"),
     "charset_unsupported": ("Unsupported charset {charset}: send the body as UTF-8",

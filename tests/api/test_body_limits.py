@@ -80,6 +80,19 @@ async def test_a_console_bomb_is_refused_413_in_the_envelope(client) -> None:
     assert resp.status == 413  # uncompressed: refused by its Content-Length, unread
 
 
+async def test_brotli_and_zstd_bodies_are_taken(client) -> None:
+    import brotli  # both in requirements.txt: aiohttp inflates these encodings only with them
+    from backports import zstd
+
+    for encoding, data in (("br", brotli.compress(orjson.dumps(LOGIN))), ("zstd", zstd.compress(orjson.dumps(LOGIN)))):
+        resp = await client.post("/api/user/login", data=data, headers=gzipped({"Content-Encoding": encoding}))
+        assert resp.status == 200 and (await resp.json())["success"] is True, encoding
+    for encoding, data in (("br", brotli.compress(b" " * 63 * MIB)), ("zstd", zstd.compress(b" " * 63 * MIB))):
+        assert len(data) < 100_000
+        resp = await client.post("/api/user/login", data=data, headers=gzipped({"Content-Encoding": encoding}))
+        assert resp.status == 413 and "1 MiB" in (await envelope(resp))["message"], encoding
+
+
 async def test_a_compressed_console_body_is_still_taken(client) -> None:
     resp = await client.post("/api/user/login", data=gzip.compress(orjson.dumps(LOGIN)), headers=gzipped())
     assert resp.status == 200 and (await resp.json())["success"] is True
@@ -168,6 +181,8 @@ async def test_large_bodies_go_to_their_parsers_one_a_loop_iteration() -> None:
     ("compress", orjson.dumps(LOGIN), "Unsupported Content-Encoding 'compress'"),
     ("gzip, gzip", orjson.dumps(LOGIN), "Unsupported Content-Encoding"),
     ("x-\xff", orjson.dumps(LOGIN), "Unsupported Content-Encoding 'x-?'"),
+    ("br", b"this is not brotli", "decompressed as 'br'"),
+    ("zstd", b"this is not zstd", "decompressed as 'zstd'"),
 ])
 async def test_a_corrupt_or_unknown_encoding_is_400(client, encoding: str, data: bytes, words: str) -> None:
     resp = await client.post("/api/user/login", data=data, headers=gzipped({"Content-Encoding": encoding}))
