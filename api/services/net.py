@@ -9,7 +9,10 @@ from api import keys
 
 
 def client_ip(request: web.Request) -> str:
-    """The peer address, or the last untrusted hop of X-Forwarded-For when the peer is a trusted proxy."""
+    """The peer address, or the last untrusted hop of X-Forwarded-For when the peer is a trusted proxy.
+    A hop that is not an IP address (a proxy passing on what the client wrote: a word, bytes that are
+    not UTF-8) ends the walk: the last address seen stands, so garbage never becomes the address that
+    keys, limits and messages use."""
     cached = request.get(keys.CLIENT_IP)
     if cached is not None:
         return cached
@@ -19,11 +22,21 @@ def client_ip(request: web.Request) -> str:
     if trusted and _in_any(remote, trusted):
         hops = [h.strip() for h in request.headers.get("X-Forwarded-For", "").split(",") if h.strip()]
         for hop in reversed(hops):
+            if not _is_address(hop):
+                break
             ip = hop
             if not _in_any(hop, trusted):
                 break
     request[keys.CLIENT_IP] = ip
     return ip
+
+
+def _is_address(text: str) -> bool:
+    try:
+        ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _in_any(ip: str, networks: tuple[str, ...]) -> bool:

@@ -146,3 +146,39 @@ async def test_verification_does_not_reveal_registered_addresses(client, anon: A
     taken = await anon.get(path)
     free = await anon.get("/api/verification?email=nobody@example.com")
     assert taken["message"] == free["message"] != "The e-mail address is already in use"
+
+
+async def test_a_forwarded_address_that_is_no_address(aiohttp_client, settings) -> None:
+    """Behind a trusted proxy that passes X-Forwarded-For on as it came, a hop that is not an IP
+    address (bytes that are not UTF-8, a word) is not the client's address: the proxy's own view
+    stands. Nothing answers 500 (rate-limit keys, a key's IP allow-list and its message)."""
+    import asyncio
+    import dataclasses
+
+    from api.app import create_app
+    from tests.relay.fakes import make_key, rich_user
+
+    app = create_app(dataclasses.replace(settings, trusted_proxies=("127.0.0.1/32", "::1/128")))
+    gateway = await aiohttp_client(app)
+    key = await make_key(await rich_user(), allow_ips="198.51.100.7")
+
+    async def raw(path: str, forwarded: bytes, body: bytes, auth: bytes = b"") -> tuple[int, bytes]:
+        reader, writer = await asyncio.open_connection(gateway.server.host, gateway.server.port)
+        head = [b"POST " + path.encode() + b" HTTP/1.1", b"Host: gateway", b"Connection: close",
+                b"Content-Type: application/json", b"Content-Length: " + str(len(body)).encode(),
+                b"X-Forwarded-For: " + forwarded]
+        if auth:
+            head.append(b"Authorization: Bearer " + auth)
+        writer.write(b"\r\n".join(head) + b"\r\n\r\n" + body)
+        answer = await reader.read()
+        writer.close()
+        await writer.wait_closed()
+        status, _, rest = answer.partition(b"\r\n")
+        return int(status.split()[1]), rest.partition(b"\r\n\r\n")[2]
+
+    chat = b'{"model": "gpt-4", "messages": [{"role": "user", "content": "hi"}]}'
+    for forwarded in (b"\xff\xfe", b"not-an-address", b"203.0.113.9, \xc3\x28"):
+        status, body = await raw("/v1/chat/completions", forwarded, chat, f"sk-{key.key}".encode())
+        assert status == 403 and b"ip" in body.lower(), (forwarded, body)
+        status, body = await raw("/api/user/login", forwarded, b'{"username": "nobody", "password": "x"}')
+        assert status == 200 and b'"success":false' in body.replace(b" ", b""), (forwarded, body)
