@@ -197,3 +197,19 @@ def test_the_signed_url_is_what_the_fake_checks() -> None:
     signature = base64.b64encode(hmac.new(API_SECRET.encode(), origin.encode(), hashlib.sha256).digest()).decode()
     assert authorization == (f'api_key="{API_KEY}", algorithm="hmac-sha256", headers="host date request-line", '
                              f'signature="{signature}"')
+
+
+def test_the_signed_url_is_masked_while_it_is_valid() -> None:
+    """The authorisation in the URL opens the account for minutes: an error quoting the URL (or the
+    authorisation alone, URL-encoded or not) shows neither."""
+    from urllib.parse import quote
+
+    from api.relay.masking import mask_secrets
+    from api.relay.providers.xunfei import signed_url
+
+    url = signed_url("wss://spark-api.xf-yun.com/v3.5/chat", API_KEY, API_SECRET, "Mon, 23 Nov 2026 10:00:01 GMT")
+    authorization = aiohttp.client.URL(url).query["authorization"]
+    for quoted in (f"could not connect to {url}", f"bad authorization {authorization}",
+                   f"authorization={quote(authorization, safe='')}"):
+        masked = mask_secrets(quoted)
+        assert authorization not in masked and quote(authorization, safe="") not in masked, masked

@@ -15,6 +15,7 @@ import base64
 import hashlib
 import hmac
 import re
+import time
 from collections.abc import Mapping
 from email.utils import formatdate
 from typing import Any, ClassVar
@@ -37,6 +38,7 @@ from api.relay.base import (
 )
 from api.relay.decoders import NDJSONDecoder
 from api.relay.errors import RelayError
+from api.relay.masking import remember
 from api.relay.providers.common import ChunkWriter, chat_answer, function_tools, messages_of, text_of, tool_call
 from api.relay.sse import SSEEvent
 from models.enums import ChannelType
@@ -68,6 +70,9 @@ def error_of(code: int, message: str) -> RelayError:
     return RelayError(500, message, "upstream_error", code)
 
 
+SIGNED_URL_LIFETIME = 300  # seconds iFlytek accepts a signed date (its clock-skew window)
+
+
 def signed_url(url: str, api_key: str, api_secret: str, date: str) -> str:
     """The WebSocket URL with iFlytek's HMAC-SHA256 authorisation for this date (RFC 1123, GMT)."""
     parts = urlsplit(url)
@@ -75,8 +80,9 @@ def signed_url(url: str, api_key: str, api_secret: str, date: str) -> str:
     signature = base64.b64encode(hmac.new(api_secret.encode(), origin.encode(), hashlib.sha256).digest()).decode()
     authorization = (f'api_key="{api_key}", algorithm="hmac-sha256", headers="host date request-line", '
                      f'signature="{signature}"')
-    query = urlencode({"authorization": base64.b64encode(authorization.encode()).decode(), "date": date,
-                       "host": parts.netloc})
+    credential = base64.b64encode(authorization.encode()).decode()
+    remember(credential, time.time() + SIGNED_URL_LIFETIME)  # masked wherever an error quotes the URL
+    query = urlencode({"authorization": credential, "date": date, "host": parts.netloc})
     return f"{parts.scheme}://{parts.netloc}{parts.path}?{query}"
 
 
