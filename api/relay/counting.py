@@ -3,7 +3,7 @@
 A count is free (nothing is relayed, nothing billed), so it has limits of its own:
 
 - COUNT_RPM counts a minute per user, whatever relay limits the user has (a fixed window in Redis:
-  one round trip);
+  one round trip), checked before the body is read;
 - a large prompt is counted in the counting pool, off the event loop
   (api.relay.tokenizer.count_off_loop), and at most MAX_LARGE_COUNTS of those wait or run in a
   process at once: one more is refused at once (429) rather than queued with its body in memory;
@@ -35,14 +35,19 @@ def _limited(request: web.Request, scope: str, limit: int, seconds: int) -> Rela
                   headers={"Retry-After": str(seconds)}, scope=scope, limit=limit, seconds=seconds)
 
 
-async def client_count(request: web.Request, body: Mapping[str, Any]) -> int:
-    """The prompt tokens of `body` (an OpenAI chat request) for a client whose key the handler has
-    checked; 429 past the user's counts of the minute or when the process is busy counting."""
-    global _large_counts
+async def admit_count(request: web.Request) -> None:
+    """Count this request against its user's token counts of the minute (429 past them), before its
+    body is read: a client over its limit costs no read nor parse. The handler has checked the key."""
     token = await relay_state(request).auth.token(parse_key(request)[0])  # the handler's check, cached
     user = str(token.user_id if token is not None else 0)
     if not await request.config_dict[keys.LIMITER].hit("count", user, COUNT_RPM, COUNT_WINDOW):
         raise _limited(request, "token counts per minute", COUNT_RPM, COUNT_WINDOW)
+
+
+async def client_count(request: web.Request, body: Mapping[str, Any]) -> int:
+    """The prompt tokens of `body` (an OpenAI chat request) of an admitted count (`admit_count`);
+    429 when the process is busy counting large prompts."""
+    global _large_counts
     size = request.content.total_bytes  # the body's bytes, as read (inflated)
     if size <= OFF_LOOP_BYTES:
         return count_chat_request(body)

@@ -20,7 +20,7 @@ from api.i18n import language, translate
 from api.middlewares import REDIS_DOWN, RETRY_AFTER
 from api.relay.auth import KeyAuth, UserInfo
 from api.relay.base import RelayMode
-from api.relay.counting import client_count
+from api.relay.counting import admit_count, client_count
 from api.relay.dashboard import billing_subscription, billing_usage, metrics
 from api.relay.errors import RelayError
 from api.relay.handler import key_caller, read_input, requested_model, run
@@ -204,6 +204,7 @@ async def anthropic_count_tokens(request: web.Request) -> web.Response:
     """POST /v1/messages/count_tokens: the prompt's tokens as the gateway counts them (free)."""
     request[REQUEST_INBOUND] = AnthropicInbound
     await key_caller(request, relay_state(request))
+    await admit_count(request)
     body, _ = await read_input(request, RelayMode.CHAT)
     checked(request, AnthropicInbound.check, body)
     converted = AnthropicInbound(body, request).openai
@@ -220,6 +221,8 @@ async def gemini_action(request: web.Request) -> web.StreamResponse:
     if action not in GEMINI_ACTIONS:
         raise web.HTTPNotFound()
     caller = await key_caller(request, relay_state(request))
+    if action == "countTokens":
+        await admit_count(request)
     body, _ = await read_input(request, RelayMode.CHAT)
     route = f"/{request.path.split('/')[1]}/models:{action}"
     if action in ("embedContent", "batchEmbedContents"):

@@ -134,6 +134,10 @@ async def test_counts_are_limited_per_user(gateway, monkeypatch) -> None:
     assert 1 <= int(resp.headers["Retry-After"]) <= 60
     resp = await gemini_count(gateway, first)
     assert resp.status == 429 and (await resp.json())["error"]["status"] == "RESOURCE_EXHAUSTED"
+    # Over the limit the body is not even read: a body that is not JSON gets the 429, not a 400.
+    resp = await gateway.post("/v1/messages/count_tokens", data=b"{not json", headers={
+        "x-api-key": f"sk-{first.key}", "anthropic-version": "2023-06-01", "Content-Type": "application/json"})
+    assert resp.status == 429
     other = await make_key(await rich_user("bob"))
     assert (await anthropic_count(gateway, other)).status == 200
 
