@@ -45,11 +45,19 @@ BODY = {"model": "gpt-4", "messages": [{"role": "user", "content": "hi"}]}
 
 @pytest.fixture
 def short_timeouts(monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
-    """The database timeouts of this process (the app reads them from the environment) and of the
-    processes it starts."""
+    """The database timeouts of this process's own connection (opened from the environment) and of
+    the processes it starts."""
     for name, value in TIMEOUTS.items():
         monkeypatch.setenv(name, value)
     return TIMEOUTS
+
+
+@pytest.fixture
+def settings(settings: Settings, short_timeouts: dict[str, str]) -> Settings:
+    """The app's own settings carry the same short timeouts (the API opens its database with them)."""
+    return replace(settings, db_connect_timeout=float(short_timeouts["DB_CONNECT_TIMEOUT"]),
+                   db_statement_timeout=float(short_timeouts["DB_STATEMENT_TIMEOUT"]),
+                   db_transaction_timeout=float(short_timeouts["DB_TRANSACTION_TIMEOUT"]))
 
 
 @pytest.fixture
