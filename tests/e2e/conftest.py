@@ -13,7 +13,8 @@ from tests.conftest import ROOT
 from tests.helpers import start_api_process
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-BUILD = ROOT / "frontend" / "build"
+# CONSOLE_BUILD: another build directory (a checkout building several consoles side by side).
+BUILD = Path(os.environ.get("CONSOLE_BUILD") or ROOT / "frontend" / "build")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run", "--disable-quic", "--disable-dev-shm-usage"]
 SHOTS = Path(os.environ.get("SCREENSHOT_DIR", ROOT / "screenshots"))
@@ -35,7 +36,8 @@ def console_build() -> Path:
     if not index.exists() or index.stat().st_mtime < newest:
         if not (frontend / "node_modules").exists():
             subprocess.run(["npm", "ci", "--no-audit", "--no-fund"], cwd=frontend, check=True)
-        subprocess.run(["npm", "run", "build"], cwd=frontend, check=True, env={**os.environ, "CI": "true"})
+        subprocess.run(["npm", "run", "build"], cwd=frontend, check=True,
+                       env={**os.environ, "CI": "true", "BUILD_PATH": str(BUILD)})
     return BUILD
 
 
