@@ -26,25 +26,45 @@ function userHeader() {
   return user && user.id !== undefined ? String(user.id) : '-1';
 }
 
+// The spec 000 §8 text of an HTTP failure (`message`: the server's own, when it sent one).
+export function httpErrorMessage(status, message) {
+  switch (status) {
+    case 429:
+      return i18n.t('error.tooManyRequests');
+    case 500:
+      return i18n.t('error.internal');
+    case 405:
+      return i18n.t('error.demoOnly');
+    default:
+      return i18n.t('error.generic', { message });
+  }
+}
+
 // Shows the spec 000 §8 message for an HTTP failure.
 export function handleHttpError(status, message) {
-  switch (status) {
-    case 401:
-      clearStoredUser();
-      navigation.redirect(LOGIN_EXPIRED_URL);
-      break;
-    case 429:
-      showError(i18n.t('error.tooManyRequests'));
-      break;
-    case 500:
-      showError(i18n.t('error.internal'));
-      break;
-    case 405:
-      showInfo(i18n.t('error.demoOnly'));
-      break;
-    default:
-      showError(i18n.t('error.generic', { message }));
+  if (status === 401) {
+    clearStoredUser();
+    navigation.redirect(LOGIN_EXPIRED_URL);
+  } else if (status === 405) {
+    showInfo(httpErrorMessage(status, message));
+  } else {
+    showError(httpErrorMessage(status, message));
   }
+}
+
+// A fetch that never got an answer (the browser's own words differ: "Failed to fetch", "NetworkError when attempting
+// to fetch resource.", "Load failed") or an answer that is not the API's JSON (a proxy's HTML error page) is described
+// in the reader's language, never in the browser's.
+export function isNetworkFailure(error) {
+  return error instanceof TypeError;
+}
+
+export function networkFailureMessage() {
+  return i18n.t('error.network');
+}
+
+function unreadableAnswerMessage(status) {
+  return [502, 503, 504].includes(status) ? i18n.t('error.unavailable', { status }) : i18n.t('error.badResponse', { status });
 }
 
 function buildUrl(url, params) {
@@ -74,11 +94,13 @@ export async function request(method, url, { body, params, silent = false, raw =
       body: body !== undefined ? JSON.stringify(body) : undefined,
     });
   } catch (e) {
-    if (!silent) showError(i18n.t('error.generic', { message: e.message }));
-    throw new ApiError(e.message, 0, null);
+    if (e && e.name === 'AbortError') throw e;
+    const message = isNetworkFailure(e) ? networkFailureMessage() : i18n.t('error.generic', { message: e.message });
+    if (!silent) showError(message);
+    throw new ApiError(message, 0, null);
   }
   if (!res.ok) {
-    let message = res.statusText || String(res.status);
+    let message = unreadableAnswerMessage(res.status);
     try {
       const json = await res.json();
       if (json && json.message) message = json.message;
@@ -86,14 +108,15 @@ export async function request(method, url, { body, params, silent = false, raw =
       /* body was not JSON */
     }
     if (!silent || res.status === 401) handleHttpError(res.status, message);
-    throw new ApiError(message, res.status, null);
+    throw new ApiError([429, 500].includes(res.status) ? httpErrorMessage(res.status, message) : message, res.status, null);
   }
   let json;
   try {
     json = await res.json();
-  } catch (e) {
-    if (!silent) showError(i18n.t('error.generic', { message: e.message }));
-    throw new ApiError(e.message, res.status, null);
+  } catch {
+    const message = unreadableAnswerMessage(res.status);
+    if (!silent) showError(message);
+    throw new ApiError(message, res.status, null);
   }
   if (!json || json.success !== true) {
     const message = (json && json.message) || i18n.t('error.unknown');

@@ -84,10 +84,38 @@ test('HTTP error texts are translated to Chinese', async () => {
   expect(messages()[1]).toBe('错误：服务器内部错误，请联系管理员！');
 });
 
-test('network failures show the generic error text', async () => {
+test.each([
+  ['Failed to fetch'],
+  ['NetworkError when attempting to fetch resource.'],
+  ['Load failed'],
+])('a network failure (%s) is told in the reader\'s language, never the browser\'s', async (browserText) => {
   global.fetch = async () => {
-    throw new Error('Failed to fetch');
+    throw new TypeError(browserText);
   };
-  await expect(get('/api/x')).rejects.toBeInstanceOf(ApiError);
-  expect(messages()).toEqual(['Error: Failed to fetch']);
+  await expect(get('/api/x')).rejects.toMatchObject({ status: 0, message: 'Cannot connect to the server, please check the network and try again!' });
+  await i18n.changeLanguage('zh');
+  await expect(get('/api/x')).rejects.toMatchObject({ message: '无法正常连接至服务器！请检查网络后重试' });
+  expect(messages()).toEqual(['Cannot connect to the server, please check the network and try again!', '无法正常连接至服务器！请检查网络后重试']);
+  expect(messages().join()).not.toContain(browserText);
+});
+
+test('an answer that is not JSON (a proxy\'s HTML page) is described, not quoted from the JSON parser', async () => {
+  await i18n.changeLanguage('zh');
+  const page = (status) => async () => ({
+    ok: status < 300, status, statusText: 'Bad Gateway',
+    json: async () => { throw new SyntaxError('Unexpected token \'<\', "<!DOCTYPE "... is not valid JSON'); },
+  });
+  global.fetch = page(502);
+  await expect(get('/api/x')).rejects.toMatchObject({ status: 502, message: '服务器暂时不可用（HTTP 502），请稍后再试' });
+  global.fetch = page(200);
+  await expect(get('/api/x')).rejects.toMatchObject({ status: 200, message: '无法解析服务器的响应（HTTP 200）' });
+  expect(messages()).toEqual(['错误：服务器暂时不可用（HTTP 502），请稍后再试', '无法解析服务器的响应（HTTP 200）']);
+});
+
+test('an aborted request is passed on without a toast', async () => {
+  global.fetch = async () => {
+    throw new DOMException('The user aborted a request.', 'AbortError');
+  };
+  await expect(get('/api/x')).rejects.toMatchObject({ name: 'AbortError' });
+  expect(messages()).toEqual([]);
 });

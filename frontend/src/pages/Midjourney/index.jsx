@@ -10,7 +10,7 @@ import { DAY, HOUR, localToSeconds, nowSeconds, secondsToLocal } from '../../lib
 import { MJ_ACTIONS, MJ_CODES, MJ_STATUSES } from '../../constants/task';
 import Pagination from '../../components/Pagination';
 import Modal from '../../components/Modal';
-import { DurationTag, ListError, ProgressCell, TaskFilterForm } from '../../components/TaskBits';
+import { DurationTag, ProgressCell, TaskFilterForm } from '../../components/TaskBits';
 import TableState from '../../components/TableState';
 
 // Drawing tasks keep submit and finish times in milliseconds (as the reference does); so do its filters.
@@ -31,7 +31,7 @@ export default function MidjourneyPage() {
   const [page, setPage] = useState(0);
   const [pageSize, setSize] = useState(() => getPageSize());
   const [image, setImage] = useState(null);
-  const { items, total, error, isLoading, mutate } = useTaskList(mjKey({ admin, page, pageSize, ...filters }));
+  const { items, total, isLoading, mutate } = useTaskList(mjKey({ admin, page, pageSize, ...filters }));
 
   const field = (name) => ({ value: form[name], onChange: (e) => setForm({ ...form, [name]: e.target.value }) });
   const onSearch = (e) => {
@@ -52,7 +52,6 @@ export default function MidjourneyPage() {
         <div className="notification is-info is-light" data-testid="mj-callback-banner">{t('mj.callbackOff')}</div>
       )}
       <TaskFilterForm prefix="mj" admin={admin} field={field} idName="mjId" onSubmit={onSearch} />
-      <ListError error={error} />
       <div className="table-container">
         <table className="table is-fullwidth is-hoverable is-narrow" data-testid="mj-table">
           <thead><tr>{columns.map((c) => <th key={c}>{t(`mj.column.${c}`)}</th>)}</tr></thead>

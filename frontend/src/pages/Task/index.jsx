@@ -9,7 +9,7 @@ import { HOUR, localToSeconds, nowSeconds, secondsToLocal, startOfToday } from '
 import { TASK_ACTIONS, TASK_STATUSES } from '../../constants/task';
 import Pagination from '../../components/Pagination';
 import Modal from '../../components/Modal';
-import { DurationTag, ListError, ProgressCell, TaskFilterForm } from '../../components/TaskBits';
+import { DurationTag, ProgressCell, TaskFilterForm } from '../../components/TaskBits';
 import TableState from '../../components/TableState';
 
 // Async tasks keep their times in seconds.
@@ -42,7 +42,7 @@ export default function TaskPage() {
   const [page, setPage] = useState(0);
   const [pageSize, setSize] = useState(() => getPageSize());
   const [shown, setShown] = useState(null);
-  const { items, total, error, isLoading, mutate } = useTaskList(taskKey({ admin, page, pageSize, ...filters }));
+  const { items, total, isLoading, mutate } = useTaskList(taskKey({ admin, page, pageSize, ...filters }));
 
   const field = (name) => ({ value: form[name], onChange: (e) => setForm({ ...form, [name]: e.target.value }) });
   const onSearch = (e) => {
@@ -60,7 +60,6 @@ export default function TaskPage() {
     <section>
       <h1 className="title is-4">{t('task.title')}</h1>
       <TaskFilterForm prefix="task" admin={admin} field={field} idName="taskId" onSubmit={onSearch} />
-      <ListError error={error} />
       <div className="table-container">
         <table className="table is-fullwidth is-hoverable is-narrow" data-testid="task-table">
           <thead><tr>{columns.map((c) => <th key={c}>{t(`task.column.${c}`)}</th>)}</tr></thead>

@@ -63,9 +63,10 @@ test('no banner when the callback is on', async () => {
   expect(screen.queryByTestId('mj-callback-banner')).not.toBeInTheDocument();
 });
 
-test('a missing route shows an empty list with a note, without an error toast', async () => {
+test('a missing route shows the failure with a Retry in the table, without an error toast', async () => {
   setup(USER, { '/api/mj/self/': httpStatus(404, { message: 'Not Found' }) });
-  expect(await screen.findByTestId('task-list-error')).toHaveTextContent('could not be loaded');
-  expect(screen.getByText('No data')).toBeInTheDocument();
+  expect(await screen.findByTestId('table-error')).toHaveTextContent('could not be loaded: Not Found');
+  expect(screen.queryByText('No data')).not.toBeInTheDocument();
+  expect(screen.getByRole('button', { name: 'Retry' })).toBeInTheDocument();
   expect(screen.queryByRole('status')).not.toBeInTheDocument();
 });

@@ -55,8 +55,10 @@ test('admins filter by channel and task id', async () => {
   await waitFor(() => expect(callsTo(calls, 'GET', '/api/task/').at(-1).query).toMatchObject({ channel_id: '9', task_id: 'suno-3' }));
 });
 
-test('a refused list is shown as empty with a note', async () => {
-  setup(USER, { '/api/task/self': fail('task feature disabled') });
-  expect(await screen.findByTestId('task-list-error')).toHaveTextContent('task feature disabled');
-  expect(screen.getByText('No data')).toBeInTheDocument();
+test('a refused list shows the reason with a Retry, not an empty list', async () => {
+  const calls = setup(USER, { '/api/task/self': fail('task feature disabled') });
+  expect(await screen.findByTestId('table-error')).toHaveTextContent('task feature disabled');
+  expect(screen.queryByText('No data')).not.toBeInTheDocument();
+  await userEvent.click(screen.getByRole('button', { name: 'Retry' }));
+  await waitFor(() => expect(callsTo(calls, 'GET', '/api/task/self')).toHaveLength(2));
 });
