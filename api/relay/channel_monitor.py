@@ -41,6 +41,7 @@ from api.relay.base import (
 from api.relay.credentials import process_credentials
 from api.relay.errors import RelayError, mask_secrets, should_disable_for_error
 from api.relay.registry import TASK_CHANNEL_TYPES, build_adaptor, is_relayable, type_label
+from api.relay.test_outcome import note_test_outcome
 from api.services import locks
 from api.services.events import EventBus
 from api.services.options import OptionsService
@@ -205,6 +206,7 @@ async def run_test(http: aiohttp.ClientSession, channel: Channel, requested: str
 async def record_test(channel_id: int, result: TestResult) -> None:
     """response_time (ms) and test_time: measurements only, so no invalidation event is sent."""
     await Channel.filter(id=channel_id).update(response_time=int(result.elapsed * 1000), test_time=int(time.time()))
+    await note_test_outcome(channel_id, result.success, result.message)
 
 
 def verdict(channel: Channel, result: TestResult, options: OptionsService) -> tuple[str, str] | None:

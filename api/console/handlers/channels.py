@@ -12,7 +12,7 @@ from api.relay import channel_queries as queries
 from api.relay import channels as service
 from api.relay.registry import type_label
 from api.response import json_body, ok, read_json
-from api.services import locks
+from api.services import locks, pricing
 from api.services.params import id_value
 from models import Channel
 
@@ -32,6 +32,19 @@ def _channel_id(request: web.Request) -> int:
     if channel_id is None:
         raise ApiError("channel_not_found")
     return channel_id
+
+
+def _unpriced(request: web.Request, models: list[str]) -> list[str]:
+    """The models among `models` the relay has no price for (every call to them would be refused)."""
+    options = request.config_dict[keys.OPTIONS]
+    return [m for m in dict.fromkeys(models) if not pricing.is_priced(options, m)]
+
+
+def _with_unpriced(request: web.Request, page: dict) -> dict:
+    """A page of channels, each with unpriced_models: its models that have no price."""
+    for item in page["items"]:
+        item["unpriced_models"] = _unpriced(request, [m.strip() for m in item["models"].split(",") if m.strip()])
+    return page
 
 
 def _deps(request: web.Request) -> monitor.Deps:
@@ -54,6 +67,16 @@ async def list_all_models(request: web.Request) -> web.Response:
     return ok([{"id": m, "object": "model", "owned_by": "system"} for m in await service.all_model_ids()])
 
 
+@routes.post("/channel/unpriced")
+@admin_required
+async def list_unpriced_models(request: web.Request) -> web.Response:
+    """{models: [...]} → those of them without a price (the channel form marks them)."""
+    models = (await read_json(request)).get("models")
+    if not isinstance(models, list) or not all(isinstance(m, str) for m in models):
+        raise ApiError("invalid_param", name="models")
+    return ok(_unpriced(request, [m.strip() for m in models if m.strip()]))
+
+
 # -- reads -----------------------------------------------------------------------------------------
 
 @routes.get("/channel/")
@@ -61,7 +84,7 @@ async def list_all_models(request: web.Request) -> web.Response:
 @admin_required
 async def list_channels(request: web.Request) -> web.Response:
     page, size, id_sort = service.page_args(request.query)
-    return ok(await service.page_of(Channel.all(), page, size, id_sort))
+    return ok(_with_unpriced(request, await service.page_of(Channel.all(), page, size, id_sort)))
 
 
 @routes.get("/channel/search")
@@ -70,7 +93,7 @@ async def search_channels(request: web.Request) -> web.Response:
     page, size, id_sort = service.page_args(request.query)
     query = request.query
     where = service.search_filter(query.get("keyword", ""), query.get("group", ""), query.get("model", ""))
-    return ok(await service.page_of(Channel.filter(where), page, size, id_sort))
+    return ok(_with_unpriced(request, await service.page_of(Channel.filter(where), page, size, id_sort)))
 
 
 @routes.get(r"/channel/{id:\d+}")

@@ -19,7 +19,7 @@ from api.services import pricing
 from api.services.events import EventBus
 from api.services.options import OptionsService
 from models import Ability, Channel
-from models.enums import ChannelStatus
+from models.enums import ChannelStatus, Role
 
 routes = web.RouteTableDef()
 
@@ -88,6 +88,18 @@ async def build_pricing(options: OptionsService) -> list[dict[str, Any]]:
                   key=lambda e: (not e["model_name"].startswith("gpt"), e["model_name"]))
 
 
+async def build_unpriced(options: OptionsService) -> list[dict[str, Any]]:
+    """Models that enabled channels offer but the relay has no price for (every call to them is
+    refused), each with the channels offering it: what an administrator has to price."""
+    enabled = dict(await Channel.filter(status=int(ChannelStatus.ENABLED)).values_list("id", "name"))
+    rows = await Ability.filter(enabled=True, channel_id__in=list(enabled)).values_list("model", "channel_id")
+    offered: dict[str, set[int]] = {}
+    for model, channel_id in rows:
+        offered.setdefault(model, set()).add(channel_id)
+    return [{"model_name": model, "channels": [{"id": i, "name": enabled[i]} for i in sorted(ids)]}
+            for model, ids in sorted(offered.items()) if not pricing.is_priced(options, model)]
+
+
 class PricingCache:
     """The list of this process, dropped by every channel or option event."""
 
@@ -135,5 +147,8 @@ async def get_pricing(request: web.Request) -> web.Response:
     usable_group = dict(usable) if isinstance(usable, dict) else {}
     if user is not None and user.group not in usable_group:
         usable_group[user.group] = user.group
+    extra: dict[str, Any] = {}
+    if user is not None and user.role >= Role.ADMIN:
+        extra["unpriced"] = await build_unpriced(options)
     return ok(entries, group_ratio=group_ratio, usable_group=usable_group,
-              user_group=user.group if user is not None else None)
+              user_group=user.group if user is not None else None, **extra)
