@@ -21,8 +21,8 @@ export default function Toaster() {
         <div className="modal is-active" role="alertdialog" aria-label={alert.title} data-testid="alert-modal">
           <div className="modal-background" onClick={closeAlert} />
           <div className="modal-card">
-            <header className={`modal-card-head has-background-${alert.kind}-light`}>
-              <p className="modal-card-title">{alert.title}</p>
+            <header className={`modal-card-head has-background-${alert.kind}-soft`}>
+              <p className={`modal-card-title has-text-${alert.kind}-bold`}>{alert.title}</p>
             </header>
             <section className="modal-card-body">
               <p className="is-family-monospace">{alert.content}</p>

@@ -4,6 +4,7 @@ import { useTranslation } from 'react-i18next';
 import useUserModels from '../../hooks/useUserModels';
 import useSelfGroups from '../../hooks/useSelfGroups';
 import { streamChat } from '../../api/playground';
+import { isNetworkFailure, networkFailureMessage } from '../../api/client';
 import { showError } from '../../lib/toast';
 
 export const DEFAULT_MODEL = 'gpt-4o-mini';
@@ -38,6 +39,7 @@ export default function PlaygroundPage() {
   const [draft, setDraft] = useState('');
   const [busy, setBusy] = useState(false);
   const abortRef = useRef(null);
+  const boxRef = useRef(null);
   const expired = params.get('expired');
 
   useEffect(() => {
@@ -45,6 +47,11 @@ export default function PlaygroundPage() {
   }, [expired, t]);
 
   useEffect(() => () => abortRef.current && abortRef.current.abort(), []);
+
+  // The newest message stays in view while it streams in.
+  useEffect(() => {
+    if (boxRef.current) boxRef.current.scrollTop = boxRef.current.scrollHeight;
+  }, [messages]);
 
   const set = (name) => (e) => setInputs((prev) => ({ ...prev, [name]: e.target.value }));
 
@@ -82,7 +89,8 @@ export default function PlaygroundPage() {
       if (err.name === 'AbortError') {
         update((m) => ({ ...m, status: m.content ? 'incomplete' : 'error', content: m.content || t('playground.stopped') }));
       } else {
-        update((m) => ({ ...m, content: m.content + (m.content ? '\n' : '') + err.message, status: 'error' }));
+        const text = isNetworkFailure(err) ? networkFailureMessage() : err.message;
+        update((m) => ({ ...m, content: m.content + (m.content ? '\n' : '') + text, status: 'error' }));
       }
     } finally {
       abortRef.current = null;
@@ -98,61 +106,64 @@ export default function PlaygroundPage() {
 
   const modelOptions = Array.from(new Set([inputs.model, ...models].filter(Boolean)));
 
+  // On a phone the conversation and its input come first (the settings follow), and the input stays on screen.
   return (
-    <section className="columns">
-      <aside className="column is-3" data-testid="playground-settings">
-        <h1 className="title is-5">{t('playground.title')}</h1>
-        <div className="field">
-          <label className="label is-small" htmlFor="pg-group">{t('playground.group')}</label>
-          <div className="select is-small is-fullwidth">
-            <select id="pg-group" value={inputs.group} onChange={set('group')}>
-              <option value="">{t('token.userGroup')}</option>
-              {groups.map((g) => <option key={g.value} value={g.value}>{g.label}</option>)}
-            </select>
+    <section className="playground">
+      <h1 className="title is-5">{t('playground.title')}</h1>
+      <div className="columns">
+        <aside className="column is-3 playground-settings" data-testid="playground-settings">
+          <div className="field">
+            <label className="label is-small" htmlFor="pg-group">{t('playground.group')}</label>
+            <div className="select is-small is-fullwidth">
+              <select id="pg-group" value={inputs.group} onChange={set('group')}>
+                <option value="">{t('token.userGroup')}</option>
+                {groups.map((g) => <option key={g.value} value={g.value}>{g.label}</option>)}
+              </select>
+            </div>
           </div>
-        </div>
-        <div className="field">
-          <label className="label is-small" htmlFor="pg-model">{t('playground.model')}</label>
-          <div className="select is-small is-fullwidth">
-            <select id="pg-model" value={inputs.model} onChange={set('model')}>
-              {modelOptions.map((m) => <option key={m} value={m}>{m}</option>)}
-            </select>
+          <div className="field">
+            <label className="label is-small" htmlFor="pg-model">{t('playground.model')}</label>
+            <div className="select is-small is-fullwidth">
+              <select id="pg-model" value={inputs.model} onChange={set('model')}>
+                {modelOptions.map((m) => <option key={m} value={m}>{m}</option>)}
+              </select>
+            </div>
           </div>
-        </div>
-        <div className="field">
-          <label className="label is-small" htmlFor="pg-temperature">{t('playground.temperature')}: {Number(inputs.temperature).toFixed(1)}</label>
-          <input id="pg-temperature" type="range" min={0.1} max={1} step={0.1} value={inputs.temperature}
-            onChange={set('temperature')} />
-        </div>
-        <div className="field">
-          <label className="label is-small" htmlFor="pg-max-tokens">{t('playground.maxTokens')}</label>
-          <input id="pg-max-tokens" className="input is-small" type="number" min={0} value={inputs.max_tokens} onChange={set('max_tokens')} />
-          <p className="help">{t('playground.maxTokensHelp')}</p>
-        </div>
-        <div className="field">
-          <label className="label is-small" htmlFor="pg-system">{t('playground.system')}</label>
-          <textarea id="pg-system" className="textarea is-small" rows={5} value={inputs.system} onChange={set('system')}
-            placeholder={t('playground.systemPlaceholder')} />
-        </div>
-      </aside>
-      <div className="column">
-        <div className="box chat-box" data-testid="chat-box">
-          {messages.length === 0 && <p className="has-text-grey has-text-centered">{t('playground.empty')}</p>}
-          {messages.map((m) => <ChatMessage key={m.id} msg={m} />)}
-        </div>
-        <form onSubmit={send} className="field has-addons">
-          <div className="control is-expanded">
-            <input className="input" aria-label={t('playground.input')} placeholder={t('playground.input')} value={draft}
-              onChange={(e) => setDraft(e.target.value)} data-testid="chat-input" />
+          <div className="field">
+            <label className="label is-small" htmlFor="pg-temperature">{t('playground.temperature')}: {Number(inputs.temperature).toFixed(1)}</label>
+            <input id="pg-temperature" type="range" min={0.1} max={1} step={0.1} value={inputs.temperature}
+              onChange={set('temperature')} />
           </div>
-          <div className="control">
-            {busy ? <button type="button" className="button is-warning" onClick={stop}>{t('playground.stop')}</button>
-              : <button type="submit" className="button is-primary" data-testid="chat-send">{t('playground.send')}</button>}
+          <div className="field">
+            <label className="label is-small" htmlFor="pg-max-tokens">{t('playground.maxTokens')}</label>
+            <input id="pg-max-tokens" className="input is-small" type="number" min={0} value={inputs.max_tokens} onChange={set('max_tokens')} />
+            <p className="help">{t('playground.maxTokensHelp')}</p>
           </div>
-          <div className="control">
-            <button type="button" className="button" onClick={clear}>{t('playground.clear')}</button>
+          <div className="field">
+            <label className="label is-small" htmlFor="pg-system">{t('playground.system')}</label>
+            <textarea id="pg-system" className="textarea is-small" rows={5} value={inputs.system} onChange={set('system')}
+              placeholder={t('playground.systemPlaceholder')} />
           </div>
-        </form>
+        </aside>
+        <div className="column playground-chat">
+          <div className="box chat-box" data-testid="chat-box" ref={boxRef}>
+            {messages.length === 0 && <p className="has-text-grey has-text-centered">{t('playground.empty')}</p>}
+            {messages.map((m) => <ChatMessage key={m.id} msg={m} />)}
+          </div>
+          <form onSubmit={send} className="field has-addons chat-input-bar">
+            <div className="control is-expanded">
+              <input className="input" aria-label={t('playground.input')} placeholder={t('playground.input')} value={draft}
+                onChange={(e) => setDraft(e.target.value)} data-testid="chat-input" />
+            </div>
+            <div className="control">
+              {busy ? <button type="button" className="button is-warning" onClick={stop}>{t('playground.stop')}</button>
+                : <button type="submit" className="button is-primary" data-testid="chat-send">{t('playground.send')}</button>}
+            </div>
+            <div className="control">
+              <button type="button" className="button" onClick={clear}>{t('playground.clear')}</button>
+            </div>
+          </form>
+        </div>
       </div>
     </section>
   );

@@ -126,3 +126,13 @@ test('?expired shows the login-expired message', async () => {
   renderPage(<PlaygroundPage />, { route: '/playground?expired=true', user: USER });
   expect(await screen.findByText('Not logged in or the login has expired, please log in again!')).toBeInTheDocument();
 });
+
+test('a network failure is told in the reader\'s language, not the browser\'s "Failed to fetch"', async () => {
+  setup(() => {
+    throw new TypeError('Failed to fetch');
+  });
+  await send('ping');
+  await waitFor(() => expect(bubbles().at(-1)).toHaveAttribute('data-status', 'error'));
+  expect(bubbles().at(-1)).toHaveTextContent('Cannot connect to the server, please check the network and try again!');
+  expect(bubbles().at(-1)).not.toHaveTextContent('Failed to fetch');
+});
