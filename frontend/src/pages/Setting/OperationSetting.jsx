@@ -3,7 +3,7 @@ import { useTranslation } from 'react-i18next';
 import useOptions from '../../hooks/useOptions';
 import { clearLogs, resetModelRatio } from '../../api/option';
 import { showError, showSuccess } from '../../lib/toast';
-import { toDatetimeLocal } from '../../lib/format';
+import { timestamp2string, toDatetimeLocal } from '../../lib/format';
 import { TextInput } from '../../components/Field';
 import { ConfirmModal } from '../../components/Modal';
 import OptionCard from './OptionCard';
@@ -41,31 +41,49 @@ const monthAgo = () => {
   return toDatetimeLocal(d);
 };
 
+// Deletes the logs recorded before a chosen time, after saying what goes; the answer says how many rows went.
 function LogCleaner() {
   const { t } = useTranslation();
   const [time, setTime] = useState(monthAgo);
   const [busy, setBusy] = useState(false);
-  const onClear = async () => {
+  const [confirming, setConfirming] = useState(false);
+  const ask = () => {
     if (!time) {
       showError(t('setting.log.chooseTime'));
       return;
     }
+    setConfirming(true);
+  };
+  const onClear = async () => {
+    setConfirming(false);
     setBusy(true);
     try {
       const count = await clearLogs(Math.floor(new Date(time).getTime() / 1000));
-      showSuccess(t('setting.log.cleared', { count }));
+      showSuccess(t('setting.log.cleared', { count: Number(count) || 0 }));
     } catch (e) {
       showError(t('setting.log.clearFailed', { message: e.message }));
     } finally {
       setBusy(false);
     }
   };
+  // Enter in the time field asks to clear (never the card's save).
+  const onKeyDown = (e) => {
+    if (e.key !== 'Enter') return;
+    e.preventDefault();
+    ask();
+  };
   return (
     <div className="box">
-      <TextInput label={t('setting.log.clearBefore')} type="datetime-local" value={time} onChange={setTime} data-testid="log-clear-time" />
-      <button type="button" className={`button is-danger is-light ${busy ? 'is-loading' : ''}`} onClick={onClear}>
+      <TextInput label={t('setting.log.clearBefore')} type="datetime-local" value={time} onChange={setTime} onKeyDown={onKeyDown}
+        data-testid="log-clear-time" />
+      <button type="button" className={`button is-danger is-light ${busy ? 'is-loading' : ''}`} onClick={ask} disabled={busy}>
         {t('setting.log.clear')}
       </button>
+      {confirming && (
+        <ConfirmModal danger title={t('setting.log.confirmTitle')} confirmLabel={t('setting.log.confirmButton')}
+          message={t('setting.log.confirm', { time: timestamp2string(Math.floor(new Date(time).getTime() / 1000)) })}
+          onConfirm={onClear} onCancel={() => setConfirming(false)} />
+      )}
     </div>
   );
 }

@@ -1,17 +1,20 @@
-import { useEffect, useMemo, useState } from 'react';
+import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { useSWRConfig } from 'swr';
-import { updateOption } from '../../api/option';
+import { updateOptions } from '../../api/option';
 import { showError, showSuccess, showWarning } from '../../lib/toast';
 import { verifyJSON } from '../../lib/format';
+import useSeededForm from '../../hooks/useSeededForm';
 import { SelectInput, Switch, TextArea, TextInput } from '../../components/Field';
 import { ConfirmModal } from '../../components/Modal';
 
 /*
- * One settings card: a list of option fields, one save button.
+ * One settings card: a list of option fields, one save button (Enter in a field saves the card).
  * Field: {key, type: text|secret|number|textarea|json|switch|select, min, max, choices, help, confirmOff, transform}
- * Saving validates (JSON, numeric limits, card rule), sends only changed options,
- * and reports "nothing changed", success, partial failure or failure (spec 000 §5, §8).
+ * Saving validates (JSON, numeric limits, card rule), sends only changed options, one after another (switches
+ * turned off first, switches turned on last: an enabling switch needs the settings saved before it), and reports
+ * "nothing changed", success, or which options were not saved and why (spec 000 §5, §8).
+ * The card's fields follow the server only where not being edited: another card's save keeps this card's edits.
  */
 const toForm = (field, value) => {
   if (field.type === 'switch') return value === 'true' || value === true;
@@ -23,6 +26,17 @@ const toWire = (field, value) => {
   if (field.type === 'switch') return value ? 'true' : 'false';
   return String(value ?? '');
 };
+
+const formOf = (fields, options) => Object.fromEntries(fields.map((f) => [f.key, toForm(f, options[f.key])]));
+
+// Switches turned off first, then values, then switches turned on.
+export function saveOrder(changed, values) {
+  const rank = (f) => {
+    if (f.type !== 'switch') return 1;
+    return values[f.key] ? 2 : 0;
+  };
+  return [...changed].sort((a, b) => rank(a) - rank(b));
+}
 
 export function validateFields(fields, values, t) {
   for (const field of fields) {
@@ -44,21 +58,10 @@ export function validateFields(fields, values, t) {
 export default function OptionCard({ title, fields, options, onSaved, validate, children, testId }) {
   const { t } = useTranslation();
   const { mutate } = useSWRConfig();
-  const initial = useMemo(() => {
-    const map = {};
-    fields.forEach((f) => {
-      map[f.key] = toForm(f, options[f.key]);
-    });
-    return map;
-  }, [fields, options]);
-  const [values, setValues] = useState(initial);
+  const { inputs: values, set, seeded, markSaved } = useSeededForm(formOf(fields, options), options,
+    (loaded) => formOf(fields, loaded));
   const [saving, setSaving] = useState(false);
   const [pendingOff, setPendingOff] = useState(null);
-
-  // Server data arrived or changed after a save: the form shows it.
-  useEffect(() => setValues(initial), [initial]);
-
-  const set = (key) => (value) => setValues((prev) => ({ ...prev, [key]: value }));
 
   const onSwitch = (field) => (checked) => {
     if (!checked && field.confirmOff) {
@@ -80,23 +83,32 @@ export default function OptionCard({ title, fields, options, onSaved, validate, 
     }
     const changed = fields.filter((f) => {
       if (f.type === 'secret') return prepared[f.key] !== '';
-      return toWire(f, prepared[f.key]) !== toWire(f, initial[f.key]);
+      return toWire(f, prepared[f.key]) !== toWire(f, seeded[f.key]);
     });
     if (changed.length === 0) {
       showWarning(t('setting.nothingChanged'));
       return;
     }
     setSaving(true);
-    const results = await Promise.all(changed.map((f) => updateOption(f.key, toWire(f, prepared[f.key])).then(() => true, () => false)));
+    const { saved, failed } = await updateOptions(saveOrder(changed, prepared).map((f) => [f.key, toWire(f, prepared[f.key])]));
     setSaving(false);
-    const failed = results.filter((ok) => !ok).length;
-    if (failed === 0) showSuccess(t('common.saveSuccess'));
-    else if (failed < results.length) showError(t('setting.partialSaveFailed'));
-    else showError(t('setting.saveFailed'));
-    if (failed < results.length) {
+    // The saved fields show what the server now holds (a secret is never shown); a refused one keeps its input.
+    markSaved(Object.fromEntries(changed.filter((f) => saved.includes(f.key))
+      .map((f) => [f.key, f.type === 'secret' ? '' : prepared[f.key]])));
+    const names = failed.map(({ key, message }) => t('setting.failedOption', { field: t(`option.${key}`), message }))
+      .join(t('setting.listSeparator'));
+    if (failed.length === 0) showSuccess(t('common.saveSuccess'));
+    else if (saved.length > 0) showError(t('setting.partialSaveFailed', { fields: names }));
+    else showError(t('setting.saveFailed', { fields: names }));
+    if (saved.length > 0) {
       if (onSaved) onSaved();
       mutate('/api/status');
     }
+  };
+
+  const onSubmit = (e) => {
+    e.preventDefault();
+    if (!saving) save();
   };
 
   const renderField = (field) => {
@@ -134,13 +146,13 @@ export default function OptionCard({ title, fields, options, onSaved, validate, 
       <header className="card-header">
         <p className="card-header-title">{title}</p>
       </header>
-      <div className="card-content">
+      <form className="card-content" onSubmit={onSubmit} noValidate>
         {fields.map(renderField)}
         {children}
-        <button type="button" className={`button is-primary ${saving ? 'is-loading' : ''}`} onClick={save}>
+        <button type="submit" className={`button is-primary ${saving ? 'is-loading' : ''}`}>
           {t('setting.saveCard', { title })}
         </button>
-      </div>
+      </form>
       {pendingOff && (
         <ConfirmModal danger title={t(`${pendingOff.confirmOff}Title`)} message={t(pendingOff.confirmOff)}
           onCancel={() => setPendingOff(null)}

@@ -90,8 +90,8 @@ function TransferModal({ self, onClose, onDone }) {
     }
   };
   return (
-    <Modal title={t('personal.transfer')} onClose={onClose} testId="transfer-modal"
-      footer={<button type="button" className="button is-primary" onClick={submit}>{t('common.confirm')}</button>}>
+    <Modal title={t('personal.transfer')} onClose={onClose} testId="transfer-modal" onSubmit={submit}
+      footer={<button type="submit" className="button is-primary">{t('common.confirm')}</button>}>
       <p className="mb-3">{t('personal.affQuota')}: {renderQuota(self.aff_quota)}</p>
       <TextInput label={t('personal.transferAmount')} type="number" min={getQuotaPerUnit()} value={amount} onChange={setAmount}
         help={t('personal.transferMin', { min: renderQuota(getQuotaPerUnit()) })} />
@@ -161,6 +161,12 @@ function EmailBindModal({ status, onClose, onDone }) {
       /* toast shown by the client */
     }
   };
+  // Enter in the address asks for the code (the button beside it), not the binding.
+  const onEmailKey = (e) => {
+    if (e.key !== 'Enter' || cooldown.active) return;
+    e.preventDefault();
+    sendCode();
+  };
   const bind = async () => {
     if (!email) {
       showError(t('register.emailRequired'));
@@ -179,13 +185,14 @@ function EmailBindModal({ status, onClose, onDone }) {
     }
   };
   return (
-    <Modal title={t('personal.bindEmail')} onClose={onClose} testId="email-bind-modal"
-      footer={<button type="button" className="button is-primary" onClick={bind}>{t('common.bind')}</button>}>
+    <Modal title={t('personal.bindEmail')} onClose={onClose} testId="email-bind-modal" onSubmit={bind}
+      footer={<button type="submit" className="button is-primary">{t('common.bind')}</button>}>
       <Field label={t('register.email')} addons>
         {(id) => (
           <>
             <div className="control is-expanded">
-              <input id={id} className="input" type="email" value={email} onChange={(e) => setEmail(e.target.value)} />
+              <input id={id} className="input" type="email" value={email} onChange={(e) => setEmail(e.target.value)}
+                onKeyDown={onEmailKey} />
             </div>
             <div className="control">
               <button type="button" className="button is-info" disabled={cooldown.active} onClick={sendCode}>
@@ -218,8 +225,8 @@ function WeChatBindModal({ status, onClose, onDone }) {
     }
   };
   return (
-    <Modal title={t('personal.bindWechat')} onClose={onClose} testId="wechat-bind-modal"
-      footer={<button type="button" className="button is-primary" onClick={bind}>{t('common.bind')}</button>}>
+    <Modal title={t('personal.bindWechat')} onClose={onClose} testId="wechat-bind-modal" onSubmit={bind}
+      footer={<button type="submit" className="button is-primary">{t('common.bind')}</button>}>
       {status.wechat_qrcode && <figure className="image oauth-qrcode mx-auto"><img src={status.wechat_qrcode} alt={t('login.wechatQrcode')} /></figure>}
       <p className="my-3">{t('login.wechatHint')}</p>
       <TextInput label={t('login.wechatCode')} value={code} onChange={setCode} />
@@ -250,8 +257,8 @@ function PasswordModal({ onClose }) {
     }
   };
   return (
-    <Modal title={t('personal.changePassword')} onClose={onClose} testId="password-modal"
-      footer={<button type="button" className="button is-primary" onClick={submit}>{t('common.confirm')}</button>}>
+    <Modal title={t('personal.changePassword')} onClose={onClose} testId="password-modal" onSubmit={submit}
+      footer={<button type="submit" className="button is-primary">{t('common.confirm')}</button>}>
       <TextInput label={t('personal.currentPassword')} type="password" autoComplete="current-password" value={original}
         onChange={setOriginal} />
       <TextInput label={t('personal.newPassword')} type="password" autoComplete="new-password" value={password} onChange={setPassword} />
@@ -280,8 +287,8 @@ function DeleteAccountModal({ username, onClose }) {
     }
   };
   return (
-    <Modal title={t('personal.deleteAccount')} onClose={onClose} testId="delete-account-modal"
-      footer={<button type="button" className="button is-danger" onClick={submit}>{t('personal.deleteAccount')}</button>}>
+    <Modal title={t('personal.deleteAccount')} onClose={onClose} testId="delete-account-modal" onSubmit={submit}
+      footer={<button type="submit" className="button is-danger">{t('personal.deleteAccount')}</button>}>
       <div className="notification is-danger is-light">{t('personal.deleteWarning')}</div>
       <TextInput label={t('personal.deleteTypeName', { username })} value={typed} onChange={setTyped} />
     </Modal>

@@ -19,16 +19,26 @@ export default function EditUser({ id, onClose, onSaved }) {
   const { inputs, setInputs, set } = useSeededForm(EMPTY, user, (loaded) => ({ ...EMPTY, ...loaded, password: '' }));
   const [addQuota, setAddQuota] = useState('');
 
-
   const onAddQuota = () => {
     const delta = parseInt(addQuota, 10);
     if (!Number.isFinite(delta)) return;
     setInputs((prev) => ({ ...prev, quota: (parseInt(prev.quota, 10) || 0) + delta }));
     setAddQuota('');
   };
+  // Enter in "Add quota" adds it, as its button does (never the form's save).
+  const onAddQuotaKey = (e) => {
+    if (e.key !== 'Enter') return;
+    e.preventDefault();
+    onAddQuota();
+  };
 
   const submit = async (e) => {
     e.preventDefault();
+    // An amount typed in "Add quota" but not added is never dropped silently.
+    if (addQuota.trim() !== '') {
+      showError(t('user.addQuotaPending'));
+      return;
+    }
     if (inputs.password && inputs.password.length < PASSWORD_MIN_LENGTH) {
       showError(t('register.passwordTooShort'));
       return;
@@ -71,7 +81,8 @@ export default function EditUser({ id, onClose, onSaved }) {
             {(fieldId) => (
               <>
                 <div className="control is-expanded">
-                  <input id={fieldId} className="input" type="number" value={addQuota} onChange={(e) => setAddQuota(e.target.value)} />
+                  <input id={fieldId} className="input" type="number" value={addQuota} onChange={(e) => setAddQuota(e.target.value)}
+                    onKeyDown={onAddQuotaKey} data-testid="edit-user-add-quota" />
                 </div>
                 <div className="control">
                   <button type="button" className="button is-info" onClick={onAddQuota}>{t('common.add')}</button>

@@ -59,22 +59,24 @@ test('ratio JSON must be valid', async () => {
   expect(puts(calls)).toEqual([]);
 });
 
-test('a partial failure and a full failure have their own messages', async () => {
-  const calls = setup('operation', { put: (c) => (c.body.key === 'ChatLink' ? fail('bad') : ok(null)) });
+test('a partial failure names the options not saved, with the reason', async () => {
+  const calls = setup('operation', { put: (c) => (c.body.key === 'ChatLink' ? fail('bad link') : ok(null)) });
   const general = await card('general');
   await userEvent.type(within(general).getByLabelText('Default chat page link'), 'https://chat');
   await userEvent.type(within(general).getByLabelText('Chat page 2 link'), 'https://chat2');
   await userEvent.click(within(general).getByRole('button', { name: 'Save General settings' }));
-  expect(await screen.findByText('Some settings were not saved, please retry')).toBeInTheDocument();
+  expect(await screen.findByText('Not saved: Default chat page link (bad link). The other settings were saved.')).toBeInTheDocument();
   expect(puts(calls)).toHaveLength(2);
+  // The refused one keeps its input for a retry.
+  expect(within(general).getByLabelText('Default chat page link')).toHaveValue('https://chat');
 });
 
-test('a full failure says save failed', async () => {
+test('a full failure says nothing was saved, and what', async () => {
   setup('operation', { put: () => fail('bad') });
   const general = await card('general');
   await userEvent.type(within(general).getByLabelText('Default chat page link'), 'https://chat');
   await userEvent.click(within(general).getByRole('button', { name: 'Save General settings' }));
-  expect(await screen.findByText('Saving failed, please retry')).toBeInTheDocument();
+  expect(await screen.findByText('Nothing was saved: Default chat page link (bad)')).toBeInTheDocument();
 });
 
 test('dashboard interval must be at least 1', async () => {
@@ -88,24 +90,116 @@ test('dashboard interval must be at least 1', async () => {
   expect(puts(calls)).toEqual([]);
 });
 
-test('log clearing needs a time and reports the count', async () => {
+test('clearing old logs asks first, saying before which time; the answer says how many went', async () => {
   const calls = setup('operation', { extra: { 'DELETE /api/log/': ok(17) } });
   const log = await card('log');
   const time = within(log).getByLabelText('Clear logs before');
-  expect(time.value).not.toBe('');
+  await userEvent.clear(time);
+  await userEvent.type(time, '2025-03-04T05:06');
   await userEvent.click(within(log).getByRole('button', { name: 'Clear old logs' }));
+  let confirm = await screen.findByTestId('confirm-modal');
+  expect(confirm).toHaveTextContent('Clear old logs?');
+  expect(confirm).toHaveTextContent('Every log recorded before 2025-03-04 05:06:00 will be deleted. This cannot be undone.');
+  expect(within(confirm).getByRole('button', { name: 'Cancel' })).toHaveFocus();
+  await userEvent.click(within(confirm).getByRole('button', { name: 'Cancel' }));
+  expect(screen.queryByTestId('confirm-modal')).not.toBeInTheDocument();
+  expect(callsTo(calls, 'DELETE', '/api/log/')).toEqual([]);
+
+  // Enter in the time field asks too (never saves the card).
+  await userEvent.type(time, '{Enter}');
+  confirm = await screen.findByTestId('confirm-modal');
+  await userEvent.click(within(confirm).getByRole('button', { name: 'Delete the logs' }));
   expect(await screen.findByText('17 logs cleaned!')).toBeInTheDocument();
-  expect(Number(callsTo(calls, 'DELETE', '/api/log/')[0].query.target_timestamp)).toBeGreaterThan(0);
+  expect(Number(callsTo(calls, 'DELETE', '/api/log/')[0].query.target_timestamp))
+    .toBe(Math.floor(new Date('2025-03-04T05:06').getTime() / 1000));
+  expect(puts(calls)).toEqual([]);
   await userEvent.clear(time);
   await userEvent.click(within(log).getByRole('button', { name: 'Clear old logs' }));
   expect(await screen.findByText('Please choose the log record time')).toBeInTheDocument();
+  expect(screen.queryByTestId('confirm-modal')).not.toBeInTheDocument();
+});
+
+test('one log cleared reads in the singular', async () => {
+  setup('operation', { extra: { 'DELETE /api/log/': ok(1) } });
+  const log = await card('log');
+  await userEvent.click(within(log).getByRole('button', { name: 'Clear old logs' }));
+  await userEvent.click(within(await screen.findByTestId('confirm-modal')).getByRole('button', { name: 'Delete the logs' }));
+  expect(await screen.findByText('1 log cleaned!')).toBeInTheDocument();
 });
 
 test('log clearing failure shows the server message', async () => {
   setup('operation', { extra: { 'DELETE /api/log/': fail('db locked') } });
   const log = await card('log');
   await userEvent.click(within(log).getByRole('button', { name: 'Clear old logs' }));
+  await userEvent.click(within(await screen.findByTestId('confirm-modal')).getByRole('button', { name: 'Delete the logs' }));
   expect(await screen.findByText('Log clearing failed: db locked')).toBeInTheDocument();
+});
+
+test('Enter in a settings field saves that card, and only that card', async () => {
+  const calls = setup('operation');
+  const general = await card('general');
+  const quota = await card('quota');
+  const initial = within(quota).getByLabelText('Initial quota of new users');
+  await userEvent.type(initial, '7');
+  await userEvent.type(within(general).getByLabelText('Top-up link'), 'https://shop.example.com{Enter}');
+  expect(await screen.findByText('Saved')).toBeInTheDocument();
+  expect(puts(calls)).toEqual([{ key: 'TopUpLink', value: 'https://shop.example.com' }]);
+});
+
+test('saving one card keeps the unsaved edits of the others; the saved card shows the server values', async () => {
+  const stored = { ...OPTIONS, QuotaForNewUser: '0', PreConsumedQuota: '500', QuotaForInviter: '0', QuotaForInvitee: '0' };
+  const calls = mockApi({
+    '/api/status': ok({}),
+    'GET /api/option/': () => ok(Object.entries(stored).map(([key, value]) => ({ key, value }))),
+    'PUT /api/option/': (c) => {
+      stored[c.body.key] = c.body.value;
+      stored.ChatLink = 'https://changed-elsewhere'; // another admin's change, seen on revalidation
+      return ok(null);
+    },
+  });
+  renderPage(<SettingPage />, { route: '/setting?tab=operation', path: '/setting', user: ROOT });
+  const general = await card('general');
+  const quota = await card('quota');
+  await userEvent.type(within(general).getByLabelText('Top-up link'), 'https://shop.example.com');
+  const initial = within(quota).getByLabelText('Initial quota of new users');
+  await userEvent.clear(initial);
+  await userEvent.type(initial, '500');
+  await userEvent.click(within(quota).getByRole('button', { name: 'Save Quota settings' }));
+  expect(await screen.findByText('Saved')).toBeInTheDocument();
+  await waitFor(() => expect(callsTo(calls, 'GET', '/api/option/')).toHaveLength(2));
+  await waitFor(() => expect(within(general).getByLabelText('Default chat page link')).toHaveValue('https://changed-elsewhere'));
+  expect(within(general).getByLabelText('Top-up link')).toHaveValue('https://shop.example.com');
+  expect(initial).toHaveValue(500);
+  await userEvent.click(within(general).getByRole('button', { name: 'Save General settings' }));
+  await waitFor(() => expect(puts(calls).at(-1)).toEqual({ key: 'TopUpLink', value: 'https://shop.example.com' }));
+  expect(puts(calls)).toHaveLength(2);
+});
+
+test('enabling payment with its secrets in one save: the secrets go first, the switch last; a refused one is named', async () => {
+  const stored = {};
+  const calls = setup('system', {
+    // A secret takes longer to store than a switch: sent together, the switch would be checked before they are there.
+    put: async (c) => {
+      await new Promise((resolve) => { setTimeout(resolve, c.body.key.startsWith('Stripe') ? 30 : 0); });
+      if (c.body.key === 'PaymentEnabled' && !(stored.StripeApiSecret && stored.StripeWebhookSecret)) {
+        return fail('PaymentEnabled requires StripeApiSecret');
+      }
+      if (c.body.key === 'StripePriceId') return fail('no such price');
+      stored[c.body.key] = c.body.value;
+      return ok(null);
+    },
+  });
+  const payment = await card('payment');
+  await userEvent.click(within(payment).getByLabelText('Enable online payment'));
+  await userEvent.type(within(payment).getByLabelText('Stripe API secret'), 'sk_live_1');
+  await userEvent.type(within(payment).getByLabelText('Stripe webhook signing secret'), 'whsec_1');
+  await userEvent.type(within(payment).getByLabelText('Stripe price ID'), 'price_1');
+  await userEvent.click(within(payment).getByRole('button', { name: 'Save Payment settings' }));
+  expect(await screen.findByText('Not saved: Stripe price ID (no such price). The other settings were saved.')).toBeInTheDocument();
+  expect(puts(calls).map((b) => b.key)).toEqual(['StripeApiSecret', 'StripeWebhookSecret', 'StripePriceId', 'PaymentEnabled']);
+  expect(stored.PaymentEnabled).toBe('true');
+  expect(within(payment).getByLabelText('Stripe API secret')).toHaveValue(''); // saved: never shown again
+  expect(within(payment).getByLabelText('Stripe price ID')).toHaveValue('price_1'); // refused: kept for a retry
 });
 
 test('Stripe fields need their prefixes and lose trailing slashes', async () => {

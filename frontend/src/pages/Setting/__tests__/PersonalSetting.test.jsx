@@ -129,6 +129,20 @@ test('password change needs matching entries', async () => {
   expect(callsTo(calls, 'PUT', '/api/user/self')[0].body).toEqual({ original_password: 'oldpassword1', password: 'newpassword1' });
 });
 
+test('the password dialog submits on Enter', async () => {
+  const calls = setup();
+  await userEvent.click(await screen.findByRole('button', { name: 'Change password' }));
+  const modal = screen.getByTestId('password-modal');
+  expect(within(modal).getByLabelText('Current password')).toHaveFocus();
+  await userEvent.keyboard('oldpassword1');
+  await userEvent.type(within(modal).getByLabelText('New password'), 'newpassword1');
+  await userEvent.type(within(modal).getByLabelText('Confirm new password'), 'newpassword1{Enter}');
+  expect(await screen.findByText('Password changed!')).toBeInTheDocument();
+  expect(callsTo(calls, 'PUT', '/api/user/self')).toHaveLength(1);
+  expect(screen.queryByTestId('password-modal')).not.toBeInTheDocument();
+  expect(screen.getByRole('button', { name: 'Change password' })).toHaveFocus();
+});
+
 test('generating the access token shows and copies it', async () => {
   const copied = mockClipboard();
   setup();

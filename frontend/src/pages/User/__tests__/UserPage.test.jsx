@@ -155,3 +155,26 @@ test('edit user: password at least 8, add-quota accepts negative numbers, group 
   expect(await screen.findByText('User info updated!')).toBeInTheDocument();
   expect(callsTo(calls, 'PUT', '/api/user/')[0].body).toMatchObject({ id: 2, username: 'bob', quota: 600, group: 'default', password: '' });
 });
+
+test('edit user: Enter in Add quota adds it (no save); a typed amount not added is never dropped by Submit', async () => {
+  const calls = setup();
+  const bob = await row(2);
+  await userEvent.click(within(bob).getByRole('button', { name: 'Edit' }));
+  const drawer = screen.getByTestId('edit-user-drawer');
+  await waitFor(() => expect(within(drawer).getByLabelText('Username')).toHaveValue('bob'));
+  await userEvent.type(within(drawer).getByLabelText('Add quota'), '250{Enter}');
+  expect(within(drawer).getByLabelText('Quota')).toHaveValue(1250);
+  expect(within(drawer).getByLabelText('Add quota')).toHaveValue(null);
+  expect(screen.getByTestId('edit-user-drawer')).toBeInTheDocument();
+  expect(screen.queryByText('User info updated!')).not.toBeInTheDocument();
+  expect(callsTo(calls, 'PUT', '/api/user/')).toHaveLength(0);
+
+  await userEvent.type(within(drawer).getByLabelText('Add quota'), '5');
+  await userEvent.click(within(drawer).getByRole('button', { name: 'Submit' }));
+  expect(await screen.findByText('The amount in “Add quota” has not been added yet: add it or clear the field.')).toBeInTheDocument();
+  expect(callsTo(calls, 'PUT', '/api/user/')).toHaveLength(0);
+  await userEvent.clear(within(drawer).getByLabelText('Add quota'));
+  await userEvent.click(within(drawer).getByRole('button', { name: 'Submit' }));
+  expect(await screen.findByText('User info updated!')).toBeInTheDocument();
+  expect(callsTo(calls, 'PUT', '/api/user/')[0].body).toMatchObject({ id: 2, quota: 1250 });
+});
