@@ -40,7 +40,7 @@ export default function Layout() {
           <Outlet />
         </main>
       </div>
-      <Footer status={status} />
+      <Footer status={status} loaded={loaded} />
       <NoticeModal />
     </div>
   );

@@ -6,6 +6,8 @@ import { get } from '../../api/client';
 import { showSuccess } from '../../lib/toast';
 import { changeLanguage, LANGUAGES } from '../../i18n';
 import { DEFAULT_LOGO, DEFAULT_SYSTEM_NAME } from '../../constants';
+import { isNewYear } from '../../lib/newYear';
+import NewYear from './NewYear';
 
 export default function TopBar({ status, theme, onToggleTheme, onToggleSidebar, onMenuOpen }) {
   const { t, i18n } = useTranslation();
@@ -44,6 +46,7 @@ export default function TopBar({ status, theme, onToggleTheme, onToggleSidebar, 
             {theme === 'dark' ? '☀' : '☾'}
           </button>
         </div>
+        {isNewYear(new Date()) && <div className="navbar-item"><NewYear /></div>}
         <div className="navbar-item">
           <div className="select is-small">
             <select aria-label={t('shell.language')} data-testid="language-switch" value={i18n.resolvedLanguage}

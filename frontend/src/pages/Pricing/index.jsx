@@ -7,6 +7,7 @@ import { renderRatio } from '../../lib/format';
 import { showError, showInfo, showSuccess } from '../../lib/toast';
 import { DEFAULT_GROUP } from '../../constants';
 import TableState from '../../components/TableState';
+import RatioExplanation from '../../components/RatioExplanation';
 
 const money = (v) => `$${renderRatio(v)}`;
 
@@ -118,7 +119,7 @@ export default function PricingPage() {
           </button>
         </div>
       </div>
-      {explain && <div className="notification is-info is-light content pre-wrap" data-testid="pricing-ratio-help">{t('pricing.ratioHelpText')}</div>}
+      {explain && <div className="notification is-info is-light content pre-wrap" data-testid="pricing-ratio-help">{t('pricing.ratioHelpText')}<RatioExplanation /></div>}
       <div className="table-container">
         <table className="table is-fullwidth is-hoverable" data-testid="pricing-table">
           <thead>
