@@ -39,6 +39,7 @@ class LogType(IntEnum):
     CONSUME = 2
     MANAGE = 3
     SYSTEM = 4
+    ERROR = 5  # a relayed call that failed for good (new-api's type 5): no charge
 
 
 class TopUpStatus(StrEnum):

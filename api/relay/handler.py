@@ -42,6 +42,7 @@ from api.relay.base import (
 )
 from api.relay.disconnects import client_gone
 from api.relay.errors import ChannelCannotServe, RelayError, should_retry_error
+from api.relay.failure_log import log_failure
 from api.relay.forms import read_form
 from api.relay.inbound.base import Inbound
 from api.relay.job import Caller, Form, Job, Outcome, answer_headers, refuse
@@ -302,6 +303,7 @@ async def run(request: web.Request, mode: RelayMode, route: str, caller: Caller,
     except RelayError as err:
         status = err.status
         state.metrics.error(route, label, job.channel.id if job.channel else 0, err.code and str(err.code) or err.type)
+        log_failure(job, err)
         raise
     finally:
         frt = job.facts.first_response_ms / 1000 if job.facts and job.facts.first_response_ms else None

@@ -1,4 +1,4 @@
-"""Log retention: consume logs older than LogRetentionDays are deleted in small id-range batches.
+"""Log retention: consume and error logs older than LogRetentionDays are deleted in small id-range batches.
 
 Each batch is one short DELETE bounded by an id range (found through the (type, created_at) index),
 so the table is never locked for long and the relay's log writes interleave between batches.
@@ -11,8 +11,8 @@ import time
 
 import dramatiq
 
+from api.services.logs import RETAINED_TYPES
 from models import Log
-from models.enums import LogType
 from workers.context import ctx
 
 log = logging.getLogger(__name__)
@@ -22,14 +22,14 @@ PURGE_EVERY = 3600  # seconds between two runs, whatever the scheduler's tick
 
 
 async def purge_consume_logs(cutoff: int, batch: int = BATCH, max_batches: int = MAX_BATCHES) -> int:
-    """Delete consume logs created before `cutoff` (unix seconds); returns how many were deleted."""
+    """Delete consume and error logs created before `cutoff` (unix seconds); returns how many were deleted."""
     deleted = 0
     for _ in range(max_batches):
-        ids = await Log.filter(type=LogType.CONSUME, created_at__lt=cutoff).order_by("id").limit(batch) \
+        ids = await Log.filter(type__in=RETAINED_TYPES, created_at__lt=cutoff).order_by("id").limit(batch) \
             .values_list("id", flat=True)
         if not ids:
             break
-        deleted += await Log.filter(id__gte=ids[0], id__lte=ids[-1], type=LogType.CONSUME,
+        deleted += await Log.filter(id__gte=ids[0], id__lte=ids[-1], type__in=RETAINED_TYPES,
                                     created_at__lt=cutoff).delete()
         if len(ids) < batch:
             break
@@ -49,4 +49,4 @@ async def purge(sent_at: float = 0.0, sender: str = "") -> None:
         return
     deleted = await purge_consume_logs(int(time.time()) - days * 86400)
     if deleted:
-        log.info("deleted %d consume logs older than %d days", deleted, days)
+        log.info("deleted %d consume and error logs older than %d days", deleted, days)

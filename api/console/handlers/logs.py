@@ -32,7 +32,8 @@ def read_filter(request: web.Request, *, admin: bool) -> LogFilter:
 async def _page(request: web.Request, *, admin: bool) -> web.Response:
     page = read_page(request, first=1)
     rows, total = await logs.page_logs(read_filter(request, admin=admin), page.offset, page.size)
-    return ok(page.envelope([logs.log_dict(r, admin=admin) for r in rows], total))
+    links = await logs.refund_links(rows)
+    return ok(page.envelope([logs.log_dict(r, admin=admin, links=links) for r in rows], total))
 
 
 @routes.get("/log/")
