@@ -1,16 +1,45 @@
 import { useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import { renderQuota, timestamp2string } from '../../lib/format';
+import { showError } from '../../lib/toast';
 import { CHANNEL_STATUS, responseTimeBadge } from '../../constants/channel';
 
-function parseOtherInfo(raw) {
+export function parseOtherInfo(raw) {
   if (!raw) return {};
   if (typeof raw === 'object') return raw;
   try {
-    return JSON.parse(raw) || {};
+    const info = JSON.parse(raw);
+    return info && typeof info === 'object' ? info : {};
   } catch {
     return {};
   }
+}
+
+// What the last test says: untested (no measurement), failed (with the reason) or measured.
+// A failed test is kept in other_info.test_error; a channel disabled automatically at or after its last
+// test failed it (the disable replaces other_info with its own reason).
+export function lastTest(channel) {
+  const info = parseOtherInfo(channel.other_info);
+  if (info.test_error) return { state: 'failed', reason: info.test_error, time: info.test_error_time };
+  if (channel.status === CHANNEL_STATUS.AUTO_DISABLED && channel.test_time > 0 && info.status_time >= channel.test_time) {
+    return { state: 'failed', reason: info.status_reason || '-', time: info.status_time };
+  }
+  if (!channel.response_time) return { state: 'untested' };
+  return { state: 'measured' };
+}
+
+// A tag that shows its explanation below itself when pressed (touch and keyboard reach it, unlike a title).
+function ReasonTag({ className, label, reason, testId }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <div className="reason-tag">
+      <button type="button" className={`tag ${className}`} aria-expanded={open} onClick={() => setOpen(!open)} data-testid={testId}>
+        {label}
+        <span className="ml-1" aria-hidden="true">{open ? '▴' : '▾'}</span>
+      </button>
+      {open && <p className="is-size-7 reason-text" data-testid={`${testId}-reason`}>{reason}</p>}
+    </div>
+  );
 }
 
 export function StatusBadge({ channel }) {
@@ -23,7 +52,7 @@ export function StatusBadge({ channel }) {
     case CHANNEL_STATUS.AUTO_DISABLED: {
       const info = parseOtherInfo(channel.other_info);
       const tip = t('channel.status.autoTip', { reason: info.status_reason || '-', time: timestamp2string(info.status_time) || '-' });
-      return <span className="tag is-danger" title={tip} data-tooltip={tip} data-testid="status-auto">{t('channel.status.auto')}</span>;
+      return <ReasonTag className="is-danger" label={t('channel.status.auto')} reason={tip} testId="status-auto" />;
     }
     default:
       return <span className="tag">{t('channel.status.unknown')}</span>;
@@ -32,22 +61,65 @@ export function StatusBadge({ channel }) {
 
 export function ResponseTimeBadge({ channel }) {
   const { t } = useTranslation();
+  const last = lastTest(channel);
+  if (last.state === 'failed') {
+    const reason = t('channel.testFailedReason', { reason: last.reason, time: timestamp2string(last.time) || '-' });
+    return (
+      <span data-level="failed" data-testid="response-time">
+        <ReasonTag className="is-danger" label={t('channel.testFailed')} reason={reason} testId="test-failed" />
+      </span>
+    );
+  }
+  if (last.state === 'untested') {
+    return (
+      <span className="tag" title={t('channel.untested')} data-level="untested" data-testid="response-time">
+        <span aria-hidden="true">—</span>
+        <span className="is-sr-only">{t('channel.untested')}</span>
+      </span>
+    );
+  }
   const { color, level } = responseTimeBadge(channel.response_time);
-  const text = level === 'untested' ? t('channel.untested') : t('channel.seconds', { time: (channel.response_time / 1000).toFixed(2) });
-  const tip = channel.test_time ? t('channel.testedAt', { time: timestamp2string(channel.test_time) }) : t('channel.untested');
-  return <span className={`tag ${color}`} title={tip} data-level={level} data-testid="response-time">{text}</span>;
+  const tip = channel.test_time ? t('channel.testedAt', { time: timestamp2string(channel.test_time) }) : undefined;
+  return (
+    <span className={`tag ${color}`} title={tip} data-level={level} data-testid="response-time">
+      {t('channel.seconds', { time: (channel.response_time / 1000).toFixed(2) })}
+    </span>
+  );
 }
 
+// The models of a channel that have no price (every call to them is refused), from unpriced_models.
+function UnpricedNote({ models }) {
+  const { t } = useTranslation();
+  if (!models || models.length === 0) return null;
+  const shown = models.length > 3 ? `${models.slice(0, 3).join(', ')} +${models.length - 3}` : models.join(', ');
+  return (
+    <p className="mt-1">
+      <span className="tag is-warning unpriced-note" title={models.join(', ')} data-testid="unpriced-models">
+        {t('channel.unpricedModels', { count: models.length, models: shown })}
+      </span>
+    </p>
+  );
+}
+
+// A number edited in place: committed on Enter or leaving the field; below `min` it is refused (and the
+// stored value shown again) instead of being stored as something else.
 function NumberCell({ label, value, min, onCommit }) {
+  const { t } = useTranslation();
   const [draft, setDraft] = useState(String(value ?? 0));
   const committed = useRef(String(value ?? 0));
   const commit = () => {
     if (draft === committed.current) return;
+    const n = parseInt(draft, 10);
+    if (!Number.isFinite(n) || n < min) {
+      showError(t('channel.numberMin', { field: label, min }));
+      setDraft(committed.current);
+      return;
+    }
     committed.current = draft;
     onCommit(draft);
   };
   return (
-    <input className="input is-small is-narrow" type="number" min={min} aria-label={label} value={draft}
+    <input className="input is-small channel-number" type="number" min={min} aria-label={label} value={draft}
       onChange={(e) => setDraft(e.target.value)} onBlur={commit}
       onKeyDown={(e) => { if (e.key === 'Enter') commit(); }} />
   );
@@ -57,8 +129,10 @@ export default function ChannelRow({ channel, batch, selected, onSelect, onTest,
   onBalance, onCopy, onEdit, onNumber }) {
   const { t } = useTranslation();
   const enabled = channel.status === CHANNEL_STATUS.ENABLED;
+  const groups = String(channel.group || '').split(',').filter(Boolean);
   return (
-    <tr className={enabled ? undefined : 'is-disabled-row has-text-grey-light'} data-testid={`channel-row-${channel.id}`}>
+    // A disabled channel is marked by its status tag and a stripe, not faded: its text and buttons stay readable.
+    <tr className={enabled ? undefined : 'is-disabled-row'} data-testid={`channel-row-${channel.id}`}>
       {batch && (
         <td>
           <input type="checkbox" aria-label={t('channel.selectRow', { name: channel.name })} checked={selected}
@@ -66,21 +140,20 @@ export default function ChannelRow({ channel, batch, selected, onSelect, onTest,
         </td>
       )}
       <td>{channel.id}</td>
-      <td>{channel.name}</td>
-      <td>
-        <div className="tags">
-          {String(channel.group || '').split(',').filter(Boolean).map((g) => <span key={g} className="tag">{g}</span>)}
+      <td className="channel-name-cell">
+        <strong>{channel.name}</strong>
+        <div className="tags mt-1 mb-0">
+          <span className="tag is-link is-light">{t(`channel.type.${channel.type}`, { defaultValue: t('channel.type.unknown') })}</span>
+          {groups.map((g) => <span key={g} className="tag">{g}</span>)}
         </div>
+        <UnpricedNote models={channel.unpriced_models} />
       </td>
-      <td>{t(`channel.type.${channel.type}`, { defaultValue: t('channel.type.unknown') })}</td>
       <td><StatusBadge channel={channel} /></td>
       <td><ResponseTimeBadge channel={channel} /></td>
-      <td className="is-size-7">
+      <td className="is-size-7 channel-balance-cell">
         <p>{t('channel.used')}: {renderQuota(channel.used_quota)}</p>
-        <button type="button" className="button is-small is-ghost p-0" onClick={onBalance}
-          title={t('channel.updateBalance')}>
-          {t('channel.remaining')}: ${Number(channel.balance || 0).toFixed(2)}
-        </button>
+        <p>{t('channel.remaining')}: ${Number(channel.balance || 0).toFixed(2)}</p>
+        <button type="button" className="button is-small is-ghost px-0" onClick={onBalance}>{t('channel.updateBalance')}</button>
       </td>
       <td><NumberCell key={`p${channel.priority}`} label={t('channel.priority')} value={channel.priority} min={-999} onCommit={(v) => onNumber('priority', v)} /></td>
       <td><NumberCell key={`w${channel.weight}`} label={t('channel.weight')} value={channel.weight} min={0} onCommit={(v) => onNumber('weight', v)} /></td>
@@ -94,9 +167,8 @@ export default function ChannelRow({ channel, batch, selected, onSelect, onTest,
           {enabled
             ? <button type="button" className="button is-small is-warning is-light" onClick={onDisable}>{t('user.action.disable')}</button>
             : <button type="button" className="button is-small is-success is-light" onClick={onEnable}>{t('user.action.enable')}</button>}
-          <button type="button" className="button is-small" onClick={onBalance}>{t('channel.updateBalance')}</button>
-          <button type="button" className="button is-small" onClick={onCopy}>{t('common.copy')}</button>
           <button type="button" className="button is-small is-link is-light" onClick={onEdit}>{t('common.edit')}</button>
+          <button type="button" className="button is-small" onClick={onCopy}>{t('common.copy')}</button>
           <button type="button" className="button is-small is-danger is-light" onClick={onDelete}>{t('common.delete')}</button>
         </div>
       </td>

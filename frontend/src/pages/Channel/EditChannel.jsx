@@ -1,4 +1,4 @@
-import { useMemo, useRef, useState } from 'react';
+import { useEffect, useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import useChannel from '../../hooks/useChannel';
 import useChannelModels from '../../hooks/useChannelModels';
@@ -14,6 +14,8 @@ import {
 import Field, { SelectInput, Switch, TextArea, TextInput } from '../../components/Field';
 import Modal from '../../components/Modal';
 import useSeededForm from '../../hooks/useSeededForm';
+import useChannelUnpriced from '../../hooks/useChannelUnpriced';
+import ModelPicker from '../../components/ModelPicker';
 
 const split = (s) => String(s || '').split(',').map((x) => x.trim()).filter(Boolean);
 
@@ -39,6 +41,8 @@ export function prepareChannel(inputs, isEdit, t) {
   }
   if (inputs.model_mapping && !verifyJSON(inputs.model_mapping)) return { error: t('channel.form.modelMappingJSON') };
   if (inputs.status_code_mapping && !verifyJSON(inputs.status_code_mapping)) return { error: t('channel.form.statusCodeMappingJSON') };
+  const weight = String(inputs.weight ?? '').trim() === '' ? 0 : parseInt(inputs.weight, 10);
+  if (!Number.isFinite(weight) || weight < 0) return { error: t('channel.numberMin', { field: t('channel.weight'), min: 0 }) };
   const channel = { ...inputs };
   channel.base_url = stripTrailingSlash(channel.base_url || '');
   if (!channel.other && DEFAULT_OTHER[channel.type]) channel.other = DEFAULT_OTHER[channel.type];
@@ -46,7 +50,7 @@ export function prepareChannel(inputs, isEdit, t) {
   channel.group = inputs.groups.join(',');
   channel.auto_ban = inputs.auto_ban ? 1 : 0;
   channel.priority = parseInt(channel.priority, 10) || 0;
-  channel.weight = Math.max(0, parseInt(channel.weight, 10) || 0);
+  channel.weight = weight;
   channel.max_input_tokens = parseInt(channel.max_input_tokens, 10) || 0;
   delete channel.groups;
   return { channel };
@@ -60,30 +64,6 @@ export function keyFormatHelp(type, isEdit, t) {
   const perLine = !isEdit && Number(type) !== CHANNEL_TYPE.VERTEX_AI;
   const text = t(`channel.form.keyFormat.${format}`);
   return perLine ? t('channel.form.keyFormat.onePerLine', { format: text }) : text;
-}
-
-function ModelPicker({ models, options, onChange }) {
-  const { t } = useTranslation();
-  const available = options.filter((m) => !models.includes(m));
-  return (
-    <div data-testid="channel-models">
-      <div className="tags mb-2">
-        {models.map((m) => (
-          <span key={m} className="tag is-info is-light">
-            {m}
-            <button type="button" className="delete is-small" aria-label={t('channel.form.removeModel', { model: m })}
-              onClick={() => onChange(models.filter((x) => x !== m))} />
-          </span>
-        ))}
-      </div>
-      <div className="select is-small">
-        <select aria-label={t('channel.form.addModel')} value="" onChange={(e) => e.target.value && onChange([...models, e.target.value])}>
-          <option value="">{t('channel.form.addModel')}</option>
-          {available.map((m) => <option key={m} value={m}>{m}</option>)}
-        </select>
-      </div>
-    </div>
-  );
 }
 
 export default function EditChannel({ id, onClose, onSaved }) {
@@ -101,6 +81,16 @@ export default function EditChannel({ id, onClose, onSaved }) {
 
   const typeModels = useMemo(() => byType[String(inputs.type)] || [], [byType, inputs.type]);
   const modelOptions = useMemo(() => Array.from(new Set([...allModels, ...typeModels, ...inputs.models])), [allModels, typeModels, inputs.models]);
+  const unpriced = useChannelUnpriced(modelOptions);
+  const unpricedChosen = inputs.models.filter((m) => unpriced.has(m));
+
+  // A new channel starts with its type's models (once they are known, unless models were chosen already).
+  const offered = useRef(false);
+  useEffect(() => {
+    if (isEdit || offered.current || typeModels.length === 0) return;
+    offered.current = true;
+    setInputs((prev) => (prev.models.length === 0 ? { ...prev, models: [...typeModels] } : prev));
+  }, [isEdit, typeModels, setInputs]);
 
 
   const onType = (value) => {
@@ -231,18 +221,24 @@ export default function EditChannel({ id, onClose, onSaved }) {
             <TextInput label={t('channel.form.organization')} value={inputs.openai_organization} onChange={set('openai_organization')} />
           )}
           <Field label={t('channel.form.models')}>
-            {() => (
+            {(fieldId) => (
               <>
-                <ModelPicker models={inputs.models} options={modelOptions} onChange={set('models')} />
+                <ModelPicker id={fieldId} value={inputs.models} options={modelOptions} onChange={set('models')}
+                  flagged={unpriced} flagLabel={t('channel.unpriced')} testId="channel-models" />
+                {unpricedChosen.length > 0 && (
+                  <div className="notification is-warning is-light is-size-7 mt-2 mb-0" role="status" data-testid="channel-unpriced-warning">
+                    {t('channel.form.unpricedWarning', { count: unpricedChosen.length, models: unpricedChosen.join(', ') })}
+                    {' '}
+                    <a href="/pricing" target="_blank" rel="noopener noreferrer">{t('channel.form.setPrices')}</a>
+                  </div>
+                )}
                 <div className="buttons are-small mt-2">
                   <button type="button" className="button" onClick={() => set('models')(Array.from(new Set([...inputs.models, ...typeModels])))}>
                     {t('channel.form.fillTypeModels')}
                   </button>
-                  <button type="button" className="button" onClick={() => set('models')([...modelOptions])}>{t('channel.form.fillAllModels')}</button>
                   <button type="button" className={`button ${fetching ? 'is-loading' : ''}`} onClick={fetchFromProvider}>
                     {t('channel.form.fetchModels')}
                   </button>
-                  <button type="button" className="button is-danger is-light" onClick={() => set('models')([])}>{t('channel.form.clearModels')}</button>
                 </div>
               </>
             )}
@@ -252,7 +248,12 @@ export default function EditChannel({ id, onClose, onSaved }) {
               <>
                 <div className="control is-expanded">
                   <input id={fieldId} className="input" value={customModel} placeholder={t('channel.form.customModelsPlaceholder')}
-                    onChange={(e) => setCustomModel(e.target.value)} />
+                    onChange={(e) => setCustomModel(e.target.value)}
+                    onKeyDown={(e) => {
+                      if (e.key !== 'Enter') return;
+                      e.preventDefault(); // Enter adds the names, as the button beside does (it never saves the channel)
+                      addCustomModels();
+                    }} />
                 </div>
                 <div className="control">
                   <button type="button" className="button is-info" onClick={addCustomModels}>{t('channel.form.addCustom')}</button>
@@ -289,7 +290,8 @@ export default function EditChannel({ id, onClose, onSaved }) {
               <TextInput label={t('channel.priority')} type="number" min={-999} value={inputs.priority} onChange={set('priority')} />
             </div>
             <div className="column">
-              <TextInput label={t('channel.weight')} type="number" min={0} value={inputs.weight} onChange={set('weight')} />
+              <TextInput label={t('channel.weight')} type="number" min={0} value={inputs.weight} onChange={set('weight')}
+                data-testid="channel-weight" />
             </div>
             <div className="column">
               <TextInput label={t('channel.form.maxInputTokens')} type="number" min={0} value={inputs.max_input_tokens}

@@ -15,6 +15,7 @@ import ChannelRow from './ChannelRow';
 import EditChannel from './EditChannel';
 import { patchOptimistically, patchRow } from '../../lib/rows';
 import TableState from '../../components/TableState';
+import '../../styles/channel.css';
 
 
 function TestModelModal({ channel, onTest, onClose }) {
@@ -89,9 +90,8 @@ export default function ChannelPage() {
     .then(() => showSuccess(t('common.operationSuccess'))));
 
   const setNumber = (channel, field, raw) => {
-    let value = parseInt(raw, 10);
+    const value = parseInt(raw, 10);
     if (!Number.isFinite(value) || value === channel[field]) return;
-    if (field === 'weight' && value < 0) value = 0;
     guard(async () => {
       await updateChannel({ id: channel.id, [field]: value });
       showSuccess(t('common.operationSuccess'));
@@ -102,9 +102,13 @@ export default function ChannelPage() {
   const onTest = (channel, model) => {
     setTestModelFor(null);
     guard(async () => {
-      const res = await testChannel(channel.id, model);
-      mutate((current) => patchRow(current, channel.id, { response_time: Math.round(res.time * 1000), test_time: Math.floor(Date.now() / 1000) }), { revalidate: true });
-      showInfo(t('channel.testSuccess', { name: channel.name, time: Number(res.time).toFixed(2) }));
+      try {
+        const res = await testChannel(channel.id, model);
+        mutate((current) => patchRow(current, channel.id, { response_time: Math.round(res.time * 1000), test_time: Math.floor(Date.now() / 1000) }), { revalidate: true });
+        showInfo(t('channel.testSuccess', { name: channel.name, time: Number(res.time).toFixed(2) }));
+      } finally {
+        mutate(); // a failed test is stored with its reason: the row shows it
+      }
     });
   };
 
@@ -218,11 +222,11 @@ export default function ChannelPage() {
         )}
       </div>
       <div className="table-container">
-        <table className="table is-fullwidth is-hoverable" data-testid="channel-table">
+        <table className="table is-fullwidth is-hoverable channel-table" data-testid="channel-table">
           <thead>
             <tr>
               {batch && <th aria-label={t('channel.select')} />}
-              <th>ID</th><th>{t('channel.name')}</th><th>{t('channel.group')}</th><th>{t('channel.typeLabel')}</th>
+              <th>ID</th><th>{t('channel.nameTypeGroups')}</th>
               <th>{t('common.status')}</th><th>{t('channel.responseTime')}</th><th>{t('channel.balanceColumn')}</th>
               <th>{t('channel.priority')}</th><th>{t('channel.weight')}</th><th>{t('common.actions')}</th>
             </tr>
@@ -236,7 +240,7 @@ export default function ChannelPage() {
                 onDelete={() => onDelete(channel)} onBalance={() => onBalance(channel)} onCopy={() => onCopy(channel)}
                 onEdit={() => setEditing({ id: channel.id })} onNumber={(field, value) => setNumber(channel, field, value)} />
             ))}
-            <TableState loading={isLoading && items.length === 0} empty={!isLoading && items.length === 0} colSpan={11} />
+            <TableState loading={isLoading && items.length === 0} empty={!isLoading && items.length === 0} colSpan={batch ? 9 : 8} />
           </tbody>
         </table>
       </div>

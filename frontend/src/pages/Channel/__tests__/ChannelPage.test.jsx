@@ -12,11 +12,15 @@ const CHANNELS = [
   { id: 4, name: 'slow', type: 24, status: 3, group: 'default', models: 'gemini', response_time: 7000, priority: 0, weight: 0,
     other_info: JSON.stringify({ status_reason: 'upstream 401', status_time: now }) },
   { id: 5, name: 'fresh', type: 1, status: 1, group: 'default', models: 'gpt-4o', response_time: 0, priority: 3, weight: 2 },
+  { id: 6, name: 'broken', type: 1, status: 1, group: 'default', models: 'gpt-4o,mystery', response_time: 3, test_time: now, priority: 0,
+    weight: 0, other_info: JSON.stringify({ test_error: 'invalid api key', test_error_time: now }), unpriced_models: ['mystery'] },
+  { id: 7, name: 'tripped', type: 1, status: 3, group: 'default', models: 'gpt-4o', response_time: 4, test_time: now - 1, priority: 0,
+    weight: 0, other_info: JSON.stringify({ status_reason: 'upstream 401', status_time: now }) },
 ];
 
 function setup(extra = {}) {
   const calls = mockApi({
-    '/api/channel/': ok({ items: CHANNELS, total: 5, page: 0, page_size: 10 }),
+    '/api/channel/': ok({ items: CHANNELS, total: 7, page: 0, page_size: 10 }),
     '/api/channel/search': ok({ items: [CHANNELS[0]], total: 1, page: 0, page_size: 10 }),
     '/api/group/': ok(['default', 'vip']),
     '/api/models': ok({ 1: ['gpt-4o', 'gpt-4o-mini'], 14: ['claude-3'] }),
@@ -39,6 +43,7 @@ function setup(extra = {}) {
 }
 
 const row = (id) => screen.findByTestId(`channel-row-${id}`);
+const level6 = async () => within(await row(6)).getByTestId('response-time').getAttribute('data-level');
 const confirm = async () => userEvent.click(within(await screen.findByTestId('confirm-modal')).getByRole('button', { name: 'Confirm' }));
 
 test('first page uses the default page size and remembered id sort; a stored page size overrides 10', async () => {
@@ -62,15 +67,53 @@ test('badges: response-time colours, status with the auto-disable reason, disabl
   expect(await level(3)).toBe('yellow');
   expect(await level(4)).toBe('red');
   expect(await level(5)).toBe('untested');
-  expect(within(await row(5)).getByTestId('response-time')).toHaveTextContent('Not tested');
+  expect(within(await row(5)).getByTestId('response-time')).toHaveTextContent('—Not tested');  // "Not tested" for screen readers
   expect(within(await row(1)).getByTestId('response-time')).toHaveTextContent('0.80 s');
+  // The automatic-disable reason is a button away (touch and keyboard), not only a hover title.
   const auto = within(await row(4)).getByTestId('status-auto');
   expect(auto).toHaveTextContent('Automatically disabled');
-  expect(auto.getAttribute('title')).toMatch(/^Reason: upstream 401, time: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+  expect(auto).toHaveAttribute('aria-expanded', 'false');
+  expect(within(await row(4)).queryByTestId('status-auto-reason')).not.toBeInTheDocument();
+  auto.focus();
+  await userEvent.keyboard('{Enter}');
+  expect(auto).toHaveAttribute('aria-expanded', 'true');
+  expect(within(await row(4)).getByTestId('status-auto-reason').textContent).toMatch(
+    /^Reason: upstream 401, time: \d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
   expect(within(await row(3)).getByText('Manually disabled')).toBeInTheDocument();
   expect(await row(3)).toHaveClass('is-disabled-row');
   expect(await row(1)).not.toHaveClass('is-disabled-row');
   expect(within(await row(3)).getByText('Azure OpenAI')).toBeInTheDocument();
+});
+
+test('a failed test is a danger badge with its reason, never a green time', async () => {
+  setup();
+  expect(await level6()).toBe('failed');
+  const failed = within(await row(6)).getByTestId('test-failed');
+  expect(failed).toHaveTextContent('Failed');
+  expect(failed).not.toHaveClass('is-success');
+  expect(failed).toHaveClass('is-danger');
+  await userEvent.click(failed);
+  expect(within(await row(6)).getByTestId('test-failed-reason')).toHaveTextContent(/^Last test failed: invalid api key \(time: \d{4}-/);
+  // Disabled automatically at or after its last test: that test failed, for the disable's reason.
+  const tripped = within(await row(7)).getByTestId('response-time');
+  expect(tripped).toHaveAttribute('data-level', 'failed');
+  await userEvent.click(within(tripped).getByRole('button', { name: /Failed/ }));
+  expect(within(tripped).getByTestId('test-failed-reason')).toHaveTextContent('Last test failed: upstream 401');
+});
+
+test('a channel names its models that have no price', async () => {
+  setup();
+  expect(within(await row(6)).getByTestId('unpriced-models')).toHaveTextContent('Without a price: mystery');
+  expect(within(await row(1)).queryByTestId('unpriced-models')).not.toBeInTheDocument();
+});
+
+test('a failed test refreshes the row (the server keeps the failure and its reason)', async () => {
+  const calls = setup({ '/api/channel/test/1': { success: false, message: 'upstream said no', time: 0.01 } });
+  const fast = await row(1);
+  const before = callsTo(calls, 'GET', '/api/channel/').length;
+  await userEvent.click(within(fast).getByRole('button', { name: 'Test' }));
+  expect(await screen.findByText('upstream said no')).toBeInTheDocument();
+  await waitFor(() => expect(callsTo(calls, 'GET', '/api/channel/').length).toBeGreaterThan(before));
 });
 
 test('testing a channel shows the elapsed seconds and updates the badge', async () => {
@@ -131,7 +174,7 @@ test('copy failure (e.g. the channel vanished) shows the copy-failed text with t
   expect(await screen.findByText('Channel copy failed: Channel not found, please refresh the page and retry.')).toBeInTheDocument();
 });
 
-test('inline priority and weight; a negative weight becomes 0', async () => {
+test('inline priority and weight; a negative weight is refused and the stored weight shown again', async () => {
   const calls = setup();
   const fresh = await row(5);
   const priority = within(fresh).getByLabelText('Priority');
@@ -141,7 +184,13 @@ test('inline priority and weight; a negative weight becomes 0', async () => {
   const weight = within(fresh).getByLabelText('Weight');
   await userEvent.clear(weight);
   await userEvent.type(weight, '-3{enter}');
-  await waitFor(() => expect(callsTo(calls, 'PUT', '/api/channel/')[1].body).toEqual({ id: 5, weight: 0 }));
+  expect(await screen.findByText('Weight must be a whole number of at least 0')).toBeInTheDocument();
+  expect(weight).toHaveValue(2);
+  expect(callsTo(calls, 'PUT', '/api/channel/')).toHaveLength(1);
+  await userEvent.clear(weight);
+  await userEvent.type(weight, '4');
+  await userEvent.tab();
+  await waitFor(() => expect(callsTo(calls, 'PUT', '/api/channel/')[1].body).toEqual({ id: 5, weight: 4 }));
 });
 
 test('update balance of one channel', async () => {
@@ -179,6 +228,20 @@ test('batch delete: nothing selected is refused, selected ids are sent', async (
   await confirm();
   expect(await screen.findByText('Deleted 2 channels!')).toBeInTheDocument();
   expect(callsTo(calls, 'POST', '/api/channel/batch')[0].body).toEqual({ ids: [1, 4] });
+});
+
+test('counts of one read in the singular', async () => {
+  setup({ 'POST /api/channel/fix': ok(1) });
+  await row(1);
+  await userEvent.click(screen.getByRole('switch', { name: 'Batch delete' }));
+  await userEvent.click(screen.getByRole('checkbox', { name: 'Select fast' }));
+  await userEvent.click(screen.getByRole('button', { name: 'Delete selected channels' }));
+  expect(screen.getByTestId('confirm-modal')).toHaveTextContent('Delete the selected channel?');
+  await confirm();
+  expect(await screen.findByText('Deleted 1 channel!')).toBeInTheDocument();
+  await userEvent.click(screen.getByRole('button', { name: 'Fix database consistency' }));
+  await confirm();
+  expect(await screen.findByText('Fixed 1 channel!')).toBeInTheDocument();
 });
 
 test('fix consistency warns first and reports the count', async () => {

@@ -67,9 +67,9 @@ describe('prepareChannel (spec 000 §5 channel form)', () => {
     [1, 14, 33, 41].forEach((type) => expect(prepareChannel({ ...base, type }, false, t).error).toBeUndefined());
   });
 
-  test('wire conversion: trailing slash, default other, joined lists, auto_ban 0/1, weight clamp', () => {
+  test('wire conversion: trailing slash, default other, joined lists, auto_ban 0/1, weight', () => {
     const { channel } = prepareChannel({ ...base, type: 3, base_url: 'https://az.example.com/', models: ['a', 'b'], groups: ['default', 'vip'],
-      auto_ban: false, weight: -4 }, false, t);
+      auto_ban: false, weight: 0 }, false, t);
     expect(channel).toMatchObject({ base_url: 'https://az.example.com', other: '2023-06-01-preview', models: 'a,b', group: 'default,vip', auto_ban: 0, weight: 0 });
     expect(channel).not.toHaveProperty('groups');
     expect(prepareChannel({ ...base, type: 18 }, false, t).channel.other).toBe('v2.1');
@@ -86,6 +86,7 @@ function setup(id = null, extra = {}) {
     '/api/channel/7': ok({ id: 7, name: 'main', type: 1, key: '', models: 'gpt-4o', group: 'default,vip', base_url: 'https://up.example.com',
       model_mapping: '', status_code_mapping: '', auto_ban: 1, priority: 2, weight: 5, other: '' }),
     '/api/channel/fetch_models/7': ok(['gpt-4o', 'o1-mini']),
+    'POST /api/channel/unpriced': (c) => ok(c.body.models.filter((m) => m.startsWith('text-embedding') || m.startsWith('my-'))),
     'POST /api/channel/': ok(null),
     'PUT /api/channel/': ok(null),
     ...extra,
@@ -96,13 +97,13 @@ function setup(id = null, extra = {}) {
 
 const submit = (drawer) => userEvent.click(within(drawer).getByRole('button', { name: 'Submit' }));
 
-const typeOption = (drawer, type) => within(drawer).getByTestId('channel-type').querySelector(`option[value="${type}"]`);
+const typeOptions = (drawer) => Array.from(within(drawer).getByTestId('channel-type').options);
+const typeOption = (drawer, type) => typeOptions(drawer).find((o) => o.value === String(type));
 
 test('the type select offers every channel type, the new ones labelled in both languages', async () => {
   const { drawer } = setup();
   await settle();
-  const options = within(drawer).getByTestId('channel-type').querySelectorAll('option');
-  expect(Array.from(options).map((o) => Number(o.value))).toEqual(CHANNEL_TYPES);
+  expect(typeOptions(drawer).map((o) => Number(o.value))).toEqual(CHANNEL_TYPES);
   expect(CHANNEL_TYPES).toEqual(expect.arrayContaining([20, 27, 42, 43, 45, 48]));
   const NEW = { 20: ['OpenRouter', 'OpenRouter'], 27: ['Perplexity', 'Perplexity'], 42: ['Mistral', 'Mistral'],
     43: ['DeepSeek', 'DeepSeek'], 45: ['VolcEngine (Doubao)', '字节火山引擎'], 48: ['xAI', 'xAI'] };
@@ -132,7 +133,6 @@ test('the key field shows the format of the chosen type (channel-key-format)', a
   await settle();
   const format = () => within(drawer).getByTestId('channel-key-format');
   expect(format()).toHaveTextContent('The API key; one per line to create several channels at once');
-  expect(format().closest('p')).toHaveClass('help');
   await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '33');
   expect(format().textContent).toBe(
     'AccessKeyId|SecretAccessKey|Region, e.g. AKIA…|wJal…|us-east-1 (one per line to create several channels at once)');
@@ -202,9 +202,11 @@ test('create: messages for missing name/key and models, then the posted channel'
   expect(await screen.findByText('Please fill in the channel name and key!')).toBeInTheDocument();
   await userEvent.type(within(drawer).getByLabelText('Name'), 'fake provider');
   await userEvent.type(within(drawer).getByLabelText('Key'), 'sk-one');
+  // A new channel starts with its type's models; cleared, it has none.
+  expect(await within(drawer).findByRole('button', { name: 'Remove gpt-4o-mini' })).toBeInTheDocument();
+  await userEvent.click(within(drawer).getByRole('button', { name: 'Clear' }));
   await submit(drawer);
   expect(await screen.findByText('Please select at least one model!')).toBeInTheDocument();
-  await waitFor(() => expect(localStorage.getItem('channel_models')).not.toBeNull());
   await userEvent.click(within(drawer).getByRole('button', { name: 'Fill models of this type' }));
   expect(within(drawer).getByRole('button', { name: 'Remove gpt-4o-mini' })).toBeInTheDocument();
   await userEvent.type(within(drawer).getByLabelText('Base URL'), 'http://127.0.0.1:9999/');
@@ -220,7 +222,8 @@ test('create: messages for missing name/key and models, then the posted channel'
 
 test('choosing a type fills its models when none are chosen; Azure shows the API version field', async () => {
   const { drawer } = setup();
-  await waitFor(() => expect(localStorage.getItem('channel_models')).not.toBeNull());
+  await within(drawer).findByRole('button', { name: 'Remove gpt-4o' });
+  await userEvent.click(within(drawer).getByRole('button', { name: 'Clear' }));
   await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '14');
   expect(within(drawer).getByRole('button', { name: 'Remove claude-3-haiku' })).toBeInTheDocument();
   await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '3');
@@ -324,4 +327,38 @@ test('a refused fetch shows what the server said', async () => {
   await userEvent.type(within(drawer).getByLabelText('Key'), 'sk-x');
   await userEvent.click(within(drawer).getByRole('button', { name: 'Fetch models from the provider' }));
   expect(await screen.findByText('Failed to get the model list: status 401: bad key')).toBeInTheDocument();
+});
+
+test('Enter in the custom model field adds the names (as its button does), never saves the channel', async () => {
+  const { drawer, calls } = setup();
+  await userEvent.type(within(drawer).getByLabelText('Name'), 'n');
+  await userEvent.type(within(drawer).getByLabelText('Key'), 'k');
+  await userEvent.type(within(drawer).getByLabelText('Custom model names'), 'my-model{enter}');
+  expect(within(drawer).getByRole('button', { name: 'Remove my-model' })).toBeInTheDocument();
+  expect(within(drawer).getByLabelText('Custom model names')).toHaveValue('');
+  await settle();
+  expect(callsTo(calls, 'POST', '/api/channel/')).toHaveLength(0);
+});
+
+test('models without a price are marked in the picker and the chosen ones said in a warning', async () => {
+  const { drawer } = setup();
+  await within(drawer).findByRole('button', { name: 'Remove gpt-4o' });
+  const list = within(drawer).getByRole('listbox', { name: 'Model choices' });
+  const embedding = await within(list).findByRole('option', { name: /text-embedding-3-small/ });
+  await waitFor(() => expect(embedding).toHaveTextContent('text-embedding-3-smallno price'));
+  expect(within(list).getByRole('option', { name: /^✓?gpt-4o$/ })).not.toHaveTextContent('no price');
+  expect(within(drawer).queryByTestId('channel-unpriced-warning')).not.toBeInTheDocument();
+  // Chosen from the keyboard: filter, then Enter (the form is not submitted).
+  await userEvent.type(within(drawer).getByLabelText('Models'), 'embed{enter}');
+  expect(embedding).toHaveAttribute('aria-selected', 'true');
+  expect(await within(drawer).findByTestId('channel-unpriced-warning')).toHaveTextContent(
+    '1 of the chosen models has no price (text-embedding-3-small)');
+  await toChinese();
+  expect(within(drawer).getByTestId('channel-unpriced-warning')).toHaveTextContent('所选模型中有 1 个未设置价格（text-embedding-3-small）');
+});
+
+test('a negative weight is refused with a message, not stored as 0', () => {
+  expect(prepareChannel({ ...base, weight: -4 }, false, t).error).toBe('Weight must be a whole number of at least 0');
+  expect(prepareChannel({ ...base, weight: '' }, false, t).channel.weight).toBe(0);
+  expect(prepareChannel({ ...base, weight: '7' }, false, t).channel.weight).toBe(7);
 });
