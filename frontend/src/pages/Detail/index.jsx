@@ -7,6 +7,7 @@ import { isAdmin } from '../../lib/auth';
 import { renderNumber, renderQuota } from '../../lib/format';
 import { DAY, HOUR, localToSeconds, nowSeconds, secondsToLocal } from '../../lib/time';
 import { ModelPie, TimeBars } from './Charts';
+import '../../styles/log.css';
 
 export const GRANULARITIES = ['hour', 'day', 'week'];
 const SPAN = { hour: DAY, day: 7 * DAY, week: 28 * DAY };
@@ -47,7 +48,7 @@ function UsageTable({ title, firstColumn, groups, testId }) {
     <div className="box">
       <h2 className="subtitle">{title}</h2>
       <div className="table-container">
-        <table className="table is-fullwidth is-narrow" data-testid={testId}>
+        <table className="table is-fullwidth is-narrow log-table" data-testid={testId}>
           <thead>
             <tr>
               <th>{firstColumn}</th><th>{t('detail.count')}</th><th>{t('detail.quota')}</th><th>{t('detail.tokens')}</th>

@@ -1,6 +1,8 @@
 import { useTranslation } from 'react-i18next';
 import { renderQuota, timestamp2string } from '../../lib/format';
-import { firstTokenLevel, LEVEL_COLORS, LOG_TYPE, LOG_TYPE_COLORS, totalTimeLevel } from '../../constants/log';
+import {
+  firstTokenLevel, LEVEL_COLORS, LOG_TYPE, LOG_TYPE_COLORS, totalTimeLevel, TRANSLATED_ERROR_CODES,
+} from '../../constants/log';
 import Popover from '../../components/Popover';
 import PriceDetail, { parseOther } from './PriceDetail';
 import { describeLog } from '../../lib/logText';
@@ -30,10 +32,34 @@ function Timing({ log, other }) {
   );
 }
 
+// A cost as signed: a refund is a negative cost (the charge given back).
+function signedQuota(quota) {
+  return quota < 0 ? `-${renderQuota(-quota, 6)}` : renderQuota(quota, 6);
+}
+
+// A failed call: its status and its reason, both in the row (not only in a hover title).
+function ErrorDetail({ log, other }) {
+  const { t } = useTranslation();
+  const code = other.error_code || '';
+  const reason = TRANSLATED_ERROR_CODES.includes(code)
+    ? t(`log.errorReason.${code}`, { model: log.model_name, group: log.group || 'default' })
+    : log.content;
+  return (
+    <>
+      {other.status_code ? (
+        <span className="tag is-danger mr-1" data-testid="log-error-status">{t('log.errorStatus', { status: other.status_code })}</span>
+      ) : null}
+      <span className="pre-wrap" data-testid="log-content">{reason}</span>
+    </>
+  );
+}
+
 export default function LogRow({ log, admin, onUser }) {
   const { t } = useTranslation();
   const other = parseOther(log.other);
   const consume = log.type === LOG_TYPE.CONSUME;
+  const failed = log.type === LOG_TYPE.ERROR;
+  const refund = log.refund_of !== undefined;
   const used = (other.admin_info && other.admin_info.use_channel) || [];
   return (
     <tr data-testid={`log-row-${log.id}`}>
@@ -47,15 +73,24 @@ export default function LogRow({ log, admin, onUser }) {
         </td>
       )}
       <td>{log.token_name && <span className="tag is-light">{log.token_name}</span>}</td>
-      <td><LogTypeTag type={log.type} /></td>
+      <td>
+        <div className="tags mb-0 is-flex-wrap-nowrap">
+          <LogTypeTag type={log.type} />
+          {refund && <span className="tag is-success" data-testid="log-refund-tag">{t('log.refundTag')}</span>}
+          {log.refunded ? (
+            <span className="tag is-warning" data-testid="log-refunded-tag">{t('log.refundedTag')}</span>
+          ) : null}
+        </div>
+      </td>
       <td>{log.model_name && <span className="tag is-light">{log.model_name}</span>}</td>
       <td>{consume && <Timing log={log} other={other} />}</td>
       <td>{consume ? log.prompt_tokens || 0 : ''}</td>
       <td>{consume ? log.completion_tokens || 0 : ''}</td>
-      <td data-testid="log-cost">{log.quota ? renderQuota(log.quota, 6) : ''}</td>
+      <td data-testid="log-cost">{log.quota ? signedQuota(log.quota) : ''}</td>
       {admin && <td className="is-size-7" data-testid="log-retry">{used.length > 1 ? used.join(' → ') : ''}</td>}
-      <td className="is-size-7">
-        <span className="pre-wrap" data-testid="log-content">{describeLog(log, other, t, consume)}</span>
+      <td className="is-size-7 log-details">
+        {failed ? <ErrorDetail log={log} other={other} />
+          : <span className="pre-wrap" data-testid="log-content">{describeLog(log, other, t, consume)}</span>}
         {consume && (other.model_ratio !== undefined || other.model_price !== undefined) && (
           <Popover label={t('log.priceDetail')} ariaLabel={t('log.priceDetailOf', { id: log.id })} testId={`price-detail-${log.id}`}
             buttonClassName="button is-small is-ghost p-0 ml-1">

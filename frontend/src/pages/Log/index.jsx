@@ -12,6 +12,7 @@ import Pagination from '../../components/Pagination';
 import Modal from '../../components/Modal';
 import LogRow from './LogRow';
 import TableState from '../../components/TableState';
+import '../../styles/log.css';
 
 function UserInfoModal({ log, onClose }) {
   const { t } = useTranslation();
@@ -126,7 +127,7 @@ export default function LogPage() {
         </div>
       </form>
       <div className="table-container">
-        <table className="table is-fullwidth is-hoverable is-narrow" data-testid="log-table">
+        <table className="table is-fullwidth is-hoverable is-narrow log-table" data-testid="log-table">
           <thead>
             <tr>{columns.map((c) => <th key={c}>{t(`log.column.${c}`)}</th>)}</tr>
           </thead>

@@ -1,4 +1,4 @@
-import { screen, waitFor, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import LogPage from '..';
 import { ADMIN, renderPage, USER } from '../../../test/render';
@@ -129,4 +129,62 @@ test('admins query everyone with username and channel, see channel, user and ret
 test('an empty answer shows no data', async () => {
   setup(USER, { '/api/log/self/': ok({ items: [], total: 0, page: 1, page_size: 10 }) });
   expect(await screen.findByText('No data')).toBeInTheDocument();
+});
+
+const ERROR_ROW = {
+  id: 7, created_at: now, type: 5, user_id: 42, username: 'bob', token_name: 'main', model_name: 'my-model', group: 'vip',
+  quota: 0, content: 'Model my-model has no price configured; ask the administrator', channel: 0,
+  other: JSON.stringify({ error_type: 'new_api_error', error_code: 'model_price_error', status_code: 400 }),
+};
+const UPSTREAM_ERROR = {
+  id: 8, created_at: now, type: 5, user_id: 42, username: 'bob', token_name: 'main', model_name: 'gpt-4o', quota: 0,
+  content: 'upstream said: overloaded', channel: 3,
+  other: JSON.stringify({ error_type: 'server_error', error_code: 'boom', status_code: 502, admin_info: { use_channel: [3, 4] } }),
+};
+const CHARGE = consume(9, { quota: 50000, refunded: 10 }, { task_id: 'suno-1', model_price: 0.1 });
+const REFUND = {
+  id: 10, created_at: now, type: 4, user_id: 42, username: 'bob', token_name: 'main', model_name: 'suno_music', quota: -50000,
+  refund_of: 9, content: 'task suno-1 (MUSIC) failed, 50000 quota refunded: no clips',
+  other: JSON.stringify({ event: 'task_refund', params: { task_id: 'suno-1', action: 'MUSIC', quota: 50000, reason: 'no clips' } }),
+};
+
+test('a failed call reads as an error: its tag, status and reason in the row, in English and Chinese', async () => {
+  setup(ADMIN, { '/api/log/': ok({ items: [ERROR_ROW, UPSTREAM_ERROR], total: 2, page: 1, page_size: 10 }) });
+  const gateway = await row(7);
+  expect(within(gateway).getByText('Error')).toHaveClass('tag', 'is-danger');
+  expect(within(gateway).getByTestId('log-error-status')).toHaveTextContent('HTTP 400');
+  expect(within(gateway).getByTestId('log-content')).toHaveTextContent('Model my-model has no price configured');
+  expect(within(gateway).getByTestId('log-cost')).toHaveTextContent('');
+  const upstream = await row(8);
+  expect(within(upstream).getByTestId('log-error-status')).toHaveTextContent('HTTP 502');
+  expect(within(upstream).getByTestId('log-content')).toHaveTextContent('upstream said: overloaded');
+  expect(within(upstream).getByTestId('log-retry')).toHaveTextContent('3 → 4');
+  expect(within(upstream).queryByTestId('use-time')).not.toBeInTheDocument();
+  const { default: i18n } = await import('../../../i18n');
+  await act(() => i18n.changeLanguage('zh'));
+  try {
+    expect(within(gateway).getByText('错误')).toBeInTheDocument();
+    expect(within(gateway).getByTestId('log-content')).toHaveTextContent('模型 my-model 倍率或价格未配置');
+  } finally {
+    await act(() => i18n.changeLanguage('en'));
+  }
+});
+
+test('the type select offers errors', async () => {
+  const calls = setup(USER);
+  await row(1);
+  await userEvent.selectOptions(screen.getByLabelText('Log type'), 'Error');
+  await waitFor(() => expect(callsTo(calls, 'GET', '/api/log/self/').at(-1).query.type).toBe('5'));
+});
+
+test('a refund reads as a negative cost with its tag, and the charge it gives back is marked refunded', async () => {
+  setup(USER, { '/api/log/self/': ok({ items: [CHARGE, REFUND], total: 2, page: 1, page_size: 10 }) });
+  const refund = await row(10);
+  expect(within(refund).getByTestId('log-cost')).toHaveTextContent('-$0.100000');
+  expect(within(refund).getByTestId('log-refund-tag')).toHaveTextContent('Refund');
+  expect(within(refund).getByTestId('log-content')).toHaveTextContent('Task suno-1 (MUSIC) failed, $0.10 refunded: no clips');
+  const charge = await row(9);
+  expect(within(charge).getByTestId('log-cost')).toHaveTextContent('$0.100000');
+  expect(within(charge).getByTestId('log-refunded-tag')).toHaveTextContent('Refunded');
+  expect(within(charge).queryByTestId('log-refund-tag')).not.toBeInTheDocument();
 });
