@@ -12,6 +12,7 @@ import {
 } from '../../constants/token';
 import Field, { Switch, TextArea, TextInput } from '../../components/Field';
 import Modal from '../../components/Modal';
+import ModelPicker from '../../components/ModelPicker';
 import useSeededForm from '../../hooks/useSeededForm';
 
 const NEVER = -1;
@@ -133,7 +134,6 @@ export default function EditToken({ id, onClose, onSaved }) {
     }
   };
 
-  const modelOptions = Array.from(new Set([...models, ...inputs.model_limits]));
   const quotaValue = parseInt(inputs.remain_quota, 10);
 
   return (
@@ -191,13 +191,8 @@ export default function EditToken({ id, onClose, onSaved }) {
           <Switch label={t('token.modelLimitsEnabled')} checked={inputs.model_limits_enabled} onChange={set('model_limits_enabled')} />
           <Field label={t('token.modelLimits')} help={t('token.modelLimitsHelp')}>
             {(fieldId) => (
-              <div className="select is-multiple is-fullwidth">
-                <select id={fieldId} multiple size={Math.min(6, Math.max(3, modelOptions.length))}
-                  disabled={!inputs.model_limits_enabled} value={inputs.model_limits}
-                  onChange={(e) => set('model_limits')(Array.from(e.target.selectedOptions, (o) => o.value))}>
-                  {modelOptions.map((m) => <option key={m} value={m}>{m}</option>)}
-                </select>
-              </div>
+              <ModelPicker id={fieldId} value={inputs.model_limits} options={models} onChange={set('model_limits')}
+                disabled={!inputs.model_limits_enabled} testId="token-models" />
             )}
           </Field>
           <TextArea label={t('token.allowIps')} value={inputs.allow_ips} onChange={set('allow_ips')} rows={3}

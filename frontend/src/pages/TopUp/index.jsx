@@ -69,7 +69,7 @@ function RedeemSection({ status, onRedeemed }) {
       <div className="field">
         <label className="label" htmlFor="redeem-code">{t('wallet.code')}</label>
         <div className="control">
-          <input id="redeem-code" className="input" value={code} placeholder={t('wallet.codePlaceholder')}
+          <input id="redeem-code" className="input" value={code} placeholder={t('wallet.codePlaceholder')} autoComplete="off"
             onChange={(e) => setCode(e.target.value)} data-testid="redeem-code" />
         </div>
       </div>

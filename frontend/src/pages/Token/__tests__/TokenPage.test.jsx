@@ -191,12 +191,14 @@ test('create: shortcuts, quick quota, unlimited, model limits, allowed IPs and g
   await userEvent.click(within(d).getByRole('switch', { name: 'Limit models' }));
   const models = within(d).getByLabelText('Allowed models');
   expect(models).toBeEnabled();
-  await userEvent.selectOptions(models, ['gpt-4o', 'claude-3']);
+  await userEvent.type(models, 'gpt-4o{enter}');  // the searchable picker: filter, Enter chooses
+  await userEvent.clear(models);
+  await userEvent.click(within(d).getByRole('option', { name: 'claude-3' }));
   await userEvent.type(within(d).getByLabelText('IP whitelist'), '10.0.0.1{enter}10.0.0.2');
   await userEvent.selectOptions(within(d).getByLabelText('Group'), 'vip');
   expect(within(d).getByRole('option', { name: 'VIP (ratio 2)' })).toBeInTheDocument();
   await submitDrawer();
-  expect(await screen.findByText('1 tokens created; click Copy in the list to get them!')).toBeInTheDocument();
+  expect(await screen.findByText('1 token created; click Copy in the list to get it!')).toBeInTheDocument();
   const body = callsTo(calls, 'POST', '/api/token/')[0].body;
   expect(body).toMatchObject({ name: 'ci', remain_quota: 5000000, unlimited_quota: true, model_limits_enabled: true,
     model_limits: 'gpt-4o,claude-3', allow_ips: '10.0.0.1\n10.0.0.2', group: 'vip' });
@@ -243,7 +245,7 @@ test('batch create stops at the first failure', async () => {
   await userEvent.click(within(d).getByRole('button', { name: '20' }));
   await submitDrawer();
   expect(await screen.findByText('quota exceeded')).toBeInTheDocument();
-  expect(await screen.findByText('1 tokens created; click Copy in the list to get them!')).toBeInTheDocument();
+  expect(await screen.findByText('1 token created; click Copy in the list to get it!')).toBeInTheDocument();
   expect(callsTo(calls, 'POST', '/api/token/')).toHaveLength(2);
 });
 
