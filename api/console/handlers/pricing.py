@@ -100,11 +100,16 @@ async def build_unpriced(options: OptionsService) -> list[dict[str, Any]]:
             for model, ids in sorted(offered.items()) if not pricing.is_priced(options, model)]
 
 
+PRICE_OPTIONS = ("ModelRatio", "CompletionRatio", "ModelPrice", "CacheRatio", "CreateCacheRatio", "CreateCacheRatio1h")
+
+
 class PricingCache:
-    """The list of this process, dropped by every channel or option event."""
+    """The list of this process, dropped by every channel or option event, and rebuilt at once when this
+    process's own price options changed (a price set here shows on the next read, before its event)."""
 
     def __init__(self, events: EventBus) -> None:
         self.entries: list[dict[str, Any]] | None = None
+        self.prices: tuple[str, ...] = ()
         self.generation = 0
         events.subscribe("channel", self.invalidate)
         events.subscribe("option", self.invalidate)
@@ -114,11 +119,12 @@ class PricingCache:
         self.generation += 1
 
     async def get(self, options: OptionsService) -> list[dict[str, Any]]:
-        if self.entries is None:
+        prices = tuple(options.get(key) for key in PRICE_OPTIONS)
+        if self.entries is None or prices != self.prices:
             generation = self.generation
             entries = await build_pricing(options)
             if generation == self.generation:  # no invalidation arrived while building
-                self.entries = entries
+                self.entries, self.prices = entries, prices
             return entries
         return self.entries
 
