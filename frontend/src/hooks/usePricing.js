@@ -13,6 +13,7 @@ export default function usePricing() {
     groupRatio: (data && data.group_ratio) || {},
     usableGroup: (data && data.usable_group) || null,
     userGroup: (data && data.user_group) || null,
+    unpriced: (data && Array.isArray(data.unpriced) && data.unpriced) || [],  // administrators only
     loaded: Boolean(data),
     error,
     isLoading,

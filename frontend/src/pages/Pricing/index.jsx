@@ -8,6 +8,8 @@ import { showError, showInfo, showSuccess } from '../../lib/toast';
 import { DEFAULT_GROUP } from '../../constants';
 import TableState from '../../components/TableState';
 import RatioExplanation from '../../components/RatioExplanation';
+import { isAdmin, isRoot } from '../../lib/auth';
+import UnpricedModels from './UnpricedModels';
 
 const money = (v) => `$${renderRatio(v)}`;
 
@@ -63,7 +65,7 @@ function Price({ model, ratio }) {
 export default function PricingPage() {
   const { t } = useTranslation();
   const { user } = useUser();
-  const { models, groupRatio, usableGroup, userGroup, loaded, isLoading } = usePricing();
+  const { models, groupRatio, usableGroup, userGroup, unpriced, loaded, isLoading, mutate } = usePricing();
   const ownGroup = userGroup || (user && user.group) || DEFAULT_GROUP;
   const [viewGroup, setViewGroup] = useState(null);
   const [filter, setFilter] = useState('');
@@ -105,6 +107,7 @@ export default function PricingPage() {
         </div>
       )}
       <div className="notification is-light" data-testid="pricing-formula">{t('pricing.formula')}</div>
+      {isAdmin(user) && <UnpricedModels models={unpriced} canSet={isRoot(user)} onSaved={() => mutate()} />}
       <div className="field is-grouped is-grouped-multiline">
         <div className="control is-expanded">
           <input className="input" aria-label={t('pricing.filter')} placeholder={t('pricing.filter')} value={filter}

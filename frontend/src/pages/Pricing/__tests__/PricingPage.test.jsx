@@ -1,8 +1,8 @@
 import { screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import PricingPage, { fuzzyMatch } from '..';
-import { renderPage, USER } from '../../../test/render';
-import { mockApi, mockClipboard } from '../../../test/api';
+import { ADMIN, renderPage, ROOT, USER } from '../../../test/render';
+import { callsTo, mockApi, mockClipboard, ok } from '../../../test/api';
 
 const MODELS = [
   { model_name: 'claude-3', quota_type: 0, model_ratio: 1.5, completion_ratio: 5, model_price: 0, enable_groups: ['default', 'vip'],
@@ -90,4 +90,71 @@ test('the ratio explanation opens', async () => {
   await userEvent.click(screen.getByRole('button', { name: 'What are ratios?' }));
   expect(screen.getByTestId('pricing-ratio-help')).toHaveTextContent('Completion ratio');
   expect(screen.getByTestId('pricing-ratio-help')).toHaveTextContent('(1,000 + 500 × 4) × 2.5 × 1 / 500,000 = $0.015');
+});
+
+describe('models without a price (administrators)', () => {
+  const UNPRICED = [{ model_name: 'mystery-1', channels: [{ id: 3, name: 'lab' }, { id: 4, name: 'backup' }] }];
+  const OPTIONS = [{ key: 'ModelRatio', value: '{"gpt-4o":1.25}' }, { key: 'CompletionRatio', value: '{}' },
+    { key: 'ModelPrice', value: '{"mj_imagine":0.1}' }];
+
+  function setupAdmin(user, extra = {}) {
+    const state = { unpriced: UNPRICED };
+    const calls = mockApi({
+      '/api/pricing': () => ({ success: true, message: '', data: MODELS, group_ratio: { default: 1 }, usable_group: {}, user_group: 'default',
+        unpriced: state.unpriced }),
+      '/api/option/': ok(OPTIONS),
+      'PUT /api/option/': (c) => {
+        if (c.body.key === 'ModelRatio' || c.body.key === 'ModelPrice') state.unpriced = [];
+        return ok(null);
+      },
+      ...extra,
+    });
+    renderPage(<PricingPage />, { route: '/pricing', user });
+    return calls;
+  }
+
+  test('ordinary users and visitors see no such list', async () => {
+    setup();
+    await screen.findByTestId('pricing-row-gpt-4o');
+    expect(screen.queryByTestId('pricing-unpriced')).not.toBeInTheDocument();
+  });
+
+  test('an administrator sees them with their channels; only root may set a price', async () => {
+    setupAdmin(ADMIN);
+    const box = await screen.findByTestId('pricing-unpriced');
+    expect(box).toHaveTextContent('Models without a price (1)');
+    expect(within(box).getByTestId('unpriced-mystery-1')).toHaveTextContent('mystery-1Offered by: lab (#3), backup (#4)');
+    expect(within(box).queryByRole('button', { name: /Set a price/ })).not.toBeInTheDocument();
+    expect(box).toHaveTextContent('Only the root user can set prices');
+  });
+
+  test('root sets a ratio in one click: only that model is added to the tables, completion first', async () => {
+    const calls = setupAdmin(ROOT);
+    const box = await screen.findByTestId('pricing-unpriced');
+    await userEvent.click(within(box).getByRole('button', { name: 'Set a price for mystery-1' }));
+    const modal = screen.getByTestId('set-price-modal');
+    await userEvent.type(within(modal).getByLabelText('Model ratio'), 'x');
+    await userEvent.click(within(modal).getByRole('button', { name: 'Save' }));
+    expect(await screen.findByText('Model ratio must be a number of 0 or more')).toBeInTheDocument();
+    await userEvent.clear(within(modal).getByLabelText('Model ratio'));
+    await userEvent.type(within(modal).getByLabelText('Model ratio'), '2.5');
+    expect(within(modal).getByTestId('set-price-preview')).toHaveTextContent('Prompt $5 / 1M tokens (group ratio 1)');
+    await userEvent.type(within(modal).getByLabelText('Completion ratio'), '4{enter}');  // Enter saves, as the button does
+    expect(await screen.findByText('mystery-1 now has a price')).toBeInTheDocument();
+    expect(callsTo(calls, 'PUT', '/api/option/').map((c) => [c.body.key, JSON.parse(c.body.value)])).toEqual([
+      ['CompletionRatio', { 'mystery-1': 4 }], ['ModelRatio', { 'gpt-4o': 1.25, 'mystery-1': 2.5 }]]);
+    await waitFor(() => expect(screen.queryByTestId('pricing-unpriced')).not.toBeInTheDocument());
+  });
+
+  test('or a price per call', async () => {
+    const calls = setupAdmin(ROOT);
+    await userEvent.click(await screen.findByRole('button', { name: 'Set a price for mystery-1' }));
+    const modal = screen.getByTestId('set-price-modal');
+    await userEvent.click(within(modal).getByRole('radio', { name: 'Per call' }));
+    await userEvent.type(within(modal).getByLabelText('Price per call (USD)'), '0.02');
+    await userEvent.click(within(modal).getByRole('button', { name: 'Save' }));
+    expect(await screen.findByText('mystery-1 now has a price')).toBeInTheDocument();
+    expect(callsTo(calls, 'PUT', '/api/option/').map((c) => [c.body.key, JSON.parse(c.body.value)])).toEqual([
+      ['ModelPrice', { mj_imagine: 0.1, 'mystery-1': 0.02 }]]);
+  });
 });
