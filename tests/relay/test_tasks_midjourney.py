@@ -97,6 +97,12 @@ async def test_refusals_by_the_upstream_are_not_charged(gateway, proxy, setup) -
     assert await live_balance(gateway, user.id) == 1_000_000
     assert await live_balance(gateway, user.id, key.id) == 200_000
     assert await drain(gateway) == 0
+    # Each refusal is an error row for the operator: the upstream's code or status, the channel, no charge.
+    from tests.api.test_error_logs import written
+
+    rows = await written(gateway)
+    assert [(r.model_name, r.quota, r.channel_id) for r in rows] == [("mj_imagine", 0, setup[2].id)] * 3
+    assert [orjson.loads(r.other)["status_code"] for r in rows] == [400, 400, 502]
 
 
 async def test_queue_full_moves_to_another_channel(gateway, aiohttp_server, proxy, setup) -> None:

@@ -23,6 +23,7 @@ from api.bodies import read_body
 from api.i18n import language, translate
 from api.relay.base import RelayMode
 from api.relay.errors import RelayError
+from api.relay.failure_log import log_failure
 from api.relay.handler import (
     admit,
     check_model_allowed,
@@ -144,6 +145,21 @@ async def submit(request: web.Request, caller: Caller, sub: Submission) -> tuple
     options = state.options if state.options is not None else request.config_dict[keys.OPTIONS]
     job = Job(request, state, options, RelayMode.IMAGES, f"/{sub.platform}{sub.path}", caller, sub.body)
     job.model = sub.model
+    try:
+        return await _submit(request, caller, sub, job)
+    except RelayError as err:
+        log_failure(job, err)
+        raise
+    except Refused as refused:  # midjourney-proxy's own refusal: the operator sees it in the logs too
+        answer = refused.answer
+        log_failure(job, RelayError(400, str(answer.get("description") or answer.get("code")), "upstream_error",
+                                    answer.get("code")))
+        raise
+
+
+async def _submit(request: web.Request, caller: Caller, sub: Submission, job: Job) -> tuple[dict[str, Any], Any]:
+    state = job.state
+    options = job.options
     job.group = usable_group(request, options, caller.user, caller.token.group if caller.token else "")
     check_model_allowed(job)
     job.price = price_of(job)
@@ -168,6 +184,7 @@ async def submit(request: web.Request, caller: Caller, sub: Submission) -> tuple
     try:
         while True:
             tried.append(channel.id)
+            job.upstream = channel  # the error log names it, and masks with its key
             facts.channel_id, facts.used_channels = channel.id, list(tried)
             adaptor = ADAPTORS[channel.type](channel.base_url, channel.key)
             try:
