@@ -1,7 +1,7 @@
 import React from 'react';
 import ReactDOM from 'react-dom/client';
 import { BrowserRouter } from 'react-router-dom';
-import 'bulma/css/bulma.min.css';
+import './styles/bulma.scss';
 import './styles/app.css';
 import './i18n';
 import App from './App';
