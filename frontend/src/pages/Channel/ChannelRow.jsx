@@ -148,15 +148,19 @@ export default function ChannelRow({ channel, batch, selected, onSelect, onTest,
         </div>
         <UnpricedNote models={channel.unpriced_models} />
       </td>
-      <td><StatusBadge channel={channel} /></td>
-      <td><ResponseTimeBadge channel={channel} /></td>
+      <td className="channel-status-cell">
+        <StatusBadge channel={channel} />
+        <div className="mt-1"><ResponseTimeBadge channel={channel} /></div>
+      </td>
       <td className="is-size-7 channel-balance-cell">
         <p>{t('channel.used')}: {renderQuota(channel.used_quota)}</p>
         <p>{t('channel.remaining')}: ${Number(channel.balance || 0).toFixed(2)}</p>
         <button type="button" className="button is-small is-ghost px-0" onClick={onBalance}>{t('channel.updateBalance')}</button>
       </td>
-      <td><NumberCell key={`p${channel.priority}`} label={t('channel.priority')} value={channel.priority} min={-999} onCommit={(v) => onNumber('priority', v)} /></td>
-      <td><NumberCell key={`w${channel.weight}`} label={t('channel.weight')} value={channel.weight} min={0} onCommit={(v) => onNumber('weight', v)} /></td>
+      <td className="channel-numbers-cell">
+        <NumberCell key={`p${channel.priority}`} label={t('channel.priority')} value={channel.priority} min={-999} onCommit={(v) => onNumber('priority', v)} />
+        <NumberCell key={`w${channel.weight}`} label={t('channel.weight')} value={channel.weight} min={0} onCommit={(v) => onNumber('weight', v)} />
+      </td>
       <td className="actions-cell">
         <div className="buttons are-small">
           <div className="buttons has-addons mb-0">

@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useRef, useState } from 'react';
+import { useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import useChannel from '../../hooks/useChannel';
 import useChannelModels from '../../hooks/useChannelModels';
@@ -80,17 +80,11 @@ export default function EditChannel({ id, onClose, onSaved }) {
 
 
   const typeModels = useMemo(() => byType[String(inputs.type)] || [], [byType, inputs.type]);
-  const modelOptions = useMemo(() => Array.from(new Set([...allModels, ...typeModels, ...inputs.models])), [allModels, typeModels, inputs.models]);
+  // The type's models come first in the picker (and are offered while none is chosen).
+  const modelOptions = useMemo(() => Array.from(new Set([...typeModels, ...allModels, ...inputs.models])), [allModels, typeModels, inputs.models]);
   const unpriced = useChannelUnpriced(modelOptions);
   const unpricedChosen = inputs.models.filter((m) => unpriced.has(m));
-
-  // A new channel starts with its type's models (once they are known, unless models were chosen already).
-  const offered = useRef(false);
-  useEffect(() => {
-    if (isEdit || offered.current || typeModels.length === 0) return;
-    offered.current = true;
-    setInputs((prev) => (prev.models.length === 0 ? { ...prev, models: [...typeModels] } : prev));
-  }, [isEdit, typeModels, setInputs]);
+  const addTypeModels = () => set('models')(Array.from(new Set([...inputs.models, ...typeModels])));
 
 
   const onType = (value) => {
@@ -223,6 +217,12 @@ export default function EditChannel({ id, onClose, onSaved }) {
           <Field label={t('channel.form.models')}>
             {(fieldId) => (
               <>
+                {inputs.models.length === 0 && typeModels.length > 0 && (
+                  <div className="notification is-info is-light is-size-7 py-2 px-3 mb-2" data-testid="channel-type-models-offer">
+                    {t('channel.form.typeModelsOffer', { count: typeModels.length, type: t(`channel.type.${inputs.type}`) })}
+                    <button type="button" className="button is-small is-info ml-2" onClick={addTypeModels}>{t('channel.form.addTypeModels')}</button>
+                  </div>
+                )}
                 <ModelPicker id={fieldId} value={inputs.models} options={modelOptions} onChange={set('models')}
                   flagged={unpriced} flagLabel={t('channel.unpriced')} testId="channel-models" />
                 {unpricedChosen.length > 0 && (
@@ -233,7 +233,7 @@ export default function EditChannel({ id, onClose, onSaved }) {
                   </div>
                 )}
                 <div className="buttons are-small mt-2">
-                  <button type="button" className="button" onClick={() => set('models')(Array.from(new Set([...inputs.models, ...typeModels])))}>
+                  <button type="button" className="button" onClick={addTypeModels}>
                     {t('channel.form.fillTypeModels')}
                   </button>
                   <button type="button" className={`button ${fetching ? 'is-loading' : ''}`} onClick={fetchFromProvider}>

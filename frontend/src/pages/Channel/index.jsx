@@ -226,9 +226,8 @@ export default function ChannelPage() {
           <thead>
             <tr>
               {batch && <th aria-label={t('channel.select')} />}
-              <th>ID</th><th>{t('channel.nameTypeGroups')}</th>
-              <th>{t('common.status')}</th><th>{t('channel.responseTime')}</th><th>{t('channel.balanceColumn')}</th>
-              <th>{t('channel.priority')}</th><th>{t('channel.weight')}</th><th>{t('common.actions')}</th>
+              <th>ID</th><th>{t('channel.nameTypeGroups')}</th><th>{t('channel.statusResponseTime')}</th>
+              <th>{t('channel.balanceColumn')}</th><th>{t('channel.priorityWeight')}</th><th>{t('common.actions')}</th>
             </tr>
           </thead>
           <tbody>
@@ -240,7 +239,7 @@ export default function ChannelPage() {
                 onDelete={() => onDelete(channel)} onBalance={() => onBalance(channel)} onCopy={() => onCopy(channel)}
                 onEdit={() => setEditing({ id: channel.id })} onNumber={(field, value) => setNumber(channel, field, value)} />
             ))}
-            <TableState loading={isLoading && items.length === 0} empty={!isLoading && items.length === 0} colSpan={batch ? 9 : 8} />
+            <TableState loading={isLoading && items.length === 0} empty={!isLoading && items.length === 0} colSpan={batch ? 7 : 6} />
           </tbody>
         </table>
       </div>

@@ -202,9 +202,6 @@ test('create: messages for missing name/key and models, then the posted channel'
   expect(await screen.findByText('Please fill in the channel name and key!')).toBeInTheDocument();
   await userEvent.type(within(drawer).getByLabelText('Name'), 'fake provider');
   await userEvent.type(within(drawer).getByLabelText('Key'), 'sk-one');
-  // A new channel starts with its type's models; cleared, it has none.
-  expect(await within(drawer).findByRole('button', { name: 'Remove gpt-4o-mini' })).toBeInTheDocument();
-  await userEvent.click(within(drawer).getByRole('button', { name: 'Clear' }));
   await submit(drawer);
   expect(await screen.findByText('Please select at least one model!')).toBeInTheDocument();
   await userEvent.click(within(drawer).getByRole('button', { name: 'Fill models of this type' }));
@@ -222,8 +219,7 @@ test('create: messages for missing name/key and models, then the posted channel'
 
 test('choosing a type fills its models when none are chosen; Azure shows the API version field', async () => {
   const { drawer } = setup();
-  await within(drawer).findByRole('button', { name: 'Remove gpt-4o' });
-  await userEvent.click(within(drawer).getByRole('button', { name: 'Clear' }));
+  await waitFor(() => expect(localStorage.getItem('channel_models')).not.toBeNull());
   await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '14');
   expect(within(drawer).getByRole('button', { name: 'Remove claude-3-haiku' })).toBeInTheDocument();
   await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '3');
@@ -340,9 +336,24 @@ test('Enter in the custom model field adds the names (as its button does), never
   expect(callsTo(calls, 'POST', '/api/channel/')).toHaveLength(0);
 });
 
+test('a new channel is offered its type\'s models, listed first', async () => {
+  const { drawer } = setup();
+  const offer = await within(drawer).findByTestId('channel-type-models-offer');
+  expect(offer).toHaveTextContent('No model chosen yet. OpenAI offers 2 models (listed first below).');
+  const list = within(drawer).getByRole('listbox', { name: 'Model choices' });
+  await waitFor(() => expect(within(list).getAllByRole('option')).toHaveLength(4));
+  expect(within(list).getAllByRole('option').map((o) => o.textContent)).toEqual(
+    ['gpt-4o', 'gpt-4o-mini', 'claude-3-haiku', 'text-embedding-3-smallno price']);
+  await userEvent.click(within(offer).getByRole('button', { name: 'Add them' }));
+  expect(within(drawer).getByRole('button', { name: 'Remove gpt-4o-mini' })).toBeInTheDocument();
+  expect(within(drawer).queryByTestId('channel-type-models-offer')).not.toBeInTheDocument();
+  await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '14');
+  expect(within(list).getAllByRole('option')[0]).toHaveTextContent('claude-3-haiku');
+});
+
 test('models without a price are marked in the picker and the chosen ones said in a warning', async () => {
   const { drawer } = setup();
-  await within(drawer).findByRole('button', { name: 'Remove gpt-4o' });
+  await userEvent.click(await within(drawer).findByRole('button', { name: 'Add them' }));
   const list = within(drawer).getByRole('listbox', { name: 'Model choices' });
   const embedding = await within(list).findByRole('option', { name: /text-embedding-3-small/ });
   await waitFor(() => expect(embedding).toHaveTextContent('text-embedding-3-smallno price'));
