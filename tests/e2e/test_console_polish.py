@@ -5,11 +5,14 @@ rendered and sanitised, models fetched through the server from a provider that s
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 
 from playwright.async_api import expect
 
-from models import QuotaData
+from api.services.error_logs import ErrorRow
+from models import Channel, Log, Midjourney, QuotaData, Redemption, Task, Token, User
+from models.enums import ChannelStatus, LogType, RedemptionStatus, Role, TokenStatus, UserStatus
 from tests.e2e.conftest import shot
 from tests.e2e.ui import console_api, database, login
 from tests.fakes.upstreams import PROVIDER_MODELS, REQUESTS, upstream_app
@@ -20,9 +23,9 @@ PAGES = ["/", "/about", "/pricing", "/playground", "/channel", "/token", "/redem
          "/detail", "/midjourney", "/task", "/setting", "/setting?tab=operation", "/setting?tab=system",
          "/setting?tab=other"]
 
-# Every element with its own text: its colour composited over the backgrounds behind it, the WCAG
-# contrast ratio, and whether the text is large (3:1 suffices). Disabled and faded (opacity < 1)
-# elements are exempt, as WCAG exempts inactive components.
+# Every element with its own text: its colour composited over the backgrounds behind it (and faded by
+# any ancestor's opacity), the WCAG contrast ratio, and whether the text is large (3:1 suffices).
+# Disabled controls are exempt, as WCAG exempts inactive components; a faded row that still works is not.
 CONTRAST = """
 () => {
   const parse = (c) => {
@@ -39,20 +42,35 @@ CONTRAST = """
     const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
     return 0.2126 * f(c.r) + 0.7152 * f(c.g) + 0.0722 * f(c.b);
   };
-  const background = (el) => {
-    const chain = [];
-    for (let e = el; e; e = e.parentElement) chain.push(parse(getComputedStyle(e).backgroundColor));
-    let bg = parse(getComputedStyle(document.documentElement).backgroundColor) || { r: 255, g: 255, b: 255, a: 1 };
-    if (bg.a < 1) bg = over(bg, { r: 255, g: 255, b: 255, a: 1 });
-    for (let i = chain.length - 1; i >= 0; i -= 1) if (chain[i] && chain[i].a > 0) bg = over(chain[i], bg);
-    return bg;
-  };
-  const faded = (el) => {
+  // Inactive: a disabled control, or inside an element marked disabled (WCAG exempts inactive components). A faded
+  // element (opacity < 1) that still works is not exempt: its colours are measured as seen.
+  const inactive = (el) => {
     for (let e = el; e; e = e.parentElement) {
-      if (Number(getComputedStyle(e).opacity) < 1 || e.disabled) return true;
-      if (e.getAttribute('aria-disabled') === 'true') return true;
+      if (e.disabled || e.getAttribute('aria-disabled') === 'true') return true;
     }
     return false;
+  };
+  // Text and background colours as seen: backgrounds composited from the page down to the element, and every
+  // ancestor's opacity applied (a faded group blends what it holds with what lies behind it).
+  const seen = (el) => {
+    const chain = [];
+    for (let e = el; e; e = e.parentElement) chain.unshift(e);
+    let bg = parse(getComputedStyle(document.documentElement).backgroundColor) || { r: 255, g: 255, b: 255, a: 1 };
+    if (bg.a < 1) bg = over(bg, { r: 255, g: 255, b: 255, a: 1 });
+    const groups = [];
+    for (const e of chain) {
+      const style = getComputedStyle(e);
+      if (Number(style.opacity) < 1) groups.push({ alpha: Number(style.opacity), behind: bg });
+      const own = e === document.documentElement ? null : parse(style.backgroundColor);
+      if (own && own.a > 0) bg = over(own, bg);
+    }
+    let fg = over(parse(getComputedStyle(el).color), bg);
+    for (let i = groups.length - 1; i >= 0; i -= 1) {
+      const { alpha, behind } = groups[i];
+      fg = over({ ...fg, a: alpha }, behind);
+      bg = over({ ...bg, a: alpha }, behind);
+    }
+    return { fg, bg };
   };
   const failures = [];
   for (const el of document.body.querySelectorAll('*')) {
@@ -60,10 +78,9 @@ CONTRAST = """
     if (!own || ['SCRIPT', 'STYLE', 'OPTION', 'TITLE'].includes(el.tagName)) continue;
     const style = getComputedStyle(el);
     const rect = el.getBoundingClientRect();
-    if (style.visibility !== 'visible' || rect.width === 0 || rect.height === 0 || faded(el)) continue;
+    if (style.visibility !== 'visible' || rect.width === 0 || rect.height === 0 || inactive(el)) continue;
     if (el.closest('svg')) continue;  // chart drawings: SVG text takes its colour from fill, read by eye
-    const bg = background(el);
-    const fg = over(parse(style.color), bg);
+    const { fg, bg } = seen(el);
     const [hi, lo] = [lum(fg), lum(bg)].sort((a, b) => b - a);
     const ratio = (hi + 0.05) / (lo + 0.05);
     const size = parseFloat(style.fontSize);
@@ -75,6 +92,22 @@ CONTRAST = """
     }
   }
   return failures;
+}
+"""
+
+# Under the dark theme, Bulma's "light" tags, notifications and buttons must not stay light patches: each one's
+# background (as seen) is dark (relative luminance under 0.2; the dark page is ~0.008, Bulma's pastels 0.8-0.95).
+LIGHT_PATCHES = """
+() => {
+  const parse = (c) => { const p = c.match(/rgba?\\(([^)]+)\\)/)[1].split(/[\\s,\\/]+/).map(Number); return p; };
+  const lum = ([r, g, b]) => {
+    const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  return Array.from(document.querySelectorAll('.tag.is-light, .notification.is-light, .button.is-light'))
+    .filter((el) => el.getBoundingClientRect().width > 0)
+    .filter((el) => lum(parse(getComputedStyle(el).backgroundColor)) >= 0.2)
+    .map((el) => `${el.className} "${el.textContent.trim().slice(0, 30)}" ${getComputedStyle(el).backgroundColor}`);
 }
 """
 
@@ -156,30 +189,132 @@ async def test_the_sidebar_comes_back_when_the_window_widens(page) -> None:
     await expect(sidebar).to_be_visible()
 
 
+async def _seed_every_state(settings, backend: str) -> None:
+    """Everything a page can show at once, so that the contrast sweep measures it: disabled, auto-disabled and
+    failing channels, tokens, users and codes in every status, every log type (failed calls, a refund and the
+    charge it gave back), drawing and async tasks in every status and submit result (failures with their reasons)."""
+    now = int(time.time())
+    async with console_api(backend, "root", "123456") as root:
+        for key, value in (("Notice", ""), ("DrawingEnabled", "true"), ("TaskEnabled", "true"),
+                           ("DataExportEnabled", "true")):
+            assert (await root.put("/api/option/", {"key": key, "value": value}))["success"]
+        for name, models in (("enabled", "gpt-4o"), ("paused", "gpt-4o-mini"), ("broken", "claude-3-haiku"),
+                             ("unpriced", "no-price-model-x")):
+            body = await root.post("/api/channel/", {"name": name, "type": 1, "key": "sk-x", "models": models,
+                                                     "group": "default"})
+            assert body["success"], body
+        body = await root.post("/api/redemption/", {"name": "promo", "count": 3, "quota": 100000})
+        assert body["success"], body
+    async with database(settings):
+        alice = await User.get(username="alice")  # _seed_usage's
+        await make_user("bob", status=UserStatus.DISABLED)
+        await make_user("carol", role=Role.ADMIN)
+        channels = {c.name: c for c in await Channel.all()}
+        await Channel.filter(id=channels["enabled"].id).update(response_time=850, test_time=now - 60, balance=12.5)
+        await Channel.filter(id=channels["paused"].id).update(status=int(ChannelStatus.MANUALLY_DISABLED))
+        await Channel.filter(id=channels["broken"].id).update(
+            status=int(ChannelStatus.AUTO_DISABLED), response_time=0, test_time=now - 30,
+            other_info=json.dumps({"status_reason": "upstream answered 401: invalid api key", "status_time": now - 30,
+                                   "test_error": "upstream answered 401: invalid api key"}))
+        for index, (status, extra) in enumerate((
+                (TokenStatus.ENABLED, {"unlimited_quota": True}),
+                (TokenStatus.ENABLED, {"model_limits_enabled": True, "model_limits": "gpt-4o"}),
+                (TokenStatus.DISABLED, {}), (TokenStatus.EXPIRED, {"expired_time": now - 3600}),
+                (TokenStatus.EXHAUSTED, {"remain_quota": 0}))):
+            await Token.create(user_id=alice.id, key=f"contrast{index:02d}".ljust(48, "k"), name=f"key-{index}",
+                               status=int(status), remain_quota=extra.pop("remain_quota", 500_000), **extra)
+        codes = await Redemption.all().order_by("id")
+        await Redemption.filter(id=codes[1].id).update(status=int(RedemptionStatus.DISABLED))
+        await Redemption.filter(id=codes[2].id).update(status=int(RedemptionStatus.USED), used_user_id=alice.id)
+        consume = json.dumps({"frt": 900, "model_ratio": 2.5, "completion_ratio": 4, "group_ratio": 1,
+                              "admin_info": {"use_channel": [channels["enabled"].id]}})
+        slow = json.dumps({"frt": 12000, "model_ratio": 2.5, "completion_ratio": 4, "group_ratio": 1})
+        common = {"user_id": alice.id, "username": "alice", "token_name": "key-0"}
+        await Log.bulk_create([
+            Log(type=int(LogType.TOPUP), content="Redeemed code #1 for $1.00", quota=500_000, created_at=now - 50,
+                **common),
+            Log(type=int(LogType.CONSUME), model_name="gpt-4o", quota=15_000, prompt_tokens=1000,
+                completion_tokens=500, use_time=3, is_stream=True, channel_id=channels["enabled"].id, other=consume,
+                created_at=now - 40, **common),
+            Log(type=int(LogType.CONSUME), model_name="gpt-4o", quota=9_000, prompt_tokens=900, use_time=150,
+                other=slow, created_at=now - 35, **common),
+            Log(type=int(LogType.CONSUME), model_name="gpt-4o", quota=1_000, use_time=400, created_at=now - 33,
+                **common),
+            Log(type=int(LogType.MANAGE), content="Administrator added $5.00", created_at=now - 30, **common),
+            Log(type=int(LogType.SYSTEM), content="Quota reminder", created_at=now - 25, **common)])
+        failed = ErrorRow(request_id="contrast-error-1", user_id=alice.id, username="alice", token_id=0,
+                          token_name="key-0", model="no-price-model-x", group="default", status=503,
+                          message="no price configured for model no-price-model-x", error_type="gateway_error",
+                          error_code="model_price_error", channel_id=channels["unpriced"].id,
+                          channel_name="unpriced", channel_type=1, used_channels=[channels["unpriced"].id])
+        await Log.create(**{**failed.log_fields(), "created_at": now - 20})
+        # a task charged then refunded: the charge and the refund row name each other
+        refunded = await Task.create(user_id=alice.id, task_id="suno-refunded", platform="suno", action="MUSIC",
+                                     status="FAILURE", progress="100%", fail_reason="upstream task failed: timeout",
+                                     channel_id=channels["enabled"].id, submit_time=now - 15, finish_time=now - 10,
+                                     billing=json.dumps({"settlement_id": "contrast-charge-1"}))
+        await Log.create(type=int(LogType.CONSUME), model_name="suno_music", quota=100_000, created_at=now - 15,
+                         request_id="contrast-charge-1", other=json.dumps({"task_id": "suno-refunded"}), **common)
+        await Log.create(type=int(LogType.SYSTEM), content="Task suno-refunded failed, $0.20 refunded",
+                         quota=100_000, created_at=now - 10, request_id=f"task-refund:suno:{refunded.id}", **common)
+        for index, status in enumerate(("SUCCESS", "NOT_START", "SUBMITTED", "IN_PROGRESS", "QUEUED", "UNKNOWN", "")):
+            await Task.create(user_id=alice.id, task_id=f"suno-{index}", platform="suno",
+                              action=("MUSIC", "LYRICS")[index % 2], status=status, progress=f"{index * 15}%",
+                              channel_id=channels["enabled"].id, submit_time=now - 100 + index,
+                              finish_time=now - 20 if status == "SUCCESS" else 0)
+        for index, (status, code, action) in enumerate((
+                ("SUCCESS", 1, "IMAGINE"), ("NOT_START", 21, "UPSCALE"), ("SUBMITTED", 22, "VARIATION"),
+                ("IN_PROGRESS", 1, "BLEND"), ("FAILURE", 0, "DESCRIBE"), ("MODAL", 1, "ZOOM"), ("CANCEL", 1, "PAN"))):
+            await Midjourney.create(user_id=alice.id, mj_id=f"mj-{index}", action=action, prompt="a red fox",
+                                    prompt_en="a red fox", code=code, status=status, progress=f"{index * 15}%",
+                                    channel_id=channels["enabled"].id, submit_time=(now - 200 + index) * 1000,
+                                    finish_time=(now - 100) * 1000 if status in ("SUCCESS", "FAILURE") else 0,
+                                    image_url="https://img.example/fox.png" if status == "SUCCESS" else "",
+                                    fail_reason="banned prompt: the upstream refused it" if status == "FAILURE" else "")
+
+
+ADMIN_PAGES = ("/channel", "/redemption", "/user")  # a user is told no: visited as the administrator only
+
+
+def _token_list(url: str) -> bool:
+    return "/api/token/?" in url
+
+
+# Every page in both themes and both languages as the administrator (who sees every column and the admin
+# pages); as the user in one language per theme. ~100 page loads.
+SWEEP = (("light", "en", ("root", "alice")), ("light", "zh", ("root",)), ("dark", "en", ("root",)),
+         ("dark", "zh", ("root", "alice")))
+
+
 async def test_every_text_is_readable_in_both_themes(browser, backend: str, settings) -> None:
     await _seed_usage(settings)
-    async with console_api(backend, "root", "123456") as root:
-        body = await root.post("/api/redemption/", {"name": "promo", "count": 1, "quota": 100000})
-        assert body["success"], body
-        for key, value in (("Notice", ""),):
-            await root.put("/api/option/", {"key": key, "value": value})
-    async with console_api(backend, "alice", "password123") as alice:
-        await alice.post("/api/token/", {"name": "ci", "unlimited_quota": True, "expired_time": -1})
-        await alice.post("/api/token/", {"name": "capped", "remain_quota": 5000, "expired_time": -1})
+    await _seed_every_state(settings, backend)
     failures: dict[str, list[str]] = {}
-    for theme in ("light", "dark"):
+    for theme, lang, people in SWEEP:
         context = await browser.new_context(base_url=backend, viewport={"width": 1280, "height": 800}, locale="en-US")
         await context.add_init_script(f"localStorage.setItem('theme', '{theme}')")
         page = await context.new_page()
-        for who, password in (("root", "123456"), ("alice", "password123")):
-            await login(page, who, password)
-            for path in PAGES:
+        for who in people:
+            await login(page, who, "123456" if who == "root" else "password123")
+            await page.evaluate(f"localStorage.setItem('i18nextLng', '{lang}')")
+            for path in PAGES if who == "root" else [p for p in PAGES if p not in ADMIN_PAGES]:
                 await _visit(page, path)
                 await page.add_style_tag(content="*, *::before, *::after { transition: none !important; }")
                 found = await page.evaluate(CONTRAST)
+                if theme == "dark":
+                    found += await page.evaluate(LIGHT_PATCHES)
                 if found:
-                    failures[f"{theme} {who} {path}"] = found
-            await shot(page, f"contrast-{theme}-{who}-settings")
+                    failures[f"{theme} {lang} {who} {path}"] = found
+            # a list that failed to load: its error row and Retry button
+            await page.route(_token_list, lambda route: route.fulfill(status=502, body="Bad Gateway"))
+            await _visit(page, "/token")
+            await page.get_by_test_id("table-error").wait_for()
+            found = await page.evaluate(CONTRAST)
+            if found:
+                failures[f"{theme} {lang} {who} /token (failed load)"] = found
+            await page.unroute(_token_list)
+            await shot(page, f"contrast-{theme}-{lang}-{who}-failed-list")
+            await page.evaluate("localStorage.setItem('i18nextLng', 'en')")
             await page.context.clear_cookies()
         await context.close()
     assert failures == {}, "\n".join(f"{where}: {found}" for where, found in failures.items())
