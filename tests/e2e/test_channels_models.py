@@ -11,6 +11,7 @@ from playwright.async_api import expect
 
 from models import Channel
 from models.enums import ChannelStatus
+from tests.conftest import ROOT
 from tests.e2e.conftest import shot
 from tests.e2e.test_console_polish import CONTRAST
 from tests.e2e.ui import console_api, database, login
@@ -94,13 +95,24 @@ async def _seed_rows(backend: str, settings) -> dict[str, int]:
     return ids
 
 
+def _texts(lang: str) -> dict[str, str]:
+    """The row's texts in `lang`, from the console's own translations."""
+    strings = json.loads((ROOT / "frontend" / "src" / "i18n" / f"{lang}.json").read_text())
+    channel, common = strings["channel"], strings["common"]
+    return {"test": channel["test"], "edit": common["edit"], "copy": common["copy"], "delete": common["delete"],
+            "balance": channel["updateBalance"], "untested": channel["untested"], "failed": channel["testFailed"],
+            "unpriced": channel["unpricedModels"].replace("{{models}}", "unpriced-thing, another-unpriced")}
+
+
 async def test_row_actions_in_view_at_desktop_widths_and_rows_readable(browser, backend: str, settings) -> None:
     ids = await _seed_rows(backend, settings)
-    for theme in ("light", "dark"):
+    for theme, lang in (("light", "en"), ("dark", "zh")):
+        text = _texts(lang)
         context = await browser.new_context(base_url=backend, viewport={"width": 1280, "height": 900}, locale="en-US")
         await context.add_init_script(f"localStorage.setItem('theme', '{theme}')")
         page = await context.new_page()
         await login(page, "root", "123456")
+        await page.evaluate(f"localStorage.setItem('i18nextLng', '{lang}')")
         for width in (1280, 1440):
             await page.set_viewport_size({"width": width, "height": 900})
             await page.goto("/channel")
@@ -110,31 +122,30 @@ async def test_row_actions_in_view_at_desktop_widths_and_rows_readable(browser, 
             scroll = await page.locator(".table-container").evaluate("e => [e.scrollWidth, e.clientWidth]")
             assert scroll[0] <= scroll[1], (theme, width, scroll)
             for channel_id in ids.values():
-                actions = page.get_by_test_id(f"channel-row-{channel_id}").locator("td.actions-cell .button")
+                row = page.get_by_test_id(f"channel-row-{channel_id}")
+                actions = row.locator("td.actions-cell .button")
                 labels = await actions.all_inner_texts()
-                assert {"Test", "Edit", "Copy", "Delete"} <= set(labels), labels
+                assert {text["test"], text["edit"], text["copy"], text["delete"]} <= set(labels), labels
                 for button in await actions.all():
                     await expect(button).to_be_in_viewport(ratio=1)
-                balance = page.get_by_test_id(f"channel-row-{channel_id}").get_by_role("button", name="Update balance")
-                await expect(balance).to_be_in_viewport(ratio=1)
+                await expect(row.get_by_role("button", name=text["balance"])).to_be_in_viewport(ratio=1)
             # A failing channel: a red "Failed" with its reason, never a green time; an untested one: a neutral dash.
             failing = page.get_by_test_id(f"channel-row-{ids['failing-enabled']}").get_by_test_id("response-time")
             await expect(failing).to_have_attribute("data-level", "failed")
             tripped = page.get_by_test_id(f"channel-row-{ids['tripped-by-its-test']}")
             await expect(tripped.get_by_test_id("response-time")).to_have_attribute("data-level", "failed")
             fresh = page.get_by_test_id(f"channel-row-{ids['fresh-with-many-groups-and-a-long-name']}")
-            await expect(fresh.get_by_test_id("response-time")).to_have_text("—Not tested")
-            await expect(fresh.get_by_test_id("unpriced-models")).to_have_text(
-                "Without a price: unpriced-thing, another-unpriced")
+            await expect(fresh.get_by_test_id("response-time")).to_have_text("—" + text["untested"])
+            await expect(fresh.get_by_test_id("unpriced-models")).to_have_text(text["unpriced"])
         # The reasons open by keyboard (not only a hover title), and every text of the rows meets AA.
         await tripped.get_by_test_id("status-auto").focus()
         await page.keyboard.press("Enter")
         await expect(tripped.get_by_test_id("status-auto-reason")).to_contain_text("Incorrect API key provided")
-        await failing.get_by_role("button", name=re.compile("Failed")).click()
+        await failing.get_by_role("button", name=re.compile(text["failed"])).click()
         await expect(failing.get_by_test_id("test-failed-reason")).to_contain_text("nothing listens there")
         await page.add_style_tag(content="*, *::before, *::after { transition: none !important; }")
         assert await page.evaluate(ROWS_CONTRAST) == [], theme
-        await shot(page, f"channels-{theme}-1440")
+        await shot(page, f"channels-{theme}-{lang}-1440")
         await context.close()
 
 
