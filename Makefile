@@ -20,7 +20,7 @@ install: $(VENV)/.installed
 
 install-dev: $(VENV)/.installed-dev
 
-FRONTEND_SOURCES := $(shell find frontend/src frontend/public -type f 2>/dev/null) frontend/package.json frontend/package-lock.json frontend/.env
+FRONTEND_SOURCES := $(shell find frontend/src frontend/public frontend/scripts -type f 2>/dev/null) frontend/package.json frontend/package-lock.json frontend/.env
 
 # Rebuilt only when a source changed since the last build.
 frontend/build/index.html: $(FRONTEND_SOURCES)
