@@ -73,12 +73,17 @@ async def test_the_footer_credits_the_version_and_the_open_source_projects(page,
 async def test_the_new_year_easter_egg_on_its_days_only(browser, backend: str) -> None:
     for day, shown in (("2027-01-01T10:00:00", True), ("2027-02-09T10:00:00", True), ("2027-02-24T20:00:00", True),
                        ("2027-01-02T10:00:00", False), ("2027-02-25T10:00:00", False)):
-        context = await browser.new_context(base_url=backend, locale="en-US")
+        phone = day.startswith("2027-02-09")  # the lantern fits the phone's top bar too
+        context = await browser.new_context(base_url=backend, locale="en-US",
+                                            viewport={"width": 390, "height": 844} if phone else None)
         page = await context.new_page()
         await page.clock.set_fixed_time(day)
         await page.goto("/about")
         await page.get_by_test_id("footer").wait_for()
         await expect(page.get_by_role("button", name="Happy New Year"), day).to_have_count(1 if shown else 0)
+        if phone:
+            assert await page.evaluate("document.documentElement.scrollWidth") <= 390
+            await expect(page.get_by_role("button", name="Happy New Year")).to_be_in_viewport()
         await context.close()
     # The lantern wishes a happy new year with fireworks that stop after 3 s; none for a reader who prefers less motion.
     for motion in ("no-preference", "reduce"):
