@@ -2,7 +2,9 @@
 
 The build (`npm run build`) writes a brotli (`.br`) and a gzip (`.gz`) copy beside each script, style
 sheet, page and SVG; aiohttp's FileResponse sends the copy the browser accepts (brotli first, then
-gzip, else the plain file) with its Content-Encoding. Every asset answer carries `Vary:
+gzip, else the plain file) with its Content-Encoding. It matches the codings' names in
+Accept-Encoding and reads no q-values (a `br;q=0` still gets brotli; no browser sends one, and
+curl or a script asking for `identity` gets the plain file). Every asset answer carries `Vary:
 Accept-Encoding`, so a shared cache keeps one copy per encoding. Hashed files under /static/ are
 immutable; the page itself (index.html) is never cached, and is rendered per request: its
 `<html lang>` is the language the console will pick (the first of Accept-Language, as the console's
