@@ -58,7 +58,7 @@ test('defaults: seeded greeting, gpt-4o-mini, temperature 0.1-1 in 0.1 steps, ma
 test('a streamed answer goes loading → incomplete → complete; the request carries the settings and history', async () => {
   const { response, release } = streamResponse([delta('Hi'), delta(' there'), sse('[DONE]'), delta('ignored')], { hold: 1 });
   const { chats } = setup(() => response);
-  await waitFor(() => expect(screen.getByRole('option', { name: 'claude-3' })).toBeInTheDocument());
+  expect(await screen.findByRole('option', { name: 'claude-3' })).toBeInTheDocument();
   await userEvent.selectOptions(screen.getByLabelText('Model'), 'claude-3');
   await userEvent.selectOptions(screen.getByLabelText('Group'), 'vip');
   await userEvent.type(screen.getByLabelText('Max tokens'), '{selectall}256');
