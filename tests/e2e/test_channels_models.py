@@ -100,7 +100,8 @@ def _texts(lang: str) -> dict[str, str]:
     strings = json.loads((ROOT / "frontend" / "src" / "i18n" / f"{lang}.json").read_text())
     channel, common = strings["channel"], strings["common"]
     return {"test": channel["test"], "edit": common["edit"], "copy": common["copy"], "delete": common["delete"],
-            "balance": channel["updateBalance"], "untested": channel["untested"], "failed": channel["testFailed"],
+            "balance": channel["updateBalance"], "batch": channel["batchDelete"], "untested": channel["untested"],
+            "failed": channel["testFailed"],
             "unpriced": channel["unpricedModels"].replace("{{models}}", "unpriced-thing, another-unpriced")}
 
 
@@ -129,6 +130,12 @@ async def test_row_actions_in_view_at_desktop_widths_and_rows_readable(browser, 
                 for button in await actions.all():
                     await expect(button).to_be_in_viewport(ratio=1)
                 await expect(row.get_by_role("button", name=text["balance"])).to_be_in_viewport(ratio=1)
+            if width == 1280:  # with the batch column too
+                await page.get_by_role("switch", name=text["batch"]).click()
+                await expect(table.locator("tbody input[type=checkbox]")).to_have_count(len(ids))
+                scroll = await page.locator(".table-container").evaluate("e => [e.scrollWidth, e.clientWidth]")
+                assert scroll[0] <= scroll[1], (theme, width, "batch", scroll)
+                await page.get_by_role("switch", name=text["batch"]).click()
             # A failing channel: a red "Failed" with its reason, never a green time; an untested one: a neutral dash.
             failing = page.get_by_test_id(f"channel-row-{ids['failing-enabled']}").get_by_test_id("response-time")
             await expect(failing).to_have_attribute("data-level", "failed")
@@ -152,6 +159,8 @@ async def test_row_actions_in_view_at_desktop_widths_and_rows_readable(browser, 
 async def test_models_are_picked_from_the_keyboard(page, backend: str) -> None:
     await login(page, "root", "123456")
     await page.goto("/channel")
+    await page.get_by_test_id("theme-toggle").click()  # the picker in the dark theme
+    await expect(page.locator("html")).to_have_attribute("data-theme", "dark")
     await page.get_by_test_id("channel-toolbar").get_by_role("button", name="Add channel").click()
     drawer = page.get_by_test_id("channel-drawer")
     chosen = drawer.get_by_test_id("picker-chosen")
@@ -178,6 +187,10 @@ async def test_models_are_picked_from_the_keyboard(page, backend: str) -> None:
     await expect(search).to_have_value("")
     await expect(drawer).to_be_visible()
     assert await options.count() > count
+    await page.add_style_tag(content="*, *::before, *::after { transition: none !important; }")
+    drawer_contrast = CONTRAST.replace("document.body.querySelectorAll('*')",
+                                       "document.querySelectorAll('[data-testid=channel-models] *')")
+    assert await page.evaluate(drawer_contrast) == []
     await shot(page, "channel-model-picker")
     await page.keyboard.press("Escape")  # now the drawer's
     await expect(drawer).to_have_count(0)
