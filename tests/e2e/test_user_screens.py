@@ -62,7 +62,7 @@ async def test_token_create_toggle_delete(page, settings) -> None:
     await drawer.get_by_test_id("token-name").fill("e2e-key")
     await drawer.get_by_test_id("token-quota").fill("2500000")
     await drawer.get_by_role("button", name="Submit").click()
-    await expect(page.get_by_test_id("toaster")).to_contain_text("1 tokens created")
+    await expect(page.get_by_test_id("toaster")).to_contain_text("1 token created")
     [token] = await _tokens(settings, alice.id)
     assert (token.name, token.remain_quota, token.unlimited_quota, token.status) == (
         "e2e-key", 2_500_000, False, TokenStatus.ENABLED)
