@@ -30,7 +30,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 def console_build() -> Path:
     """The console's production build (made here when missing or older than the sources)."""
     frontend = ROOT / "frontend"
-    sources = [frontend / "package.json", *(frontend / "src").rglob("*"), *(frontend / "public").rglob("*")]
+    sources = [frontend / "package.json", *(frontend / "src").rglob("*"), *(frontend / "public").rglob("*"),
+               *(frontend / "scripts").rglob("*")]
     newest = max(p.stat().st_mtime for p in sources if p.is_file())
     index = BUILD / "index.html"
     if not index.exists() or index.stat().st_mtime < newest:
