@@ -12,6 +12,20 @@ export const page = {
 
 const COLOURS = ['#ff4d4f', '#ffc53d', '#73d13d', '#40a9ff', '#f759ab', '#ffd666'];
 
+// A red lantern (drawn: an emoji needs a font that a server or a kiosk may lack).
+function Lantern() {
+  return (
+    <svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true" focusable="false">
+      <path d="M12 0.5v3.5M12 20v3.5" stroke="#c8961e" strokeWidth="1.5" />
+      <rect x="8" y="3.5" width="8" height="2.2" rx="0.6" fill="#d9a520" />
+      <ellipse cx="12" cy="12.2" rx="8.5" ry="6.8" fill="#e0282e" />
+      <path d="M12 5.6v13.2M8.4 6.3c-2.2 3.3-2.2 8.5 0 11.8M15.6 6.3c2.2 3.3 2.2 8.5 0 11.8" stroke="#ffd24d"
+        strokeWidth="0.9" fill="none" />
+      <rect x="8" y="18.4" width="8" height="2.2" rx="0.6" fill="#d9a520" />
+    </svg>
+  );
+}
+
 // Bursts of sparks drawn on a canvas over the page (it catches no click and is hidden from assistive technology).
 function Fireworks() {
   const ref = useRef(null);
@@ -113,7 +127,7 @@ export default function NewYear() {
     <>
       <button type="button" className="button is-small" data-testid="new-year" aria-label={t('shell.newYear')}
         title={t('shell.newYear')} onClick={celebrate}>
-        <span aria-hidden="true">🏮</span>
+        <Lantern />
       </button>
       {playing && <Fireworks />}
     </>
