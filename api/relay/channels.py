@@ -21,6 +21,7 @@ from api.relay import keyformats
 from api.relay.providers.azure import DEFAULT_API_VERSION as AZURE_DEFAULT_API_VERSION
 from api.relay.providers.xunfei import VERSIONS as SPARK_VERSIONS
 from api.relay.registry import ADAPTORS, DEFAULT_BASE_URLS, type_label
+from api.relay.test_outcome import parse_other_info
 from api.services.events import EventBus
 from api.services.params import id_value
 from models import Ability, Channel
@@ -462,9 +463,12 @@ async def set_status(channel_id: int, status: ChannelStatus, *, only_from: Seque
     """Move a channel to `status` only if it currently is in `only_from` (atomic: a manual disable
     racing an automatic change always wins). Abilities follow. True when the channel changed."""
     fields: dict[str, Any] = {"status": int(status)}
-    if status == ChannelStatus.AUTO_DISABLED:
-        fields["other_info"] = orjson.dumps({"status_reason": reason, "status_time": int(time.time())}).decode()
     async with in_transaction():
+        if status == ChannelStatus.AUTO_DISABLED:  # merged: the last test's outcome stays beside the reason
+            row = await Channel.filter(id=channel_id).only("id", "other_info").first()
+            info = parse_other_info(row.other_info) if row is not None else {}
+            fields["other_info"] = orjson.dumps({**info, "status_reason": reason,
+                                                 "status_time": int(time.time())}).decode()
         changed = await Channel.filter(id=channel_id, status__in=[int(s) for s in only_from]).update(**fields)
         if changed:
             await Ability.filter(channel_id=channel_id).update(enabled=status == ChannelStatus.ENABLED)

@@ -78,3 +78,14 @@ async def test_the_price_list_follows_this_process_price_options_without_their_e
     ratios = {**orjson.loads(options.get("ModelRatio")), "my-unpriced-model": 3}
     await options.update("ModelRatio", orjson.dumps(ratios).decode())
     assert "my-unpriced-model" in {e["model_name"] for e in await cache.get(options)}
+
+
+async def test_an_automatic_disable_keeps_the_last_tests_failure(client) -> None:
+    from api.relay.channels import auto_disable
+
+    failed = orjson.dumps({"test_error": "invalid key", "test_error_time": 5}).decode()
+    channel = await Channel.create(name="c", key="sk-x", models="gpt-4o", other_info=failed)
+    assert await auto_disable(channel.id, "status 401: invalid key", None)
+    info = orjson.loads((await Channel.get(id=channel.id)).other_info)
+    assert (info["test_error"], info["test_error_time"], info["status_reason"]) == (
+        "invalid key", 5, "status 401: invalid key") and info["status_time"] > 0
