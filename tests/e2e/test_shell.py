@@ -30,7 +30,7 @@ async def test_a_failed_list_load_shows_the_error_and_retry_loads_it(page, backe
     await page.goto("/token")
     error = page.get_by_test_id("table-error")
     await expect(error).to_be_visible()
-    await expect(error).to_contain_text("The list could not be loaded")
+    await expect(error).to_contain_text("The list could not be loaded: database unreachable")
     await expect(page.get_by_test_id("table-empty")).to_have_count(0)
     await expect(page.locator("[data-testid^='token-row-']")).to_have_count(0)
     await shot(page, "token-list-failed")

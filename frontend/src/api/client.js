@@ -63,7 +63,10 @@ export function networkFailureMessage() {
   return i18n.t('error.network');
 }
 
+// What an HTTP failure whose body says nothing readable is (the reason a list's error row gives).
 function unreadableAnswerMessage(status) {
+  if (status === 429) return i18n.t('error.reason.tooManyRequests');
+  if (status === 500) return i18n.t('error.reason.internal');
   return [502, 503, 504].includes(status) ? i18n.t('error.unavailable', { status }) : i18n.t('error.badResponse', { status });
 }
 
@@ -108,7 +111,7 @@ export async function request(method, url, { body, params, silent = false, raw =
       /* body was not JSON */
     }
     if (!silent || res.status === 401) handleHttpError(res.status, message);
-    throw new ApiError([429, 500].includes(res.status) ? httpErrorMessage(res.status, message) : message, res.status, null);
+    throw new ApiError(message, res.status, null);
   }
   let json;
   try {

@@ -119,3 +119,12 @@ test('an aborted request is passed on without a toast', async () => {
   await expect(get('/api/x')).rejects.toMatchObject({ name: 'AbortError' });
   expect(messages()).toEqual([]);
 });
+
+test('the error a caller gets is the server\'s own reason, or what the status means when the body says nothing', async () => {
+  mockApi({ '/api/x': httpStatus(500, { success: false, message: 'database unreachable' }) });
+  await expect(get('/api/x', { silent: true })).rejects.toMatchObject({ status: 500, message: 'database unreachable' });
+  await i18n.changeLanguage('zh');
+  global.fetch = async () => ({ ok: false, status: 500, statusText: 'Internal Server Error', json: async () => { throw new SyntaxError('x'); } });
+  await expect(get('/api/x')).rejects.toMatchObject({ message: '服务器内部错误，请联系管理员' });
+  expect(messages()).toEqual(['错误：服务器内部错误，请联系管理员！']);
+});
