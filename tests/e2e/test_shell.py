@@ -33,11 +33,13 @@ async def test_a_failed_list_load_shows_the_error_and_retry_loads_it(page, backe
     await expect(error).to_contain_text("The list could not be loaded: database unreachable")
     await expect(page.get_by_test_id("table-empty")).to_have_count(0)
     await expect(page.locator("[data-testid^='token-row-']")).to_have_count(0)
+    await expect(page.get_by_test_id("pagination-total")).to_have_text("—")  # neither "Loading..." nor "0 in total"
     await shot(page, "token-list-failed")
     failing = False
     await error.get_by_role("button", name="Retry").click()
     await expect(page.locator("[data-testid^='token-row-']")).to_have_count(1)
     await expect(page.get_by_test_id("table-error")).to_have_count(0)
+    await expect(page.get_by_test_id("pagination-total")).to_have_text("1 in total")
 
 
 async def test_a_network_failure_is_told_in_chinese(page, backend: str) -> None:

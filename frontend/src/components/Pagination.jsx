@@ -1,7 +1,8 @@
 import { useTranslation } from 'react-i18next';
 import { PAGE_SIZE_OPTIONS } from '../constants';
 
-// Bulma pagination with a page-size select; `page` is 0-based like the API's p; `total` null = not known yet.
+// Bulma pagination with a page-size select; `page` is 0-based like the API's p; `total` null = not known yet,
+// undefined = the list failed to load (no count is claimed).
 export default function Pagination({ page, pageSize, total, onPageChange, onPageSizeChange }) {
   const { t } = useTranslation();
   const pages = Math.max(1, Math.ceil((total || 0) / pageSize));
@@ -18,7 +19,7 @@ export default function Pagination({ page, pageSize, total, onPageChange, onPage
       </button>
       <ul className="pagination-list">
         <li className="mr-2 is-size-7" data-testid="pagination-total">
-          {total == null ? t('common.loading') : t('common.total', { total })}
+          {total === undefined ? '—' : total === null ? t('common.loading') : t('common.total', { total })}
         </li>
         {numbers.map((n) => (
           <li key={n}>

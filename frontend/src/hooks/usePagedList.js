@@ -21,5 +21,7 @@ export default function usePagedList(key, fetcher) {
   const { data, error, isLoading, mutate } = useSWR(key, fetcher);  // undefined: the configured fetcher
   useListFailure(error, mutate);
   const list = listOf(data);
-  return { ...list, total: data === undefined ? null : list.total, isLoading, error, mutate };  // null: not known yet
+  // total: null while not known yet, undefined when the load failed (the pager then claims no count)
+  const total = data !== undefined ? list.total : error ? undefined : null;
+  return { ...list, total, isLoading, error, mutate };
 }
