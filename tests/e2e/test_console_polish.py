@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from typing import Any
 
 from playwright.async_api import expect
 
@@ -216,20 +217,21 @@ async def _seed_every_state(settings, backend: str) -> None:
             status=int(ChannelStatus.AUTO_DISABLED), response_time=0, test_time=now - 30,
             other_info=json.dumps({"status_reason": "upstream answered 401: invalid api key", "status_time": now - 30,
                                    "test_error": "upstream answered 401: invalid api key"}))
-        for index, (status, extra) in enumerate((
-                (TokenStatus.ENABLED, {"unlimited_quota": True}),
-                (TokenStatus.ENABLED, {"model_limits_enabled": True, "model_limits": "gpt-4o"}),
-                (TokenStatus.DISABLED, {}), (TokenStatus.EXPIRED, {"expired_time": now - 3600}),
-                (TokenStatus.EXHAUSTED, {"remain_quota": 0}))):
+        token_states: list[tuple[TokenStatus, dict[str, Any]]] = [
+            (TokenStatus.ENABLED, {"unlimited_quota": True}),
+            (TokenStatus.ENABLED, {"model_limits_enabled": True, "model_limits": "gpt-4o"}),
+            (TokenStatus.DISABLED, {}), (TokenStatus.EXPIRED, {"expired_time": now - 3600}),
+            (TokenStatus.EXHAUSTED, {"remain_quota": 0})]
+        for index, (token_status, extra) in enumerate(token_states):
             await Token.create(user_id=alice.id, key=f"contrast{index:02d}".ljust(48, "k"), name=f"key-{index}",
-                               status=int(status), remain_quota=extra.pop("remain_quota", 500_000), **extra)
+                               status=int(token_status), **{"remain_quota": 500_000, **extra})
         codes = await Redemption.all().order_by("id")
         await Redemption.filter(id=codes[1].id).update(status=int(RedemptionStatus.DISABLED))
         await Redemption.filter(id=codes[2].id).update(status=int(RedemptionStatus.USED), used_user_id=alice.id)
         consume = json.dumps({"frt": 900, "model_ratio": 2.5, "completion_ratio": 4, "group_ratio": 1,
                               "admin_info": {"use_channel": [channels["enabled"].id]}})
         slow = json.dumps({"frt": 12000, "model_ratio": 2.5, "completion_ratio": 4, "group_ratio": 1})
-        common = {"user_id": alice.id, "username": "alice", "token_name": "key-0"}
+        common: dict[str, Any] = {"user_id": alice.id, "username": "alice", "token_name": "key-0"}
         await Log.bulk_create([
             Log(type=int(LogType.TOPUP), content="Redeemed code #1 for $1.00", quota=500_000, created_at=now - 50,
                 **common),
@@ -257,20 +259,22 @@ async def _seed_every_state(settings, backend: str) -> None:
                          request_id="contrast-charge-1", other=json.dumps({"task_id": "suno-refunded"}), **common)
         await Log.create(type=int(LogType.SYSTEM), content="Task suno-refunded failed, $0.20 refunded",
                          quota=100_000, created_at=now - 10, request_id=f"task-refund:suno:{refunded.id}", **common)
-        for index, status in enumerate(("SUCCESS", "NOT_START", "SUBMITTED", "IN_PROGRESS", "QUEUED", "UNKNOWN", "")):
+        for index, task_status in enumerate(("SUCCESS", "NOT_START", "SUBMITTED", "IN_PROGRESS", "QUEUED", "UNKNOWN",
+                                             "")):
             await Task.create(user_id=alice.id, task_id=f"suno-{index}", platform="suno",
-                              action=("MUSIC", "LYRICS")[index % 2], status=status, progress=f"{index * 15}%",
+                              action=("MUSIC", "LYRICS")[index % 2], status=task_status, progress=f"{index * 15}%",
                               channel_id=channels["enabled"].id, submit_time=now - 100 + index,
-                              finish_time=now - 20 if status == "SUCCESS" else 0)
-        for index, (status, code, action) in enumerate((
+                              finish_time=now - 20 if task_status == "SUCCESS" else 0)
+        for index, (mj_status, code, action) in enumerate((
                 ("SUCCESS", 1, "IMAGINE"), ("NOT_START", 21, "UPSCALE"), ("SUBMITTED", 22, "VARIATION"),
                 ("IN_PROGRESS", 1, "BLEND"), ("FAILURE", 0, "DESCRIBE"), ("MODAL", 1, "ZOOM"), ("CANCEL", 1, "PAN"))):
             await Midjourney.create(user_id=alice.id, mj_id=f"mj-{index}", action=action, prompt="a red fox",
-                                    prompt_en="a red fox", code=code, status=status, progress=f"{index * 15}%",
+                                    prompt_en="a red fox", code=code, status=mj_status, progress=f"{index * 15}%",
                                     channel_id=channels["enabled"].id, submit_time=(now - 200 + index) * 1000,
-                                    finish_time=(now - 100) * 1000 if status in ("SUCCESS", "FAILURE") else 0,
-                                    image_url="https://img.example/fox.png" if status == "SUCCESS" else "",
-                                    fail_reason="banned prompt: the upstream refused it" if status == "FAILURE" else "")
+                                    finish_time=(now - 100) * 1000 if mj_status in ("SUCCESS", "FAILURE") else 0,
+                                    image_url="https://img.example/fox.png" if mj_status == "SUCCESS" else "",
+                                    fail_reason="banned prompt: the upstream refused it" if mj_status == "FAILURE"
+                                    else "")
 
 
 ADMIN_PAGES = ("/channel", "/redemption", "/user")  # a user is told no: visited as the administrator only
