@@ -1,3 +1,4 @@
+import { lazy } from 'react';
 import { Route, Routes } from 'react-router-dom';
 import { SWRConfig } from 'swr';
 import { fetcher } from './api/client';
@@ -12,21 +13,23 @@ import Register from './pages/Register';
 import PasswordReset from './pages/PasswordReset';
 import PasswordResetConfirm from './pages/PasswordResetConfirm';
 import OAuthCallback from './pages/OAuthCallback';
-import SettingPage from './pages/Setting';
-import UserPage from './pages/User';
-import ChannelPage from './pages/Channel';
 import NotFound from './pages/NotFound';
-import TokenPage from './pages/Token';
-import RedemptionPage from './pages/Redemption';
-import TopUpPage from './pages/TopUp';
-import LogPage from './pages/Log';
-import PricingPage from './pages/Pricing';
-import PlaygroundPage from './pages/Playground';
-import ChatPage from './pages/Chat';
-import Chat2Link from './pages/Chat/Chat2Link';
-import DetailPage from './pages/Detail';
-import MidjourneyPage from './pages/Midjourney';
-import TaskPage from './pages/Task';
+
+// Pages past the login load on first use: the first load carries only the shell and the public pages.
+const SettingPage = lazy(() => import('./pages/Setting'));
+const UserPage = lazy(() => import('./pages/User'));
+const ChannelPage = lazy(() => import('./pages/Channel'));
+const TokenPage = lazy(() => import('./pages/Token'));
+const RedemptionPage = lazy(() => import('./pages/Redemption'));
+const TopUpPage = lazy(() => import('./pages/TopUp'));
+const LogPage = lazy(() => import('./pages/Log'));
+const PricingPage = lazy(() => import('./pages/Pricing'));
+const PlaygroundPage = lazy(() => import('./pages/Playground'));
+const ChatPage = lazy(() => import('./pages/Chat'));
+const Chat2Link = lazy(() => import('./pages/Chat/Chat2Link'));
+const DetailPage = lazy(() => import('./pages/Detail'));
+const MidjourneyPage = lazy(() => import('./pages/Midjourney'));
+const TaskPage = lazy(() => import('./pages/Task'));
 
 // Failed reads toast once (no retry storm); forms are not reset by refocusing the window.
 export const SWR_OPTIONS = { fetcher, shouldRetryOnError: false, revalidateOnFocus: false };

@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'react';
+import { Suspense, useEffect, useState } from 'react';
 import { Outlet } from 'react-router-dom';
 import useStatus from '../../hooks/useStatus';
 import { useIsMobile } from '../../hooks/useMediaQuery';
@@ -37,7 +37,7 @@ export default function Layout() {
       <div className="app-body">
         {sidebarOpen && <Sidebar status={status} onNavigate={isMobile ? () => setSidebarOpen(false) : undefined} />}
         <main className="app-main">
-          <Outlet />
+          <Suspense fallback={null}><Outlet /></Suspense>
         </main>
       </div>
       <Footer status={status} loaded={loaded} />
