@@ -258,7 +258,7 @@ async def test_drawing_and_async_task_lists_for_a_user_and_an_admin(page, browse
     await expect(row.get_by_test_id("task-duration")).to_have_text("30.0 s")
     await expect(page.get_by_test_id(f"mj-row-{mj_theirs.id}")).to_have_count(0)
     await expect(table.locator("thead")).not_to_contain_text("Channel")
-    await expect(page.get_by_test_id("task-list-error")).to_have_count(0)
+    await expect(page.get_by_test_id("table-error")).to_have_count(0)
     await shot(page, "drawing-user")
 
     async with page.expect_response(_is("GET", "/api/task/self")) as answer:

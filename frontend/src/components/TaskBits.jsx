@@ -23,12 +23,6 @@ export function DurationTag({ seconds }) {
   );
 }
 
-export function ListError({ error }) {
-  const { t } = useTranslation();
-  if (!error) return null;
-  return <div className="notification is-warning is-light" data-testid="task-list-error">{t('task.loadFailed', { message: error.message })}</div>;
-}
-
 /*
  * The filter form of the drawing and async-task lists: channel (admins), task id, time range.
  * `field(name)` gives an input's value/onChange; `idName` is the form field holding the task id.

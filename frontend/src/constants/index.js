@@ -1,4 +1,3 @@
-export const VERSION = '0.2.10-alpha.8';
 export const DEFAULT_SYSTEM_NAME = 'AI Gateway'; // the server's default SystemName (api/services/option_rules.py)
 export const DEFAULT_LOGO = '/logo.png';
 export const ITEMS_PER_PAGE = 10;

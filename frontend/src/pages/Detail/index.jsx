@@ -1,5 +1,6 @@
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import TableState from '../../components/TableState';
 import useQuotaData from '../../hooks/useQuotaData';
 import useStatus from '../../hooks/useStatus';
 import { useUser } from '../../context/UserContext';
@@ -42,7 +43,7 @@ export function summarize(rows, keyOf) {
   return list.map((g) => ({ ...g, share: Math.round((g.quota / max) * 100) }));
 }
 
-function UsageTable({ title, firstColumn, groups, testId }) {
+function UsageTable({ title, firstColumn, groups, testId, error, onRetry }) {
   const { t } = useTranslation();
   return (
     <div className="box">
@@ -65,7 +66,7 @@ function UsageTable({ title, firstColumn, groups, testId }) {
                 <td><progress className="progress is-small is-info mb-0" value={g.share} max={100}>{g.share}%</progress></td>
               </tr>
             ))}
-            {groups.length === 0 && <tr><td colSpan={5} className="has-text-centered has-text-grey">{t('common.noData')}</td></tr>}
+            <TableState empty={groups.length === 0} colSpan={5} error={error} onRetry={onRetry} />
           </tbody>
         </table>
       </div>
@@ -84,7 +85,8 @@ export default function DetailPage() {
     start: secondsToLocal(nowSeconds() - SPAN[granularity]), end: secondsToLocal(nowSeconds() + HOUR), username: '',
   }));
   const [query, setQuery] = useState(() => ({ start: localToSeconds(form.start), end: localToSeconds(form.end), username: '' }));
-  const { rows, isLoading, mutate } = useQuotaData({ admin, ...query });
+  const { rows, error, isLoading, mutate } = useQuotaData({ admin, ...query });
+  const failure = { error, onRetry: () => mutate() }; // a failed load reads as one, with a retry, not as no data
   const [metric, setMetric] = useState('quota');
 
   const byModel = useMemo(() => summarize(rows, (r) => ({ key: r.model_name, label: r.model_name }))
@@ -162,14 +164,14 @@ export default function DetailPage() {
           )}
           <div className="columns is-desktop">
             <div className="column">
-              <UsageTable title={t('detail.byModel')} firstColumn={t('detail.model')} groups={byModel} testId="detail-model-table" />
+              <UsageTable title={t('detail.byModel')} firstColumn={t('detail.model')} groups={byModel} testId="detail-model-table" {...failure} />
             </div>
             <div className="column">
-              <UsageTable title={t('detail.byTime')} firstColumn={t('detail.time')} groups={byTime} testId="detail-time-table" />
+              <UsageTable title={t('detail.byTime')} firstColumn={t('detail.time')} groups={byTime} testId="detail-time-table" {...failure} />
             </div>
           </div>
           {byUser.length > 0 && (
-            <UsageTable title={t('detail.byUser')} firstColumn={t('detail.user')} groups={byUser} testId="detail-user-table" />
+            <UsageTable title={t('detail.byUser')} firstColumn={t('detail.user')} groups={byUser} testId="detail-user-table" {...failure} />
           )}
         </>
       )}

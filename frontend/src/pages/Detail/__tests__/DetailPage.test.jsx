@@ -93,3 +93,15 @@ test('the stacked series: one point per bucket, the largest models by name, the 
   expect(points.map((p) => [p.label, p.m0, p.__other__])).toEqual([['2025-01-06 09:00', 5, 5], ['2025-01-06 10:00', 4, undefined]]);
   expect(stackedSeries(rows, (r) => bucketOf(r.created_at, 'day'), named, 'tokens')[0].m0).toBe(10);
 });
+
+test('a failed load reads as a failure with a retry, not as no data', async () => {
+  let failing = true;
+  setup(USER, { '/api/data/self': () => (failing ? { __http: 500, body: { success: false, message: 'boom' } } : ok(ROWS)) });
+  const errors = await screen.findAllByTestId('table-error');
+  expect(errors[0]).toHaveTextContent('The list could not be loaded');
+  expect(screen.queryByTestId('table-empty')).not.toBeInTheDocument();
+  failing = false;
+  await userEvent.click(within(errors[0]).getByTestId('table-retry'));
+  await screen.findAllByTestId('detail-model-table-row');
+  expect(screen.queryByTestId('table-error')).not.toBeInTheDocument();
+});
