@@ -12,6 +12,7 @@ import aiohttp
 from aiohttp import web
 from aiohttp.http_exceptions import HttpProcessingError
 
+from api.bodies import too_large
 from api.relay.job import Form, refuse
 
 # What parsing a malformed form raises: aiohttp's own ValueErrors (boundary missed, reading after
@@ -29,6 +30,21 @@ def _utf8(text: str) -> bool:
     except UnicodeEncodeError:
         return False
     return True
+
+
+CHUNK = 256 * 1024
+PLAIN_ENCODINGS = frozenset({"", "identity", "binary", "7bit", "8bit"})
+
+
+async def _bounded(request: web.Request, part: aiohttp.BodyPartReader) -> bytes:
+    """A part's bytes as sent, read while the request's whole body stays within its route's bound
+    (a multipart body is streamed, not read by api.bodies.read_body: the bound is kept here)."""
+    chunks: list[bytes] = []
+    while chunk := await part.read_chunk(CHUNK):
+        if request.content.total_bytes > request.client_max_size:
+            raise too_large(request)
+        chunks.append(chunk)
+    return b"".join(chunks)
 
 
 def _invalid(request: web.Request, param: str, problem: str) -> Exception:
@@ -52,14 +68,18 @@ async def read_form(request: web.Request) -> tuple[dict[str, Any], Form]:
             name = part.name
             if not _utf8(name):
                 raise _invalid(request, "form", "a field name is not UTF-8")
+            encodings = {part.headers.get(h, "").strip().lower() for h in
+                         ("Content-Encoding", "Content-Transfer-Encoding")}
+            if not encodings <= PLAIN_ENCODINGS:  # nothing is inflated or decoded on the gateway's side
+                raise _invalid(request, name, "a part's Content-Encoding is not supported")
             if part.filename:
                 content_type = part.headers.get("Content-Type", "application/octet-stream")
                 if not (_utf8(part.filename) and content_type.isascii()):
                     raise _invalid(request, name, "the file name or content type is not UTF-8")
-                files.append((name, part.filename, content_type, bytes(await part.read())))
+                files.append((name, part.filename, content_type, await _bounded(request, part)))
                 continue
             try:
-                fields[name] = await part.text()
+                fields[name] = (await _bounded(request, part)).decode(part.get_charset(default="utf-8"))
             except (UnicodeDecodeError, LookupError):
                 raise _invalid(request, name, "not text in its charset") from None
     except MALFORMED:

@@ -260,3 +260,32 @@ async def test_playground_charges_the_session_user_only(gateway, upstreams) -> N
         anonymous = await stranger.post(gateway.make_url("/pg/chat/completions"), json=body)
         assert anonymous.status == 401
     assert await live_balance(gateway, user.id) == (await User.get(id=user.id)).quota
+
+
+async def test_audio_forms_are_bounded_and_not_inflated(gateway, upstreams, monkeypatch) -> None:
+    """A form is streamed, not read whole: its route's bound holds while its parts are read (413), and
+    a part compressed on its own (a deflate bomb in a text field) is refused rather than inflated."""
+    import io
+    import zlib
+
+    from api import bodies
+
+    fake = await upstreams()
+    await add_channel(gateway, fake, models="whisper-1")
+    user = await rich_user()
+    token = await make_key(user)
+    monkeypatch.setattr(bodies, "MAX_BODY", 1024 * 1024)
+    form = aiohttp.FormData()
+    form.add_field("model", "whisper-1")
+    form.add_field("file", io.BytesIO(b"\0" * (2 * 1024 * 1024)), filename="a.mp3", content_type="audio/mpeg")
+    resp = await gateway.post("/v1/audio/transcriptions", data=form, headers=headers_for(token))
+    assert resp.status == 413 and (await resp.json())["error"]["message"], await resp.text()
+    with aiohttp.MultipartWriter("form-data") as writer:
+        part = writer.append(b"x")
+        part.set_content_disposition("form-data", name="file", filename="a.mp3")
+        bomb = writer.append(zlib.compress(b" " * (8 * 1024 * 1024)))
+        bomb.set_content_disposition("form-data", name="model")
+        bomb.headers["Content-Encoding"] = "deflate"
+    resp = await gateway.post("/v1/audio/transcriptions", data=writer, headers=headers_for(token))
+    assert resp.status == 400 and "Content-Encoding" in (await resp.json())["error"]["message"]
+    assert fake.seen == [] and await drain(gateway) == 0
