@@ -97,6 +97,7 @@ class ChannelType(IntEnum):
     MISTRAL = 42
     DEEPSEEK = 43
     VOLCENGINE = 45
+    QIANFAN = 46
     XAI = 48
 
 
@@ -135,5 +136,6 @@ CHANNEL_TYPE_LABELS: dict[ChannelType, str] = {
     ChannelType.MISTRAL: "Mistral",
     ChannelType.DEEPSEEK: "DeepSeek",
     ChannelType.VOLCENGINE: "字节火山引擎",
+    ChannelType.QIANFAN: "百度千帆 V2",
     ChannelType.XAI: "xAI",
 }

@@ -110,6 +110,7 @@ ADAPTORS: dict[ChannelType, type[Adaptor]] = {
     ChannelType.DEEPSEEK: DeepSeekAdaptor,
     ChannelType.VOLCENGINE: VolcEngineAdaptor,
     ChannelType.XAI: XAIAdaptor,
+    ChannelType.QIANFAN: OpenAIAdaptor,  # Baidu Qianfan V2 (OpenAI format under /v2): its row comes with the catalogue
 }
 
 # The reference's OpenAI-compatible resellers outside the enum, by number (their balance APIs differ).
