@@ -208,6 +208,14 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "channel_key_zhipu": (
         "The key of a Zhipu channel is id.secret, as the Zhipu console shows it (line {line})",
         "智谱渠道的密钥格式为 id.secret（即智谱控制台中的 API Key）（第 {line} 行）"),
+    "channel_key_qianfan": (
+        "The key of a Baidu Qianfan V2 channel is an API Key as the Qianfan console shows it, bce-v3/ALTAK-…/… "
+        "(line {line})",
+        "百度千帆 V2 渠道的密钥为千帆控制台中的 API Key，格式为 bce-v3/ALTAK-…/…（第 {line} 行）"),
+    "channel_other_qianfan_appid": (
+        "The app ID of a Baidu Qianfan V2 channel is optional; when set it looks like app-xxxx (letters, digits, - "
+        "and _)",
+        "百度千帆 V2 渠道的应用 ID 可不填；填写时形如 app-xxxx（字母、数字、- 和 _）"),
     "channel_status_invalid": (
         "Channel status must be 1 (enabled), 2 (disabled) or 3 (automatically disabled)",
         "渠道状态只能是 1（启用）、2（手动禁用）或 3（自动禁用）"),
