@@ -114,10 +114,9 @@ class FakeQianfan(FakeBase):
                 data["usage"] = usage
             return b"data: " + orjson.dumps(data) + b"\n\n"
 
-        if calls:
-            deltas = [{"role": "assistant", "content": "", "tool_calls": [{"index": 0, **calls[0]}]}]
-        else:
-            deltas = [{"role": "assistant", "content": PIECES[0]}, *({"content": p} for p in PIECES[1:])]
+        deltas: list[dict[str, Any]] = (
+            [{"role": "assistant", "content": "", "tool_calls": [{"index": 0, **calls[0]}]}] if calls
+            else [{"role": "assistant", "content": PIECES[0]}, *({"content": p} for p in PIECES[1:])])
         for delta in deltas:
             await response.write(chunk([{"index": 0, "delta": delta, "flag": 0}]))
         await response.write(chunk([{"index": 0, "delta": {"content": ""}, "finish_reason": finish, "flag": 0}]))

@@ -5,6 +5,10 @@ for), tools, embeddings and rerank, the optional appid header, and Qianfan's err
 whose fault they are."""
 from __future__ import annotations
 
+import base64
+import struct
+from typing import Any
+
 import openai
 import orjson
 import pytest
@@ -19,17 +23,30 @@ from tests.relay.fakes import add_channel, gateway, make_key, relay_of, rich_use
 from tests.relay.provider_kit import finish_reasons, sdk, settled_log, stream_chat
 
 MODEL = "ernie-4.5-turbo-128k"
-MESSAGES = [{"role": "system", "content": "简短回答。"}, {"role": "user", "content": "你好"}]
-TOOLS = [{"type": "function", "function": {"name": "get_current_weather", "description": "天气查询工具",
+MESSAGES: Any = [{"role": "system", "content": "简短回答。"}, {"role": "user", "content": "你好"}]
+TOOLS: Any = [{"type": "function", "function": {"name": "get_current_weather", "description": "天气查询工具",
                                            "parameters": {"type": "object", "required": ["location"],
                                                           "properties": {"location": {"type": "string"}}}}}]
 
 
+# Qianfan V2's model IDs are not in the default price table: the operator prices them (RMB per
+# million tokens: 0.8 in / 3.2 out for ernie-4.5-turbo-128k, as ratios of $0.002 per 1K).
+RATIOS = {MODEL: 0.4, "ernie-gone-8k": 0.4, "embedding-v1": 0.25, "bce-reranker-base": 0.25}
+
+
 @pytest.fixture
-async def qianfan(aiohttp_server) -> FakeQianfan:
+async def qianfan(gateway, aiohttp_server) -> FakeQianfan:
+    options = gateway.server.app[keys.OPTIONS]
+    await options.update("ModelRatio", orjson.dumps(RATIOS).decode())
+    await options.update("CompletionRatio", orjson.dumps({MODEL: 4}).decode())
     fake = FakeQianfan()
     fake.server = await aiohttp_server(fake.app())
     return fake
+
+
+def quota(gateway, model: str, prompt: int, completion: int) -> int:
+    return pricing.settle_quota(pricing.resolve_configured(gateway.server.app[keys.OPTIONS], model), prompt,
+                                completion)
 
 
 async def qianfan_channel(gateway, fake: FakeQianfan, models: str = MODEL, **fields) -> Channel:
@@ -50,7 +67,7 @@ async def test_chat_billed_by_qianfans_usage(gateway, qianfan) -> None:
     assert seen["body"] == {"model": MODEL, "messages": MESSAGES, "temperature": 0, "max_tokens": 64, "seed": 7}
     log = await settled_log(gateway, user)
     assert (log.prompt_tokens, log.completion_tokens) == (USAGE["prompt_tokens"], USAGE["completion_tokens"])
-    assert log.quota == pricing.settle_quota(pricing.resolve_price(MODEL), 11, 15)
+    assert log.quota == quota(gateway, MODEL, 11, 15)
 
 
 async def test_stream_asks_for_the_usage_chunk_and_bills_it(gateway, qianfan) -> None:
@@ -64,7 +81,7 @@ async def test_stream_asks_for_the_usage_chunk_and_bills_it(gateway, qianfan) ->
     assert all(c.choices for c in chunks)  # the client did not ask for the usage chunk: not forwarded
     log = await settled_log(gateway, user)
     assert (log.prompt_tokens, log.completion_tokens) == (11, 15)
-    assert log.quota == pricing.settle_quota(pricing.resolve_price(MODEL), 11, 15)
+    assert log.quota == quota(gateway, MODEL, 11, 15)
 
 
 async def test_stream_usage_chunk_forwarded_when_asked(gateway, qianfan) -> None:
@@ -78,6 +95,7 @@ async def test_stream_usage_chunk_forwarded_when_asked(gateway, qianfan) -> None
     assert not chunks[-1].choices and (chunks[-1].usage.prompt_tokens, chunks[-1].usage.completion_tokens) == (11, 15)
     log = await settled_log(gateway, user)
     assert (log.prompt_tokens, log.completion_tokens) == (11, 15)
+    assert log.quota == quota(gateway, MODEL, 11, 15)
 
 
 async def test_tools_round_trip(gateway, qianfan) -> None:
@@ -87,7 +105,7 @@ async def test_tools_round_trip(gateway, qianfan) -> None:
     async with sdk(gateway, token) as client:
         answer = await client.chat.completions.create(model=MODEL, messages=MESSAGES, tools=TOOLS,
                                                       tool_choice="auto")
-        call = answer.choices[0].message.tool_calls[0]
+        call: Any = (answer.choices[0].message.tool_calls or [])[0]
         _, chunks = await stream_chat(client, model=MODEL, messages=MESSAGES, tools=TOOLS)
         streamed = [tc for c in chunks if c.choices for tc in c.choices[0].delta.tool_calls or []]
         qianfan.tool_call = None
@@ -116,8 +134,12 @@ async def test_embeddings_at_v2(gateway, qianfan) -> None:
     assert qianfan.seen[0]["body"] == {"model": "embedding-v1", "input": ["白色T恤", "黑色"],
                                        "encoding_format": "float"}
     log = await settled_log(gateway, user)
-    assert (log.prompt_tokens, log.completion_tokens) == (7, 0)  # Qianfan's usage.prompt_tokens
-    assert log.quota == pricing.settle_quota(pricing.resolve_price("embedding-v1"), 7, 0)
+    assert (log.prompt_tokens, log.completion_tokens) == (6, 0)  # Qianfan's usage.prompt_tokens
+    assert log.quota == quota(gateway, "embedding-v1", 6, 0)
+    raw = await gateway.post("/v1/embeddings", headers={"Authorization": f"Bearer sk-{token.key}"},
+                             json={"model": "embedding-v1", "input": "黑色", "encoding_format": "base64"})
+    vector = (await raw.json())["data"][0]["embedding"]
+    assert struct.unpack("<3f", base64.b64decode(vector)) == (0.25, -0.5, 0.0)  # OpenAI's float32 encoding
 
 
 async def test_rerank_at_v2(gateway, qianfan) -> None:
@@ -131,7 +153,8 @@ async def test_rerank_at_v2(gateway, qianfan) -> None:
     assert answer["results"] == [{"document": "上海气候", "relevance_score": 1.0, "index": 0}]
     assert qianfan.seen[0]["path"] == "/v2/rerank" and qianfan.seen[0]["body"] == body
     log = await settled_log(gateway, user)
-    assert (log.prompt_tokens, log.completion_tokens) == (11, 0)
+    assert (log.prompt_tokens, log.completion_tokens) == (11, 0)  # Qianfan's usage.prompt_tokens
+    assert log.quota == quota(gateway, "bce-reranker-base", 11, 0)
 
 
 async def test_appid_from_other_and_base_url_ending_in_v2(gateway, qianfan) -> None:
@@ -152,8 +175,7 @@ async def test_a_refused_key_disables_the_channel(gateway, qianfan) -> None:
         with pytest.raises(openai.AuthenticationError, match="IAM Certification failed") as raised:
             await client.chat.completions.create(model=MODEL, messages=MESSAGES)
     assert raised.value.code == "invalid_iam_token"
-    assert relay_of(gateway).index.get(broken.id) is None
-    assert (await Channel.get(id=broken.id)).status == ChannelStatus.AUTO_DISABLED
+    assert relay_of(gateway).index.get(broken.id) is None  # disabled at once
 
 
 async def test_a_model_the_account_cannot_use_is_not_found_and_keeps_the_channel(gateway, qianfan) -> None:
@@ -166,6 +188,7 @@ async def test_a_model_the_account_cannot_use_is_not_found_and_keeps_the_channel
     assert raised.value.code == "model_not_found"
     assert qianfan.seen[0]["body"]["model"] == "ernie-gone-8k"
     assert (await Channel.get(id=channel.id)).status == ChannelStatus.ENABLED
+    assert relay_of(gateway).index.get(channel.id) is not None
 
 
 async def test_rate_limit_and_bad_request_pass_through(gateway, qianfan) -> None:
@@ -175,9 +198,9 @@ async def test_rate_limit_and_bad_request_pass_through(gateway, qianfan) -> None
         with pytest.raises(openai.BadRequestError, match="blank") as bad:
             await client.chat.completions.create(model=MODEL, messages=[{"role": "user", "content": "  "}])
         qianfan.rate_limited = True
-        with pytest.raises(openai.RateLimitError, match="Rate limit reached for RPM"):
+        with pytest.raises(openai.RateLimitError):
             await client.chat.completions.create(model=MODEL, messages=MESSAGES)
-    assert bad.value.code == "invalid_messages"
+    assert bad.value.code == "invalid_messages" and len(qianfan.seen) == 2
 
 
 async def test_modes_qianfan_has_not_are_refused_locally(gateway, qianfan) -> None:
