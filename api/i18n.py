@@ -178,6 +178,7 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "channel_vertex_region_invalid": (
         "The Vertex AI region must be JSON with a \"default\" region", "部署地区必须是合法的 JSON 格式，且必须包含 default 地区！"),
     "channel_type_invalid": ("Unknown channel type: {type}", "未知的渠道类型：{type}"),
+    "channel_type_retired": ("Channel type {type} is retired: {reason}", "渠道类型 {type} 已停用：{reason_zh}"),
     "channel_spark_version_invalid": (
         "The Spark version must be one of {versions}", "星火版本必须是以下之一：{versions}"),
     "channel_library_id_required": (
@@ -197,21 +198,59 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "channel_key_vertex": (
         "The key of a Vertex AI channel is a Google service-account JSON key ({problem})",
         "Vertex AI 渠道的密钥必须是 Google 服务账号 JSON 密钥（{problem}）"),
+    "channel_key_vertex_json": (
+        "The key of a Vertex AI channel is a service-account JSON key (the whole file) or a Vertex AI API key "
+        "(one line): this JSON is not a service-account key ({problem})",
+        "Vertex AI 渠道的密钥是服务账号 JSON 密钥（整个文件）或一行 Vertex AI API Key：这段 JSON 不是服务账号密钥（{problem}）"),
+    "channel_key_vertex_api_key": (
+        "The key of a Vertex AI channel is a service-account JSON key (the whole file) or a Vertex AI API key "
+        "on one line without spaces (AIza… or AQ.…)",
+        "Vertex AI 渠道的密钥是服务账号 JSON 密钥（整个文件）或一行不含空格的 Vertex AI API Key（AIza… 或 AQ.…）"),
+    "channel_key_vertex_token": (
+        "This is an OAuth access token (ya29.…), which expires within an hour: use a service-account JSON key "
+        "or a Vertex AI API key",
+        "这是 OAuth 访问令牌（ya29.…），一小时内就会过期：请使用服务账号 JSON 密钥或 Vertex AI API Key"),
+    "channel_vertex_region_table": (
+        "The Vertex AI region field is empty (us-central1) or a JSON object of model to region, with \"default\" "
+        "for the other models; a region is global or like us-central1",
+        "Vertex AI 部署地区为空（即 us-central1），或为“模型 → 地区”的 JSON 对象（\"default\" 表示其他模型）；"
+        "地区为 global 或形如 us-central1"),
     "channel_key_baidu": (
         "The key of a Baidu channel is APIKey|SecretKey (line {line})", "百度渠道的密钥格式为 APIKey|SecretKey（第 {line} 行）"),
     "channel_key_xunfei": (
         "The key of an iFlytek Spark channel is APPID|APISecret|APIKey (line {line})",
         "讯飞星火渠道的密钥格式为 APPID|APISecret|APIKey（第 {line} 行）"),
+    "channel_key_spark": (
+        "The key of an iFlytek Spark channel is the APIPassword of its HTTP API (or APIKey:APISecret), or "
+        "APPID|APISecret|APIKey for its WebSocket API (line {line})",
+        "讯飞星火渠道的密钥为 HTTP 接口的 APIPassword（或 APIKey:APISecret），或 WebSocket 接口的 "
+        "APPID|APISecret|APIKey（第 {line} 行）"),
+    "channel_spark_other_invalid": (
+        "The Spark version must be empty or one of v1.1, v3.1, v3.1-128k, v3.5, v3.5-32k, v4.0",
+        "星火版本须留空，或为以下之一：v1.1、v3.1、v3.1-128k、v3.5、v3.5-32k、v4.0"),
     "channel_key_tencent": (
         "The key of a Tencent Hunyuan channel is AppId|SecretId|SecretKey (line {line})",
         "腾讯混元渠道的密钥格式为 AppId|SecretId|SecretKey（第 {line} 行）"),
     "channel_key_zhipu": (
         "The key of a Zhipu channel is id.secret, as the Zhipu console shows it (line {line})",
         "智谱渠道的密钥格式为 id.secret（即智谱控制台中的 API Key）（第 {line} 行）"),
+    "channel_key_zhipu_v4": (
+        "The key of a Zhipu GLM channel is the API key shown in the Zhipu (bigmodel.cn) or Z.ai console, "
+        "without spaces (line {line})",
+        "智谱 GLM 渠道的密钥为智谱开放平台（bigmodel.cn）或 Z.ai 控制台中的 API Key，不含空格（第 {line} 行）"),
+    "channel_key_hunyuan": (
+        "The key of a Tencent Hunyuan channel is an API key from the Hunyuan console (OpenAI-compatible "
+        "endpoint) or AppId|SecretId|SecretKey (TencentCloud API 3.0) (line {line})",
+        "腾讯混元渠道的密钥为混元控制台的 API Key（OpenAI 兼容接口），或 AppId|SecretId|SecretKey"
+        "（腾讯云 API 3.0）（第 {line} 行）"),
     "channel_key_qianfan": (
         "The key of a Baidu Qianfan V2 channel is an API Key as the Qianfan console shows it, bce-v3/ALTAK-…/… "
         "(line {line})",
         "百度千帆 V2 渠道的密钥为千帆控制台中的 API Key，格式为 bce-v3/ALTAK-…/…（第 {line} 行）"),
+    "channel_azure_api_version_invalid": (
+        "The API version of an Azure OpenAI channel is left empty for the v1 API, or is v1, preview or a dated "
+        "version such as 2024-10-21 or 2025-04-01-preview",
+        "Azure OpenAI 渠道的 API 版本留空即使用 v1 API；也可填写 v1、preview 或带日期的版本，如 2024-10-21、2025-04-01-preview"),
     "channel_other_qianfan_appid": (
         "The app ID of a Baidu Qianfan V2 channel is optional; when set it looks like app-xxxx (letters, digits, - "
         "and _)",

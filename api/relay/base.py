@@ -36,12 +36,12 @@ from api.relay.sse import SSEEvent, SSEParser
 from api.relay.tokenizer import StreamCounter
 from api.services.capabilities import Capability, capability
 from api.services.records import TokenUsage as TokenUsage  # the adaptors' usage type, defined with the record
-from models.enums import ChannelType
 
 if TYPE_CHECKING:
     import aiohttp
 
     from api.relay.credentials import CredentialCache
+    from api.relay.provider import Provider
 
 
 class RelayMode(StrEnum):
@@ -67,14 +67,6 @@ OPENAI_PATHS: Mapping[RelayMode, str] = {
     RelayMode.TRANSLATION: "/v1/audio/translations",
     RelayMode.RERANK: "/v1/rerank",
 }
-
-# OpenAI-format channel types whose upstream accepts `stream_options.include_usage` (reference §3.4,
-# SupportStreamOptions, and the providers' own documentation); the others get the field stripped,
-# since some reject unknown fields.
-STREAM_OPTIONS_CHANNEL_TYPES: frozenset[int] = frozenset(
-    {ChannelType.OPENAI, ChannelType.DEEPSEEK, ChannelType.VOLCENGINE, ChannelType.XAI, ChannelType.CLOUDFLARE,
-     ChannelType.ALI}
-)
 
 class Passthrough:
     """A chunk forwarded verbatim: `data` is its JSON as the upstream sent it, `chunk` the parsed
@@ -254,10 +246,11 @@ class AnswerReader(Protocol):
 class Adaptor(ABC):
     """One provider's translation between OpenAI's wire format and its own."""
 
-    channel_type: ClassVar[ChannelType]
+    # Set by the registry from the type's catalogue row (api/relay/registry.py `bind`).
+    provider: ClassVar[Provider | None] = None
     default_base_url: ClassVar[str] = ""
-    models: ClassVar[tuple[str, ...]] = ()
     paths: ClassVar[Mapping[RelayMode, str]] = OPENAI_PATHS
+    modes: ClassVar[frozenset[RelayMode] | None] = None  # the row's endpoints, when it serves only some
 
     def __init__(self, meta: RelayMeta) -> None:
         self.meta = meta
@@ -270,6 +263,8 @@ class Adaptor(ABC):
         return cls
 
     def supports(self, mode: RelayMode) -> bool:
+        if self.modes is not None and mode not in self.modes:
+            return False
         capability = MODE_CAPABILITIES.get(mode)
         return capability is None or isinstance(self, capability)
 
@@ -438,10 +433,11 @@ def balance_number(value: Any, what: str) -> float:
 class BalanceMixin:
     """The provider has a balance endpoint: `query_balance(fetch)` builds its GET requests (usually
     with `get`), has them sent by `fetch` and returns the remaining balance (USD for OpenAI's
-    billing API, the provider's own unit otherwise)."""
+    billing API, the provider's own unit otherwise). Whether it works today is the catalogue's
+    `balance`."""
 
-    def has_balance(self) -> bool:
-        return True
+    def has_balance(self: Any) -> bool:
+        return bool(self.provider and self.provider.balance)
 
     def get(self: Any, url: str, headers: Mapping[str, str] | None = None) -> UpstreamRequest:
         return UpstreamRequest(url, dict(self.request_headers() if headers is None else headers), None, "GET")

@@ -40,7 +40,8 @@ from api.relay.base import (
 )
 from api.relay.credentials import process_credentials
 from api.relay.errors import RelayError, mask_secrets, should_disable_for_error
-from api.relay.registry import TASK_CHANNEL_TYPES, build_adaptor, is_relayable, type_label
+from api.relay import catalogue
+from api.relay.registry import build_adaptor, is_relayable
 from api.relay.test_outcome import note_test_outcome
 from api.services import locks
 from api.services.events import EventBus
@@ -136,7 +137,7 @@ async def claim_run(store: Store, name: str, interval_seconds: float, now: float
 
 def is_testable(channel: Channel) -> bool:
     """Task channels and types without an adaptor are skipped by test runs (a manual test says why)."""
-    return channel.type not in TASK_CHANNEL_TYPES and is_relayable(channel.type)
+    return is_relayable(channel.type)
 
 
 def pick_model(channel: Channel, requested: str = "") -> tuple[str, str]:
@@ -171,7 +172,7 @@ async def run_test(http: aiohttp.ClientSession, channel: Channel, requested: str
     model, upstream = pick_model(channel, requested)
     adaptor = build_adaptor(_meta(channel, model, upstream))
     if not adaptor.supports(RelayMode.CHAT):
-        return TestResult(False, translate("channel_test_unsupported", lang, type=type_label(channel.type)), 0.0,
+        return TestResult(False, translate("channel_test_unsupported", lang, type=catalogue.label(channel.type, lang)), 0.0,
                           model, timeout=timeout)
     started = time.monotonic()
     try:

@@ -11,6 +11,7 @@ from typing import Any
 import aiohttp
 import orjson
 
+from api.relay import catalogue
 from api.relay import channels as channel_service
 from api.relay import client
 from api.relay.base import Adaptor, BalanceMixin, BalanceQueryError, UpstreamContext, UpstreamRequest
@@ -30,7 +31,7 @@ from api.relay.errors import RelayError, mask_secrets
 from api.relay.providers.openai import OpenAIAdaptor
 from api.relay.registry import build_adaptor
 from models import Channel
-from models.enums import ChannelStatus, ChannelType
+from models.enums import ChannelStatus
 
 log = logging.getLogger(__name__)
 Fetch = Callable[[UpstreamRequest], Awaitable[dict[str, Any]]]
@@ -116,10 +117,6 @@ async def update_all_balances(deps: Deps, lock_token: str, concurrency: int = TE
 
 # -- the provider's model list ---------------------------------------------------------------------
 
-FETCH_MODELS_TYPES = frozenset({
-    ChannelType.OPENAI, ChannelType.OLLAMA, ChannelType.AI360, ChannelType.MOONSHOT, ChannelType.LINGYIWANWU,
-    ChannelType.SILICONFLOW, *channel_service.EXTRA_TYPES,
-})
 
 
 async def fetch_models(http: aiohttp.ClientSession, channel: Channel, timeout: float) -> list[str]:

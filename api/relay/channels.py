@@ -17,83 +17,27 @@ from tortoise.expressions import Q
 from tortoise.transactions import in_transaction
 
 from api.errors import ApiError
-from api.relay import keyformats
-from api.relay.providers.azure import DEFAULT_API_VERSION as AZURE_DEFAULT_API_VERSION
-from api.relay.providers.xunfei import VERSIONS as SPARK_VERSIONS
-from api.relay.registry import ADAPTORS, DEFAULT_BASE_URLS, type_label
+from api.relay import catalogue
 from api.relay.test_outcome import parse_other_info
 from api.services.events import EventBus
 from api.services.params import id_value
 from models import Ability, Channel
-from models.enums import ChannelStatus, ChannelType
+from models.enums import ChannelStatus
 
 DEFAULT_PAGE_SIZE = 10
 MAX_PAGE_SIZE = 100
 MAX_KEYS_PER_CREATE = 1000
 MIN_PRIORITY = -999
 DEFAULT_GROUP = "default"
-AZURE_DEFAULT_OTHER = AZURE_DEFAULT_API_VERSION  # the api-version a new Azure channel gets
-SPARK_DEFAULT_OTHER = "v2.1"
-CLOUDFLARE_ACCOUNT = re.compile(r"^[A-Za-z0-9]{1,64}$")
-
-# Channel types of the reference that our enum does not name but that are plain OpenAI-compatible
-# providers with a balance endpoint (reference §2.7, §8).
-EXTRA_TYPES: Mapping[int, str] = {10: "AIProxy", 12: "API2GPT", 13: "AIGC2D"}
-
-_OPENAI_MODELS: tuple[str, ...] = ADAPTORS[ChannelType.OPENAI].models
-_MJ_MODELS = (
-    "mj_imagine", "mj_variation", "mj_reroll", "mj_blend", "mj_upscale", "mj_describe", "mj_zoom",
-    "mj_shorten", "mj_modal", "mj_inpaint", "mj_custom_zoom", "mj_high_variation", "mj_low_variation",
-    "mj_pan", "mj_upload", "swap_face",
-)
-_CLAUDE_MODELS = (
-    "claude-3-haiku-20240307", "claude-3-sonnet-20240229", "claude-3-opus-20240229",
-    "claude-3-5-sonnet-20240620",
-)
-# The model list of each channel type shown by the channel form (the reference's adaptor lists).
-# A dedicated adaptor that declares its own `models` overrides its line (see type_models()).
-TYPE_MODELS: Mapping[int, tuple[str, ...]] = {
-    ChannelType.OPENAI: _OPENAI_MODELS,
-    ChannelType.MIDJOURNEY: _MJ_MODELS,
-    ChannelType.AZURE: _OPENAI_MODELS,
-    ChannelType.OLLAMA: ("llama3-7b", "gemma-7b", "mistral-7b"),
-    ChannelType.MIDJOURNEY_PLUS: _MJ_MODELS,
-    ChannelType.CUSTOM: _OPENAI_MODELS,
-    ChannelType.PALM: ("PaLM-2",),
-    ChannelType.ANTHROPIC: ("claude-instant-1.2", "claude-2.0", "claude-2.1", *_CLAUDE_MODELS),
-    ChannelType.AI360: ("360GPT_S2_V9", "embedding-bert-512-v1", "embedding_s1_v1", "semantic_similarity_s1_v1"),
-    ChannelType.FASTGPT: (),
-    ChannelType.GEMINI: ("gemini-1.0-pro", "gemini-1.5-pro-latest", "gemini-1.5-flash-latest"),
-    ChannelType.MOONSHOT: ("moonshot-v1-8k", "moonshot-v1-32k", "moonshot-v1-128k"),
-    ChannelType.ZHIPU_V4: ("glm-4", "glm-4v", "glm-3-turbo"),
-    ChannelType.LINGYIWANWU: ("yi-large", "yi-medium", "yi-vision", "yi-medium-200k", "yi-spark", "yi-large-turbo"),
-    ChannelType.AWS: _CLAUDE_MODELS,
-    ChannelType.MINIMAX: ("abab6.5-chat", "abab6.5s-chat", "abab6-chat", "abab5.5-chat", "abab5.5s-chat"),
-    ChannelType.SUNO: ("suno_music", "suno_lyrics"),
-    ChannelType.JINA: ("jina-clip-v1", "jina-reranker-v2-base-multilingual"),
-    ChannelType.CLOUDFLARE: ("@cf/meta/llama-3.1-8b-instruct", "@cf/meta/llama-2-7b-chat-fp16",
-                             "@cf/mistral/mistral-7b-instruct-v0.1"),
-    ChannelType.SILICONFLOW: ("Qwen/Qwen2-7B-Instruct", "deepseek-ai/DeepSeek-V2-Chat", "THUDM/glm-4-9b-chat",
-                              "BAAI/bge-reranker-v2-m3"),
-    ChannelType.VERTEX_AI: ("gemini-1.5-pro-001", "gemini-1.5-flash-001", "claude-3-5-sonnet@20240620",
-                            "claude-3-haiku@20240307"),
-    **{t: _OPENAI_MODELS for t in EXTRA_TYPES},
-}
 
 
 def valid_types() -> set[int]:
-    return {int(t) for t in ChannelType} | set(EXTRA_TYPES)
+    return set(catalogue.CATALOGUE)
 
 
 def type_models(channel_type: int) -> list[str]:
-    """The built-in model list of a type: a dedicated adaptor's own `models`, else the table."""
-    try:
-        adaptor = ADAPTORS.get(ChannelType(channel_type))
-    except ValueError:
-        adaptor = None
-    if adaptor is not None and getattr(adaptor, "channel_type", None) == channel_type and adaptor.models:
-        return list(adaptor.models)
-    return list(TYPE_MODELS.get(channel_type, ()))
+    """The built-in model list of a type (its catalogue row's)."""
+    return list(catalogue.provider(channel_type).models) if catalogue.known(channel_type) else []
 
 
 def models_by_type() -> dict[int, list[str]]:
@@ -203,7 +147,7 @@ def parse_form(body: Mapping[str, Any], *, creating: bool) -> ChannelForm:
             raise ApiError("channel_name_key_required")
         if not fields.get("models"):
             raise ApiError("channel_models_required")
-        fields.setdefault("type", int(ChannelType.OPENAI))
+        fields.setdefault("type", catalogue.DEFAULT_TYPE)
         fields.setdefault("group", DEFAULT_GROUP)
     else:
         if "name" in fields and not fields["name"]:
@@ -237,58 +181,62 @@ def parse_form(body: Mapping[str, Any], *, creating: bool) -> ChannelForm:
     return ChannelForm(fields, key or None)
 
 
-# Types whose upstream URL is built from the key or `other` (region, version), not from a base URL.
-DERIVED_URL_TYPES = frozenset({ChannelType.AWS, ChannelType.VERTEX_AI, ChannelType.XUNFEI})
-_ENUM_TYPES = frozenset(int(t) for t in ChannelType)
-
-
 def check_type(fields: Mapping[str, Any]) -> None:
-    """On the merged, final values: a type the relay can serve, and a base URL where the type has
-    no default one."""
+    """On the merged, final values: a type the relay can serve (not a retired one), and a base URL
+    where the type has no default one."""
     channel_type = fields.get("type")
     if channel_type is None:
         return
-    if (not (fields.get("base_url") or "").strip() and not DEFAULT_BASE_URLS.get(channel_type)
-            and channel_type in _ENUM_TYPES and channel_type not in DERIVED_URL_TYPES):
-        raise ApiError("channel_base_url_required", type=type_label(channel_type))
+    row = catalogue.provider(channel_type)
+    if row.retired is not None:
+        raise ApiError("channel_type_retired", type=catalogue.label(channel_type), reason=row.retired[0],
+                       reason_zh=row.retired[1])
+    if not (fields.get("base_url") or "").strip() and catalogue.known(channel_type) and row.base_url_required:
+        raise ApiError("channel_base_url_required", type=catalogue.label(channel_type))
+
+
+def key_problem(key: str, channel_type: int) -> str | None:
+    """The i18n key of the refusal when `key` does not have the type's format, else None."""
+    return catalogue.provider(channel_type).key.problem(key.strip())
 
 
 def check_keys(keys: Sequence[str], channel_type: int) -> None:
-    """Every key has the type's format (keyformats.py); the refusal names the format and the line."""
+    """Every key has the type's format (its catalogue row); the refusal names the format and the line."""
+    fmt = catalogue.provider(channel_type).key
     for line, key in enumerate(keys, start=1):
-        problem = keyformats.key_problem(key, channel_type)
+        problem = fmt.problem(key.strip())
         if problem is not None:
-            raise ApiError(problem, line=line, problem=keyformats.service_account_problem(key) or "")
+            raise ApiError(problem, line=line, problem=fmt.detail(key))
 
 
 def apply_type_defaults(fields: dict[str, Any], *, type_changed: bool = True) -> None:
-    """`other` defaults per type, and the Vertex region check (on the merged, final values). The type
-    and base URL are checked when they are set or changed, so an existing channel of a type that can
-    no longer be relayed can still be disabled, reweighted or switched to another type."""
+    """The type's `other` default and check (on the merged, final values). The type and base URL
+    are checked when they are set or changed, so an existing channel of a type that can no longer
+    be relayed (a retired one) can still be disabled, reweighted or switched to another type."""
     if type_changed:
         check_type(fields)
     channel_type = fields.get("type")
+    if channel_type is None:
+        return
+    field = catalogue.provider(channel_type).other
+    if field is None:
+        return
     other = (fields.get("other") or "").strip()
-    if channel_type == ChannelType.AZURE and not other:
-        fields["other"] = AZURE_DEFAULT_OTHER
-    elif channel_type == ChannelType.XUNFEI and not other:
-        fields["other"] = SPARK_DEFAULT_OTHER
-    elif channel_type == ChannelType.XUNFEI and other.lower() not in SPARK_VERSIONS:
-        raise ApiError("channel_spark_version_invalid", versions=", ".join(SPARK_VERSIONS))
-    elif channel_type == ChannelType.CLOUDFLARE and not CLOUDFLARE_ACCOUNT.match(other):
-        raise ApiError("channel_cloudflare_account_required")
-    elif channel_type == ChannelType.AIPROXY_LIBRARY and not other:
-        raise ApiError("channel_library_id_required")
-    elif channel_type == ChannelType.VERTEX_AI:
-        region = json_object(other) if other else None
-        if not region or not isinstance(region.get("default"), str) or not region["default"]:
-            raise ApiError("channel_vertex_region_invalid")
+    if not other and field.default:
+        fields["other"] = other = field.default
+    refused = field.check(other)
+    if refused is not None:
+        message, args = refused
+        raise ApiError(message, **args)
 
 
 def split_keys(key: str, channel_type: int) -> list[str]:
-    """One channel per line; a Vertex service-account key is one JSON document, kept whole.
+    """One channel per line; a key that is one document (a service-account JSON) is kept whole.
     Each key is checked against the type's format."""
-    keys = keyformats.split_keys(key, channel_type)
+    if catalogue.provider(channel_type).key.whole:
+        keys = [key.strip()] if key.strip() else []
+    else:
+        keys = list(dict.fromkeys(line.strip() for line in key.splitlines() if line.strip()))
     check_keys(keys, channel_type)
     if len(keys) > MAX_KEYS_PER_CREATE:
         raise ApiError("channel_too_many_keys", max=MAX_KEYS_PER_CREATE)

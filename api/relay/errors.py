@@ -7,12 +7,14 @@ ranges string of the latest upstream (`AutomaticRetryStatusCodes`).
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from api.relay.blame import names_the_request
 from api.relay.masking import mask_secrets as mask_secrets  # the one masking step (callers import it here)
 from api.services.option_rules import parse_status_ranges as parse_status_ranges  # the option is checked with it
-from models.enums import ChannelType
+
+if TYPE_CHECKING:
+    from api.relay.provider import Provider
 
 DEFAULT_RETRY_STATUS_RANGES = "100-199,300-399,401-407,409-499,500-503,505-523,525-599"
 # Timeouts: retrying them doubles the client's wait for an answer that will most likely time out again.
@@ -92,6 +94,14 @@ def status_in_ranges(status: int, ranges: str | tuple[tuple[int, int], ...]) -> 
     return any(start <= status <= end for start, end in parsed)
 
 
+def _row(channel_type: int) -> Provider:
+    """The type's catalogue row, looked up when a decision needs it: the catalogue imports the
+    adaptors, which import this module."""
+    from api.relay.catalogue import provider
+
+    return provider(channel_type)
+
+
 def should_retry(
     status: int,
     channel_type: int,
@@ -112,7 +122,7 @@ def should_retry(
     if status in NEVER_RETRY_STATUSES or code in NEVER_RETRY_CODES:
         return False
     if status == 400:
-        return channel_type == ChannelType.ANTHROPIC
+        return _row(channel_type).retry_400
     if 200 <= status < 300:
         return False
     return status_in_ranges(status, ranges)
@@ -150,7 +160,7 @@ def should_disable_channel(
     """
     if local or names_the_request(status, err_type, code, message):
         return False
-    if status == 401 or (status == 403 and channel_type == ChannelType.GEMINI):
+    if status == 401 or (status == 403 and _row(channel_type).disable_on_403):
         return True
     if code in DISABLE_CODES or err_type in DISABLE_TYPES:
         return True

@@ -47,7 +47,8 @@ from api.relay.forms import read_form
 from api.relay.inbound.base import Inbound
 from api.relay.job import Caller, Form, Job, Outcome, answer_headers, refuse
 from api.relay.modes import MODES, Billing, text_field
-from api.relay.registry import build_adaptor, type_label
+from api.relay import catalogue
+from api.relay.registry import build_adaptor
 from api.relay.settling import settle
 from api.relay.state import RelayState, relay_state
 from api.relay.streaming import produced_usage, relay_stream, usage_quota
@@ -404,7 +405,7 @@ def new_adaptor(job: Job, channel: ChannelInfo) -> Adaptor:
     adaptor = build_adaptor(meta)
     if not adaptor.supports(job.mode):
         err = refuse(job.request, 501, "relay_unsupported_mode", "unsupported", "unsupported",
-                     type=type_label(channel.type))
+                     type=catalogue.label(channel.type))
         raise ChannelCannotServe(err.status, err.message, err.type, err.code, local=True)
     return adaptor
 

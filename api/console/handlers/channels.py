@@ -10,7 +10,7 @@ from api.i18n import language, translate
 from api.relay import channel_monitor as monitor
 from api.relay import channel_queries as queries
 from api.relay import channels as service
-from api.relay.registry import type_label
+from api.relay import catalogue, catalogue_view
 from api.response import json_body, ok, read_json
 from api.services import locks, pricing
 from api.services.params import id_value
@@ -59,6 +59,14 @@ def _deps(request: web.Request) -> monitor.Deps:
 async def list_type_models(request: web.Request) -> web.Response:
     """Channel type → built-in model list (the console keeps it as channel_models)."""
     return ok(service.models_by_type())
+
+
+@routes.get("/channel/types")
+@admin_required
+async def list_channel_types(request: web.Request) -> web.Response:
+    """The provider catalogue as the channel form needs it (api/relay/catalogue.py): every type's
+    label, default address, key format, `other` field, models, presets and whether it is retired."""
+    return ok(catalogue_view.types())
 
 
 @routes.get("/channel/models")
@@ -181,7 +189,7 @@ async def test_channel(request: web.Request) -> web.Response:
     Like the reference, a manual test of one channel never changes its status."""
     channel = await service.get_channel(_channel_id(request))
     if not monitor.is_testable(channel):
-        raise ApiError("channel_test_unsupported", type=type_label(channel.type))
+        raise ApiError("channel_test_unsupported", type=catalogue.label(channel.type))
     deps = _deps(request)
     timeout = monitor.test_timeout(deps.options)
     lock = monitor.lock_key(deps.store, "channel_test", channel.id)
@@ -259,7 +267,7 @@ async def fetch_models_for_form(request: web.Request) -> web.Response:
     if isinstance(kind, bool) or not isinstance(kind, int) or not isinstance(base_url, str) \
             or not isinstance(key, str):
         raise ApiError("invalid_param", name="type, base_url, key")
-    if kind not in queries.FETCH_MODELS_TYPES:
+    if not catalogue.provider(kind).fetch_models:
         raise ApiError("channel_fetch_models_unsupported")
     key = key.strip().splitlines()[0].strip() if key.strip() else ""
     channel = Channel(type=kind, base_url=base_url.strip().rstrip("/"), key=key, other=str(body.get("other") or ""))
@@ -274,7 +282,7 @@ async def fetch_channel_models(request: web.Request) -> web.Response:
 
 async def _fetch_models(request: web.Request, channel: Channel) -> list[str]:
     """The upstream's model list for a channel, saved or not (its key never in the answer)."""
-    if channel.type not in queries.FETCH_MODELS_TYPES:
+    if not catalogue.provider(channel.type).fetch_models:
         raise ApiError("channel_fetch_models_unsupported")
     if not channel.key:
         raise ApiError("channel_key_missing")

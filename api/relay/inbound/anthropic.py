@@ -25,9 +25,9 @@ from api.relay.inbound.base import Inbound, StreamWriter, note
 from api.relay.inbound.shapes import check_anthropic
 from api.relay.reasoning import is_sealed
 from api.services.capabilities import capability
-from models.enums import ChannelType
+from api.relay import catalogue
+from api.relay.provider import ANTHROPIC
 
-CLAUDE_FORMAT_TYPES = frozenset({ChannelType.ANTHROPIC, ChannelType.AWS, ChannelType.VERTEX_AI})
 THINKING_BLOCKS = ("thinking", "redacted_thinking")
 
 
@@ -89,7 +89,7 @@ def lacks_leading_thinking(messages: list[Any]) -> bool:
 
 class AnthropicInbound(Inbound):
     name: ClassVar[str] = "anthropic"
-    native_types: ClassVar[frozenset[int]] = CLAUDE_FORMAT_TYPES
+    client_format: ClassVar[str] = ANTHROPIC
     check = staticmethod(check_anthropic)
 
     def __init__(self, body: dict[str, Any], request: Any) -> None:
@@ -107,9 +107,7 @@ class AnthropicInbound(Inbound):
 
     def native(self, channel_type: int, model: str = "") -> bool:
         name = model or str(self.body.get("model") or "")
-        if channel_type == ChannelType.VERTEX_AI and not name.startswith("claude"):
-            return False  # Vertex AI serves this model with Gemini
-        return channel_type in self.native_types
+        return catalogue.provider(channel_type).serves_native(ANTHROPIC, name)
 
     def native_body(self, upstream_model: str) -> dict[str, Any]:
         """The body as sent (the same object when the model name is the same), without other
@@ -158,7 +156,7 @@ class AnthropicInbound(Inbound):
     def for_channel(self, body: dict[str, Any], channel_type: int) -> dict[str, Any]:
         """What reading left out is said; `output_config`'s other fields go to Claude channels only."""
         self.notices[:] = self.reading
-        if channel_type in CLAUDE_FORMAT_TYPES or "output_config" not in body:
+        if ANTHROPIC in catalogue.provider(channel_type).native or "output_config" not in body:
             return body
         self.notices.extend(f"output_config.{k}" for k in body["output_config"])
         return {k: v for k, v in body.items() if k != "output_config"}

@@ -17,6 +17,7 @@ from typing import Any, ClassVar
 
 from aiohttp import web
 
+from api.relay import catalogue
 from api.relay.base import AnswerReader, TokenUsage
 from api.relay.errors import RelayError
 from api.relay.reasoning import with_gemini_signature
@@ -41,7 +42,7 @@ class StreamWriter(ABC):
 
 class Inbound(ABC):
     name: ClassVar[str]  # recorded in the consume log
-    native_types: ClassVar[frozenset[int]] = frozenset()
+    client_format: ClassVar[str] = ""  # the catalogue's name of this format (a row's `native`)
     query_key: ClassVar[bool] = False  # the key may come as the query parameter `key` (Google's clients)
     # The body as sent, checked before it is read (api/relay/inbound/shapes.py): raises validate.Invalid.
     check = staticmethod(check_depth)
@@ -61,7 +62,7 @@ class Inbound(ABC):
 
     def native(self, channel_type: int, model: str = "") -> bool:
         """Whether a channel of this type takes the body unconverted (`model`: the channel's name for it)."""
-        return channel_type in self.native_types
+        return catalogue.provider(channel_type).serves_native(self.client_format, model)
 
     def native_body(self, upstream_model: str) -> dict[str, Any]:
         """The client's own body for a channel of its format, with the channel's model name."""

@@ -29,7 +29,8 @@ from api.relay.inbound.gemini_render import (
 )
 from api.relay.inbound.shapes import check_gemini
 from api.relay.reasoning import GEMINI_SKIP_SIGNATURE
-from models.enums import ChannelType
+from api.relay import catalogue
+from api.relay.provider import GEMINI
 
 SIGNATURE_KEYS = ("thoughtSignature", "thought_signature")
 
@@ -59,7 +60,7 @@ def without_our_signatures(contents: Any) -> list[Any] | None:
 class GeminiInbound(Inbound):
     name: ClassVar[str] = "gemini"
     query_key: ClassVar[bool] = True  # Google's clients may send the key as `?key=`
-    native_types: ClassVar[frozenset[int]] = frozenset({ChannelType.GEMINI})
+    client_format: ClassVar[str] = GEMINI
     check = staticmethod(check_gemini)
 
     def __init__(self, body: dict[str, Any], request: Any, model: str = "", stream: bool = False,
@@ -87,7 +88,7 @@ class GeminiInbound(Inbound):
 
     def native(self, channel_type: int, model: str = "") -> bool:
         # The adaptor asks for SSE when it streams: a client that wants the JSON array is converted.
-        return channel_type in self.native_types and (self.sse or not self.stream)
+        return catalogue.provider(channel_type).serves_native(GEMINI, model) and (self.sse or not self.stream)
 
     def native_body(self, upstream_model: str) -> dict[str, Any]:
         """The body as sent (the model travels in the URL), our sealed signatures replaced."""

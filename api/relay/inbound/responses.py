@@ -3,11 +3,13 @@ stateless: nothing is stored, so whatever points at stored state (`previous_resp
 `conversation`, a stored `prompt`, `background`, `item_reference`) is refused with the reason, and
 every answer says `store: false`.
 
-On a channel whose upstream serves the Responses API itself (`native_types`: OpenAI; xAI, whose
+On a channel whose upstream serves the Responses API itself (the catalogue's `native`: OpenAI, Azure; xAI, whose
 docs make it their main API, docs.x.ai/developers/model-capabilities/text/comparison; OpenRouter,
-openrouter.ai/docs/api/reference/responses/overview — both at `<base>/v1/responses` like OpenAI) the
-body goes as sent, and the upstream's answer and events are relayed untouched. A channel that
-answers 404/405 there is remembered as having none (api/relay/responses_support.py) and served by
+openrouter.ai/docs/api/reference/responses/overview — both at `<base>/v1/responses` like OpenAI; Azure
+OpenAI at `{endpoint}/openai/v1/responses` and `/responses/compact`, its adaptor's base being
+`{endpoint}/openai`, learn.microsoft.com/azure/foundry/reference/rest/compactconversation) the body
+goes as sent, and the upstream's answer and events are relayed untouched. A channel that answers
+404/405 there is remembered as having none (api/relay/responses_support.py) and served by
 conversion like the other channels:
 
 request → internal chat form: api/relay/inbound/responses_tools.py (tools, tool_choice),
@@ -36,7 +38,7 @@ from api.relay.inbound.responses_stream import ResponsesReader, ResponsesStreamW
 from api.relay.inbound.responses_tools import ToolMap, new_id
 from api.relay.inbound.shapes import check_responses
 from api.relay.reasoning import TEXT, is_sealed, seal, unseal
-from models.enums import ChannelType
+from api.relay.provider import RESPONSES
 
 # Parameters that change the answer and no chat target takes (said in X-Gateway-Dropped when set).
 UNSUPPORTED = ("max_tool_calls", "top_logprobs")
@@ -57,7 +59,7 @@ COMPACT_INSTRUCTION = (
 
 class ResponsesInbound(Inbound):
     name: ClassVar[str] = "responses"
-    native_types: ClassVar[frozenset[int]] = frozenset({ChannelType.OPENAI, ChannelType.XAI, ChannelType.OPENROUTER})
+    client_format: ClassVar[str] = RESPONSES
     native_path: ClassVar[str] = "/v1/responses"
     check = staticmethod(check_responses)
 

@@ -10,6 +10,7 @@ out is said in `meta.notices`; nothing is copied unless it changes."""
 from __future__ import annotations
 
 import re
+from urllib.parse import urlsplit
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
@@ -18,7 +19,6 @@ import orjson
 
 from api.relay.base import (
     EVENT_NOT_OBJECT,
-    STREAM_OPTIONS_CHANNEL_TYPES,
     Adaptor,
     AudioMixin,
     BalanceMixin,
@@ -38,22 +38,12 @@ from api.relay.base import (
 )
 from api.relay.sse import SSEEvent
 from api.services.capabilities import SAMPLING, Capability
-from models.enums import ChannelType
 
-# Types whose upstream answers OpenAI's dashboard billing API.
-OPENAI_BILLING_TYPES = frozenset({ChannelType.OPENAI, ChannelType.AZURE, ChannelType.CUSTOM})
+OPENAI_HOST = "api.openai.com"
 
 
 class OpenAIAdaptor(CompletionsMixin, EmbeddingsMixin, ModerationsMixin, ImagesMixin, AudioMixin, BalanceMixin,
                     Adaptor):
-    channel_type: ClassVar[ChannelType] = ChannelType.OPENAI
-    default_base_url: ClassVar[str] = "https://api.openai.com"
-    models: ClassVar[tuple[str, ...]] = (
-        "gpt-3.5-turbo", "gpt-3.5-turbo-0125", "gpt-3.5-turbo-instruct", "gpt-4", "gpt-4-turbo", "gpt-4o",
-        "gpt-4o-mini", "chatgpt-4o-latest", "o1", "o1-mini", "o3-mini", "text-embedding-3-small",
-        "text-embedding-3-large", "text-embedding-ada-002", "text-moderation-latest", "dall-e-2", "dall-e-3",
-        "whisper-1", "tts-1", "tts-1-hd",
-    )
 
     def request_headers(self) -> dict[str, str]:
         headers = super().request_headers()
@@ -62,8 +52,10 @@ class OpenAIAdaptor(CompletionsMixin, EmbeddingsMixin, ModerationsMixin, ImagesM
         return headers
 
     def has_balance(self) -> bool:
-        """OpenAI's billing API (and the resellers that copy it); not the other compatible providers."""
-        return self.meta.channel_type in OPENAI_BILLING_TYPES
+        """The dashboard billing API where the catalogue says the provider serves one; OpenAI's own
+        refuses API keys (a browser session only, since 2023), so a channel at api.openai.com has
+        none, while one at another gateway speaking the same API (one-api, new-api) has."""
+        return bool(self.provider and self.provider.balance) and urlsplit(self.base_url).hostname != OPENAI_HOST
 
     def billing_base(self) -> str:
         """Where OpenAI's billing API lives for this channel (the origin for a custom full URL)."""
@@ -81,7 +73,7 @@ class OpenAIAdaptor(CompletionsMixin, EmbeddingsMixin, ModerationsMixin, ImagesM
 
     @property
     def supports_stream_options(self) -> bool:
-        return self.meta.channel_type in STREAM_OPTIONS_CHANNEL_TYPES
+        return bool(self.provider and self.provider.stream_options)
 
     def convert_request(self, req: Mapping[str, Any]) -> dict[str, Any]:
         """Copy with the upstream model; every other field (explicit 0/False included) untouched.

@@ -1,0 +1,296 @@
+"""The provider catalogue: one row per channel type, the only place that says what a type is.
+
+The registry (adaptors), the channel rules (base URL, key format, `other`), the inbound formats
+relayed as sent, the retry and disable rules, the channel test and balance jobs, the importer and
+the console (`GET /api/channel/types`) all read these rows; nothing else in the code names a type.
+
+Adding a provider: an OpenAI-compatible one is one row here (its base URL, and `paths`/`modes`
+when it differs); one that speaks its own API is a module in api/relay/providers/ with its
+adaptor, a row here naming it, a strict fake and a test (README, "Adding a provider").
+Type numbers are new-api's, so that databases and scripts move over unchanged.
+"""
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Mapping
+from enum import IntEnum
+from typing import Any
+
+from api.relay.base import RelayMode
+from api.relay.provider import (
+    ANTHROPIC,
+    GEMINI,
+    RESPONSES,
+    KeyFormat,
+    OtherField,
+    Preset,
+    Provider,
+    Text,
+    parts_key,
+)
+from api.relay.providers import compatible, qianfan
+from api.relay.providers.aiproxy_library import AIProxyLibraryAdaptor
+from api.relay.providers.ali import AliAdaptor
+from api.relay.providers.aws import BedrockAdaptor
+from api.relay.providers.aws.adaptor import MODELS as BEDROCK_MODELS
+from api.relay.providers.azure import AzureAdaptor
+from api.relay.providers.baidu import BaiduAdaptor
+from api.relay.providers.claude.adaptor import MODELS as CLAUDE_MODELS
+from api.relay.providers.claude import ClaudeAdaptor
+from api.relay.providers.cohere import CohereAdaptor
+from api.relay.providers.custom import CustomAdaptor
+from api.relay.providers.dify import DifyAdaptor
+from api.relay.providers.gemini import GeminiAdaptor
+from api.relay.providers.gemini.adaptor import MODELS as GEMINI_MODELS
+from api.relay.providers.ollama import OllamaAdaptor
+from api.relay.providers.openai import OpenAIAdaptor
+from api.relay.providers.palm import PaLMAdaptor
+from api.relay.providers.tasks import TaskTypeAdaptor
+from api.relay.providers.tencent import TencentAdaptor
+from api.relay.providers.vertex import VertexAdaptor
+from api.relay.providers.vertex.adaptor import MODELS as VERTEX_MODELS
+from api.relay.providers.xunfei import XunfeiAdaptor
+from api.relay.providers.zhipu import ZhipuV3Adaptor, ZhipuV4Adaptor
+from api.relay.signing import google
+
+# -- key formats and `other` fields shared by several rows ------------------------------------------
+
+AWS_REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d+$")
+CLOUDFLARE_ACCOUNT = re.compile(r"^[A-Za-z0-9]{1,64}$")
+
+
+def _aws_key(key: str) -> str | None:
+    if parts_key(3, "channel_key_aws")(key) is None and AWS_REGION.match(key.strip().split("|")[2].strip()):
+        return None
+    return "channel_key_aws"
+
+
+def _zhipu_key(key: str) -> str | None:
+    ident, dot, secret = key.strip().partition(".")
+    ok = dot and ident and secret and not any(c.isspace() for c in key.strip())
+    return None if ok else "channel_key_zhipu"
+
+
+def service_account_problem(key: str) -> str:
+    """Why `key` is not a Google service-account key ("" when it is one)."""
+    try:
+        google.parse_service_account(key)
+    except ValueError as exc:
+        return str(exc)
+    return ""
+
+
+def _vertex_key(key: str) -> str | None:
+    return "channel_key_vertex" if service_account_problem(key) else None
+
+
+def _vertex_region(value: str) -> tuple[str, dict[str, Any]] | None:
+    try:
+        region = json.loads(value) if value.strip() else None
+    except ValueError:
+        region = None
+    if not isinstance(region, dict) or not isinstance(region.get("default"), str) or not region["default"]:
+        return "channel_vertex_region_invalid", {}
+    return None
+
+
+def _required(message: str) -> Any:
+    def check(value: str) -> tuple[str, dict[str, Any]] | None:
+        return None if value.strip() else (message, {})
+    return check
+
+
+def _cloudflare_account(value: str) -> tuple[str, dict[str, Any]] | None:
+    return None if CLOUDFLARE_ACCOUNT.match(value.strip()) else ("channel_cloudflare_account_required", {})
+
+
+def _models(cls: type) -> tuple[str, ...]:
+    return tuple(getattr(cls, "models", ()))
+
+
+OPENAI_MODELS = (
+    "gpt-5.5", "gpt-5.4", "gpt-5.2", "gpt-5.1", "gpt-5", "gpt-5-mini", "gpt-5-nano", "gpt-5.3-codex",
+    "gpt-4.1", "gpt-4.1-mini", "gpt-4.1-nano", "gpt-4o", "gpt-4o-mini", "o3", "o4-mini",
+    "text-embedding-3-small", "text-embedding-3-large", "omni-moderation-latest", "gpt-image-1.5", "whisper-1",
+    "gpt-4o-transcribe", "gpt-4o-mini-tts", "tts-1", "tts-1-hd",
+)
+MJ_MODELS = (
+    "mj_imagine", "mj_variation", "mj_reroll", "mj_blend", "mj_upscale", "mj_describe", "mj_zoom",
+    "mj_shorten", "mj_modal", "mj_inpaint", "mj_custom_zoom", "mj_high_variation", "mj_low_variation",
+    "mj_pan", "mj_upload", "swap_face",
+)
+CUSTOM_URL_HELP: Text = ("The full URL, e.g. https://api.openai.com/v1/chat/completions",
+                         "请输入完整的 URL，例如：https://api.openai.com/v1/chat/completions")
+
+# -- the rows ------------------------------------------------------------------------------------------
+
+PROVIDERS: tuple[Provider, ...] = (
+    Provider(1, "OPENAI", ("OpenAI", "OpenAI"), OpenAIAdaptor, "https://api.openai.com",
+             models=OPENAI_MODELS, native=frozenset({RESPONSES}), stream_options=True, balance=True,
+             fetch_models=True),
+    Provider(2, "MIDJOURNEY", ("Midjourney Proxy", "Midjourney Proxy"), TaskTypeAdaptor, models=MJ_MODELS,
+             task=True),
+    Provider(3, "AZURE", ("Azure OpenAI", "Azure OpenAI"), AzureAdaptor, models=OPENAI_MODELS,
+             native=frozenset({RESPONSES}),
+             base_url_label=("AZURE_OPENAI_ENDPOINT", "AZURE_OPENAI_ENDPOINT"),
+             other=OtherField(("Default API version", "默认 API 版本"), default="2023-06-01-preview",
+                              placeholder="2023-06-01-preview"),
+             notice=("Note: the model deployment name must match the model name",
+                     "注意，模型部署名称必须和模型名称保持一致")),
+    Provider(4, "OLLAMA", ("Ollama", "Ollama"), OllamaAdaptor, "http://localhost:11434",
+             models=("llama3.3", "qwen3", "gemma3", "mistral", "deepseek-r1", "nomic-embed-text"), fetch_models=True),
+    Provider(5, "MIDJOURNEY_PLUS", ("Midjourney Proxy Plus", "Midjourney Proxy Plus"), TaskTypeAdaptor,
+             models=MJ_MODELS, task=True),
+    Provider(8, "CUSTOM", ("Custom", "自定义渠道"), CustomAdaptor, models=OPENAI_MODELS, base_url_help=CUSTOM_URL_HELP,
+             balance=True),
+    Provider(11, "PALM", ("Google PaLM2", "Google PaLM2"), PaLMAdaptor, "https://generativelanguage.googleapis.com",
+             models=("chat-bison-001",),
+             retired=("Google decommissioned PaLM 2 on 2024-08-15: use a Google Gemini channel (type 24)",
+                      "Google 已于 2024-08-15 停用 PaLM 2：请改用 Google Gemini 渠道（类型 24）")),
+    Provider(14, "ANTHROPIC", ("Anthropic Claude", "Anthropic Claude"), ClaudeAdaptor, "https://api.anthropic.com",
+             models=CLAUDE_MODELS, native=frozenset({ANTHROPIC}), retry_400=True,
+             presets=(
+                 Preset("zhipu-coding", ("Zhipu GLM Coding Plan", "智谱 GLM 编码套餐"),
+                        "https://open.bigmodel.cn/api/anthropic", ("glm-4.6", "glm-4.5-air")),
+                 Preset("zai-coding", ("Z.ai GLM Coding Plan", "Z.ai GLM 编码套餐"),
+                        "https://api.z.ai/api/anthropic", ("glm-4.6", "glm-4.5-air")),
+                 Preset("moonshot", ("Moonshot Kimi", "月之暗面 Kimi"), "https://api.moonshot.cn/anthropic",
+                        ("kimi-k2.6", "kimi-k2-thinking")),
+                 Preset("deepseek", ("DeepSeek", "DeepSeek"), "https://api.deepseek.com/anthropic",
+                        ("deepseek-chat", "deepseek-reasoner")),
+                 Preset("bailian", ("Alibaba Bailian", "阿里云百炼"), "https://dashscope.aliyuncs.com/apps/anthropic",
+                        ("qwen3-coder-plus", "qwen3-max")),
+                 Preset("volcengine", ("Volcengine Ark Coding Plan", "火山方舟编码套餐"),
+                        "https://ark.cn-beijing.volces.com/api/coding", ("doubao-seed-code",)),
+             )),
+    Provider(15, "BAIDU", ("Baidu ERNIE V1", "百度文心千帆 V1"), BaiduAdaptor, "https://aip.baidubce.com",
+             key=KeyFormat(("APIKey|SecretKey", "APIKey|SecretKey"), parts_key(2, "channel_key_baidu")),
+             retired=("Baidu switched the V1 API (wenxinworkshop) off on 2026-08-31: use Baidu Qianfan V2 (type 46)",
+                      "百度已于 2026-08-31 关闭 V1 接口（wenxinworkshop）：请改用百度千帆 V2（类型 46）")),
+    Provider(16, "ZHIPU", ("Zhipu ChatGLM v3", "智谱 ChatGLM v3"), ZhipuV3Adaptor, "https://open.bigmodel.cn",
+             models=("chatglm_turbo", "chatglm_pro", "chatglm_std", "chatglm_lite"),
+             key=KeyFormat(("id.secret, the API key as the Zhipu console shows it", "id.secret，即智谱控制台中的 API Key"),
+                           _zhipu_key),
+             retired=("Zhipu took the ChatGLM v3 models offline in 2023: use a Zhipu GLM v4 channel (type 26)",
+                      "智谱已于 2023 年下线 ChatGLM v3 模型：请改用智谱 GLM v4 渠道（类型 26）")),
+    Provider(17, "ALI", ("Alibaba Qwen", "阿里通义千问"), AliAdaptor, "https://dashscope.aliyuncs.com",
+             models=("qwen3-max", "qwen-plus", "qwen-flash", "qwen-turbo", "qwen-max", "qwen-long", "qwen3-coder-plus",
+                     "qwen-vl-max", "qwq-plus", "text-embedding-v4", "text-embedding-v3", "wanx2.1-t2i-turbo"),
+             other=OtherField(("Plugin parameter", "插件参数")), stream_options=True),
+    Provider(18, "XUNFEI", ("iFlytek Spark", "讯飞星火认知"), XunfeiAdaptor, "wss://spark-api.xf-yun.com",
+             derived_url=True, models=_models(XunfeiAdaptor),
+             key=KeyFormat(("APPID|APISecret|APIKey", "APPID|APISecret|APIKey"), parts_key(3, "channel_key_xunfei")),
+             other=OtherField(("Model version", "模型版本"))),
+    Provider(19, "AI360", ("360", "360 智脑"), compatible.AI360Adaptor, "https://ai.360.cn",
+             models=("360gpt2-o1", "360gpt-pro", "360gpt-turbo", "embedding_s1_v1"), fetch_models=True),
+    Provider(20, "OPENROUTER", ("OpenRouter", "OpenRouter"), compatible.OpenRouterAdaptor, "https://openrouter.ai/api",
+             models=_models(compatible.OpenRouterAdaptor), native=frozenset({RESPONSES})),
+    Provider(21, "AIPROXY_LIBRARY", ("Knowledge base: AI Proxy", "知识库：AI Proxy"), AIProxyLibraryAdaptor,
+             "https://api.aiproxy.io", other=OtherField(("Knowledge base ID", "知识库 ID"),
+                                                        check=_required("channel_library_id_required")),
+             balance=True),
+    Provider(22, "FASTGPT", ("Knowledge base: FastGPT", "知识库：FastGPT"), compatible.FastGPTAdaptor,
+             "https://fastgpt.run/api/openapi"),
+    Provider(23, "TENCENT", ("Tencent Hunyuan", "腾讯混元"), TencentAdaptor, "https://hunyuan.tencentcloudapi.com",
+             models=_models(TencentAdaptor),
+             key=KeyFormat(("AppId|SecretId|SecretKey", "AppId|SecretId|SecretKey"), parts_key(3, "channel_key_tencent"))),
+    Provider(24, "GEMINI", ("Google Gemini", "Google Gemini"), GeminiAdaptor, "https://generativelanguage.googleapis.com",
+             models=GEMINI_MODELS, native=frozenset({GEMINI}), disable_on_403=True),
+    Provider(25, "MOONSHOT", ("Moonshot", "Moonshot"), compatible.MoonshotAdaptor, "https://api.moonshot.cn",
+             models=("kimi-k2.6", "kimi-k2.5", "kimi-k2-thinking", "kimi-k2-turbo-preview", "moonshot-v1-128k"),
+             fetch_models=True),
+    Provider(26, "ZHIPU_V4", ("Zhipu GLM v4", "智谱 GLM v4"), ZhipuV4Adaptor, "https://open.bigmodel.cn",
+             models=ZhipuV4Adaptor.models,
+             key=KeyFormat(("id.secret, the API key as the Zhipu console shows it", "id.secret，即智谱控制台中的 API Key"),
+                           _zhipu_key)),
+    Provider(27, "PERPLEXITY", ("Perplexity", "Perplexity"), compatible.PerplexityAdaptor, "https://api.perplexity.ai",
+             models=_models(compatible.PerplexityAdaptor)),
+    Provider(31, "LINGYIWANWU", ("Yi", "零一万物"), compatible.LingYiWanWuAdaptor, "https://api.lingyiwanwu.com",
+             models=("yi-lightning", "yi-large", "yi-medium", "yi-vision"), fetch_models=True),
+    Provider(33, "AWS", ("AWS Bedrock", "AWS Bedrock"), BedrockAdaptor, derived_url=True, models=BEDROCK_MODELS,
+             native=frozenset({ANTHROPIC}),
+             key=KeyFormat(("AccessKeyId|SecretAccessKey|Region, e.g. AKIA…|wJal…|us-east-1",
+                            "AccessKeyId|SecretAccessKey|Region，例如 AKIA…|wJal…|us-east-1"), _aws_key)),
+    Provider(34, "COHERE", ("Cohere", "Cohere"), CohereAdaptor, "https://api.cohere.ai",
+             models=_models(CohereAdaptor)),
+    Provider(35, "MINIMAX", ("MiniMax", "MiniMax"), compatible.MiniMaxAdaptor, "https://api.minimax.chat",
+             models=("MiniMax-M2", "MiniMax-M1", "MiniMax-Text-01")),
+    Provider(36, "SUNO", ("Suno API", "Suno API"), TaskTypeAdaptor, models=("suno_music", "suno_lyrics"), task=True),
+    Provider(37, "DIFY", ("Dify", "Dify"), DifyAdaptor, "https://api.dify.ai", models=_models(DifyAdaptor)),
+    Provider(38, "JINA", ("Jina", "Jina"), compatible.JinaAdaptor, "https://api.jina.ai",
+             models=_models(compatible.JinaAdaptor)),
+    Provider(39, "CLOUDFLARE", ("Cloudflare", "Cloudflare"), compatible.CloudflareAdaptor, "https://api.cloudflare.com",
+             models=_models(compatible.CloudflareAdaptor), stream_options=True,
+             other=OtherField(("Account ID", "Account ID"), check=_cloudflare_account)),
+    Provider(40, "SILICONFLOW", ("SiliconFlow", "硅基流动"), compatible.SiliconFlowAdaptor, "https://api.siliconflow.cn",
+             models=("deepseek-ai/DeepSeek-V3.2", "Qwen/Qwen3-235B-A22B-Instruct-2507", "moonshotai/Kimi-K2-Instruct-0905",
+                     "zai-org/GLM-4.6", "BAAI/bge-m3", "BAAI/bge-reranker-v2-m3"),
+             balance=True, fetch_models=True),
+    Provider(41, "VERTEX_AI", ("Vertex AI", "Vertex AI"), VertexAdaptor, derived_url=True, models=VERTEX_MODELS,
+             native=frozenset({ANTHROPIC}), native_models=lambda model: model.startswith("claude"),
+             key=KeyFormat(("The whole service-account JSON key file (one line or pretty-printed); the whole text is "
+                            "one key", "完整的服务账号 JSON 密钥文件（单行或格式化均可），整段文本为一个密钥"),
+                           _vertex_key, whole=True, detail=service_account_problem),
+             other=OtherField(("Deployment region", "部署地区"), rows=4, check=_vertex_region,
+                              template=json.dumps({"default": "us-central1", "claude-sonnet-4-5@20250929": "us-east5"},
+                                                  indent=2))),
+    Provider(42, "MISTRAL", ("Mistral", "Mistral"), compatible.MistralAdaptor, "https://api.mistral.ai",
+             models=_models(compatible.MistralAdaptor)),
+    Provider(43, "DEEPSEEK", ("DeepSeek", "DeepSeek"), compatible.DeepSeekAdaptor, "https://api.deepseek.com",
+             models=_models(compatible.DeepSeekAdaptor), stream_options=True),
+    Provider(45, "VOLCENGINE", ("VolcEngine (Doubao)", "字节火山引擎"), compatible.VolcEngineAdaptor,
+             "https://ark.cn-beijing.volces.com", models=_models(compatible.VolcEngineAdaptor), stream_options=True),
+    Provider(46, "QIANFAN", ("Baidu Qianfan V2", "百度千帆 V2"), qianfan.QianfanAdaptor, "https://qianfan.baidubce.com",
+             models=_models(qianfan.QianfanAdaptor), stream_options=True,
+             key=KeyFormat(("The API key, bce-v3/ALTAK-…/…", "API Key，形如 bce-v3/ALTAK-…/…"), qianfan.key_problem),
+             other=OtherField(("App ID (optional)", "应用 ID（可选）"), placeholder="app-…",
+                              check=lambda v: None if qianfan.other_problem(v) is None
+                              else (qianfan.other_problem(v) or "", {}))),
+    Provider(48, "XAI", ("xAI", "xAI"), compatible.XAIAdaptor, "https://api.x.ai",
+             models=_models(compatible.XAIAdaptor), native=frozenset({RESPONSES}), stream_options=True),
+    # OpenAI-compatible resellers of the reference with balance endpoints of their own.
+    Provider(10, "AIPROXY", ("AIProxy", "AIProxy"), compatible.AIProxyAdaptor, "https://api.aiproxy.io",
+             models=OPENAI_MODELS, balance=True, fetch_models=True),
+    Provider(12, "API2GPT", ("API2GPT", "API2GPT"), compatible.API2GPTAdaptor, "https://api.api2gpt.com",
+             models=OPENAI_MODELS, balance=True, fetch_models=True),
+    Provider(13, "AIGC2D", ("AIGC2D", "AIGC2D"), compatible.AIGC2DAdaptor, "https://api.aigc2d.com",
+             models=OPENAI_MODELS, balance=True, fetch_models=True),
+)
+
+
+def _index(rows: Iterable[Provider]) -> dict[int, Provider]:
+    index: dict[int, Provider] = {}
+    for row in rows:
+        if row.type in index:
+            raise ValueError(f"channel type {row.type} described twice")
+        index[row.type] = row
+    return dict(sorted(index.items()))
+
+
+CATALOGUE: Mapping[int, Provider] = _index(PROVIDERS)
+
+# The types by name, for tests and scripts (`ChannelType.OPENAI == 1`); the code reads the rows.
+ChannelType: Any = IntEnum("ChannelType", [(row.name, row.type) for row in CATALOGUE.values()])  # type: ignore[misc]
+
+# A type outside the catalogue (a reseller of the reference we do not know): OpenAI's format.
+UNKNOWN = Provider(0, "UNKNOWN", ("Unknown", "未知"), OpenAIAdaptor)
+DEFAULT_TYPE = 1  # a channel created without a type
+RELAY_MODES = frozenset(RelayMode)
+
+
+def provider(channel_type: int) -> Provider:
+    """The row of a channel type; the OpenAI-compatible fallback for a number outside the catalogue."""
+    return CATALOGUE.get(channel_type, UNKNOWN)
+
+
+def known(channel_type: int) -> bool:
+    return channel_type in CATALOGUE
+
+
+def label(channel_type: int, lang: str = "en") -> str:
+    """`Label (n)` in the reader's language, or the bare number for a type outside the catalogue."""
+    row = CATALOGUE.get(channel_type)
+    if row is None:
+        return str(channel_type)
+    return f"{row.label[1] if lang.startswith('zh') else row.label[0]} ({channel_type})"

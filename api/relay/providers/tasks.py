@@ -1,0 +1,25 @@
+"""The adaptor of a task type's channel (Midjourney, Suno) seen by the chat pipeline: it serves no
+mode, so the pipeline answers 501 (and tries another channel first); it never sends anything
+upstream. Tasks are relayed by api/relay/tasks/."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from api.relay.base import Adaptor, RelayMode, StreamChunk, StreamState, TokenUsage
+from api.relay.sse import SSEEvent
+
+
+class TaskTypeAdaptor(Adaptor):
+    def supports(self, mode: RelayMode) -> bool:
+        return False
+
+    def convert_request(self, req: Mapping[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def convert_response(self, body: dict[str, Any]) -> tuple[dict[str, Any], TokenUsage | None]:
+        raise NotImplementedError
+
+    def convert_stream_event(self, ev: SSEEvent, state: StreamState) -> list[StreamChunk]:
+        raise NotImplementedError
