@@ -64,10 +64,6 @@ class QianfanAdaptor(RerankMixin, OpenAIAdaptor):
     def supports(self, mode: RelayMode) -> bool:
         return mode in self.paths
 
-    @property
-    def supports_stream_options(self) -> bool:
-        return True
-
     def request_headers(self) -> dict[str, str]:
         headers = super().request_headers()
         if self.meta.other.strip():
