@@ -1,97 +1,34 @@
 # ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """Vertex AI channels (type 41): Gemini and Claude models behind one service-account key, exchanged
 for an access token (once, cached, refreshed before expiry) at a fake token endpoint that verifies
-the assertion; region per model from `other`."""
+the assertion, region per model from `other`; or behind a Vertex AI API key (express mode: Gemini
+models on the global endpoint, Claude refused before sending); text embeddings through `:predict` with
+either credential, billed on Vertex's token counts."""
 from __future__ import annotations
 
-import base64
 from typing import Any
 
+import aiohttp
 import openai
 import orjson
 import pytest
-from aiohttp import web
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
+from api import keys
 from api.relay.credentials import process_credentials
+from api.relay.providers.vertex import key_problem, other_problem
 from api.relay.providers.vertex.adaptor import vertex_model
 from api.services import pricing
 from models import Log
 from models.enums import ChannelType, LogType
 from tests.helpers import ApiClient, eventually
 from tests.relay.fake_anthropic import REPLY as CLAUDE_REPLY
-from tests.relay.fake_anthropic import FakeClaude
 from tests.relay.fake_gemini import REPLY as GEMINI_REPLY
-from tests.relay.fake_gemini import FakeGemini
+from tests.relay.fake_vertex import API_KEY, BLOCKED_KEY, FakeVertex, token_count
 from tests.relay.fakes import add_channel, drain, gateway, make_key, rich_user  # noqa: F401
+from tests.relay.provider_kit import consume_logs, settled_log, stream_chat
 
 MESSAGES = [{"role": "user", "content": "Say hello."}]
 REGIONS = '{"default": "us-central1", "claude-3-5-sonnet-20240620": "europe-west1"}'
-
-
-class FakeVertex:
-    """Google's token endpoint plus Vertex's publisher routes (Gemini through FakeGemini)."""
-
-    def __init__(self, expires_in: int = 3600) -> None:
-        self.key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
-        self.expires_in = expires_in
-        self.tokens: list[str] = []
-        self.gemini = FakeGemini(bearers=set())
-        self.claude = FakeClaude()
-        self.claude_seen: list[dict[str, Any]] = []
-        self.url = ""
-
-    def service_account(self) -> str:
-        pem = self.key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
-                                     serialization.NoEncryption()).decode()
-        return orjson.dumps({"type": "service_account", "project_id": "proj-7", "private_key_id": "k1",
-                             "private_key": pem, "client_email": "relay@proj-7.iam.gserviceaccount.com",
-                             "token_uri": f"{self.url}/token"}, option=orjson.OPT_INDENT_2).decode()
-
-    async def token(self, request: web.Request) -> web.Response:
-        assertion = (await request.post())["assertion"]
-        header, claims, signature = str(assertion).split(".")
-        pad = lambda part: base64.urlsafe_b64decode(part + "=" * (-len(part) % 4))  # noqa: E731
-        self.key.public_key().verify(pad(signature), f"{header}.{claims}".encode(), padding.PKCS1v15(),
-                                     hashes.SHA256())
-        token = f"ya29.token-{len(self.tokens) + 1}"
-        self.tokens.append(token)
-        assert self.gemini.bearers is not None
-        self.gemini.bearers.add(token)
-        return web.json_response({"access_token": token, "expires_in": self.expires_in, "token_type": "Bearer"})
-
-    async def anthropic(self, request: web.Request) -> web.StreamResponse:
-        body = await request.json()
-        model, _, action = request.match_info["target"].partition(":")
-        self.claude_seen.append({"path": request.path, "model": model, "action": action, "body": body,
-                                 "authorization": request.headers.get("Authorization"),
-                                 "headers": dict(request.headers)})
-        if request.headers.get("Authorization") not in {f"Bearer {t}" for t in self.tokens}:
-            return web.json_response({"error": {"code": 401, "status": "UNAUTHENTICATED", "message": "bad token"}},
-                                     status=401)
-        # The model in the URL, `anthropic_version: vertex-2023-10-16` in the body
-        # (platform.claude.com/docs/en/build-with-claude/claude-on-vertex-ai).
-        if body.get("anthropic_version") != "vertex-2023-10-16":
-            return web.json_response({"error": {"code": 400, "message": "anthropic_version: vertex-2023-10-16 is "
-                                                                        "required"}}, status=400)
-        problem = self.claude.problem(body, "vertex", model)
-        if problem:
-            return web.json_response({"type": "error", "error": {"type": "invalid_request_error",
-                                                                 "message": problem}}, status=400)
-        if action == "rawPredict":
-            return web.json_response(self.claude.message(body, model))
-        return await self.claude.stream(request, self.claude.events(body, model))
-
-    def app(self) -> web.Application:
-        app = web.Application()
-        app.router.add_post("/token", self.token)
-        app.router.add_post("/v1/projects/{project}/locations/{region}/publishers/anthropic/models/{target}",
-                            self.anthropic)
-        gemini = self.gemini.app()
-        for route in gemini.router.routes():
-            app.router.add_route(route.method, route.resource.canonical, route.handler)
-        return app
 
 
 @pytest.fixture
@@ -165,3 +102,170 @@ async def test_token_refreshed_before_it_expires(gateway, vertex, root: ApiClien
     assert body["success"], body
     assert fake.gemini.seen[-1]["headers"]["Authorization"] != "Bearer ya29.token-1"
     assert "/locations/global/" in fake.gemini.seen[-1]["path"]
+
+
+# -- the key and the region field --------------------------------------------------------------------
+
+
+def test_key_and_region_checks() -> None:
+    fake = FakeVertex()
+    fake.url = "https://oauth2.example"
+    assert key_problem(fake.service_account()) is None
+    assert key_problem(API_KEY) is None and key_problem("AIzaSyA1b2C3d4E5f6G7h8I9j0KlMnOpQrStUvW") is None
+    assert key_problem('{"type": "authorized_user"}') == "channel_key_vertex_json"
+    assert key_problem("ya29.a0AfH6SMBexample-access-token-0123456789") == "channel_key_vertex_token"
+    assert key_problem("AIza with spaces in it and more words here") == "channel_key_vertex_api_key"
+    assert key_problem("short") == "channel_key_vertex_api_key"
+    assert other_problem("") is None and other_problem(REGIONS) is None
+    assert other_problem('{"default": "global", "claude-opus-4-8": "us-east5"}') is None
+    assert other_problem("us-central1") == "channel_vertex_region_table"
+    assert other_problem('{"default": "US Central"}') == "channel_vertex_region_table"
+
+
+# -- API keys (express mode) -----------------------------------------------------------------------
+
+
+async def express_channel(gateway, fake: FakeVertex, models: str = "gemini-2.5-flash", **fields: Any):
+    return await add_channel(gateway, None, models=models, type=int(ChannelType.VERTEX_AI), base_url=fake.url,
+                             key=fields.pop("key", API_KEY), other=fields.pop("other", ""), **fields)
+
+
+async def test_api_key_chat_and_stream_on_the_global_endpoint_billed(gateway, vertex) -> None:
+    fake = await vertex()
+    await express_channel(gateway, fake)
+    user = await rich_user()
+    token = await make_key(user)
+    async with sdk(gateway, token) as client:
+        answer = await client.chat.completions.create(model="gemini-2.5-flash", messages=MESSAGES)
+        text, _ = await stream_chat(client, model="gemini-2.5-flash", messages=MESSAGES)
+    assert answer.choices[0].message.content == GEMINI_REPLY and text == GEMINI_REPLY
+    assert [(s["path"], s["query"]) for s in fake.express_seen] == [
+        ("/v1/publishers/google/models/gemini-2.5-flash:generateContent", {}),
+        ("/v1/publishers/google/models/gemini-2.5-flash:streamGenerateContent", {"alt": "sse"})]
+    headers = fake.express_seen[0]["headers"]
+    assert headers["x-goog-api-key"] == API_KEY and "Authorization" not in headers  # never in the URL
+    assert fake.tokens == []  # no token exchange
+    await drain(gateway)
+    quota = pricing.settle_quota(pricing.resolve_price("gemini-2.5-flash"), 17, 8)
+    assert [log.quota for log in await consume_logs(user)] == [quota, quota]
+
+
+async def test_api_key_tools_round_trip_keeps_gemini_3_thought_signatures(gateway, vertex) -> None:
+    model = "gemini-3-flash-preview"
+    fake = await vertex()
+    fake.gemini.reply, fake.gemini.call = "", {"name": "get_weather", "args": {"city": "Paris"}}
+    await express_channel(gateway, fake, models=model)
+    user = await rich_user()
+    token = await make_key(user)
+    tools = [{"type": "function", "function": {"name": "get_weather", "description": "Weather of a city",
+                                               "parameters": {"type": "object",
+                                                              "properties": {"city": {"type": "string"}}}}}]
+    ask = [{"role": "user", "content": "Weather in Paris?"}]
+    async with sdk(gateway, token) as client:
+        answer = await client.chat.completions.create(model=model, messages=ask, tools=tools)
+        call = answer.choices[0].message.tool_calls[0]
+        follow = ask + [answer.choices[0].message.model_dump(exclude_none=True),
+                        {"role": "tool", "tool_call_id": call.id, "content": '{"temp": 18}'}]
+        fake.gemini.call, fake.gemini.reply = None, "It is 18°C."
+        final = await client.chat.completions.create(model=model, messages=follow, tools=tools)
+    assert answer.choices[0].finish_reason == "tool_calls" and call.function.name == "get_weather"
+    sent = fake.express_seen[1]["body"]["contents"][1]["parts"][0]
+    assert sent["functionCall"] == {"name": "get_weather", "args": {"city": "Paris"}}
+    assert sent["thoughtSignature"] in fake.gemini.issued  # the fake refuses a turn without it
+    assert final.choices[0].message.content == "It is 18°C."
+    await drain(gateway)
+    assert len(await consume_logs(user)) == 2
+
+
+async def test_api_key_refusals_in_googles_shape(gateway, vertex, root: ApiClient) -> None:
+    fake = await vertex()
+    await express_channel(gateway, fake, models="gemini-2.5-pro", key="AIzaSyUnknownUnknownUnknownUnknown0000")
+    await express_channel(gateway, fake, models="gemini-2.5-flash-lite", key=BLOCKED_KEY)
+    token = await make_key(await rich_user())
+    async with sdk(gateway, token) as client:
+        with pytest.raises(openai.AuthenticationError) as invalid:
+            await client.chat.completions.create(model="gemini-2.5-pro", messages=MESSAGES)
+        with pytest.raises(openai.PermissionDeniedError) as blocked:
+            await client.chat.completions.create(model="gemini-2.5-flash-lite", messages=MESSAGES)
+    assert "API key not valid" in invalid.value.message
+    assert "are blocked" in blocked.value.message
+    async with aiohttp.ClientSession() as http:  # the fake itself: an API key on a project path
+        url = f"{fake.url}/v1/projects/p/locations/us-central1/publishers/google/models/gemini-2.5-pro:generateContent"
+        async with http.post(url, params={"key": API_KEY}, json={"contents": []}) as resp:
+            assert resp.status == 401 and (await resp.json())["error"]["status"] == "UNAUTHENTICATED"
+
+
+async def test_claude_on_an_api_key_channel_is_refused_before_sending(gateway, vertex, root: ApiClient) -> None:
+    fake = await vertex()
+    model = "claude-sonnet-4-6"
+    express = await express_channel(gateway, fake, models=model, priority=10)
+    token = await make_key(await rich_user())
+    async with sdk(gateway, token) as client:
+        with pytest.raises(openai.BadRequestError) as refused:
+            await client.chat.completions.create(model=model, messages=MESSAGES)
+        assert "serves Google's Gemini models only" in refused.value.message
+        assert fake.claude_seen == [] and fake.express_seen == []
+        body = await root.get(f"/api/channel/test/{express.id}")  # the channel test says why
+        assert not body["success"] and "service-account key" in body["message"], body
+        # With a service-account channel beside it, that one serves the model.
+        await add_channel(gateway, None, models=model, type=int(ChannelType.VERTEX_AI), base_url=fake.url,
+                          key=fake.service_account(), other='{"default": "us-east5"}')
+        answer = await client.chat.completions.create(model=model, messages=MESSAGES)
+    assert answer.choices[0].message.content == CLAUDE_REPLY
+    assert [s["path"] for s in fake.claude_seen] == [
+        f"/v1/projects/proj-7/locations/us-east5/publishers/anthropic/models/{model}:rawPredict"]
+
+
+# -- embeddings ------------------------------------------------------------------------------------
+
+
+async def test_embeddings_with_a_service_account_key_in_one_batch(gateway, vertex) -> None:
+    model = "text-embedding-005"
+    ratios = {**pricing.DEFAULT_MODEL_RATIO, model: 0.05}
+    await gateway.server.app[keys.OPTIONS].update("ModelRatio", orjson.dumps(ratios).decode())
+    fake = await vertex()
+    regions = orjson.dumps({"default": "us-central1", model: "europe-west4"}).decode()
+    await add_channel(gateway, None, models=model, type=int(ChannelType.VERTEX_AI), base_url=fake.url,
+                      key=fake.service_account(), other=regions)
+    user = await rich_user()
+    token = await make_key(user)
+    texts = ["first text", "the second one", "third"]
+    async with sdk(gateway, token) as client:
+        answer = await client.embeddings.create(model=model, input=texts, dimensions=8,
+                                                extra_body={"task_type": "RETRIEVAL_DOCUMENT"})
+    assert [len(d.embedding) for d in answer.data] == [8, 8, 8]
+    assert [d.embedding[0] for d in answer.data] == [float(len(t)) for t in texts]  # in the input's order
+    tokens = sum(token_count(t) for t in texts)
+    assert answer.usage.prompt_tokens == tokens
+    [seen] = fake.predict_seen
+    assert seen["path"] == f"/v1/projects/proj-7/locations/europe-west4/publishers/google/models/{model}:predict"
+    assert seen["headers"]["Authorization"] == "Bearer ya29.token-1"
+    assert seen["body"] == {"instances": [{"content": t, "task_type": "RETRIEVAL_DOCUMENT"} for t in texts],
+                            "parameters": {"autoTruncate": True, "outputDimensionality": 8}}
+    log = await settled_log(gateway, user)
+    price = pricing.resolve_price(model, model_ratio=ratios)
+    assert (log.prompt_tokens, log.quota) == (tokens, pricing.settle_quota(price, tokens, 0))
+
+
+async def test_embeddings_with_an_api_key_one_input_per_request(gateway, vertex) -> None:
+    model = "gemini-embedding-001"  # one instance per request: the list is sent one by one
+    fake = await vertex()
+    await express_channel(gateway, fake, models=model)
+    user = await rich_user()
+    token = await make_key(user)
+    texts = ["alpha", "beta gamma", "delta epsilon zeta", "eta"]
+    async with sdk(gateway, token) as client:
+        answer = await client.embeddings.create(model=model, input=texts)
+        with pytest.raises(openai.BadRequestError) as too_wide:
+            await client.embeddings.create(model=model, input="x", dimensions=4096)
+    assert [d.embedding[0] for d in answer.data] == [float(len(t)) for t in texts]
+    assert [d.index for d in answer.data] == [0, 1, 2, 3]
+    assert sorted(s["body"]["instances"][0]["content"] for s in fake.predict_seen[:4]) == sorted(texts)
+    assert all(len(s["body"]["instances"]) == 1 for s in fake.predict_seen)
+    assert {s["path"] for s in fake.predict_seen} == {f"/v1/publishers/google/models/{model}:predict"}
+    assert all(s["headers"]["x-goog-api-key"] == API_KEY for s in fake.predict_seen)
+    assert "output dimensionality" in too_wide.value.message
+    tokens = sum(token_count(t) for t in texts)
+    assert answer.usage.prompt_tokens == tokens
+    log = await settled_log(gateway, user)
+    assert (log.prompt_tokens, log.quota) == (tokens, pricing.settle_quota(pricing.resolve_price(model), tokens, 0))
