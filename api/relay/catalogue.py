@@ -105,6 +105,19 @@ def _cloudflare_account(value: str) -> tuple[str, dict[str, Any]] | None:
     return None if CLOUDFLARE_ACCOUNT.match(value.strip()) else ("channel_cloudflare_account_required", {})
 
 
+def _config(field: str, name: str) -> Any:
+    """one-api's `config[name]` → this gateway's channel `field`."""
+    def convert(config: Mapping[str, Any]) -> dict[str, str]:
+        return {field: str(config[name])} if config.get(name) else {}
+    return convert
+
+
+def _aws_config(config: Mapping[str, Any]) -> dict[str, str]:
+    if not config.get("ak"):
+        return {}
+    return {"key": f"{config['ak']}|{config.get('sk', '')}|{config.get('region', '')}"}
+
+
 def _models(cls: type) -> tuple[str, ...]:
     return tuple(getattr(cls, "models", ()))
 
@@ -132,7 +145,7 @@ PROVIDERS: tuple[Provider, ...] = (
     Provider(2, "MIDJOURNEY", ("Midjourney Proxy", "Midjourney Proxy"), TaskTypeAdaptor, models=MJ_MODELS,
              task=True),
     Provider(3, "AZURE", ("Azure OpenAI", "Azure OpenAI"), AzureAdaptor, models=OPENAI_MODELS,
-             native=frozenset({RESPONSES}),
+             native=frozenset({RESPONSES}), import_config=_config("other", "api_version"),
              base_url_label=("AZURE_OPENAI_ENDPOINT", "AZURE_OPENAI_ENDPOINT"),
              other=OtherField(("Default API version", "默认 API 版本"), default="2023-06-01-preview",
                               placeholder="2023-06-01-preview"),
@@ -209,6 +222,7 @@ PROVIDERS: tuple[Provider, ...] = (
     Provider(31, "LINGYIWANWU", ("Yi", "零一万物"), compatible.LingYiWanWuAdaptor, "https://api.lingyiwanwu.com",
              models=("yi-lightning", "yi-large", "yi-medium", "yi-vision"), fetch_models=True),
     Provider(33, "AWS", ("AWS Bedrock", "AWS Bedrock"), BedrockAdaptor, derived_url=True, models=BEDROCK_MODELS,
+             import_config=_aws_config,
              native=frozenset({ANTHROPIC}),
              key=KeyFormat(("AccessKeyId|SecretAccessKey|Region, e.g. AKIA…|wJal…|us-east-1",
                             "AccessKeyId|SecretAccessKey|Region，例如 AKIA…|wJal…|us-east-1"), _aws_key)),
@@ -221,13 +235,14 @@ PROVIDERS: tuple[Provider, ...] = (
     Provider(38, "JINA", ("Jina", "Jina"), compatible.JinaAdaptor, "https://api.jina.ai",
              models=_models(compatible.JinaAdaptor)),
     Provider(39, "CLOUDFLARE", ("Cloudflare", "Cloudflare"), compatible.CloudflareAdaptor, "https://api.cloudflare.com",
-             models=_models(compatible.CloudflareAdaptor), stream_options=True,
+             models=_models(compatible.CloudflareAdaptor), stream_options=True, import_config=_config("other", "user_id"),
              other=OtherField(("Account ID", "Account ID"), check=_cloudflare_account)),
     Provider(40, "SILICONFLOW", ("SiliconFlow", "硅基流动"), compatible.SiliconFlowAdaptor, "https://api.siliconflow.cn",
              models=("deepseek-ai/DeepSeek-V3.2", "Qwen/Qwen3-235B-A22B-Instruct-2507", "moonshotai/Kimi-K2-Instruct-0905",
                      "zai-org/GLM-4.6", "BAAI/bge-m3", "BAAI/bge-reranker-v2-m3"),
              balance=True, fetch_models=True),
     Provider(41, "VERTEX_AI", ("Vertex AI", "Vertex AI"), VertexAdaptor, derived_url=True, models=VERTEX_MODELS,
+             import_config=_config("other", "region"),
              native=frozenset({ANTHROPIC}), native_models=lambda model: model.startswith("claude"),
              key=KeyFormat(("The whole service-account JSON key file (one line or pretty-printed); the whole text is "
                             "one key", "完整的服务账号 JSON 密钥文件（单行或格式化均可），整段文本为一个密钥"),
@@ -282,6 +297,11 @@ RELAY_MODES = frozenset(RelayMode)
 def provider(channel_type: int) -> Provider:
     """The row of a channel type; the OpenAI-compatible fallback for a number outside the catalogue."""
     return CATALOGUE.get(channel_type, UNKNOWN)
+
+
+def usable(channel_type: int) -> bool:
+    """Whether channels of this type may be picked (not a retired type's)."""
+    return provider(channel_type).retired is None
 
 
 def known(channel_type: int) -> bool:

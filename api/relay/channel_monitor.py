@@ -170,6 +170,10 @@ async def run_test(http: aiohttp.ClientSession, channel: Channel, requested: str
     """Send the minimal request through the channel's adaptor (the relay's own seam: conversion,
     signing or token exchange, transport) and judge the answer; never raises for upstream trouble."""
     model, upstream = pick_model(channel, requested)
+    retired = catalogue.provider(channel.type).retired
+    if retired is not None:
+        return TestResult(False, translate("channel_type_retired", lang, type=catalogue.label(channel.type, lang),
+                                           reason=retired[0], reason_zh=retired[1]), 0.0, model, timeout=timeout)
     adaptor = build_adaptor(_meta(channel, model, upstream))
     if not adaptor.supports(RelayMode.CHAT):
         return TestResult(False, translate("channel_test_unsupported", lang, type=catalogue.label(channel.type, lang)), 0.0,

@@ -7,7 +7,7 @@ A text shown to people is a pair (English, Chinese), as in api/i18n.py.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from api.relay.base import RelayMode
@@ -16,6 +16,7 @@ if TYPE_CHECKING:
     from api.relay.base import Adaptor
 
 Text = tuple[str, str]  # (English, Chinese)
+AdaptorClass = type["Adaptor"]  # (named before `Provider`, whose field `type` shadows the builtin there)
 
 # Client formats a channel may take as the client sent them (api/relay/inbound/).
 ANTHROPIC = "anthropic"
@@ -95,7 +96,7 @@ class Provider:
     type: int
     name: str
     label: Text
-    adaptor: type[Adaptor]
+    adaptor: AdaptorClass
     base_url: str = ""
     derived_url: bool = False
     base_url_label: Text | None = None
@@ -116,7 +117,8 @@ class Provider:
     disable_on_403: bool = False  # a 403 means the key is unusable (Gemini)
     retired: Text | None = None
     presets: tuple[Preset, ...] = ()
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    # one-api's provider settings (its channel `config`) → the fields this gateway keeps them in (importer)
+    import_config: Callable[[Mapping[str, Any]], dict[str, str]] | None = None
 
     @property
     def base_url_required(self) -> bool:

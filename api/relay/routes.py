@@ -18,6 +18,7 @@ from api.console.auth import current_user
 from api.errors import ApiError
 from api.i18n import language, translate
 from api.middlewares import REDIS_DOWN, RETRY_AFTER
+from api.relay import catalogue
 from api.relay.auth import KeyAuth, UserInfo
 from api.relay.base import RelayMode
 from api.relay.counting import admit_count, client_count
@@ -52,7 +53,7 @@ SHUTDOWN_GRACE = 10.0  # seconds background work may take once the server stops
 async def relay_ctx(app: web.Application) -> AsyncIterator[None]:
     """Index, key cache, quota scripts and the settlement sender of this process."""
     store, events = app[keys.STORE], app[keys.EVENTS]
-    index = ChannelIndex()
+    index = ChannelIndex(usable=catalogue.usable)
     index.subscribe(events)
     await index.load()
     auth = KeyAuth(store)

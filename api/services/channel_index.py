@@ -13,7 +13,7 @@ import contextlib
 import logging
 import random
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -90,7 +90,10 @@ def channel_info(ch: Channel) -> ChannelInfo:
 
 
 class ChannelIndex:
-    def __init__(self, rng: random.Random | None = None) -> None:
+    def __init__(self, rng: random.Random | None = None, usable: Callable[[int], bool] = lambda channel_type: True,
+                 ) -> None:
+        """`usable(type)`: whether channels of a type may be picked at all (a retired type's are not)."""
+        self._usable = usable
         self._tiers: dict[tuple[str, str], tuple[tuple[ChannelInfo, ...], ...]] = {}
         self._by_id: dict[int, ChannelInfo] = {}
         self._models: dict[str, tuple[str, ...]] = {}
@@ -108,7 +111,7 @@ class ChannelIndex:
         by_id: dict[int, ChannelInfo] = {}
         now = time.monotonic()
         for ch in channels:
-            if self._suppressed.get(ch.id, 0) > now:
+            if self._suppressed.get(ch.id, 0) > now or not self._usable(ch.type):
                 continue
             by_id[ch.id] = ch
             for group in ch.groups:

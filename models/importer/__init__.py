@@ -27,9 +27,9 @@ import orjson
 from tortoise import Model, Tortoise
 from tortoise.transactions import in_transaction
 
+from api.relay import catalogue
 from models import Channel, Log, Option, Redemption, Token, TopUp, User
 from models.channel import Ability
-from models.enums import ChannelType
 from models.log import QuotaData
 from models.task import Midjourney, Task
 
@@ -37,18 +37,29 @@ from .source import Source
 
 BATCH = 500
 LOG_CURSOR = "_importer_log_cursor"  # an option row: the last log id imported (resumable --logs)
-OURS = {int(t) for t in ChannelType}
 
 # OpenAI-compatible providers this gateway speaks to as OpenAI (type 1) with their base URL.
+# new-api's 53 (Submodel) is one too.
 COMPATIBLE_BASE_URLS = {6: "https://api.openaimax.com", 7: "https://api.ohmygpt.com", 9: "https://api.caipacity.com",
-                        10: "https://api.aiproxy.io", 12: "https://api.api2gpt.com", 13: "https://api.aigc2d.com"}
+                        53: "https://llm.submodel.ai"}
+# new-api types with no counterpart here, and why (the report lists the channels left behind).
+NOT_CARRIED = {
+    49: "Coze bots speak Coze's own chat API, which has no adaptor here",
+    50: "Kling video generation tasks have no relay here yet",
+    51: "Jimeng generation tasks have no relay here yet",
+    52: "Vidu video generation tasks have no relay here yet",
+    54: "Doubao (Seedance) video tasks have no relay here yet",
+    55: "Sora video tasks: OpenAI shut the Sora API down on 2026-09-24",
+    56: "Replicate predictions have no adaptor here",
+    57: "Codex channels sign in with a ChatGPT account (OAuth), which this gateway does not hold",
+}
 # one-api's numbering → new-api's (reference §8), with a base URL where the type becomes plain OpenAI.
 ONE_API_TYPES: dict[int, tuple[int, str]] = {
     2: (1, "https://oa.api2d.net"), 4: (1, "https://api.closeai-proxy.xyz"), 5: (1, "https://api.openai-sb.com"),
     26: (1, "https://api.baichuan-ai.com"), 27: (35, ""), 28: (42, ""), 29: (1, "https://api.groq.com/openai"),
     30: (4, ""), 32: (1, "https://api.stepfun.com"), 33: (33, ""), 35: (34, ""), 36: (43, ""), 37: (39, ""),
     39: (1, "https://api.together.xyz"), 40: (45, ""), 41: (1, "https://api.novita.ai/v3/openai"), 42: (41, ""),
-    44: (40, ""), 45: (48, ""), 50: (1, ""), 51: (1, ""),
+    44: (40, ""), 45: (48, ""), 47: (46, ""), 49: (17, ""), 50: (1, ""), 51: (1, ""),
 }
 ONE_API_SAME = {1, 3, *range(6, 26), 31}
 
@@ -163,19 +174,16 @@ def convert_channel(row: dict[str, Any], one_api: bool) -> dict[str, Any] | str:
         kind, base_url = 1, base_url or COMPATIBLE_BASE_URLS[kind]
     if kind == 47:  # new-api's Xinference: OpenAI-compatible at its own address
         kind = 1
-    if kind not in OURS:
+    if kind in NOT_CARRIED:
+        return f"channel type {kind}: {NOT_CARRIED[kind]}"
+    if not catalogue.known(kind):
         return f"channel type {kind} is not supported here"
     out["type"], out["base_url"] = kind, base_url
     config = _json(row.get("config")) if one_api else {}
-    if config:  # one-api keeps provider settings in `config`; this gateway, like new-api, in key and other
-        if kind == ChannelType.AWS and config.get("ak"):
-            out["key"] = f"{config['ak']}|{config.get('sk', '')}|{config.get('region', '')}"
-        elif kind == ChannelType.AZURE and config.get("api_version"):
-            out["other"] = config["api_version"]
-        elif kind == ChannelType.CLOUDFLARE and config.get("user_id"):
-            out["other"] = config["user_id"]
-        elif kind == ChannelType.VERTEX_AI and config.get("region"):
-            out["other"] = config["region"]
+    row_of_type = catalogue.provider(kind)
+    if config and row_of_type.import_config is not None:
+        # one-api keeps provider settings in `config`; this gateway, like new-api, in key and other
+        out.update(row_of_type.import_config(config))
     for name in ("models", "group", "model_mapping", "status_code_mapping", "other", "other_info", "name",
                  "openai_organization", "test_model", "key"):
         if name in out:
@@ -183,6 +191,21 @@ def convert_channel(row: dict[str, Any], one_api: bool) -> dict[str, Any] | str:
     out["weight"] = integer(out.get("weight"))
     out["priority"] = integer(out.get("priority"))
     return out
+
+
+def channel_converter(one_api: bool, report: Report) -> Callable[[dict[str, Any]], dict[str, Any] | str]:
+    """convert_channel, noting each channel carried over with a type whose API its provider switched off
+    (it keeps its row and shows the reason in the console, but is never picked)."""
+    def convert(row: dict[str, Any]) -> dict[str, Any] | str:
+        out = convert_channel(row, one_api)
+        if not isinstance(out, str):
+            retired = catalogue.provider(out["type"]).retired
+            if retired is not None:
+                report.notes.append(f"channel {row.get('id')} ({text(row.get('name'))}) carried over retired, never "
+                                    f"picked: {retired[0]}")
+        return out
+
+    return convert
 
 
 def convert_plain(model: type[Model]) -> Callable[[dict[str, Any]], dict[str, Any] | str]:
@@ -365,7 +388,7 @@ async def run(url: str, *, logs: bool = False, dry: bool = False) -> Report:
         one_api, tables = await detect(source, report)
         await copy_table(source, "users", User, convert_user, report, dry)
         await copy_table(source, "tokens", Token, lambda r: convert_token(r, one_api), report, dry)
-        await copy_table(source, "channels", Channel, lambda r: convert_channel(r, one_api), report, dry)
+        await copy_table(source, "channels", Channel, channel_converter(one_api, report), report, dry)
         await import_options(source, report, dry)
         if "redemptions" in tables:
             await copy_table(source, "redemptions", Redemption, convert_plain(Redemption), report, dry)

@@ -188,6 +188,10 @@ async def test_channel(request: web.Request) -> web.Response:
     """One minimal request through the channel's adaptor; records response_time and test_time.
     Like the reference, a manual test of one channel never changes its status."""
     channel = await service.get_channel(_channel_id(request))
+    retired = catalogue.provider(channel.type).retired
+    if retired is not None:
+        raise ApiError("channel_type_retired", type=catalogue.label(channel.type), reason=retired[0],
+                       reason_zh=retired[1])
     if not monitor.is_testable(channel):
         raise ApiError("channel_test_unsupported", type=catalogue.label(channel.type))
     deps = _deps(request)
