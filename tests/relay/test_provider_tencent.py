@@ -1,6 +1,7 @@
 # ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """Tencent Hunyuan channels (type 23) through the official openai SDK against a fake TencentCloud
-API that checks every TC3 signature; the signer itself against Tencent's published example."""
+API that checks every TC3 signature, and Hunyuan's OpenAI-compatible endpoint for a channel whose
+key is one API key; the signer itself against Tencent's published example."""
 from __future__ import annotations
 
 import hashlib
@@ -9,6 +10,9 @@ import openai
 import pytest
 
 from api import keys
+from api.relay.base import RelayMeta
+from api.relay.providers.tencent import key_problem as tencent_key_problem
+from api.relay.registry import build_adaptor
 from api.relay.signing import tc3
 from api.services import pricing
 from models import Channel
@@ -149,3 +153,108 @@ async def test_embeddings_and_the_channel_test(gateway, tencent, root: ApiClient
     body = await root.get(f"/api/channel/test/{channel.id}?model={MODEL}")
     assert body["success"], body
     assert fake.seen[-1]["action"] == "ChatCompletions"
+
+
+# -- the OpenAI-compatible endpoint (a channel whose key is one API key) ------------------------------
+
+TURBOS = "hunyuan-turbos-latest"
+
+
+async def api_key_channel(gateway, fake: FakeTencent, **fields) -> Channel:
+    return await add_channel(gateway, None, models=fields.pop("models", TURBOS), type=int(ChannelType.TENCENT),
+                             base_url=fake.url, key=fields.pop("key", fake.api_key), **fields)
+
+
+def test_the_key_decides_the_endpoint() -> None:
+    def url(key: str, base_url: str = "") -> str:
+        return build_adaptor(RelayMeta(1, int(ChannelType.TENCENT), key, base_url, upstream_model=TURBOS)).request_url()
+
+    assert url("sk-abc") == "https://api.hunyuan.cloud.tencent.com/v1/chat/completions"
+    assert url("sk-abc", "https://hunyuan.tencentcloudapi.com") == url("sk-abc")  # API 3.0's address left in
+    assert url("sk-abc", "https://proxy.example/hy") == "https://proxy.example/hy/v1/chat/completions"
+    assert url("1300000000|AKIDx|secret") == "https://hunyuan.tencentcloudapi.com/"
+    assert tencent_key_problem("sk-abc") is None and tencent_key_problem("1|AKID|s") is None
+    assert tencent_key_problem("1|AKID") == tencent_key_problem("sk a") == "channel_key_hunyuan"
+
+
+async def test_an_api_key_answer_and_billing(gateway, tencent) -> None:
+    fake = await tencent()
+    await api_key_channel(gateway, fake)
+    user = await rich_user()
+    token = await make_key(user)
+    async with sdk(gateway, token) as client:
+        answer = await client.chat.completions.create(model=TURBOS, messages=MESSAGES, temperature=0.5,
+                                                      extra_body={"enable_enhancement": True})
+    assert answer.choices[0].message.content == "".join(REPLY_PIECES)
+    seen = fake.seen[0]
+    assert seen["path"] == "/v1/chat/completions" and seen["headers"]["Authorization"] == f"Bearer {fake.api_key}"
+    assert seen["body"] == {"model": TURBOS, "messages": MESSAGES, "temperature": 0.5, "enable_enhancement": True}
+    log = await settled_log(gateway, user)
+    assert (log.prompt_tokens, log.completion_tokens) == (11, 7)
+    assert log.quota == pricing.settle_quota(pricing.resolve_price(TURBOS), 11, 7)
+
+
+async def test_an_api_key_stream_and_its_usage(gateway, tencent) -> None:
+    fake = await tencent()
+    await api_key_channel(gateway, fake)
+    user = await rich_user()
+    token = await make_key(user)
+    async with sdk(gateway, token) as client:
+        text, chunks = await stream_chat(client, model=TURBOS, messages=MESSAGES,
+                                         stream_options={"include_usage": True})
+    assert text == "".join(REPLY_PIECES) and finish_reasons(chunks) == ["stop"]
+    assert (chunks[-1].usage.prompt_tokens, chunks[-1].usage.completion_tokens) == (11, 7)
+    log = await settled_log(gateway, user)
+    assert (log.prompt_tokens, log.completion_tokens) == (11, 7)
+    assert log.quota == pricing.settle_quota(pricing.resolve_price(TURBOS), 11, 7)
+
+
+async def test_an_api_key_tools_both_ways(gateway, tencent) -> None:
+    fake = await tencent(tool_call={"Name": "get_weather", "Arguments": '{"city":"Paris"}'})
+    await api_key_channel(gateway, fake)
+    token = await make_key(await rich_user())
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]
+    async with sdk(gateway, token) as client:
+        answer = await client.chat.completions.create(model=TURBOS, messages=MESSAGES, tools=tools)
+        call = answer.choices[0].message.tool_calls[0]
+        assert (call.id, call.function.name, call.function.arguments) == ("call-1", "get_weather", '{"city":"Paris"}')
+        _, calls = await stream_chat(client, model=TURBOS, messages=MESSAGES, tools=tools)
+        history = [*MESSAGES, {"role": "assistant", "content": None, "tool_calls": [call.model_dump()]},
+                   {"role": "tool", "tool_call_id": call.id, "content": "18°C"}]
+        text, chunks = await stream_chat(client, model=TURBOS, messages=history, tools=tools)
+    assert answer.choices[0].finish_reason == "tool_calls" and finish_reasons(calls) == ["tool_calls"]
+    assert text == "".join(REPLY_PIECES) and finish_reasons(chunks) == ["stop"]
+    assert fake.seen[0]["body"]["tools"] == tools
+
+
+async def test_an_api_key_refused_disables_the_channel(gateway, tencent) -> None:
+    await gateway.server.app[keys.OPTIONS].update("AutomaticDisableChannelEnabled", "true")
+    fake = await tencent()
+    channel = await api_key_channel(gateway, fake, key="sk-revoked")
+    token = await make_key(await rich_user())
+    async with sdk(gateway, token) as client:
+        with pytest.raises(openai.AuthenticationError, match="Incorrect API key"):
+            await client.chat.completions.create(model=TURBOS, messages=MESSAGES)
+    assert relay_of(gateway).index.get(channel.id) is None
+
+
+async def test_an_api_key_turns_out_of_order_are_the_clients(gateway, tencent) -> None:
+    fake = await tencent()
+    await api_key_channel(gateway, fake)
+    token = await make_key(await rich_user())
+    async with sdk(gateway, token) as client:
+        with pytest.raises(openai.BadRequestError, match="交替出现"):
+            await client.chat.completions.create(model=TURBOS, messages=[{"role": "assistant", "content": "Hi"}])
+
+
+async def test_an_api_key_embeddings(gateway, tencent) -> None:
+    fake = await tencent()
+    await api_key_channel(gateway, fake, models="hunyuan-embedding")
+    user = await rich_user()
+    token = await make_key(user)
+    async with sdk(gateway, token) as client:
+        result = await client.embeddings.create(model="hunyuan-embedding", input=["one", "two"])
+    assert [d.embedding for d in result.data] == [[0.125, 0.0], [0.125, 1.0]]
+    assert fake.seen[0]["path"] == "/v1/embeddings"
+    log = await settled_log(gateway, user)
+    assert (log.prompt_tokens, log.completion_tokens) == (8, 0)

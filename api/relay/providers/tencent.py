@@ -1,6 +1,13 @@
-"""Tencent Hunyuan (type 23): the TencentCloud API 3.0 action `ChatCompletions` (version
-2023-09-01) at `{base}/`, signed with TC3-HMAC-SHA256 (api/relay/signing/tc3.py) from the key
-`appid|secret_id|secret_key`; embeddings through the action `GetEmbedding`.
+"""Tencent Hunyuan (type 23), by the form of the channel's key:
+
+- one API key (the Hunyuan console's, no `|`): the OpenAI-compatible endpoint
+  `https://api.hunyuan.cloud.tencent.com/v1/chat/completions` and `/v1/embeddings`, the key as a
+  Bearer token (`HunyuanOpenAIAdaptor`, chosen by `TencentAdaptor.variant`);
+- `appid|secret_id|secret_key`: the TencentCloud API 3.0 action `ChatCompletions` (version
+  2023-09-01) at `{base}/`, signed with TC3-HMAC-SHA256 (api/relay/signing/tc3.py); embeddings
+  through the action `GetEmbedding`.
+
+The rest of this note is about API 3.0.
 
 Bodies use Tencent's capitalised names (`Messages`, `Role`, `Content`, `Tools` with `Parameters` as
 JSON text, `ToolCalls`); images go in `Contents` (hunyuan-vision). A failure is answered with HTTP
@@ -40,12 +47,20 @@ from api.relay.providers.common import (
     tool_call,
     usage_from,
 )
+from api.relay.providers.openai import OpenAIAdaptor
 from api.relay.signing import tc3
 from api.relay.sse import SSEEvent
 from models.enums import ChannelType
 
 SERVICE = "hunyuan"
 VERSION = "2023-09-01"
+TC3_BASE_URL = "https://hunyuan.tencentcloudapi.com"
+OPENAI_BASE_URL = "https://api.hunyuan.cloud.tencent.com"
+OPENAI_PATHS: Mapping[RelayMode, str] = {RelayMode.CHAT: "/v1/chat/completions",
+                                         RelayMode.EMBEDDINGS: "/v1/embeddings"}
+MODELS = ("hunyuan-2.0-thinking-20251109", "hunyuan-2.0-instruct-20251111", "hunyuan-t1-latest",
+          "hunyuan-turbos-latest", "hunyuan-a13b", "hunyuan-large", "hunyuan-standard", "hunyuan-standard-256K",
+          "hunyuan-lite", "hunyuan-vision", "hunyuan-turbos-vision", "hunyuan-embedding")
 ACTIONS: Mapping[RelayMode, str] = {RelayMode.CHAT: "ChatCompletions", RelayMode.EMBEDDINGS: "GetEmbedding"}
 FINISH_REASONS = {"stop": "stop", "length": "length", "tool_calls": "tool_calls", "sensitive": "content_filter"}
 
@@ -53,6 +68,41 @@ FINISH_REASONS = {"stop": "stop", "length": "length", "tool_calls": "tool_calls"
 _QUOTA = ("ResourceInsufficient.ChargeResourceExhaust", "FailedOperation.ServiceNotActivated",
           "FailedOperation.ServiceStop", "FailedOperation.ServiceStopArrears",
           "FailedOperation.FreeResourcePackExhausted", "FailedOperation.ResourcePackExhausted")
+
+
+def is_api_key(key: str) -> bool:
+    """A Hunyuan console API key (the OpenAI-compatible endpoint), not `appid|secret_id|secret_key`."""
+    return "|" not in key
+
+
+def key_problem(key: str) -> str | None:
+    """One API key without spaces, or three non-empty `|`-separated parts without spaces."""
+    parts = [p.strip() for p in key.strip().split("|")]
+    if len(parts) in (1, 3) and all(p and not any(c.isspace() for c in p) for p in parts):
+        return None
+    return "channel_key_hunyuan"
+
+
+class HunyuanOpenAIAdaptor(OpenAIAdaptor):
+    """Hunyuan's OpenAI-compatible endpoint (cloud.tencent.com/document/product/1729/111007): OpenAI's
+    format, the console's API key as a Bearer token; Tencent's own fields (`enable_enhancement`, …)
+    pass as the client sends them. A channel still on API 3.0's default address is sent here."""
+
+    channel_type: ClassVar[ChannelType] = ChannelType.TENCENT
+    default_base_url: ClassVar[str] = OPENAI_BASE_URL
+    paths: ClassVar[Mapping[RelayMode, str]] = OPENAI_PATHS
+    models: ClassVar[tuple[str, ...]] = MODELS
+
+    def __init__(self, meta: RelayMeta) -> None:
+        super().__init__(meta)
+        if self.base_url == TC3_BASE_URL:
+            self.base_url = OPENAI_BASE_URL
+
+    def supports(self, mode: RelayMode) -> bool:
+        return mode in OPENAI_PATHS
+
+    def request_headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.meta.key.strip()}"}
 
 
 def error_of(code: str, message: str) -> RelayError:
@@ -116,10 +166,12 @@ def _calls(calls: Any, streamed: bool) -> list[dict[str, Any]]:
 
 class TencentAdaptor(EmbeddingsMixin, Adaptor):
     channel_type: ClassVar[ChannelType] = ChannelType.TENCENT
-    default_base_url: ClassVar[str] = "https://hunyuan.tencentcloudapi.com"
-    models: ClassVar[tuple[str, ...]] = ("hunyuan-lite", "hunyuan-standard", "hunyuan-standard-256K", "hunyuan-pro",
-                                         "hunyuan-turbo", "hunyuan-turbos-latest", "hunyuan-vision",
-                                         "hunyuan-embedding")
+    default_base_url: ClassVar[str] = TC3_BASE_URL
+    models: ClassVar[tuple[str, ...]] = MODELS
+
+    @classmethod
+    def variant(cls, meta: RelayMeta) -> type[Adaptor]:
+        return HunyuanOpenAIAdaptor if is_api_key(meta.key) else cls
 
     def __init__(self, meta: RelayMeta) -> None:
         super().__init__(meta)
