@@ -1,8 +1,13 @@
 # ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
-"""iFlytek Spark channels (type 18) through the official openai SDK against a fake Spark WebSocket
-server that checks the HMAC-signed URL (host, date, request line), the version's path and domain,
-and answers in frames whose last (status 2) carries the usage: streamed and not, function calls,
-the handshake refused for a bad signature, business errors in a frame."""
+"""iFlytek Spark channels (type 18) through the official openai SDK.
+
+A channel whose key is an APIPassword speaks the OpenAI-compatible HTTP API (tests/relay/
+fake_xunfei_http.py): answers streamed and not, billed to the unit; tools and their round trip; X1 on
+/v2 with its reasoning (also for a WebSocket key, as APIKey:APISecret); the error object and the
+error codes. A channel whose key is APPID|APISecret|APIKey keeps the WebSocket API, against a fake
+Spark WebSocket server that checks the HMAC-signed URL (host, date, request line), the version's path
+and domain, and answers in frames whose last (status 2) carries the usage: streamed and not,
+function calls, the handshake refused for a bad signature, business errors in a frame."""
 from __future__ import annotations
 
 import base64
@@ -16,6 +21,7 @@ from typing import Any
 
 import aiohttp
 import openai
+import orjson
 import pytest
 from aiohttp import web
 
@@ -24,6 +30,7 @@ from api.services import pricing
 from models import Channel
 from models.enums import ChannelType
 from tests.helpers import ApiClient
+from tests.relay.fake_xunfei_http import PASSWORD, FakeSparkHttp
 from tests.relay.fakes import add_channel, drain, gateway, make_key, relay_of, rich_user  # noqa: F401
 from tests.relay.provider_kit import FakeBase, consume_logs, finish_reasons, sdk, stream_chat
 
@@ -31,8 +38,7 @@ APP_ID, API_SECRET, API_KEY = "5f1a2b3c", "spark-secret", "spark-key"
 MESSAGES = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Say hello."}]
 PIECES = ["你好，", "我是", "星火。"]
 USAGE = {"question_tokens": 4, "prompt_tokens": 13, "completion_tokens": 6, "total_tokens": 19}
-DOMAINS = {"/v2.1/chat": "generalv2", "/v3.5/chat": "generalv3.5", "/v4.0/chat": "4.0Ultra",
-           "/chat/max-32k": "max-32k"}
+DOMAINS = {"/v1.1/chat": "lite", "/v3.5/chat": "generalv3.5", "/v4.0/chat": "4.0Ultra", "/chat/max-32k": "max-32k"}
 
 
 @dataclass
@@ -133,13 +139,23 @@ async def test_answer_streamed_and_not_billed_by_the_last_frame(gateway, spark) 
         (13, 6, quota)] * 2
 
 
-async def test_the_version_comes_from_other_then_the_model_then_v2_1(gateway, spark) -> None:
-    await spark_channel(gateway, spark, model="SparkDesk-v4.0,SparkDesk-v3.5-32K,SparkDesk")
+async def test_the_version_comes_from_the_model_name_then_other(gateway, spark) -> None:
+    await price_spark_models(gateway)
+    await spark_channel(gateway, spark, model="SparkDesk-v4.0,SparkDesk-v3.5-32K,lite,SparkDesk", other="v1.1")
     token = await make_key(await rich_user())
     async with sdk(gateway, token) as client:
-        for model in ("SparkDesk-v4.0", "SparkDesk-v3.5-32K", "SparkDesk"):
+        for model in ("SparkDesk-v4.0", "SparkDesk-v3.5-32K", "lite", "SparkDesk"):
             await client.chat.completions.create(model=model, messages=MESSAGES)
-    assert [s["path"] for s in spark.seen] == ["/v4.0/chat", "/chat/max-32k", "/v2.1/chat"]
+    assert [s["path"] for s in spark.seen] == ["/v4.0/chat", "/chat/max-32k", "/v1.1/chat", "/v1.1/chat"]
+
+
+async def test_a_bare_sparkdesk_without_a_version_is_refused_locally(gateway, spark) -> None:
+    await spark_channel(gateway, spark, model="SparkDesk", other="")
+    token = await make_key(await rich_user())
+    async with sdk(gateway, token) as client:
+        with pytest.raises(openai.InternalServerError, match="names no version"):
+            await client.chat.completions.create(model="SparkDesk", messages=MESSAGES)
+    assert spark.seen == []
 
 
 async def test_function_calls(gateway, spark) -> None:
@@ -213,3 +229,148 @@ def test_the_signed_url_is_masked_while_it_is_valid() -> None:
                    f"authorization={quote(authorization, safe='')}"):
         masked = mask_secrets(quoted)
         assert authorization not in masked and quote(authorization, safe="") not in masked, masked
+
+
+# -- the HTTP API (an APIPassword key) ---------------------------------------------------------------
+
+SPARK_RATIOS = {"lite": 0.0001, "generalv3.5": 1.2858, "x1": 0.25}  # what the price table lacks so far
+TOOLS = [{"type": "function", "function": {"name": "get_weather", "description": "Weather",
+                                           "parameters": {"type": "object",
+                                                          "properties": {"city": {"type": "string"}}}}}]
+
+
+async def price_spark_models(gateway) -> None:
+    options = gateway.server.app[keys.OPTIONS]
+    await options.update("ModelRatio", orjson.dumps({**pricing.DEFAULT_MODEL_RATIO, **SPARK_RATIOS}).decode())
+    await options.update("CompletionRatio", orjson.dumps({**pricing.DEFAULT_COMPLETION_RATIO, "x1": 4}).decode())
+
+
+@pytest.fixture
+async def spark_http(gateway, aiohttp_server) -> FakeSparkHttp:
+    await price_spark_models(gateway)
+    fake = FakeSparkHttp()
+    fake.server = await aiohttp_server(fake.app())
+    return fake
+
+
+def quota_of(model: str, prompt: int, completion: int) -> int:
+    price = pricing.resolve_price(model, model_ratio={**pricing.DEFAULT_MODEL_RATIO, **SPARK_RATIOS},
+                                  completion_ratio={**pricing.DEFAULT_COMPLETION_RATIO, "x1": 4})
+    return pricing.settle_quota(price, prompt, completion)
+
+
+async def http_channel(gateway, fake: FakeSparkHttp, model: str = "generalv3.5", **fields) -> Channel:
+    return await add_channel(gateway, None, models=model, type=int(ChannelType.XUNFEI), base_url=fake.url,
+                             key=fields.pop("key", PASSWORD), **fields)
+
+
+async def test_http_answer_streamed_and_not_billed_to_the_unit(gateway, spark_http) -> None:
+    await http_channel(gateway, spark_http, model="generalv3.5,SparkDesk-v3.5")
+    user = await rich_user()
+    token = await make_key(user)
+    async with sdk(gateway, token) as client:
+        answer = await client.chat.completions.create(model="generalv3.5", messages=MESSAGES, temperature=0,
+                                                      max_tokens=100, top_p=0.5, stop=["x"])
+        text, chunks = await stream_chat(client, model="SparkDesk-v3.5", messages=MESSAGES,
+                                         stream_options={"include_usage": True})
+    assert answer.choices[0].message.content == "".join(spark_http.pieces) == text
+    assert (answer.usage.prompt_tokens, answer.usage.completion_tokens, answer.choices[0].finish_reason) == (
+        13, 6, "stop")
+    assert finish_reasons(chunks) == ["stop"] and chunks[-1].usage.completion_tokens == 6
+    first, second = spark_http.seen
+    assert (first["path"], first["auth"]) == ("/v1/chat/completions", f"Bearer {PASSWORD}")
+    assert first["body"] == {"model": "generalv3.5", "messages": MESSAGES, "temperature": 0, "top_p": 0.5,
+                             "max_tokens": 100}  # `stop` is not a parameter of Spark's
+    assert second["body"] == {"model": "generalv3.5", "messages": MESSAGES, "stream": True}  # the legacy name mapped
+    await drain(gateway)
+    assert [(log.model_name, log.prompt_tokens, log.completion_tokens, log.quota)
+            for log in await consume_logs(user)] == [("generalv3.5", 13, 6, quota_of("generalv3.5", 13, 6)),
+                                                     ("SparkDesk-v3.5", 13, 6, quota_of("SparkDesk-v3.5", 13, 6))]
+
+
+async def test_http_tools_round_trip(gateway, spark_http) -> None:
+    spark_http.tool_call = {"name": "get_weather", "arguments": '{"city":"Paris"}'}
+    await http_channel(gateway, spark_http, model="4.0Ultra,generalv3.5")
+    token = await make_key(await rich_user())
+    async with sdk(gateway, token) as client:
+        answer = await client.chat.completions.create(model="generalv3.5", messages=MESSAGES, tools=TOOLS,
+                                                      tool_choice="auto")
+        _, chunks = await stream_chat(client, model="generalv3.5", messages=MESSAGES, tools=TOOLS)
+        call = answer.choices[0].message.tool_calls[0]
+        assert (call.id, call.function.name, call.function.arguments) == ("call_1", "get_weather", '{"city":"Paris"}')
+        assert answer.choices[0].finish_reason == "tool_calls" and finish_reasons(chunks) == ["tool_calls"]
+        streamed = [c.choices[0].delta.tool_calls for c in chunks if c.choices and c.choices[0].delta.tool_calls]
+        assert [(t[0].index, t[0].function.name) for t in streamed] == [(0, "get_weather")]
+        spark_http.tool_call = None
+        turn = [*MESSAGES, {"role": "assistant", "content": None, "tool_calls": [call.model_dump()]},
+                {"role": "tool", "tool_call_id": "call_1", "content": "Sunny, 21°C"}]
+        final = await client.chat.completions.create(model="generalv3.5", messages=turn, tools=TOOLS)
+    assert final.choices[0].message.content == "".join(spark_http.pieces)
+    assert spark_http.seen[0]["body"]["tools"] == TOOLS and spark_http.seen[0]["body"]["tool_calls_switch"] is True
+    assert spark_http.seen[0]["body"]["tool_choice"] == "auto"
+    assert spark_http.seen[2]["body"]["messages"][2:] == [
+        {"role": "assistant", "content": "", "tool_calls": [{"id": "call_1", "type": "function", "function": {
+            "name": "get_weather", "arguments": '{"city":"Paris"}'}}]},
+        {"role": "tool", "content": "Sunny, 21°C", "tool_call_id": "call_1"}]
+
+
+async def test_x1_on_v2_with_its_reasoning_and_a_websocket_key(gateway, spark_http) -> None:
+    await http_channel(gateway, spark_http, model="x1")
+    user = await rich_user()
+    token = await make_key(user)
+    async with sdk(gateway, token) as client:
+        answer = await client.chat.completions.create(model="x1", messages=MESSAGES, max_tokens=50000)
+        _, chunks = await stream_chat(client, model="x1", messages=MESSAGES)
+    assert answer.choices[0].message.content == "".join(spark_http.pieces)
+    assert answer.choices[0].message.model_extra["reasoning_content"] == "".join(spark_http.reasoning)
+    thought = "".join((c.choices[0].delta.model_extra or {}).get("reasoning_content") or "" for c in chunks
+                      if c.choices)
+    assert thought == "".join(spark_http.reasoning) and finish_reasons(chunks) == ["stop"]
+    assert [s["path"] for s in spark_http.seen] == ["/v2/chat/completions"] * 2
+    assert spark_http.seen[0]["body"]["max_tokens"] == 32768  # clamped to X1's limit
+    await drain(gateway)
+    assert [(log.prompt_tokens, log.completion_tokens, log.quota) for log in await consume_logs(user)] == [
+        (13, 6, quota_of("x1", 13, 6))] * 2
+    # A WebSocket key reaches X1 over HTTP too, as APIKey:APISecret (X1 doc §2.1).
+    await http_channel(gateway, spark_http, model="x1", key=f"{APP_ID}|{API_SECRET}|{API_KEY}", priority=5)
+    async with sdk(gateway, await make_key(await rich_user("bob"))) as client:
+        await client.chat.completions.create(model="x1", messages=MESSAGES)
+    assert spark_http.seen[-1]["auth"] == f"Bearer {API_KEY}:{API_SECRET}"
+
+
+async def test_http_errors_are_mapped_and_not_billed(gateway, spark_http) -> None:
+    await gateway.server.app[keys.OPTIONS].update("AutomaticDisableChannelEnabled", "true")
+    broken = await http_channel(gateway, spark_http, key="revoked:password", priority=5)
+    user = await rich_user()
+    token = await make_key(user)
+    async with sdk(gateway, token) as client:
+        with pytest.raises(openai.AuthenticationError, match="invalid user"):
+            await client.chat.completions.create(model="generalv3.5", messages=MESSAGES)
+        assert relay_of(gateway).index.get(broken.id) is None
+        await http_channel(gateway, spark_http)
+        spark_http.business_error = (11202, "授权错误：秒级流控超限")
+        with pytest.raises(openai.RateLimitError):
+            await client.chat.completions.create(model="generalv3.5", messages=MESSAGES)
+        spark_http.business_error = (10907, "token数量超过上限")
+        with pytest.raises(openai.BadRequestError, match="token数量超过上限"):
+            await stream_chat(client, model="generalv3.5", messages=MESSAGES)
+    await drain(gateway)
+    assert await consume_logs(user) == []
+
+
+async def test_the_http_channel_test(gateway, spark_http, root: ApiClient) -> None:
+    channel = await http_channel(gateway, spark_http, model="lite")
+    body = await root.get(f"/api/channel/test/{channel.id}")
+    assert body["success"], body
+    assert spark_http.seen[0]["body"]["model"] == "lite"
+
+
+def test_the_key_and_other_checks() -> None:
+    from api.relay.providers.xunfei import key_problem, other_problem
+
+    for key in (PASSWORD, "apikey:apisecret", "a|b|c", " a | b | c "):
+        assert key_problem(key) is None, key
+    for key in ("", "a|b", "a||c", "a b", "a|b|c|d"):
+        assert key_problem(key) == "channel_key_spark", key
+    assert [other_problem(o) for o in ("", "v3.5", "V4.0", "v2.1", "x")] == [
+        None, None, None, "channel_spark_other_invalid", "channel_spark_other_invalid"]

@@ -1,8 +1,12 @@
-"""iFlytek Spark (type 18): one WebSocket conversation per request at `wss://spark-api.xf-yun.com`
-+ the version's path, its URL signed with HMAC-SHA256 from the key `appid|api_secret|api_key`
-(`authorization`, `date` and `host` query parameters). The version (and so the `domain` and the
-path) comes from the channel's `other` (`v3.5`), else from a model name ending in one
-(`SparkDesk-v3.5`), else v2.1.
+"""iFlytek Spark (type 18). The key decides the API: an APIPassword (the console's key of the
+HTTP API, or `APIKey:APISecret`) is served by Spark's OpenAI-compatible HTTP API
+(xunfei_http.py: every model, tools, X1); a WebSocket key `APPID|APISecret|APIKey` keeps the
+WebSocket API of the general models, except X1, which it reaches over HTTP as `APIKey:APISecret`.
+
+Over WebSocket: one conversation per request at `wss://spark-api.xf-yun.com` + the version's path,
+its URL signed with HMAC-SHA256 (`authorization`, `date` and `host` query parameters). The version
+(so the `domain` and the path) comes from the model name (`generalv3.5`, `SparkDesk-v3.5`), else,
+for a bare `SparkDesk`, from the channel's `other` (`v3.5`).
 
 We send one JSON message (`header.app_id`, `parameter.chat.domain`, `payload.message.text`,
 `payload.functions.text`); Spark answers with frames `{header: {code, message, status}, payload:
@@ -14,7 +18,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import re
 import time
 from collections.abc import Mapping
 from email.utils import formatdate
@@ -40,36 +43,22 @@ from api.relay.decoders import NDJSONDecoder
 from api.relay.errors import RelayError
 from api.relay.masking import remember
 from api.relay.providers.common import ChunkWriter, chat_answer, function_tools, messages_of, text_of, tool_call
+from api.relay.providers.xunfei_http import (
+    HTTP_BASE_URL,
+    VERSIONS,
+    SparkHttpAdaptor,
+    error_of,
+    is_x1,
+    key_problem,
+    legacy_parts,
+    other_problem,
+    spark_model,
+    version_of,
+)
 from api.relay.sse import SSEEvent
 from models.enums import ChannelType
 
-DEFAULT_VERSION = "v2.1"
-# version → (domain, path)
-VERSIONS: Mapping[str, tuple[str, str]] = {
-    "v1.1": ("lite", "/v1.1/chat"),
-    "v2.1": ("generalv2", "/v2.1/chat"),
-    "v3.1": ("generalv3", "/v3.1/chat"),
-    "v3.1-128k": ("pro-128k", "/chat/pro-128k"),
-    "v3.5": ("generalv3.5", "/v3.5/chat"),
-    "v3.5-32k": ("max-32k", "/chat/max-32k"),
-    "v4.0": ("4.0Ultra", "/v4.0/chat"),
-}
-_MODEL_VERSION = re.compile(r"-(v\d\.\d(?:-\d+k)?)$", re.IGNORECASE)
-CREDENTIAL_CODES = frozenset({10005, 10313, 11200})  # app id or authorisation refused
-RATE_CODES = frozenset({11201, 11202, 11203})
-REQUEST_CODES = frozenset({10013, 10014, 10019, 10907, 10163, 10160, 10161, 10162, 10222})
-
-
-def error_of(code: int, message: str) -> RelayError:
-    if code in CREDENTIAL_CODES:
-        return RelayError(401, message, "authentication_error", code)
-    if code in RATE_CODES:
-        return RelayError(429, message, "rate_limit_error", code)
-    if code in REQUEST_CODES:
-        return RelayError(400, message, "invalid_request_error", code)
-    return RelayError(500, message, "upstream_error", code)
-
-
+WS_BASE_URL = "wss://spark-api.xf-yun.com"
 SIGNED_URL_LIFETIME = 300  # seconds iFlytek accepts a signed date (its clock-skew window)
 
 
@@ -86,15 +75,15 @@ def signed_url(url: str, api_key: str, api_secret: str, date: str) -> str:
     return f"{parts.scheme}://{parts.netloc}{parts.path}?{query}"
 
 
-class XunfeiAdaptor(Adaptor):
-    channel_type: ClassVar[ChannelType] = ChannelType.XUNFEI
-    default_base_url: ClassVar[str] = "wss://spark-api.xf-yun.com"
-    models: ClassVar[tuple[str, ...]] = ("SparkDesk", "SparkDesk-v1.1", "SparkDesk-v2.1", "SparkDesk-v3.1",
-                                         "SparkDesk-v3.1-128K", "SparkDesk-v3.5", "SparkDesk-v3.5-32K",
-                                         "SparkDesk-v4.0")
+class SparkWebSocketAdaptor(Adaptor):
+    """The WebSocket API, for a channel whose key is `APPID|APISecret|APIKey`."""
+
+    default_base_url: ClassVar[str] = WS_BASE_URL
 
     def __init__(self, meta: RelayMeta) -> None:
         super().__init__(meta)
+        if urlsplit(self.base_url).netloc == urlsplit(HTTP_BASE_URL).netloc:  # the HTTP API's default address
+            self.base_url = WS_BASE_URL
         self.writer = ChunkWriter(self.meta.requested_model or self.meta.model)
         self.tool_seen = False
 
@@ -103,18 +92,20 @@ class XunfeiAdaptor(Adaptor):
 
     @property
     def version(self) -> str:
-        wanted = self.meta.other.strip().lower()
-        if not wanted:
-            found = _MODEL_VERSION.search(self.meta.model)
-            wanted = found.group(1).lower() if found else DEFAULT_VERSION
+        wanted = version_of(self.meta.model, self.meta.other)
+        if wanted is None:
+            raise RelayError.local_error(500, f"the Spark model {self.meta.model!r} names no version: use a model "
+                                         f"name ({', '.join(name for name, _ in VERSIONS.values())}), or set "
+                                         "the version of a bare SparkDesk in the channel's settings",
+                                         "invalid_channel_setting")
         if wanted not in VERSIONS:
-            raise RelayError.local_error(500, f"unknown Spark version {wanted!r} in the channel's settings "
-                                         f"(one of {', '.join(VERSIONS)})", "invalid_channel_setting")
+            raise RelayError.local_error(500, f"unknown Spark version {wanted!r} (one of {', '.join(VERSIONS)})",
+                                         "invalid_channel_setting")
         return wanted
 
     def credentials(self) -> tuple[str, str, str]:
-        parts = [p.strip() for p in self.meta.key.split("|")]
-        if len(parts) != 3:
+        parts = legacy_parts(self.meta.key)
+        if parts is None:
             raise RelayError.local_error(500, "the channel key must be appid|api_secret|api_key", "invalid_key")
         return parts[0], parts[1], parts[2]
 
@@ -224,3 +215,22 @@ class XunfeiAdaptor(Adaptor):
             state.done = True
             finish = "tool_calls" if self.tool_seen else "stop"
         return [self.writer.chunk(delta, finish)] if delta or finish else []
+
+
+class XunfeiAdaptor(SparkHttpAdaptor):
+    """The type's entry: the HTTP API, or the WebSocket API for a WebSocket key (see the module)."""
+
+    channel_type: ClassVar[ChannelType] = ChannelType.XUNFEI
+    default_base_url: ClassVar[str] = HTTP_BASE_URL
+    models: ClassVar[tuple[str, ...]] = ("SparkDesk-v1.1", "SparkDesk-v3.1", "SparkDesk-v3.1-128K", "SparkDesk-v3.5",
+                                         "SparkDesk-v3.5-32K", "SparkDesk-v4.0")
+
+    @classmethod
+    def variant(cls, meta: RelayMeta) -> type[Adaptor]:
+        if legacy_parts(meta.key) is None or is_x1(spark_model(meta.model, meta.other)):
+            return cls
+        return SparkWebSocketAdaptor
+
+
+__all__ = ["VERSIONS", "SparkWebSocketAdaptor", "XunfeiAdaptor", "error_of", "key_problem",
+           "other_problem", "signed_url"]
