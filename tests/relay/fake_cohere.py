@@ -25,7 +25,8 @@ UNITS = {"input_tokens": 15, "output_tokens": 7}  # billed_units: what Cohere bi
 TOKENS = {"input_tokens": 80, "output_tokens": 9}  # tokens: with Cohere's own prompt template around
 SEARCH_UNITS = {"search_units": 1}
 EMBED_UNITS = {"input_tokens": 4}
-CHAT_MODELS = frozenset({"command-a-03-2025", "command-a-reasoning-08-2025", "command-r7b-12-2024"})
+CHAT_MODELS = frozenset({"command-a-03-2025", "command-a-reasoning-08-2025", "command-r7b-12-2024",
+                         "command-r-08-2024"})
 RERANK_MODELS = frozenset({"rerank-v3.5", "rerank-v4.0-pro"})
 EMBED_MODELS = frozenset({"embed-v4.0"})
 
@@ -86,6 +87,9 @@ def chat_problem(body: dict[str, Any]) -> str | None:
     # reference/chat: tool_choice is REQUIRED or NONE, and REQUIRED needs `tools`.
     if "tool_choice" in body and (body["tool_choice"] not in ("REQUIRED", "NONE") or not body.get("tools")):
         return "tool_choice must be REQUIRED or NONE, with tools"
+    # reference/chat, tool_choice: "only compatible with models Command-r7b and newer".
+    if "tool_choice" in body and body["model"].startswith("command-r-"):
+        return f"tool_choice is not supported with {body['model']}"
     # reference/chat, ToolV2: {type: function, function: {name, parameters (JSON schema)}}.
     for tool in body.get("tools") or ():
         function = tool.get("function") if isinstance(tool, dict) else None

@@ -128,6 +128,21 @@ async def test_tools_round_trip_with_a_tool_result(gateway, cohere) -> None:
     assert [(log.prompt_tokens, log.completion_tokens, log.quota) for log in logs] == [(15, 7, quota(MODEL, 15, 7))] * 3
 
 
+async def test_command_r_gets_no_tool_choice(gateway, cohere) -> None:
+    await cohere_channel(gateway, cohere, models="command-r-08-2024")
+    token = await make_key(await rich_user())
+    question: list[Any] = [{"role": "user", "content": "Weather in Paris?"}]
+    async with sdk(gateway, token) as client:
+        forced = await client.chat.completions.with_raw_response.create(
+            model="command-r-08-2024", messages=question, tools=TOOLS, tool_choice="required")
+        quiet = await client.chat.completions.create(model="command-r-08-2024", messages=question, tools=TOOLS,
+                                                     tool_choice="none")
+    assert "tool_choice" in forced.headers["X-Gateway-Dropped"] and forced.parse().choices[0].message.tool_calls
+    assert cohere.seen[0]["body"] == {"model": "command-r-08-2024", "messages": question, "tools": TOOLS}
+    assert cohere.seen[1]["body"] == {"model": "command-r-08-2024", "messages": question}
+    assert quiet.choices[0].message.content == REPLY and quiet.choices[0].finish_reason == "stop"
+
+
 async def test_reasoning_models_think_and_the_others_are_not_asked(gateway, cohere) -> None:
     await cohere_channel(gateway, cohere, models=f"{REASONING},{MODEL}")
     token = await make_key(await rich_user())

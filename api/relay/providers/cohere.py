@@ -123,7 +123,14 @@ class CohereAdaptor(EmbeddingsMixin, RerankMixin, Adaptor):
             if isinstance(tool, Mapping) and tool.get("type") not in (None, "function"):
                 self.meta.drop(f"tools.{tool.get('type')}")
         choice = req.get("tool_choice")
-        if tools and choice == "none":
+        # The Command R models predate `tool_choice`: "only compatible with models Command-r7b and newer"
+        # (reference/chat). There "none" is kept by offering no tools; a forced call cannot be.
+        no_tool_choice = model == "command-r" or model.startswith("command-r-")
+        if tools and no_tool_choice and choice == "none":
+            tools = []
+        elif tools and no_tool_choice and choice not in (None, "auto"):
+            self.meta.drop("tool_choice")
+        elif tools and choice == "none":
             body["tool_choice"] = "NONE"
         elif tools and choice == "required":
             body["tool_choice"] = "REQUIRED"
@@ -227,10 +234,8 @@ class CohereAdaptor(EmbeddingsMixin, RerankMixin, Adaptor):
             self.meta.drop(f"stop beyond {MAX_STOP_SEQUENCES}")
         if stops:
             body["stop_sequences"] = stops[:MAX_STOP_SEQUENCES]
-        if req.get("logprobs") is True:
-            body["logprobs"] = True
-        for name in ("logit_bias", "top_logprobs"):
-            if req.get(name) is not None:
+        for name in ("logprobs", "logit_bias", "top_logprobs"):  # Cohere's logprobs are not OpenAI's: not asked
+            if req.get(name) not in (None, False):
                 self.meta.drop(name)
         if isinstance(req.get("n"), int) and req["n"] > 1:
             self.meta.drop("n")
