@@ -91,6 +91,9 @@ class FakeVertex:
         self.claude_seen: list[dict[str, Any]] = []
         self.express_seen: list[dict[str, Any]] = []  # requests on express paths
         self.predict_seen: list[dict[str, Any]] = []  # `:predict` requests, both kinds of path
+        # A batch holding this text is answered 500, as Vertex answers a request past its 20,000-token
+        # limit (…/embeddings/get-text-embeddings "API limits", quoted in onyx-dot-app/onyx#2343).
+        self.too_long: str | None = None
         self.url = ""
 
     def service_account(self) -> str:
@@ -225,6 +228,8 @@ class FakeVertex:
         problem = self.predict_problem(body, model)
         if problem:
             return error(400, "INVALID_ARGUMENT", problem)
+        if self.too_long is not None and any(i["content"] == self.too_long for i in body["instances"]):
+            return error(500, "INTERNAL", "Internal error encountered.")
         dims = (body.get("parameters") or {}).get("outputDimensionality") or 4
         predictions = [{"embeddings": {"values": [float(len(i["content"]))] + [0.5] * (dims - 1),
                                        "statistics": {"truncated": False, "token_count": token_count(i["content"])}}}

@@ -130,9 +130,9 @@ async def express_channel(gateway, fake: FakeVertex, models: str = "gemini-2.5-f
                              key=fields.pop("key", API_KEY), other=fields.pop("other", ""), **fields)
 
 
-async def test_api_key_chat_and_stream_on_the_global_endpoint_billed(gateway, vertex) -> None:
+async def test_api_key_chat_and_stream_on_the_global_endpoint_billed(gateway, vertex, root: ApiClient) -> None:
     fake = await vertex()
-    await express_channel(gateway, fake)
+    channel = await express_channel(gateway, fake)
     user = await rich_user()
     token = await make_key(user)
     async with sdk(gateway, token) as client:
@@ -148,6 +148,9 @@ async def test_api_key_chat_and_stream_on_the_global_endpoint_billed(gateway, ve
     await drain(gateway)
     quota = pricing.settle_quota(pricing.resolve_price("gemini-2.5-flash"), 17, 8)
     assert [log.quota for log in await consume_logs(user)] == [quota, quota]
+    body = await root.get(f"/api/channel/test/{channel.id}")  # the channel test takes the same path
+    assert body["success"], body
+    assert fake.express_seen[-1]["path"] == "/v1/publishers/google/models/gemini-2.5-flash:generateContent"
 
 
 async def test_api_key_tools_round_trip_keeps_gemini_3_thought_signatures(gateway, vertex) -> None:
@@ -258,6 +261,9 @@ async def test_embeddings_with_an_api_key_one_input_per_request(gateway, vertex)
         answer = await client.embeddings.create(model=model, input=texts)
         with pytest.raises(openai.BadRequestError) as too_wide:
             await client.embeddings.create(model=model, input="x", dimensions=4096)
+        fake.too_long = "too long"  # one later batch fails: the request fails, nothing is charged for it
+        with pytest.raises(openai.InternalServerError):
+            await client.embeddings.create(model=model, input=["fine", "too long", "fine too"])
     assert [d.embedding[0] for d in answer.data] == [float(len(t)) for t in texts]
     assert [d.index for d in answer.data] == [0, 1, 2, 3]
     assert sorted(s["body"]["instances"][0]["content"] for s in fake.predict_seen[:4]) == sorted(texts)

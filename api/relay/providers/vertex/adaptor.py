@@ -170,8 +170,12 @@ class VertexGeminiAdaptor(_Vertex, GeminiAdaptor):
                     raise self.convert_error(resp.status, await client.read_error(resp))
                 return json_object(await client.read_body(resp))
 
-        answers = await asyncio.gather(*(one(batch) for batch in later))
-        return orjson.dumps(embeddings.join([json_object(raw), *answers]))
+        try:  # the first failure cancels the batches still under way
+            async with asyncio.TaskGroup() as group:
+                tasks = [group.create_task(one(batch)) for batch in later]
+        except ExceptionGroup as failed:
+            raise failed.exceptions[0] from None
+        return orjson.dumps(embeddings.join([json_object(raw), *(task.result() for task in tasks)]))
 
     def convert_embeddings_response(self, body: dict[str, Any]) -> tuple[dict[str, Any], TokenUsage | None]:
         return embeddings.openai_answer(body, self.meta.requested_model or self.meta.model, self.meta.prompt_tokens)
