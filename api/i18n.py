@@ -195,6 +195,13 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "The key of an AWS Bedrock channel is AccessKeyId|SecretAccessKey|Region, e.g. AKIA…|wJal…|us-east-1 "
         "(line {line})",
         "AWS Bedrock 渠道的密钥格式为 AccessKeyId|SecretAccessKey|Region，例如 AKIA…|wJal…|us-east-1（第 {line} 行）"),
+    "channel_key_bedrock": (
+        "The key of an AWS Bedrock channel is AccessKeyId|SecretAccessKey|Region (e.g. AKIA…|wJal…|us-east-1) or "
+        "BedrockApiKey|Region, a Bedrock API key starting with ABSK or bedrock-api-key- (e.g. ABSK…|us-east-1) "
+        "(line {line})",
+        "AWS Bedrock 渠道的密钥格式为 AccessKeyId|SecretAccessKey|Region（例如 AKIA…|wJal…|us-east-1），"
+        "或 BedrockApiKey|Region，即以 ABSK 或 bedrock-api-key- 开头的 Bedrock API 密钥（例如 ABSK…|us-east-1）"
+        "（第 {line} 行）"),
     "channel_key_vertex": (
         "The key of a Vertex AI channel is a Google service-account JSON key ({problem})",
         "Vertex AI 渠道的密钥必须是 Google 服务账号 JSON 密钥（{problem}）"),

@@ -1,120 +1,47 @@
 # ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
-"""AWS Bedrock Claude channels (type 33) against a fake Bedrock runtime that checks the SigV4
-signature of what reaches it over the wire, and answers InvokeModel (JSON) and
-InvokeModelWithResponseStream (AWS event-stream frames carrying Claude's events)."""
+"""AWS Bedrock channels (type 33) against a strict fake Bedrock runtime (tests/relay/fake_bedrock.py)
+that checks the SigV4 signature or the Bedrock API key of what reaches it over the wire, refuses base
+ids of models served through inference profiles only, and answers InvokeModel (Claude, JSON and
+event-stream) and Converse / ConverseStream (Nova, Llama, DeepSeek …)."""
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
 from datetime import UTC, datetime
 from typing import Any
 
+import aiohttp
 import openai
 import orjson
 import pytest
-from aiohttp import web
 
-from api.relay.decoders import encode_event_stream_message
-from api.relay.signing import sigv4
+from api import keys
+from api.relay.base import RelayMeta
+from api.relay.providers.aws import BedrockAdaptor, BedrockConverseAdaptor, key_problem
+from api.relay.providers.aws.models import bedrock_model_id
+from api.relay.registry import build_adaptor
 from api.services import pricing
 from models import Log
 from models.enums import ChannelType, LogType
 from tests.helpers import ApiClient
 from tests.relay.fake_anthropic import REPLY, FakeClaude
+from tests.relay.fake_bedrock import ACCESS, API_KEY, REGION, SECRET, ConverseScript, FakeBedrock
 from tests.relay.fakes import add_channel, drain, gateway, make_key, rich_user  # noqa: F401
+from tests.relay.provider_kit import settled_log, stream_chat
 
-ACCESS, SECRET, REGION = "AKIAFAKE", "fake/Secret+Key", "us-west-2"
+__all__ = ["ACCESS", "MODEL", "REGION", "SECRET", "FakeBedrock", "bedrock"]
+
 MODEL = "claude-3-5-sonnet-20240620"
 BEDROCK_ID = "anthropic.claude-3-5-sonnet-20240620-v1:0"
-MESSAGES = [{"role": "user", "content": "Say hello."}]
-ON_DEMAND = {"anthropic.claude-3-haiku-20240307-v1:0", "anthropic.claude-3-sonnet-20240229-v1:0",
-             "anthropic.claude-3-opus-20240229-v1:0", "anthropic.claude-3-5-sonnet-20240620-v1:0"}
-
-
-class FakeBedrock:
-    def __init__(self, claude: FakeClaude, secret: str = SECRET) -> None:
-        self.claude = claude
-        self.secret = secret
-        self.seen: list[dict[str, Any]] = []
-        self.exception: str | None = None  # stream: send this exception instead of the answer
-
-    def check_signature(self, request: web.Request, body: bytes) -> str | None:
-        auth = request.headers.get("Authorization", "")
-        if not auth.startswith("AWS4-HMAC-SHA256 "):
-            return "missing SigV4 authorization"
-        fields = dict(part.strip().split("=", 1) for part in auth[len("AWS4-HMAC-SHA256 "):].split(","))
-        access, date, region, service, _ = fields["Credential"].split("/")
-        if (access, region, service) != (ACCESS, REGION, "bedrock"):
-            return "wrong credential scope"
-        if request.headers.get("X-Amz-Content-Sha256") != hashlib.sha256(body).hexdigest():
-            return "payload hash mismatch"
-        signed = {name: request.headers[name] for name in fields["SignedHeaders"].split(";")}
-        wire_url = f"http://{request.host}{request.raw_path}"  # the path exactly as sent, still encoded
-        canonical, _ = sigv4.canonical_request(request.method, wire_url, signed, hashlib.sha256(body).hexdigest())
-        scope = f"{date}/{region}/{service}/aws4_request"
-        expected = hmac.new(sigv4.signing_key(self.secret, date, region, service),
-                            sigv4.string_to_sign(request.headers["X-Amz-Date"], scope, canonical).encode(),
-                            hashlib.sha256).hexdigest()
-        return None if hmac.compare_digest(expected, fields["Signature"]) else "signature mismatch"
-
-    async def invoke(self, request: web.Request) -> web.StreamResponse:
-        raw = await request.read()
-        body = orjson.loads(raw)
-        model = request.match_info["model"]
-        self.seen.append({"model": model, "action": request.match_info["action"],
-                          "path": request.raw_path, "body": body, "headers": dict(request.headers)})
-        problem = self.check_signature(request, raw)
-        if problem:
-            return web.json_response({"message": "The request signature we calculated does not match the "
-                                                 f"signature you provided ({problem})"}, status=403)
-        problem = self.model_problem(model) or self.body_problem(body, model)
-        if problem:
-            return web.json_response({"message": problem}, status=400)
-        if request.match_info["action"] == "invoke":
-            return web.json_response(self.claude.message(body, model))
-        resp = web.StreamResponse(headers={"Content-Type": "application/vnd.amazon.eventstream"})
-        await resp.prepare(request)
-        if self.exception:
-            await resp.write(encode_event_stream_message(
-                {":exception-type": self.exception, ":content-type": "application/json", ":message-type": "exception"},
-                b'{"message": "Too many requests, please wait before trying again."}'))
-            return resp
-        for event in self.claude.events(body, model):
-            payload = orjson.dumps({"bytes": base64.b64encode(orjson.dumps(event)).decode()})
-            await resp.write(encode_event_stream_message(
-                {":event-type": "chunk", ":content-type": "application/json", ":message-type": "event"}, payload))
-        return resp
-
-    @staticmethod
-    def model_problem(model: str) -> str | None:
-        """Claude 3.5 Sonnet v2 and later run through inference profiles only: invoking their base id
-        on demand is refused (docs.aws.amazon.com/bedrock/latest/userguide/inference-profiles-support.html)."""
-        if model.startswith("anthropic.") and model not in ON_DEMAND:
-            return (f"Invocation of model ID {model} with on-demand throughput isn't supported. Retry your request "
-                    "with the ID or ARN of an inference profile that contains this model.")
-        return None
-
-    def body_problem(self, body: dict[str, Any], model: str) -> str | None:
-        """InvokeModel's body: `anthropic_version` bedrock-2023-05-31 required, the model in the URL
-        (docs.aws.amazon.com/bedrock/latest/userguide/model-parameters-anthropic-claude-messages-request-response.html)."""
-        if body.get("anthropic_version") != "bedrock-2023-05-31":
-            return "Malformed input request: #: required key [anthropic_version] not found"
-        beta = body.get("anthropic_beta")
-        if beta is not None and not (isinstance(beta, list) and all(isinstance(f, str) for f in beta)):
-            return "Malformed input request: #/anthropic_beta: expected type: JSONArray"
-        return self.claude.problem(body, "bedrock", model)
-
-    def app(self) -> web.Application:
-        app = web.Application()
-        app.router.add_post("/model/{model}/{action}", self.invoke)
-        return app
+MESSAGES: Any = [{"role": "user", "content": "Say hello."}]
+NOVA = "amazon.nova-pro-v1:0"
+WEATHER: Any = {"type": "function", "function": {"name": "weather", "description": "The weather of a city",
+                                            "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
+                                                           "required": ["city"]}}}
 
 
 @pytest.fixture
 async def bedrock(aiohttp_server):
-    async def start(**claude: Any) -> tuple[FakeBedrock, str]:
-        fake = FakeBedrock(FakeClaude(**claude))
+    async def start(region: str = REGION, **claude: Any) -> tuple[FakeBedrock, str]:
+        fake = FakeBedrock(FakeClaude(**claude), region=region)
         server = await aiohttp_server(fake.app())
         return fake, str(server.make_url("")).rstrip("/")
     return start
@@ -186,3 +113,227 @@ async def test_channel_test_is_signed_too(gateway, bedrock, root: ApiClient) -> 
     assert body["success"], body
     assert fake.seen[-1]["headers"]["Authorization"].startswith(f"AWS4-HMAC-SHA256 Credential={ACCESS}/")
     assert datetime.now(UTC).strftime("%Y%m%d") in fake.seen[-1]["headers"]["X-Amz-Date"]
+
+
+# -- keys, model ids and variants -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("key", "problem"), [
+    (f"{ACCESS}|{SECRET}|us-east-1", None),
+    (f"{API_KEY}|eu-central-1", None),
+    ("bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t|ap-northeast-1", None),
+    (f"{ACCESS}|{SECRET}", "channel_key_bedrock"),  # no region
+    (f"{API_KEY}", "channel_key_bedrock"),
+    ("sk-not-a-bedrock-key|us-east-1", "channel_key_bedrock"),  # refused by Bedrock: not a pre-defined prefix
+    (f"{ACCESS}|{SECRET}|US East", "channel_key_bedrock"),
+    (f"{ACCESS}||us-east-1", "channel_key_bedrock"),
+])
+def test_key_forms(key: str, problem: str | None) -> None:
+    assert key_problem(key) == problem
+
+
+@pytest.mark.parametrize(("model", "region", "expected"), [
+    ("amazon.nova-pro-v1:0", "us-east-1", "us.amazon.nova-pro-v1:0"),
+    ("amazon.nova-lite-v1:0", "eu-west-3", "eu.amazon.nova-lite-v1:0"),
+    ("meta.llama3-3-70b-instruct-v1:0", "us-west-2", "us.meta.llama3-3-70b-instruct-v1:0"),
+    ("deepseek.r1-v1:0", "us-east-2", "us.deepseek.r1-v1:0"),
+    ("mistral.mistral-large-2407-v1:0", "us-west-2", "mistral.mistral-large-2407-v1:0"),  # on demand
+    ("claude-sonnet-4-5-20250929", "us-gov-west-1", "us-gov.anthropic.claude-sonnet-4-5-20250929-v1:0"),
+    ("anthropic.claude-sonnet-4-5-20250929-v1:0", "ap-south-1", "apac.anthropic.claude-sonnet-4-5-20250929-v1:0"),
+    ("eu.amazon.nova-pro-v1:0", "us-east-1", "eu.amazon.nova-pro-v1:0"),  # as given
+])
+def test_model_ids_by_region(model: str, region: str, expected: str) -> None:
+    assert bedrock_model_id(model, region) == expected
+
+
+def test_claude_invokes_and_the_others_converse() -> None:
+    def adaptor(model: str) -> object:
+        return build_adaptor(RelayMeta(1, int(ChannelType.AWS), f"{API_KEY}|us-east-1", upstream_model=model))
+    assert isinstance(adaptor("claude-opus-4-6"), BedrockAdaptor)
+    assert isinstance(adaptor("us.anthropic.claude-opus-4-6-v1"), BedrockAdaptor)
+    for model in (NOVA, "meta.llama3-3-70b-instruct-v1:0", "deepseek.r1-v1:0"):
+        assert isinstance(adaptor(model), BedrockConverseAdaptor) and not isinstance(adaptor(model), BedrockAdaptor)
+
+
+# -- Claude through inference profiles, both credential kinds ---------------------------------------
+
+
+async def priced(gateway, *models: str) -> None:
+    options = gateway.server.app[keys.OPTIONS]
+    for name, value in (("ModelRatio", 1.5), ("CompletionRatio", 4)):
+        table = {**(options.get_json(name) or {}), **{model: value for model in models}}
+        await options.update(name, orjson.dumps(table).decode())
+
+
+def charge(gateway, model: str, prompt: int, completion: int) -> int:
+    return pricing.settle_quota(pricing.resolve_configured(gateway.server.app[keys.OPTIONS], model), prompt, completion)
+
+
+async def test_claude_profile_ids_with_signed_and_api_keys(gateway, bedrock) -> None:
+    model = "claude-sonnet-4-5-20250929"
+    signed, signed_url = await bedrock()
+    keyed, keyed_url = await bedrock(region="eu-central-1")
+    await add_channel(gateway, None, models=model, type=int(ChannelType.AWS), base_url=signed_url,
+                      key=f"{ACCESS}|{SECRET}|{REGION}", priority=1)
+    await priced(gateway, model)
+    user = await rich_user()
+    token = await make_key(user)
+    async with sdk(gateway, token) as client:
+        answer = await client.chat.completions.create(model=model, messages=MESSAGES)
+        await add_channel(gateway, None, models=model, type=int(ChannelType.AWS), base_url=keyed_url,
+                          key=f"{API_KEY}|eu-central-1", priority=2)
+        text, _ = await stream_chat(client, model=model, messages=MESSAGES)
+    assert answer.choices[0].message.content == REPLY == text
+    assert [(s["model"], s["action"]) for s in signed.seen] == [("us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+                                                                 "invoke")]
+    assert signed.seen[0]["headers"]["Authorization"].startswith(f"AWS4-HMAC-SHA256 Credential={ACCESS}/")
+    assert [(s["model"], s["action"]) for s in keyed.seen] == [("eu.anthropic.claude-sonnet-4-5-20250929-v1:0",
+                                                                "invoke-with-response-stream")]
+    assert keyed.seen[0]["headers"]["Authorization"] == f"Bearer {API_KEY}"
+    assert "X-Amz-Date" not in keyed.seen[0]["headers"]
+    await drain(gateway)
+    logs = await Log.filter(user_id=user.id, type=LogType.CONSUME).order_by("id")
+    assert [(log.prompt_tokens, log.completion_tokens, log.quota) for log in logs] == [
+        (21, 9, charge(gateway, model, 21, 9))] * 2
+
+
+async def test_base_ids_and_foreign_profiles_refused_as_bedrock_does(bedrock) -> None:
+    fake, url = await bedrock()
+    async with aiohttp.ClientSession(headers={"Authorization": f"Bearer {API_KEY}"}) as http:
+        async with http.post(f"{url}/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0/invoke",
+                             json={"anthropic_version": "bedrock-2023-05-31", "max_tokens": 10,
+                                   "messages": MESSAGES}) as resp:
+            assert resp.status == 400 and resp.headers["x-amzn-ErrorType"].startswith("ValidationException:")
+            assert "with on-demand throughput isn’t supported" in (await resp.json())["message"]
+        async with http.post(f"{url}/model/eu.amazon.nova-pro-v1%3A0/converse",
+                             json={"messages": [{"role": "user", "content": [{"text": "Hi"}]}]}) as resp:
+            assert resp.status == 400 and (await resp.json())["message"] == "The provided model identifier is invalid."
+
+
+async def test_a_bad_api_key_is_refused(gateway, bedrock) -> None:
+    fake, url = await bedrock()
+    await add_channel(gateway, None, models=NOVA, type=int(ChannelType.AWS), base_url=url,
+                      key="ABSKbm90LWEta25vd24ta2V5|us-west-2")
+    await priced(gateway, NOVA)
+    token = await make_key(await rich_user())
+    async with sdk(gateway, token) as client:
+        with pytest.raises(openai.PermissionDeniedError, match="Authentication failed"):
+            await client.chat.completions.create(model=NOVA, messages=MESSAGES)
+    assert fake.seen[0]["headers"]["Authorization"] == "Bearer ABSKbm90LWEta25vd24ta2V5"
+
+
+# -- the other models through Converse ----------------------------------------------------------------
+
+
+async def test_nova_converse_and_stream_billed(gateway, bedrock) -> None:
+    fake, url = await bedrock()
+    await add_channel(gateway, None, models=NOVA, type=int(ChannelType.AWS), base_url=url,
+                      key=f"{ACCESS}|{SECRET}|{REGION}")
+    await priced(gateway, NOVA)
+    user = await rich_user()
+    token = await make_key(user)
+    messages: Any = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Say hello."}]
+    async with sdk(gateway, token) as client:
+        raw = await client.chat.completions.with_raw_response.create(model=NOVA, messages=messages, max_tokens=100,
+                                                                     temperature=0, top_p=0.9, stop="END", seed=3)
+        answer = raw.parse()
+        log = await settled_log(gateway, user)
+        await Log.filter(user_id=user.id).delete()
+        text, chunks = await stream_chat(client, model=NOVA, messages=messages,
+                                         stream_options={"include_usage": True})
+    assert answer.choices[0].message.content == fake.script.reply == text
+    assert answer.choices[0].finish_reason == "stop"
+    assert chunks[-1].usage is not None and chunks[-1].usage.prompt_tokens == 17
+    assert answer.usage is not None and (answer.usage.prompt_tokens, answer.usage.completion_tokens) == (17, 6)
+    assert [(s["model"], s["action"]) for s in fake.seen] == [("us.amazon.nova-pro-v1:0", "converse"),
+                                                              ("us.amazon.nova-pro-v1:0", "converse-stream")]
+    assert fake.seen[0]["path"] == "/model/us.amazon.nova-pro-v1%3A0/converse"
+    assert fake.seen[0]["body"] == {
+        "messages": [{"role": "user", "content": [{"text": "Say hello."}]}], "system": [{"text": "Be brief."}],
+        "inferenceConfig": {"maxTokens": 100, "temperature": 0, "topP": 0.9, "stopSequences": ["END"]}}
+    expected = charge(gateway, NOVA, 17, 6)
+    assert (log.prompt_tokens, log.completion_tokens, log.quota) == (17, 6, expected)
+    assert raw.headers["X-Gateway-Dropped"] == "seed"  # Converse has no seed
+    streamed = await settled_log(gateway, user)
+    assert (streamed.prompt_tokens, streamed.completion_tokens, streamed.quota) == (17, 6, expected)
+
+
+async def test_nova_tools_round_trip(gateway, bedrock) -> None:
+    fake, url = await bedrock()
+    fake.script = ConverseScript(reply="", tool={"id": "tooluse_1", "name": "weather", "input": {"city": "Paris"}})
+    await add_channel(gateway, None, models=NOVA, type=int(ChannelType.AWS), base_url=url,
+                      key=f"{API_KEY}|{REGION}")
+    await priced(gateway, NOVA)
+    token = await make_key(await rich_user())
+    ask: Any = [{"role": "user", "content": "Weather in Paris?"}]
+    async with sdk(gateway, token) as client:
+        first = await client.chat.completions.create(model=NOVA, messages=ask, tools=[WEATHER],
+                                                     tool_choice="required")
+        _, chunks = await stream_chat(client, model=NOVA, messages=ask, tools=[WEATHER])
+        call = first.choices[0].message.tool_calls[0]
+        fake.script = ConverseScript(reply="It is sunny in Paris.")
+        follow: Any = [*ask, {"role": "assistant", "content": None, "tool_calls": [call.model_dump()]},
+                  {"role": "tool", "tool_call_id": call.id, "content": "sunny, 21°C"}]
+        final = await client.chat.completions.create(model=NOVA, messages=follow, tools=[WEATHER])
+    assert first.choices[0].finish_reason == "tool_calls" and first.choices[0].message.content is None
+    assert (call.id, call.function.name, orjson.loads(call.function.arguments)) == ("tooluse_1", "weather",
+                                                                                    {"city": "Paris"})
+    deltas = [t for c in chunks if c.choices for t in c.choices[0].delta.tool_calls or ()]
+    assert deltas[0].id == "tooluse_1" and deltas[0].function.name == "weather"
+    assert orjson.loads("".join(t.function.arguments or "" for t in deltas)) == {"city": "Paris"}
+    assert [c.choices[0].finish_reason for c in chunks if c.choices and c.choices[0].finish_reason] == ["tool_calls"]
+    assert final.choices[0].message.content == "It is sunny in Paris."
+    assert fake.seen[0]["body"]["toolConfig"] == {
+        "tools": [{"toolSpec": {"name": "weather", "description": "The weather of a city",
+                                "inputSchema": {"json": WEATHER["function"]["parameters"]}}}],
+        "toolChoice": {"any": {}}}
+    assert fake.seen[2]["body"]["messages"] == [
+        {"role": "user", "content": [{"text": "Weather in Paris?"}]},
+        {"role": "assistant", "content": [{"toolUse": {"toolUseId": "tooluse_1", "name": "weather",
+                                                       "input": {"city": "Paris"}}}]},
+        {"role": "user", "content": [{"toolResult": {"toolUseId": "tooluse_1", "content": [{"text": "sunny, 21°C"}]}}]}]
+
+
+async def test_llama_and_deepseek_reasoning(gateway, bedrock) -> None:
+    llama, deepseek = "meta.llama3-3-70b-instruct-v1:0", "deepseek.r1-v1:0"
+    fake, url = await bedrock()
+    await add_channel(gateway, None, models=f"{llama},{deepseek}", type=int(ChannelType.AWS), base_url=url,
+                      key=f"{ACCESS}|{SECRET}|{REGION}")
+    await priced(gateway, llama, deepseek)
+    user = await rich_user()
+    token = await make_key(user)
+    async with sdk(gateway, token) as client:
+        answer = await client.chat.completions.create(model=llama, messages=MESSAGES, tools=[WEATHER],
+                                                      tool_choice={"type": "function", "function": {"name": "weather"}})
+        await drain(gateway)
+        fake.script = ConverseScript(reply="42", reasoning="Let me think.", usage={"inputTokens": 9,
+                                                                                    "outputTokens": 30})
+        thought = await client.chat.completions.create(model=deepseek, messages=MESSAGES)
+        _, chunks = await stream_chat(client, model=deepseek, messages=MESSAGES)
+    assert answer.choices[0].message.content == "Hello from Nova."
+    assert "toolChoice" not in fake.seen[0]["body"]["toolConfig"]  # Llama takes none
+    assert fake.seen[0]["model"] == "us.meta.llama3-3-70b-instruct-v1:0"
+    assert thought.choices[0].message.content == "42"
+    assert (thought.choices[0].message.model_extra or {})["reasoning_content"] == "Let me think."
+    assert "".join((c.choices[0].delta.model_extra or {}).get("reasoning_content") or "" for c in chunks if c.choices) \
+        == "Let me think."
+    await drain(gateway)
+    logs = await Log.filter(user_id=user.id, type=LogType.CONSUME).order_by("id")
+    assert [(log.prompt_tokens, log.completion_tokens, log.quota) for log in logs] == [
+        (17, 6, charge(gateway, llama, 17, 6)), (9, 30, charge(gateway, deepseek, 9, 30)),
+        (9, 30, charge(gateway, deepseek, 9, 30))]
+
+
+async def test_converse_refusals_and_stream_exception(gateway, bedrock) -> None:
+    fake, url = await bedrock()
+    await add_channel(gateway, None, models=NOVA, type=int(ChannelType.AWS), base_url=url,
+                      key=f"{ACCESS}|{SECRET}|{REGION}")
+    await priced(gateway, NOVA)
+    token = await make_key(await rich_user())
+    async with sdk(gateway, token) as client:
+        with pytest.raises(openai.BadRequestError, match="must start with a user message"):
+            await client.chat.completions.create(model=NOVA, messages=[{"role": "assistant", "content": "Hi"}])
+        fake.exception = "throttlingException"
+        with pytest.raises(openai.APIStatusError) as caught:
+            await stream_chat(client, model=NOVA, messages=MESSAGES)
+    assert caught.value.status_code == 429

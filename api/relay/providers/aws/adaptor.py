@@ -1,35 +1,47 @@
-"""AWS Bedrock Claude (type 33): the Claude Messages conversion, sent to Bedrock's InvokeModel.
+"""AWS Bedrock (type 33): Claude through InvokeModel, every other chat model through Converse.
 
-- Key `AccessKeyId|SecretAccessKey|Region` (api/relay/keyformats.py); every request is signed with
-  SigV4 (service `bedrock`) in `authorize`, so the secret key never leaves the process.
-- `POST https://bedrock-runtime.{region}.amazonaws.com/model/{modelId}/invoke`, or
-  `/invoke-with-response-stream` (AWS's binary event-stream; each `chunk` event carries one Claude
+- Key `AccessKeyId|SecretAccessKey|Region` (SigV4-signed in `authorize`, service `bedrock`) or
+  `BedrockApiKey|Region` (`Authorization: Bearer`): auth.py.
+- Model ids (models.py): Anthropic's names map to Bedrock's base ids, and the models served through
+  cross-region inference profiles only get the profile of the region's geography (`us.`, `eu.`,
+  `apac.`, else `global.`). Ids already in Bedrock's form with a geography, and ARNs, pass through.
+- Claude (`BedrockAdaptor`): `POST https://bedrock-runtime.{region}.amazonaws.com/model/{modelId}/invoke`,
+  or `/invoke-with-response-stream` (AWS's binary event-stream; each `chunk` event carries one Claude
   stream event, base64-encoded, in `{"bytes": …}`). A channel base URL replaces the regional host.
-- The body is the Messages body without `model` and `stream`, with
+  The body is the Messages body without `model` and `stream`, with
   `anthropic_version: bedrock-2023-05-31`; beta flags (the channel's `other`, comma-separated, and a
   native client's `anthropic-beta`) travel in the body as `anthropic_beta`
   (docs.aws.amazon.com/bedrock/latest/userguide/model-parameters-anthropic-claude-messages-request-response.html).
-- Model ids: Anthropic's names map to Bedrock's base ids; models from Claude 3.5 Sonnet v2 on are
-  served through cross-region inference profiles only (on-demand invocation of the base id is
-  refused: docs.aws.amazon.com/bedrock/latest/userguide/inference-profiles-support.html), so they
-  get the profile of the key's region (`us.`, `eu.`, `apac.`, else `global.`). Ids already in
-  Bedrock's form (`anthropic.…`, `us.anthropic.…`, an ARN) pass through.
-- Bedrock takes neither mid-conversation system messages nor the web search server tool (the tools
+  Bedrock takes neither mid-conversation system messages nor the web search server tool (the tools
   its request reference lists are custom, computer, bash and text editor).
+- Other models (`BedrockConverseAdaptor`, chosen by `variant`): `POST /model/{modelId}/converse` or
+  `/converse-stream` (event-stream, one Converse event per message): converse.py.
 """
 from __future__ import annotations
 
 import base64
 import binascii
 from collections.abc import Mapping
-from datetime import UTC, datetime
 from typing import Any, ClassVar
 
 import orjson
 
-from api.relay.base import RelayMode, StreamChunk, StreamState, UpstreamContext, UpstreamRequest
+from api.relay.base import (
+    Adaptor,
+    RelayMeta,
+    RelayMode,
+    StreamChunk,
+    StreamState,
+    TokenUsage,
+    UpstreamContext,
+    UpstreamRequest,
+)
 from api.relay.decoders import EventStreamDecoder
 from api.relay.errors import RelayError
+from api.relay.media import fetch_images
+from api.relay.providers.aws import converse
+from api.relay.providers.aws.auth import BedrockAuth, key_problem
+from api.relay.providers.aws.models import MODELS, bedrock_model_id, is_claude
 from api.relay.providers.claude import ClaudeAdaptor
 from api.relay.providers.claude.adaptor import beta_flags
 from api.relay.providers.claude.convert import Platform
@@ -37,38 +49,10 @@ from api.relay.signing import sigv4
 from api.relay.sse import SSEEvent
 from models.enums import ChannelType
 
+__all__ = ["BedrockAdaptor", "BedrockConverseAdaptor", "bedrock_model_id", "key_problem"]
+
 BEDROCK_ANTHROPIC_VERSION = "bedrock-2023-05-31"
 BEDROCK = Platform("bedrock", system_messages=False, web_search=False, structured_output=True)
-
-BEDROCK_IDS: Mapping[str, str] = {
-    "claude-instant-1.2": "anthropic.claude-instant-v1",
-    "claude-2.0": "anthropic.claude-v2",
-    "claude-2.1": "anthropic.claude-v2:1",
-    "claude-3-haiku-20240307": "anthropic.claude-3-haiku-20240307-v1:0",
-    "claude-3-sonnet-20240229": "anthropic.claude-3-sonnet-20240229-v1:0",
-    "claude-3-opus-20240229": "anthropic.claude-3-opus-20240229-v1:0",
-    "claude-3-5-sonnet-20240620": "anthropic.claude-3-5-sonnet-20240620-v1:0",
-    "claude-3-5-sonnet-20241022": "anthropic.claude-3-5-sonnet-20241022-v2:0",
-    "claude-3-5-haiku-20241022": "anthropic.claude-3-5-haiku-20241022-v1:0",
-    "claude-3-7-sonnet-20250219": "anthropic.claude-3-7-sonnet-20250219-v1:0",
-    "claude-sonnet-4-20250514": "anthropic.claude-sonnet-4-20250514-v1:0",
-    "claude-opus-4-20250514": "anthropic.claude-opus-4-20250514-v1:0",
-    "claude-opus-4-1-20250805": "anthropic.claude-opus-4-1-20250805-v1:0",
-    "claude-sonnet-4-5-20250929": "anthropic.claude-sonnet-4-5-20250929-v1:0",
-    "claude-haiku-4-5-20251001": "anthropic.claude-haiku-4-5-20251001-v1:0",
-    "claude-opus-4-5-20251101": "anthropic.claude-opus-4-5-20251101-v1:0",
-    "claude-opus-4-6": "anthropic.claude-opus-4-6-v1",
-    "claude-sonnet-4-6": "anthropic.claude-sonnet-4-6",
-}
-# Base ids still invoked on demand (the older models); any other needs an inference profile.
-ON_DEMAND_IDS = frozenset({"anthropic.claude-instant-v1", "anthropic.claude-v2", "anthropic.claude-v2:1",
-                           "anthropic.claude-3-haiku-20240307-v1:0", "anthropic.claude-3-sonnet-20240229-v1:0",
-                           "anthropic.claude-3-opus-20240229-v1:0", "anthropic.claude-3-5-sonnet-20240620-v1:0"})
-PROFILE_GEOGRAPHIES = (("us-", "us"), ("ca-", "us"), ("eu-", "eu"), ("ap-", "apac"))
-MODELS: tuple[str, ...] = (
-    "claude-fable-5-1", "claude-opus-5-5", "claude-sonnet-5-5", "claude-opus-4-8", "claude-opus-4-7",
-    *BEDROCK_IDS,
-)
 
 # Bedrock's exceptions (in an event stream or as x-amzn-ErrorType) → status.
 EXCEPTION_STATUSES: Mapping[str, int] = {
@@ -80,37 +64,24 @@ EXCEPTION_STATUSES: Mapping[str, int] = {
 }
 
 
-def bedrock_model_id(model: str, region: str) -> str:
-    """The id InvokeModel takes for `model` from the key's region (see the module's docstring)."""
-    if model.startswith("arn:") or "." in model.split("-", 1)[0]:
-        return model  # already Bedrock's: a base id, an inference profile or an ARN
-    base = BEDROCK_IDS.get(model) or f"anthropic.{model}"
-    if base in ON_DEMAND_IDS:
-        return base
-    geography = next((geo for prefix, geo in PROFILE_GEOGRAPHIES if region.startswith(prefix)), "global")
-    return f"{geography}.{base}"
+class BedrockAdaptor(BedrockAuth, ClaudeAdaptor):
+    """The registry's entry, serving Claude models itself and the others with its Converse variant."""
 
-
-class BedrockAdaptor(ClaudeAdaptor):
     channel_type: ClassVar[ChannelType] = ChannelType.AWS
     default_base_url: ClassVar[str] = ""
     models: ClassVar[tuple[str, ...]] = MODELS
     platform: ClassVar[Platform] = BEDROCK
 
-    @property
-    def credentials(self) -> tuple[str, str, str]:
-        parts = [p.strip() for p in self.meta.key.split("|")]
-        if len(parts) != 3 or not all(parts):
-            raise RelayError(401, "the AWS key must be AccessKeyId|SecretAccessKey|Region", "authentication_error",
-                             "invalid_api_key")
-        return parts[0], parts[1], parts[2]
+    @classmethod
+    def variant(cls, meta: RelayMeta) -> type[Adaptor]:
+        return cls if is_claude(meta.model) else BedrockConverseAdaptor
+
+    def model_id(self) -> str:
+        return bedrock_model_id(self.meta.model, self.model_region())
 
     def request_url(self, mode: RelayMode | None = None) -> str:
-        host = self.base_url or f"https://bedrock-runtime.{self.credentials[2]}.amazonaws.com"
         action = "invoke-with-response-stream" if self.meta.is_stream else "invoke"
-        parts = self.meta.key.split("|")
-        region = parts[2].strip() if len(parts) == 3 else ""  # the profile's geography (signing checks the key)
-        return f"{host}/model/{sigv4.url_path_segment(bedrock_model_id(self.meta.model, region))}/{action}"
+        return f"{self.runtime_host()}/model/{sigv4.url_path_segment(self.model_id())}/{action}"
 
     def request_headers(self) -> dict[str, str]:
         return {"Accept": "application/vnd.amazon.eventstream" if self.meta.is_stream else "application/json"}
@@ -139,12 +110,6 @@ class BedrockAdaptor(ClaudeAdaptor):
         request.encoded = True  # `%3A` in the model id must travel as signed, not be normalised to `:`
         return request
 
-    async def authorize(self, request: UpstreamRequest, ctx: UpstreamContext) -> None:
-        access, secret, region = self.credentials
-        body = request.body if isinstance(request.body, bytes) else b""
-        request.headers = sigv4.sign(request.method, request.url, request.headers, body, access_key=access,
-                                     secret_key=secret, region=region, service="bedrock", now=datetime.now(UTC))
-
     def stream_decoder(self, content_type: str) -> EventStreamDecoder | None:
         return EventStreamDecoder() if content_type == "application/vnd.amazon.eventstream" else None
 
@@ -167,17 +132,88 @@ class BedrockAdaptor(ClaudeAdaptor):
         return b"".join(frames)
 
     def convert_error(self, status: int, body: bytes) -> RelayError:
-        message = _message(body) or f"bad response status code {status}"
-        kind = "authentication_error" if status in (401, 403) else "upstream_error"
-        return RelayError(status, message, kind, "bad_response_status_code")
+        return bedrock_error(status, body)
+
+
+class BedrockConverseAdaptor(BedrockAuth, Adaptor):
+    """Bedrock's other chat models (Nova, Llama, Mistral, DeepSeek …) through Converse / ConverseStream."""
+
+    channel_type: ClassVar[ChannelType] = ChannelType.AWS
+    models: ClassVar[tuple[str, ...]] = MODELS
+    prepares: ClassVar[bool] = True
+
+    def __init__(self, meta: RelayMeta) -> None:
+        super().__init__(meta)
+        self.stream = converse.ConverseStream(meta.requested_model or meta.model)
+
+    def supports(self, mode: RelayMode) -> bool:
+        return mode == RelayMode.CHAT
+
+    def model_id(self) -> str:
+        return bedrock_model_id(self.meta.model, self.model_region())
+
+    def request_url(self, mode: RelayMode | None = None) -> str:
+        action = "converse-stream" if self.meta.is_stream else "converse"
+        return f"{self.runtime_host()}/model/{sigv4.url_path_segment(self.model_id())}/{action}"
+
+    def request_headers(self) -> dict[str, str]:
+        return {"Accept": "application/vnd.amazon.eventstream" if self.meta.is_stream else "application/json"}
+
+    def build_request(self, mode: RelayMode, body: Any) -> UpstreamRequest:
+        request = super().build_request(mode, body)
+        request.encoded = True  # `%3A` in the model id must travel as signed, not be normalised to `:`
+        return request
+
+    def convert_request(self, req: Mapping[str, Any]) -> dict[str, Any]:
+        return converse.convert_request(req, self.meta, self.model_id())
+
+    async def prepare(self, body: dict[str, Any], ctx: UpstreamContext) -> None:
+        """Images given by URL: fetched (under the media policy) into the image blocks' bytes."""
+        blocks = [block["image"] for turn in body.get("messages") or () for block in turn.get("content") or ()
+                  if (block.get("image") or {}).get("format") == converse.URL_PLACEHOLDER]
+        if not blocks:
+            return
+        images = await fetch_images([b["source"]["bytes"] for b in blocks], allow_private=ctx.allow_private_urls)
+        for block, (mime, data) in zip(blocks, images, strict=True):
+            kind = converse.IMAGE_FORMATS.get(mime.split(";", 1)[0].strip().lower())
+            if kind is None:
+                raise RelayError(400, f"Bedrock takes png, jpeg, gif or webp images, not {mime}",
+                                 "invalid_request_error", "invalid_image_url")
+            block["format"], block["source"] = kind, {"bytes": base64.b64encode(data).decode()}
+
+    def convert_response(self, body: dict[str, Any]) -> tuple[dict[str, Any], TokenUsage | None]:
+        return converse.convert_response(body, self.meta.requested_model or self.meta.model)
+
+    def stream_decoder(self, content_type: str) -> EventStreamDecoder | None:
+        return EventStreamDecoder() if content_type == "application/vnd.amazon.eventstream" else None
+
+    def convert_stream_event(self, ev: SSEEvent, state: StreamState) -> list[StreamChunk]:
+        name = ev.event or ""
+        if name.startswith(("exception:", "error:")):
+            raise _stream_exception(name, ev.data)
+        return self.stream.convert(name, ev.data, state)
+
+    def convert_error(self, status: int, body: bytes) -> RelayError:
+        return bedrock_error(status, body)
+
+
+def bedrock_error(status: int, body: bytes) -> RelayError:
+    """A Bedrock error answer (`{"message": …}`, or `{"Message": …}` from the API-key check)."""
+    message = _message(body) or f"bad response status code {status}"
+    kind = "authentication_error" if status in (401, 403) else "upstream_error"
+    return RelayError(status, message, kind, "bad_response_status_code")
+
+
+def _stream_exception(name: str, data: bytes) -> RelayError:
+    kind = name.partition(":")[2]
+    return RelayError(EXCEPTION_STATUSES.get(kind, 500), _message(data) or kind, "upstream_error", kind)
 
 
 def _chunk_event(ev: SSEEvent) -> bytes | None:
     """The Claude event (JSON) a Bedrock `chunk` carries; None for other events; an exception raises."""
     name = ev.event or ""
     if name.startswith(("exception:", "error:")):
-        kind = name.partition(":")[2]
-        raise RelayError(EXCEPTION_STATUSES.get(kind, 500), _message(ev.data) or kind, "upstream_error", kind)
+        raise _stream_exception(name, ev.data)
     if name != "chunk":
         return None
     try:
