@@ -273,6 +273,7 @@ class FakeOpenAI(FakeBase):
         app = web.Application(client_max_size=32 * 1024 * 1024)
         app.router.add_post("/v1/chat/completions", self.chat)
         app.router.add_post("/openai/deployments/{deployment}/chat/completions", self.chat)
+        app.router.add_post("/openai/v1/chat/completions", self.chat)  # Azure's v1 API
         app.router.add_get("/v1/models", self.models)
         app.router.add_route("*", "/{tail:.*}", self.not_found)
         return app

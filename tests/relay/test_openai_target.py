@@ -472,12 +472,12 @@ async def test_a_plain_client_keeps_its_vendor_fields(gateway, upstreams) -> Non
     assert "top_k" not in fake.seen[0].body and fake.seen[0].body["enable_thinking"] is False
 
 
-async def test_azure_picks_an_api_version_that_takes_reasoning_models(gateway, aiohttp_server) -> None:
+async def test_azure_v1_api_takes_reasoning_models_fields(gateway, aiohttp_server) -> None:
     fake = await strict_channel(gateway, aiohttp_server, "gpt-5,gpt-4o", ChannelType.AZURE)
     token = await make_key(await rich_user())
     async with sdk(gateway, token) as client:
         await client.chat.completions.create(model="gpt-5", messages=HELLO, max_tokens=100)
         await client.chat.completions.create(model="gpt-4o", messages=HELLO, max_tokens=100)
-    assert fake.paths == ["/openai/deployments/gpt-5/chat/completions?api-version=2024-12-01-preview",
-                          "/openai/deployments/gpt-4o/chat/completions?api-version=2023-06-01-preview"]
+    assert fake.paths == ["/openai/v1/chat/completions"] * 2  # no api-version on the v1 API
+    assert [sent["model"] for sent in fake.seen] == ["gpt-5", "gpt-4o"]
     assert (fake.seen[0]["max_completion_tokens"], fake.seen[1]["max_tokens"]) == (100, 100)

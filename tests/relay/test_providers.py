@@ -211,9 +211,7 @@ def test_openai_capabilities_and_pass_through_conversions() -> None:
 
 def test_azure_url_and_header() -> None:
     a = AzureAdaptor(meta(ChannelType.AZURE, base_url="https://res.openai.azure.com/", upstream_model="gpt-3.5-turbo"))
-    assert a.request_url() == (
-        "https://res.openai.azure.com/openai/deployments/gpt-35-turbo/chat/completions?api-version=2023-06-01-preview"
-    )
+    assert a.request_url() == "https://res.openai.azure.com/openai/v1/chat/completions"  # the v1 API by default
     assert a.request_headers() == {"api-key": "sk-upstream"}
     b = AzureAdaptor(
         meta(ChannelType.AZURE, base_url="https://r.azure.com", other="2024-02-01", requested_model="gpt-4.1")
@@ -229,9 +227,12 @@ def test_azure_url_and_header() -> None:
     assert b.supports(RelayMode.CHAT) and b.supports(RelayMode.TRANSCRIPTION)
 
 
-def test_azure_strips_stream_options() -> None:
-    body = AzureAdaptor(meta(ChannelType.AZURE)).convert_request({"stream": True, "stream_options": {"x": 1}})
-    assert "stream_options" not in body
+def test_azure_stream_options_where_the_api_version_takes_them() -> None:
+    v1 = AzureAdaptor(meta(ChannelType.AZURE)).convert_request({"stream": True, "stream_options": {"x": 1}})
+    assert v1["stream_options"] == {"x": 1, "include_usage": True}
+    old = AzureAdaptor(meta(ChannelType.AZURE, other="2024-06-01")).convert_request(
+        {"stream": True, "stream_options": {"x": 1}})
+    assert "stream_options" not in old
 
 
 # --- Ollama -----------------------------------------------------------------------------------
