@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from enum import IntEnum
 from typing import Any
 
@@ -29,15 +29,15 @@ from api.relay.provider import (
     Text,
     parts_key,
 )
-from api.relay.providers import compatible, qianfan
+from api.relay.providers import compatible, qianfan, xunfei_http
 from api.relay.providers.aiproxy_library import AIProxyLibraryAdaptor
 from api.relay.providers.ali import AliAdaptor
 from api.relay.providers.aws import BedrockAdaptor
 from api.relay.providers.aws.adaptor import MODELS as BEDROCK_MODELS
 from api.relay.providers.azure import AzureAdaptor
 from api.relay.providers.baidu import BaiduAdaptor
-from api.relay.providers.claude.adaptor import MODELS as CLAUDE_MODELS
 from api.relay.providers.claude import ClaudeAdaptor
+from api.relay.providers.claude.adaptor import MODELS as CLAUDE_MODELS
 from api.relay.providers.cohere import CohereAdaptor
 from api.relay.providers.custom import CustomAdaptor
 from api.relay.providers.dify import DifyAdaptor
@@ -103,6 +103,14 @@ def _required(message: str) -> Any:
 
 def _cloudflare_account(value: str) -> tuple[str, dict[str, Any]] | None:
     return None if CLOUDFLARE_ACCOUNT.match(value.strip()) else ("channel_cloudflare_account_required", {})
+
+
+def _message(problem: Callable[[str], str | None]) -> Callable[[str], tuple[str, dict[str, Any]] | None]:
+    """A provider module's `other_problem` (an i18n key or None) as an `OtherField.check`."""
+    def check(value: str) -> tuple[str, dict[str, Any]] | None:
+        message = problem(value)
+        return None if message is None else (message, {})
+    return check
 
 
 def _config(field: str, name: str) -> Any:
@@ -191,10 +199,13 @@ PROVIDERS: tuple[Provider, ...] = (
              models=("qwen3-max", "qwen-plus", "qwen-flash", "qwen-turbo", "qwen-max", "qwen-long", "qwen3-coder-plus",
                      "qwen-vl-max", "qwq-plus", "text-embedding-v4", "text-embedding-v3", "wanx2.1-t2i-turbo"),
              other=OtherField(("Plugin parameter", "插件参数")), stream_options=True),
-    Provider(18, "XUNFEI", ("iFlytek Spark", "讯飞星火认知"), XunfeiAdaptor, "wss://spark-api.xf-yun.com",
-             derived_url=True, models=_models(XunfeiAdaptor),
-             key=KeyFormat(("APPID|APISecret|APIKey", "APPID|APISecret|APIKey"), parts_key(3, "channel_key_xunfei")),
-             other=OtherField(("Model version", "模型版本"))),
+    Provider(18, "XUNFEI", ("iFlytek Spark", "讯飞星火认知"), XunfeiAdaptor, xunfei_http.HTTP_BASE_URL,
+             models=("lite", "generalv3", "pro-128k", "generalv3.5", "max-32k", "4.0Ultra", "x1"),
+             key=KeyFormat(("APIPassword of the HTTP API (or APIKey:APISecret), or APPID|APISecret|APIKey for the "
+                            "WebSocket API", "HTTP 接口的 APIPassword（或 APIKey:APISecret），或 WebSocket 接口的 "
+                            "APPID|APISecret|APIKey"), xunfei_http.key_problem),
+             other=OtherField(("Version of a bare SparkDesk model (optional)", "SparkDesk 模型的版本（可选）"),
+                              placeholder="v3.5", check=_message(xunfei_http.other_problem))),
     Provider(19, "AI360", ("360", "360 智脑"), compatible.AI360Adaptor, "https://ai.360.cn",
              models=("360gpt2-o1", "360gpt-pro", "360gpt-turbo", "embedding_s1_v1"), fetch_models=True),
     Provider(20, "OPENROUTER", ("OpenRouter", "OpenRouter"), compatible.OpenRouterAdaptor, "https://openrouter.ai/api",
@@ -260,8 +271,7 @@ PROVIDERS: tuple[Provider, ...] = (
              models=_models(qianfan.QianfanAdaptor), stream_options=True,
              key=KeyFormat(("The API key, bce-v3/ALTAK-…/…", "API Key，形如 bce-v3/ALTAK-…/…"), qianfan.key_problem),
              other=OtherField(("App ID (optional)", "应用 ID（可选）"), placeholder="app-…",
-                              check=lambda v: None if qianfan.other_problem(v) is None
-                              else (qianfan.other_problem(v) or "", {}))),
+                              check=_message(qianfan.other_problem))),
     Provider(48, "XAI", ("xAI", "xAI"), compatible.XAIAdaptor, "https://api.x.ai",
              models=_models(compatible.XAIAdaptor), native=frozenset({RESPONSES}), stream_options=True),
     # OpenAI-compatible resellers of the reference with balance endpoints of their own.

@@ -31,16 +31,14 @@ import aiohttp
 import orjson
 
 from api.i18n import translate
+from api.relay import catalogue, client
 from api.relay import channels as channel_service
-from api.relay import client
+from api.relay import upstream as upstream_call
 from api.relay.base import (
     RelayMeta,
     RelayMode,
-    UpstreamContext,
 )
-from api.relay.credentials import process_credentials
 from api.relay.errors import RelayError, mask_secrets, should_disable_for_error
-from api.relay import catalogue
 from api.relay.registry import build_adaptor, is_relayable
 from api.relay.test_outcome import note_test_outcome
 from api.services import locks
@@ -176,18 +174,13 @@ async def run_test(http: aiohttp.ClientSession, channel: Channel, requested: str
                                            reason=retired[0], reason_zh=retired[1]), 0.0, model, timeout=timeout)
     adaptor = build_adaptor(_meta(channel, model, upstream))
     if not adaptor.supports(RelayMode.CHAT):
-        return TestResult(False, translate("channel_test_unsupported", lang, type=catalogue.label(channel.type, lang)), 0.0,
-                          model, timeout=timeout)
+        unsupported = translate("channel_test_unsupported", lang, type=catalogue.label(channel.type, lang))
+        return TestResult(False, unsupported, 0.0, model, timeout=timeout)
     started = time.monotonic()
     try:
         request = adaptor.build_request(RelayMode.CHAT, adaptor.convert_request(test_request(model)))
-        await adaptor.authorize(request, UpstreamContext(http, process_credentials()))
-        request.headers.update(ACCEPT_IDENTITY)
-        resp = await client.send(http, request, aiohttp.ClientTimeout(total=timeout))
-        status = resp.status
-        raw = await (client.read_body(resp) if 200 <= status < 300 else client.read_error(resp))
-        if not 200 <= status < 300:
-            raise adaptor.convert_error(status, raw)
+        _, raw = await upstream_call.call_whole(http, request, aiohttp.ClientTimeout(total=timeout), client.MAX_BODY,
+                                                caller=upstream_call.TEST, channel_type=channel.type, adaptor=adaptor)
         data = adaptor.decode_body(raw)
         if "error" in data and not data.get("choices"):
             raise adaptor.convert_error(500, raw)

@@ -11,12 +11,9 @@ from typing import Any
 import aiohttp
 import orjson
 
-from api.relay import catalogue
-from api.relay import channels as channel_service
-from api.relay import client
-from api.relay.base import Adaptor, BalanceMixin, BalanceQueryError, UpstreamContext, UpstreamRequest
+from api.relay import client, upstream
+from api.relay.base import Adaptor, BalanceMixin, BalanceQueryError, UpstreamRequest
 from api.relay.channel_monitor import (
-    ACCEPT_IDENTITY,
     TEST_CONCURRENCY,
     Deps,
     _meta,
@@ -26,7 +23,6 @@ from api.relay.channel_monitor import (
     refresh,
     test_timeout,
 )
-from api.relay.credentials import process_credentials
 from api.relay.errors import RelayError, mask_secrets
 from api.relay.providers.openai import OpenAIAdaptor
 from api.relay.registry import build_adaptor
@@ -57,23 +53,20 @@ def seam_fetch(http: aiohttp.ClientSession, adaptor: Adaptor, timeout: float, se
     """GET a JSON object through the seam: authorize, send, status and JSON checks (QueryError)."""
 
     async def fetch(request: UpstreamRequest) -> dict[str, Any]:
-        await adaptor.authorize(request, UpstreamContext(http, process_credentials()))
-        request.headers.update(ACCEPT_IDENTITY)
         try:
-            resp = await client.send(http, request, aiohttp.ClientTimeout(total=timeout))
-            raw = await client.read_body(resp, client.MAX_ERROR_BODY * 16)
+            status, raw = await upstream.call_whole(
+                http, request, aiohttp.ClientTimeout(total=timeout), client.MAX_ERROR_BODY * 16,
+                caller=upstream.QUERY, channel_type=adaptor.meta.channel_type, adaptor=adaptor, secrets=(secret,))
         except RelayError as exc:
             if exc.code == "upstream_timeout":
                 raise QueryError(f"no answer within {timeout:g} s") from exc
-            raise QueryError(mask_secrets(failure_kind(exc), secret)) from exc
+            if exc.local or exc.code in ("do_request_failed", "bad_response_body"):
+                raise QueryError(mask_secrets(failure_kind(exc), secret)) from exc
+            raise QueryError(f"status {exc.status}: {exc.message}" if exc.message else f"status {exc.status}") from exc
         try:
             data = orjson.loads(raw)
         except orjson.JSONDecodeError as exc:
-            raise QueryError(f"status {resp.status}, not JSON") from exc
-        if resp.status != 200:
-            err = data.get("error") if isinstance(data, dict) else None
-            message = err.get("message") if isinstance(err, dict) else None
-            raise QueryError(f"status {resp.status}" + (f": {mask_secrets(str(message), secret)}" if message else ""))
+            raise QueryError(f"status {status}, not JSON") from exc
         if not isinstance(data, dict):
             raise QueryError("unexpected answer")
         return data

@@ -11,6 +11,7 @@ from aiohttp import web
 
 from api import keys
 from api.i18n import language, translate
+from api.relay import upstream
 from api.relay.handler import key_caller
 from api.relay.state import RELAY, RelayState, relay_state
 from api.services.net import client_ip
@@ -85,5 +86,6 @@ async def metrics(request: web.Request) -> web.Response:
         "gateway_uptime_seconds": ("Seconds since this process started.",
                                    [((), time.time() - request.config_dict[keys.START_TIME])]),
     }
-    return web.Response(text=state.metrics.render(gauges), content_type="text/plain", charset="utf-8",
+    text = state.metrics.render(gauges, upstream.STATS.calls, upstream.STATS.seconds)
+    return web.Response(text=text, content_type="text/plain", charset="utf-8",
                         headers={"X-Content-Type-Options": "nosniff"})

@@ -28,7 +28,8 @@ from api import keys
 from api.bodies import read_body
 from api.i18n import language, translate
 from api.middlewares import RETRY_AFTER
-from api.relay import client, responses_support
+from api.relay import catalogue, client, responses_support
+from api.relay import upstream as upstream_call
 from api.relay.auth import UserInfo, parse_key
 from api.relay.base import (
     Adaptor,
@@ -47,7 +48,6 @@ from api.relay.forms import read_form
 from api.relay.inbound.base import Inbound
 from api.relay.job import Caller, Form, Job, Outcome, answer_headers, refuse
 from api.relay.modes import MODES, Billing, text_field
-from api.relay import catalogue
 from api.relay.registry import build_adaptor
 from api.relay.settling import settle
 from api.relay.state import RelayState, relay_state
@@ -449,14 +449,13 @@ async def attempt_on(job: Job, channel: ChannelInfo, native: bool) -> Outcome:
         if job.inbound.native_path:
             upstream.url = adaptor.base_url + job.inbound.native_path
         reader = job.inbound.native_reader(adaptor)
-    await adaptor.authorize(upstream, ctx)
-    upstream.headers["Accept-Encoding"] = "identity"
     timeout = client.timeouts(job.is_stream, settings.relay_timeout, settings.streaming_timeout)
-    resp = await client.send(http, upstream, timeout)
-    if not 200 <= resp.status < 300:
-        error = await client.read_error(resp)
-        await responses_support.check_route(job, channel, resp.status, error, native)
-        raise adaptor.convert_error(resp.status, error)
+
+    async def learn(status: int, error: bytes) -> None:
+        await responses_support.check_route(job, channel, status, error, native)
+
+    resp = await upstream_call.call(http, upstream, timeout, caller=upstream_call.RELAY, channel_type=channel.type,
+                                    adaptor=adaptor, ctx=ctx, on_error=learn)
     decoder = adaptor.stream_decoder(resp.content_type) if job.is_stream else None
     if decoder is not None:
         return await relay_stream(job, reader, resp, decoder, native, adaptor.native_frames if native else None)

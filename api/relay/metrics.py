@@ -66,7 +66,9 @@ class Metrics:
     def retry(self, route: str, model: str) -> None:
         self.retries[(("route", route), ("model", model))] += 1
 
-    def render(self, gauges: dict[str, tuple[str, list[tuple[Labels, float]]]] | None = None) -> str:
+    def render(self, gauges: dict[str, tuple[str, list[tuple[Labels, float]]]] | None = None,
+               upstream_calls: dict[Labels, int] | None = None,
+               upstream_seconds: dict[Labels, Histogram] | None = None) -> str:
         out: list[str] = []
 
         def counter(name: str, help_text: str, values: dict[Labels, int]) -> None:
@@ -96,6 +98,10 @@ class Metrics:
                   self.duration)
         histogram("gateway_relay_first_response_seconds", "Time to the first upstream byte of a stream.",
                   self.first_response)
+        counter("gateway_upstream_calls_total", "Calls to providers by caller (relay, test, query, task), channel "
+                "type and outcome (status class or failure).", upstream_calls or {})
+        histogram("gateway_upstream_seconds", "Time from sending a call to a provider to its answer's headers.",
+                  upstream_seconds or {})
         out.append("# HELP gateway_relay_active_streams Streams being relayed now.")
         out.append("# TYPE gateway_relay_active_streams gauge")
         out.append(f"gateway_relay_active_streams {self.active_streams}")

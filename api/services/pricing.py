@@ -103,6 +103,13 @@ DEFAULT_MODEL_RATIO: dict[str, float] = {
     "wanx-v1": 8, "wanx2.1-t2i-turbo": 4.8,  # 0.0025 × ratio USD per image: ¥0.14 and ¥0.08
     "SparkDesk": 1.2858, "SparkDesk-v1.1": 1.2858, "SparkDesk-v2.1": 1.2858, "SparkDesk-v3.1": 1.2858,
     "SparkDesk-v3.1-128K": 1.2858, "SparkDesk-v3.5": 1.2858, "SparkDesk-v3.5-32K": 1.2858, "SparkDesk-v4.0": 1.2858,
+    "lite": 0.0001, "generalv3": 1.2858, "pro-128k": 1.2858, "generalv3.5": 1.2858, "max-32k": 1.2858,
+    "4.0Ultra": 1.2858, "x1": 1.2858,
+    # Baidu Qianfan V2 (RMB per 1M input tokens)
+    "ernie-5.0": _rmb(6), "ernie-5.0-thinking-preview": _rmb(6), "ernie-x1.1": _rmb(1), "ernie-x1.1-preview": _rmb(1),
+    "ernie-x1-turbo-32k": _rmb(1), "ernie-4.5-turbo-128k": _rmb(0.8), "ernie-4.5-turbo-32k": _rmb(0.8),
+    "ernie-4.5-turbo-vl-32k": _rmb(3), "ernie-4.5-21b-a3b": _rmb(0.5), "ernie-speed-128k": 0.0001,
+    "ernie-lite-8k": 0.0001, "embedding-v1": _rmb(0.5), "bce-reranker-base": _rmb(0.5),
     "hunyuan": 7.143, "hunyuan-lite": 0.0001, "hunyuan-standard": _rmb(0.8), "hunyuan-standard-256K": _rmb(15),
     "hunyuan-pro": _rmb(30), "hunyuan-turbo": _rmb(15), "hunyuan-turbos-latest": _rmb(0.8),
     "hunyuan-vision": _rmb(18), "hunyuan-embedding": _rmb(0.7),

@@ -110,7 +110,7 @@ async def mj_image_seed(request: web.Request) -> web.Response:
     adaptor = mj.MidjourneyAdaptor(channel.base_url, channel.key)
     http = relay_state(request).http or request.config_dict[keys.HTTP]
     try:
-        status, raw = await call(http, adaptor.image_seed(task_id), 30.0)
+        status, raw = await call(http, adaptor.image_seed(task_id), 30.0, channel.type)
     except Exception:
         raise task_error(request, 502, "relay_task_unreachable", "upstream_unreachable") from None
     try:

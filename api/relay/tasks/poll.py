@@ -199,7 +199,7 @@ async def _poll_channel(table: Table, store: Store, http: aiohttp.ClientSession,
         return
     adaptor = ADAPTORS[channel.type](channel.base_url or "", channel.key)
     try:
-        status, raw = await call(http, adaptor.fetch(list(waiting)), FETCH_TIMEOUT)
+        status, raw = await call(http, adaptor.fetch(list(waiting)), FETCH_TIMEOUT, channel.type)
         if status != 200:
             raise ValueError(f"HTTP {status}: {raw[:200]!r}")
         updates = adaptor.read_fetch(raw)

@@ -21,7 +21,8 @@ from aiohttp import web
 from api import keys
 from api.bodies import read_body
 from api.i18n import language, translate
-from api.relay.base import RelayMode
+from api.relay import upstream
+from api.relay.base import RelayMode, UpstreamRequest
 from api.relay.errors import RelayError
 from api.relay.failure_log import log_failure
 from api.relay.handler import (
@@ -96,14 +97,18 @@ async def origin_channel(request: web.Request, row: Any, task_id: str) -> Channe
     return channel
 
 
-async def call(http: aiohttp.ClientSession, up: Upstream, timeout: float) -> tuple[int, bytes]:
-    """One upstream call: (status, body up to MAX_ANSWER bytes)."""
-    async with http.request(up.method, up.url, headers=up.headers, data=up.data(),
-                            timeout=aiohttp.ClientTimeout(total=timeout)) as resp:
-        raw = await resp.content.read(MAX_ANSWER + 1)
-        if len(raw) > MAX_ANSWER:
-            raise aiohttp.ClientPayloadError("answer too large")
-        return resp.status, raw
+async def call(http: aiohttp.ClientSession, up: Upstream, timeout: float, channel_type: int = 0,
+               ) -> tuple[int, bytes]:
+    """One upstream call through the one upstream call (api/relay/upstream.py: redirects not
+    followed, timed and counted): (status, body up to MAX_ANSWER bytes). Whatever status comes,
+    the task code reads the answer in its protocol. A failure raises aiohttp.ClientError, as the
+    callers expect of a transport failure."""
+    request = UpstreamRequest(up.url, dict(up.headers), up.data(), up.method)
+    try:
+        return await upstream.call_whole(http, request, aiohttp.ClientTimeout(total=timeout), MAX_ANSWER,
+                                         caller=upstream.TASK, channel_type=channel_type)
+    except RelayError as exc:
+        raise aiohttp.ClientPayloadError(exc.message) from exc
 
 
 @dataclass(slots=True)
@@ -190,7 +195,7 @@ async def _submit(request: web.Request, caller: Caller, sub: Submission, job: Jo
             try:
                 body = sub.for_channel(channel, sub.body, facts.request_id) if sub.for_channel is not None \
                     else sub.body
-                status, raw = await call(http, adaptor.submit(sub.path, body), SUBMIT_TIMEOUT)
+                status, raw = await call(http, adaptor.submit(sub.path, body), SUBMIT_TIMEOUT, channel.type)
                 result = adaptor.read_submit(status, raw)
             except (aiohttp.ClientError, TimeoutError) as exc:
                 log.info("task channel %s unreachable for %s: %s", channel.id, sub.model, type(exc).__name__)
