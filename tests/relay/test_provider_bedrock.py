@@ -337,3 +337,29 @@ async def test_converse_refusals_and_stream_exception(gateway, bedrock) -> None:
         with pytest.raises(openai.APIStatusError) as caught:
             await stream_chat(client, model=NOVA, messages=MESSAGES)
     assert caught.value.status_code == 429
+
+
+async def test_llama_tools_stream_served_whole(gateway, bedrock) -> None:
+    """Llama takes tools in Converse but not in ConverseStream: the stream is served from Converse."""
+    llama = "meta.llama3-3-70b-instruct-v1:0"
+    fake, url = await bedrock()
+    fake.script = ConverseScript(reply="", tool={"id": "tooluse_7", "name": "weather", "input": {"city": "Oslo"}})
+    await add_channel(gateway, None, models=llama, type=int(ChannelType.AWS), base_url=url,
+                      key=f"{ACCESS}|{SECRET}|{REGION}")
+    await priced(gateway, llama)
+    user = await rich_user()
+    token = await make_key(user)
+    async with sdk(gateway, token) as client:
+        _, chunks = await stream_chat(client, model=llama, messages=MESSAGES, tools=[WEATHER],
+                                      stream_options={"include_usage": True})
+        text, _ = await stream_chat(client, model=llama, messages=MESSAGES)
+    calls = [t for c in chunks if c.choices for t in c.choices[0].delta.tool_calls or ()]
+    assert [(t.id, t.function.name, orjson.loads(t.function.arguments)) for t in calls] == [
+        ("tooluse_7", "weather", {"city": "Oslo"})]
+    assert [c.choices[0].finish_reason for c in chunks if c.choices and c.choices[0].finish_reason] == ["tool_calls"]
+    assert chunks[-1].usage is not None and chunks[-1].usage.completion_tokens == 6
+    assert [s["action"] for s in fake.seen] == ["converse", "converse-stream"]  # without tools it streams
+    await drain(gateway)
+    logs = await Log.filter(user_id=user.id, type=LogType.CONSUME).order_by("id")
+    assert [(log.prompt_tokens, log.completion_tokens, log.quota) for log in logs] == [
+        (17, 6, charge(gateway, llama, 17, 6))] * 2

@@ -35,8 +35,9 @@ from api.relay.base import (
     TokenUsage,
     UpstreamContext,
     UpstreamRequest,
+    json_object,
 )
-from api.relay.decoders import EventStreamDecoder
+from api.relay.decoders import EventStreamDecoder, WholeBody
 from api.relay.errors import RelayError
 from api.relay.media import fetch_images
 from api.relay.providers.aws import converse
@@ -145,6 +146,7 @@ class BedrockConverseAdaptor(BedrockAuth, Adaptor):
     def __init__(self, meta: RelayMeta) -> None:
         super().__init__(meta)
         self.stream = converse.ConverseStream(meta.requested_model or meta.model)
+        self.whole_answer = False  # a stream served by Converse (a model without streaming tool use)
 
     def supports(self, mode: RelayMode) -> bool:
         return mode == RelayMode.CHAT
@@ -152,12 +154,15 @@ class BedrockConverseAdaptor(BedrockAuth, Adaptor):
     def model_id(self) -> str:
         return bedrock_model_id(self.meta.model, self.model_region())
 
+    def streams(self) -> bool:
+        return self.meta.is_stream and not self.whole_answer
+
     def request_url(self, mode: RelayMode | None = None) -> str:
-        action = "converse-stream" if self.meta.is_stream else "converse"
+        action = "converse-stream" if self.streams() else "converse"
         return f"{self.runtime_host()}/model/{sigv4.url_path_segment(self.model_id())}/{action}"
 
     def request_headers(self) -> dict[str, str]:
-        return {"Accept": "application/vnd.amazon.eventstream" if self.meta.is_stream else "application/json"}
+        return {"Accept": "application/vnd.amazon.eventstream" if self.streams() else "application/json"}
 
     def build_request(self, mode: RelayMode, body: Any) -> UpstreamRequest:
         request = super().build_request(mode, body)
@@ -165,7 +170,11 @@ class BedrockConverseAdaptor(BedrockAuth, Adaptor):
         return request
 
     def convert_request(self, req: Mapping[str, Any]) -> dict[str, Any]:
-        return converse.convert_request(req, self.meta, self.model_id())
+        model_id = self.model_id()
+        body = converse.convert_request(req, self.meta, model_id)
+        self.whole_answer = self.meta.is_stream and "toolConfig" in body \
+            and converse.base_id(model_id).startswith(converse.NO_STREAMING_TOOLS)
+        return body
 
     async def prepare(self, body: dict[str, Any], ctx: UpstreamContext) -> None:
         """Images given by URL: fetched (under the media policy) into the image blocks' bytes."""
@@ -184,13 +193,18 @@ class BedrockConverseAdaptor(BedrockAuth, Adaptor):
     def convert_response(self, body: dict[str, Any]) -> tuple[dict[str, Any], TokenUsage | None]:
         return converse.convert_response(body, self.meta.requested_model or self.meta.model)
 
-    def stream_decoder(self, content_type: str) -> EventStreamDecoder | None:
+    def stream_decoder(self, content_type: str) -> EventStreamDecoder | WholeBody | None:
+        if self.whole_answer and content_type == "application/json":
+            return WholeBody()
         return EventStreamDecoder() if content_type == "application/vnd.amazon.eventstream" else None
 
     def convert_stream_event(self, ev: SSEEvent, state: StreamState) -> list[StreamChunk]:
         name = ev.event or ""
         if name.startswith(("exception:", "error:")):
             raise _stream_exception(name, ev.data)
+        if self.whole_answer and not name:
+            answer, usage = self.convert_response(json_object(ev.data))
+            return self.stream.whole(answer, usage, state)
         return self.stream.convert(name, ev.data, state)
 
     def convert_error(self, status: int, body: bytes) -> RelayError:

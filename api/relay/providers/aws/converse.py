@@ -44,6 +44,10 @@ IMAGE_FORMATS = {"image/png": "png", "image/jpeg": "jpeg", "image/jpg": "jpeg", 
                  "image/webp": "webp"}
 # toolChoice `any` and `tool` (docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ToolChoice.html).
 TOOL_CHOICE_MODELS = ("anthropic.", "amazon.nova", "mistral.mistral-large")
+# Tool use in Converse but not in ConverseStream: such a stream is served by Converse, its whole answer
+# turned into chunks
+# (docs.aws.amazon.com/bedrock/latest/userguide/conversation-inference-supported-models-features.html).
+NO_STREAMING_TOOLS = ("meta.llama", "mistral.mistral-large")
 URL_PLACEHOLDER = "gateway:url"  # an image block whose bytes `prepare` fetches from the URL in their place
 UNSUPPORTED = ("frequency_penalty", "presence_penalty", "seed", "logit_bias", "logprobs", "top_logprobs",
                "response_format", "reasoning_effort", "parallel_tool_calls")
@@ -155,6 +159,12 @@ def inference_config(req: Mapping[str, Any]) -> dict[str, Any]:
     return config
 
 
+def base_id(model_id: str) -> str:
+    """A model id without its inference profile's geography."""
+    head, _, rest = model_id.partition(".")
+    return rest if rest and head in ("us", "us-gov", "eu", "apac", "global", "jp", "au", "ca") else model_id
+
+
 def tools_of(req: Mapping[str, Any], meta: RelayMeta, model_id: str, used: Mapping[str, None]) -> dict[str, Any]:
     """`toolConfig`: the request's functions; with none, the names the history used (Converse wants
     a toolConfig whenever the messages hold toolUse or toolResult blocks)."""
@@ -184,8 +194,7 @@ def tools_of(req: Mapping[str, Any], meta: RelayMeta, model_id: str, used: Mappi
     elif isinstance(choice, Mapping) and isinstance(choice.get("function"), Mapping):
         wanted = {"tool": {"name": str(choice["function"].get("name") or "")}}
     if wanted is not None:
-        base = model_id.split(".", 1)[1] if model_id.split(".", 1)[0] in ("us", "eu", "apac", "global") else model_id
-        if base.startswith(TOOL_CHOICE_MODELS):
+        if base_id(model_id).startswith(TOOL_CHOICE_MODELS):
             config["toolChoice"] = wanted
         else:
             meta.drop("tool_choice")
@@ -269,6 +278,24 @@ class ConverseStream:
             state.done = True
             return []
         return []  # contentBlockStop, and events added later
+
+    def whole(self, answer: Mapping[str, Any], usage: TokenUsage | None, state: StreamState) -> list[StreamChunk]:
+        """A whole Converse answer (convert_response's) as the chunks of a stream."""
+        message = answer["choices"][0]["message"]
+        chunks: list[StreamChunk] = []
+        if message.get("reasoning_content"):
+            chunks.append(self.writer.chunk({"reasoning_content": message["reasoning_content"]}))
+        if message.get("content") or not message.get("tool_calls"):
+            chunks.append(self.writer.chunk({"content": message.get("content") or ""}))
+        calls = [{**call, "index": i} for i, call in enumerate(message.get("tool_calls") or ())]
+        if calls:
+            chunks.append(self.writer.chunk({"tool_calls": calls}))
+        state.finish_reason = answer["choices"][0]["finish_reason"]
+        chunks.append(self.writer.chunk({}, state.finish_reason))
+        if usage is not None:
+            state.usage = usage
+        state.done = True
+        return chunks
 
     def delta(self, index: int, delta: Mapping[str, Any]) -> list[StreamChunk]:
         if isinstance(delta.get("text"), str):
