@@ -67,8 +67,8 @@ class FakeMiniMax(FakeBase):
             return base_resp(2013, "invalid params, messages")
         # platform.minimax.io/docs/api-reference/text-openai-api: earlier thinking comes back whole,
         # in `reasoning_details` (as a list) when it was split off.
-        for message in messages:
-            details = message.get("reasoning_details")
+        for turn in messages:
+            details = turn.get("reasoning_details")
             if details is not None and not (isinstance(details, list) and all(
                     isinstance(d, dict) and isinstance(d.get("text"), str) for d in details)):
                 return base_resp(2013, "invalid params, reasoning_details")

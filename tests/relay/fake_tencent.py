@@ -188,9 +188,9 @@ class FakeTencent(FakeBase):
                 "Usage": {"PromptTokens": 4 * len(texts), "TotalTokens": 4 * len(texts)}, "RequestId": "r-2"}})
         if action != "ChatCompletions":
             return self.error("InvalidAction", f"no action {action}")
-        for message in body.get("Messages") or ():
-            if message.get("Role") not in ("system", "user", "assistant", "tool"):
-                return self.error("InvalidParameter", f"Role {message.get('Role')}")
+        for turn in body.get("Messages") or ():
+            if turn.get("Role") not in ("system", "user", "assistant", "tool"):
+                return self.error("InvalidParameter", f"Role {turn.get('Role')}")
         calls = [{"Id": "call-1", "Type": "function", "Function": self.tool_call}] if self.tool_call else None
         if not body.get("Stream"):
             message: dict[str, Any] = {"Role": "assistant", "Content": "" if calls else "".join(REPLY_PIECES)}
