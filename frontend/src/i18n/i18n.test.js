@@ -48,8 +48,3 @@ test('every option field of the settings tabs has a label in both languages', as
   const cardNames = [OPERATION_CARDS, SYSTEM_CARDS, OTHER_CARDS].flatMap((cards) => Object.keys(cards));
   expect(cardNames.filter((n) => !known.has(`setting.card.${n}`))).toEqual([]);
 });
-
-test('every channel type has a label', async () => {
-  const { CHANNEL_TYPES } = await import('../constants/channel');
-  expect(CHANNEL_TYPES.filter((v) => !zh.channel.type[v] || !en.channel.type[v])).toEqual([]);
-});

@@ -3,6 +3,7 @@ import { useTranslation } from 'react-i18next';
 import { renderQuota, timestamp2string } from '../../lib/format';
 import { showError } from '../../lib/toast';
 import { CHANNEL_STATUS, responseTimeBadge } from '../../constants/channel';
+import ChannelTypeTag from './ChannelTypeTag';
 
 export function parseOtherInfo(raw) {
   if (!raw) return {};
@@ -143,7 +144,7 @@ export default function ChannelRow({ channel, batch, selected, onSelect, onTest,
       <td className="channel-name-cell">
         <strong>{channel.name}</strong>
         <div className="tags mt-1 mb-0">
-          <span className="tag is-link is-light">{t(`channel.type.${channel.type}`, { defaultValue: t('channel.type.unknown') })}</span>
+          <ChannelTypeTag type={channel.type} />
           {groups.map((g) => <span key={g} className="tag">{g}</span>)}
         </div>
         <UnpricedNote models={channel.unpriced_models} />

@@ -1,16 +1,14 @@
 import { useMemo, useRef, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import useChannel from '../../hooks/useChannel';
-import useChannelModels from '../../hooks/useChannelModels';
+import useChannelTypes from '../../hooks/useChannelTypes';
 import useAllModels from '../../hooks/useAllModels';
 import useGroups from '../../hooks/useGroups';
 import { createChannel, fetchChannelModels, fetchUpstreamModels, updateChannel } from '../../api/channel';
 import { showError, showInfo, showSuccess } from '../../lib/toast';
 import { stripTrailingSlash, verifyJSON } from '../../lib/format';
-import {
-  BASE_URL_REQUIRED, CHANNEL_TYPE, CHANNEL_TYPES, DEFAULT_CHANNEL, DEFAULT_OTHER, KEY_FORMATS, MODEL_MAPPING_TEMPLATE, OTHER_FIELD,
-  STATUS_CODE_MAPPING_TEMPLATE, VERTEX_REGION_TEMPLATE,
-} from '../../constants/channel';
+import localized from '../../lib/localized';
+import { DEFAULT_CHANNEL, MODEL_MAPPING_TEMPLATE, STATUS_CODE_MAPPING_TEMPLATE } from '../../constants/channel';
 import Field, { SelectInput, Switch, TextArea, TextInput } from '../../components/Field';
 import Modal from '../../components/Modal';
 import useSeededForm from '../../hooks/useSeededForm';
@@ -31,12 +29,13 @@ export function toInputs(channel) {
   };
 }
 
-// Checks and wire conversion of spec 000 §5 "Channel form"; returns {error} or {channel}.
-export function prepareChannel(inputs, isEdit, t) {
+// Checks and wire conversion of spec 000 §5 "Channel form"; returns {error} or {channel}. `typeEntry` is the chosen
+// type's entry of the server's catalogue (undefined while it is not loaded: the server still checks).
+export function prepareChannel(inputs, isEdit, t, typeEntry) {
   if (!isEdit && (!inputs.name || !inputs.key)) return { error: t('channel.form.nameKeyRequired') };
   if (!Array.isArray(inputs.models)) return { error: t('channel.form.doubleSubmit') };
   if (inputs.models.length === 0) return { error: t('channel.form.modelRequired') };
-  if (BASE_URL_REQUIRED.includes(Number(inputs.type)) && !(inputs.base_url || '').trim()) {
+  if (typeEntry && typeEntry.base_url_required && !(inputs.base_url || '').trim()) {
     return { error: t('channel.form.baseUrlRequired') };
   }
   if (inputs.model_mapping && !verifyJSON(inputs.model_mapping)) return { error: t('channel.form.modelMappingJSON') };
@@ -45,7 +44,8 @@ export function prepareChannel(inputs, isEdit, t) {
   if (!Number.isFinite(weight) || weight < 0) return { error: t('channel.numberMin', { field: t('channel.weight'), min: 0 }) };
   const channel = { ...inputs };
   channel.base_url = stripTrailingSlash(channel.base_url || '');
-  if (!channel.other && DEFAULT_OTHER[channel.type]) channel.other = DEFAULT_OTHER[channel.type];
+  const otherDefault = typeEntry && typeEntry.other && typeEntry.other.default;
+  if (!channel.other && otherDefault) channel.other = otherDefault;
   channel.models = inputs.models.join(',');
   channel.group = inputs.groups.join(',');
   channel.auto_ban = inputs.auto_ban ? 1 : 0;
@@ -56,21 +56,46 @@ export function prepareChannel(inputs, isEdit, t) {
   return { channel };
 }
 
-// The key format of a type, shown under the key field (the server checks the same formats). On create,
-// several keys, one per line, create several channels; a Vertex service-account key is one whole document.
-export function keyFormatHelp(type, isEdit, t) {
-  const format = KEY_FORMATS[Number(type)];
-  if (!format) return t(`channel.form.keyFormat.${isEdit ? 'defaultEdit' : 'default'}`);
-  const perLine = !isEdit && Number(type) !== CHANNEL_TYPE.VERTEX_AI;
-  const text = t(`channel.form.keyFormat.${format}`);
-  return perLine ? t('channel.form.keyFormat.onePerLine', { format: text }) : text;
+// What one key of the type looks like (the catalogue's key_hint; the server checks the same format), shown under the
+// key field. On create, several keys, one per line, create several channels, unless the whole text is one key.
+export function keyFormatHelp(typeEntry, isEdit, t, language) {
+  const hint = localized(typeEntry && typeEntry.key_hint, language) || t('channel.form.keyFormat.any');
+  const perLine = !isEdit && !(typeEntry && typeEntry.key_whole);
+  return perLine ? t('channel.form.keyFormat.onePerLine', { format: hint }) : hint;
+}
+
+// The type select's options: the catalogue's types, the retired ones left out, except the type the edited channel
+// was saved with (marked retired); a number the catalogue lacks is kept, as an unknown type.
+export function typeOptions(types, { current, saved, t, language }) {
+  const options = types
+    .filter((entry) => !entry.retired || entry.type === saved)
+    .map((entry) => {
+      const label = localized(entry.label, language);
+      return { value: entry.type, label: entry.retired ? t('channel.form.retiredOption', { label }) : label };
+    });
+  if (!options.some((o) => o.value === current)) {
+    options.push({ value: current, label: `${t('channel.type.unknown')} (${current})` });
+  }
+  return options;
+}
+
+// The catalogue could not be loaded: said in place of the type select, with a Retry.
+function TypesFailed({ error, onRetry }) {
+  const { t } = useTranslation();
+  return (
+    <div className="notification is-danger is-light" role="alert" data-testid="channel-types-error">
+      <p className="mb-2">{t('channel.form.typesFailed', { message: (error && error.message) || t('error.unknown') })}</p>
+      <button type="button" className="button is-small is-danger" onClick={onRetry}>{t('common.retry')}</button>
+    </div>
+  );
 }
 
 export default function EditChannel({ id, onClose, onSaved }) {
-  const { t } = useTranslation();
+  const { t, i18n } = useTranslation();
+  const text = (value) => localized(value, i18n.language);
   const isEdit = Boolean(id);
   const { channel, isLoading } = useChannel(id);
-  const { byType } = useChannelModels();
+  const { types, byType, isLoading: typesLoading, error: typesError, retry: retryTypes } = useChannelTypes();
   const { models: allModels } = useAllModels();
   const { groups } = useGroups();
   const { inputs, setInputs, set } = useSeededForm(DEFAULT_CHANNEL, channel, toInputs);
@@ -78,22 +103,18 @@ export default function EditChannel({ id, onClose, onSaved }) {
   const [fetching, setFetching] = useState(false);
   const submitting = useRef(false);
 
-
-  const typeModels = useMemo(() => byType[String(inputs.type)] || [], [byType, inputs.type]);
+  const entry = byType.get(Number(inputs.type));
+  const typeModels = useMemo(() => (entry && entry.models) || [], [entry]);
   // The type's models come first in the picker (and are offered while none is chosen).
   const modelOptions = useMemo(() => Array.from(new Set([...typeModels, ...allModels, ...inputs.models])), [allModels, typeModels, inputs.models]);
   const unpriced = useChannelUnpriced(modelOptions);
   const unpricedChosen = inputs.models.filter((m) => unpriced.has(m));
   const addTypeModels = () => set('models')(Array.from(new Set([...inputs.models, ...typeModels])));
 
-
   const onType = (value) => {
     const type = parseInt(value, 10);
-    setInputs((prev) => ({
-      ...prev,
-      type,
-      models: prev.models.length === 0 ? [...(byType[String(type)] || [])] : prev.models,
-    }));
+    const models = (byType.get(type) || {}).models || [];
+    setInputs((prev) => ({ ...prev, type, models: prev.models.length === 0 ? [...models] : prev.models }));
   };
 
   const addCustomModels = () => {
@@ -107,9 +128,10 @@ export default function EditChannel({ id, onClose, onSaved }) {
     setCustomModel('');
   };
 
+  const canFetch = Boolean(entry && entry.fetch_models);
   const fetchFromProvider = async () => {
-    if (inputs.type !== CHANNEL_TYPE.OPENAI) {
-      showError(t('channel.form.onlyOpenAI'));
+    if (!canFetch) {
+      showError(t('channel.form.fetchUnsupported'));
       return;
     }
     if (!isEdit && !inputs.key) {
@@ -136,7 +158,7 @@ export default function EditChannel({ id, onClose, onSaved }) {
       showInfo(t('channel.form.doubleSubmit'));
       return;
     }
-    const { error, channel: body } = prepareChannel(inputs, isEdit, t);
+    const { error, channel: body } = prepareChannel(inputs, isEdit, t, entry);
     if (error) {
       showInfo(error);
       return;
@@ -158,18 +180,25 @@ export default function EditChannel({ id, onClose, onSaved }) {
     }
   };
 
-  const otherLabel = OTHER_FIELD[inputs.type];
-  const typeOptions = CHANNEL_TYPES.map((v) => ({ value: v, label: t(`channel.type.${v}`) }));
-  const keyHelp = keyFormatHelp(inputs.type, isEdit, t);
-  const baseUrlRequired = BASE_URL_REQUIRED.includes(Number(inputs.type));
-  const baseUrlHelp = baseUrlRequired ? (
+  const other = entry && entry.other;
+  const keyWhole = Boolean(entry && entry.key_whole);
+  const retiredReason = entry && text(entry.retired);
+  const options = typesLoading && types.length === 0
+    ? [{ value: inputs.type, label: t('common.loading') }]
+    : typeOptions(types, { current: inputs.type, saved: channel && channel.type, t, language: i18n.language });
+  const keyHelp = keyFormatHelp(entry, isEdit, t, i18n.language);
+  const baseUrlRequired = Boolean(entry && entry.base_url_required);
+  const typeBaseUrlHelp = entry && text(entry.base_url_help);
+  const baseUrlHelp = (
     <>
-      <span className={(inputs.base_url || '').trim() ? '' : 'has-text-danger'} data-testid="channel-base-url-required">
-        {t('channel.form.baseUrlRequiredHelp')}
-      </span>
-      {inputs.type === CHANNEL_TYPE.CUSTOM && <> {t('channel.form.baseUrlCustomHelp')}</>}
+      {baseUrlRequired ? (
+        <span className={(inputs.base_url || '').trim() ? '' : 'has-text-danger'} data-testid="channel-base-url-required">
+          {t('channel.form.baseUrlRequiredHelp')}
+        </span>
+      ) : t('channel.form.baseUrlHelp')}
+      {typeBaseUrlHelp && <> <span data-testid="channel-base-url-help">{typeBaseUrlHelp}</span></>}
     </>
-  ) : t('channel.form.baseUrlHelp');
+  );
 
   return (
     <Modal drawer title={isEdit ? t('channel.form.editTitle') : t('channel.form.createTitle')} onClose={onClose} testId="channel-drawer"
@@ -181,25 +210,36 @@ export default function EditChannel({ id, onClose, onSaved }) {
       )}>
       {isEdit && isLoading ? <progress className="progress is-small is-primary" /> : (
         <form id="channel-form" onSubmit={submit} noValidate>
-          <SelectInput label={t('channel.typeLabel')} value={inputs.type} onChange={onType} options={typeOptions} data-testid="channel-type" />
-          {inputs.type === CHANNEL_TYPE.AZURE && <div className="notification is-warning is-light">{t('channel.form.azureHint')}</div>}
+          {retiredReason && (
+            <div className="notification is-warning" role="status" data-testid="channel-retired-notice">
+              {t('channel.form.retiredNotice', { reason: retiredReason })}
+            </div>
+          )}
+          {typesError && types.length === 0 ? <TypesFailed error={typesError} onRetry={retryTypes} /> : (
+            <SelectInput label={t('channel.typeLabel')} value={inputs.type} onChange={onType} options={options}
+              disabled={typesLoading && types.length === 0} aria-busy={typesLoading && types.length === 0} data-testid="channel-type" />
+          )}
+          {entry && entry.notice && (
+            <div className="notification is-warning is-light" data-testid="channel-type-notice">{text(entry.notice)}</div>
+          )}
           <TextInput label={t('channel.name')} value={inputs.name} onChange={set('name')} data-testid="channel-name" />
-          <TextInput label={t(inputs.type === CHANNEL_TYPE.AZURE ? 'channel.form.azureEndpoint' : 'channel.form.baseUrl')}
-            help={baseUrlHelp} required={baseUrlRequired}
+          <TextInput label={(entry && text(entry.base_url_label)) || t('channel.form.baseUrl')}
+            help={baseUrlHelp} required={baseUrlRequired} placeholder={(entry && entry.base_url) || ''}
             value={inputs.base_url} onChange={set('base_url')} data-testid="channel-base-url" />
-          {otherLabel && (
+          {other && (
             <>
-              <TextArea label={t(otherLabel)} rows={inputs.type === CHANNEL_TYPE.VERTEX_AI ? 4 : 1} value={inputs.other} onChange={set('other')}
-                placeholder={DEFAULT_OTHER[inputs.type] || ''} data-testid="channel-other" />
-              {inputs.type === CHANNEL_TYPE.VERTEX_AI && (
-                <button type="button" className="button is-small mb-3" onClick={() => set('other')(VERTEX_REGION_TEMPLATE)}>
+              <TextArea label={text(other.label)} rows={other.rows || 1} value={inputs.other} onChange={set('other')}
+                placeholder={text(other.placeholder) || other.default || ''} data-testid="channel-other" />
+              {other.template && (
+                <button type="button" className="button is-small mb-3" onClick={() => set('other')(other.template)}
+                  data-testid="channel-other-template">
                   {t('channel.form.fillTemplate')}
                 </button>
               )}
             </>
           )}
           {isEdit ? (
-            inputs.type === CHANNEL_TYPE.VERTEX_AI ? (
+            keyWhole ? (
               <TextArea label={t('channel.form.key')} help={<span data-testid="channel-key-format">{keyHelp}</span>} rows={4}
                 value={inputs.key} onChange={set('key')} placeholder={t('channel.form.keyKeep')} data-testid="channel-key" />
             ) : (
@@ -209,9 +249,10 @@ export default function EditChannel({ id, onClose, onSaved }) {
             )
           ) : (
             <TextArea label={t('channel.form.key')} help={<span data-testid="channel-key-format">{keyHelp}</span>}
-              rows={inputs.type === CHANNEL_TYPE.VERTEX_AI ? 8 : 3} value={inputs.key} onChange={set('key')} data-testid="channel-key" />
+              rows={keyWhole ? 8 : 3} value={inputs.key} onChange={set('key')} data-testid="channel-key" />
           )}
-          {inputs.type === CHANNEL_TYPE.OPENAI && (
+          {/* The organization header is OpenAI's own; the catalogue has no field for it, its stable name says the type. */}
+          {entry && entry.name === 'OPENAI' && (
             <TextInput label={t('channel.form.organization')} value={inputs.openai_organization} onChange={set('openai_organization')} />
           )}
           <Field label={t('channel.form.models')}>
@@ -219,7 +260,7 @@ export default function EditChannel({ id, onClose, onSaved }) {
               <>
                 {inputs.models.length === 0 && typeModels.length > 0 && (
                   <div className="notification is-info is-light is-size-7 py-2 px-3 mb-2" data-testid="channel-type-models-offer">
-                    {t('channel.form.typeModelsOffer', { count: typeModels.length, type: t(`channel.type.${inputs.type}`) })}
+                    {t('channel.form.typeModelsOffer', { count: typeModels.length, type: text(entry.label) })}
                     <button type="button" className="button is-small is-info ml-2" onClick={addTypeModels}>{t('channel.form.addTypeModels')}</button>
                   </div>
                 )}
@@ -236,10 +277,14 @@ export default function EditChannel({ id, onClose, onSaved }) {
                   <button type="button" className="button" onClick={addTypeModels}>
                     {t('channel.form.fillTypeModels')}
                   </button>
-                  <button type="button" className={`button ${fetching ? 'is-loading' : ''}`} onClick={fetchFromProvider}>
+                  <button type="button" className={`button ${fetching ? 'is-loading' : ''}`} onClick={fetchFromProvider}
+                    disabled={!canFetch} aria-describedby={canFetch ? undefined : `${fieldId}-fetch`}>
                     {t('channel.form.fetchModels')}
                   </button>
                 </div>
+                {entry && !canFetch && (
+                  <p className="help" id={`${fieldId}-fetch`} data-testid="channel-fetch-unsupported">{t('channel.form.fetchUnsupported')}</p>
+                )}
               </>
             )}
           </Field>

@@ -1,20 +1,22 @@
-import { screen, waitFor, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import ChannelPage from '..';
 import { renderPage, ROOT } from '../../../test/render';
 import { mockApi, ok, fail, callsTo } from '../../../test/api';
+import { TYPE_CATALOGUE } from '../../../test/channelTypes';
+import i18n from '../../../i18n';
 
 const now = Math.floor(Date.now() / 1000);
 const CHANNELS = [
   { id: 1, name: 'fast', type: 1, status: 1, group: 'default,vip', models: 'gpt-4o,gpt-4o-mini', response_time: 800, priority: 0, weight: 0, balance: 12.5, used_quota: 0 },
   { id: 2, name: 'lime', type: 14, status: 1, group: 'default', models: 'claude-3', response_time: 2500, priority: 0, weight: 0 },
   { id: 3, name: 'slowish', type: 3, status: 2, group: 'default', models: 'gpt-4', response_time: 4000, priority: 0, weight: 0 },
-  { id: 4, name: 'slow', type: 24, status: 3, group: 'default', models: 'gemini', response_time: 7000, priority: 0, weight: 0,
+  { id: 4, name: 'slow', type: 16, status: 3, group: 'default', models: 'gemini', response_time: 7000, priority: 0, weight: 0,
     other_info: JSON.stringify({ status_reason: 'upstream 401', status_time: now }) },
   { id: 5, name: 'fresh', type: 1, status: 1, group: 'default', models: 'gpt-4o', response_time: 0, priority: 3, weight: 2 },
   { id: 6, name: 'broken', type: 1, status: 1, group: 'default', models: 'gpt-4o,mystery', response_time: 3, test_time: now, priority: 0,
     weight: 0, other_info: JSON.stringify({ test_error: 'invalid api key', test_error_time: now }), unpriced_models: ['mystery'] },
-  { id: 7, name: 'tripped', type: 1, status: 3, group: 'default', models: 'gpt-4o', response_time: 4, test_time: now - 1, priority: 0,
+  { id: 7, name: 'tripped', type: 99, status: 3, group: 'default', models: 'gpt-4o', response_time: 4, test_time: now - 1, priority: 0,
     weight: 0, other_info: JSON.stringify({ status_reason: 'upstream 401', status_time: now }) },
 ];
 
@@ -23,7 +25,7 @@ function setup(extra = {}) {
     '/api/channel/': ok({ items: CHANNELS, total: 7, page: 0, page_size: 10 }),
     '/api/channel/search': ok({ items: [CHANNELS[0]], total: 1, page: 0, page_size: 10 }),
     '/api/group/': ok(['default', 'vip']),
-    '/api/models': ok({ 1: ['gpt-4o', 'gpt-4o-mini'], 14: ['claude-3'] }),
+    '/api/channel/types': ok(TYPE_CATALOGUE),
     '/api/channel/models': ok([{ id: 'gpt-4o' }, { id: 'claude-3' }]),
     '/api/channel/test/1': { success: true, message: '', time: 1.234 },
     '/api/channel/test': { success: true, message: '' },
@@ -264,4 +266,23 @@ test('search by keyword, model and group', async () => {
   expect(callsTo(calls, 'GET', '/api/channel/search')[0].query).toEqual({
     keyword: 'fa', model: 'gpt', group: 'vip', p: '0', page_size: '10', id_sort: 'false',
   });
+});
+
+test('each row names its type from the catalogue: unknown numbers said so, retired types tagged with the reason', async () => {
+  const calls = setup();
+  const typeLabel = async (id) => within(await row(id)).findByTestId('channel-type-label');
+  expect(await typeLabel(1)).toHaveTextContent('OpenAI');
+  expect(await typeLabel(2)).toHaveTextContent('Anthropic Claude');
+  expect(await typeLabel(7)).toHaveTextContent('Unknown type');
+  expect(await typeLabel(4)).toHaveTextContent('Zhipu ChatGLM');
+  const retired = within(await row(4)).getByTestId('channel-type-retired');
+  expect(retired).toHaveTextContent('Retired');
+  expect(retired).toHaveAttribute('title', 'Zhipu switched the v3 API off: use Zhipu GLM-4 (type 26)');
+  expect(within(await row(1)).queryByTestId('channel-type-retired')).not.toBeInTheDocument();
+  expect(callsTo(calls, 'GET', '/api/channel/types')).toHaveLength(1);  // one load for every row
+  await act(() => i18n.changeLanguage('zh'));
+  expect(within(await row(4)).getByTestId('channel-type-label')).toHaveTextContent('智谱 ChatGLM');
+  expect(within(await row(4)).getByTestId('channel-type-retired')).toHaveTextContent('已停用');
+  expect(within(await row(4)).getByTestId('channel-type-retired')).toHaveAttribute('title', '智谱已关闭 v3 接口：请改用智谱 GLM-4（类型 26）');
+  expect(within(await row(7)).getByTestId('channel-type-label')).toHaveTextContent('未知类型');
 });

@@ -1,46 +1,39 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import EditChannel, { keyFormatHelp, prepareChannel } from '../EditChannel';
-import { BASE_URL_REQUIRED, CHANNEL_TYPES } from '../../../constants/channel';
 import { renderPage, ROOT, settle } from '../../../test/render';
-import { mockApi, ok, callsTo } from '../../../test/api';
+import { mockApi, ok, callsTo, httpStatus } from '../../../test/api';
+import { TYPE_CATALOGUE, VERTEX_TEMPLATE } from '../../../test/channelTypes';
 import i18n from '../../../i18n';
 
 const t = i18n.t.bind(i18n);
 const base = { name: 'c', key: 'k', type: 1, models: ['m'], groups: ['default'], model_mapping: '', status_code_mapping: '', base_url: '', other: '', auto_ban: 1, priority: 0, weight: 0 };
+const typeEntry = (type) => TYPE_CATALOGUE.find((e) => e.type === type);
 
 const zh = i18n.getFixedT('zh');
 // Switches the rendered form to Chinese (setupTests switches back to English before each test).
 const toChinese = () => act(() => i18n.changeLanguage('zh'));
 
-describe('keyFormatHelp: the key format of each type, as the server checks it', () => {
-  test.each([
-    [33, 'AccessKeyId|SecretAccessKey|Region, e.g. AKIA…|wJal…|us-east-1', 'AccessKeyId|SecretAccessKey|Region，例如 AKIA…|wJal…|us-east-1'],
-    [15, 'APIKey|SecretKey', 'APIKey|SecretKey'],
-    [18, 'APPID|APISecret|APIKey', 'APPID|APISecret|APIKey'],
-    [23, 'AppId|SecretId|SecretKey', 'AppId|SecretId|SecretKey'],
-    [16, 'id.secret, the API key as the Zhipu console shows it', 'id.secret，即智谱控制台中的 API Key'],
-    [26, 'id.secret, the API key as the Zhipu console shows it', 'id.secret，即智谱控制台中的 API Key'],
-  ])('type %i: one per line on create, a single key on edit', (type, en, zhText) => {
-    expect(keyFormatHelp(type, false, t)).toBe(`${en} (one per line to create several channels at once)`);
-    expect(keyFormatHelp(type, true, t)).toBe(en);
-    expect(keyFormatHelp(type, false, zh)).toBe(`${zhText}（每行一个，可一次创建多个渠道）`);
-    expect(keyFormatHelp(type, true, zh)).toBe(zhText);
+describe('keyFormatHelp: what one key of the type looks like, from the catalogue', () => {
+  test('one per line on create, a single key on edit, in both languages', () => {
+    const aws = { key_hint: { en: 'AccessKeyId|SecretAccessKey|Region', zh: 'AccessKeyId|SecretAccessKey|Region，例如 AKIA…' }, key_whole: false };
+    expect(keyFormatHelp(aws, false, t, 'en')).toBe('AccessKeyId|SecretAccessKey|Region (one per line to create several channels at once)');
+    expect(keyFormatHelp(aws, true, t, 'en')).toBe('AccessKeyId|SecretAccessKey|Region');
+    expect(keyFormatHelp(aws, false, zh, 'zh')).toBe('AccessKeyId|SecretAccessKey|Region，例如 AKIA…（每行一个，可一次创建多个渠道）');
+    expect(keyFormatHelp(aws, true, zh, 'zh-CN')).toBe('AccessKeyId|SecretAccessKey|Region，例如 AKIA…');
   });
 
-  test('Vertex AI: the whole service-account JSON file is one key, on create too', () => {
-    const en = 'The whole service-account JSON key file (one line or pretty-printed); the whole text is one key';
-    expect(keyFormatHelp(41, false, t)).toBe(en);
-    expect(keyFormatHelp(41, true, t)).toBe(en);
-    expect(keyFormatHelp(41, false, zh)).toBe('完整的服务账号 JSON 密钥文件（单行或格式化均可），整段文本为一个密钥');
+  test('key_whole: the whole text is one key, on create too', () => {
+    const vertex = typeEntry(41);
+    expect(keyFormatHelp(vertex, false, t, 'en')).toBe(vertex.key_hint.en);
+    expect(keyFormatHelp(vertex, true, t, 'en')).toBe(vertex.key_hint.en);
+    expect(keyFormatHelp(vertex, false, zh, 'zh')).toBe('完整的服务账号 JSON 密钥文件（单行或格式化均可），整段文本为一个密钥');
   });
 
-  test('other types: the API key, one per line on create', () => {
-    [1, 14, 42, 48].forEach((type) => {
-      expect(keyFormatHelp(type, false, t)).toBe('The API key; one per line to create several channels at once');
-      expect(keyFormatHelp(type, true, t)).toBe('The API key');
-      expect(keyFormatHelp(type, false, zh)).toBe('API 密钥；每行一个，可一次创建多个渠道');
-    });
+  test('no catalogue entry (not loaded, or an unknown type): the API key, one per line on create', () => {
+    expect(keyFormatHelp(undefined, false, t, 'en')).toBe('The API key (one per line to create several channels at once)');
+    expect(keyFormatHelp(undefined, true, t, 'en')).toBe('The API key');
+    expect(keyFormatHelp({ key_hint: null }, false, zh, 'zh')).toBe('API 密钥（每行一个，可一次创建多个渠道）');
   });
 });
 
@@ -54,26 +47,27 @@ describe('prepareChannel (spec 000 §5 channel form)', () => {
     expect(prepareChannel({ ...base, models: 'm' }, false, t).error).toBe('Submit failed, please do not submit twice!');
   });
 
-  test('base URL required where the type has no default address (Azure, Custom, Midjourney, Suno)', () => {
-    expect(BASE_URL_REQUIRED.slice().sort((a, b) => a - b)).toEqual([2, 3, 5, 8, 36]);
-    BASE_URL_REQUIRED.forEach((type) => {
-      expect(prepareChannel({ ...base, type }, false, t).error).toBe(
+  test('base URL required where the catalogue says so (base_url_required)', () => {
+    [3, 8, 36].forEach((type) => {
+      expect(prepareChannel({ ...base, type }, false, t, typeEntry(type)).error).toBe(
         'This channel type has no default API address: please fill in the base URL');
-      expect(prepareChannel({ ...base, type, base_url: '  ' }, true, t).error).toBe(
+      expect(prepareChannel({ ...base, type, base_url: '  ' }, true, t, typeEntry(type)).error).toBe(
         'This channel type has no default API address: please fill in the base URL');
-      expect(prepareChannel({ ...base, type, base_url: 'https://up.example.com' }, false, t).error).toBeUndefined();
+      expect(prepareChannel({ ...base, type, base_url: 'https://up.example.com' }, false, t, typeEntry(type)).error).toBeUndefined();
     });
-    expect(prepareChannel({ ...base, type: 3 }, false, zh).error).toBe('该渠道类型没有默认的接口地址，请填写代理地址（Base URL）');
-    [1, 14, 33, 41].forEach((type) => expect(prepareChannel({ ...base, type }, false, t).error).toBeUndefined());
+    expect(prepareChannel({ ...base, type: 3 }, false, zh, typeEntry(3)).error).toBe('该渠道类型没有默认的接口地址，请填写代理地址（Base URL）');
+    [1, 14, 41].forEach((type) => expect(prepareChannel({ ...base, type }, false, t, typeEntry(type)).error).toBeUndefined());
+    expect(prepareChannel({ ...base, type: 3 }, false, t, undefined).error).toBeUndefined();  // not loaded: the server checks
   });
 
-  test('wire conversion: trailing slash, default other, joined lists, auto_ban 0/1, weight', () => {
+  test('wire conversion: trailing slash, the type\'s default other, joined lists, auto_ban 0/1, weight', () => {
     const { channel } = prepareChannel({ ...base, type: 3, base_url: 'https://az.example.com/', models: ['a', 'b'], groups: ['default', 'vip'],
-      auto_ban: false, weight: 0 }, false, t);
-    expect(channel).toMatchObject({ base_url: 'https://az.example.com', other: '2023-06-01-preview', models: 'a,b', group: 'default,vip', auto_ban: 0, weight: 0 });
+      auto_ban: false, weight: 0 }, false, t, typeEntry(3));
+    expect(channel).toMatchObject({ base_url: 'https://az.example.com', other: '2024-10-21', models: 'a,b', group: 'default,vip', auto_ban: 0, weight: 0 });
     expect(channel).not.toHaveProperty('groups');
-    expect(prepareChannel({ ...base, type: 18 }, false, t).channel.other).toBe('v2.1');
-    expect(prepareChannel({ ...base, type: 18, other: 'v3.5' }, false, t).channel.other).toBe('v3.5');
+    expect(prepareChannel({ ...base, type: 3, base_url: 'https://az', other: '2025-01-01' }, false, t, typeEntry(3)).channel.other).toBe('2025-01-01');
+    expect(prepareChannel({ ...base, type: 41 }, false, t, typeEntry(41)).channel.other).toBe('');  // default "" adds nothing
+    expect(prepareChannel({ ...base, type: 1 }, false, t, typeEntry(1)).channel.other).toBe('');
   });
 });
 
@@ -81,7 +75,7 @@ function setup(id = null, extra = {}) {
   const saved = [];
   const calls = mockApi({
     '/api/group/': ok(['default', 'vip']),
-    '/api/models': ok({ 1: ['gpt-4o', 'gpt-4o-mini'], 14: ['claude-3-haiku'] }),
+    '/api/channel/types': ok(TYPE_CATALOGUE),
     '/api/channel/models': ok([{ id: 'gpt-4o' }, { id: 'claude-3-haiku' }, { id: 'text-embedding-3-small' }]),
     '/api/channel/7': ok({ id: 7, name: 'main', type: 1, key: '', models: 'gpt-4o', group: 'default,vip', base_url: 'https://up.example.com',
       model_mapping: '', status_code_mapping: '', auto_ban: 1, priority: 2, weight: 5, other: '' }),
@@ -100,46 +94,92 @@ const submit = (drawer) => userEvent.click(within(drawer).getByRole('button', { 
 const typeOptions = (drawer) => Array.from(within(drawer).getByTestId('channel-type').options);
 const typeOption = (drawer, type) => typeOptions(drawer).find((o) => o.value === String(type));
 
-test('the type select offers every channel type, the new ones labelled in both languages', async () => {
+test('the type select offers the catalogue\'s types under their labels, the retired ones left out', async () => {
   const { drawer } = setup();
   await settle();
-  expect(typeOptions(drawer).map((o) => Number(o.value))).toEqual(CHANNEL_TYPES);
-  expect(CHANNEL_TYPES).toEqual(expect.arrayContaining([20, 27, 42, 43, 45, 48]));
-  const NEW = { 20: ['OpenRouter', 'OpenRouter'], 27: ['Perplexity', 'Perplexity'], 42: ['Mistral', 'Mistral'],
-    43: ['DeepSeek', 'DeepSeek'], 45: ['VolcEngine (Doubao)', '字节火山引擎'], 48: ['xAI', 'xAI'] };
-  Object.entries(NEW).forEach(([type, [en]]) => {
-    expect(typeOption(drawer, type)).toHaveTextContent(en);
-    expect(typeOption(drawer, type)).not.toBeDisabled();
-  });
-  await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '45');
-  expect(within(drawer).getByLabelText('Type')).toHaveValue('45');
+  expect(typeOptions(drawer).map((o) => Number(o.value))).toEqual([1, 3, 8, 14, 36, 41]);
+  expect(typeOptions(drawer).map((o) => o.textContent)).toEqual(['OpenAI', 'Azure OpenAI', 'Custom', 'Anthropic Claude', 'Suno', 'Vertex AI']);
+  expect(typeOption(drawer, 16)).toBeUndefined();
+  expect(within(drawer).queryByTestId('channel-retired-notice')).not.toBeInTheDocument();
+  await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '36');
+  expect(within(drawer).getByLabelText('Type')).toHaveValue('36');
   await toChinese();
-  Object.entries(NEW).forEach(([type, [, zhLabel]]) => expect(typeOption(drawer, type).textContent).toBe(zhLabel));
+  expect(typeOption(drawer, 8).textContent).toBe('自定义渠道');
+  expect(typeOption(drawer, 36).textContent).toBe('Suno API');
 });
 
-test('every type is offered and selectable, under its own label', async () => {
-  const { drawer } = setup();
-  await settle();
-  CHANNEL_TYPES.forEach((type) => {
-    expect(typeOption(drawer, type)).not.toBeDisabled();
-    expect(typeOption(drawer, type).textContent).toBe(t(`channel.type.${type}`));
+test('an existing channel of a retired type shows its type, marked retired, and the reason at the top', async () => {
+  setup(7, {
+    '/api/channel/7': ok({ id: 7, name: 'glm', type: 16, key: '', models: 'chatglm_turbo', group: 'default', base_url: '',
+      model_mapping: '', status_code_mapping: '', auto_ban: 1, priority: 0, weight: 0, other: '' }),
   });
-  await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '23');
-  expect(within(drawer).getByLabelText('Type')).toHaveValue('23');
+  await waitFor(() => expect(within(screen.getByTestId('channel-drawer')).getByLabelText('Name')).toHaveValue('glm'));
+  const d = screen.getByTestId('channel-drawer');
+  expect(within(d).getByLabelText('Type')).toHaveValue('16');
+  expect(typeOption(d, 16).textContent).toBe('Zhipu ChatGLM (retired)');
+  const notice = within(d).getByTestId('channel-retired-notice');
+  expect(notice).toHaveTextContent('This channel type is retired: Zhipu switched the v3 API off: use Zhipu GLM-4 (type 26).');
+  expect(d.querySelector('form').firstElementChild).toBe(notice);
+  expect(within(d).getByTestId('channel-key-format').textContent).toBe('id.secret, the API key as the Zhipu console shows it');
+  // Another type chosen: the notice goes, the retired type stays offered (the channel's own).
+  await userEvent.selectOptions(within(d).getByLabelText('Type'), '1');
+  expect(within(d).queryByTestId('channel-retired-notice')).not.toBeInTheDocument();
+  expect(typeOption(d, 16)).toBeDefined();
+  await userEvent.selectOptions(within(d).getByLabelText('Type'), '16');
+  await toChinese();
+  expect(typeOption(d, 16).textContent).toBe('智谱 ChatGLM（已停用）');
+  expect(within(d).getByTestId('channel-retired-notice')).toHaveTextContent('该渠道类型已停用：智谱已关闭 v3 接口：请改用智谱 GLM-4（类型 26）。');
 });
 
-test('the key field shows the format of the chosen type (channel-key-format)', async () => {
+test('a channel of a type the catalogue lacks keeps its number, as an unknown type', async () => {
+  setup(7, {
+    '/api/channel/7': ok({ id: 7, name: 'old', type: 99, key: '', models: 'm', group: 'default', base_url: '',
+      model_mapping: '', status_code_mapping: '', auto_ban: 1, priority: 0, weight: 0, other: '' }),
+  });
+  await waitFor(() => expect(within(screen.getByTestId('channel-drawer')).getByLabelText('Name')).toHaveValue('old'));
+  const d = screen.getByTestId('channel-drawer');
+  expect(within(d).getByLabelText('Type')).toHaveValue('99');
+  expect(typeOption(d, 99).textContent).toBe('Unknown type (99)');
+});
+
+test('while the catalogue loads the type select is disabled; the rest of the form works', async () => {
+  const { drawer } = setup(null, { '/api/channel/types': () => new Promise(() => {}) });
+  await settle();
+  const select = within(drawer).getByLabelText('Type');
+  expect(select).toBeDisabled();
+  expect(select).toHaveTextContent('Loading...');
+  await userEvent.type(within(drawer).getByLabelText('Name'), 'n');
+  expect(within(drawer).getByLabelText('Name')).toHaveValue('n');
+});
+
+test('a failed catalogue says so with a Retry that loads it', async () => {
+  let down = true;
+  const { drawer } = setup(null, {
+    '/api/channel/types': () => (down ? httpStatus(502, { success: false, message: 'upstream down' }) : ok(TYPE_CATALOGUE)),
+  });
+  const error = await within(drawer).findByTestId('channel-types-error');
+  expect(error).toHaveTextContent('The channel types could not be loaded');
+  expect(within(drawer).queryByLabelText('Type')).not.toBeInTheDocument();
+  expect(within(drawer).getByLabelText('Name')).toBeInTheDocument();
+  down = false;
+  await userEvent.click(within(error).getByRole('button', { name: 'Retry' }));
+  expect(await within(drawer).findByLabelText('Type')).toHaveValue('1');
+  expect(within(drawer).queryByTestId('channel-types-error')).not.toBeInTheDocument();
+});
+
+test('the key field shows the chosen type\'s key_hint from the catalogue, in both languages', async () => {
   const { drawer } = setup();
   await settle();
   const format = () => within(drawer).getByTestId('channel-key-format');
-  expect(format()).toHaveTextContent('The API key; one per line to create several channels at once');
-  await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '33');
-  expect(format().textContent).toBe(
-    'AccessKeyId|SecretAccessKey|Region, e.g. AKIA…|wJal…|us-east-1 (one per line to create several channels at once)');
-  await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '41');
-  expect(format()).toHaveTextContent(/service-account JSON key/);
+  expect(format().textContent).toBe('sk-…, the API key (one per line to create several channels at once)');
+  await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '3');
+  expect(format().textContent).toBe('The key of the Azure OpenAI resource (one per line to create several channels at once)');
   await toChinese();
-  expect(format()).toHaveTextContent(/服务账号 JSON 密钥/);
+  expect(format().textContent).toBe('Azure OpenAI 资源的密钥（每行一个，可一次创建多个渠道）');
+  await userEvent.selectOptions(within(drawer).getByLabelText('类型'), '41');
+  expect(format().textContent).toBe('完整的服务账号 JSON 密钥文件（单行或格式化均可），整段文本为一个密钥');  // key_whole: no "one per line"
+  await act(() => i18n.changeLanguage('en'));
+  expect(format().textContent).toBe('The whole service-account JSON key file (one line or pretty-printed); the whole text is one key');
 });
 
 test('Vertex AI: the key field is multi-line and a pretty-printed service-account file is posted whole', async () => {
@@ -153,23 +193,25 @@ test('Vertex AI: the key field is multi-line and a pretty-printed service-accoun
   await userEvent.type(within(drawer).getByLabelText('Name'), 'vertex');
   await userEvent.click(keyField);
   await userEvent.paste(sa);
-  await userEvent.type(within(drawer).getByLabelText('Custom model names'), 'gemini-1.5-pro-001');
+  await userEvent.type(within(drawer).getByLabelText('Custom model names'), 'gemini-2.0-flash-001');
   await userEvent.click(within(drawer).getByRole('button', { name: 'Add' }));
-  await userEvent.click(within(drawer).getAllByRole('button', { name: 'Fill template' })[0]);
+  await userEvent.click(within(drawer).getByTestId('channel-other-template'));
   await submit(drawer);
   expect(await screen.findByText('Channel created!')).toBeInTheDocument();
   const [post] = callsTo(calls, 'POST', '/api/channel/');
   expect(post.body.key).toBe(sa);
+  expect(post.body.other).toBe(VERTEX_TEMPLATE);
   expect(post.body.key.split('\n').length).toBeGreaterThan(3);
 });
 
-test('the base URL is marked required for types with no default address', async () => {
+test('the base URL is marked required where the catalogue says so, under its label and with its help', async () => {
   const { drawer } = setup();
   await settle();
   const baseUrl = () => within(drawer).getByTestId('channel-base-url');
   expect(baseUrl()).not.toBeRequired();
+  expect(baseUrl()).toHaveAttribute('placeholder', 'https://api.openai.com');  // the type's default address
   expect(within(drawer).queryByTestId('channel-base-url-required')).not.toBeInTheDocument();
-  for (const type of [3, 8, 2, 5, 36]) {
+  for (const type of [3, 8, 36]) {
     await userEvent.selectOptions(within(drawer).getByLabelText('Type'), String(type));
     expect(baseUrl()).toBeRequired();
     expect(within(drawer).getByTestId('channel-base-url-required')).toHaveTextContent(
@@ -178,10 +220,18 @@ test('the base URL is marked required for types with no default address', async 
   }
   await userEvent.type(baseUrl(), 'https://suno.example.com');
   expect(within(drawer).getByTestId('channel-base-url-required')).not.toHaveClass('has-text-danger');
+  await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '8');
+  expect(within(drawer).getByTestId('channel-base-url-help')).toHaveTextContent('The full URL, e.g. https://api.openai.com/v1/chat/completions');
+  await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '3');
+  expect(within(drawer).getByLabelText('AZURE_OPENAI_ENDPOINT')).toBe(baseUrl());
+  expect(within(drawer).queryByTestId('channel-base-url-help')).not.toBeInTheDocument();
   await toChinese();
   expect(within(drawer).getByTestId('channel-base-url-required')).toHaveTextContent('必填：该渠道类型没有默认的接口地址。');
+  await userEvent.selectOptions(within(drawer).getByTestId('channel-type'), '8');
+  expect(within(drawer).getByTestId('channel-base-url-help')).toHaveTextContent('请输入完整的 URL');
   await userEvent.selectOptions(within(drawer).getByTestId('channel-type'), '14');
   expect(baseUrl()).not.toBeRequired();
+  expect(within(drawer).getByLabelText('代理地址')).toBe(baseUrl());
 });
 
 test('a type without a default address needs a base URL before submitting', async () => {
@@ -217,14 +267,35 @@ test('create: messages for missing name/key and models, then the posted channel'
   expect(saved).toEqual([true]);
 });
 
-test('choosing a type fills its models when none are chosen; Azure shows the API version field', async () => {
+test('choosing a type fills its models when none are chosen; Azure shows its notice and API version field', async () => {
   const { drawer } = setup();
   await waitFor(() => expect(localStorage.getItem('channel_models')).not.toBeNull());
+  expect(JSON.parse(localStorage.getItem('channel_models'))).toMatchObject({ 1: ['gpt-4o', 'gpt-4o-mini'], 14: ['claude-3-haiku'] });
+  expect(within(drawer).queryByTestId('channel-other')).not.toBeInTheDocument();
+  expect(within(drawer).queryByTestId('channel-type-notice')).not.toBeInTheDocument();
   await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '14');
   expect(within(drawer).getByRole('button', { name: 'Remove claude-3-haiku' })).toBeInTheDocument();
   await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '3');
-  expect(within(drawer).getByLabelText('Default API version')).toHaveAttribute('placeholder', '2023-06-01-preview');
-  expect(within(drawer).getByLabelText('AZURE_OPENAI_ENDPOINT')).toBeInTheDocument();
+  expect(within(drawer).getByLabelText('Default API version')).toHaveAttribute('placeholder', '2024-10-21');
+  expect(within(drawer).getByLabelText('Default API version')).toHaveAttribute('rows', '1');
+  expect(within(drawer).queryByTestId('channel-other-template')).not.toBeInTheDocument();  // template ""
+  expect(within(drawer).getByTestId('channel-type-notice')).toHaveTextContent('Note: the model deployment name must match the model name');
+  await toChinese();
+  expect(within(drawer).getByTestId('channel-type-notice')).toHaveTextContent('注意，模型部署名称必须和模型名称保持一致');
+  expect(within(drawer).getByLabelText('默认 API 版本')).toBeInTheDocument();
+});
+
+test('the type\'s `other` default is put in on submit when left empty', async () => {
+  const { calls, drawer } = setup();
+  await settle();
+  await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '3');
+  await userEvent.type(within(drawer).getByLabelText('Name'), 'azure');
+  await userEvent.type(within(drawer).getByLabelText('Key'), 'az-key');
+  await userEvent.type(within(drawer).getByLabelText('AZURE_OPENAI_ENDPOINT'), 'https://az.example.com');
+  await userEvent.click(within(drawer).getByRole('button', { name: 'Fill models of this type' }));
+  await submit(drawer);
+  expect(await screen.findByText('Channel created!')).toBeInTheDocument();
+  expect(callsTo(calls, 'POST', '/api/channel/')[0].body).toMatchObject({ type: 3, other: '2024-10-21', models: 'gpt-4o' });
 });
 
 test('custom models: duplicates are refused, new ones added', async () => {
@@ -255,28 +326,37 @@ test('model mapping must be JSON; templates fill the mapping fields', async () =
   expect(JSON.parse(within(drawer).getByLabelText('Status code mapping').value)).toEqual({ 400: '500' });
 });
 
-test('Vertex AI region template', async () => {
+test('Fill template puts the type\'s `other` template in (Vertex AI regions)', async () => {
   const { drawer } = setup();
-  await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '41');
   await settle();
-  await userEvent.click(within(drawer).getAllByRole('button', { name: 'Fill template' })[0]);
-  expect(JSON.parse(within(drawer).getByLabelText('Deployment region').value)).toEqual({
-    default: 'us-central1', 'claude-3-5-sonnet-20240620': 'europe-west1',
-  });
+  await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '41');
+  const region = within(drawer).getByLabelText('Deployment region');
+  expect(region).toHaveAttribute('rows', '4');
+  expect(region).toHaveAttribute('placeholder', 'us-central1');
+  await userEvent.click(within(drawer).getByTestId('channel-other-template'));
+  expect(region).toHaveValue(VERTEX_TEMPLATE);
+  expect(JSON.parse(region.value)).toEqual({ default: 'us-central1', 'claude-3-5-sonnet@20240620': 'europe-west1' });
 });
 
-test('fetching models from the provider: OpenAI only, needs the key, asked through the server', async () => {
+test('fetching models from the provider: only where the catalogue says fetch_models, needs the key, asked through the server', async () => {
   const { drawer, calls } = setup(null, { 'POST /api/channel/fetch_models': ok(['up-1', 'up-2']) });
-  await waitFor(() => expect(localStorage.getItem('channel_models')).not.toBeNull());
-  await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '14');
-  await userEvent.click(within(drawer).getByRole('button', { name: 'Fetch models from the provider' }));
-  expect(await screen.findByText('Only the OpenAI interface format is supported')).toBeInTheDocument();
+  await settle();
+  const fetchButton = () => within(drawer).getByRole('button', { name: 'Fetch models from the provider' });
+  for (const type of ['14', '3', '41', '36']) {
+    await userEvent.selectOptions(within(drawer).getByLabelText('Type'), type);
+    expect(fetchButton()).toBeDisabled();
+    expect(within(drawer).getByTestId('channel-fetch-unsupported')).toHaveTextContent('Only the OpenAI interface format is supported');
+  }
+  await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '8');
+  expect(fetchButton()).toBeEnabled();
   await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '1');
-  await userEvent.click(within(drawer).getByRole('button', { name: 'Fetch models from the provider' }));
+  expect(fetchButton()).toBeEnabled();
+  expect(within(drawer).queryByTestId('channel-fetch-unsupported')).not.toBeInTheDocument();
+  await userEvent.click(fetchButton());
   expect(await screen.findByText('Please fill in the key')).toBeInTheDocument();
   await userEvent.type(within(drawer).getByLabelText('Base URL'), 'http://127.0.0.1:9999/v1');
   await userEvent.type(within(drawer).getByLabelText('Key'), 'sk-upstream');
-  await userEvent.click(within(drawer).getByRole('button', { name: 'Fetch models from the provider' }));
+  await userEvent.click(fetchButton());
   expect(await screen.findByText('Model list fetched')).toBeInTheDocument();
   expect(callsTo(calls, 'POST', '/api/channel/fetch_models').map((c) => c.body)).toEqual([
     { type: 1, base_url: 'http://127.0.0.1:9999/v1', key: 'sk-upstream' }]);
@@ -285,6 +365,7 @@ test('fetching models from the provider: OpenAI only, needs the key, asked throu
 
 test('fetching fails with the failure text', async () => {
   const { drawer } = setup();
+  await settle();
   await userEvent.type(within(drawer).getByLabelText('Key'), 'sk-x');
   global.fetch = async () => { throw new Error('offline'); };  // the server unreachable
   await userEvent.click(within(drawer).getByRole('button', { name: 'Fetch models from the provider' }));
@@ -304,22 +385,36 @@ test('edit loads the channel, fetches models through the server and PUTs with th
   expect(drawer).toBeTruthy();
 });
 
-test('an existing Baidu channel opens under its own type with its key format', async () => {
+test('an existing Vertex AI channel opens under its own type: the key a text area, the hint without "one per line"', async () => {
   setup(7, {
-    '/api/channel/7': ok({ id: 7, name: 'ernie', type: 15, key: '', models: 'ERNIE-4.0-8K', group: 'default', base_url: '',
-      model_mapping: '', status_code_mapping: '', auto_ban: 1, priority: 0, weight: 0, other: '' }),
+    '/api/channel/7': ok({ id: 7, name: 'vertex', type: 41, key: '', models: 'gemini-1.5-pro-001', group: 'default', base_url: '',
+      model_mapping: '', status_code_mapping: '', auto_ban: 1, priority: 0, weight: 0, other: '{"default": "us-east5"}' }),
   });
-  await waitFor(() => expect(within(screen.getByTestId('channel-drawer')).getByLabelText('Name')).toHaveValue('ernie'));
+  await waitFor(() => expect(within(screen.getByTestId('channel-drawer')).getByLabelText('Name')).toHaveValue('vertex'));
   const d = screen.getByTestId('channel-drawer');
-  expect(within(d).getByLabelText('Type')).toHaveValue('15');
-  expect(within(d).getByRole('option', { name: 'Baidu' })).not.toBeDisabled();
-  expect(within(d).getByTestId('channel-key-format').textContent).toBe('APIKey|SecretKey');  // one key when editing
+  expect(within(d).getByLabelText('Type')).toHaveValue('41');
+  expect(within(d).getByRole('option', { name: 'Vertex AI' })).not.toBeDisabled();
+  expect(within(d).getByLabelText('Key').tagName).toBe('TEXTAREA');
+  expect(within(d).getByLabelText('Deployment region')).toHaveValue('{"default": "us-east5"}');
+  expect(within(d).getByTestId('channel-key-format').textContent).toBe(
+    'The whole service-account JSON key file (one line or pretty-printed); the whole text is one key');
+  expect(within(d).getByRole('button', { name: 'Fetch models from the provider' })).toBeDisabled();
+});
+
+test('editing an OpenAI channel: the key is a password field, its hint one key', async () => {
+  setup(7);
+  await waitFor(() => expect(within(screen.getByTestId('channel-drawer')).getByLabelText('Name')).toHaveValue('main'));
+  const d = screen.getByTestId('channel-drawer');
+  expect(within(d).getByLabelText('Key')).toHaveAttribute('type', 'password');
+  expect(within(d).getByTestId('channel-key-format').textContent).toBe('sk-…, the API key');
+  expect(within(d).getByLabelText('Organization')).toBeInTheDocument();
 });
 
 test('a refused fetch shows what the server said', async () => {
   const { drawer } = setup(null, {
     'POST /api/channel/fetch_models': { success: false, message: 'Failed to get the model list: status 401: bad key', data: null },
   });
+  await settle();
   await userEvent.type(within(drawer).getByLabelText('Key'), 'sk-x');
   await userEvent.click(within(drawer).getByRole('button', { name: 'Fetch models from the provider' }));
   expect(await screen.findByText('Failed to get the model list: status 401: bad key')).toBeInTheDocument();
