@@ -235,14 +235,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "channel_spark_other_invalid": (
         "The Spark version must be empty or one of v1.1, v3.1, v3.1-128k, v3.5, v3.5-32k, v4.0",
         "星火版本须留空，或为以下之一：v1.1、v3.1、v3.1-128k、v3.5、v3.5-32k、v4.0"),
-    "channel_key_spark": (
-        "The key of an iFlytek Spark channel is the APIPassword of its HTTP API (or APIKey:APISecret), or "
-        "APPID|APISecret|APIKey for its WebSocket API (line {line})",
-        "讯飞星火渠道的密钥为 HTTP 接口的 APIPassword（或 APIKey:APISecret），或 WebSocket 接口的 "
-        "APPID|APISecret|APIKey（第 {line} 行）"),
-    "channel_spark_other_invalid": (
-        "The Spark version must be empty or one of v1.1, v3.1, v3.1-128k, v3.5, v3.5-32k, v4.0",
-        "星火版本须留空，或为以下之一：v1.1、v3.1、v3.1-128k、v3.5、v3.5-32k、v4.0"),
     "channel_key_tencent": (
         "The key of a Tencent Hunyuan channel is AppId|SecretId|SecretKey (line {line})",
         "腾讯混元渠道的密钥格式为 AppId|SecretId|SecretKey（第 {line} 行）"),

@@ -1,11 +1,11 @@
 from tortoise import fields
 
 from .base import BaseModel, now
-from .enums import ChannelStatus, ChannelType
+from .enums import ChannelStatus
 
 
 class Channel(BaseModel):
-    type = fields.IntField(default=int(ChannelType.OPENAI))
+    type = fields.IntField(default=1)  # the catalogue's default type (OpenAI)
     key = fields.TextField()  # upstream secret: never returned by list/search/get, never logged
     openai_organization = fields.CharField(max_length=128, default="")
     test_model = fields.CharField(max_length=128, default="")

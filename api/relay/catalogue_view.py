@@ -33,7 +33,8 @@ def view(row: Provider) -> dict[str, Any]:
         "models": list(row.models),
         "fetch_models": row.fetch_models,
         "balance": row.balance,
-        "task": row.task,
+        "task": bool(row.task),
+        "organization": row.organization,
         "retired": _text(row.retired),
         "native": sorted(row.native),
         "presets": [{"name": p.name, "label": _text(p.label), "base_url": p.base_url, "models": list(p.models)}

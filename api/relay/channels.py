@@ -6,7 +6,6 @@ it at once. Keys never leave this module except towards an adaptor: callers get 
 """
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass

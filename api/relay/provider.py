@@ -112,7 +112,8 @@ class Provider:
     stream_options: bool = False  # the upstream takes `stream_options.include_usage`
     balance: bool = False  # the adaptor's balance query works against this provider today
     fetch_models: bool = False  # GET {base}/v1/models lists the channel's models
-    task: bool = False  # Midjourney / Suno: relayed by the task pipeline, not the chat one
+    task: str = ""  # the task protocol ("midjourney", "midjourney-plus", "suno"): relayed by api/relay/tasks/
+    organization: bool = False  # the channel may name an OpenAI organization (OpenAI-Organization header)
     retry_400: bool = False  # a 400 may be an overload answer (Anthropic): retried elsewhere
     disable_on_403: bool = False  # a 403 means the key is unusable (Gemini)
     retired: Text | None = None

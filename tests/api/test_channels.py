@@ -7,8 +7,9 @@ import orjson
 import pytest
 
 from api import keys
+from api.relay.catalogue import ChannelType
 from models import Ability, Channel
-from models.enums import ChannelStatus, ChannelType, Role
+from models.enums import ChannelStatus, Role
 from tests.helpers import ApiClient, both_databases, eventually, make_user
 
 SECRET = "sk-secret-upstream-key-0001"

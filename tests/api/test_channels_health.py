@@ -4,8 +4,9 @@ from __future__ import annotations
 import pytest
 
 from api import keys
+from api.relay.catalogue import ChannelType
 from models import Channel
-from models.enums import ChannelStatus, ChannelType
+from models.enums import ChannelStatus
 from tests.fakes.upstreams import INVALID_KEY_ERROR, PROVIDER_MODELS, REQUESTS, upstream_app
 from tests.helpers import ApiClient, both_databases
 

@@ -12,12 +12,13 @@ import orjson
 import pytest
 
 from api import keys
+from api.relay.catalogue import ChannelType
 from api.relay.tasks.billing import refund_id
 from api.relay.tasks.poll import SUNO, poll
 from api.services import error_logs, logs
 from api.services.error_logs import ErrorLogQueue, ErrorRow, write_pending
 from models import Log, QuotaData, Task, User
-from models.enums import ChannelType, LogType, Role
+from models.enums import LogType, Role
 from tests.helpers import ApiClient, both_databases, eventually, make_user
 from tests.relay.fake_tasks import SUNO_KEY, FakeSuno
 from tests.relay.fakes import (  # noqa: F401

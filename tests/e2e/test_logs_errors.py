@@ -10,8 +10,9 @@ import time
 import aiohttp
 from playwright.async_api import expect
 
+from api.relay.catalogue import ChannelType
 from models import Log, Token
-from models.enums import ChannelType, LogType
+from models.enums import LogType
 from tests.e2e.conftest import shot
 from tests.e2e.ui import console_api, database, login
 from tests.helpers import eventually, make_user

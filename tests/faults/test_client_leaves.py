@@ -8,10 +8,11 @@ import contextlib
 
 import aiohttp
 
+from api.relay.catalogue import ChannelType
 from api.services.balances import user_quota_key
 from api.services.store import Store
 from models import Channel, Log, User
-from models.enums import ChannelType, LogType
+from models.enums import LogType
 from tests.helpers import eventually
 from tests.relay.fakes import make_key, rich_user, upstreams  # noqa: F401
 

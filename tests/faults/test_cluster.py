@@ -13,9 +13,9 @@ from pathlib import Path
 import aiohttp
 import pytest
 
+from api.relay.catalogue import ChannelType
 from api.services.store import Store
 from models import Channel, Option, Token
-from models.enums import ChannelType
 from tests.faults.ledger import Books, check_books, report
 from tests.own_redis import OwnRedisCluster
 from tests.relay.fakes import make_key, rich_user, upstreams  # noqa: F401

@@ -14,9 +14,9 @@ import time
 
 import aiohttp
 
+from api.relay.catalogue import ChannelType
 from api.services.store import Store
 from models import Channel
-from models.enums import ChannelType
 from tests.conftest import process_env
 from tests.faults.ledger import accounts, chat, check_books, report
 from tests.helpers import eventually

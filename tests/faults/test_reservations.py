@@ -16,6 +16,7 @@ import pytest
 
 from api import keys
 from api.app import create_app
+from api.relay.catalogue import ChannelType
 from api.relay.tokenizer import count_chat_request
 from api.services import pricing
 from api.services.options import OptionsService
@@ -23,7 +24,7 @@ from api.services.reservations import ORPHAN, close_orphans, reservations_key
 from api.services.settlement import apply_pending, users_with_pending
 from api.services.store import Store
 from models import Channel, Log, Token, User
-from models.enums import ChannelType, LogType
+from models.enums import LogType
 from tests.helpers import eventually
 from tests.relay.fakes import add_channel, drain, headers_for, live_balance, make_key, rich_user, upstreams  # noqa: F401
 

@@ -16,9 +16,10 @@ import bcrypt
 import orjson
 import pytest
 
+from api.relay.catalogue import ChannelType
 from models import Channel, Log, Option, Redemption, Token, User
 from models.channel import Ability
-from models.enums import ChannelType, LogType
+from models.enums import LogType
 from tests.conftest import ROOT, process_env
 from tests.helpers import ApiClient
 from tests.relay.fakes import drain, upstreams  # noqa: F401

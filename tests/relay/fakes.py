@@ -20,10 +20,10 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from api import keys
 from api.app import create_app
+from api.relay.catalogue import ChannelType
 from api.relay.state import RELAY, RelayState
 from api.services.settlement import apply_pending, users_with_pending
 from models import Channel, Token, User
-from models.enums import ChannelType
 from models.settings import Settings
 from tests.helpers import eventually, make_user
 

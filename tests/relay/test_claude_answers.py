@@ -10,13 +10,13 @@ import orjson
 import pytest
 
 from api.relay.base import RelayMeta, StreamState, TokenUsage
+from api.relay.catalogue import ChannelType
 from api.relay.decoders import EventStreamDecoder, encode_event_stream_message
 from api.relay.providers.aws.adaptor import BedrockAdaptor, bedrock_model_id
 from api.relay.providers.claude import ClaudeAdaptor
 from api.relay.providers.claude.answer import usage_of
 from api.relay.providers.vertex.adaptor import VertexClaudeAdaptor
 from api.relay.sse import SSEEvent
-from models.enums import ChannelType
 from tests.relay.fake_anthropic import REPLY, THINKING, FakeClaude
 from tests.relay.fake_anthropic_models import SEARCH_TITLE, SEARCH_URL, sign
 

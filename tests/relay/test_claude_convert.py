@@ -7,11 +7,11 @@ from typing import Any
 import pytest
 
 from api.relay.base import RelayMeta
+from api.relay.catalogue import ChannelType
 from api.relay.providers.aws.adaptor import BedrockAdaptor
 from api.relay.providers.claude import ClaudeAdaptor
 from api.relay.providers.vertex.adaptor import VertexClaudeAdaptor
 from api.relay.reasoning import TEXT, seal
-from models.enums import ChannelType
 from tests.relay.fake_anthropic import FakeClaude
 from tests.relay.fake_anthropic_models import sign
 

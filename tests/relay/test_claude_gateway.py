@@ -16,9 +16,9 @@ from google import genai
 from google.genai import types
 
 from api import keys
+from api.relay.catalogue import ChannelType
 from api.services import pricing
 from models import Token
-from models.enums import ChannelType
 from tests.relay.agent_script import AgentView, Turn
 from tests.relay.fake_anthropic import FakeClaude
 from tests.relay.fake_anthropic_models import SEARCH_URL, sign

@@ -15,11 +15,11 @@ from aiohttp import web
 
 from api import keys
 from api.relay.base import StreamState, TokenUsage
+from api.relay.catalogue import ChannelType
 from api.relay.streaming import produced_usage
 from api.relay.tokenizer import count_chat_request, count_text
 from api.services import pricing
 from api.services.settlement import pending_key
-from models.enums import ChannelType
 from tests.helpers import eventually
 from tests.relay.fake_anthropic import FakeClaude
 from tests.relay.fake_gemini import FakeGemini

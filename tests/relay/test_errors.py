@@ -2,6 +2,7 @@
 
 import pytest
 
+from api.relay.catalogue import ChannelType
 from api.relay.errors import (
     DEFAULT_RETRY_STATUS_RANGES,
     RelayError,
@@ -12,7 +13,6 @@ from api.relay.errors import (
     should_retry_error,
     status_in_ranges,
 )
-from models.enums import ChannelType
 
 OPENAI = ChannelType.OPENAI
 

@@ -9,6 +9,7 @@ import orjson
 import pytest
 
 from api.relay.base import RelayMeta, StreamState
+from api.relay.catalogue import ChannelType
 from api.relay.decoders import END_OF_BODY
 from api.relay.providers.gemini.answer import convert_response
 from api.relay.providers.gemini.convert import convert_request
@@ -16,7 +17,6 @@ from api.relay.providers.gemini.schema import to_gemini
 from api.relay.providers.gemini.stream import GeminiStream
 from api.relay.reasoning import GEMINI_SKIP_SIGNATURE
 from api.relay.sse import SSEEvent
-from models.enums import ChannelType
 from tests.relay.fake_gemini import FakeGemini, canonical, schema_problem
 
 PRO = "gemini-3-pro-preview"

@@ -17,11 +17,11 @@ from aiohttp import web
 from anthropic._constants import ANTHROPIC_API_VERSION
 
 from api import keys
+from api.relay.catalogue import ChannelType
 from api.relay.reasoning import GEMINI, seal
 from api.relay.tokenizer import count_chat_request
 from api.services import pricing
 from models import Token
-from models.enums import ChannelType
 from tests.relay.agent_script import AgentView, Turn
 from tests.relay.fake_anthropic import REPLY as CLAUDE_REPLY
 from tests.relay.fake_anthropic import FakeClaude

@@ -12,9 +12,9 @@ import pytest
 from anthropic.lib.streaming._messages import accumulate_event
 
 from api.relay.base import TokenUsage
+from api.relay.catalogue import ChannelType
 from api.relay.inbound.anthropic import AnthropicInbound
 from api.relay.reasoning import ANTHROPIC, GEMINI, TEXT, seal, unseal
-from models.enums import ChannelType
 
 CLAUDE_SIG = "EqQBCkYIARgCIkBclaudesignature"
 SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}

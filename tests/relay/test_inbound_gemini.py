@@ -18,12 +18,12 @@ from google import genai
 from google.genai import errors, types
 
 from api import keys
+from api.relay.catalogue import ChannelType
 from api.relay.inbound.gemini_read import wrap
 from api.relay.reasoning import ANTHROPIC, GEMINI_SKIP_SIGNATURE, seal
 from api.relay.tokenizer import count_chat_request
 from api.services import pricing
 from models import Token
-from models.enums import ChannelType
 from tests.relay.agent_script import AgentView, Turn
 from tests.relay.fake_anthropic import FakeClaude
 from tests.relay.fake_gemini import REPLY as GEMINI_REPLY

@@ -15,12 +15,12 @@ import orjson
 import pytest
 from aiohttp import web
 
+from api.relay.catalogue import ChannelType
 from api.relay.credentials import Credential, CredentialCache
 from api.relay.errors import RelayError
 from api.relay.masking import DerivedSecrets, mask_bytes, mask_secrets, remember
 from api.relay.signing import baidu as baidu_signing
 from api.relay.signing import zhipu as zhipu_signing
-from models.enums import ChannelType
 from tests.helpers import ApiClient
 from tests.relay.fake_anthropic import FakeClaude
 from tests.relay.fake_baidu import FakeBaidu

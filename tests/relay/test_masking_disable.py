@@ -8,8 +8,9 @@ import orjson
 from aiohttp import web
 
 from api import keys
+from api.relay.catalogue import ChannelType
 from models import Channel
-from models.enums import ChannelStatus, ChannelType
+from models.enums import ChannelStatus
 from tests.helpers import eventually
 from tests.relay.fake_baidu import FakeBaidu
 from tests.relay.fakes import add_channel, gateway, headers_for, make_key, rich_user  # noqa: F401

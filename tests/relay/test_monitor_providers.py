@@ -7,9 +7,10 @@ import orjson
 
 from api import keys
 from api.relay import channel_monitor as monitor
+from api.relay.catalogue import ChannelType
 from api.services import locks
 from models import Channel
-from models.enums import ChannelStatus, ChannelType
+from models.enums import ChannelStatus
 from tests.relay.fake_anthropic import FakeClaude
 from tests.relay.fake_gemini import FakeGemini
 

@@ -19,12 +19,12 @@ from google.genai import types
 
 from api import keys
 from api.relay.base import RelayMeta
+from api.relay.catalogue import ChannelType
 from api.relay.providers.openai import json_schema
 from api.relay.registry import build_adaptor
 from api.services import pricing
 from api.services.capabilities import ROWS, Capability, capability, validate_overrides
 from models import Token
-from models.enums import ChannelType
 from tests.relay.agent_script import Recorded, read_file_script
 from tests.relay.fake_openai_strict import REPLY, FakeOpenAI
 from tests.relay.fakes import add_channel, drain, gateway, make_key, rich_user, upstreams  # noqa: F401

@@ -4,6 +4,7 @@
 import orjson
 import pytest
 
+from api.relay.catalogue import ChannelType
 from api.services import pricing
 from api.services.pricing import (
     DEFAULT_COMPLETION_RATIO,
@@ -28,7 +29,7 @@ from api.services.pricing import (
     transcription_quota,
 )
 from models import Log, Token, User
-from models.enums import ChannelType, LogType
+from models.enums import LogType
 from tests.relay.fake_anthropic import FakeClaude
 from tests.relay.fakes import (  # noqa: F401
     add_channel,

@@ -13,10 +13,10 @@ import orjson
 import pytest
 
 from api.relay.base import RelayMeta, RelayMode
+from api.relay.catalogue import ChannelType
 from api.relay.providers.azure import AzureAdaptor, endpoint_of, other_problem
 from api.services import pricing
 from models import Channel
-from models.enums import ChannelType
 from tests.relay.fake_azure import BLOCKED_WORD, KEY, FakeAzure
 from tests.relay.fakes import add_channel, drain, gateway, make_key, rich_user  # noqa: F401
 from tests.relay.provider_kit import consume_logs, finish_reasons, sdk, settled_log, stream_chat

@@ -11,11 +11,11 @@ import pytest
 
 from api import keys
 from api.relay.base import RelayMeta, RelayMode, UpstreamContext
+from api.relay.catalogue import ChannelType
 from api.relay.credentials import CredentialCache
 from api.relay.providers.baidu import BaiduAdaptor
 from api.services import pricing
 from models import Channel
-from models.enums import ChannelType
 from tests.helpers import ApiClient, eventually
 from tests.relay.fake_baidu import REPLY_PIECES, FakeBaidu
 from tests.relay.fakes import add_channel, drain, gateway, make_key, relay_of, rich_user  # noqa: F401

@@ -15,12 +15,13 @@ import pytest
 
 from api import keys
 from api.relay.base import RelayMeta
+from api.relay.catalogue import ChannelType
 from api.relay.providers.aws import BedrockAdaptor, BedrockConverseAdaptor, key_problem
 from api.relay.providers.aws.models import bedrock_model_id
 from api.relay.registry import build_adaptor
 from api.services import pricing
 from models import Log
-from models.enums import ChannelType, LogType
+from models.enums import LogType
 from tests.helpers import ApiClient
 from tests.relay.fake_anthropic import REPLY, FakeClaude
 from tests.relay.fake_bedrock import ACCESS, API_KEY, REGION, SECRET, ConverseScript, FakeBedrock

@@ -8,10 +8,11 @@ import orjson
 import pytest
 
 from api import keys
+from api.relay.catalogue import ChannelType
 from api.relay.tokenizer import count_chat_request, count_text
 from api.services import pricing
 from models import Channel, Log
-from models.enums import ChannelType, LogType
+from models.enums import LogType
 from tests.helpers import ApiClient, eventually
 from tests.relay.fake_anthropic import REPLY, THINKING, FakeClaude
 from tests.relay.fake_anthropic_models import sign

@@ -13,10 +13,10 @@ import orjson
 import pytest
 
 from api import keys
+from api.relay.catalogue import ChannelType
 from api.relay.tokenizer import count_input, count_text
 from api.services import pricing
 from models import Channel
-from models.enums import ChannelType
 from tests.helpers import ApiClient
 from tests.relay.fake_cohere import (
     EMBED_UNITS,

@@ -15,10 +15,10 @@ import pytest
 from aiohttp import web
 
 from api import keys
+from api.relay.catalogue import ChannelType
 from api.relay.tokenizer import count_chat_request, count_text
 from api.services import pricing
 from models import Channel
-from models.enums import ChannelType
 from tests.helpers import ApiClient
 from tests.relay.fakes import add_channel, drain, gateway, make_key, relay_of, rich_user  # noqa: F401
 from tests.relay.provider_kit import FakeBase, consume_logs, finish_reasons, sdk, settled_log, stream_chat

@@ -13,10 +13,11 @@ import pytest
 from aiohttp import web
 
 from api import keys
+from api.relay.catalogue import ChannelType
 from api.relay.tokenizer import count_chat_request, count_input, count_text
 from api.services import pricing
 from models import Log
-from models.enums import ChannelType, LogType
+from models.enums import LogType
 from tests.helpers import ApiClient, eventually
 from tests.relay.fake_gemini import REPLY, FakeGemini
 from tests.relay.fakes import add_channel, drain, gateway, make_key, relay_of, rich_user  # noqa: F401

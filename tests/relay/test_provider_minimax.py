@@ -12,9 +12,9 @@ import orjson
 import pytest
 
 from api import keys
+from api.relay.catalogue import ChannelType
 from api.services import pricing
 from models import Channel
-from models.enums import ChannelType
 from tests.relay.fake_minimax import KEY, REPLY_PIECES, THOUGHT, USAGE, FakeMiniMax
 from tests.relay.fakes import add_channel, gateway, make_key, relay_of, rich_user  # noqa: F401
 from tests.relay.provider_kit import finish_reasons, sdk, settled_log, stream_chat

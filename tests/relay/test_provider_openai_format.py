@@ -15,10 +15,11 @@ import orjson
 import pytest
 from aiohttp import web
 
+from api.relay.catalogue import ChannelType
 from api.relay.signing import zhipu
 from api.services import pricing
 from models import Log
-from models.enums import ChannelType, LogType
+from models.enums import LogType
 from tests.helpers import ApiClient
 from tests.relay.fakes import add_channel, drain, gateway, make_key, rich_user  # noqa: F401
 

@@ -8,10 +8,11 @@ import orjson
 from aiohttp import web
 
 from api import keys
+from api.relay.catalogue import ChannelType
 from api.relay.tokenizer import count_chat_request, count_text
 from api.services import pricing
 from models import Log
-from models.enums import ChannelType, LogType
+from models.enums import LogType
 from tests.relay.fakes import add_channel, drain, gateway, make_key, rich_user  # noqa: F401
 
 ANSWER = "Hello from PaLM."

@@ -14,10 +14,11 @@ import orjson
 import pytest
 
 from api import keys
+from api.relay.catalogue import ChannelType
 from api.relay.providers.qianfan import key_problem, other_problem
 from api.services import pricing
 from models import Channel
-from models.enums import ChannelStatus, ChannelType
+from models.enums import ChannelStatus
 from tests.relay.fake_qianfan import KEY, PIECES, USAGE, FakeQianfan
 from tests.relay.fakes import add_channel, gateway, make_key, relay_of, rich_user  # noqa: F401
 from tests.relay.provider_kit import finish_reasons, sdk, settled_log, stream_chat

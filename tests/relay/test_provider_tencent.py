@@ -11,12 +11,12 @@ import pytest
 
 from api import keys
 from api.relay.base import RelayMeta
+from api.relay.catalogue import ChannelType
 from api.relay.providers.tencent import key_problem as tencent_key_problem
 from api.relay.registry import build_adaptor
 from api.relay.signing import tc3
 from api.services import pricing
 from models import Channel
-from models.enums import ChannelType
 from tests.helpers import ApiClient, eventually
 from tests.relay.fake_tencent import REPLY_PIECES, FakeTencent
 from tests.relay.fakes import add_channel, gateway, make_key, relay_of, rich_user  # noqa: F401

@@ -14,12 +14,13 @@ import orjson
 import pytest
 
 from api import keys
+from api.relay.catalogue import ChannelType
 from api.relay.credentials import process_credentials
 from api.relay.providers.vertex import key_problem, other_problem
 from api.relay.providers.vertex.adaptor import vertex_model
 from api.services import pricing
 from models import Log
-from models.enums import ChannelType, LogType
+from models.enums import LogType
 from tests.helpers import ApiClient, eventually
 from tests.relay.fake_anthropic import REPLY as CLAUDE_REPLY
 from tests.relay.fake_gemini import REPLY as GEMINI_REPLY

@@ -26,9 +26,9 @@ import pytest
 from aiohttp import web
 
 from api import keys
+from api.relay.catalogue import ChannelType
 from api.services import pricing
 from models import Channel
-from models.enums import ChannelType
 from tests.helpers import ApiClient
 from tests.relay.fake_xunfei_http import PASSWORD, FakeSparkHttp
 from tests.relay.fakes import add_channel, drain, gateway, make_key, relay_of, rich_user  # noqa: F401

@@ -14,11 +14,11 @@ import pytest
 from aiohttp import web
 
 from api import keys
+from api.relay.catalogue import ChannelType
 from api.relay.providers.zhipu import V3EventParser
 from api.relay.sse import SSEEvent
 from api.services import pricing
 from models import Channel
-from models.enums import ChannelType
 from tests.helpers import ApiClient
 from tests.relay.fakes import add_channel, gateway, make_key, relay_of, rich_user  # noqa: F401
 from tests.relay.provider_kit import FakeBase, finish_reasons, sdk, settled_log, stream_chat

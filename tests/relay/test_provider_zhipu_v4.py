@@ -11,10 +11,10 @@ import orjson
 import pytest
 
 from api import keys
+from api.relay.catalogue import ChannelType
 from api.relay.providers.zhipu import key_problem
 from api.services import pricing
 from models import Channel
-from models.enums import ChannelType
 from tests.helpers import ApiClient
 from tests.relay.fake_zhipu import KEY, REPLY_PIECES, THOUGHT_PIECES, USAGE, FakeZhipu
 from tests.relay.fakes import add_channel, gateway, make_key, relay_of, rich_user  # noqa: F401

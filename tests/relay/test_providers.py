@@ -6,6 +6,7 @@ import orjson
 import pytest
 
 from api.relay.base import RelayMeta, RelayMode, StreamState, TokenUsage, client_wants_usage
+from api.relay.catalogue import ChannelType
 from api.relay.errors import RelayError
 from api.relay.providers.azure import AzureAdaptor
 from api.relay.providers.compatible import MiniMaxAdaptor, MoonshotAdaptor, SiliconFlowAdaptor
@@ -15,7 +16,6 @@ from api.relay.providers.openai import OpenAIAdaptor
 from api.relay.sse import SSEEvent, SSEParser
 from api.relay.streaming import convert_events
 from api.relay.tokenizer import count_text
-from models.enums import ChannelType
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

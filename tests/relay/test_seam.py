@@ -25,6 +25,7 @@ from api.relay.base import (
     UpstreamContext,
     UpstreamRequest,
 )
+from api.relay.catalogue import ChannelType
 from api.relay.credentials import Credential
 from api.relay.decoders import NDJSONDecoder
 from api.relay.providers.openai import OpenAIAdaptor
@@ -32,7 +33,7 @@ from api.relay.sse import SSEEvent
 from api.relay.tokenizer import count_chat_request, count_text
 from api.services import pricing
 from models import Channel, Log
-from models.enums import ChannelType, LogType
+from models.enums import LogType
 from tests.helpers import ApiClient
 from tests.relay.fakes import (  # noqa: F401
     REPLY,

@@ -15,9 +15,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from api.relay.catalogue import ChannelType
 from api.relay.tasks import midjourney as mj
 from models import Midjourney, Task
-from models.enums import ChannelType
 from tests.helpers import both_databases
 from tests.relay.fake_tasks import MJ_SECRET, SUNO_KEY, FakeMidjourney, FakeSuno
 from tests.relay.fakes import add_channel, gateway, live_balance, make_key, rich_user  # noqa: F401

@@ -11,9 +11,9 @@ from aiohttp import web
 
 from api import keys
 from api.app import create_app
+from api.relay.catalogue import ChannelType
 from api.relay.tasks.mj_media import is_channel_address
 from models import Midjourney
-from models.enums import ChannelType
 from tests.relay.fake_tasks import MJ_SECRET, PNG, FakeMidjourney
 from tests.relay.fakes import add_channel, gateway, make_key, rich_user  # noqa: F401
 

@@ -16,12 +16,13 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from api import keys
+from api.relay.catalogue import ChannelType
 from api.relay.tasks.billing import TaskCharge
 from api.relay.tasks.notify import notify_url
 from api.relay.tasks.poll import MIDJOURNEY, poll
 from api.services import pricing
 from models import Midjourney
-from models.enums import ChannelType, Role
+from models.enums import Role
 from tests.helpers import ApiClient
 from tests.relay.fake_tasks import MJ_SECRET, FakeMidjourney
 from tests.relay.fakes import add_channel, gateway, live_balance, make_key, rich_user  # noqa: F401

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from api import keys
+from api.relay.catalogue import ChannelType
 from api.relay.tasks.poll import SUNO, poll
 from api.services import pricing
 from models import Task
-from models.enums import ChannelType
 from tests.relay.fake_tasks import SUNO_KEY, FakeSuno
 from tests.relay.fakes import add_channel, gateway, live_balance, make_key, rich_user  # noqa: F401
 

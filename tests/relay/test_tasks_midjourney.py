@@ -11,12 +11,13 @@ import orjson
 import pytest
 
 from api import keys
+from api.relay.catalogue import ChannelType
 from api.relay.tasks.billing import TaskCharge
 from api.relay.tasks.notify import notify_signature
 from api.relay.tasks.poll import MIDJOURNEY, poll
 from api.services import pricing
 from models import Channel, Log, Midjourney, User
-from models.enums import ChannelType, LogType
+from models.enums import LogType
 from tests.relay.fake_tasks import MJ_SECRET, PNG, FakeMidjourney
 from tests.relay.fakes import add_channel, drain, gateway, live_balance, make_key, rich_user  # noqa: F401
 

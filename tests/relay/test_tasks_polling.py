@@ -13,10 +13,11 @@ import orjson
 import pytest
 
 from api import keys
+from api.relay.catalogue import ChannelType
 from api.relay.tasks.poll import MIDJOURNEY, SUNO, claim, poll
 from api.services import pricing
 from models import Log, Midjourney, Task, Token, User
-from models.enums import ChannelType, LogType
+from models.enums import LogType
 from tests.helpers import both_databases
 from tests.relay.fake_tasks import MJ_SECRET, SUNO_KEY, FakeMidjourney, FakeSuno
 from tests.relay.fakes import add_channel, drain, gateway, live_balance, make_key, rich_user  # noqa: F401

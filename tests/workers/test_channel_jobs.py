@@ -11,10 +11,11 @@ import pytest
 from api import keys
 from api.relay import channel_monitor as monitor
 from api.relay import channel_queries as queries
+from api.relay.catalogue import ChannelType
 from api.relay.errors import RelayError
 from api.services import locks
 from models import Ability, Channel, Log, User
-from models.enums import ChannelStatus, ChannelType, LogType
+from models.enums import ChannelStatus, LogType
 from tests.fakes.upstreams import INVALID_KEY_ERROR, REQUESTS, TOGGLE_OK, upstream_app
 from tests.helpers import ApiClient, both_databases, eventually
 from workers.actors.logs import purge_consume_logs

@@ -7,10 +7,10 @@ from api import keys
 from api.console.auth import admin_required, user_required
 from api.errors import ApiError
 from api.i18n import language, translate
+from api.relay import catalogue, catalogue_view
 from api.relay import channel_monitor as monitor
 from api.relay import channel_queries as queries
 from api.relay import channels as service
-from api.relay import catalogue, catalogue_view
 from api.response import json_body, ok, read_json
 from api.services import locks, pricing
 from api.services.params import id_value

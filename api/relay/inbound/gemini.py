@@ -16,6 +16,7 @@ from typing import Any, ClassVar
 
 import orjson
 
+from api.relay import catalogue
 from api.relay.base import TokenUsage
 from api.relay.errors import RelayError
 from api.relay.inbound.base import Inbound, StreamWriter
@@ -28,9 +29,8 @@ from api.relay.inbound.gemini_render import (
     usage_metadata,
 )
 from api.relay.inbound.shapes import check_gemini
-from api.relay.reasoning import GEMINI_SKIP_SIGNATURE
-from api.relay import catalogue
 from api.relay.provider import GEMINI
+from api.relay.reasoning import GEMINI_SKIP_SIGNATURE
 
 SIGNATURE_KEYS = ("thoughtSignature", "thought_signature")
 

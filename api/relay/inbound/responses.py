@@ -37,8 +37,8 @@ from api.relay.inbound.responses_output import INCOMPLETE, output_items, text_of
 from api.relay.inbound.responses_stream import ResponsesReader, ResponsesStreamWriter
 from api.relay.inbound.responses_tools import ToolMap, new_id
 from api.relay.inbound.shapes import check_responses
-from api.relay.reasoning import TEXT, is_sealed, seal, unseal
 from api.relay.provider import RESPONSES
+from api.relay.reasoning import TEXT, is_sealed, seal, unseal
 
 # Parameters that change the answer and no chat target takes (said in X-Gateway-Dropped when set).
 UNSUPPORTED = ("max_tool_calls", "top_logprobs")

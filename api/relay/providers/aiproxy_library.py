@@ -7,7 +7,7 @@ pipeline bills its own count. The account's balance is AIProxy's."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 from api.relay.base import (
     EVENT_NOT_OBJECT,
@@ -23,7 +23,6 @@ from api.relay.errors import RelayError
 from api.relay.providers.common import ChunkWriter, chat_answer, messages_of, text_of
 from api.relay.providers.compatible import AIProxyBalanceMixin
 from api.relay.sse import SSEEvent
-from models.enums import ChannelType
 
 # The library's error codes about the key or the account (the others are about the question).
 CREDENTIAL_CODES = frozenset({401, 403, 1001, 1002})
@@ -46,9 +45,6 @@ def error_of(body: Mapping[str, Any]) -> RelayError:
 
 
 class AIProxyLibraryAdaptor(AIProxyBalanceMixin, Adaptor):
-    channel_type: ClassVar[ChannelType] = ChannelType.AIPROXY_LIBRARY
-    default_base_url: ClassVar[str] = "https://api.aiproxy.io"
-    models: ClassVar[tuple[str, ...]] = ("gpt-3.5-turbo", "gpt-4o-mini", "gpt-4o")
 
     def __init__(self, meta: RelayMeta) -> None:
         super().__init__(meta)

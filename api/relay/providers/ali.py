@@ -27,7 +27,6 @@ from api.relay.base import (
 from api.relay.errors import RelayError
 from api.relay.media import fetch_image
 from api.relay.providers.openai import OpenAIAdaptor
-from models.enums import ChannelType
 
 ALI_PATHS: Mapping[RelayMode, str] = {
     RelayMode.CHAT: "/compatible-mode/v1/chat/completions",
@@ -53,12 +52,7 @@ def native_error(status: int, data: Mapping[str, Any]) -> RelayError:
 
 
 class AliAdaptor(OpenAIAdaptor):
-    channel_type: ClassVar[ChannelType] = ChannelType.ALI
-    default_base_url: ClassVar[str] = "https://dashscope.aliyuncs.com"
     paths: ClassVar[Mapping[RelayMode, str]] = ALI_PATHS
-    models: ClassVar[tuple[str, ...]] = ("qwen-turbo", "qwen-plus", "qwen-max", "qwen-long", "qwen-vl-plus",
-                                         "qwen-vl-max", "qwq-plus", "qwen3-235b-a22b", "text-embedding-v1",
-                                         "text-embedding-v2", "text-embedding-v3", "wanx-v1", "wanx2.1-t2i-turbo")
     completes: ClassVar[bool] = True
     poll_interval: ClassVar[float] = 2.0  # seconds between two looks at an image task
     poll_limit: ClassVar[float] = 300.0  # an image task not finished by then fails

@@ -19,11 +19,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 from api.relay.base import RelayMeta, RelayMode
 from api.relay.providers.openai import OpenAIAdaptor
-from models.enums import ChannelType
 
 # The api-version a new channel gets: none, the v1 API.
 DEFAULT_API_VERSION = ""
@@ -62,8 +61,6 @@ def endpoint_of(base_url: str) -> str:
 
 
 class AzureAdaptor(OpenAIAdaptor):
-    channel_type: ClassVar[ChannelType] = ChannelType.AZURE
-    default_base_url: ClassVar[str] = ""
 
     def __init__(self, meta: RelayMeta) -> None:
         super().__init__(meta)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 from urllib.parse import quote
 
 import orjson
@@ -43,7 +43,6 @@ from api.relay.providers.common import (
 )
 from api.relay.signing import baidu
 from api.relay.sse import SSEEvent
-from models.enums import ChannelType
 
 # Model name → the endpoint name in the URL (the rest: the model name in lower case).
 ENDPOINTS: Mapping[str, str] = {
@@ -105,11 +104,6 @@ def _convert_messages(req: Mapping[str, Any]) -> tuple[list[dict[str, Any]], str
 
 
 class BaiduAdaptor(EmbeddingsMixin, Adaptor):
-    channel_type: ClassVar[ChannelType] = ChannelType.BAIDU
-    default_base_url: ClassVar[str] = "https://aip.baidubce.com"
-    models: ClassVar[tuple[str, ...]] = ("ERNIE-4.0-8K", "ERNIE-4.0-Turbo-8K", "ERNIE-3.5-8K", "ERNIE-Speed-8K",
-                                         "ERNIE-Speed-128K", "ERNIE-Lite-8K", "ERNIE-Tiny-8K", "Embedding-V1",
-                                         "bge-large-zh", "bge-large-en", "tao-8k")
 
     def __init__(self, meta: RelayMeta) -> None:
         super().__init__(meta)

@@ -48,7 +48,6 @@ from api.relay.providers.common import (
 )
 from api.relay.sse import SSEEvent
 from api.services.capabilities import EFFORT_BUDGETS
-from models.enums import ChannelType
 
 FINISH_REASONS = {"COMPLETE": "stop", "STOP_SEQUENCE": "stop", "MAX_TOKENS": "length", "TOOL_CALL": "tool_calls"}
 FAILED_FINISHES = {"ERROR": 500, "TIMEOUT": 504}  # a generation that ended without an answer
@@ -81,14 +80,6 @@ def _clamped(value: Any, low: float, high: float) -> float | None:
 
 
 class CohereAdaptor(EmbeddingsMixin, RerankMixin, Adaptor):
-    channel_type: ClassVar[ChannelType] = ChannelType.COHERE
-    default_base_url: ClassVar[str] = "https://api.cohere.com"
-    models: ClassVar[tuple[str, ...]] = (
-        "command-a-plus-05-2026", "command-a-03-2025", "command-a-reasoning-08-2025", "command-a-vision-07-2025",
-        "command-a-translate-08-2025", "command-r7b-12-2024", "command-r-plus-08-2024", "command-r-08-2024",
-        "rerank-v4.0-pro", "rerank-v4.0-fast", "rerank-v3.5", "embed-v4.0", "embed-english-v3.0",
-        "embed-multilingual-v3.0",
-    )
     paths: ClassVar[Mapping[RelayMode, str]] = {
         RelayMode.CHAT: "/v2/chat", RelayMode.RERANK: "/v2/rerank", RelayMode.EMBEDDINGS: "/v2/embed"}
 

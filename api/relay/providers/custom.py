@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-from typing import ClassVar
 from urllib.parse import urlsplit
 
 from api.relay.base import RelayMode
 from api.relay.providers.openai import OpenAIAdaptor
-from models.enums import ChannelType
 
 
 class CustomAdaptor(OpenAIAdaptor):
-    channel_type: ClassVar[ChannelType] = ChannelType.CUSTOM
-    default_base_url: ClassVar[str] = ""
 
     def billing_base(self) -> str:
         """A full endpoint URL: OpenAI's billing API lives at its origin."""

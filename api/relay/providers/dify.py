@@ -8,7 +8,7 @@ carry nothing for the client."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 from api.relay.base import (
     EVENT_NOT_OBJECT,
@@ -23,7 +23,6 @@ from api.relay.base import (
 from api.relay.errors import RelayError
 from api.relay.providers.common import ChunkWriter, chat_answer, image_urls, messages_of, text_of
 from api.relay.sse import SSEEvent
-from models.enums import ChannelType
 
 DEFAULT_USER = "api-gateway"
 
@@ -48,9 +47,6 @@ def error_of(event: Mapping[str, Any]) -> RelayError:
 
 
 class DifyAdaptor(Adaptor):
-    channel_type: ClassVar[ChannelType] = ChannelType.DIFY
-    default_base_url: ClassVar[str] = "https://api.dify.ai"
-    models: ClassVar[tuple[str, ...]] = ("dify",)
 
     def __init__(self, meta: RelayMeta) -> None:
         super().__init__(meta)

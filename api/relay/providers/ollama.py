@@ -9,14 +9,11 @@ from typing import Any, ClassVar
 from api.relay.base import OPENAI_PATHS, RelayMode, TokenUsage
 from api.relay.errors import RelayError
 from api.relay.providers.openai import OpenAIAdaptor
-from models.enums import ChannelType
 
 OLLAMA_PATHS: Mapping[RelayMode, str] = {**OPENAI_PATHS, RelayMode.EMBEDDINGS: "/api/embeddings"}
 
 
 class OllamaAdaptor(OpenAIAdaptor):
-    channel_type: ClassVar[ChannelType] = ChannelType.OLLAMA
-    default_base_url: ClassVar[str] = "http://localhost:11434"
     paths: ClassVar[Mapping[RelayMode, str]] = OLLAMA_PATHS
 
     def supports(self, mode: RelayMode) -> bool:

@@ -10,10 +10,10 @@ out is said in `meta.notices`; nothing is copied unless it changes."""
 from __future__ import annotations
 
 import re
-from urllib.parse import urlsplit
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
-from typing import Any, ClassVar
+from typing import Any
+from urllib.parse import urlsplit
 
 import orjson
 

@@ -21,7 +21,6 @@ from typing import Any, ClassVar
 from api.relay.base import RelayMeta, RelayMode, RerankMixin, TokenUsage, openai_error
 from api.relay.errors import RelayError
 from api.relay.providers.openai import OpenAIAdaptor
-from models.enums import ChannelType
 
 # An API key as the Qianfan console shows it (a short-term key has the same prefix).
 _KEY = re.compile(r"^bce-v3/\S+/\S+$")
@@ -41,18 +40,11 @@ def other_problem(other: str) -> str | None:
 
 
 class QianfanAdaptor(RerankMixin, OpenAIAdaptor):
-    channel_type: ClassVar[ChannelType] = ChannelType.QIANFAN
-    default_base_url: ClassVar[str] = "https://qianfan.baidubce.com"
     paths: ClassVar[Mapping[RelayMode, str]] = {
         RelayMode.CHAT: "/v2/chat/completions",
         RelayMode.EMBEDDINGS: "/v2/embeddings",
         RelayMode.RERANK: "/v2/rerank",
     }
-    models: ClassVar[tuple[str, ...]] = (
-        "ernie-5.0", "ernie-5.0-thinking-preview", "ernie-x1.1", "ernie-x1.1-preview", "ernie-x1-turbo-32k",
-        "ernie-4.5-turbo-128k", "ernie-4.5-turbo-32k", "ernie-4.5-turbo-vl-32k", "ernie-4.5-21b-a3b",
-        "ernie-speed-128k", "ernie-lite-8k", "embedding-v1", "bge-large-zh", "tao-8k", "bce-reranker-base",
-    )
 
     def __init__(self, meta: RelayMeta) -> None:
         super().__init__(meta)

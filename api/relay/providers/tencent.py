@@ -50,7 +50,6 @@ from api.relay.providers.common import (
 from api.relay.providers.openai import OpenAIAdaptor
 from api.relay.signing import tc3
 from api.relay.sse import SSEEvent
-from models.enums import ChannelType
 
 SERVICE = "hunyuan"
 VERSION = "2023-09-01"
@@ -88,10 +87,7 @@ class HunyuanOpenAIAdaptor(OpenAIAdaptor):
     format, the console's API key as a Bearer token; Tencent's own fields (`enable_enhancement`, …)
     pass as the client sends them. A channel still on API 3.0's default address is sent here."""
 
-    channel_type: ClassVar[ChannelType] = ChannelType.TENCENT
-    default_base_url: ClassVar[str] = OPENAI_BASE_URL
     paths: ClassVar[Mapping[RelayMode, str]] = OPENAI_PATHS
-    models: ClassVar[tuple[str, ...]] = MODELS
 
     def __init__(self, meta: RelayMeta) -> None:
         super().__init__(meta)
@@ -165,9 +161,6 @@ def _calls(calls: Any, streamed: bool) -> list[dict[str, Any]]:
 
 
 class TencentAdaptor(EmbeddingsMixin, Adaptor):
-    channel_type: ClassVar[ChannelType] = ChannelType.TENCENT
-    default_base_url: ClassVar[str] = TC3_BASE_URL
-    models: ClassVar[tuple[str, ...]] = MODELS
 
     @classmethod
     def variant(cls, meta: RelayMeta) -> type[Adaptor]:

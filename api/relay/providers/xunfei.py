@@ -21,7 +21,7 @@ import hmac
 import time
 from collections.abc import Mapping
 from email.utils import formatdate
-from typing import Any, ClassVar
+from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 import orjson
@@ -56,7 +56,6 @@ from api.relay.providers.xunfei_http import (
     version_of,
 )
 from api.relay.sse import SSEEvent
-from models.enums import ChannelType
 
 WS_BASE_URL = "wss://spark-api.xf-yun.com"
 SIGNED_URL_LIFETIME = 300  # seconds iFlytek accepts a signed date (its clock-skew window)
@@ -78,7 +77,6 @@ def signed_url(url: str, api_key: str, api_secret: str, date: str) -> str:
 class SparkWebSocketAdaptor(Adaptor):
     """The WebSocket API, for a channel whose key is `APPID|APISecret|APIKey`."""
 
-    default_base_url: ClassVar[str] = WS_BASE_URL
 
     def __init__(self, meta: RelayMeta) -> None:
         super().__init__(meta)
@@ -220,10 +218,6 @@ class SparkWebSocketAdaptor(Adaptor):
 class XunfeiAdaptor(SparkHttpAdaptor):
     """The type's entry: the HTTP API, or the WebSocket API for a WebSocket key (see the module)."""
 
-    channel_type: ClassVar[ChannelType] = ChannelType.XUNFEI
-    default_base_url: ClassVar[str] = HTTP_BASE_URL
-    models: ClassVar[tuple[str, ...]] = ("SparkDesk-v1.1", "SparkDesk-v3.1", "SparkDesk-v3.1-128K", "SparkDesk-v3.5",
-                                         "SparkDesk-v3.5-32K", "SparkDesk-v4.0")
 
     @classmethod
     def variant(cls, meta: RelayMeta) -> type[Adaptor]:

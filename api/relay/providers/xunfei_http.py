@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 import orjson
 
@@ -135,7 +135,6 @@ def _tool_calls(raw: Any, stream: bool) -> list[dict[str, Any]]:
 
 
 class SparkHttpAdaptor(Adaptor):
-    default_base_url: ClassVar[str] = HTTP_BASE_URL
 
     def __init__(self, meta: RelayMeta) -> None:
         super().__init__(meta)

@@ -42,7 +42,6 @@ from api.relay.providers.common import ChunkWriter, chat_answer, messages_of, te
 from api.relay.providers.openai import OpenAIAdaptor
 from api.relay.signing import zhipu
 from api.relay.sse import SSEEvent, SSEParser
-from models.enums import ChannelType
 
 ZHIPU_V4_PATHS: Mapping[RelayMode, str] = {
     RelayMode.CHAT: "/api/paas/v4/chat/completions",
@@ -88,12 +87,7 @@ def v4_error(status: int, code: Any, message: str) -> RelayError:
 
 
 class ZhipuV4Adaptor(OpenAIAdaptor):
-    channel_type: ClassVar[ChannelType] = ChannelType.ZHIPU_V4
-    default_base_url: ClassVar[str] = "https://open.bigmodel.cn"
     paths: ClassVar[Mapping[RelayMode, str]] = ZHIPU_V4_PATHS
-    models: ClassVar[tuple[str, ...]] = (
-        "glm-5.3", "glm-5.2", "glm-5.1", "glm-5", "glm-5-turbo", "glm-4.7", "glm-4.7-flash", "glm-4.6",
-        "glm-4.5-air", "glm-4-flash-250414", "glm-4-long", "glm-5v-turbo", "glm-4.6v", "embedding-3", "cogview-4")
 
     def supports(self, mode: RelayMode) -> bool:
         return mode in ZHIPU_V4_PATHS
@@ -208,9 +202,6 @@ def _answer_text(content: Any) -> str:
 
 
 class ZhipuV3Adaptor(Adaptor):
-    channel_type: ClassVar[ChannelType] = ChannelType.ZHIPU
-    default_base_url: ClassVar[str] = "https://open.bigmodel.cn"
-    models: ClassVar[tuple[str, ...]] = ("chatglm_turbo", "chatglm_pro", "chatglm_std", "chatglm_lite")
 
     def __init__(self, meta: RelayMeta) -> None:
         super().__init__(meta)

@@ -21,7 +21,7 @@ from aiohttp import web
 from api import keys
 from api.bodies import read_body
 from api.i18n import language, translate
-from api.relay import upstream
+from api.relay import catalogue, upstream
 from api.relay.base import RelayMode, UpstreamRequest
 from api.relay.errors import RelayError
 from api.relay.failure_log import log_failure
@@ -39,7 +39,6 @@ from api.services import pricing
 from api.services.channel_index import ChannelInfo
 from api.services.records import SettlementRecord
 from models import Midjourney, Task
-from models.enums import ChannelType
 
 from .base import TaskAdaptor, Upstream
 from .billing import TaskCharge
@@ -51,11 +50,20 @@ log = logging.getLogger("api.relay")
 SUBMIT_TIMEOUT = 60.0  # seconds for an upstream to take a task
 MAX_ANSWER = 4 * 1024 * 1024
 
-ADAPTORS: dict[int, type[TaskAdaptor]] = {
-    int(ChannelType.MIDJOURNEY): MidjourneyAdaptor,
-    int(ChannelType.MIDJOURNEY_PLUS): MidjourneyAdaptor,
-    int(ChannelType.SUNO): SunoAdaptor,
+# The task protocols (a catalogue row's `task`) and their adaptors.
+PROTOCOLS: dict[str, type[TaskAdaptor]] = {
+    "midjourney": MidjourneyAdaptor,
+    "midjourney-plus": MidjourneyAdaptor,
+    "suno": SunoAdaptor,
 }
+ADAPTORS: dict[int, type[TaskAdaptor]] = {
+    number: PROTOCOLS[row.task] for number, row in catalogue.CATALOGUE.items() if row.task in PROTOCOLS
+}
+
+
+def types_of(*protocols: str) -> frozenset[int]:
+    """The channel types that speak one of these task protocols."""
+    return frozenset(number for number, row in catalogue.CATALOGUE.items() if row.task in protocols)
 
 
 def task_error(request: web.Request, status: int, message_key: str, code: str, /, **params: object) -> RelayError:

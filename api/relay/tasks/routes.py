@@ -18,18 +18,17 @@ from api.relay.inbound.base import REQUEST_INBOUND
 from api.relay.routes import cors_middleware, openai_errors_middleware
 from api.relay.state import relay_state
 from models import Midjourney, Task
-from models.enums import ChannelType
 
 from . import bodies, suno
 from . import midjourney as mj
 from .base import SUCCESS
 from .mj_media import mj_image, mj_image_seed
 from .notify import mj_notify, notify_hook, take_early
-from .relay import Refused, Submission, json_body, origin_channel, path_id, submit, task_error
+from .relay import Refused, Submission, json_body, origin_channel, path_id, submit, task_error, types_of
 
-MJ_TYPES = frozenset({int(ChannelType.MIDJOURNEY), int(ChannelType.MIDJOURNEY_PLUS)})
-MJ_PLUS_TYPES = frozenset({int(ChannelType.MIDJOURNEY_PLUS)})
-SUNO_TYPES = frozenset({int(ChannelType.SUNO)})
+MJ_TYPES = types_of("midjourney", "midjourney-plus")
+MJ_PLUS_TYPES = types_of("midjourney-plus")
+SUNO_TYPES = types_of("suno")
 MJ_MODES = ("mj-fast", "mj-turbo", "mj-relax")
 
 

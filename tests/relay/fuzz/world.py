@@ -22,9 +22,10 @@ from aiohttp.test_utils import TestClient, TestServer
 from tortoise import Tortoise
 
 from api.app import create_app
+from api.relay.catalogue import ChannelType
 from models import Log, Token, User
 from models.db import close_database, init_database
-from models.enums import ChannelType, LogType
+from models.enums import LogType
 from models.settings import Settings
 from tests.conftest import PREFIX, REDIS_URL
 from tests.helpers import eventually

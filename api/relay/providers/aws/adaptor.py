@@ -42,13 +42,12 @@ from api.relay.errors import RelayError
 from api.relay.media import fetch_images
 from api.relay.providers.aws import converse
 from api.relay.providers.aws.auth import BedrockAuth, key_problem
-from api.relay.providers.aws.models import MODELS, bedrock_model_id, is_claude
+from api.relay.providers.aws.models import bedrock_model_id, is_claude
 from api.relay.providers.claude import ClaudeAdaptor
 from api.relay.providers.claude.adaptor import beta_flags
 from api.relay.providers.claude.convert import Platform
 from api.relay.signing import sigv4
 from api.relay.sse import SSEEvent
-from models.enums import ChannelType
 
 __all__ = ["BedrockAdaptor", "BedrockConverseAdaptor", "bedrock_model_id", "key_problem"]
 
@@ -68,9 +67,6 @@ EXCEPTION_STATUSES: Mapping[str, int] = {
 class BedrockAdaptor(BedrockAuth, ClaudeAdaptor):
     """The registry's entry, serving Claude models itself and the others with its Converse variant."""
 
-    channel_type: ClassVar[ChannelType] = ChannelType.AWS
-    default_base_url: ClassVar[str] = ""
-    models: ClassVar[tuple[str, ...]] = MODELS
     platform: ClassVar[Platform] = BEDROCK
 
     @classmethod
@@ -139,8 +135,6 @@ class BedrockAdaptor(BedrockAuth, ClaudeAdaptor):
 class BedrockConverseAdaptor(BedrockAuth, Adaptor):
     """Bedrock's other chat models (Nova, Llama, Mistral, DeepSeek …) through Converse / ConverseStream."""
 
-    channel_type: ClassVar[ChannelType] = ChannelType.AWS
-    models: ClassVar[tuple[str, ...]] = MODELS
     prepares: ClassVar[bool] = True
 
     def __init__(self, meta: RelayMeta) -> None:

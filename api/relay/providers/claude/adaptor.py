@@ -11,7 +11,6 @@ from api.relay.errors import RelayError
 from api.relay.providers.claude import answer, convert
 from api.relay.providers.claude.stream import ClaudeStream
 from api.relay.sse import SSEEvent
-from models.enums import ChannelType
 
 ANTHROPIC_VERSION = "2023-06-01"
 
@@ -30,9 +29,6 @@ def beta_flags(*values: str | None) -> list[str]:
 
 
 class ClaudeAdaptor(Adaptor):
-    channel_type: ClassVar[ChannelType] = ChannelType.ANTHROPIC
-    default_base_url: ClassVar[str] = "https://api.anthropic.com"
-    models: ClassVar[tuple[str, ...]] = MODELS
     platform: ClassVar[convert.Platform] = convert.ANTHROPIC_API
 
     def __init__(self, meta: RelayMeta) -> None:

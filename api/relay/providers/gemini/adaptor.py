@@ -30,7 +30,6 @@ from api.relay.media import fetch_images
 from api.relay.providers.gemini import convert
 from api.relay.providers.gemini.stream import GeminiStream
 from api.relay.sse import SSEEvent, SSEParser
-from models.enums import ChannelType
 
 DEFAULT_VERSION = "v1beta"
 _VERSION = re.compile(r"^v\d+(alpha|beta)?\d*$")
@@ -43,9 +42,6 @@ MODELS: tuple[str, ...] = (
 
 
 class GeminiAdaptor(EmbeddingsMixin, Adaptor):
-    channel_type: ClassVar[ChannelType] = ChannelType.GEMINI
-    default_base_url: ClassVar[str] = "https://generativelanguage.googleapis.com"
-    models: ClassVar[tuple[str, ...]] = MODELS
     prepares: ClassVar[bool] = True
 
     def __init__(self, meta: RelayMeta) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 import orjson
 
@@ -16,7 +16,6 @@ from api.relay.decoders import WholeBody
 from api.relay.errors import RelayError
 from api.relay.providers.gemini.convert import convert_error
 from api.relay.sse import SSEEvent
-from models.enums import ChannelType
 
 
 def _text(content: Any) -> str:
@@ -26,9 +25,6 @@ def _text(content: Any) -> str:
 
 
 class PaLMAdaptor(Adaptor):
-    channel_type: ClassVar[ChannelType] = ChannelType.PALM
-    default_base_url: ClassVar[str] = "https://generativelanguage.googleapis.com"
-    models: ClassVar[tuple[str, ...]] = ("chat-bison-001",)
 
     def supports(self, mode: RelayMode) -> bool:
         return mode == RelayMode.CHAT

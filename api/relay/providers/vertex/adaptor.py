@@ -46,7 +46,6 @@ from api.relay.providers.claude.convert import Platform
 from api.relay.providers.gemini import GeminiAdaptor
 from api.relay.providers.vertex import checks, embeddings
 from api.relay.signing import google
-from models.enums import ChannelType
 
 VERTEX_ANTHROPIC_VERSION = "vertex-2023-10-16"
 EXPRESS_HOST = "https://aiplatform.googleapis.com"
@@ -134,7 +133,6 @@ class _Vertex:
 
 
 class VertexGeminiAdaptor(_Vertex, GeminiAdaptor):
-    channel_type: ClassVar[ChannelType] = ChannelType.VERTEX_AI
     publisher: ClassVar[str] = "google"
     completes: ClassVar[bool] = True
 
@@ -182,7 +180,6 @@ class VertexGeminiAdaptor(_Vertex, GeminiAdaptor):
 
 
 class VertexClaudeAdaptor(_Vertex, ClaudeAdaptor):
-    channel_type: ClassVar[ChannelType] = ChannelType.VERTEX_AI
     publisher: ClassVar[str] = "anthropic"
     platform: ClassVar[Platform] = VERTEX_CLAUDE
 
@@ -216,8 +213,6 @@ def vertex_body(body: Mapping[str, Any]) -> dict[str, Any]:
 class VertexAdaptor(Adaptor):
     """The registry's entry: each attempt is served by the Gemini or the Claude variant."""
 
-    channel_type: ClassVar[ChannelType] = ChannelType.VERTEX_AI
-    models: ClassVar[tuple[str, ...]] = MODELS
 
     @classmethod
     def variant(cls, meta: RelayMeta) -> type[Adaptor]:
