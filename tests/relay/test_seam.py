@@ -8,14 +8,14 @@ import asyncio
 import hashlib
 import time
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 import openai
 import orjson
 import pytest
 from aiohttp import web
 
-from api.relay import registry
+from api.relay import catalogue, registry
 from api.relay.base import (
     Adaptor,
     RelayMode,
@@ -28,7 +28,10 @@ from api.relay.base import (
 from api.relay.catalogue import ChannelType
 from api.relay.credentials import Credential
 from api.relay.decoders import NDJSONDecoder
+from api.relay.provider import Provider
+from api.relay.providers.compatible import API2GPTAdaptor
 from api.relay.providers.openai import OpenAIAdaptor
+from api.relay.providers.tasks import TaskTypeAdaptor
 from api.relay.sse import SSEEvent
 from api.relay.tokenizer import count_chat_request, count_text
 from api.services import pricing
@@ -53,7 +56,9 @@ OPENAI_COMPATIBLE = {
     ChannelType.OPENAI, ChannelType.AZURE, ChannelType.OLLAMA, ChannelType.CUSTOM, ChannelType.AI360,
     ChannelType.OPENROUTER, ChannelType.FASTGPT, ChannelType.MOONSHOT, ChannelType.PERPLEXITY,
     ChannelType.LINGYIWANWU, ChannelType.MINIMAX, ChannelType.SILICONFLOW, ChannelType.MISTRAL,
-    ChannelType.DEEPSEEK, ChannelType.VOLCENGINE, ChannelType.XAI,
+    ChannelType.DEEPSEEK, ChannelType.VOLCENGINE, ChannelType.XAI, ChannelType.QIANFAN,
+    # the reference's resellers, each with its balance endpoint
+    ChannelType.AIPROXY, ChannelType.API2GPT, ChannelType.AIGC2D,
     # OpenAI's format at the provider's own paths, with its own auth (Zhipu's JWT) or account (Cloudflare)
     ChannelType.ZHIPU_V4, ChannelType.JINA, ChannelType.CLOUDFLARE,
     # chat in OpenAI's format (DashScope's compatible mode), embeddings and images native
@@ -73,13 +78,13 @@ def test_every_type_is_dedicated_or_compatible_and_none_refuses() -> None:
             assert not registry.is_relayable(channel_type)
         elif channel_type in OPENAI_COMPATIBLE:
             assert issubclass(adaptor, OpenAIAdaptor), channel_type
-        else:  # a dedicated format: its own adaptor, declaring its own type
+        else:  # a dedicated format: its own adaptor, bound to its row
             assert not issubclass(adaptor, OpenAIAdaptor), channel_type
-            assert adaptor.channel_type == channel_type, channel_type
+        assert adaptor.provider is catalogue.provider(channel_type)
     for channel_type in TASK_TYPES:
-        assert registry.ADAPTORS[channel_type] is registry.UnsupportedAdaptor
-    assert registry.get_adaptor(12) is registry.EXTRA_ADAPTORS[12]  # the reference's resellers
-    assert registry.get_adaptor(9999) is OpenAIAdaptor
+        assert issubclass(registry.ADAPTORS[channel_type], TaskTypeAdaptor)
+    assert issubclass(registry.get_adaptor(12), API2GPTAdaptor)  # the reference's resellers
+    assert registry.get_adaptor(9999).provider is catalogue.UNKNOWN
 
 
 async def test_a_mode_the_channel_cannot_serve_is_501_and_never_its_fault(gateway, upstreams) -> None:
@@ -124,7 +129,6 @@ async def test_a_task_type_answers_chat_requests_501(gateway) -> None:
 class ExchangeAdaptor(OpenAIAdaptor):
     """OpenAI's format, but the channel key is exchanged at `{base}/token` for a short-lived token."""
 
-    channel_type: ClassVar[ChannelType] = ChannelType.DIFY
 
     def request_headers(self) -> dict[str, str]:
         return {}
@@ -177,7 +181,6 @@ async def test_token_exchange_once_for_concurrent_requests_and_the_channel_test(
 class SocketAdaptor(Adaptor):
     """A provider speaking over a WebSocket: one JSON request, then one JSON message per piece."""
 
-    channel_type: ClassVar[ChannelType] = ChannelType.JINA
 
     def build_request(self, mode: RelayMode, body: Mapping[str, Any] | Any) -> UpstreamRequest:
         url = self.base_url.replace("http", "ws", 1) + "/socket"
@@ -211,7 +214,7 @@ class SocketAdaptor(Adaptor):
 
 async def test_websocket_transport_streamed_and_not_billed_by_the_pipelines_count(
         gateway, aiohttp_server, monkeypatch) -> None:
-    monkeypatch.setitem(registry.ADAPTORS, ChannelType.JINA, SocketAdaptor)
+    monkeypatch.setitem(catalogue.CATALOGUE, 901, Provider(901, "SOCKET", ("Socket", "Socket"), SocketAdaptor))
     requests: list[Any] = []
 
     async def socket(request: web.Request) -> web.WebSocketResponse:
@@ -227,8 +230,7 @@ async def test_websocket_transport_streamed_and_not_billed_by_the_pipelines_coun
     app = web.Application()
     app.router.add_get("/socket", socket)
     server = await aiohttp_server(app)
-    await add_channel(gateway, None, models="gpt-4", type=int(ChannelType.JINA),
-                      base_url=str(server.make_url("")).rstrip("/"))
+    await add_channel(gateway, None, models="gpt-4", type=901, base_url=str(server.make_url("")).rstrip("/"))
     user = await rich_user()
     token = await make_key(user)
     async with sdk(gateway, token) as client:
@@ -259,12 +261,13 @@ def channel_form(**fields: Any) -> dict[str, Any]:
     ({"type": 33, "key": "AKIAXXXX|secret"}, "The key of an AWS Bedrock channel is AccessKeyId|SecretAccessKey|Region"),
     ({"type": 33, "key": "AKIAXXXX|secret|moon-1"}, "The key of an AWS Bedrock channel"),
     ({"type": 41, "key": '{"type": "service_account", "project_id": "p"}', "other": '{"default": "us-central1"}'},
-     "service-account JSON key (missing client_email, private_key)"),
-    ({"type": 41, "key": "ya29.token", "other": '{"default": "us-central1"}'}, "service-account JSON key (not JSON)"),
+     "not a service-account key (missing client_email, private_key)"),
+    ({"type": 41, "key": "ya29.token", "other": '{"default": "us-central1"}'}, "OAuth access token (ya29.…)"),
+    ({"type": 15, "key": "ak|sk"}, "is retired: Baidu switched the V1 API (wenxinworkshop) off on 2026-08-31"),
     ({"type": 3, "key": "k", "base_url": ""}, "has no default API address"),
     ({"type": 8, "key": "k", "base_url": ""}, "has no default API address"),
     ({"type": 21, "key": "k", "other": ""}, "needs the knowledge base ID"),
-    ({"type": 18, "key": "a|b|c", "other": "v9"}, "The Spark version must be one of v1.1, v2.1"),
+    ({"type": 18, "key": "a|b|c", "other": "v9"}, "The Spark version must be empty or one of v1.1, v3.1"),
 ])
 async def test_channel_form_checks_the_key_format_and_the_type(root: ApiClient, fields, message: str) -> None:
     body = await root.post("/api/channel/", channel_form(**fields))
@@ -278,7 +281,7 @@ async def test_channel_keys_of_the_right_format_are_accepted(root: ApiClient) ->
     assert sorted(c.key for c in await Channel.all()) == ["AKIA1|s3cr3t/+x|us-east-1", "AKIA2|s|eu-west-3"]
     channel = await Channel.get(key="AKIA2|s|eu-west-3")
     # An edit that keeps the key checks the stored key against a new type.
-    body = await root.put("/api/channel/", {"id": channel.id, "type": 41, "other": '{"default": "x"}'})
+    body = await root.put("/api/channel/", {"id": channel.id, "type": 41, "other": '{"default": "us-east5"}'})
     assert body["success"] is False and "service-account" in body["message"]
 
 
@@ -298,13 +301,13 @@ def test_every_built_in_model_of_a_relayable_type_has_a_default_price() -> None:
 
 
 async def test_every_dedicated_type_is_created_at_its_default_address(root: ApiClient) -> None:
-    for channel_type, key, model in ((15, "ak|sk", "ERNIE-4.0-8K"), (16, "id.secret", "chatglm_pro"),
+    for channel_type, key, model in ((46, "bce-v3/ALTAK-x/y", "ernie-4.5-turbo-32k"), (26, "id.secret", "glm-4.6"),
                                      (17, "sk-dash", "qwen-plus"), (18, "app|secret|key", "SparkDesk-v3.5"),
-                                     (23, "1|AKID|secret", "hunyuan-lite"), (34, "co-key", "command-r"),
-                                     (37, "app-key", "dify"), (11, "k", "chat-bison-001")):
+                                     (23, "1|AKID|secret", "hunyuan-lite"), (34, "co-key", "command-a-03-2025"),
+                                     (37, "app-key", "dify")):
         body = await root.post("/api/channel/", channel_form(type=channel_type, key=key, models=model))
         assert body["success"], (channel_type, body)
     stored = {c.type: c for c in await Channel.all()}
-    assert stored[18].other == "v2.1"  # Spark's default version
+    assert stored[18].other == ""  # Spark takes the version from the model's name
     library = await root.post("/api/channel/", channel_form(type=21, key="k", other="lib-1", models="gpt-4o-mini"))
     assert library["success"], library
