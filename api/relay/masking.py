@@ -24,7 +24,7 @@ MASK = "***"
 _CREDENTIALS = re.compile(
     r"(?i)\b(?:sk|pk|rk)-[A-Za-z0-9_\-*.]{6,}|(?<=Bearer )[^\s\"',]{6,}|\bAKIA[0-9A-Z]{16}\b|\bAIza[0-9A-Za-z_\-]{20,}"
     r"|\bya29\.[0-9A-Za-z_\-.]{10,}|\beyJ[A-Za-z0-9_\-]{6,}\.eyJ[A-Za-z0-9_\-]{6,}\.[A-Za-z0-9_\-]{6,}")
-_KEY_PARTS = re.compile(r"[\n|,]")
+_KEY_PARTS = re.compile(r"[\n|,:]")  # Spark's HTTP key is APIKey:APISecret
 MIN_PART = 6  # key parts shorter than this (a region, a flag) are not secrets
 MIN_DERIVED = 8
 MAX_DERIVED = 4096  # live derived credentials remembered per process (the oldest go first)

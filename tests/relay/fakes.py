@@ -77,7 +77,7 @@ class FakeUpstream:
         app.router.add_post("/v1/completions", self.completions)
         app.router.add_post("/v1/embeddings", self.embeddings)
         app.router.add_post("/openai/deployments/{deployment}/embeddings", self.embeddings)
-        app.router.add_post("/api/embeddings", self.ollama_embeddings)
+        app.router.add_post("/api/embed", self.ollama_embeddings)
         app.router.add_post("/v1/moderations", self.moderations)
         app.router.add_post("/v1/images/generations", self.images)
         app.router.add_post("/v1/audio/speech", self.speech)
@@ -212,8 +212,18 @@ class FakeUpstream:
         return web.json_response(answer)
 
     async def ollama_embeddings(self, request: web.Request) -> web.Response:
-        await self._record(request)
-        return web.json_response({"embedding": [0.5, 0.25]})
+        """Ollama's /api/embed (ollama/ollama docs/api.md): `input` a string or a list of strings; an
+        unknown field or another shape is refused with Ollama's `{"error": …}`."""
+        body = await self._record(request)
+        value = body.get("input") if isinstance(body, dict) else None
+        texts = value if isinstance(value, list) else [value]
+        known = {"model", "input", "truncate", "options", "keep_alive", "dimensions"}
+        if not isinstance(body, dict) or set(body) - known or not body.get("model") \
+                or not all(isinstance(t, str) for t in texts):
+            return web.json_response({"error": "invalid input type"}, status=400)
+        return web.json_response({"model": body["model"], "embeddings": [[0.5, 0.25] for _ in texts],
+                                  "total_duration": 14143917, "load_duration": 1019500,
+                                  "prompt_eval_count": 4 * len(texts)})
 
     async def moderations(self, request: web.Request) -> web.Response:
         body = await self._record(request)

@@ -64,19 +64,19 @@ async def test_embeddings_openai_engines_path_and_ollama(gateway, upstreams) -> 
     token = await make_key(user)
     async with sdk(gateway, token) as client:
         result = await client.embeddings.create(model="text-embedding-3-small", input=["a", "b"])
-        local = await client.embeddings.create(model="nomic-embed-text", input="hello world")
+        local = await client.embeddings.create(model="nomic-embed-text", input=["hello world", "again"])
     assert len(result.data) == 2 and result.data[0].embedding == [0.1, 0.2, 0.3]
-    assert local.data[0].embedding == [0.5, 0.25] and local.usage.prompt_tokens == count_input("hello world")
-    assert ollama_fake.seen[0].path == "/api/embeddings"
-    assert ollama_fake.seen[0].body == {"model": "nomic-embed-text", "prompt": "hello world"}
+    # Ollama's batched /api/embed, billed on its own count (prompt_eval_count: 4 a text in the fake)
+    assert [d.embedding for d in local.data] == [[0.5, 0.25], [0.5, 0.25]] and local.usage.prompt_tokens == 8
+    assert ollama_fake.seen[0].path == "/api/embed"
+    assert ollama_fake.seen[0].body == {"model": "nomic-embed-text", "input": ["hello world", "again"]}
     resp = await gateway.post("/v1/engines/text-embedding-3-small/embeddings", json={"input": "x"},
                               headers=headers_for(token))
     assert resp.status == 200 and openai_fake.seen[-1].body["model"] == "text-embedding-3-small"
     await drain(gateway)
     logs = await Log.filter(user_id=user.id).order_by("id")
     small = pricing.resolve_price("text-embedding-3-small")
-    assert [log.quota for log in logs] == [pricing.settle_quota(small, 8, 0), count_input("hello world"),
-                                          pricing.settle_quota(small, 8, 0)]
+    assert [log.quota for log in logs] == [pricing.settle_quota(small, 8, 0), 8, pricing.settle_quota(small, 8, 0)]
 
 
 async def test_moderations_default_model_billed_on_the_local_count(gateway, upstreams) -> None:

@@ -209,8 +209,8 @@ def test_azure_url_and_header() -> None:
     a = build_adaptor(meta(ChannelType.AZURE, base_url="https://res.openai.azure.com/", upstream_model="gpt-3.5-turbo"))
     assert a.request_url() == "https://res.openai.azure.com/openai/v1/chat/completions"  # the v1 API by default
     assert a.request_headers() == {"api-key": "sk-upstream"}
-    b = build_adaptor(meta(ChannelType.AZURE, base_url="https://r.azure.com", other="2024-02-01", requested_model="gpt-4.1")
-    )
+    b = build_adaptor(meta(ChannelType.AZURE, base_url="https://r.azure.com", other="2024-02-01",
+                           requested_model="gpt-4.1"))
     assert b.request_url(RelayMode.EMBEDDINGS) == (
         "https://r.azure.com/openai/deployments/gpt-41/embeddings?api-version=2024-02-01"
     )
@@ -236,32 +236,33 @@ def test_azure_stream_options_where_the_api_version_takes_them() -> None:
 def test_ollama_chat_and_embeddings_urls() -> None:
     a = build_adaptor(meta(ChannelType.OLLAMA, key="", requested_model="llama3"))
     assert a.request_url() == "http://localhost:11434/v1/chat/completions"
-    assert a.request_url(RelayMode.EMBEDDINGS) == "http://localhost:11434/api/embeddings"
+    assert a.request_url(RelayMode.EMBEDDINGS) == "http://localhost:11434/api/embed"
     assert a.request_headers() == {}
     assert a.supports(RelayMode.EMBEDDINGS) and not a.supports(RelayMode.IMAGES)
     assert not a.supports(RelayMode.SPEECH)
 
 
 def test_ollama_embeddings_conversion_both_ways() -> None:
-    a = build_adaptor(meta(ChannelType.OLLAMA, requested_model="nomic", upstream_model="nomic-embed-text", prompt_tokens=4)
-    )
-    assert a.convert_embeddings_request({"model": "nomic", "input": "hello"}) == {
-        "model": "nomic-embed-text",
-        "prompt": "hello",
-    }
-    assert a.convert_embeddings_request({"model": "nomic", "input": ["hello"]})["prompt"] == "hello"
-    upstream = load_json("ollama_embeddings_response.json")
+    a = build_adaptor(meta(ChannelType.OLLAMA, requested_model="nomic", upstream_model="nomic-embed-text",
+                           prompt_tokens=4))
+    assert a.convert_embeddings_request({"model": "nomic", "input": "hello", "dimensions": 2}) == {
+        "model": "nomic-embed-text", "input": "hello", "dimensions": 2}
+    assert a.convert_embeddings_request({"model": "nomic", "input": ["a", "b"]})["input"] == ["a", "b"]
+    upstream = {"model": "nomic-embed-text", "embeddings": [[0.5, 0.25], [1.0, -2.0]], "prompt_eval_count": 6}
     body, usage = a.convert_embeddings_response(upstream)
     assert body == {
         "object": "list",
-        "data": [{"object": "embedding", "embedding": upstream["embedding"], "index": 0}],
+        "data": [{"object": "embedding", "embedding": [0.5, 0.25], "index": 0},
+                 {"object": "embedding", "embedding": [1.0, -2.0], "index": 1}],
         "model": "nomic",
-        "usage": {"prompt_tokens": 4, "total_tokens": 4},
+        "usage": {"prompt_tokens": 6, "total_tokens": 6},
     }
-    assert usage == TokenUsage(4, 0)
+    assert usage == TokenUsage(6, 0)
+    # no count reported: the local count
+    assert a.convert_embeddings_response({"embeddings": [[0.5]]})[1] == TokenUsage(4, 0)
 
 
-@pytest.mark.parametrize("value", [["a", "b"], [1, 2], None, 5])
+@pytest.mark.parametrize("value", [[1, 2], None, 5, [], ["a", None]])
 def test_ollama_embeddings_refuses_inputs_it_cannot_embed(value) -> None:
     with pytest.raises(RelayError) as info:
         build_adaptor(meta(ChannelType.OLLAMA)).convert_embeddings_request({"input": value})

@@ -1,8 +1,12 @@
 """Ollama (type 4): chat through its OpenAI-compatible `/v1` API; embeddings through its native
-`/api/embeddings` (one prompt in, `{"embedding": [...]}` out), converted both ways."""
+`/api/embed` (ollama/ollama docs/api.md, "Generate Embeddings"): `input` is one text or a list,
+the answer `{"embeddings": [[…], …], "prompt_eval_count": n}`, converted both ways. (The older
+`/api/embeddings` took one prompt and reported no count.)"""
 
 from __future__ import annotations
 
+import base64
+import struct
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -10,35 +14,42 @@ from api.relay.base import OPENAI_PATHS, RelayMode, TokenUsage
 from api.relay.errors import RelayError
 from api.relay.providers.openai import OpenAIAdaptor
 
-OLLAMA_PATHS: Mapping[RelayMode, str] = {**OPENAI_PATHS, RelayMode.EMBEDDINGS: "/api/embeddings"}
+OLLAMA_PATHS: Mapping[RelayMode, str] = {**OPENAI_PATHS, RelayMode.EMBEDDINGS: "/api/embed"}
 
 
 class OllamaAdaptor(OpenAIAdaptor):
     paths: ClassVar[Mapping[RelayMode, str]] = OLLAMA_PATHS
 
-    def supports(self, mode: RelayMode) -> bool:
-        return mode in (RelayMode.CHAT, RelayMode.COMPLETIONS, RelayMode.EMBEDDINGS) and super().supports(mode)
-
     def convert_embeddings_request(self, req: Mapping[str, Any]) -> dict[str, Any]:
         value = req.get("input")
-        if isinstance(value, list):
-            if len(value) != 1 or not isinstance(value[0], str):
-                raise RelayError.local_error(
-                    400, "this channel (Ollama) embeds one text input per request", "invalid_input"
-                )
-            value = value[0]
-        if not isinstance(value, str):
-            raise RelayError.local_error(400, "input must be a string", "invalid_input")
-        return {"model": self.meta.model, "prompt": value}
+        texts = value if isinstance(value, list) else [value]
+        if not texts or not all(isinstance(t, str) for t in texts):
+            raise RelayError.local_error(400, "this channel (Ollama) embeds text: `input` must be a string or a "
+                                              "list of strings", "invalid_input")
+        self.base64 = req.get("encoding_format") == "base64"
+        body: dict[str, Any] = {"model": self.meta.model, "input": value}
+        if isinstance(req.get("dimensions"), int) and not isinstance(req.get("dimensions"), bool):
+            body["dimensions"] = req["dimensions"]
+        return body
 
     def convert_embeddings_response(self, body: dict[str, Any]) -> tuple[dict[str, Any], TokenUsage | None]:
-        """Ollama reports no token count here: usage is the local prompt count (meta.prompt_tokens)."""
-        prompt = self.meta.prompt_tokens
-        usage = TokenUsage(prompt, 0)
+        """Usage from Ollama's `prompt_eval_count`; the local count when it reports none."""
+        vectors = body.get("embeddings")
+        if not isinstance(vectors, list):
+            raise RelayError(502, "the upstream answered no embeddings", "upstream_error", "bad_response_body")
+        counted = body.get("prompt_eval_count")
+        prompt = counted if isinstance(counted, int) and not isinstance(counted, bool) else self.meta.prompt_tokens
+        encode = getattr(self, "base64", False)
         out = {
             "object": "list",
-            "data": [{"object": "embedding", "embedding": body.get("embedding") or [], "index": 0}],
+            "data": [{"object": "embedding", "index": i,
+                      "embedding": _base64(vector) if encode else vector} for i, vector in enumerate(vectors)],
             "model": self.meta.requested_model or self.meta.model,
             "usage": {"prompt_tokens": prompt, "total_tokens": prompt},
         }
-        return out, usage
+        return out, TokenUsage(prompt, 0)
+
+
+def _base64(vector: list[float]) -> str:
+    """OpenAI's base64 form of an embedding: little-endian float32s (the SDKs ask for it by default)."""
+    return base64.b64encode(struct.pack(f"<{len(vector)}f", *vector)).decode()
