@@ -99,8 +99,8 @@ def test_no_backend_code_names_a_type_outside_the_catalogue() -> None:
 
 
 def test_the_check_sees_a_type_named_elsewhere() -> None:
-    sample = ("from models.enums import ChannelType\nif channel.type == 14:\n    pass\nif channel_type in (3, 4):\n    pass\n"
-              "if log.type == 2:\n    pass\n")
+    sample = ("from models.enums import ChannelType\nif channel.type == 14:\n    pass\n"
+              "if channel_type in (3, 4):\n    pass\nif log.type == 2:\n    pass\n")
     found = list(_findings(sample, "sample.py"))
     assert any("names ChannelType" in f for f in found)
     assert any("compares a type with 14" in f for f in found)
