@@ -23,6 +23,12 @@ SERVICE_ACCOUNT = orjson.dumps({
 }, option=orjson.OPT_INDENT_2).decode()
 
 
+VERTEX_REGION = ("The Vertex AI region field is empty (us-central1) or a JSON object of model to region, with "
+                 "\"default\" for the other models; a region is global or like us-central1")
+VERTEX_REGION_ZH = ("Vertex AI 部署地区为空（即 us-central1），或为“模型 → 地区”的 JSON 对象（\"default\" 表示其他模型）；"
+                    "地区为 global 或形如 us-central1")
+
+
 def form(**overrides) -> dict:
     body = {"name": "main", "type": 1, "key": SECRET, "models": "gpt-4o,gpt-4o-mini", "group": "default",
             "base_url": "", "other": "", "model_mapping": "", "priority": 0, "weight": 0}
@@ -109,10 +115,15 @@ async def test_create_one_channel_per_key_line(root: ApiClient) -> None:
     ({"model_mapping": "[1]"}, "Model mapping must be a valid JSON object", "模型映射必须是合法的 JSON 格式！"),
     ({"status_code_mapping": "{\"400\":"}, "Status code mapping must be a valid JSON object",
      "状态码复写必须是合法的 JSON 格式！"),
-    ({"type": 41, "other": ""}, 'The Vertex AI region must be JSON with a "default" region',
-     "部署地区必须是合法的 JSON 格式，且必须包含 default 地区！"),
-    ({"type": 41, "other": "{\"us\":\"x\"}"}, 'The Vertex AI region must be JSON with a "default" region',
-     "部署地区必须是合法的 JSON 格式，且必须包含 default 地区！"),
+    ({"type": 41, "key": SERVICE_ACCOUNT, "other": "us-central1"}, VERTEX_REGION, VERTEX_REGION_ZH),
+    ({"type": 41, "key": SERVICE_ACCOUNT, "other": "{\"claude-sonnet-4-6\":\"moon\"}"}, VERTEX_REGION,
+     VERTEX_REGION_ZH),
+    ({"type": 3, "base_url": "https://az.example", "other": "June 2024"},
+     "The API version of an Azure OpenAI channel is left empty for the v1 API, or is v1, preview or a dated "
+     "version such as 2024-10-21 or 2025-04-01-preview", None),
+    ({"type": 16}, "Channel type Zhipu ChatGLM v3 (16) is retired: Zhipu took the ChatGLM v3 models offline in "
+     "2023: use a Zhipu GLM v4 channel (type 26)", "渠道类型 Zhipu ChatGLM v3 (16) 已停用：智谱已于 2023 年下线 ChatGLM v3 "
+     "模型：请改用智谱 GLM v4 渠道（类型 26）"),
     ({"type": 999}, "Unknown channel type: 999", "未知的渠道类型：999"),
     ({"priority": "high"}, "Invalid parameter: priority", "无效的参数：priority"),
 ])
@@ -120,17 +131,17 @@ async def test_create_validation_messages(root: ApiClient, overrides: dict, mess
     body = await root.post("/api/channel/", form(**overrides))
     assert body == {"success": False, "message": message, "data": None}
     body = await root.post("/api/channel/", form(**overrides), headers=ZH)
-    assert body["message"] == zh
+    assert zh is None or body["message"] == zh
     assert await Channel.all().count() == 0
 
 
 async def test_create_defaults_per_type_and_clamps(root: ApiClient) -> None:
     azure = (await create(root, type=3, name="az", base_url="https://az.example/"))[0]
-    assert azure["other"] == "2023-06-01-preview" and azure["base_url"] == "https://az.example"
-    spark = await root.post("/api/channel/", form(type=18, name="spark"))  # Spark's key has three parts
+    assert azure["other"] == "" and azure["base_url"] == "https://az.example"  # the v1 API
+    spark = await root.post("/api/channel/", form(type=18, name="spark", key="app|secret"))  # neither key form
     assert spark["success"] is False and "APPID|APISecret|APIKey" in spark["message"]
     spark = (await create(root, type=18, name="spark", key="app|secret|key"))[0]
-    assert spark["other"] == "v2.1"  # the default version
+    assert spark["other"] == ""  # the version comes from the model's name
     vertex = (await create(root, type=41, name="vx", other='{"default":"us-central1"}', key=SERVICE_ACCOUNT))
     assert len(vertex) == 1  # a Vertex key is one JSON document, even over several lines
     clamped = (await create(root, name="clamp", weight=-5, priority=-5000, models=["a", "b", "a"],
@@ -227,15 +238,15 @@ async def test_update_validation(root: ApiClient) -> None:
         ({"id": channel["id"], "model_mapping": "nope"}, "Model mapping must be a valid JSON object"),
         ({"id": channel["id"], "status": 7},
          "Channel status must be 1 (enabled), 2 (disabled) or 3 (automatically disabled)"),
-        ({"id": channel["id"], "type": 41}, 'The Vertex AI region must be JSON with a "default" region'),
+        ({"id": channel["id"], "type": 41, "other": "moon"}, VERTEX_REGION),
     ]
     for body, message in cases:
         assert (await root.put("/api/channel/", body))["message"] == message, body
-    # Switching to Azure fills the default api-version.
+    # Switching to Azure: it needs its endpoint; no api-version is filled in (the v1 API).
     assert (await root.put("/api/channel/", {"id": channel["id"], "type": 3}))["message"] == \
         "Channel type Azure OpenAI (3) has no default API address: fill in the base URL"
     switched = await root.put("/api/channel/", {"id": channel["id"], "type": 3, "base_url": "https://az.example"})
-    assert switched["data"]["other"] == "2023-06-01-preview"
+    assert switched["success"] and switched["data"]["other"] == ""
 
 
 # -- deletes and repairs ---------------------------------------------------------------------------

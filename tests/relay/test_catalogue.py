@@ -154,9 +154,10 @@ async def test_a_retired_type_is_refused_and_never_picked(root: ApiClient, clien
     assert not is_relayable(16) and not catalogue.usable(16)
     user = await rich_user("dora")
     token = await make_key(user)
-    sdk = openai.AsyncOpenAI(base_url=str(client.make_url("/v1")), api_key=f"sk-{token.key}", max_retries=0)
-    with pytest.raises(openai.APIStatusError) as refused:
-        await sdk.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": "hi"}])
+    async with openai.AsyncOpenAI(base_url=str(client.make_url("/v1")), api_key=f"sk-{token.key}",
+                                  max_retries=0) as sdk:
+        with pytest.raises(openai.APIStatusError) as refused:
+            await sdk.chat.completions.create(model="gpt-4o", messages=[{"role": "user", "content": "hi"}])
     assert refused.value.status_code == 503 and fake.seen == []
     tested = await root.get(f"/api/channel/test/{old.id}")
     assert tested["success"] is False and "2023" in tested["message"]
@@ -193,12 +194,13 @@ async def test_a_compatible_provider_is_one_row(root: ApiClient, client, upstrea
 
     user = await rich_user("erin")
     token = await make_key(user)
-    sdk = openai.AsyncOpenAI(base_url=str(client.make_url("/v1")), api_key=f"sk-{token.key}", max_retries=0)
     options = client.server.app[keys.OPTIONS]  # the price of the new model, as an operator sets it
     await options.update("ModelRatio", '{"example-1": 2}')
-    stream = await sdk.chat.completions.create(model="example-1", stream=True,
-                                               messages=[{"role": "user", "content": "hi"}])
-    text = "".join([c.choices[0].delta.content or "" async for c in stream if c.choices])
+    async with openai.AsyncOpenAI(base_url=str(client.make_url("/v1")), api_key=f"sk-{token.key}",
+                                  max_retries=0) as sdk:
+        stream = await sdk.chat.completions.create(model="example-1", stream=True,
+                                                   messages=[{"role": "user", "content": "hi"}])
+        text = "".join([c.choices[0].delta.content or "" async for c in stream if c.choices])
     assert text == fake.reply
     seen = fake.seen[-1]
     assert seen.path == "/v1/chat/completions" and seen.headers["Authorization"] == "Bearer ex-key"
