@@ -342,3 +342,30 @@ async def test_a_database_that_is_not_one_api_is_refused(settings, tmp_path) -> 
         conn.execute("CREATE TABLE things (id INTEGER PRIMARY KEY)")
     result = await asyncio.to_thread(importer, settings, str(path))
     assert result.returncode == 2 and "not a one-api or new-api database" in result.stderr
+
+
+async def test_new_api_types_46_and_49_up_carried_or_named(client, settings, tmp_path) -> None:
+    """The newer new-api channel types: those with a counterpart here are carried over (Qianfan V2 as
+    46, Submodel as an OpenAI-compatible channel at its address, the resellers as their own types),
+    the retired ones too with a note, and each one left behind is listed with the reason."""
+    base = {"key": "k", "status": 1, "models": "m", "group": "default", "priority": 0, "base_url": ""}
+    kinds = {46: "qianfan", 49: "coze", 50: "kling", 51: "jimeng", 52: "vidu", 53: "submodel", 54: "doubao-video",
+             55: "sora", 56: "replicate", 57: "codex", 10: "aiproxy", 11: "palm", 15: "baidu-v1", 16: "glm-v3"}
+    rows = rows_for(NEW_API, "http://unused.invalid", one_api=False)
+    rows["channels"] = [{**base, "id": 100 + kind, "type": kind, "name": name} for kind, name in kinds.items()]
+    url = await build_source("sqlite", NEW_API, rows, tmp_path)
+    try:
+        result = await asyncio.to_thread(importer, settings, url)
+        assert result.returncode == 0, result.stderr + result.stdout
+    finally:
+        await drop_source("sqlite")
+    carried = {c.id - 100: c for c in await Channel.all()}
+    assert sorted(carried) == [10, 11, 15, 16, 46, 53]
+    assert carried[46].type == 46 and carried[10].type == 10
+    assert (carried[53].type, carried[53].base_url) == (1, "https://llm.submodel.ai")
+    out = result.stdout
+    for kind, why in ((49, "Coze"), (50, "Kling"), (51, "Jimeng"), (52, "Vidu"), (54, "Seedance"), (55, "Sora"),
+                      (56, "Replicate"), (57, "ChatGPT account")):
+        assert f"id {100 + kind}: channel type {kind}: " in out and why in out, (kind, out)
+    for kind, reason in ((11, "PaLM 2"), (15, "2026-08-31"), (16, "ChatGLM v3")):
+        assert f"channel {100 + kind} (" in out and "carried over retired, never picked" in out and reason in out
