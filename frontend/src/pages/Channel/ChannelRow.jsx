@@ -102,6 +102,31 @@ function UnpricedNote({ models }) {
   );
 }
 
+// The channel's remaining balance with its refresh, where its type has a balance query (`balanceQuery` true); "—" where
+// it has none (false). While the catalogue is not loaded (undefined) the stored figure is shown without the refresh.
+function Balance({ channel, balanceQuery, onBalance }) {
+  const { t } = useTranslation();
+  if (balanceQuery === false) {
+    return (
+      <p>
+        {t('channel.remaining')}:{' '}
+        <span title={t('channel.noBalanceQuery')} data-testid="balance-none">
+          <span aria-hidden="true">—</span>
+          <span className="is-sr-only">{t('channel.noBalanceQuery')}</span>
+        </span>
+      </p>
+    );
+  }
+  return (
+    <>
+      <p>{t('channel.remaining')}: ${Number(channel.balance || 0).toFixed(2)}</p>
+      {balanceQuery && (
+        <button type="button" className="button is-small is-ghost px-0" onClick={onBalance}>{t('channel.updateBalance')}</button>
+      )}
+    </>
+  );
+}
+
 // A number edited in place: committed on Enter or leaving the field; below `min` it is refused (and the
 // stored value shown again) instead of being stored as something else.
 function NumberCell({ label, value, min, onCommit }) {
@@ -126,8 +151,9 @@ function NumberCell({ label, value, min, onCommit }) {
   );
 }
 
-export default function ChannelRow({ channel, batch, selected, onSelect, onTest, onChooseModel, onEnable, onDisable, onDelete,
-  onBalance, onCopy, onEdit, onNumber }) {
+// `balanceQuery`: whether the channel's type has a balance query (undefined while the catalogue is not loaded).
+export default function ChannelRow({ channel, batch, selected, balanceQuery, onSelect, onTest, onChooseModel, onEnable, onDisable,
+  onDelete, onBalance, onCopy, onEdit, onNumber }) {
   const { t } = useTranslation();
   const enabled = channel.status === CHANNEL_STATUS.ENABLED;
   const groups = String(channel.group || '').split(',').filter(Boolean);
@@ -155,8 +181,7 @@ export default function ChannelRow({ channel, batch, selected, onSelect, onTest,
       </td>
       <td className="is-size-7 channel-balance-cell">
         <p>{t('channel.used')}: {renderQuota(channel.used_quota)}</p>
-        <p>{t('channel.remaining')}: ${Number(channel.balance || 0).toFixed(2)}</p>
-        <button type="button" className="button is-small is-ghost px-0" onClick={onBalance}>{t('channel.updateBalance')}</button>
+        <Balance channel={channel} balanceQuery={balanceQuery} onBalance={onBalance} />
       </td>
       <td className="channel-numbers-cell">
         <NumberCell key={`p${channel.priority}`} label={t('channel.priority')} value={channel.priority} min={-999} onCommit={(v) => onNumber('priority', v)} />

@@ -79,6 +79,17 @@ export function typeOptions(types, { current, saved, t, language }) {
   return options;
 }
 
+// A preset of the type (a ready-made upstream) applied to the form inputs: its base URL in, its models added to the
+// chosen ones, and its label as the name when none is given yet.
+export function applyPreset(inputs, preset, language) {
+  return {
+    ...inputs,
+    base_url: preset.base_url,
+    models: Array.from(new Set([...inputs.models, ...(preset.models || [])])),
+    name: (inputs.name || '').trim() ? inputs.name : localized(preset.label, language),
+  };
+}
+
 // The catalogue could not be loaded: said in place of the type select, with a Retry.
 function TypesFailed({ error, onRetry }) {
   const { t } = useTranslation();
@@ -101,6 +112,8 @@ export default function EditChannel({ id, onClose, onSaved }) {
   const { inputs, setInputs, set } = useSeededForm(DEFAULT_CHANNEL, channel, toInputs);
   const [customModel, setCustomModel] = useState('');
   const [fetching, setFetching] = useState(false);
+  // The preset picked in this form (null: none picked yet, then the one whose base URL the channel has is shown).
+  const [pickedPreset, setPickedPreset] = useState(null);
   const submitting = useRef(false);
 
   const entry = byType.get(Number(inputs.type));
@@ -115,6 +128,16 @@ export default function EditChannel({ id, onClose, onSaved }) {
     const type = parseInt(value, 10);
     const models = (byType.get(type) || {}).models || [];
     setInputs((prev) => ({ ...prev, type, models: prev.models.length === 0 ? [...models] : prev.models }));
+    setPickedPreset(null);
+  };
+
+  const presets = (entry && entry.presets) || [];
+  const shownPreset = pickedPreset
+    ?? (presets.find((p) => p.base_url === stripTrailingSlash(inputs.base_url || '')) || { name: '' }).name;
+  const onPreset = (name) => {
+    setPickedPreset(name);
+    const preset = presets.find((p) => p.name === name);
+    if (preset) setInputs((prev) => applyPreset(prev, preset, i18n.language));
   };
 
   const addCustomModels = () => {
@@ -222,6 +245,11 @@ export default function EditChannel({ id, onClose, onSaved }) {
           {entry && entry.notice && (
             <div className="notification is-warning is-light" data-testid="channel-type-notice">{text(entry.notice)}</div>
           )}
+          {presets.length > 0 && (
+            <SelectInput label={t('channel.form.preset')} help={t('channel.form.presetHelp')} value={shownPreset} onChange={onPreset}
+              options={[{ value: '', label: t('channel.form.presetNone') }, ...presets.map((p) => ({ value: p.name, label: text(p.label) }))]}
+              data-testid="channel-preset" />
+          )}
           <TextInput label={t('channel.name')} value={inputs.name} onChange={set('name')} data-testid="channel-name" />
           <TextInput label={(entry && text(entry.base_url_label)) || t('channel.form.baseUrl')}
             help={baseUrlHelp} required={baseUrlRequired} placeholder={(entry && entry.base_url) || ''}
@@ -251,8 +279,7 @@ export default function EditChannel({ id, onClose, onSaved }) {
             <TextArea label={t('channel.form.key')} help={<span data-testid="channel-key-format">{keyHelp}</span>}
               rows={keyWhole ? 8 : 3} value={inputs.key} onChange={set('key')} data-testid="channel-key" />
           )}
-          {/* The organization header is OpenAI's own; the catalogue has no field for it, its stable name says the type. */}
-          {entry && entry.name === 'OPENAI' && (
+          {entry && entry.organization && (
             <TextInput label={t('channel.form.organization')} value={inputs.openai_organization} onChange={set('openai_organization')} />
           )}
           <Field label={t('channel.form.models')}>

@@ -3,6 +3,7 @@ import { useLocation, useNavigate, useParams } from 'react-router-dom';
 import { useTranslation } from 'react-i18next';
 import useChannels from '../../hooks/useChannels';
 import useGroups from '../../hooks/useGroups';
+import useChannelTypes from '../../hooks/useChannelTypes';
 import {
   batchDeleteChannels, copyChannel, deleteChannel, deleteDisabledChannels, fixChannels,
   testAllChannels, testChannel, updateAllBalances, updateChannel, updateChannelBalance,
@@ -52,6 +53,9 @@ export default function ChannelPage() {
   });
   const { items, total, isLoading, mutate } = useChannels({ page, pageSize, idSort, ...search });
   const { groups } = useGroups();
+  const { types, byType } = useChannelTypes();
+  // Whether a channel's type has a balance query, from the catalogue (undefined until it is loaded; a type it lacks has none).
+  const balanceQuery = (channel) => (types.length === 0 ? undefined : Boolean((byType.get(Number(channel.type)) || {}).balance));
 
   const onSearch = (e) => {
     e.preventDefault();
@@ -233,6 +237,7 @@ export default function ChannelPage() {
           <tbody>
             {items.map((channel) => (
               <ChannelRow key={channel.id} channel={channel} batch={batch} selected={selected.includes(channel.id)}
+                balanceQuery={balanceQuery(channel)}
                 onSelect={(checked) => toggleSelected(channel.id, checked)}
                 onTest={() => onTest(channel)} onChooseModel={() => setTestModelFor(channel)}
                 onEnable={() => setStatus(channel, 1)} onDisable={() => setStatus(channel, 2)}

@@ -202,6 +202,24 @@ test('update balance of one channel', async () => {
   await waitFor(() => expect(within(screen.getByTestId('channel-row-1')).getByText('Remaining: $99.00')).toBeInTheDocument());
 });
 
+test('the balance and its refresh only where the type has a balance query; "—" with the reason elsewhere', async () => {
+  setup();
+  const fast = await row(1);  // OpenAI: a balance query
+  await waitFor(() => expect(within(fast).getByRole('button', { name: 'Update balance' })).toBeInTheDocument());
+  expect(within(fast).getByText('Remaining: $12.50')).toBeInTheDocument();
+  expect(within(fast).queryByTestId('balance-none')).not.toBeInTheDocument();
+  for (const id of [2, 3, 7]) {  // Anthropic, Azure, a type the catalogue lacks
+    const none = within(await row(id)).getByTestId('balance-none');
+    expect(none).toHaveAttribute('title', 'This provider has no balance query');
+    expect(none).toHaveTextContent('—This provider has no balance query');  // the reason for screen readers
+    expect(within(await row(id)).queryByRole('button', { name: 'Update balance' })).not.toBeInTheDocument();
+    expect(within(await row(id)).queryByText(/^Remaining: \$/)).not.toBeInTheDocument();
+  }
+  await act(() => i18n.changeLanguage('zh'));
+  expect(within(await row(2)).getByTestId('balance-none')).toHaveAttribute('title', '该服务商没有余额查询接口');
+  expect(within(await row(1)).getByRole('button', { name: '更新余额' })).toBeInTheDocument();
+});
+
 test('toolbar: test all, update all balances, delete disabled with count, refresh', async () => {
   const calls = setup();
   await row(1);

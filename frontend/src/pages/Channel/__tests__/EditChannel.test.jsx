@@ -468,3 +468,78 @@ test('a negative weight is refused with a message, not stored as 0', () => {
   expect(prepareChannel({ ...base, weight: '' }, false, t).channel.weight).toBe(0);
   expect(prepareChannel({ ...base, weight: '7' }, false, t).channel.weight).toBe(7);
 });
+
+test('the Organization field is offered only for the types whose catalogue entry says organization', async () => {
+  const { drawer } = setup();
+  await settle();
+  for (const type of ['1', '8']) {
+    await userEvent.selectOptions(within(drawer).getByLabelText('Type'), type);
+    expect(within(drawer).getByLabelText('Organization')).toBeInTheDocument();
+  }
+  for (const type of ['3', '14', '36', '41']) {
+    await userEvent.selectOptions(within(drawer).getByLabelText('Type'), type);
+    expect(within(drawer).queryByLabelText('Organization')).not.toBeInTheDocument();
+  }
+});
+
+const chosen = (drawer) => within(drawer).getAllByRole('button', { name: /^Remove / }).map((b) => b.getAttribute('aria-label').slice(7));
+
+test('a preset of the type fills the base URL, adds its models and names an unnamed channel; None changes nothing', async () => {
+  const { drawer, calls } = setup();
+  await settle();
+  expect(within(drawer).queryByTestId('channel-preset')).not.toBeInTheDocument();  // OpenAI has no presets
+  await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '14');
+  const preset = within(drawer).getByLabelText('Preset');
+  expect(Array.from(preset.options).map((o) => o.textContent)).toEqual(
+    ['None (enter the address yourself)', 'Zhipu GLM Coding Plan', 'Moonshot Kimi']);
+  expect(preset).toHaveValue('');
+  expect(chosen(drawer)).toEqual(['claude-3-haiku']);  // the type's models, put in by the type change
+  await userEvent.selectOptions(preset, 'zhipu-coding');
+  expect(within(drawer).getByLabelText('Base URL')).toHaveValue('https://open.bigmodel.cn/api/anthropic');
+  expect(chosen(drawer)).toEqual(['claude-3-haiku', 'glm-4.6', 'glm-4.5-air']);
+  expect(within(drawer).getByLabelText('Name')).toHaveValue('Zhipu GLM Coding Plan');
+  await userEvent.selectOptions(preset, '');
+  expect(preset).toHaveValue('');
+  expect(within(drawer).getByLabelText('Base URL')).toHaveValue('https://open.bigmodel.cn/api/anthropic');
+  expect(chosen(drawer)).toEqual(['claude-3-haiku', 'glm-4.6', 'glm-4.5-air']);
+  expect(within(drawer).getByLabelText('Name')).toHaveValue('Zhipu GLM Coding Plan');
+  // Another preset: its address replaces the first one's, its models join the chosen ones, the given name is kept.
+  await userEvent.clear(within(drawer).getByLabelText('Name'));
+  await userEvent.type(within(drawer).getByLabelText('Name'), 'kimi for code');
+  await userEvent.selectOptions(preset, 'moonshot');
+  expect(within(drawer).getByLabelText('Base URL')).toHaveValue('https://api.moonshot.cn/anthropic');
+  expect(chosen(drawer)).toEqual(['claude-3-haiku', 'glm-4.6', 'glm-4.5-air', 'kimi-k2.6', 'kimi-k2-thinking']);
+  expect(within(drawer).getByLabelText('Name')).toHaveValue('kimi for code');
+  await userEvent.type(within(drawer).getByLabelText('Key'), 'sk-kimi');
+  await submit(drawer);
+  expect(await screen.findByText('Channel created!')).toBeInTheDocument();
+  expect(callsTo(calls, 'POST', '/api/channel/')[0].body).toMatchObject({
+    type: 14, name: 'kimi for code', base_url: 'https://api.moonshot.cn/anthropic',
+    models: 'claude-3-haiku,glm-4.6,glm-4.5-air,kimi-k2.6,kimi-k2-thinking',
+  });
+  // Another type: no preset select.
+  await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '3');
+  expect(within(drawer).queryByTestId('channel-preset')).not.toBeInTheDocument();
+});
+
+test('presets in Chinese: the select and its labels, and the Chinese label as the name', async () => {
+  const { drawer } = setup();
+  await settle();
+  await toChinese();
+  await userEvent.selectOptions(within(drawer).getByTestId('channel-type'), '14');
+  const preset = within(drawer).getByLabelText('预设');
+  expect(Array.from(preset.options).map((o) => o.textContent)).toEqual(['无（自行填写地址）', '智谱 GLM 编码套餐', '月之暗面 Kimi']);
+  await userEvent.selectOptions(preset, 'moonshot');
+  expect(within(drawer).getByLabelText('名称')).toHaveValue('月之暗面 Kimi');
+  expect(within(drawer).getByLabelText('代理地址')).toHaveValue('https://api.moonshot.cn/anthropic');
+  expect(within(drawer).getByRole('button', { name: '移除 kimi-k2-thinking' })).toBeInTheDocument();
+});
+
+test('an existing channel at a preset\'s address shows that preset', async () => {
+  setup(7, {
+    '/api/channel/7': ok({ id: 7, name: 'glm coding', type: 14, key: '', models: 'glm-4.6', group: 'default',
+      base_url: 'https://open.bigmodel.cn/api/anthropic/', model_mapping: '', status_code_mapping: '', auto_ban: 1, priority: 0, weight: 0, other: '' }),
+  });
+  await waitFor(() => expect(within(screen.getByTestId('channel-drawer')).getByLabelText('Name')).toHaveValue('glm coding'));
+  expect(within(screen.getByTestId('channel-drawer')).getByLabelText('Preset')).toHaveValue('zhipu-coding');
+});
