@@ -81,11 +81,15 @@ export function typeOptions(types, { current, saved, t, language }) {
 
 // A preset of the type (a ready-made upstream) applied to the form inputs: its base URL in, its models added to the
 // chosen ones, and its label as the name when none is given yet.
-export function applyPreset(inputs, preset, language) {
+// Models still as a list filled in for the operator (the type's own, or another preset's) are replaced by
+// the preset's; models the operator chose are kept beside them.
+export function applyPreset(inputs, preset, language, filled = []) {
+  const same = (a, b) => a.length === b.length && a.every((m) => b.includes(m));
+  const untouched = inputs.models.length === 0 || filled.some((list) => same(inputs.models, list || []));
   return {
     ...inputs,
     base_url: preset.base_url,
-    models: Array.from(new Set([...inputs.models, ...(preset.models || [])])),
+    models: Array.from(new Set([...(untouched ? [] : inputs.models), ...(preset.models || [])])),
     name: (inputs.name || '').trim() ? inputs.name : localized(preset.label, language),
   };
 }
@@ -137,7 +141,10 @@ export default function EditChannel({ id, onClose, onSaved }) {
   const onPreset = (name) => {
     setPickedPreset(name);
     const preset = presets.find((p) => p.name === name);
-    if (preset) setInputs((prev) => applyPreset(prev, preset, i18n.language));
+    if (preset) {
+      const filled = [typeModels, ...presets.map((p) => p.models)];
+      setInputs((prev) => applyPreset(prev, preset, i18n.language, filled));
+    }
   };
 
   const addCustomModels = () => {

@@ -1,6 +1,6 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import EditChannel, { keyFormatHelp, prepareChannel } from '../EditChannel';
+import EditChannel, { applyPreset, keyFormatHelp, prepareChannel } from '../EditChannel';
 import { renderPage, ROOT, settle } from '../../../test/render';
 import { mockApi, ok, callsTo, httpStatus } from '../../../test/api';
 import { TYPE_CATALOGUE, VERTEX_TEMPLATE } from '../../../test/channelTypes';
@@ -484,7 +484,7 @@ test('the Organization field is offered only for the types whose catalogue entry
 
 const chosen = (drawer) => within(drawer).getAllByRole('button', { name: /^Remove / }).map((b) => b.getAttribute('aria-label').slice(7));
 
-test('a preset of the type fills the base URL, adds its models and names an unnamed channel; None changes nothing', async () => {
+test('a preset of the type fills the base URL, its models replace the ones filled in for the type, and it names an unnamed channel; None changes nothing', async () => {
   const { drawer, calls } = setup();
   await settle();
   expect(within(drawer).queryByTestId('channel-preset')).not.toBeInTheDocument();  // OpenAI has no presets
@@ -496,30 +496,39 @@ test('a preset of the type fills the base URL, adds its models and names an unna
   expect(chosen(drawer)).toEqual(['claude-3-haiku']);  // the type's models, put in by the type change
   await userEvent.selectOptions(preset, 'zhipu-coding');
   expect(within(drawer).getByLabelText('Base URL')).toHaveValue('https://open.bigmodel.cn/api/anthropic');
-  expect(chosen(drawer)).toEqual(['claude-3-haiku', 'glm-4.6', 'glm-4.5-air']);
+  expect(chosen(drawer)).toEqual(['glm-4.6', 'glm-4.5-air']);  // not Claude's models at GLM's address
   expect(within(drawer).getByLabelText('Name')).toHaveValue('Zhipu GLM Coding Plan');
   await userEvent.selectOptions(preset, '');
   expect(preset).toHaveValue('');
   expect(within(drawer).getByLabelText('Base URL')).toHaveValue('https://open.bigmodel.cn/api/anthropic');
-  expect(chosen(drawer)).toEqual(['claude-3-haiku', 'glm-4.6', 'glm-4.5-air']);
+  expect(chosen(drawer)).toEqual(['glm-4.6', 'glm-4.5-air']);
   expect(within(drawer).getByLabelText('Name')).toHaveValue('Zhipu GLM Coding Plan');
-  // Another preset: its address replaces the first one's, its models join the chosen ones, the given name is kept.
+  // Another preset: its address and models replace the first one's, the given name is kept.
   await userEvent.clear(within(drawer).getByLabelText('Name'));
   await userEvent.type(within(drawer).getByLabelText('Name'), 'kimi for code');
   await userEvent.selectOptions(preset, 'moonshot');
   expect(within(drawer).getByLabelText('Base URL')).toHaveValue('https://api.moonshot.cn/anthropic');
-  expect(chosen(drawer)).toEqual(['claude-3-haiku', 'glm-4.6', 'glm-4.5-air', 'kimi-k2.6', 'kimi-k2-thinking']);
+  expect(chosen(drawer)).toEqual(['kimi-k2.6', 'kimi-k2-thinking']);
   expect(within(drawer).getByLabelText('Name')).toHaveValue('kimi for code');
   await userEvent.type(within(drawer).getByLabelText('Key'), 'sk-kimi');
   await submit(drawer);
   expect(await screen.findByText('Channel created!')).toBeInTheDocument();
   expect(callsTo(calls, 'POST', '/api/channel/')[0].body).toMatchObject({
     type: 14, name: 'kimi for code', base_url: 'https://api.moonshot.cn/anthropic',
-    models: 'claude-3-haiku,glm-4.6,glm-4.5-air,kimi-k2.6,kimi-k2-thinking',
+    models: 'kimi-k2.6,kimi-k2-thinking',
   });
   // Another type: no preset select.
   await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '3');
   expect(within(drawer).queryByTestId('channel-preset')).not.toBeInTheDocument();
+});
+
+test('a preset keeps the models the operator chose, beside its own', () => {
+  const preset = { name: 'moonshot', label: { en: 'Moonshot Kimi', zh: '月之暗面 Kimi' }, base_url: 'https://k', models: ['kimi-k2.6'] };
+  const filled = [['claude-3-haiku'], ['glm-4.6']];
+  expect(applyPreset({ name: '', base_url: '', models: ['my-model'] }, preset, 'en', filled).models)
+    .toEqual(['my-model', 'kimi-k2.6']);
+  expect(applyPreset({ name: 'x', base_url: '', models: ['claude-3-haiku'] }, preset, 'en', filled))
+    .toEqual({ name: 'x', base_url: 'https://k', models: ['kimi-k2.6'] });
 });
 
 test('presets in Chinese: the select and its labels, and the Chinese label as the name', async () => {
