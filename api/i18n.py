@@ -238,9 +238,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "channel_key_tencent": (
         "The key of a Tencent Hunyuan channel is AppId|SecretId|SecretKey (line {line})",
         "腾讯混元渠道的密钥格式为 AppId|SecretId|SecretKey（第 {line} 行）"),
-    "channel_key_zhipu": (
-        "The key of a Zhipu channel is id.secret, as the Zhipu console shows it (line {line})",
-        "智谱渠道的密钥格式为 id.secret（即智谱控制台中的 API Key）（第 {line} 行）"),
     "channel_key_zhipu_v4": (
         "The key of a Zhipu GLM channel is the API key shown in the Zhipu (bigmodel.cn) or Z.ai console, "
         "without spaces (line {line})",

@@ -36,7 +36,6 @@ from api.relay.providers.aws import BedrockAdaptor
 from api.relay.providers.aws.models import MODELS as BEDROCK_MODELS
 from api.relay.providers.aws.models import is_claude
 from api.relay.providers.azure import AzureAdaptor
-from api.relay.providers.baidu import BaiduAdaptor
 from api.relay.providers.claude import ClaudeAdaptor
 from api.relay.providers.claude.adaptor import MODELS as CLAUDE_MODELS
 from api.relay.providers.cohere import CohereAdaptor
@@ -55,14 +54,13 @@ from api.relay.providers.gemini.adaptor import MODELS as GEMINI_MODELS
 from api.relay.providers.minimax import MiniMaxAdaptor
 from api.relay.providers.ollama import OllamaAdaptor
 from api.relay.providers.openai import OpenAIAdaptor
-from api.relay.providers.palm import PaLMAdaptor
 from api.relay.providers.qianfan import QianfanAdaptor
-from api.relay.providers.tasks import TaskTypeAdaptor
 from api.relay.providers.tencent import TencentAdaptor
+from api.relay.providers.unserved import UnservedAdaptor
 from api.relay.providers.vertex import VertexAdaptor
 from api.relay.providers.vertex.adaptor import MODELS as VERTEX_MODELS
 from api.relay.providers.xunfei import XunfeiAdaptor
-from api.relay.providers.zhipu import ZhipuV3Adaptor, ZhipuV4Adaptor
+from api.relay.providers.zhipu import ZhipuV4Adaptor
 from api.relay.signing import google
 
 # -- key formats and `other` fields shared by several rows ------------------------------------------
@@ -138,7 +136,7 @@ GLM_CODING = ("glm-4.6", "glm-4.5-air")
 PROVIDERS: tuple[Provider, ...] = (
     Provider(1, "OPENAI", ("OpenAI", "OpenAI"), OpenAIAdaptor, "https://api.openai.com", models=OPENAI_MODELS,
              native=frozenset({RESPONSES}), stream_options=True, balance=True, fetch_models=True, organization=True),
-    Provider(2, "MIDJOURNEY", ("Midjourney Proxy", "Midjourney Proxy"), TaskTypeAdaptor, models=MJ_MODELS,
+    Provider(2, "MIDJOURNEY", ("Midjourney Proxy", "Midjourney Proxy"), UnservedAdaptor, models=MJ_MODELS,
              task="midjourney"),
     Provider(3, "AZURE", ("Azure OpenAI", "Azure OpenAI"), AzureAdaptor, models=AZURE_MODELS,
              native=frozenset({RESPONSES}), stream_options=True, import_config=_config("other", "api_version"),
@@ -153,11 +151,12 @@ PROVIDERS: tuple[Provider, ...] = (
     Provider(4, "OLLAMA", ("Ollama", "Ollama"), OllamaAdaptor, "http://localhost:11434",
              models=("llama3.3", "qwen3", "gemma3", "mistral", "deepseek-r1", "nomic-embed-text"),
              modes=frozenset({CHAT, COMPLETIONS, EMBEDDINGS}), fetch_models=True),
-    Provider(5, "MIDJOURNEY_PLUS", ("Midjourney Proxy Plus", "Midjourney Proxy Plus"), TaskTypeAdaptor,
+    Provider(5, "MIDJOURNEY_PLUS", ("Midjourney Proxy Plus", "Midjourney Proxy Plus"), UnservedAdaptor,
              models=MJ_MODELS, task="midjourney-plus"),
     Provider(8, "CUSTOM", ("Custom", "自定义渠道"), CustomAdaptor, models=OPENAI_MODELS, base_url_help=CUSTOM_URL_HELP,
              balance=True, organization=True),
-    Provider(11, "PALM", ("Google PaLM2", "Google PaLM2"), PaLMAdaptor, "https://generativelanguage.googleapis.com",
+    Provider(11, "PALM", ("Google PaLM2", "Google PaLM2"), UnservedAdaptor,
+             "https://generativelanguage.googleapis.com",
              models=("chat-bison-001",),
              retired=("Google decommissioned PaLM 2 on 2024-08-15: use a Google Gemini channel (type 24)",
                       "Google 已于 2024-08-15 停用 PaLM 2：请改用 Google Gemini 渠道（类型 24）")),
@@ -175,14 +174,14 @@ PROVIDERS: tuple[Provider, ...] = (
                  Preset("bailian", ("Alibaba Bailian", "阿里云百炼"), "https://dashscope.aliyuncs.com/apps/anthropic",
                         ("qwen3-coder-plus", "qwen3-max")),
                  Preset("volcengine", ("Volcengine Ark Coding Plan", "火山方舟编码套餐"),
-                        "https://ark.cn-beijing.volces.com/api/coding", ("doubao-seed-code",)),
+                        "https://ark.cn-beijing.volces.com/api/coding", ("ark-code-latest", "doubao-seed-code")),
                  Preset("minimax", ("MiniMax", "MiniMax"), "https://api.minimaxi.com/anthropic", ("MiniMax-M2",)),
              )),
-    Provider(15, "BAIDU", ("Baidu ERNIE V1", "百度文心千帆 V1"), BaiduAdaptor, "https://aip.baidubce.com",
+    Provider(15, "BAIDU", ("Baidu ERNIE V1", "百度文心千帆 V1"), UnservedAdaptor, "https://aip.baidubce.com",
              key=KeyFormat(("APIKey|SecretKey", "APIKey|SecretKey"), parts_key(2, "channel_key_baidu")),
              retired=("Baidu switched the V1 API (wenxinworkshop) off on 2026-08-31: use Baidu Qianfan V2 (type 46)",
                       "百度已于 2026-08-31 关闭 V1 接口（wenxinworkshop）：请改用百度千帆 V2（类型 46）")),
-    Provider(16, "ZHIPU", ("Zhipu ChatGLM v3", "智谱 ChatGLM v3"), ZhipuV3Adaptor, "https://open.bigmodel.cn",
+    Provider(16, "ZHIPU", ("Zhipu ChatGLM v3", "智谱 ChatGLM v3"), UnservedAdaptor, "https://open.bigmodel.cn",
              models=("chatglm_turbo", "chatglm_pro", "chatglm_std", "chatglm_lite"),
              retired=("Zhipu took the ChatGLM v3 models offline in 2023: use a Zhipu GLM v4 channel (type 26)",
                       "智谱已于 2023 年下线 ChatGLM v3 模型：请改用智谱 GLM v4 渠道（类型 26）")),
@@ -247,7 +246,7 @@ PROVIDERS: tuple[Provider, ...] = (
              models=("MiniMax-M3", "MiniMax-M2.7", "MiniMax-M2.7-highspeed", "MiniMax-M2.5", "MiniMax-M2.5-highspeed",
                      "MiniMax-M2.1", "MiniMax-M2.1-highspeed", "MiniMax-M2"),
              paths={CHAT: "/v1/chat/completions"}, modes=frozenset({CHAT})),
-    Provider(36, "SUNO", ("Suno API", "Suno API"), TaskTypeAdaptor, models=("suno_music", "suno_lyrics"), task="suno"),
+    Provider(36, "SUNO", ("Suno API", "Suno API"), UnservedAdaptor, models=("suno_music", "suno_lyrics"), task="suno"),
     Provider(37, "DIFY", ("Dify", "Dify"), DifyAdaptor, "https://api.dify.ai", models=("dify",)),
     Provider(38, "JINA", ("Jina", "Jina"), RerankingAdaptor, "https://api.jina.ai",
              models=("jina-embeddings-v4", "jina-embeddings-v3", "jina-clip-v2", "jina-reranker-m0",

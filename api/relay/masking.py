@@ -3,10 +3,10 @@ answer, a mid-stream error event, the reason a stream stopped, an auto-disable r
 goes through `mask_secrets` before anyone reads it.
 
 Masked: the channel's key and each part of a multi-part key; the credentials made from keys in this
-process while they are live (a Baidu access token, a Zhipu JWT, a Vertex OAuth access token: each
-registered by `remember` where it is made, so masking replaces it whoever calls); anything shaped
-like a credential (OpenAI-style keys, bearer tokens, AWS access key ids, Google API keys and OAuth
-access tokens, JWTs); and the upstream's address (base URL and host).
+process while they are live (a Vertex AI OAuth access token, registered by `remember` where it is
+received, so masking replaces it whoever calls); anything shaped like a credential (OpenAI-style
+keys, bearer tokens, AWS access key ids, Google API keys and OAuth access tokens, JWTs); and the
+upstream's address (base URL and host).
 """
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from urllib.parse import quote, urlsplit
 
 MASK = "***"
 # Credentials an upstream may quote in its error, whoever they belong to: OpenAI-style keys, bearer
-# tokens, AWS access key ids, Google API keys, Google OAuth access tokens (`ya29.`), JWTs (Zhipu's,
-# any OAuth provider's).
+# tokens, AWS access key ids, Google API keys, Google OAuth access tokens (`ya29.`), JWTs (a signed
+# OAuth assertion, any provider's token).
 _CREDENTIALS = re.compile(
     r"(?i)\b(?:sk|pk|rk)-[A-Za-z0-9_\-*.]{6,}|(?<=Bearer )[^\s\"',]{6,}|\bAKIA[0-9A-Z]{16}\b|\bAIza[0-9A-Za-z_\-]{20,}"
     r"|\bya29\.[0-9A-Za-z_\-.]{10,}|\beyJ[A-Za-z0-9_\-]{6,}\.eyJ[A-Za-z0-9_\-]{6,}\.[A-Za-z0-9_\-]{6,}")

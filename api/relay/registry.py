@@ -10,7 +10,7 @@ from __future__ import annotations
 from api.relay.base import Adaptor, RelayMeta
 from api.relay.catalogue import CATALOGUE, provider
 from api.relay.provider import Provider
-from api.relay.providers.tasks import TaskTypeAdaptor
+from api.relay.providers.unserved import UnservedAdaptor
 
 _BOUND: dict[tuple[type[Adaptor], int], type[Adaptor]] = {}
 
@@ -41,7 +41,7 @@ def get_adaptor(channel_type: int) -> type[Adaptor]:
 def is_relayable(channel_type: int) -> bool:
     """Whether chat requests can be relayed to this type (False: a task type, or a retired one)."""
     row = provider(channel_type)
-    return not row.task and row.retired is None and not issubclass(row.adaptor, TaskTypeAdaptor)
+    return not row.task and row.retired is None and not issubclass(row.adaptor, UnservedAdaptor)
 
 
 def build_adaptor(meta: RelayMeta) -> Adaptor:

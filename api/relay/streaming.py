@@ -178,9 +178,9 @@ def count_chunks(state: StreamState, chunks: list[Any], frames: list[Any], parse
 def produced_usage(state: StreamState, prompt_tokens: int) -> TokenUsage:
     """What a stream is billed for. Its final usage once the upstream reported it (with or after
     the finish); a stream cut before that: the prompt, cache reads and writes as the upstream
-    reported them on the way (Anthropic's `message_start`, Gemini's and Baidu's usage on every
-    chunk), else the gateway's own prompt count; the output as counted here, or the upstream's
-    running count when that is higher (output it does not stream, such as Gemini's thoughts)."""
+    reported them on the way (Anthropic's `message_start`, Gemini's usage on every chunk), else
+    the gateway's own prompt count; the output as counted here, or the upstream's running count
+    when that is higher (output it does not stream, such as Gemini's thoughts)."""
     usage, counted = state.usage, state.counter.total()
     if usage is None:
         return TokenUsage(prompt_tokens, counted)

@@ -124,7 +124,7 @@ DEFAULT_MODEL_RATIO: dict[str, float] = {
     # Cloudflare Workers AI (per million tokens, as Cloudflare lists them in USD)
     "@cf/meta/llama-3.1-8b-instruct": 0.1415, "@cf/meta/llama-3.3-70b-instruct-fp8-fast": 0.1465,
     "@cf/qwen/qwen1.5-14b-chat-awq": 0.1, "@cf/mistral/mistral-7b-instruct-v0.1": 0.055,
-    "@cf/baai/bge-base-en-v1.5": 0.0335, "@cf/baai/bge-m3": 0.006,
+    "@cf/baai/bge-base-en-v1.5": 0.0335, "@cf/baai/bge-m3": 0.006, "ark-code-latest": _rmb(1.2),
     # current model families of the catalogue (list prices when written, in/out; the operator's options win)
     "gpt-5": 0.625, "gpt-5-mini": 0.125, "gpt-5-nano": 0.025, "gpt-5.1": 0.625, "gpt-5.2": 0.875,
     "gpt-5.3-codex": 0.875, "gpt-5.4": 1.25, "gpt-5.4-mini": 0.125, "gpt-5.4-nano": 0.025, "gpt-5.5": 1.25,
@@ -161,7 +161,7 @@ DEFAULT_MODEL_RATIO: dict[str, float] = {
 }  # fmt: skip
 
 DEFAULT_COMPLETION_RATIO: dict[str, float] = {
-    "gpt-4-gizmo-*": 2, "gpt-4o-gizmo-*": 3, "gpt-4-all": 2,
+    "ark-code-latest": 6.6667, "gpt-4-gizmo-*": 2, "gpt-4o-gizmo-*": 3, "gpt-4-all": 2,
     "gemini-2.5-pro": 8, "gemini-2.5-flash": 8.3333,
     "gemini-3-pro-preview": 6, "gemini-3.1-pro-preview": 6, "gemini-3-flash-preview": 6,
     "gemini-3.1-flash-lite-preview": 6,

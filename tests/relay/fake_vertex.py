@@ -80,9 +80,10 @@ def token_count(text: str) -> int:
 class FakeVertex:
     """Google's token endpoint plus Vertex's publisher routes, for both kinds of credential."""
 
-    def __init__(self, expires_in: int = 3600) -> None:
+    def __init__(self, expires_in: int = 3600, token_prefix: str = "ya29.token-") -> None:
         self.key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
         self.expires_in = expires_in
+        self.token_prefix = token_prefix  # the access tokens issued: prefix + 1, 2, …
         self.tokens: list[str] = []
         self.api_keys = {API_KEY}
         self.blocked_keys = {BLOCKED_KEY}
@@ -114,7 +115,7 @@ class FakeVertex:
         pad = lambda part: base64.urlsafe_b64decode(part + "=" * (-len(part) % 4))  # noqa: E731
         self.key.public_key().verify(pad(signature), f"{header}.{claims}".encode(), padding.PKCS1v15(),
                                      hashes.SHA256())
-        token = f"ya29.token-{len(self.tokens) + 1}"
+        token = f"{self.token_prefix}{len(self.tokens) + 1}"
         self.tokens.append(token)
         assert self.gemini.bearers is not None
         self.gemini.bearers.add(token)

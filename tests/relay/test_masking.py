@@ -1,7 +1,8 @@
 # ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """One masking step on every path from an upstream to a user or a log: upstreams that quote the
-channel's key, the Baidu access token or the Zhipu JWT made from it, in a failed answer and in the
-middle of a stream, in every client format (converted, and relayed as sent). Neither the client, the
+channel's key, or the Vertex AI access token made from it (a service-account key exchanged at
+Google's token endpoint), in a refusal of the token endpoint, in a failed answer and in the middle
+of a stream, in every client format (converted, and relayed as sent). Neither the client, the
 consume log (the user's and the admin's view), nor the gateway's own log lines contain them."""
 from __future__ import annotations
 
@@ -18,19 +19,24 @@ from aiohttp import web
 from api.relay.catalogue import ChannelType
 from api.relay.credentials import Credential, CredentialCache
 from api.relay.errors import RelayError
-from api.relay.masking import DerivedSecrets, mask_bytes, mask_secrets, remember
-from api.relay.signing import baidu as baidu_signing
-from api.relay.signing import zhipu as zhipu_signing
+from api.relay.masking import DERIVED, DerivedSecrets, mask_bytes, mask_secrets, remember
+from api.relay.signing import google
 from tests.helpers import ApiClient
 from tests.relay.fake_anthropic import FakeClaude
-from tests.relay.fake_baidu import FakeBaidu
 from tests.relay.fake_gemini import FakeGemini
 from tests.relay.fake_responses import FakeResponses
+from tests.relay.fake_vertex import FakeVertex, error
 from tests.relay.fakes import add_channel, drain, gateway, make_key, rich_user  # noqa: F401
 
-ZHIPU_KEY = "3f1a2b7c.zhipuSecretValue99"
-ZHIPU_SECRET = "zhipuSecretValue99"
 SAY_HELLO = [{"role": "user", "content": "Say hello."}]
+
+
+@pytest.fixture(autouse=True)
+def no_remembered_credentials():
+    """Each test masks the credentials it made, not ones left registered by earlier tests."""
+    DERIVED.forget_all()
+    yield
+    DERIVED.forget_all()
 
 
 # -- the step itself --------------------------------------------------------------------------------
@@ -51,39 +57,14 @@ def test_a_derived_secret_is_masked_while_it_lives_and_the_registry_is_bounded()
     assert {s for s, _ in registry.live()} == {"derived-three-0123", "derived-four-0123"}  # the oldest went first
 
 
-def test_credentials_are_registered_as_they_are_made() -> None:
-    jwt = zhipu_signing.token(ZHIPU_KEY, time.time()).value
+def test_a_remembered_credential_is_masked_whoever_calls() -> None:
+    remember("ya29.live-1", time.time() + 60)  # too short for the `ya29.` pattern: masked as remembered
     remember("24.opaque-derived/token+9", time.time() + 60)
-    text = f"token {jwt} invalid; access_token=24.opaque-derived%2Ftoken%2B9 refused"
+    text = "token ya29.live-1 invalid; access_token=24.opaque-derived%2Ftoken%2B9 refused"
     masked = mask_secrets(text)  # whoever calls, without knowing the key
-    assert jwt not in masked and "opaque-derived" not in masked and masked.count("***") == 2
-    assert mask_bytes(f"data: {jwt}\n\n".encode()) == b"data: ***\n\n"
+    assert "ya29.live-1" not in masked and "opaque-derived" not in masked and masked.count("***") == 2
+    assert mask_bytes(b"data: ya29.live-1\n\n") == b"data: ***\n\n"
     assert mask_bytes(b"\xff plain \xfe") == b"\xff plain \xfe"  # bytes that are not text come back untouched
-
-
-async def test_the_baidu_access_token_is_registered_when_exchanged(aiohttp_server) -> None:
-    fake = FakeBaidu()
-    fake.server = await aiohttp_server(fake.app())
-    async with aiohttp.ClientSession() as http:
-        credential = await baidu_signing.exchange(http, fake.url, f"{fake.ak}|{fake.sk}", time.time())
-    assert credential.value == fake.issued[-1]
-    assert mask_secrets(f"Access token {credential.value} invalid") == "Access token *** invalid"
-
-
-async def test_a_token_endpoint_quoting_the_baidu_secret_is_masked(aiohttp_server) -> None:
-    async def refuse(request: web.Request) -> web.Response:
-        return web.json_response({"error": "invalid_client", "error_description": "client_secret "
-                                  f"{request.query['client_secret']} does not match"}, status=401)
-
-    app = web.Application()
-    app.router.add_post("/oauth/2.0/token", refuse)
-    server = await aiohttp_server(app)
-    async with aiohttp.ClientSession() as http:
-        with pytest.raises(RelayError) as refused:
-            await baidu_signing.exchange(http, str(server.make_url("")).rstrip("/"), "baidu-ak-01|baidu-sk-0123456789",
-                                         time.time())
-    assert refused.value.status == 401 and "does not match" in refused.value.message
-    assert "baidu-sk-0123456789" not in refused.value.message
 
 
 async def test_a_failed_background_refresh_is_logged_masked(caplog) -> None:
@@ -111,52 +92,40 @@ async def test_a_failed_background_refresh_is_logged_masked(caplog) -> None:
 # -- fakes that quote what they were given ----------------------------------------------------------
 
 
-class LeakyBaidu(FakeBaidu):
-    """Qianfan answering an error that quotes the access token and the key: the whole answer, or
-    after the first piece of a stream."""
+async def started(aiohttp_server, fake: FakeVertex) -> FakeVertex:
+    server = await aiohttp_server(fake.app())
+    fake.url = str(server.make_url("")).rstrip("/")
+    return fake
 
-    def leak(self, request: web.Request) -> str:
-        return f"internal error (access_token={request.query['access_token']}, client {self.ak}:{self.sk})"
 
-    async def chat(self, request: web.Request) -> web.StreamResponse:
-        refused = self.authorised(request)
-        if refused is not None:
-            return refused
-        body = await request.json()
-        if not body.get("stream"):
-            return web.json_response({"error_code": 336000, "error_msg": self.leak(request)})
+class RefusingTokenEndpoint(FakeVertex):
+    """Google's token endpoint issuing the service account one access token, then refusing it,
+    quoting that token (still live). The tokens are `ya29.token-N`: too short for the `ya29.`
+    pattern, so only their registration as they are received masks them."""
+
+    async def token(self, request: web.Request) -> web.Response:
+        if not self.tokens:
+            return await super().token(request)
+        return web.json_response({"error": "invalid_grant", "error_description":
+                                  f"account disabled, its access token {self.tokens[-1]} revoked"}, status=400)
+
+
+class LeakyVertex(FakeVertex):
+    """Vertex answering a Gemini model with an error that quotes the access token it was sent: the
+    whole answer, or after the first piece of a stream."""
+
+    async def project_google(self, request: web.Request) -> web.StreamResponse:
+        if not self.bearer_ok(request):
+            return error(401, "UNAUTHENTICATED", "Request had invalid authentication credentials.")
+        token = request.headers["Authorization"].removeprefix("Bearer ")  # quoted bare, not after "Bearer "
+        leak = {"error": {"code": 500, "message": f"Internal error (access token {token})", "status": "INTERNAL"}}
+        if not request.match_info["target"].endswith(":streamGenerateContent"):
+            return web.json_response(leak, status=500)
         resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
         await resp.prepare(request)
-        first = {"id": "as-1", "object": "chat.completion", "created": 0, "sentence_id": 0, "is_end": False,
-                 "result": "Hello ", "usage": self.usage}
-        for event in (first, {"error_code": 336000, "error_msg": self.leak(request)}):
-            await resp.write(b"data: " + orjson.dumps(event) + b"\n\n")
-        await resp.write_eof()
+        for frame in (self.gemini.answer([{"text": "Hello "}], None, False), leak):
+            await resp.write(b"data: " + orjson.dumps(frame) + b"\r\n\r\n")
         return resp
-
-
-def zhipu_app(tokens: list[str]) -> web.Application:
-    """Zhipu GLM-4 quoting the JWT it was sent (and the key) in its errors."""
-
-    async def chat(request: web.Request) -> web.StreamResponse:
-        jwt = request.headers.get("Authorization", "").removeprefix("Bearer ")
-        tokens.append(jwt)
-        body = await request.json()
-        error = {"error": {"code": "500", "message": f"token {jwt} of key {ZHIPU_KEY} rejected"}}
-        if not body.get("stream"):
-            return web.json_response(error, status=500)
-        resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
-        await resp.prepare(request)
-        chunk = {"id": "x", "created": 0, "model": body["model"],
-                 "choices": [{"index": 0, "delta": {"role": "assistant", "content": "Hello "}}]}
-        for event in (chunk, error):
-            await resp.write(b"data: " + orjson.dumps(event) + b"\n\n")
-        await resp.write_eof()
-        return resp
-
-    app = web.Application()
-    app.router.add_post("/api/paas/v4/chat/completions", chat)
-    return app
 
 
 # The same question in each client format: (path, body, headers of a key).
@@ -200,50 +169,49 @@ def clean(text: str, *secrets: str) -> None:
 # -- through the gateway ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("client_format", ["openai", "anthropic", "gemini", "responses"])
-async def test_a_zhipu_jwt_quoted_mid_stream_reaches_nobody(gateway, aiohttp_server, caplog, client_format) -> None:
-    tokens: list[str] = []
-    server = await aiohttp_server(zhipu_app(tokens))
-    await add_channel(gateway, None, models="glm-4-flash", type=int(ChannelType.ZHIPU_V4), key=ZHIPU_KEY,
-                      base_url=str(server.make_url("")).rstrip("/"))
+async def test_a_token_endpoint_quoting_the_access_token_is_masked(gateway, aiohttp_server, caplog) -> None:
+    fake = await started(aiohttp_server, RefusingTokenEndpoint())
+    async with aiohttp.ClientSession() as http:
+        issued = await google.exchange(http, google.parse_service_account(fake.service_account()), time.time())
+    assert issued.value == fake.tokens[-1] == "ya29.token-1"
+    assert mask_secrets(f"Access token {issued.value} invalid") == "Access token *** invalid"  # registered
+    await add_channel(gateway, None, models="gemini-2.0-flash", type=int(ChannelType.VERTEX_AI), base_url=fake.url,
+                      key=fake.service_account(), other='{"default": "us-central1"}')
     user = await rich_user()
     token = await make_key(user)
     caplog.set_level(logging.INFO)
-    path, body, headers = asked(client_format, "glm-4-flash", f"sk-{token.key}")
+    path, body, headers = asked("openai", "gemini-2.0-flash", f"sk-{token.key}", stream=False)
+    resp = await gateway.post(path, json=body, headers=headers)
+    text = await resp.text()
+    assert resp.status == 401 and "revoked" in text, text
+    clean(text, issued.value)
+    lines = [r.getMessage() for r in gateway_records(caplog)]
+    assert any("its access token *** revoked" in line for line in lines), lines
+    assert not [line for line in lines if issued.value in line]
+
+
+@pytest.mark.parametrize("client_format", ["openai", "anthropic", "gemini", "responses"])
+async def test_a_vertex_access_token_quoted_mid_stream_and_in_an_answer_reaches_nobody(
+        gateway, aiohttp_server, caplog, client_format) -> None:
+    fake = await started(aiohttp_server, LeakyVertex())
+    await add_channel(gateway, None, models="gemini-2.0-flash", type=int(ChannelType.VERTEX_AI), base_url=fake.url,
+                      key=fake.service_account(), other='{"default": "us-central1"}')
+    user = await rich_user()
+    token = await make_key(user)
+    caplog.set_level(logging.INFO)
+    path, body, headers = asked(client_format, "gemini-2.0-flash", f"sk-{token.key}")
     resp = await gateway.post(path, json=body, headers=headers)
     text = await resp.text()
     assert resp.status == 200 and "Hello" in text, text
-    jwt = tokens[-1]
-    clean(text, jwt, ZHIPU_SECRET)
-    clean(await logs_seen_by_user_and_admin(gateway, user.username), jwt, ZHIPU_SECRET)
-    path, body, headers = asked(client_format, "glm-4-flash", f"sk-{token.key}", stream=False)
+    access_token = fake.tokens[-1]
+    clean(text, access_token)
+    clean(await logs_seen_by_user_and_admin(gateway, user.username), access_token)
+    path, body, headers = asked(client_format, "gemini-2.0-flash", f"sk-{token.key}", stream=False)
     resp = await gateway.post(path, json=body, headers=headers)
     assert resp.status == 500
-    clean(await resp.text(), jwt, ZHIPU_SECRET)
-    assert not [r for r in gateway_records(caplog) if jwt in r.getMessage() or ZHIPU_SECRET in r.getMessage()]
-
-
-async def test_a_baidu_access_token_quoted_mid_stream_and_in_an_answer_reaches_nobody(gateway, aiohttp_server,
-                                                                                     caplog) -> None:
-    fake = LeakyBaidu()
-    fake.server = await aiohttp_server(fake.app())
-    await add_channel(gateway, None, models="ERNIE-3.5-8K", type=int(ChannelType.BAIDU), base_url=fake.url,
-                      key=f"{fake.ak}|{fake.sk}")
-    user = await rich_user()
-    token = await make_key(user)
-    caplog.set_level(logging.INFO)
-    path, body, headers = asked("openai", "ERNIE-3.5-8K", f"sk-{token.key}")
-    resp = await gateway.post(path, json=body, headers=headers)
-    text = await resp.text()
-    assert "Hello " in text and "stream_interrupted" in text
-    access_token = fake.issued[-1]
-    clean(text, access_token, fake.sk)
-    clean(await logs_seen_by_user_and_admin(gateway, user.username), access_token, fake.sk)
-    path, body, headers = asked("openai", "ERNIE-3.5-8K", f"sk-{token.key}", stream=False)
-    resp = await gateway.post(path, json=body, headers=headers)
-    assert resp.status == 500
-    clean(await resp.text(), access_token, fake.sk)
-    assert not [r for r in gateway_records(caplog) if access_token in r.getMessage() or fake.sk in r.getMessage()]
+    clean(await resp.text(), access_token)
+    assert fake.tokens == [access_token]  # one token, on every request
+    assert not [r for r in gateway_records(caplog) if access_token in r.getMessage()]
 
 
 # Relayed as sent: the upstream's own error event goes to the client in its bytes, masked.

@@ -1,41 +1,60 @@
 # ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
-"""The reason a channel was disabled automatically is read by every admin: an upstream refusing the
-key while quoting the credential made from it (a Baidu access token, a Zhipu JWT) and the key itself
-leaves neither in the reason the worker stores."""
+"""The reason a channel was disabled automatically is read by every admin: Vertex AI refusing the
+access token made from the channel's service-account key while quoting it, or Google's token
+endpoint refusing the service account while quoting the token it issued before, leaves the token
+out of the reason the worker stores."""
 from __future__ import annotations
 
+import time
+
+import aiohttp
 import orjson
+import pytest
 from aiohttp import web
 
 from api import keys
 from api.relay.catalogue import ChannelType
+from api.relay.masking import DERIVED
+from api.relay.signing import google
 from models import Channel
 from models.enums import ChannelStatus
 from tests.helpers import eventually
-from tests.relay.fake_baidu import FakeBaidu
+from tests.relay.fake_vertex import FakeVertex, error
 from tests.relay.fakes import add_channel, gateway, headers_for, make_key, rich_user  # noqa: F401
 
-ZHIPU_KEY = "3f1a2b7c.zhipuSecretValue99"
+REGION = '{"default": "us-central1"}'
 
 
-class RefusingBaidu(FakeBaidu):
-    """Qianfan refusing the key (IAM error 14), quoting the access token and the client secret."""
+class RefusingVertex(FakeVertex):
+    """Vertex refusing the access token it was sent (401 UNAUTHENTICATED), quoting it."""
 
-    async def chat(self, request: web.Request) -> web.StreamResponse:
-        return web.json_response({"error_code": 14, "error_msg": "IAM Certification failed for access_token="
-                                  f"{request.query['access_token']} (client {self.ak}, secret {self.sk})"})
+    async def project_google(self, request: web.Request) -> web.StreamResponse:
+        token = request.headers.get("Authorization", "").removeprefix("Bearer ")
+        return error(401, "UNAUTHENTICATED", f"Request had invalid authentication credentials: {token} was revoked.")
 
 
-def refusing_zhipu(tokens: list[str]) -> web.Application:
-    async def chat(request: web.Request) -> web.Response:
-        jwt = request.headers.get("Authorization", "").removeprefix("Bearer ")
-        tokens.append(jwt)
-        return web.json_response({"error": {"code": "1000", "message": f"身份验证失败 token {jwt} key {ZHIPU_KEY}"}},
-                                 status=401)
+class RefusingTokenEndpoint(FakeVertex):
+    """Google's token endpoint issuing one access token, then refusing the service account, quoting it."""
 
-    app = web.Application()
-    app.router.add_post("/api/paas/v4/chat/completions", chat)
-    return app
+    async def token(self, request: web.Request) -> web.Response:
+        if not self.tokens:
+            return await super().token(request)
+        return web.json_response({"error": "invalid_grant", "error_description":
+                                  f"account disabled, its access token {self.tokens[-1]} revoked"}, status=400)
+
+
+async def started(aiohttp_server, fake: FakeVertex) -> FakeVertex:
+    server = await aiohttp_server(fake.app())
+    fake.url = str(server.make_url("")).rstrip("/")
+    return fake
+
+
+@pytest.fixture(autouse=True)
+def no_remembered_credentials():
+    """Each test masks the tokens it was issued, not ones left registered by earlier tests."""
+    DERIVED.forget_all()
+    yield
+    DERIVED.forget_all()
 
 
 async def disabled_reason(channel_id: int) -> str | None:
@@ -43,24 +62,24 @@ async def disabled_reason(channel_id: int) -> str | None:
     return orjson.loads(row.other_info)["status_reason"] if row.status == ChannelStatus.AUTO_DISABLED else None
 
 
-async def test_disable_reasons_quote_no_derived_credential(gateway, aiohttp_server, worker) -> None:
+async def test_disable_reasons_quote_no_access_token(gateway, aiohttp_server, worker) -> None:
     await gateway.server.app[keys.OPTIONS].update("AutomaticDisableChannelEnabled", "true")
-    baidu = RefusingBaidu()
-    baidu.server = await aiohttp_server(baidu.app())
-    tokens: list[str] = []
-    zhipu = await aiohttp_server(refusing_zhipu(tokens))
-    on_baidu = await add_channel(gateway, None, models="ERNIE-3.5-8K", type=int(ChannelType.BAIDU),
-                                 base_url=baidu.url, key=f"{baidu.ak}|{baidu.sk}")
-    on_zhipu = await add_channel(gateway, None, models="glm-4-flash", type=int(ChannelType.ZHIPU_V4), key=ZHIPU_KEY,
-                                 base_url=str(zhipu.make_url("")).rstrip("/"))
+    api = await started(aiohttp_server, RefusingVertex())
+    endpoint = await started(aiohttp_server, RefusingTokenEndpoint(token_prefix="ya29.endpoint-"))
+    async with aiohttp.ClientSession() as http:  # the token the endpoint quotes: issued, live, registered
+        await google.exchange(http, google.parse_service_account(endpoint.service_account()), time.time())
+    on_api = await add_channel(gateway, None, models="gemini-2.0-flash", type=int(ChannelType.VERTEX_AI),
+                               base_url=api.url, key=api.service_account(), other=REGION)
+    on_endpoint = await add_channel(gateway, None, models="gemini-2.5-flash", type=int(ChannelType.VERTEX_AI),
+                                    base_url=endpoint.url, key=endpoint.service_account(), other=REGION)
     token = await make_key(await rich_user())
-    for model in ("ERNIE-3.5-8K", "glm-4-flash"):
+    for model in ("gemini-2.0-flash", "gemini-2.5-flash"):
         resp = await gateway.post("/v1/chat/completions", json={"model": model, "messages": [
             {"role": "user", "content": "hi"}]}, headers=headers_for(token))
         assert resp.status == 401
-    baidu_reason = await eventually(lambda: disabled_reason(on_baidu.id), timeout=30)
-    zhipu_reason = await eventually(lambda: disabled_reason(on_zhipu.id), timeout=30)
-    assert "IAM Certification failed" in baidu_reason and "***" in baidu_reason
-    assert baidu.issued[-1] not in baidu_reason and baidu.sk not in baidu_reason
-    assert "身份验证失败" in zhipu_reason and "***" in zhipu_reason
-    assert tokens[-1] not in zhipu_reason and "zhipuSecretValue99" not in zhipu_reason
+    api_reason = await eventually(lambda: disabled_reason(on_api.id), timeout=30)
+    endpoint_reason = await eventually(lambda: disabled_reason(on_endpoint.id), timeout=30)
+    assert api.tokens == ["ya29.token-1"] and endpoint.tokens == ["ya29.endpoint-1"]
+    assert "invalid authentication credentials: *** was revoked" in api_reason, api_reason
+    assert "its access token *** revoked" in endpoint_reason, endpoint_reason
+    assert "ya29." not in api_reason + endpoint_reason

@@ -31,7 +31,7 @@ from api.relay.decoders import NDJSONDecoder
 from api.relay.provider import Provider
 from api.relay.providers.compatible import API2GPTAdaptor
 from api.relay.providers.openai import OpenAIAdaptor
-from api.relay.providers.tasks import TaskTypeAdaptor
+from api.relay.providers.unserved import UnservedAdaptor
 from api.relay.sse import SSEEvent
 from api.relay.tokenizer import count_chat_request, count_text
 from api.services import pricing
@@ -81,8 +81,11 @@ def test_every_type_is_dedicated_or_compatible_and_none_refuses() -> None:
         else:  # a dedicated format: its own adaptor, bound to its row
             assert not issubclass(adaptor, OpenAIAdaptor), channel_type
         assert adaptor.provider is catalogue.provider(channel_type)
-    for channel_type in TASK_TYPES:
-        assert issubclass(registry.ADAPTORS[channel_type], TaskTypeAdaptor)
+    retired = [t for t, row in catalogue.CATALOGUE.items() if row.retired is not None]
+    assert sorted(retired) == [11, 15, 16]
+    for channel_type in [*TASK_TYPES, *retired]:  # loaded and shown, never relayed
+        assert issubclass(registry.ADAPTORS[channel_type], UnservedAdaptor)
+        assert not registry.is_relayable(channel_type)
     assert issubclass(registry.get_adaptor(12), API2GPTAdaptor)  # the reference's resellers
     assert registry.get_adaptor(9999).provider is catalogue.UNKNOWN
 

@@ -1,6 +1,6 @@
-"""The POST to an OAuth token endpoint that Vertex AI (JWT bearer grant) and Baidu (client
-credentials) share: the access token and its lifetime, or a RelayError that says whose fault it is
-(401 when the endpoint refuses the credentials, so the channel can be auto-disabled; 502 otherwise).
+"""The POST to an OAuth token endpoint (Vertex AI's JWT bearer grant, api/relay/signing/google.py):
+the access token and its lifetime, or a RelayError that says whose fault it is (401 when the
+endpoint refuses the credentials, so the channel can be auto-disabled; 502 otherwise).
 The token is registered with the masking step (api/relay/masking.py) as it is received."""
 from __future__ import annotations
 
@@ -18,8 +18,7 @@ DEFAULT_LIFETIME = 3600.0
 
 
 async def exchange(http: aiohttp.ClientSession, url: str, now: float, *, provider: str, refused: str,
-                   form: Mapping[str, str] | None = None, timeout: float = 10,
-                   default_lifetime: float = DEFAULT_LIFETIME) -> Credential:
+                   form: Mapping[str, str] | None = None, timeout: float = 10) -> Credential:
     """`provider` names the endpoint in messages ("the Google token endpoint"); `refused` what it
     refused ("the service account")."""
     try:
@@ -41,6 +40,6 @@ async def exchange(http: aiohttp.ClientSession, url: str, now: float, *, provide
             raise RelayError(401, message, "authentication_error", "credential_exchange_failed")
         raise RelayError(502, message, "upstream_error", "credential_exchange_failed")
     expires_in = data.get("expires_in")
-    lifetime = float(expires_in) if isinstance(expires_in, int | float) and expires_in > 0 else default_lifetime
+    lifetime = float(expires_in) if isinstance(expires_in, int | float) and expires_in > 0 else DEFAULT_LIFETIME
     remember(data["access_token"], now + lifetime)  # masked in any upstream text while it is valid
     return Credential(data["access_token"], now + lifetime)

@@ -1,6 +1,6 @@
-"""The adaptor of a task type's channel (Midjourney, Suno) seen by the chat pipeline: it serves no
-mode, so the pipeline answers 501 (and tries another channel first); it never sends anything
-upstream. Tasks are relayed by api/relay/tasks/."""
+"""The adaptor of a type the chat pipeline never relays: task types (Midjourney, Suno), relayed by
+api/relay/tasks/, and retired types (their providers switched the API off). It serves no mode, so
+the pipeline answers 501 (and tries another channel first); it never sends anything upstream."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from api.relay.base import Adaptor, RelayMode, StreamChunk, StreamState, TokenUs
 from api.relay.sse import SSEEvent
 
 
-class TaskTypeAdaptor(Adaptor):
+class UnservedAdaptor(Adaptor):
     def supports(self, mode: RelayMode) -> bool:
         return False
 
