@@ -25,8 +25,8 @@ SERVICE_ACCOUNT = orjson.dumps({
 
 VERTEX_REGION = ("The Vertex AI region field is empty (us-central1) or a JSON object of model to region, with "
                  "\"default\" for the other models; a region is global or like us-central1")
-VERTEX_REGION_ZH = ("Vertex AI 部署地区为空（即 us-central1），或为“模型 → 地区”的 JSON 对象（\"default\" 表示其他模型）；"
-                    "地区为 global 或形如 us-central1")
+VERTEX_REGION_ZH = ("Vertex AI 部署地区为空（即 us-central1），或为“模型 → 地区”的 JSON 对象"
+                    "（\"default\" 表示其他模型）；地区为 global 或形如 us-central1")
 
 
 def form(**overrides) -> dict:
@@ -122,8 +122,8 @@ async def test_create_one_channel_per_key_line(root: ApiClient) -> None:
      "The API version of an Azure OpenAI channel is left empty for the v1 API, or is v1, preview or a dated "
      "version such as 2024-10-21 or 2025-04-01-preview", None),
     ({"type": 16}, "Channel type Zhipu ChatGLM v3 (16) is retired: Zhipu took the ChatGLM v3 models offline in "
-     "2023: use a Zhipu GLM v4 channel (type 26)", "渠道类型 Zhipu ChatGLM v3 (16) 已停用：智谱已于 2023 年下线 ChatGLM v3 "
-     "模型：请改用智谱 GLM v4 渠道（类型 26）"),
+     "2023: use a Zhipu GLM v4 channel (type 26)",
+     "渠道类型 Zhipu ChatGLM v3 (16) 已停用：智谱已于 2023 年下线 ChatGLM v3 模型：请改用智谱 GLM v4 渠道（类型 26）"),
     ({"type": 999}, "Unknown channel type: 999", "未知的渠道类型：999"),
     ({"priority": "high"}, "Invalid parameter: priority", "无效的参数：priority"),
 ])
