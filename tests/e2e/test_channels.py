@@ -81,3 +81,33 @@ async def test_create_test_edit_copy_disable_delete(page, settings, aiohttp_serv
     await page.get_by_test_id("confirm-modal").get_by_role("button", name="Confirm").click()
     await expect(row).to_have_count(0)
     assert [c.id for c in await _channels(settings)] == [copy.id]
+
+
+async def test_the_form_and_the_list_read_the_providers_catalogue(page, settings) -> None:
+    """What the form says of a type comes from the server's catalogue (GET /api/channel/types): the
+    key format, the `other` field, the notice, presets; a retired type's channel says why."""
+    await init_database(settings.database_url)
+    try:
+        retired = await Channel.create(type=16, name="glm-v3", key="id.secret", models="chatglm_pro")
+    finally:
+        await close_database()
+    await login(page, "root", "123456")
+    await page.goto("/channel")
+    row = page.get_by_test_id(f"channel-row-{retired.id}")
+    await expect(row.get_by_test_id("channel-type-retired")).to_have_attribute(
+        "title", re.compile(r"Zhipu took the ChatGLM v3 models offline in 2023"))
+
+    await page.get_by_test_id("channel-toolbar").get_by_role("button", name="Add channel").click()
+    drawer = page.get_by_test_id("channel-drawer")
+    types = drawer.get_by_test_id("channel-type")
+    labels = await types.locator("option").all_text_contents()
+    assert "AWS Bedrock" in labels and "Baidu Qianfan V2" in labels
+    assert not any("ChatGLM v3" in label or "PaLM" in label for label in labels)  # retired: not offered
+    await types.select_option("33")
+    await expect(drawer.get_by_test_id("channel-key-format")).to_contain_text("BedrockApiKey|Region")
+    await types.select_option("3")
+    await expect(drawer.get_by_test_id("channel-type-notice")).to_contain_text("sent as the deployment name")
+    await expect(drawer.get_by_text("API version (empty: v1 API)")).to_be_visible()
+    await types.select_option("14")
+    await drawer.get_by_test_id("channel-preset").select_option("moonshot")
+    await expect(drawer.get_by_test_id("channel-base-url")).to_have_value("https://api.moonshot.cn/anthropic")
