@@ -34,6 +34,8 @@ export const localToSeconds = (value) => {
   const ts = parseDateTime(value);
   return Number.isNaN(ts) ? 0 : ts;
 };
+// Whether a text is a time (or empty: no bound), e.g. a time filter read from the address.
+export const isLocalTimeOrEmpty = (value) => value === '' || !Number.isNaN(parseDateTime(value));
 
 // Seconds between two times as "12.3 s".
 export function durationSeconds(from, to) {

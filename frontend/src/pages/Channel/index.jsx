@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { useLocation, useNavigate, useParams } from 'react-router-dom';
 import { useTranslation } from 'react-i18next';
 import useChannels from '../../hooks/useChannels';
+import useListPage from '../../hooks/useListPage';
 import useGroups from '../../hooks/useGroups';
 import useChannelTypes from '../../hooks/useChannelTypes';
 import {
@@ -9,7 +10,7 @@ import {
   testAllChannels, testChannel, updateAllBalances, updateChannel, updateChannelBalance,
 } from '../../api/channel';
 import { showError, showInfo, showSuccess } from '../../lib/toast';
-import { getPageSize, KEYS, setPageSize } from '../../lib/storage';
+import { KEYS } from '../../lib/storage';
 import Pagination from '../../components/Pagination';
 import Modal, { ConfirmModal } from '../../components/Modal';
 import ChannelRow from './ChannelRow';
@@ -18,6 +19,8 @@ import { patchOptimistically, patchRow } from '../../lib/rows';
 import TableState from '../../components/TableState';
 import '../../styles/channel.css';
 
+// The search form: a keyword (id, name, key), a model and a group.
+const SEARCH = { keyword: '', model: '', group: '' };
 
 function TestModelModal({ channel, onTest, onClose }) {
   const { t } = useTranslation();
@@ -38,11 +41,8 @@ export default function ChannelPage() {
   const navigate = useNavigate();
   const location = useLocation();
   const { id: routeId } = useParams();
-  const [page, setPage] = useState(0);
-  const [pageSize, setSize] = useState(() => getPageSize());
+  const list = useListPage({ filters: SEARCH });
   const [idSort, setIdSort] = useState(() => localStorage.getItem(KEYS.idSort) === 'true');
-  const [form, setForm] = useState({ keyword: '', model: '', group: '' });
-  const [search, setSearch] = useState({ keyword: '', model: '', group: '' });
   const [batch, setBatch] = useState(false);
   const [selected, setSelected] = useState([]);
   const [confirm, setConfirm] = useState(null);
@@ -51,17 +51,11 @@ export default function ChannelPage() {
     if (routeId) return { id: routeId };
     return location.pathname === '/channel/add' ? { id: null } : null;
   });
-  const { items, total, isLoading, mutate } = useChannels({ page, pageSize, idSort, ...search });
+  const { items, total, isLoading, mutate } = useChannels({ ...list.params, idSort });
   const { groups } = useGroups();
   const { types, byType } = useChannelTypes();
   // Whether a channel's type has a balance query, from the catalogue (undefined until it is loaded; a type it lacks has none).
   const balanceQuery = (channel) => (types.length === 0 ? undefined : Boolean((byType.get(Number(channel.type)) || {}).balance));
-
-  const onSearch = (e) => {
-    e.preventDefault();
-    setPage(0);
-    setSearch({ ...form });
-  };
 
   const ask = (message, action, danger = true) => setConfirm({ message, action, danger });
   const runConfirmed = async () => {
@@ -81,12 +75,6 @@ export default function ChannelPage() {
   const onToggleSort = (checked) => {
     localStorage.setItem(KEYS.idSort, String(checked));
     setIdSort(checked);
-  };
-
-  const onPageSize = (size) => {
-    setPageSize(size);
-    setSize(size);
-    setPage(0);
   };
 
   const setStatus = (channel, status) => guard(() => patchOptimistically(
@@ -184,18 +172,18 @@ export default function ChannelPage() {
   return (
     <section>
       <h1 className="title is-4">{t('channel.title')}</h1>
-      <form className="field is-grouped is-grouped-multiline" onSubmit={onSearch} role="search">
+      <form className="field is-grouped is-grouped-multiline" onSubmit={list.apply} role="search">
         <div className="control is-expanded">
           <input className="input" aria-label={t('channel.searchKeyword')} placeholder={t('channel.searchPlaceholder')}
-            value={form.keyword} onChange={(e) => setForm({ ...form, keyword: e.target.value })} />
+            {...list.field('keyword')} />
         </div>
         <div className="control">
           <input className="input" aria-label={t('channel.searchModel')} placeholder={t('channel.searchModel')}
-            value={form.model} onChange={(e) => setForm({ ...form, model: e.target.value })} />
+            {...list.field('model')} />
         </div>
         <div className="control">
           <div className="select">
-            <select aria-label={t('channel.group')} value={form.group} onChange={(e) => setForm({ ...form, group: e.target.value })}>
+            <select aria-label={t('channel.group')} {...list.field('group')}>
               <option value="">{t('user.allGroups')}</option>
               {groups.map((g) => <option key={g} value={g}>{g}</option>)}
             </select>
@@ -248,7 +236,7 @@ export default function ChannelPage() {
           </tbody>
         </table>
       </div>
-      <Pagination page={page} pageSize={pageSize} total={total} onPageChange={setPage} onPageSizeChange={onPageSize} />
+      <Pagination {...list.pagination} total={total} />
       {confirm && <ConfirmModal danger={confirm.danger} message={confirm.message} onConfirm={runConfirmed} onCancel={() => setConfirm(null)} />}
       {testModelFor && <TestModelModal channel={testModelFor} onTest={onTest} onClose={() => setTestModelFor(null)} />}
       {editing && (

@@ -2,11 +2,11 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import useLogs, { useLogStat } from '../../hooks/useLogs';
 import useUserById from '../../hooks/useUserById';
+import useListPage, { trimAll } from '../../hooks/useListPage';
 import { useUser } from '../../context/UserContext';
 import { isAdmin } from '../../lib/auth';
 import { renderNumber, renderQuota } from '../../lib/format';
-import { getPageSize, setPageSize } from '../../lib/storage';
-import { HOUR, localToSeconds, nowSeconds, secondsToLocal, startOfToday } from '../../lib/time';
+import { HOUR, isLocalTimeOrEmpty, localToSeconds, nowSeconds, secondsToLocal, startOfToday } from '../../lib/time';
 import { LOG_TYPES } from '../../constants/log';
 import Pagination from '../../components/Pagination';
 import Modal from '../../components/Modal';
@@ -33,41 +33,41 @@ function UserInfoModal({ log, onClose }) {
   );
 }
 
-const initialForm = () => ({
-  tokenName: '', modelName: '', username: '', channel: '',
-  start: secondsToLocal(startOfToday()), end: secondsToLocal(nowSeconds() + HOUR),
-});
+// The filter form (times as datetime-local texts; today by default) and the list's query from the applied filters.
+const LIST = {
+  filters: {
+    tokenName: '', modelName: '', username: '', channel: '', type: '0',
+    start: () => secondsToLocal(startOfToday()), end: () => secondsToLocal(nowSeconds() + HOUR),
+  },
+  valid: {
+    type: (v) => LOG_TYPES.map(String).includes(v),
+    start: isLocalTimeOrEmpty,
+    end: isLocalTimeOrEmpty,
+  },
+  normalize: trimAll,
+};
 
-const toFilters = (form) => ({
-  tokenName: form.tokenName.trim(), modelName: form.modelName.trim(), username: form.username.trim(),
-  channel: form.channel.trim(), start: localToSeconds(form.start), end: localToSeconds(form.end),
+const toQuery = (filters) => ({
+  ...filters, type: Number(filters.type), start: localToSeconds(filters.start), end: localToSeconds(filters.end),
 });
 
 export default function LogPage() {
   const { t } = useTranslation();
   const { user } = useUser();
   const admin = isAdmin(user);
-  const [form, setForm] = useState(initialForm);
-  const [filters, setFilters] = useState(() => toFilters(form));
-  const [type, setType] = useState(0);
-  const [page, setPage] = useState(0);
-  const [pageSize, setSize] = useState(() => getPageSize());
+  const list = useListPage(LIST);
+  const { field } = list;
   const [userInfo, setUserInfo] = useState(null);
-  const query = { admin, type, ...filters };
-  const { items, total, isLoading, mutate } = useLogs(query, page, pageSize);
+  const query = { admin, ...toQuery(list.filters) };
+  const { items, total, isLoading, mutate } = useLogs(query, list.page, list.pageSize);
   const { stat, mutate: mutateStat } = useLogStat(query);
 
-  const field = (name) => ({ value: form[name], onChange: (e) => setForm({ ...form, [name]: e.target.value }) });
-
+  // Querying again with the same filters reloads the list and the stat.
   const onSearch = (e) => {
-    e.preventDefault();
-    const next = toFilters(form);
-    setPage(0);
-    if (JSON.stringify(next) === JSON.stringify(filters) && page === 0) {
+    if (!list.apply(e)) {
       mutate();
       mutateStat();
     }
-    setFilters(next);
   };
 
   const columns = [
@@ -117,7 +117,7 @@ export default function LogPage() {
         <div className="column is-3">
           <label className="label is-small" htmlFor="log-type">{t('log.typeLabel')}</label>
           <div className="select is-small is-fullwidth">
-            <select id="log-type" value={type} onChange={(e) => { setType(Number(e.target.value)); setPage(0); }}>
+            <select id="log-type" value={list.filters.type} onChange={(e) => list.setFilter('type', e.target.value)}>
               {LOG_TYPES.map((v) => <option key={v} value={v}>{t(`log.type.${v}`)}</option>)}
             </select>
           </div>
@@ -137,8 +137,7 @@ export default function LogPage() {
           </tbody>
         </table>
       </div>
-      <Pagination page={page} pageSize={pageSize} total={total} onPageChange={setPage}
-        onPageSizeChange={(size) => { setPageSize(size); setSize(size); setPage(0); }} />
+      <Pagination {...list.pagination} total={total} />
       {userInfo && <UserInfoModal log={userInfo} onClose={() => setUserInfo(null)} />}
     </section>
   );

@@ -1,12 +1,12 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import useListPage, { trimAll } from '../../hooks/useListPage';
 import useTaskList, { mjKey } from '../../hooks/useTaskList';
 import useStatus from '../../hooks/useStatus';
 import { useUser } from '../../context/UserContext';
 import { isAdmin } from '../../lib/auth';
 import { timestamp2string } from '../../lib/format';
-import { getPageSize, setPageSize } from '../../lib/storage';
-import { DAY, HOUR, localToSeconds, nowSeconds, secondsToLocal } from '../../lib/time';
+import { DAY, HOUR, isLocalTimeOrEmpty, localToSeconds, nowSeconds, secondsToLocal } from '../../lib/time';
 import { MJ_ACTIONS, MJ_CODES, MJ_STATUSES } from '../../constants/task';
 import Pagination from '../../components/Pagination';
 import Modal from '../../components/Modal';
@@ -14,9 +14,18 @@ import { DurationTag, ProgressCell, TaskFilterForm } from '../../components/Task
 import TableState from '../../components/TableState';
 
 // Drawing tasks keep submit and finish times in milliseconds (as the reference does); so do its filters.
-const toFilters = (form) => ({
-  mjId: form.mjId.trim(), channelId: form.channelId.trim(),
-  start: localToSeconds(form.start) * 1000 || undefined, end: localToSeconds(form.end) * 1000 || undefined,
+// The filter form holds datetime-local texts (the defaults: the last 30 days, to one hour ahead).
+const LIST = {
+  filters: {
+    mjId: '', channelId: '',
+    start: () => secondsToLocal(nowSeconds() - 30 * DAY), end: () => secondsToLocal(nowSeconds() + HOUR),
+  },
+  valid: { start: isLocalTimeOrEmpty, end: isLocalTimeOrEmpty },
+  normalize: trimAll,
+};
+
+const toQuery = (filters) => ({
+  ...filters, start: localToSeconds(filters.start) * 1000 || undefined, end: localToSeconds(filters.end) * 1000 || undefined,
 });
 
 export default function MidjourneyPage() {
@@ -24,22 +33,13 @@ export default function MidjourneyPage() {
   const { user } = useUser();
   const admin = isAdmin(user);
   const { status } = useStatus();
-  const [form, setForm] = useState(() => ({
-    mjId: '', channelId: '', start: secondsToLocal(nowSeconds() - 30 * DAY), end: secondsToLocal(nowSeconds() + HOUR),
-  }));
-  const [filters, setFilters] = useState(() => toFilters(form));
-  const [page, setPage] = useState(0);
-  const [pageSize, setSize] = useState(() => getPageSize());
+  const list = useListPage(LIST);
   const [image, setImage] = useState(null);
-  const { items, total, isLoading, mutate } = useTaskList(mjKey({ admin, page, pageSize, ...filters }));
+  const { items, total, isLoading, mutate } = useTaskList(mjKey({ admin, ...list.params, ...toQuery(list.filters) }));
 
-  const field = (name) => ({ value: form[name], onChange: (e) => setForm({ ...form, [name]: e.target.value }) });
+  // Querying again with the same filters reloads the list.
   const onSearch = (e) => {
-    e.preventDefault();
-    const next = toFilters(form);
-    if (JSON.stringify(next) === JSON.stringify(filters) && page === 0) mutate();
-    setPage(0);
-    setFilters(next);
+    if (!list.apply(e)) mutate();
   };
 
   const columns = ['submitTime', 'duration', ...(admin ? ['channel'] : []), 'action', 'taskId', ...(admin ? ['code', 'status'] : []),
@@ -51,7 +51,7 @@ export default function MidjourneyPage() {
       {admin && !status.mj_notify_enabled && (
         <div className="notification is-info is-light" data-testid="mj-callback-banner">{t('mj.callbackOff')}</div>
       )}
-      <TaskFilterForm prefix="mj" admin={admin} field={field} idName="mjId" onSubmit={onSearch} />
+      <TaskFilterForm prefix="mj" admin={admin} field={list.field} idName="mjId" onSubmit={onSearch} />
       <div className="table-container">
         <table className="table is-fullwidth is-hoverable is-narrow" data-testid="mj-table">
           <thead><tr>{columns.map((c) => <th key={c}>{t(`mj.column.${c}`)}</th>)}</tr></thead>
@@ -97,8 +97,7 @@ export default function MidjourneyPage() {
           </tbody>
         </table>
       </div>
-      <Pagination page={page} pageSize={pageSize} total={total} onPageChange={setPage}
-        onPageSizeChange={(size) => { setPageSize(size); setSize(size); setPage(0); }} />
+      <Pagination {...list.pagination} total={total} />
       {image && (
         <Modal title={t('mj.image')} onClose={() => setImage(null)} testId="mj-image-modal">
           <figure className="image">

@@ -1,11 +1,11 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import useRedemptions from '../../hooks/useRedemptions';
+import useListPage, { trimAll } from '../../hooks/useListPage';
 import { deleteRedemption, setRedemptionStatus } from '../../api/redemption';
 import { copy } from '../../lib/clipboard';
 import { downloader } from '../../lib/download';
 import { renderQuota, timestamp2string } from '../../lib/format';
-import { getPageSize, setPageSize } from '../../lib/storage';
 import { showError, showSuccess } from '../../lib/toast';
 import { REDEMPTION_STATUS, REDEMPTION_STATUS_LABELS } from '../../constants/token';
 import Pagination from '../../components/Pagination';
@@ -23,20 +23,11 @@ function StatusTag({ code }) {
 
 export default function RedemptionPage() {
   const { t } = useTranslation();
-  const [page, setPage] = useState(0);
-  const [pageSize, setSize] = useState(() => getPageSize());
-  const [keyword, setKeyword] = useState('');
-  const [search, setSearch] = useState('');
+  const list = useListPage({ filters: { keyword: '' }, normalize: trimAll });
   const [selected, setSelected] = useState({});
   const [confirm, setConfirm] = useState(null);
   const [editing, setEditing] = useState(null);
-  const { items, total, isLoading, mutate } = useRedemptions({ page, pageSize, keyword: search });
-
-  const onSearch = (e) => {
-    e.preventDefault();
-    setPage(0);
-    setSearch(keyword.trim());
-  };
+  const { items, total, isLoading, mutate } = useRedemptions(list.params);
 
   const onCopy = async (text) => {
     if (await copy(text)) showSuccess(t('common.copiedToClipboard'));
@@ -97,10 +88,10 @@ export default function RedemptionPage() {
   return (
     <section>
       <h1 className="title is-4">{t('redemption.title')}</h1>
-      <form className="field is-grouped is-grouped-multiline" onSubmit={onSearch} role="search">
+      <form className="field is-grouped is-grouped-multiline" onSubmit={list.apply} role="search">
         <div className="control is-expanded">
-          <input className="input" aria-label={t('redemption.search')} placeholder={t('redemption.search')} value={keyword}
-            onChange={(e) => setKeyword(e.target.value)} />
+          <input className="input" aria-label={t('redemption.search')} placeholder={t('redemption.search')}
+            {...list.field('keyword')} />
         </div>
         <div className="control"><button type="submit" className="button is-info">{t('common.search')}</button></div>
       </form>
@@ -157,8 +148,7 @@ export default function RedemptionPage() {
           </tbody>
         </table>
       </div>
-      <Pagination page={page} pageSize={pageSize} total={total} onPageChange={setPage}
-        onPageSizeChange={(size) => { setPageSize(size); setSize(size); setPage(0); }} />
+      <Pagination {...list.pagination} total={total} />
       {confirm && (
         <ConfirmModal danger={confirm.danger} title={confirm.title} message={confirm.message} confirmLabel={confirm.confirmLabel}
           onCancel={() => setConfirm(null)} onConfirm={() => { const { action } = confirm; setConfirm(null); action(); }} />

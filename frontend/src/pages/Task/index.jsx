@@ -1,11 +1,11 @@
 import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
+import useListPage, { trimAll } from '../../hooks/useListPage';
 import useTaskList, { taskKey } from '../../hooks/useTaskList';
 import { useUser } from '../../context/UserContext';
 import { isAdmin } from '../../lib/auth';
 import { timestamp2string } from '../../lib/format';
-import { getPageSize, setPageSize } from '../../lib/storage';
-import { HOUR, localToSeconds, nowSeconds, secondsToLocal, startOfToday } from '../../lib/time';
+import { HOUR, isLocalTimeOrEmpty, localToSeconds, nowSeconds, secondsToLocal, startOfToday } from '../../lib/time';
 import { TASK_ACTIONS, TASK_STATUSES } from '../../constants/task';
 import Pagination from '../../components/Pagination';
 import Modal from '../../components/Modal';
@@ -13,9 +13,18 @@ import { DurationTag, ProgressCell, TaskFilterForm } from '../../components/Task
 import TableState from '../../components/TableState';
 
 // Async tasks keep their times in seconds.
-const toFilters = (form) => ({
-  taskId: form.taskId.trim(), channelId: form.channelId.trim(),
-  start: localToSeconds(form.start) || undefined, end: localToSeconds(form.end) || undefined,
+// The filter form holds datetime-local texts (the defaults: today, to one hour ahead).
+const LIST = {
+  filters: {
+    taskId: '', channelId: '',
+    start: () => secondsToLocal(startOfToday()), end: () => secondsToLocal(nowSeconds() + HOUR),
+  },
+  valid: { start: isLocalTimeOrEmpty, end: isLocalTimeOrEmpty },
+  normalize: trimAll,
+};
+
+const toQuery = (filters) => ({
+  ...filters, start: localToSeconds(filters.start) || undefined, end: localToSeconds(filters.end) || undefined,
 });
 
 // The task as shown in the JSON dialog (a JSON string in `data` is expanded).
@@ -35,22 +44,13 @@ export default function TaskPage() {
   const { t } = useTranslation();
   const { user } = useUser();
   const admin = isAdmin(user);
-  const [form, setForm] = useState(() => ({
-    taskId: '', channelId: '', start: secondsToLocal(startOfToday()), end: secondsToLocal(nowSeconds() + HOUR),
-  }));
-  const [filters, setFilters] = useState(() => toFilters(form));
-  const [page, setPage] = useState(0);
-  const [pageSize, setSize] = useState(() => getPageSize());
+  const list = useListPage(LIST);
   const [shown, setShown] = useState(null);
-  const { items, total, isLoading, mutate } = useTaskList(taskKey({ admin, page, pageSize, ...filters }));
+  const { items, total, isLoading, mutate } = useTaskList(taskKey({ admin, ...list.params, ...toQuery(list.filters) }));
 
-  const field = (name) => ({ value: form[name], onChange: (e) => setForm({ ...form, [name]: e.target.value }) });
+  // Querying again with the same filters reloads the list.
   const onSearch = (e) => {
-    e.preventDefault();
-    const next = toFilters(form);
-    if (JSON.stringify(next) === JSON.stringify(filters) && page === 0) mutate();
-    setPage(0);
-    setFilters(next);
+    if (!list.apply(e)) mutate();
   };
 
   const columns = ['submitTime', 'finishTime', 'progress', 'duration', ...(admin ? ['channel'] : []), 'platform', 'action', 'taskId',
@@ -59,7 +59,7 @@ export default function TaskPage() {
   return (
     <section>
       <h1 className="title is-4">{t('task.title')}</h1>
-      <TaskFilterForm prefix="task" admin={admin} field={field} idName="taskId" onSubmit={onSearch} />
+      <TaskFilterForm prefix="task" admin={admin} field={list.field} idName="taskId" onSubmit={onSearch} />
       <div className="table-container">
         <table className="table is-fullwidth is-hoverable is-narrow" data-testid="task-table">
           <thead><tr>{columns.map((c) => <th key={c}>{t(`task.column.${c}`)}</th>)}</tr></thead>
@@ -95,8 +95,7 @@ export default function TaskPage() {
           </tbody>
         </table>
       </div>
-      <Pagination page={page} pageSize={pageSize} total={total} onPageChange={setPage}
-        onPageSizeChange={(size) => { setPageSize(size); setSize(size); setPage(0); }} />
+      <Pagination {...list.pagination} total={total} />
       {shown && (
         <Modal title={t('task.json', { id: shown.task_id })} onClose={() => setShown(null)} testId="task-json-modal">
           <pre className="is-size-7">{taskJson(shown)}</pre>

@@ -1,11 +1,11 @@
 import { useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import useTokens from '../../hooks/useTokens';
+import useListPage from '../../hooks/useListPage';
 import useStatus from '../../hooks/useStatus';
 import { deleteToken, setTokenStatus } from '../../api/token';
 import { copy } from '../../lib/clipboard';
 import { fillChatLink, readChats } from '../../lib/chats';
-import { getPageSize, setPageSize } from '../../lib/storage';
 import { showError, showSuccess } from '../../lib/toast';
 import { KEY_PREFIX } from '../../constants/token';
 import Pagination from '../../components/Pagination';
@@ -15,17 +15,18 @@ import EditToken from './EditToken';
 import { patchOptimistically } from '../../lib/rows';
 import TableState from '../../components/TableState';
 
+// The search form: a name and a key (its sk- prefix dropped).
+const SEARCH = { keyword: '', token: '' };
+const normalizeSearch = ({ keyword, token }) => ({ keyword: keyword.trim(), token: token.trim().replace(/^sk-/, '') });
+
 export default function TokenPage() {
   const { t } = useTranslation();
   const { status } = useStatus();
-  const [page, setPage] = useState(0);
-  const [pageSize, setSize] = useState(() => getPageSize());
-  const [form, setForm] = useState({ keyword: '', token: '' });
-  const [search, setSearch] = useState({ keyword: '', token: '' });
+  const list = useListPage({ filters: SEARCH, normalize: normalizeSearch });
   const [selected, setSelected] = useState({});
   const [confirm, setConfirm] = useState(null);
   const [editing, setEditing] = useState(null);
-  const { items, total, isLoading, mutate } = useTokens({ page, pageSize, ...search });
+  const { items, total, isLoading, mutate } = useTokens(list.params);
 
   const chats = useMemo(() => {
     try {
@@ -34,18 +35,6 @@ export default function TokenPage() {
       return { list: [], error: true };
     }
   }, [status.chats]);
-
-  const onSearch = (e) => {
-    e.preventDefault();
-    setPage(0);
-    setSearch({ keyword: form.keyword.trim(), token: form.token.trim().replace(/^sk-/, '') });
-  };
-
-  const onPageSize = (size) => {
-    setPageSize(size);
-    setSize(size);
-    setPage(0);
-  };
 
   const onCopy = async (text) => {
     if (await copy(text)) showSuccess(t('common.copiedToClipboard'));
@@ -103,14 +92,14 @@ export default function TokenPage() {
     <section>
       <h1 className="title is-4">{t('token.title')}</h1>
       <div className="notification is-warning is-light" data-testid="token-warning">{t('token.warning')}</div>
-      <form className="field is-grouped is-grouped-multiline" onSubmit={onSearch} role="search">
+      <form className="field is-grouped is-grouped-multiline" onSubmit={list.apply} role="search">
         <div className="control is-expanded">
           <input className="input" aria-label={t('token.searchName')} placeholder={t('token.searchName')}
-            value={form.keyword} onChange={(e) => setForm({ ...form, keyword: e.target.value })} />
+            {...list.field('keyword')} />
         </div>
         <div className="control is-expanded">
           <input className="input" aria-label={t('token.searchKey')} placeholder={t('token.searchKey')}
-            value={form.token} onChange={(e) => setForm({ ...form, token: e.target.value })} />
+            {...list.field('token')} />
         </div>
         <div className="control"><button type="submit" className="button is-info">{t('common.search')}</button></div>
       </form>
@@ -140,7 +129,7 @@ export default function TokenPage() {
           </tbody>
         </table>
       </div>
-      <Pagination page={page} pageSize={pageSize} total={total} onPageChange={setPage} onPageSizeChange={onPageSize} />
+      <Pagination {...list.pagination} total={total} />
       {confirm && (
         <ConfirmModal danger message={confirm.message} onCancel={() => setConfirm(null)}
           onConfirm={() => { const { action } = confirm; setConfirm(null); action(); }} />

@@ -3,10 +3,10 @@ import { useNavigate, useParams } from 'react-router-dom';
 import { useTranslation } from 'react-i18next';
 import useUsers from '../../hooks/useUsers';
 import useGroups from '../../hooks/useGroups';
+import useListPage from '../../hooks/useListPage';
 import { manageUser } from '../../api/user';
 import { showSuccess } from '../../lib/toast';
 import { renderNumber, renderQuota } from '../../lib/format';
-import { ITEMS_PER_PAGE } from '../../constants';
 import { ROLE_LABELS, STATUS_LABELS } from '../../constants/user';
 import Pagination from '../../components/Pagination';
 import { ConfirmModal } from '../../components/Modal';
@@ -51,25 +51,19 @@ function RowActions({ user, onAction, onEdit }) {
   );
 }
 
+// The search form: a keyword (id, name, e-mail…) and a group. The page size is not remembered on this page.
+const SEARCH = { keyword: '', group: '' };
+
 export default function UserPage() {
   const { t } = useTranslation();
   const navigate = useNavigate();
   const { id: routeId } = useParams();
-  const [page, setPage] = useState(0);
-  const [pageSize, setPageSize] = useState(ITEMS_PER_PAGE);
-  const [form, setForm] = useState({ keyword: '', group: '' });
-  const [search, setSearch] = useState({ keyword: '', group: '' });
+  const list = useListPage({ filters: SEARCH, rememberPageSize: false });
   const [adding, setAdding] = useState(false);
   const [editingId, setEditingId] = useState(routeId || null);
   const [pending, setPending] = useState(null);
-  const { items, total, isLoading, mutate } = useUsers({ page, pageSize, ...search });
+  const { items, total, isLoading, mutate } = useUsers(list.params);
   const { groups } = useGroups();
-
-  const onSearch = (e) => {
-    e.preventDefault();
-    setPage(0);
-    setSearch({ ...form });
-  };
 
   const runAction = async ({ user, action }) => {
     setPending(null);
@@ -93,14 +87,14 @@ export default function UserPage() {
   return (
     <section>
       <h1 className="title is-4">{t('user.title')}</h1>
-      <form className="field is-grouped is-grouped-multiline" onSubmit={onSearch} role="search">
+      <form className="field is-grouped is-grouped-multiline" onSubmit={list.apply} role="search">
         <div className="control is-expanded">
           <input className="input" aria-label={t('user.searchKeyword')} placeholder={t('user.searchPlaceholder')}
-            value={form.keyword} onChange={(e) => setForm({ ...form, keyword: e.target.value })} data-testid="user-search-keyword" />
+            {...list.field('keyword')} data-testid="user-search-keyword" />
         </div>
         <div className="control">
           <div className="select">
-            <select aria-label={t('user.group')} value={form.group} onChange={(e) => setForm({ ...form, group: e.target.value })}>
+            <select aria-label={t('user.group')} {...list.field('group')}>
               <option value="">{t('user.allGroups')}</option>
               {groups.map((g) => <option key={g} value={g}>{g}</option>)}
             </select>
@@ -151,8 +145,7 @@ export default function UserPage() {
           </tbody>
         </table>
       </div>
-      <Pagination page={page} pageSize={pageSize} total={total} onPageChange={setPage}
-        onPageSizeChange={(size) => { setPageSize(size); setPage(0); }} />
+      <Pagination {...list.pagination} total={total} />
       {pending && (
         <ConfirmModal danger={pending.action === 'delete'}
           message={t(`user.confirm.${pending.action}`, { username: pending.user.username })}

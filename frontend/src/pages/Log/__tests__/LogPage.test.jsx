@@ -20,7 +20,7 @@ const LOGS = [
   { id: 6, created_at: now, type: 1, user_id: 42, username: 'bob', quota: 500000, content: 'Redeemed $1', other: '' },
 ];
 
-function setup(user, extra = {}) {
+function setup(user, extra = {}, route = '/log') {
   const calls = mockApi({
     '/api/log/self/': ok({ items: LOGS, total: 25, page: 1, page_size: 10 }),
     '/api/log/': ok({ items: LOGS, total: 25, page: 1, page_size: 10 }),
@@ -29,7 +29,7 @@ function setup(user, extra = {}) {
     '/api/user/42': ok({ id: 42, username: 'bob', quota: 1500000, used_quota: 250000, request_count: 77 }),
     ...extra,
   });
-  renderPage(<LogPage />, { route: '/log', user });
+  renderPage(<LogPage />, { route, user });
   return calls;
 }
 
@@ -187,4 +187,23 @@ test('a refund reads as a negative cost with its tag, and the charge it gives ba
   expect(within(charge).getByTestId('log-cost')).toHaveTextContent('$0.100000');
   expect(within(charge).getByTestId('log-refunded-tag')).toHaveTextContent('Refunded');
   expect(within(charge).queryByTestId('log-refund-tag')).not.toBeInTheDocument();
+});
+
+test('filters, type and page come from the address', async () => {
+  const calls = setup(USER, {}, '/log?modelName=gpt-4o&type=2&start=2024-05-01T00:00&end=&page=3');
+  await row(1);
+  const query = callsTo(calls, 'GET', '/api/log/self/')[0].query;
+  expect(query).toMatchObject({ p: '3', type: '2', model_name: 'gpt-4o', start_timestamp: String(new Date(2024, 4, 1).getTime() / 1000) });
+  expect(query).not.toHaveProperty('end_timestamp');
+  expect(screen.getByLabelText('Model name')).toHaveValue('gpt-4o');
+  expect(screen.getByLabelText('Log type')).toHaveValue('2');
+});
+
+test('an invalid type or time in the address falls back to the default', async () => {
+  const calls = setup(USER, {}, '/log?type=9&start=yesterday');
+  await row(1);
+  const query = callsTo(calls, 'GET', '/api/log/self/')[0].query;
+  const start = new Date();
+  start.setHours(0, 0, 0, 0);
+  expect(query).toMatchObject({ p: '1', type: '0', start_timestamp: String(start.getTime() / 1000) });
 });

@@ -15,7 +15,7 @@ const TOKENS = [
   { ...base, id: 5, name: 'empty', key: 'abc555', status: 4, remain_quota: 0 },
 ];
 
-function setup(extra = {}, { status = {} } = {}) {
+function setup(extra = {}, { status = {}, route = '/token' } = {}) {
   localStorage.setItem('status', JSON.stringify({ server_address: 'https://gw.example', ...status }));
   const calls = mockApi({
     '/api/status': ok({ server_address: 'https://gw.example', ...status }),
@@ -29,7 +29,7 @@ function setup(extra = {}, { status = {} } = {}) {
     'DELETE /api/token/1/': ok(null),
     ...extra,
   });
-  renderPage(<TokenPage />, { route: '/token', user: USER });
+  renderPage(<TokenPage />, { route, user: USER });
   return calls;
 }
 
@@ -68,6 +68,31 @@ test('search by name and key (the sk- prefix is dropped)', async () => {
   await userEvent.click(screen.getByRole('button', { name: 'Search' }));
   await waitFor(() => expect(callsTo(calls, 'GET', '/api/token/search')).toHaveLength(1));
   expect(callsTo(calls, 'GET', '/api/token/search')[0].query).toEqual({ keyword: 'ma', token: 'abc1', p: '0', size: '10' });
+});
+
+test('the search and the page are in the address: a reload restores them', async () => {
+  const calls = setup();
+  await row(1);
+  await userEvent.type(screen.getByLabelText('Search by token name'), 'ma');
+  await userEvent.click(screen.getByRole('button', { name: 'Search' }));
+  await waitFor(() => expect(screen.getByTestId('location')).toHaveTextContent(/^\/token\?keyword=ma$/));
+  expect(callsTo(calls, 'GET', '/api/token/search')).toHaveLength(1);
+});
+
+test('opening an address with a search and a page lists that page of that search, with the form filled', async () => {
+  const calls = setup({}, { route: '/token?keyword=ma&token=abc1&page=2&page_size=20' });
+  await waitFor(() => expect(callsTo(calls, 'GET', '/api/token/search')).toHaveLength(1));
+  expect(callsTo(calls, 'GET', '/api/token/search')[0].query).toEqual({ keyword: 'ma', token: 'abc1', p: '1', size: '20' });
+  expect(screen.getByLabelText('Search by token name')).toHaveValue('ma');
+  expect(screen.getByLabelText('Search by key')).toHaveValue('abc1');
+  expect(callsTo(calls, 'GET', '/api/token/')).toHaveLength(0);
+});
+
+test('invalid page values in the address fall back to the first page and the remembered size', async () => {
+  localStorage.setItem('page-size', '20');
+  const calls = setup({}, { route: '/token?page=zero&page_size=13' });
+  await row(1);
+  expect(callsTo(calls, 'GET', '/api/token/')[0].query).toEqual({ p: '0', size: '20' });
 });
 
 test('view shows the key with sk- in a popover; copy puts it on the clipboard', async () => {
