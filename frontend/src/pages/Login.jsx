@@ -2,10 +2,12 @@ import { useCallback, useState } from 'react';
 import { Link, useLocation, useNavigate, useSearchParams } from 'react-router-dom';
 import { useTranslation } from 'react-i18next';
 import useStatus from '../hooks/useStatus';
+import useSubmit from '../hooks/useSubmit';
+import useTurnstile from '../hooks/useTurnstile';
 import { useUser } from '../context/UserContext';
 import { login as loginCall } from '../api/user';
 import { startOAuth, telegramLogin, wechatLogin } from '../api/oauth';
-import { showAlert, showError, showInfo, showSuccess } from '../lib/toast';
+import { showAlert, showError, showSuccess } from '../lib/toast';
 import { TextInput } from '../components/Field';
 import Modal from '../components/Modal';
 import Turnstile from '../components/Turnstile';
@@ -14,17 +16,12 @@ import TelegramLoginButton from '../components/TelegramLoginButton';
 function WeChatLoginModal({ qrcode, onClose, onLoggedIn }) {
   const { t } = useTranslation();
   const [code, setCode] = useState('');
-  const submit = async () => {
-    if (!code) return;
-    try {
-      onLoggedIn(await wechatLogin(code));
-    } catch {
-      /* toast shown by the client */
-    }
-  };
+  const { submit, loading } = useSubmit(() => wechatLogin(code), { validate: () => Boolean(code), onSuccess: onLoggedIn });
   return (
     <Modal title={t('login.wechatTitle')} onClose={onClose} testId="wechat-login-modal"
-      footer={<button type="button" className="button is-primary" onClick={submit}>{t('shell.login')}</button>}>
+      footer={(
+        <button type="button" className={`button is-primary ${loading ? 'is-loading' : ''}`} onClick={submit}>{t('shell.login')}</button>
+      )}>
       {qrcode && <figure className="image oauth-qrcode mx-auto"><img src={qrcode} alt={t('login.wechatQrcode')} /></figure>}
       <p className="my-3">{t('login.wechatHint')}</p>
       <TextInput label={t('login.wechatCode')} value={code} onChange={setCode} />
@@ -41,8 +38,7 @@ export default function Login() {
   const [searchParams] = useSearchParams();
   const [username, setUsername] = useState('');
   const [password, setPassword] = useState('');
-  const [turnstileToken, setTurnstileToken] = useState('');
-  const [loading, setLoading] = useState(false);
+  const turnstile = useTurnstile();
   const [wechatOpen, setWechatOpen] = useState(false);
   const expired = searchParams.get('expired') === 'true';
   const from = location.state && location.state.from;
@@ -56,26 +52,14 @@ export default function Login() {
     navigate(target);
   }, [login, navigate, t]);
 
-  const onSubmit = async (e) => {
-    e.preventDefault();
-    if (!username || !password) {
-      showError(t('login.required'));
-      return;
-    }
-    if (status.turnstile_check && !turnstileToken) {
-      showInfo(t('common.turnstileChecking'));
-      return;
-    }
-    setLoading(true);
-    try {
-      const data = await loginCall(username, password, turnstileToken || undefined);
-      finish(data, from || '/token');
-    } catch {
-      /* toast shown by the client */
-    } finally {
-      setLoading(false);
-    }
+  const required = () => {
+    if (username && password) return true;
+    showError(t('login.required'));
+    return false;
   };
+  const { submit: onSubmit, loading } = useSubmit(() => loginCall(username, password, turnstile.token), {
+    validate: required, turnstile, onSuccess: (data) => finish(data, from || '/token'),
+  });
 
   const onTelegramAuth = useCallback(async (fields) => {
     try {
@@ -98,7 +82,7 @@ export default function Login() {
               name="username" data-testid="login-username" />
             <TextInput label={t('login.password')} type="password" value={password} onChange={setPassword}
               autoComplete="current-password" name="password" data-testid="login-password" />
-            {status.turnstile_check && <Turnstile siteKey={status.turnstile_site_key} onVerify={setTurnstileToken} />}
+            {turnstile.widget && <Turnstile {...turnstile.widget} />}
             <button type="submit" className={`button is-primary is-fullwidth ${loading ? 'is-loading' : ''}`}
               data-testid="login-submit">{t('shell.login')}</button>
           </form>

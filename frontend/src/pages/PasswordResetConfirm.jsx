@@ -2,6 +2,7 @@ import { useState } from 'react';
 import { useSearchParams } from 'react-router-dom';
 import { useTranslation } from 'react-i18next';
 import { resetPassword } from '../api/user';
+import useSubmit from '../hooks/useSubmit';
 import { copy } from '../lib/clipboard';
 import { showSuccess } from '../lib/toast';
 import { TextInput } from '../components/Field';
@@ -12,21 +13,12 @@ export default function PasswordResetConfirm() {
   const email = searchParams.get('email') || '';
   const token = searchParams.get('token') || '';
   const [newPassword, setNewPassword] = useState('');
-  const [loading, setLoading] = useState(false);
-
-  const onSubmit = async (e) => {
-    e.preventDefault();
-    setLoading(true);
-    try {
-      const password = await resetPassword(email, token);
-      setNewPassword(password);
-      if (await copy(password)) showSuccess(t('reset.newPasswordCopied', { password }));
-    } catch {
-      /* toast shown by the client */
-    } finally {
-      setLoading(false);
-    }
-  };
+  // The new password is shown, and copied when the clipboard allows it (said only then).
+  const { submit: onSubmit, loading } = useSubmit(async () => {
+    const password = await resetPassword(email, token);
+    setNewPassword(password);
+    if (await copy(password)) showSuccess(t('reset.newPasswordCopied', { password }));
+  });
 
   return (
     <div className="columns is-centered">

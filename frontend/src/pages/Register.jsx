@@ -3,8 +3,10 @@ import { Link, useNavigate, useSearchParams } from 'react-router-dom';
 import { useTranslation } from 'react-i18next';
 import useStatus from '../hooks/useStatus';
 import useCountdown from '../hooks/useCountdown';
+import useSubmit from '../hooks/useSubmit';
+import useTurnstile from '../hooks/useTurnstile';
 import { register, sendVerificationCode } from '../api/user';
-import { showError, showInfo, showSuccess } from '../lib/toast';
+import { showError, showInfo } from '../lib/toast';
 import { KEYS } from '../lib/storage';
 import { PASSWORD_MIN_LENGTH, RESEND_COOLDOWN_SECONDS } from '../constants';
 import Field, { TextInput } from '../components/Field';
@@ -16,8 +18,7 @@ export default function Register() {
   const navigate = useNavigate();
   const [searchParams] = useSearchParams();
   const [inputs, setInputs] = useState({ username: '', password: '', password2: '', email: '', verification_code: '' });
-  const [turnstileToken, setTurnstileToken] = useState('');
-  const [loading, setLoading] = useState(false);
+  const turnstile = useTurnstile();
   const cooldown = useCountdown();
   const affParam = searchParams.get('aff');
   const [affCode, setAffCode] = useState(() => affParam || localStorage.getItem(KEYS.aff) || '');
@@ -32,61 +33,40 @@ export default function Register() {
 
   const set = (name) => (value) => setInputs((prev) => ({ ...prev, [name]: value }));
 
-  const turnstileReady = () => {
-    if (status.turnstile_check && !turnstileToken) {
-      showInfo(t('common.turnstileChecking'));
+  const emailGiven = () => {
+    if (inputs.email) return true;
+    showError(t('register.emailRequired'));
+    return false;
+  };
+  const { submit: onSendCode } = useSubmit(() => sendVerificationCode(inputs.email, turnstile.token), {
+    validate: emailGiven, turnstile, success: t('common.codeSent'), onSuccess: () => cooldown.start(RESEND_COOLDOWN_SECONDS),
+  });
+
+  const fieldsValid = () => {
+    const { username, password, password2 } = inputs;
+    if (!username || !password) {
+      showError(t('login.required'));
+      return false;
+    }
+    if (password.length < PASSWORD_MIN_LENGTH) {
+      showInfo(t('register.passwordTooShort'));
+      return false;
+    }
+    if (password !== password2) {
+      showInfo(t('register.passwordMismatch'));
       return false;
     }
     return true;
   };
-
-  const onSendCode = async () => {
-    if (!inputs.email) {
-      showError(t('register.emailRequired'));
-      return;
-    }
-    if (!turnstileReady()) return;
-    try {
-      await sendVerificationCode(inputs.email, turnstileToken || undefined);
-      showSuccess(t('common.codeSent'));
-      cooldown.start(RESEND_COOLDOWN_SECONDS);
-    } catch {
-      /* toast shown by the client */
-    }
-  };
-
-  const onSubmit = async (e) => {
-    e.preventDefault();
+  const { submit: onSubmit, loading } = useSubmit(() => {
     const { username, password, password2 } = inputs;
-    if (!username || !password) {
-      showError(t('login.required'));
-      return;
-    }
-    if (password.length < PASSWORD_MIN_LENGTH) {
-      showInfo(t('register.passwordTooShort'));
-      return;
-    }
-    if (password !== password2) {
-      showInfo(t('register.passwordMismatch'));
-      return;
-    }
-    if (!turnstileReady()) return;
     const body = { username, password, password2, aff_code: affCode };
     if (status.email_verification) {
       body.email = inputs.email;
       body.verification_code = inputs.verification_code;
     }
-    setLoading(true);
-    try {
-      await register(body, turnstileToken || undefined);
-      showSuccess(t('register.success'));
-      navigate('/login');
-    } catch {
-      /* toast shown by the client */
-    } finally {
-      setLoading(false);
-    }
-  };
+    return register(body, turnstile.token);
+  }, { validate: fieldsValid, turnstile, success: t('register.success'), onSuccess: () => navigate('/login') });
 
   return (
     <div className="columns is-centered">
@@ -125,7 +105,7 @@ export default function Register() {
             {affCode && (
               <TextInput label={t('register.affCode')} value={affCode} onChange={setAffCode} readOnly data-testid="register-aff" />
             )}
-            {status.turnstile_check && <Turnstile siteKey={status.turnstile_site_key} onVerify={setTurnstileToken} />}
+            {turnstile.widget && <Turnstile {...turnstile.widget} />}
             <button type="submit" className={`button is-primary is-fullwidth ${loading ? 'is-loading' : ''}`}
               data-testid="register-submit">{t('shell.register')}</button>
           </form>

@@ -2,7 +2,8 @@ import { useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import useOptions from '../../hooks/useOptions';
 import { clearLogs, resetModelRatio } from '../../api/option';
-import { showError, showSuccess } from '../../lib/toast';
+import useSubmit from '../../hooks/useSubmit';
+import { showError } from '../../lib/toast';
 import { timestamp2string, toDatetimeLocal } from '../../lib/format';
 import { TextInput } from '../../components/Field';
 import { ConfirmModal } from '../../components/Modal';
@@ -45,7 +46,6 @@ const monthAgo = () => {
 function LogCleaner() {
   const { t } = useTranslation();
   const [time, setTime] = useState(monthAgo);
-  const [busy, setBusy] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const ask = () => {
     if (!time) {
@@ -54,17 +54,13 @@ function LogCleaner() {
     }
     setConfirming(true);
   };
-  const onClear = async () => {
+  const { submit: clear, loading: busy } = useSubmit(() => clearLogs(Math.floor(new Date(time).getTime() / 1000)), {
+    success: (count) => t('setting.log.cleared', { count: Number(count) || 0 }),
+    error: (e) => t('setting.log.clearFailed', { message: e.message }),
+  });
+  const onClear = () => {
     setConfirming(false);
-    setBusy(true);
-    try {
-      const count = await clearLogs(Math.floor(new Date(time).getTime() / 1000));
-      showSuccess(t('setting.log.cleared', { count: Number(count) || 0 }));
-    } catch (e) {
-      showError(t('setting.log.clearFailed', { message: e.message }));
-    } finally {
-      setBusy(false);
-    }
+    clear();
   };
   // Enter in the time field asks to clear (never the card's save).
   const onKeyDown = (e) => {
@@ -91,15 +87,10 @@ function LogCleaner() {
 function ResetModelRatio({ onDone }) {
   const { t } = useTranslation();
   const [confirming, setConfirming] = useState(false);
-  const onConfirm = async () => {
+  const { submit: reset } = useSubmit(() => resetModelRatio(), { success: t('common.operationSuccess'), onSuccess: onDone });
+  const onConfirm = () => {
     setConfirming(false);
-    try {
-      await resetModelRatio();
-      showSuccess(t('common.operationSuccess'));
-      onDone();
-    } catch {
-      /* toast shown by the client */
-    }
+    reset();
   };
   return (
     <>

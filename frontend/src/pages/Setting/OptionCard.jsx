@@ -5,6 +5,7 @@ import { updateOptions } from '../../api/option';
 import { showError, showSuccess, showWarning } from '../../lib/toast';
 import { verifyJSON } from '../../lib/format';
 import useSeededForm from '../../hooks/useSeededForm';
+import useSubmit from '../../hooks/useSubmit';
 import { SelectInput, Switch, TextArea, TextInput } from '../../components/Field';
 import { ConfirmModal } from '../../components/Modal';
 
@@ -60,7 +61,6 @@ export default function OptionCard({ title, fields, options, onSaved, validate, 
   const { mutate } = useSWRConfig();
   const { inputs: values, set, seeded, markSaved } = useSeededForm(formOf(fields, options), options,
     (loaded) => formOf(fields, loaded));
-  const [saving, setSaving] = useState(false);
   const [pendingOff, setPendingOff] = useState(null);
 
   const onSwitch = (field) => (checked) => {
@@ -89,9 +89,7 @@ export default function OptionCard({ title, fields, options, onSaved, validate, 
       showWarning(t('setting.nothingChanged'));
       return;
     }
-    setSaving(true);
     const { saved, failed } = await updateOptions(saveOrder(changed, prepared).map((f) => [f.key, toWire(f, prepared[f.key])]));
-    setSaving(false);
     // The saved fields show what the server now holds (a secret is never shown); a refused one keeps its input.
     markSaved(Object.fromEntries(changed.filter((f) => saved.includes(f.key))
       .map((f) => [f.key, f.type === 'secret' ? '' : prepared[f.key]])));
@@ -106,10 +104,8 @@ export default function OptionCard({ title, fields, options, onSaved, validate, 
     }
   };
 
-  const onSubmit = (e) => {
-    e.preventDefault();
-    if (!saving) save();
-  };
+  // One save at a time; the notices are the card's own (which options were saved, which were not and why).
+  const { submit: onSubmit, loading: saving } = useSubmit(save);
 
   const renderField = (field) => {
     const label = t(`option.${field.key}`);

@@ -6,11 +6,13 @@ import useStatus from '../../hooks/useStatus';
 import useUserModels from '../../hooks/useUserModels';
 import useAff from '../../hooks/useAff';
 import useCountdown from '../../hooks/useCountdown';
+import useSubmit from '../../hooks/useSubmit';
+import useTurnstile from '../../hooks/useTurnstile';
 import { useUser } from '../../context/UserContext';
 import { deleteSelf, generateAccessToken, sendVerificationCode, transferAffQuota, updateSelf } from '../../api/user';
 import { emailBind, startOAuth, TELEGRAM_BIND_URL, wechatBind } from '../../api/oauth';
 import { copy } from '../../lib/clipboard';
-import { showError, showInfo, showSuccess } from '../../lib/toast';
+import { showError, showSuccess } from '../../lib/toast';
 import { getQuotaPerUnit, renderNumber, renderQuota } from '../../lib/format';
 import { ROLE } from '../../lib/auth';
 import { PASSWORD_MIN_LENGTH, RESEND_COOLDOWN_SECONDS } from '../../constants';
@@ -74,24 +76,19 @@ function ModelsCard() {
 function TransferModal({ self, onClose, onDone }) {
   const { t } = useTranslation();
   const [amount, setAmount] = useState(String(self.aff_quota || 0));
-  const submit = async () => {
-    const quota = parseInt(amount, 10);
+  const quota = parseInt(amount, 10);
+  const enough = () => {
     const min = getQuotaPerUnit();
-    if (!Number.isFinite(quota) || quota < min) {
-      showError(t('personal.transferMin', { min: renderQuota(min) }));
-      return;
-    }
-    try {
-      await transferAffQuota(quota);
-      showSuccess(t('personal.transferDone'));
-      onDone();
-    } catch {
-      /* toast shown by the client */
-    }
+    if (Number.isFinite(quota) && quota >= min) return true;
+    showError(t('personal.transferMin', { min: renderQuota(min) }));
+    return false;
   };
+  const { submit, loading } = useSubmit(() => transferAffQuota(quota), {
+    validate: enough, success: t('personal.transferDone'), onSuccess: onDone,
+  });
   return (
     <Modal title={t('personal.transfer')} onClose={onClose} testId="transfer-modal" onSubmit={submit}
-      footer={<button type="submit" className="button is-primary">{t('common.confirm')}</button>}>
+      footer={<button type="submit" className={`button is-primary ${loading ? 'is-loading' : ''}`}>{t('common.confirm')}</button>}>
       <p className="mb-3">{t('personal.affQuota')}: {renderQuota(self.aff_quota)}</p>
       <TextInput label={t('personal.transferAmount')} type="number" min={getQuotaPerUnit()} value={amount} onChange={setAmount}
         help={t('personal.transferMin', { min: renderQuota(getQuotaPerUnit()) })} />
@@ -142,51 +139,34 @@ function EmailBindModal({ status, onClose, onDone }) {
   const { t } = useTranslation();
   const [email, setEmail] = useState('');
   const [code, setCode] = useState('');
-  const [turnstileToken, setTurnstileToken] = useState('');
+  const turnstile = useTurnstile();
   const cooldown = useCountdown();
-  const sendCode = async () => {
-    if (!email) {
-      showError(t('register.emailRequired'));
-      return;
-    }
-    if (status.turnstile_check && !turnstileToken) {
-      showInfo(t('common.turnstileChecking'));
-      return;
-    }
-    try {
-      await sendVerificationCode(email, turnstileToken || undefined);
-      showSuccess(t('common.codeSent'));
-      cooldown.start(RESEND_COOLDOWN_SECONDS);
-    } catch {
-      /* toast shown by the client */
-    }
+  const emailGiven = () => {
+    if (email) return true;
+    showError(t('register.emailRequired'));
+    return false;
   };
+  const { submit: sendCode } = useSubmit(() => sendVerificationCode(email, turnstile.token), {
+    validate: emailGiven, turnstile, success: t('common.codeSent'), onSuccess: () => cooldown.start(RESEND_COOLDOWN_SECONDS),
+  });
   // Enter in the address asks for the code (the button beside it), not the binding.
   const onEmailKey = (e) => {
     if (e.key !== 'Enter' || cooldown.active) return;
     e.preventDefault();
     sendCode();
   };
-  const bind = async () => {
-    if (!email) {
-      showError(t('register.emailRequired'));
-      return;
-    }
-    if (!code) {
-      showError(t('personal.codeRequired'));
-      return;
-    }
-    try {
-      await emailBind(email, code);
-      showSuccess(t('personal.emailBound'));
-      onDone();
-    } catch {
-      /* toast shown by the client */
-    }
+  const codeGiven = () => {
+    if (!emailGiven()) return false;
+    if (code) return true;
+    showError(t('personal.codeRequired'));
+    return false;
   };
+  const { submit: bind, loading } = useSubmit(() => emailBind(email, code), {
+    validate: codeGiven, success: t('personal.emailBound'), onSuccess: onDone,
+  });
   return (
     <Modal title={t('personal.bindEmail')} onClose={onClose} testId="email-bind-modal" onSubmit={bind}
-      footer={<button type="submit" className="button is-primary">{t('common.bind')}</button>}>
+      footer={<button type="submit" className={`button is-primary ${loading ? 'is-loading' : ''}`}>{t('common.bind')}</button>}>
       <Field label={t('register.email')} addons>
         {(id) => (
           <>
@@ -203,7 +183,7 @@ function EmailBindModal({ status, onClose, onDone }) {
         )}
       </Field>
       <TextInput label={t('register.code')} value={code} onChange={setCode} />
-      {status.turnstile_check && <Turnstile siteKey={status.turnstile_site_key} onVerify={setTurnstileToken} />}
+      {turnstile.widget && <Turnstile {...turnstile.widget} />}
     </Modal>
   );
 }
@@ -211,22 +191,17 @@ function EmailBindModal({ status, onClose, onDone }) {
 function WeChatBindModal({ status, onClose, onDone }) {
   const { t } = useTranslation();
   const [code, setCode] = useState('');
-  const bind = async () => {
-    if (!code) {
-      showError(t('personal.codeRequired'));
-      return;
-    }
-    try {
-      await wechatBind(code);
-      showSuccess(t('personal.wechatBound'));
-      onDone();
-    } catch {
-      /* toast shown by the client */
-    }
+  const codeGiven = () => {
+    if (code) return true;
+    showError(t('personal.codeRequired'));
+    return false;
   };
+  const { submit: bind, loading } = useSubmit(() => wechatBind(code), {
+    validate: codeGiven, success: t('personal.wechatBound'), onSuccess: onDone,
+  });
   return (
     <Modal title={t('personal.bindWechat')} onClose={onClose} testId="wechat-bind-modal" onSubmit={bind}
-      footer={<button type="submit" className="button is-primary">{t('common.bind')}</button>}>
+      footer={<button type="submit" className={`button is-primary ${loading ? 'is-loading' : ''}`}>{t('common.bind')}</button>}>
       {status.wechat_qrcode && <figure className="image oauth-qrcode mx-auto"><img src={status.wechat_qrcode} alt={t('login.wechatQrcode')} /></figure>}
       <p className="my-3">{t('login.wechatHint')}</p>
       <TextInput label={t('login.wechatCode')} value={code} onChange={setCode} />
@@ -239,26 +214,23 @@ function PasswordModal({ onClose }) {
   const [original, setOriginal] = useState('');
   const [password, setPassword] = useState('');
   const [password2, setPassword2] = useState('');
-  const submit = async () => {
+  const passwordsValid = () => {
     if (password.length < PASSWORD_MIN_LENGTH) {
       showError(t('register.passwordTooShort'));
-      return;
+      return false;
     }
     if (password !== password2) {
       showError(t('personal.passwordMismatch'));
-      return;
+      return false;
     }
-    try {
-      await updateSelf({ original_password: original, password });
-      showSuccess(t('personal.passwordChanged'));
-      onClose();
-    } catch {
-      /* toast shown by the client */
-    }
+    return true;
   };
+  const { submit, loading } = useSubmit(() => updateSelf({ original_password: original, password }), {
+    validate: passwordsValid, success: t('personal.passwordChanged'), onSuccess: onClose,
+  });
   return (
     <Modal title={t('personal.changePassword')} onClose={onClose} testId="password-modal" onSubmit={submit}
-      footer={<button type="submit" className="button is-primary">{t('common.confirm')}</button>}>
+      footer={<button type="submit" className={`button is-primary ${loading ? 'is-loading' : ''}`}>{t('common.confirm')}</button>}>
       <TextInput label={t('personal.currentPassword')} type="password" autoComplete="current-password" value={original}
         onChange={setOriginal} />
       <TextInput label={t('personal.newPassword')} type="password" autoComplete="new-password" value={password} onChange={setPassword} />
@@ -272,23 +244,17 @@ function DeleteAccountModal({ username, onClose }) {
   const { logout } = useUser();
   const navigate = useNavigate();
   const [typed, setTyped] = useState('');
-  const submit = async () => {
-    if (typed !== username) {
-      showError(t('personal.deleteConfirmName'));
-      return;
-    }
-    try {
-      await deleteSelf();
-      showSuccess(t('personal.accountDeleted'));
-      logout();
-      navigate('/login');
-    } catch {
-      /* toast shown by the client */
-    }
+  const nameTyped = () => {
+    if (typed === username) return true;
+    showError(t('personal.deleteConfirmName'));
+    return false;
   };
+  const { submit, loading } = useSubmit(() => deleteSelf(), {
+    validate: nameTyped, success: t('personal.accountDeleted'), onSuccess: () => { logout(); navigate('/login'); },
+  });
   return (
     <Modal title={t('personal.deleteAccount')} onClose={onClose} testId="delete-account-modal" onSubmit={submit}
-      footer={<button type="submit" className="button is-danger">{t('personal.deleteAccount')}</button>}>
+      footer={<button type="submit" className={`button is-danger ${loading ? 'is-loading' : ''}`}>{t('personal.deleteAccount')}</button>}>
       <div className="notification is-danger is-light">{t('personal.deleteWarning')}</div>
       <TextInput label={t('personal.deleteTypeName', { username })} value={typed} onChange={setTyped} />
     </Modal>
@@ -364,15 +330,12 @@ function SecurityCard({ self }) {
   const canDelete = Boolean(status.self_deletion) && self.role < ROLE.ROOT;
   const [token, setToken] = useState('');
   const [modal, setModal] = useState(null);
-  const generate = async () => {
-    try {
-      const value = await generateAccessToken();
-      setToken(value);
-      if (await copy(value)) showSuccess(t('personal.tokenCopied'));
-    } catch {
-      /* toast shown by the client */
-    }
-  };
+  // The new token is shown, and copied when the clipboard allows it (said only then).
+  const { submit: generate, loading: generating } = useSubmit(async () => {
+    const value = await generateAccessToken();
+    setToken(value);
+    if (await copy(value)) showSuccess(t('personal.tokenCopied'));
+  });
   return (
     <div className="card mb-5" data-testid="security-card">
       <header className="card-header"><p className="card-header-title">{t('personal.security')}</p></header>
@@ -383,7 +346,7 @@ function SecurityCard({ self }) {
           </Field>
         )}
         <div className="buttons">
-          <button type="button" className="button is-link" onClick={generate}>{t('personal.generateToken')}</button>
+          <button type="button" className={`button is-link ${generating ? 'is-loading' : ''}`} onClick={generate}>{t('personal.generateToken')}</button>
           {token && (
             <button type="button" className="button" onClick={async () => { if (await copy(token)) showSuccess(t('common.copiedToClipboard')); }}>
               {t('personal.copyToken')}
