@@ -10,7 +10,8 @@ import Sidebar from './Sidebar';
 import Footer from './Footer';
 import NoticeModal from './NoticeModal';
 
-export default function Layout() {
+// `pages`: the page table (pages/table.js), for the sidebar.
+export default function Layout({ pages }) {
   const { status, loaded } = useStatus();
   const isMobile = useIsMobile();
   const [theme, setTheme] = useState(initialTheme);
@@ -35,7 +36,7 @@ export default function Layout() {
       <TopBar status={status} theme={theme} onToggleTheme={() => setTheme(theme === 'dark' ? 'light' : 'dark')}
         onToggleSidebar={() => setSidebarOpen(!sidebarOpen)} onMenuOpen={() => isMobile && setSidebarOpen(false)} />
       <div className="app-body">
-        {sidebarOpen && <Sidebar status={status} onNavigate={isMobile ? () => setSidebarOpen(false) : undefined} />}
+        {sidebarOpen && <Sidebar pages={pages} status={status} onNavigate={isMobile ? () => setSidebarOpen(false) : undefined} />}
         <main className="app-main">
           <Suspense fallback={null}><Outlet /></Suspense>
         </main>
