@@ -32,9 +32,12 @@ test('every page with a sidebar label is offered to the roles it allows, and adm
 });
 
 test('the sidebar follows the order of the table; features the server turns off are not offered', () => {
-  expect(keys(sidebarEntries(PAGES, ALL_ON, true))).toEqual(['playground', 'pricing', 'channel', 'chat', 'token', 'redemption',
-    'topup', 'user', 'log', 'detail', 'midjourney', 'task', 'setting']);
-  expect(keys(sidebarEntries(PAGES, { chats: [] }, false))).toEqual(['playground', 'pricing', 'token', 'topup', 'log', 'setting']);
+  const ordered = PAGES.filter((page) => page.sidebar).sort((a, b) => a.sidebar.order - b.sidebar.order).map((page) => page.sidebar.label);
+  expect(keys(sidebarEntries(PAGES, ALL_ON, true))).toEqual(ordered);
+  const off = keys(sidebarEntries(PAGES, { chats: [] }, true));
+  PAGES.filter((page) => page.sidebar && (page.sidebar.when || page.sidebar.links))
+    .forEach((page) => expect(off).not.toContain(page.sidebar.label));
+  expect(off).toEqual(ordered.filter((label) => !['chat', 'detail', 'midjourney', 'task'].includes(label)));
 });
 
 test('pages past the login have a role; the sign-in pages do not', () => {
