@@ -11,7 +11,13 @@ Passwords keep their bcrypt hashes (users log in with their old passwords) and k
 (every client keeps working). one-api's channel type numbers are remapped to this gateway's (those of
 new-api); its per-channel `config` becomes the key or `other` where the provider needs it. Abilities
 are rebuilt from the channels. After the import the live balances, key caches and options in Redis
-are dropped so that every process reloads them from the database.
+are dropped so that every process reloads them from the database (after a `new_only` import only the
+new users' and keys' balances: the others did not change).
+
+Rows already here that differ from the source are set to the source's values, unless `new_only`:
+then only rows whose id is not here are created and every existing row is left as it is (counted as
+`left`). Which of the two a run may do is decided by the command (models.importer.__main__) from
+whether this gateway has served traffic since the last import (models.importer.live).
 """
 from __future__ import annotations
 
@@ -33,6 +39,7 @@ from models.channel import Ability
 from models.log import QuotaData
 from models.task import Midjourney, Task
 
+from .live import BALANCE_COLUMNS
 from .source import Source
 
 BATCH = 500
@@ -69,7 +76,10 @@ class TableReport:
     created: int = 0
     updated: int = 0
     unchanged: int = 0
+    left: int = 0  # rows here that differ from the source, left as they are (new_only)
+    balances: int = 0  # of the rows that differ: those whose balance columns differ
     skipped: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)  # the balances left as they are here, with the source's
 
 
 @dataclass
@@ -78,19 +88,35 @@ class Report:
     era: list[str] = field(default_factory=list)
     tables: dict[str, TableReport] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    # users and keys whose balances the import created or changed (their live balances reload)
+    new_users: list[int] = field(default_factory=list)
+    new_tokens: list[tuple[int, int]] = field(default_factory=list)  # (user id, key id)
+    changed_users: list[int] = field(default_factory=list)
+    changed_tokens: list[tuple[int, int]] = field(default_factory=list)
 
     def table(self, name: str) -> TableReport:
         return self.tables.setdefault(name, TableReport())
+
+    def totals(self) -> tuple[int, int]:
+        """(rows new in the source, rows here that differ from the source)."""
+        tables = self.tables.values()
+        return sum(t.created for t in tables), sum(t.updated + t.left for t in tables)
+
+    def balances(self, table: str) -> int:
+        part = self.tables.get(table)
+        return part.balances if part else 0
 
     def render(self, dry: bool) -> str:
         verb = "would be" if dry else "were"
         lines = [f"source: {self.flavour} ({', '.join(self.era) or 'base schema'})"]
         for name, t in self.tables.items():
+            left = f"{t.left} left as they are here, " if t.left else ""
             lines.append(f"  {name}: {t.created} {verb} created, {t.updated} updated, {t.unchanged} unchanged, "
-                         f"{len(t.skipped)} skipped")
-            lines += [f"    skipped: {reason}" for reason in t.skipped[:50]]
-            if len(t.skipped) > 50:
-                lines.append(f"    … and {len(t.skipped) - 50} more")
+                         f"{left}{len(t.skipped)} skipped")
+            for label, items in (("skipped", t.skipped), ("left as here", t.kept)):
+                lines += [f"    {label}: {item}" for item in items[:50]]
+                if len(items) > 50:
+                    lines.append(f"    … and {len(items) - 50} more")
         lines += [f"  note: {n}" for n in self.notes]
         return "\n".join(lines)
 
@@ -241,8 +267,10 @@ UNIQUE: dict[Any, tuple[str, ...]] = {User: ("username",), Token: ("key",), Rede
                                      TopUp: ("trade_no",)}
 
 
-async def upsert(model: Any, rows: list[dict[str, Any]], report: TableReport, dry: bool) -> None:
-    """Create what is missing (keeping ids), update what differs, in one transaction."""
+async def upsert(model: Any, rows: list[dict[str, Any]], report: TableReport, dry: bool,
+                 new_only: bool = False) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Create what is missing (keeping ids), update what differs (`new_only`: leave it), in one
+    transaction; returns the rows created and the rows updated."""
     ids = [r["id"] for r in rows]
     existing = {o.id: o for o in await model.filter(id__in=ids)}
     for name in UNIQUE.get(model, ()):
@@ -256,31 +284,42 @@ async def upsert(model: Any, rows: list[dict[str, Any]], report: TableReport, dr
             else:
                 kept.append(r)
         rows = kept
-    creates: list[Any] = []
-    updates: list[tuple[int, dict[str, Any]]] = []
+    balance_columns = BALANCE_COLUMNS.get(model, ())
+    creates: list[dict[str, Any]] = []
+    updates: list[tuple[dict[str, Any], dict[str, Any]]] = []
     for r in rows:
         row = existing.get(r["id"])
         if row is None:
-            creates.append(model(**r))
+            creates.append(r)
             continue
         changed = {k: v for k, v in r.items() if k != "id" and getattr(row, k) != v}
-        if changed:
-            updates.append((row.id, changed))
-        else:
+        if not changed:
             report.unchanged += 1
+            continue
+        money = [k for k in balance_columns if k in changed]
+        if money:
+            report.balances += 1
+        if not new_only:
+            updates.append((r, changed))
+            continue
+        report.left += 1
+        if money:
+            report.kept.append(f"id {r['id']}: " + ", ".join(f"{k} {getattr(row, k)} here, {changed[k]} in the source"
+                                                             for k in money))
     report.created += len(creates)
     report.updated += len(updates)
-    if dry:
-        return
-    async with in_transaction():
-        if creates:
-            await model.bulk_create(creates, batch_size=BATCH)
-        for row_id, changed in updates:
-            await model.filter(id=row_id).update(**changed)
+    if not dry:
+        async with in_transaction():
+            if creates:
+                await model.bulk_create([model(**r) for r in creates], batch_size=BATCH)
+            for r, changed in updates:
+                await model.filter(id=r["id"]).update(**changed)
+    return creates, [r for r, _ in updates]
 
 
 async def copy_table(source: Source, table: str, model: type[Model], convert: Callable[[dict[str, Any]], Any],
-                     report: Report, dry: bool, after_id: int = 0, progress: bool = False) -> int:
+                     report: Report, dry: bool, after_id: int = 0, progress: bool = False,
+                     new_only: bool = False) -> int:
     """Every row of `table`; returns the last source id seen."""
     part = report.table(model._meta.db_table)
     total = await source.count(table) if progress else 0
@@ -295,7 +334,13 @@ async def copy_table(source: Source, table: str, model: type[Model], convert: Ca
             converted["id"] = raw["id"]
             rows.append(converted)
         if rows:
-            await upsert(model, rows, part, dry)
+            created, updated = await upsert(model, rows, part, dry, new_only)
+            if model is User:
+                report.new_users += [r["id"] for r in created]
+                report.changed_users += [r["id"] for r in updated]
+            elif model is Token:
+                report.new_tokens += [(int(r["user_id"]), r["id"]) for r in created]
+                report.changed_tokens += [(int(r.get("user_id", 0)), r["id"]) for r in updated]
         last = chunk[-1]["id"]
         done += len(chunk)
         if progress:
@@ -348,7 +393,7 @@ async def detect(source: Source, report: Report) -> tuple[bool, set[str]]:
     return not new_api, tables
 
 
-async def import_options(source: Source, report: Report, dry: bool) -> None:
+async def import_options(source: Source, report: Report, dry: bool, new_only: bool = False) -> None:
     from api.services.option_rules import DEFAULTS
 
     part = report.table("option")
@@ -363,6 +408,9 @@ async def import_options(source: Source, report: Report, dry: bool) -> None:
             continue
         if current is None:
             part.created += 1
+        elif new_only:
+            part.left += 1
+            continue
         else:
             part.updated += 1
         if not dry:
@@ -381,30 +429,29 @@ async def rebuild_abilities(report: Report, dry: bool) -> None:
     report.notes.append(f"abilities rebuilt: {len(rows)} (group × model × channel)")
 
 
-async def run(url: str, *, logs: bool = False, dry: bool = False) -> Report:
+async def run(url: str, *, logs: bool = False, dry: bool = False, new_only: bool = False) -> Report:
     report = Report()
     source = await Source(url).open()
     try:
         one_api, tables = await detect(source, report)
-        await copy_table(source, "users", User, convert_user, report, dry)
-        await copy_table(source, "tokens", Token, lambda r: convert_token(r, one_api), report, dry)
-        await copy_table(source, "channels", Channel, channel_converter(one_api, report), report, dry)
-        await import_options(source, report, dry)
-        if "redemptions" in tables:
-            await copy_table(source, "redemptions", Redemption, convert_plain(Redemption), report, dry)
-        if "top_ups" in tables:
-            await copy_table(source, "top_ups", TopUp, convert_plain(TopUp), report, dry)
-        if "midjourneys" in tables:
-            await copy_table(source, "midjourneys", Midjourney, convert_plain(Midjourney), report, dry)
-        if "tasks" in tables:
-            await copy_table(source, "tasks", Task, convert_plain(Task), report, dry)
+
+        async def copy(table: str, model: type[Model], convert: Callable[[dict[str, Any]], Any], **kw: Any) -> None:
+            await copy_table(source, table, model, convert, report, dry, new_only=new_only, **kw)
+
+        await copy("users", User, convert_user)
+        await copy("tokens", Token, lambda r: convert_token(r, one_api))
+        await copy("channels", Channel, channel_converter(one_api, report))
+        await import_options(source, report, dry, new_only)
+        for table, model in (("redemptions", Redemption), ("top_ups", TopUp), ("midjourneys", Midjourney),
+                             ("tasks", Task)):
+            if table in tables:
+                await copy(table, model, convert_plain(model))
         copied: list[type[Model]] = [User, Token, Channel, Redemption, TopUp, Midjourney, Task]
         if logs:
             cursor = await Option.filter(key=LOG_CURSOR).first()
-            await copy_table(source, "logs", Log, convert_log, report, dry,
-                             after_id=int(cursor.value) if cursor else 0, progress=True)
+            await copy("logs", Log, convert_log, after_id=int(cursor.value) if cursor else 0, progress=True)
             if "quota_data" in tables:
-                await copy_table(source, "quota_data", QuotaData, convert_plain(QuotaData), report, dry)
+                await copy("quota_data", QuotaData, convert_plain(QuotaData))
             copied += [Log, QuotaData]
         else:
             report.notes.append("logs and dashboard aggregates not imported (add --logs)")

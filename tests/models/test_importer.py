@@ -2,7 +2,9 @@
 """Moving a one-api or new-api deployment over: source databases built from the reference systems'
 schemas (one-api of two eras, new-api), on SQLite, MySQL and PostgreSQL, imported with
 `python -m models.importer`; then an imported user logs in with the old password and an imported key
-relays through an imported channel, and a second run changes nothing."""
+relays through an imported channel, and a second run changes nothing. Run again after this gateway
+has served traffic, the import is refused unless told to add only the source's new rows or to let the
+source overwrite what was served here."""
 from __future__ import annotations
 
 import asyncio
@@ -22,7 +24,7 @@ from models.channel import Ability
 from models.enums import LogType
 from tests.conftest import ROOT, process_env
 from tests.helpers import ApiClient
-from tests.relay.fakes import drain, upstreams  # noqa: F401
+from tests.relay.fakes import drain, live_balance, relay_of, upstreams  # noqa: F401
 
 KEY = "a" * 16 + "B" * 16 + "c" * 16  # a 48-character key, as both systems store it (no "sk-")
 
@@ -369,3 +371,118 @@ async def test_new_api_types_46_and_49_up_carried_or_named(client, settings, tmp
         assert f"id {100 + kind}: channel type {kind}: " in out and why in out, (kind, out)
     for kind, reason in ((11, "PaLM 2"), (15, "2026-08-31"), (16, "ChatGLM v3")):
         assert f"channel {100 + kind} (" in out and "carried over retired, never picked" in out and reason in out
+
+
+async def served_state(client) -> dict[str, Any]:
+    """Alice's and her key's balances in the database and live in Redis, channel 5 as it is here."""
+    alice, token, main = await User.get(id=7), await Token.get(id=3), await Channel.get(id=5)
+    return {"quota": alice.quota, "used": alice.used_quota, "requests": alice.request_count,
+            "remain": token.remain_quota, "token_used": token.used_quota, "priority": main.priority,
+            "channel_used": main.used_quota, "live": await live_balance(client, 7),
+            "live_token": await live_balance(client, 7, 3)}
+
+
+@pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
+async def test_import_again_after_traffic_refuses_or_merges_new_rows(client, settings, upstreams,
+                                                                    tmp_path) -> None:
+    """Imported, then this gateway serves a relayed request and a redemption: a plain import is
+    refused and changes nothing; --new-only adds what is new in the source and leaves every balance as
+    served (Redis equal to the database, the live balances kept); --overwrite-live sets the source back.
+    The dry run says which each would do."""
+    import sqlite3
+
+    from tests.helpers import eventually
+
+    fake = await upstreams()
+    url = await build_source("sqlite", NEW_API, rows_for(NEW_API, fake.url, one_api=False), tmp_path)
+    assert (await asyncio.to_thread(importer, settings, url)).returncode == 0
+
+    # Traffic here: a relayed request billed, and a redemption code made here and redeemed.
+    async def channel_known() -> bool:
+        return relay_of(client).index.get(5) is not None
+
+    await eventually(channel_known)
+    resp = await client.post("/v1/chat/completions", headers={"Authorization": f"Bearer sk-{KEY}"},
+                             json={"model": "gpt-4", "messages": [{"role": "user", "content": "hi"}]})
+    assert resp.status == 200, await resp.text()
+    waiting = await asyncio.to_thread(importer, settings, url, "--dry-run")  # billed in Redis, not in the DB yet
+    assert "a run would be refused" in waiting.stdout and "1 charge(s) waiting in Redis" in waiting.stdout
+    await drain(client)
+    code = await Redemption.create(key="H" * 32, name="made here", quota=70_000)
+    api = ApiClient(client)
+    await api.login("alice", "alice-old-pass")
+    assert (await api.post("/api/user/topup", {"key": code.key}))["data"] == 70_000
+    served = await served_state(client)
+    spent = served["used"] - 12_345
+    assert spent > 0 and served["quota"] == 800_000 - spent + 70_000 and served["remain"] == 300_000 - spent
+    assert (served["live"], served["live_token"]) == (served["quota"], served["remain"])
+
+    # Meanwhile in the old gateway: a new user and channel, alice topped up there, channel 5 edited.
+    with sqlite3.connect(url) as conn:
+        conn.execute("INSERT INTO users (id, username, password, role, status, quota, \"group\", aff_code) "
+                     "VALUES (20, 'bob', 'x', 1, 1, 5000, 'default', 'BOBB')")
+        conn.execute("INSERT INTO channels (id, type, key, status, name, models, \"group\", priority, base_url) "
+                     "VALUES (30, 1, 'sk-new', 1, 'late', 'gpt-4o', 'default', 0, 'http://late.invalid')")
+        conn.execute("UPDATE users SET quota = 900000 WHERE id = 7")
+        conn.execute("UPDATE channels SET priority = 20 WHERE id = 5")
+
+    async def unchanged() -> None:
+        assert await served_state(client) == served
+        assert not await User.filter(id=20).exists() and not await Channel.filter(id=30).exists()
+
+    dry = await asyncio.to_thread(importer, settings, url, "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert "a run would be refused: the gateway has served traffic since the last import" in dry.stdout
+    assert "With --new-only 2 rows would be created" in dry.stdout, dry.stdout
+    assert "the balances of 1 user and 1 key" in dry.stdout, dry.stdout
+    refused = await asyncio.to_thread(importer, settings, url)
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    message = refused.stderr
+    assert "import refused: this gateway has served traffic since the last import" in message, message
+    assert "balances of users or keys changed here" in message and "1 request(s) settled" in message, message
+    assert "1 consume" in message and "1 top-up" in message, message
+    assert "--new-only" in message and "--overwrite-live" in message and "2 rows new in the source" in message
+    await unchanged()
+
+    dry = await asyncio.to_thread(importer, settings, url, "--dry-run", "--new-only")
+    assert dry.returncode == 0, dry.stderr
+    assert "--new-only (the gateway has served traffic" in dry.stdout, dry.stdout
+    assert "2 rows new in the source would be created" in dry.stdout, dry.stdout
+    assert f"id 7: quota {served['quota']} here, 900000 in the source" in dry.stdout, dry.stdout
+    await unchanged()
+
+    merged = await asyncio.to_thread(importer, settings, url, "--new-only")
+    assert merged.returncode == 0, merged.stderr + merged.stdout
+    assert "2 rows new in the source were created" in merged.stdout, merged.stdout
+    assert (await User.get(id=20)).quota == 5000 and (await Channel.get(id=30)).base_url == "http://late.invalid"
+    assert await Ability.filter(channel_id=30, model="gpt-4o").exists()
+    assert await served_state(client) == served  # balances as served, live ones kept (not dropped), channel 5 too
+    # The live balances keep billing where they were: another request, settled, leaves Redis equal to the DB.
+    resp = await client.post("/v1/chat/completions", headers={"Authorization": f"Bearer sk-{KEY}"},
+                             json={"model": "gpt-4", "messages": [{"role": "user", "content": "again"}]})
+    assert resp.status == 200, await resp.text()
+    await drain(client)
+    served = await served_state(client)
+    assert (served["live"], served["live_token"]) == (served["quota"], served["remain"])
+    assert served["quota"] < 800_000 - spent + 70_000
+
+    again = await asyncio.to_thread(importer, settings, url)  # still live: the new-only run kept changes
+    assert again.returncode == 2 and "the last import (--new-only) kept balances changed here" in again.stderr
+    assert await served_state(client) == served
+
+    dry = await asyncio.to_thread(importer, settings, url, "--dry-run", "--overwrite-live")
+    assert dry.returncode == 0, dry.stderr
+    assert "--overwrite-live: the gateway has served traffic" in dry.stdout, dry.stdout
+    assert "0 rows would be created" in dry.stdout and "the balances of 1 user and 1 key" in dry.stdout
+    assert await served_state(client) == served
+
+    overwritten = await asyncio.to_thread(importer, settings, url, "--overwrite-live")
+    assert overwritten.returncode == 0, overwritten.stderr + overwritten.stdout
+    assert "WARNING --overwrite-live" in overwritten.stderr and "set to the source's values" in overwritten.stderr
+    alice, token = await User.get(id=7), await Token.get(id=3)
+    assert (alice.quota, alice.used_quota, token.remain_quota) == (900_000, 12_345, 300_000)
+    assert (await Channel.get(id=5)).priority == 20
+    assert await live_balance(client, 7) in (None, 900_000) and await live_balance(client, 7, 3) in (None, 300_000)
+
+    after = await asyncio.to_thread(importer, settings, url, "--dry-run")  # equal to the source again
+    assert after.returncode == 0 and "the gateway has served no traffic since the last import" in after.stdout
