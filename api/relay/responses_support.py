@@ -75,13 +75,14 @@ async def native_attempt(job: Job, channel: ChannelInfo) -> bool:
 
 
 def route_missing(status: int, body: bytes) -> bool:
-    """An answer saying the endpoint does not exist: not that the model does not, nor that something
-    the request named is unknown (OpenAI's 404 "Item with id '…' not found." for an item it does not
-    keep: the client's, api/relay/blame.py)."""
+    """An answer saying the endpoint does not exist: not that the model (an Azure deployment) does not,
+    nor that something the request named is unknown (OpenAI's 404 "Item with id '…' not found." for an
+    item it does not keep: the client's, api/relay/blame.py)."""
     if status == 405:
         return True
-    if status != 404 or b"model" in body.lower():
-        return False
+    lowered = body.lower()
+    if status != 404 or b"model" in lowered or b"deploymentnotfound" in lowered:
+        return False  # the model (an Azure deployment) is missing, not the endpoint
     text = body[:2000].decode("utf-8", "replace")
     return not names_the_request(status, None, None, _message_of(text))
 

@@ -363,6 +363,10 @@ def test_compaction_converted() -> None:
     (404, b'{"error": {"message": "Invalid URL (POST /v1/responses)"}}', True),
     (405, b"Method Not Allowed", True),
     (404, b'{"error": {"message": "The model `x` does not exist", "code": "model_not_found"}}', False),
+    # Azure: a deployment that does not exist is the model's absence, not a missing /responses
+    (404, b'{"error": {"code": "DeploymentNotFound", "message": "The API deployment for this resource does not '
+          b'exist. If you created the deployment within the last 5 minutes, please wait a moment and try again."}}',
+     False),
     (400, b"bad", False), (500, b"", False)])
 def test_route_missing(status: int, body: bytes, missing: bool) -> None:
     assert route_missing(status, body) is missing
