@@ -175,12 +175,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "channel_model_mapping_invalid": ("Model mapping must be a valid JSON object", "模型映射必须是合法的 JSON 格式！"),
     "channel_status_code_mapping_invalid": (
         "Status code mapping must be a valid JSON object", "状态码复写必须是合法的 JSON 格式！"),
-    "channel_vertex_region_invalid": (
-        "The Vertex AI region must be JSON with a \"default\" region", "部署地区必须是合法的 JSON 格式，且必须包含 default 地区！"),
     "channel_type_invalid": ("Unknown channel type: {type}", "未知的渠道类型：{type}"),
     "channel_type_retired": ("Channel type {type} is retired: {reason}", "渠道类型 {type} 已停用：{reason_zh}"),
-    "channel_spark_version_invalid": (
-        "The Spark version must be one of {versions}", "星火版本必须是以下之一：{versions}"),
     "channel_library_id_required": (
         "An AI Proxy knowledge-base channel needs the knowledge base ID", "知识库渠道需要填写知识库 ID"),
     "channel_cloudflare_account_required": (
@@ -191,10 +187,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "渠道类型 {type} 没有默认的接口地址，请填写代理地址（Base URL）"),
     "channel_key_single": (
         "The key must be one line per channel (line {line})", "密钥必须每行一个（第 {line} 行）"),
-    "channel_key_aws": (
-        "The key of an AWS Bedrock channel is AccessKeyId|SecretAccessKey|Region, e.g. AKIA…|wJal…|us-east-1 "
-        "(line {line})",
-        "AWS Bedrock 渠道的密钥格式为 AccessKeyId|SecretAccessKey|Region，例如 AKIA…|wJal…|us-east-1（第 {line} 行）"),
     "channel_key_bedrock": (
         "The key of an AWS Bedrock channel is AccessKeyId|SecretAccessKey|Region (e.g. AKIA…|wJal…|us-east-1) or "
         "BedrockApiKey|Region, a Bedrock API key starting with ABSK or bedrock-api-key- (e.g. ABSK…|us-east-1) "
@@ -202,9 +194,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "AWS Bedrock 渠道的密钥格式为 AccessKeyId|SecretAccessKey|Region（例如 AKIA…|wJal…|us-east-1），"
         "或 BedrockApiKey|Region，即以 ABSK 或 bedrock-api-key- 开头的 Bedrock API 密钥（例如 ABSK…|us-east-1）"
         "（第 {line} 行）"),
-    "channel_key_vertex": (
-        "The key of a Vertex AI channel is a Google service-account JSON key ({problem})",
-        "Vertex AI 渠道的密钥必须是 Google 服务账号 JSON 密钥（{problem}）"),
     "channel_key_vertex_json": (
         "The key of a Vertex AI channel is a service-account JSON key (the whole file) or a Vertex AI API key "
         "(one line): this JSON is not a service-account key ({problem})",
@@ -224,9 +213,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "地区为 global 或形如 us-central1"),
     "channel_key_baidu": (
         "The key of a Baidu channel is APIKey|SecretKey (line {line})", "百度渠道的密钥格式为 APIKey|SecretKey（第 {line} 行）"),
-    "channel_key_xunfei": (
-        "The key of an iFlytek Spark channel is APPID|APISecret|APIKey (line {line})",
-        "讯飞星火渠道的密钥格式为 APPID|APISecret|APIKey（第 {line} 行）"),
     "channel_key_spark": (
         "The key of an iFlytek Spark channel is the APIPassword of its HTTP API (or APIKey:APISecret), or "
         "APPID|APISecret|APIKey for its WebSocket API (line {line})",
@@ -235,9 +221,6 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "channel_spark_other_invalid": (
         "The Spark version must be empty or one of v1.1, v3.1, v3.1-128k, v3.5, v3.5-32k, v4.0",
         "星火版本须留空，或为以下之一：v1.1、v3.1、v3.1-128k、v3.5、v3.5-32k、v4.0"),
-    "channel_key_tencent": (
-        "The key of a Tencent Hunyuan channel is AppId|SecretId|SecretKey (line {line})",
-        "腾讯混元渠道的密钥格式为 AppId|SecretId|SecretKey（第 {line} 行）"),
     "channel_key_zhipu_v4": (
         "The key of a Zhipu GLM channel is the API key shown in the Zhipu (bigmodel.cn) or Z.ai console, "
         "without spaces (line {line})",
