@@ -12,6 +12,7 @@ from api.relay.catalogue import CATALOGUE, provider
 from api.relay.provider import Provider
 from api.relay.providers.unserved import UnservedAdaptor
 
+# (class, type) → the bound class; a row replaced under the same type (a test's) is bound anew.
 _BOUND: dict[tuple[type[Adaptor], int], type[Adaptor]] = {}
 
 
@@ -20,7 +21,7 @@ def bind(cls: type[Adaptor], row: Provider) -> type[Adaptor]:
     if cls.provider is row:
         return cls
     found = _BOUND.get((cls, row.type))
-    if found is None:
+    if found is None or found.provider is not row:
         attrs: dict[str, object] = {"provider": row, "default_base_url": row.base_url}
         if row.paths is not None:
             attrs["paths"] = row.paths

@@ -17,7 +17,7 @@ from api.relay import catalogue, catalogue_view
 from api.relay.base import Adaptor, RelayMeta, RelayMode
 from api.relay.provider import Provider
 from api.relay.providers.openai import OpenAIAdaptor
-from api.relay.registry import build_adaptor, get_adaptor, is_relayable
+from api.relay.registry import bind, build_adaptor, get_adaptor, is_relayable
 from api.services import pricing
 from models import Channel, Log
 from models.enums import LogType
@@ -211,6 +211,14 @@ async def test_a_compatible_provider_is_one_row(root: ApiClient, client, upstrea
     assert (log.prompt_tokens, log.completion_tokens) == (prompt, completion)
     price = pricing.resolve_configured(options, "example-1")
     assert price.model_ratio == 2 and log.quota == pricing.settle_quota(price, prompt, completion) > 0
+
+
+def test_a_row_replaced_under_its_number_is_bound_anew() -> None:
+    first = Provider(902, "FIRST", ("First", "First"), OpenAIAdaptor, "https://first.example")
+    second = Provider(902, "SECOND", ("Second", "Second"), OpenAIAdaptor, "https://second.example")
+    assert bind(OpenAIAdaptor, first).default_base_url == "https://first.example"
+    assert bind(OpenAIAdaptor, second).default_base_url == "https://second.example"
+    assert bind(OpenAIAdaptor, second) is bind(OpenAIAdaptor, second)  # made once
 
 
 def test_retired_and_task_types_are_not_relayable() -> None:
