@@ -11,9 +11,10 @@ from tests.conftest import PREFIX, _delete_prefix
 from tests.relay.fuzz.world import World, open_world
 
 # Hypothesis flags any change of the `random` module's state while it draws an example as a strategy
-# using `random`. These strategies use none (every suite is derandomized); the gateway under test shares
-# the process, and a thread of its libraries drawing from `random` at that moment made a replay
-# disagree once (FlakyFailure). The check is about strategies, so it is not asked of this suite.
+# using `random`. These strategies use none (every suite is derandomized), yet the check fired once and
+# its replay disagreed (FlakyFailure): something else in the process (the gateway under test and its
+# libraries share it; the source was not found) changed that state. The check is about strategies, so
+# it is not asked of this suite.
 RANDOM_IN_STRATEGY = "ignore:Do not use the `random` module inside strategies"
 
 
