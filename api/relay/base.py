@@ -169,6 +169,16 @@ def json_object(raw: bytes, message: str = ANSWER_NOT_OBJECT) -> dict[str, Any]:
     return data
 
 
+def error_body(raw: bytes) -> dict[str, Any] | None:
+    """The JSON object of an upstream error answer; None when it is empty, not JSON or not an object
+    (each adaptor's `convert_error` reads its provider's fields from it)."""
+    try:
+        data = orjson.loads(raw) if raw else None
+    except orjson.JSONDecodeError:
+        return None
+    return data if isinstance(data, dict) else None
+
+
 def call_arguments(raw: Any) -> dict[str, Any]:
     """A tool call's arguments (OpenAI sends them as JSON text) as an object; {} when they are not one."""
     if isinstance(raw, Mapping):

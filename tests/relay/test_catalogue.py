@@ -133,7 +133,11 @@ async def test_the_console_gets_every_row(root: ApiClient, login_as) -> None:
     assert palm["retired"]["en"].startswith("Google decommissioned PaLM 2") and palm["retired"]["zh"]
     assert azure["base_url_required"] is True and azure["label"] == {"en": "Azure OpenAI", "zh": "Azure OpenAI"}
     assert types[14]["presets"] and all(p["base_url"].startswith("https://") for p in types[14]["presets"])
-    assert "secret" not in str(body["data"]).lower() or "APISecret" in str(body["data"])  # formats, never keys
+    # the contract's fields and no others (texts and flags: no check, no adaptor, nothing of a channel)
+    assert {key for entry in body["data"] for key in entry} == {
+        "type", "name", "label", "base_url", "base_url_required", "base_url_label", "base_url_help", "key_hint",
+        "key_whole", "other", "notice", "models", "fetch_models", "balance", "task", "organization", "retired",
+        "native", "presets"}
     user, _ = await login_as("carol")
     refused = await user.get("/api/channel/types")
     assert refused["success"] is False

@@ -21,6 +21,7 @@ from api.relay.base import (
     TokenUsage,
     UpstreamContext,
     UpstreamRequest,
+    error_body,
     json_object,
     openai_error,
 )
@@ -73,10 +74,7 @@ class AliAdaptor(OpenAIAdaptor):
         return headers
 
     def convert_error(self, status: int, body: bytes) -> RelayError:
-        try:
-            data = orjson.loads(body) if body else None
-        except orjson.JSONDecodeError:
-            data = None
+        data = error_body(body)
         if isinstance(data, dict) and "code" in data and "error" not in data:
             return native_error(status, data)
         return openai_error(status, body)

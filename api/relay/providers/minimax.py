@@ -5,14 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import orjson
-
 from api.relay.base import (
     EVENT_NOT_OBJECT,
     Passthrough,
     StreamChunk,
     StreamState,
     TokenUsage,
+    error_body,
     json_object,
     openai_error,
 )
@@ -119,10 +118,7 @@ class MiniMaxAdaptor(OpenAIAdaptor):
         return out
 
     def convert_error(self, status: int, body: bytes) -> RelayError:
-        try:
-            data = orjson.loads(body) if body else None
-        except orjson.JSONDecodeError:
-            data = None
+        data = error_body(body)
         failure = _minimax_failure(data) if isinstance(data, dict) else None
         if failure is not None:
             return failure

@@ -33,6 +33,7 @@ from api.relay.base import (
     TokenUsage,
     UpstreamContext,
     UpstreamRequest,
+    error_body,
     json_object,
     openai_error,
 )
@@ -268,10 +269,7 @@ class TencentAdaptor(EmbeddingsMixin, Adaptor):
         return chunks
 
     def convert_error(self, status: int, body: bytes) -> RelayError:
-        try:
-            data = orjson.loads(body) if body else None
-        except orjson.JSONDecodeError:
-            data = None
+        data = error_body(body)
         if isinstance(data, dict) and isinstance(data.get("Response"), Mapping):
             try:
                 _check(data)

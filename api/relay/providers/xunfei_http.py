@@ -25,6 +25,7 @@ from api.relay.base import (
     StreamChunk,
     StreamState,
     TokenUsage,
+    error_body,
     json_object,
     openai_error,
 )
@@ -208,10 +209,7 @@ class SparkHttpAdaptor(Adaptor):
     # -- the answer -------------------------------------------------------------------------------
 
     def convert_error(self, status: int, body: bytes) -> RelayError:
-        try:
-            data = orjson.loads(body) if body else None
-        except orjson.JSONDecodeError:
-            data = None
+        data = error_body(body)
         if isinstance(data, dict) and isinstance(data.get("code"), int) and data["code"] and "error" not in data:
             return error_of(data["code"], str(data.get("message") or f"error {data['code']}"))
         return openai_error(status, body)

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 
 import orjson
 
-from api.relay.base import Passthrough, RelayMode, StreamChunk, StreamState, TokenUsage, openai_error
+from api.relay.base import Passthrough, RelayMode, StreamChunk, StreamState, TokenUsage, error_body, openai_error
 from api.relay.errors import RelayError
 from api.relay.providers.openai import OpenAIAdaptor
 from api.relay.sse import SSEEvent
@@ -101,10 +101,7 @@ class ZhipuV4Adaptor(OpenAIAdaptor):
         return choice
 
     def convert_error(self, status: int, body: bytes) -> RelayError:
-        try:
-            data = orjson.loads(body) if body else None
-        except orjson.JSONDecodeError:
-            data = None
+        data = error_body(body)
         err = data.get("error") if isinstance(data, dict) else None
         if isinstance(err, Mapping) and err.get("code") is not None:
             return v4_error(status, err["code"], str(err.get("message") or f"upstream error {err['code']}"))
