@@ -77,7 +77,7 @@ def service_account_problem(key: str) -> str:
     return ""
 
 
-def _required(message: str) -> Any:
+def _required(message: str) -> Callable[[str], tuple[str, dict[str, Any]] | None]:
     def check(value: str) -> tuple[str, dict[str, Any]] | None:
         return None if value.strip() else (message, {})
     return check
@@ -95,7 +95,7 @@ def _message(problem: Callable[[str], str | None]) -> Callable[[str], tuple[str,
     return check
 
 
-def _config(field: str, name: str) -> Any:
+def _config(field: str, name: str) -> Callable[[Mapping[str, Any]], dict[str, str]]:
     """one-api's `config[name]` → this gateway's channel `field`."""
     def convert(config: Mapping[str, Any]) -> dict[str, str]:
         return {field: str(config[name])} if config.get(name) else {}
@@ -332,7 +332,6 @@ ChannelType: Any = IntEnum("ChannelType", [(row.name, row.type) for row in CATAL
 # A type outside the catalogue (a reseller of the reference we do not know): OpenAI's format.
 UNKNOWN = Provider(0, "UNKNOWN", ("Unknown", "未知"), OpenAIAdaptor)
 DEFAULT_TYPE = 1  # a channel created without a type
-RELAY_MODES = frozenset(RelayMode)
 
 
 def provider(channel_type: int) -> Provider:
