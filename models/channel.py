@@ -2,6 +2,7 @@ from tortoise import fields
 
 from .base import BaseModel, now
 from .enums import ChannelStatus
+from .keyring import public_channel_info
 
 
 class Channel(BaseModel):
@@ -28,6 +29,13 @@ class Channel(BaseModel):
     auto_ban = fields.IntField(default=1)
     other_info = fields.TextField(default="")  # JSON: status_reason, status_time
     max_input_tokens = fields.IntField(default=0)
+    # Several keys in one channel (api/relay/keyring.py): one per line in `key` (a JSON array of
+    # documents for whole-document keys), their state in `channel_info` (new-api's field names:
+    # is_multi_key, multi_key_mode random|polling|affinity, multi_key_status_list, …).
+    channel_info = fields.TextField(default="")
+    tag = fields.CharField(max_length=64, default="", db_index=True)  # batch edits across channels
+    cache_per_key = fields.IntField(default=1)  # the upstream's prompt cache is per key (else per channel)
+    max_inflight = fields.IntField(default=0)  # requests at once across processes; 0 = no limit
 
     class Meta:
         table = "channel"
@@ -58,6 +66,10 @@ class Channel(BaseModel):
             "auto_ban": self.auto_ban,
             "other_info": self.other_info,
             "max_input_tokens": self.max_input_tokens,
+            "tag": self.tag,
+            "cache_per_key": self.cache_per_key,
+            "max_inflight": self.max_inflight,
+            "channel_info": public_channel_info(self.channel_info, self.key),
         }
 
 

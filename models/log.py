@@ -44,6 +44,9 @@ class QuotaData(BaseModel):
     token_used = fields.BigIntField(default=0)
     count = fields.IntField(default=0)
     quota = fields.BigIntField(default=0)
+    prompt_tokens = fields.BigIntField(default=0)  # input tokens, cached ones included
+    cache_tokens = fields.BigIntField(default=0)  # input tokens read from the provider's prompt cache
+    saved_quota = fields.BigIntField(default=0)  # what those would have cost more at the full input price
 
     class Meta:
         table = "quota_data"
