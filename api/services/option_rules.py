@@ -140,6 +140,11 @@ DEFAULTS: dict[str, str] = {
     "AutomaticDisableErrorRate": "0.8",  # share of failed attempts in the window that disables a channel
     "AutomaticDisableMinRequests": "10",  # attempts in the window before the rate is judged
     "AutomaticDisableWindowSeconds": "300",
+    # Routing (api/relay/affinity.py, api/relay/load.py): a conversation stays on the channel and key
+    # whose prompt cache holds its prefix; among equal channels the less busy one is preferred
+    "ChannelAffinityEnabled": "true",
+    "ChannelAffinityTTLSeconds": "300",  # a pin's life when the request does not ask for longer caching
+    "ChannelLeastBusyEnabled": "true",
     "MetricsToken": "",  # /metrics: Bearer token; empty = loopback and private networks only
 }
 
@@ -190,6 +195,7 @@ NUMERIC_LIMITS: dict[str, tuple[float, float | None, bool]] = {
     "AutomaticDisableErrorRate": (0, 1, False),
     "AutomaticDisableMinRequests": (1, None, True),
     "AutomaticDisableWindowSeconds": (1, None, True),
+    "ChannelAffinityTTLSeconds": (1, 86400, True),
 }
 # Enabling the key needs the listed options to be non-empty.
 REQUIRES: dict[str, tuple[str, ...]] = {
