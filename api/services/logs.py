@@ -33,6 +33,9 @@ RATE_WINDOW = 60  # seconds of consume logs behind rpm and tpm
 DELETE_BATCH = 5000
 MAX_SELF_DATA_SPAN = 30 * 24 * 3600
 DEFAULT_DATA_SPAN = 7 * 24 * 3600
+# The dashboard's sums per row: requests, cost, tokens, and the prompt cache's part (input tokens, the
+# cached ones among them, and what the cache saved against the full input price).
+SUMMED_DATA = ("count", "quota", "token_used", "prompt_tokens", "cache_tokens", "saved_quota")
 RETAINED_TYPES = (int(LogType.CONSUME), int(LogType.ERROR))  # the types LogRetentionDays deletes
 REFUND_ID_PREFIX = "task-refund:"  # the request id of a task's refund row (api.relay.tasks.billing.refund_id)
 MIDJOURNEY_PLATFORM = "mj"  # a refund id's platform for the midjourney table; any other: the task table
@@ -258,18 +261,19 @@ def data_range(start: int, end: int, *, max_span: int | None, now: int | None = 
 
 async def quota_data(start: int, end: int, *, user_id: int | None = None, username: str = "",
                      by_user: bool = False) -> list[dict]:
-    """Per (model, hour) sums of count, quota and token_used in [start, end]; `by_user`: per
-    (user, model, hour), each row naming its `username` (the admin dashboard's per-user view)."""
+    """Per (model, hour) sums of SUMMED_DATA in [start, end]; `by_user`: per (user, model, hour),
+    each row naming its `username` (the admin dashboard's per-user view)."""
     query = QuotaData.filter(created_at__gte=start, created_at__lte=end)
     if user_id is not None:
         query = query.filter(user_id=user_id)
     if username:
         query = query.filter(username=username)
     keys = ("username", "model_name", "created_at") if by_user else ("model_name", "created_at")
-    rows = await (query.annotate(c=Sum("count"), q=Sum("quota"), t=Sum("token_used"))
+    aliases = {f"sum_{name}": Sum(name) for name in SUMMED_DATA}  # an alias may not shadow its column
+    rows = await (query.annotate(**aliases)
                   .group_by(*keys)
                   .order_by("created_at", "model_name", *keys[:-2])
-                  .values(*keys, "c", "q", "t"))
+                  .values(*keys, *aliases))
     return [{**({"username": r["username"]} if by_user else {}), "model_name": r["model_name"],
-             "created_at": r["created_at"], "count": int(r["c"] or 0), "quota": int(r["q"] or 0),
-             "token_used": int(r["t"] or 0)} for r in rows]
+             "created_at": r["created_at"], **{name: int(r[f"sum_{name}"] or 0) for name in SUMMED_DATA}}
+            for r in rows]

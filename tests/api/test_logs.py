@@ -141,6 +141,9 @@ async def test_page_size_is_bounded(people) -> None:
 
 
 # -- dashboard data --------------------------------------------------------------------------------
+NO_CACHE = {"prompt_tokens": 0, "cache_tokens": 0, "saved_quota": 0}  # rows written without the cache's figures
+
+
 @pytest.fixture
 async def hourly(people):
     now = people["now"]
@@ -166,15 +169,18 @@ async def test_admin_dashboard_sums_per_model_and_hour(people, hourly: int) -> N
     admin, _ = people["admin"]
     body = await admin.get(f"/api/data/?start_timestamp={hourly - 2 * HOUR}&end_timestamp={now}")
     assert body["data"] == [
-        {"model_name": "gpt-4o-mini", "created_at": hourly - HOUR, "count": 2, "quota": 20, "token_used": 6},
-        {"model_name": "gpt-4o", "created_at": hourly, "count": 4, "quota": 350, "token_used": 100},
+        {"model_name": "gpt-4o-mini", "created_at": hourly - HOUR, "count": 2, "quota": 20, "token_used": 6,
+         **NO_CACHE},
+        {"model_name": "gpt-4o", "created_at": hourly, "count": 4, "quota": 350, "token_used": 100,
+         **NO_CACHE},
     ]
     body = await admin.get(f"/api/data/?start_timestamp={hourly - 2 * HOUR}&end_timestamp={now}&username=bob")
-    assert body["data"] == [{"model_name": "gpt-4o", "created_at": hourly, "count": 1, "quota": 50, "token_used": 10}]
+    assert body["data"] == [{"model_name": "gpt-4o", "created_at": hourly, "count": 1, "quota": 50, "token_used": 10,
+                             **NO_CACHE}]
     span = f"start_timestamp={hourly - 2 * HOUR}&end_timestamp={now}"
     per_user = (await admin.get(f"/api/data/?{span}&by_user=1"))["data"]
     assert {"username": "bob", "model_name": "gpt-4o", "created_at": hourly, "count": 1, "quota": 50,
-            "token_used": 10} in per_user
+            "token_used": 10, **NO_CACHE} in per_user
     assert sum(r["quota"] for r in per_user) == 370 and len({r["username"] for r in per_user}) > 1
     whole = await admin.get(f"/api/data/?start_timestamp={hourly - 50 * 86400}&end_timestamp={now}")
     assert sum(r["quota"] for r in whole["data"]) == 1270  # no span limit for the admin view
@@ -194,3 +200,35 @@ async def test_own_dashboard_and_its_span_limit(people, hourly: int, anon: ApiCl
     assert body["message"] == "开始时间不能晚于结束时间"
     assert (await alice.get("/api/data/"))["message"] == "You are not allowed to do this"
     await anon.get("/api/data/self", expect_status=401)
+
+
+@both_databases
+async def test_dashboard_sums_the_prompt_cache_figures(people, hourly: int) -> None:
+    """Input tokens, the cached ones among them and what the cache saved, summed like the other
+    figures: per (model, hour), per user for the admin, and the user's own."""
+    admin, _ = people["admin"]
+    alice_api, alice = people["alice"]
+    bob = people["bob"]
+    hour = hourly - 5 * HOUR
+    await QuotaData.create(user_id=alice.id, username="alice", model_name="claude-sonnet-4", created_at=hour,
+                           count=4, quota=8000, token_used=12000, prompt_tokens=10000, cache_tokens=7500,
+                           saved_quota=2700)
+    await QuotaData.create(user_id=bob.id, username="bob", model_name="claude-sonnet-4", created_at=hour,
+                           count=1, quota=1500, token_used=2100, prompt_tokens=2000, cache_tokens=0, saved_quota=0)
+    await QuotaData.create(user_id=alice.id, username="alice", model_name="claude-sonnet-4", created_at=hour + HOUR,
+                           count=2, quota=3000, token_used=5000, prompt_tokens=4000, cache_tokens=3600,
+                           saved_quota=1296)
+    span = f"start_timestamp={hour}&end_timestamp={hour + HOUR}"
+    body = await admin.get(f"/api/data/?{span}")
+    assert body["data"] == [
+        {"model_name": "claude-sonnet-4", "created_at": hour, "count": 5, "quota": 9500, "token_used": 14100,
+         "prompt_tokens": 12000, "cache_tokens": 7500, "saved_quota": 2700},
+        {"model_name": "claude-sonnet-4", "created_at": hour + HOUR, "count": 2, "quota": 3000, "token_used": 5000,
+         "prompt_tokens": 4000, "cache_tokens": 3600, "saved_quota": 1296},
+    ]
+    per_user = (await admin.get(f"/api/data/?{span}&by_user=1"))["data"]
+    assert [(r["username"], r["prompt_tokens"], r["cache_tokens"], r["saved_quota"]) for r in per_user] == [
+        ("alice", 10000, 7500, 2700), ("bob", 2000, 0, 0), ("alice", 4000, 3600, 1296)]
+    own = (await alice_api.get(f"/api/data/self?{span}"))["data"]
+    assert [(r["prompt_tokens"], r["cache_tokens"], r["saved_quota"]) for r in own] == [
+        (10000, 7500, 2700), (4000, 3600, 1296)]

@@ -1,4 +1,5 @@
-"""Dashboard data: hourly usage aggregates per model (QuotaData)."""
+"""Dashboard data: hourly usage aggregates per model (QuotaData): requests, cost, tokens, and the
+prompt cache's share of the input and what it saved (services.logs.SUMMED_DATA)."""
 from __future__ import annotations
 
 from aiohttp import web
