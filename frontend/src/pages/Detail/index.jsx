@@ -27,15 +27,18 @@ export function bucketOf(ts, granularity) {
   return { key: Math.floor(d.getTime() / 1000), label: granularity === 'hour' ? `${day} ${pad(d.getHours())}:00` : day };
 }
 
-// Sums of count, quota and tokens grouped by `keyOf(row)` → {key, label}, with each group's share of the largest quota.
+// A group's sums and the row fields they add up.
+const SUMS = { count: 'count', quota: 'quota', tokens: 'token_used', prompt: 'prompt_tokens', cache: 'cache_tokens', saved: 'saved_quota' };
+const zeroSums = () => Object.fromEntries(Object.keys(SUMS).map((name) => [name, 0]));
+
+// Sums of count, quota, tokens and the prompt cache's figures (input tokens, the cached ones among them, the quota the
+// cache saved) grouped by `keyOf(row)` → {key, label}, with each group's share of the largest quota.
 export function summarize(rows, keyOf) {
   const groups = new Map();
   rows.forEach((r) => {
     const { key, label } = keyOf(r);
-    const g = groups.get(key) || { key, label, count: 0, quota: 0, tokens: 0 };
-    g.count += Number(r.count) || 0;
-    g.quota += Number(r.quota) || 0;
-    g.tokens += Number(r.token_used) || 0;
+    const g = groups.get(key) || { key, label, ...zeroSums() };
+    Object.entries(SUMS).forEach(([name, field]) => { g[name] += Number(r[field]) || 0; });
     groups.set(key, g);
   });
   const list = Array.from(groups.values());
@@ -43,7 +46,14 @@ export function summarize(rows, keyOf) {
   return list.map((g) => ({ ...g, share: Math.round((g.quota / max) * 100) }));
 }
 
-function UsageTable({ title, firstColumn, groups, testId, error, onRetry }) {
+// The cached part of the input (cache_tokens / prompt_tokens) as a percentage; "—" without input tokens.
+export function cacheShare({ cache, prompt }) {
+  if (!prompt) return '—';
+  return `${((cache / prompt) * 100).toFixed(1)}%`;
+}
+
+// `cache`: the table also shows the cached input share and the quota saved by prompt caching.
+function UsageTable({ title, firstColumn, groups, testId, error, onRetry, cache = false }) {
   const { t } = useTranslation();
   return (
     <div className="box">
@@ -53,6 +63,7 @@ function UsageTable({ title, firstColumn, groups, testId, error, onRetry }) {
           <thead>
             <tr>
               <th>{firstColumn}</th><th>{t('detail.count')}</th><th>{t('detail.quota')}</th><th>{t('detail.tokens')}</th>
+              {cache && <><th>{t('detail.cacheShare')}</th><th>{t('detail.saved')}</th></>}
               <th className="detail-bar-cell">{t('detail.share')}</th>
             </tr>
           </thead>
@@ -63,10 +74,16 @@ function UsageTable({ title, firstColumn, groups, testId, error, onRetry }) {
                 <td>{renderNumber(g.count)}</td>
                 <td>{renderQuota(g.quota)}</td>
                 <td>{renderNumber(g.tokens)}</td>
+                {cache && (
+                  <>
+                    <td data-testid={`${testId}-cache-share`}>{cacheShare(g)}</td>
+                    <td data-testid={`${testId}-saved`}>{renderQuota(g.saved)}</td>
+                  </>
+                )}
                 <td><progress className="progress is-small is-info mb-0" value={g.share} max={100}>{g.share}%</progress></td>
               </tr>
             ))}
-            <TableState empty={groups.length === 0} colSpan={5} error={error} onRetry={onRetry} />
+            <TableState empty={groups.length === 0} colSpan={cache ? 7 : 5} error={error} onRetry={onRetry} />
           </tbody>
         </table>
       </div>
@@ -96,8 +113,8 @@ export default function DetailPage() {
   const byUser = useMemo(() => (admin && !query.username
     ? summarize(rows, (r) => ({ key: r.username || '', label: r.username || '-' })).sort((a, b) => b.quota - a.quota)
     : []), [rows, admin, query.username]);
-  const totals = byModel.reduce((acc, g) => ({ count: acc.count + g.count, quota: acc.quota + g.quota, tokens: acc.tokens + g.tokens }),
-    { count: 0, quota: 0, tokens: 0 });
+  const totals = byModel.reduce((acc, g) => Object.fromEntries(Object.keys(acc).map((name) => [name, acc[name] + g[name]])),
+    zeroSums());
 
   const onSearch = (e) => {
     e.preventDefault();
@@ -150,7 +167,14 @@ export default function DetailPage() {
             <span className="tag is-info is-light" data-testid="detail-total-count">{t('detail.totalCount', { count: renderNumber(totals.count) })}</span>
             <span className="tag is-success is-light" data-testid="detail-total-quota">{t('detail.totalQuota', { quota: renderQuota(totals.quota) })}</span>
             <span className="tag is-light" data-testid="detail-total-tokens">{t('detail.totalTokens', { tokens: renderNumber(totals.tokens) })}</span>
+            <span className="tag is-light" data-testid="detail-total-cache-share">
+              {t('detail.totalCacheShare', { share: cacheShare(totals) })}
+            </span>
+            <span className="tag is-success is-light" data-testid="detail-total-saved">
+              {t('detail.totalSaved', { quota: renderQuota(totals.saved) })}
+            </span>
           </div>
+          {totals.prompt > 0 && <p className="help mb-3" data-testid="detail-cache-help">{t('detail.cacheHelp')}</p>}
           {rows.length === 0 ? (
             <div className="box has-text-centered has-text-grey" data-testid="detail-empty">{t('detail.empty')}</div>
           ) : (
@@ -164,7 +188,8 @@ export default function DetailPage() {
           )}
           <div className="columns is-desktop">
             <div className="column">
-              <UsageTable title={t('detail.byModel')} firstColumn={t('detail.model')} groups={byModel} testId="detail-model-table" {...failure} />
+              <UsageTable title={t('detail.byModel')} firstColumn={t('detail.model')} groups={byModel} testId="detail-model-table" cache
+                {...failure} />
             </div>
             <div className="column">
               <UsageTable title={t('detail.byTime')} firstColumn={t('detail.time')} groups={byTime} testId="detail-time-table" {...failure} />

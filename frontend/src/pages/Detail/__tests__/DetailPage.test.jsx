@@ -1,9 +1,11 @@
-import { screen, waitFor, within } from '@testing-library/react';
+import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
-import DetailPage, { bucketOf } from '..';
+import DetailPage, { bucketOf, cacheShare, summarize } from '..';
 import { seriesOf, stackedSeries } from '../Charts';
 import { ADMIN, renderPage, USER } from '../../../test/render';
 import { callsTo, mockApi, ok } from '../../../test/api';
+import { writeJSON } from '../../../lib/storage';
+import i18n from '../../../i18n';
 
 const hour = (h) => new Date(2025, 0, 6, h).getTime() / 1000; // Monday 6 Jan 2025, local time
 const ROWS = [
@@ -104,4 +106,49 @@ test('a failed load reads as a failure with a retry, not as no data', async () =
   await userEvent.click(within(errors[0]).getByTestId('table-retry'));
   await screen.findAllByTestId('detail-model-table-row');
   expect(screen.queryByTestId('table-error')).not.toBeInTheDocument();
+});
+
+// Rows with the prompt cache's figures: 2 models over 2 hours.
+const CACHED = [
+  { model_name: 'claude-sonnet', created_at: hour(9), count: 4, quota: 1000000, token_used: 12000, prompt_tokens: 10000, cache_tokens: 7500, saved_quota: 500000 },
+  { model_name: 'claude-sonnet', created_at: hour(10), count: 1, quota: 250000, token_used: 3000, prompt_tokens: 2000, cache_tokens: 500, saved_quota: 250000 },
+  { model_name: 'gpt-4o', created_at: hour(9), count: 2, quota: 500000, token_used: 4000, prompt_tokens: 4000, cache_tokens: 0, saved_quota: 0 },
+];
+
+test('prompt caching: the cached input share and the quota saved, overall and per model', async () => {
+  setup(USER, { '/api/data/self': ok(CACHED) });
+  // 8000 cached of 16000 input tokens; 750000 quota saved ($1.50 at 500000 per dollar)
+  await waitFor(() => expect(screen.getByTestId('detail-total-cache-share')).toHaveTextContent('Cached input share: 50.0%'));
+  expect(screen.getByTestId('detail-total-saved')).toHaveTextContent('Saved by prompt caching: $1.50');
+  expect(screen.getByTestId('detail-cache-help')).toHaveTextContent('of all input tokens');
+  const table = screen.getByTestId('detail-model-table');
+  expect(within(table).getByRole('columnheader', { name: 'Cached input' })).toBeInTheDocument();
+  const models = within(table).getAllByTestId('detail-model-table-row');
+  expect(models.map((r) => r.cells[0].textContent)).toEqual(['claude-sonnet', 'gpt-4o']);
+  // claude-sonnet: 8000 of 12000; gpt-4o: none of 4000
+  expect(within(models[0]).getByTestId('detail-model-table-cache-share')).toHaveTextContent('66.7%');
+  expect(within(models[0]).getByTestId('detail-model-table-saved')).toHaveTextContent('$1.50');
+  expect(within(models[1]).getByTestId('detail-model-table-cache-share')).toHaveTextContent('0.0%');
+  expect(within(models[1]).getByTestId('detail-model-table-saved')).toHaveTextContent('$0.00');
+  // the per-hour table keeps its columns
+  expect(within(screen.getByTestId('detail-time-table')).queryByRole('columnheader', { name: 'Cached input' })).toBeNull();
+});
+
+test('prompt caching: the quota saved follows the currency display option; no input tokens read as a dash', async () => {
+  writeJSON('status', { quota_per_unit: 500000, display_in_currency: false });
+  setup(USER, { '/api/data/self': ok(CACHED) });
+  await waitFor(() => expect(screen.getByTestId('detail-total-saved')).toHaveTextContent('Saved by prompt caching: 750.0k'));
+  const [first] = within(screen.getByTestId('detail-model-table')).getAllByTestId('detail-model-table-row');
+  expect(within(first).getByTestId('detail-model-table-saved')).toHaveTextContent('750.0k');
+  expect(cacheShare({ cache: 0, prompt: 0 })).toBe('—');
+  const [old] = summarize(ROWS, (r) => ({ key: r.model_name, label: r.model_name }));  // rows written before: no figures
+  expect([old.prompt, old.cache, old.saved, cacheShare(old)]).toEqual([0, 0, 0, '—']);
+});
+
+test('prompt caching in Chinese', async () => {
+  setup(USER, { '/api/data/self': ok(CACHED) });
+  await screen.findAllByTestId('detail-model-table-row');
+  await act(() => i18n.changeLanguage('zh'));
+  expect(screen.getByTestId('detail-total-cache-share')).toHaveTextContent('输入缓存命中占比：50.0%');
+  expect(screen.getByTestId('detail-total-saved')).toHaveTextContent('提示词缓存节省：$1.50');
 });
