@@ -196,16 +196,18 @@ MESSAGES: dict[str, tuple[str, str]] = {
         "（第 {line} 行）"),
     "channel_key_vertex_json": (
         "The key of a Vertex AI channel is a service-account JSON key (the whole file) or a Vertex AI API key "
-        "(one line): this JSON is not a service-account key ({problem})",
-        "Vertex AI 渠道的密钥是服务账号 JSON 密钥（整个文件）或一行 Vertex AI API Key：这段 JSON 不是服务账号密钥（{problem}）"),
+        "(one line): this JSON is not a service-account key ({problem}) (line {line})",
+        "Vertex AI 渠道的密钥是服务账号 JSON 密钥（整个文件）或一行 Vertex AI API Key：这段 JSON 不是服务账号密钥（{problem}）"
+        "（第 {line} 行）"),
     "channel_key_vertex_api_key": (
         "The key of a Vertex AI channel is a service-account JSON key (the whole file) or a Vertex AI API key "
-        "on one line without spaces (AIza… or AQ.…)",
-        "Vertex AI 渠道的密钥是服务账号 JSON 密钥（整个文件）或一行不含空格的 Vertex AI API Key（AIza… 或 AQ.…）"),
+        "on one line without spaces (AIza… or AQ.…) (line {line})",
+        "Vertex AI 渠道的密钥是服务账号 JSON 密钥（整个文件）或一行不含空格的 Vertex AI API Key（AIza… 或 AQ.…）"
+        "（第 {line} 行）"),
     "channel_key_vertex_token": (
         "This is an OAuth access token (ya29.…), which expires within an hour: use a service-account JSON key "
-        "or a Vertex AI API key",
-        "这是 OAuth 访问令牌（ya29.…），一小时内就会过期：请使用服务账号 JSON 密钥或 Vertex AI API Key"),
+        "or a Vertex AI API key (line {line})",
+        "这是 OAuth 访问令牌（ya29.…），一小时内就会过期：请使用服务账号 JSON 密钥或 Vertex AI API Key（第 {line} 行）"),
     "channel_vertex_region_table": (
         "The Vertex AI region field is empty (us-central1) or a JSON object of model to region, with \"default\" "
         "for the other models; a region is global or like us-central1",
@@ -278,6 +280,55 @@ MESSAGES: dict[str, tuple[str, str]] = {
     "channel_fetch_models_unsupported": ("Only the OpenAI interface format is supported", "仅支持 OpenAI 接口格式"),
     "channel_key_missing": ("Please fill in the key", "请填写密钥"),
     "channel_fetch_models_failed": ("Failed to get the model list: {error}", "获取模型列表失败：{error}"),
+    # -- multi-key channels and tags --
+    "channel_multi_key_mode_invalid": (
+        "The key mode of a multi-key channel is random, polling (round-robin) or affinity, not {mode}",
+        "多密钥模式只能是 random（随机）、polling（轮询）或 affinity（会话粘性），而不是 {mode}"),
+    "channel_key_mode_invalid": (
+        "key_mode is append (add the keys) or replace (replace the key list), not {mode}",
+        "key_mode 只能是 append（追加密钥）或 replace（覆盖密钥），而不是 {mode}"),
+    "channel_keys_too_many": ("A channel holds at most {max} keys", "一个渠道最多 {max} 个密钥"),
+    "channel_keys_mixed": (
+        "The keys of a multi-key channel are either all JSON documents (a JSON array of service-account keys) "
+        "or all one-line keys, not both",
+        "多密钥渠道的密钥要么全部是 JSON 文档（服务账号密钥的 JSON 数组），要么全部是单行密钥，不能混用"),
+    "channel_multi_key_off_refused": (
+        "This channel holds {count} keys: delete all but one before turning multi-key off",
+        "该渠道有 {count} 个密钥，请先删除到只剩一个再关闭多密钥模式"),
+    "channel_tag_too_long": ("A tag is at most {max} characters long", "标签最长 {max} 个字符"),
+    "channel_cache_per_key_invalid": (
+        "cache_per_key is 1 (the upstream caches prompts per key) or 0 (per channel)",
+        "cache_per_key 只能是 1（上游按密钥缓存提示词）或 0（按渠道缓存）"),
+    "channel_max_inflight_invalid": (
+        "max_inflight is a whole number of requests at once, 0 for no limit",
+        "max_inflight 为同时进行的请求数（整数），0 表示不限"),
+    "channel_not_multi_key": ("This channel is not a multi-key channel", "该渠道不是多密钥模式"),
+    "channel_key_action_invalid": ("Unsupported action: {action}", "不支持的操作：{action}"),
+    "channel_key_index_missing": (
+        "Name the key: its fingerprint or its key_index", "未指定要操作的密钥（fingerprint 或 key_index）"),
+    "channel_key_not_found": (
+        "This channel has no such key (its key list may have changed: refresh)", "该渠道没有这个密钥（密钥列表可能已变化，请刷新）"),
+    "channel_key_last": (
+        "A channel keeps at least one key: the last one cannot be deleted", "不能删除最后一个密钥"),
+    "channel_keys_none_to_disable": ("No key to disable", "没有可禁用的密钥"),
+    "channel_keys_no_auto_disabled": (
+        "No automatically disabled key to delete", "没有需要删除的自动禁用密钥"),
+    "channel_keys_required": ("Please fill in the keys to add", "请填写要添加的密钥"),
+    "channel_key_enabled": ("Key enabled", "密钥已启用"),
+    "channel_key_disabled": ("Key disabled", "密钥已禁用"),
+    "channel_keys_enabled": ("Enabled {count} keys", "已启用 {count} 个密钥"),
+    "channel_keys_disabled": ("Disabled {count} keys", "已禁用 {count} 个密钥"),
+    "channel_key_deleted": ("Key deleted", "密钥已删除"),
+    "channel_keys_deleted_auto": (
+        "Deleted {count} automatically disabled keys", "已删除 {count} 个自动禁用的密钥"),
+    "channel_keys_added": (
+        "Added {count} keys ({skipped} already in the channel)", "已添加 {count} 个密钥（{skipped} 个已存在）"),
+    "channel_tag_required": ("Please give the tag", "标签不能为空"),
+    "channel_tag_ids_required": ("Please select the channels first", "请先选择渠道"),
+    "channel_tag_disabled": ("Disabled {count} channels of tag {tag}", "已禁用标签 {tag} 下的 {count} 个渠道"),
+    "channel_tag_enabled": ("Enabled {count} channels of tag {tag}", "已启用标签 {tag} 下的 {count} 个渠道"),
+    "channel_tag_updated": ("Updated {count} channels", "已更新 {count} 个渠道"),
+    "channel_tag_set": ("Set the tag of {count} channels", "已设置 {count} 个渠道的标签"),
     # -- relay --
     "relay_no_key": ("No API key provided (use Authorization: Bearer sk-...)", "未提供令牌（请使用 Authorization: Bearer sk-...）"),
     "relay_invalid_key": ("Invalid API key", "无效的令牌"),

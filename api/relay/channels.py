@@ -20,7 +20,7 @@ from api.relay import catalogue
 from api.relay.test_outcome import parse_other_info
 from api.services.events import EventBus
 from api.services.params import id_value
-from models import Ability, Channel
+from models import Ability, Channel, keyring
 from models.enums import ChannelStatus
 
 DEFAULT_PAGE_SIZE = 10
@@ -28,6 +28,8 @@ MAX_PAGE_SIZE = 100
 MAX_KEYS_PER_CREATE = 1000
 MIN_PRIORITY = -999
 DEFAULT_GROUP = "default"
+TAG_MAX = 64  # the column's length
+KEY_LIST_MODES = ("append", "replace")  # new-api's `key_mode` on an update of a multi-key channel
 
 
 def valid_types() -> set[int]:
@@ -105,12 +107,41 @@ def _str_field(body: Mapping[str, Any], name: str) -> str | None:
     return value
 
 
+def _flag(body: Mapping[str, Any], name: str) -> bool | None:
+    """true/false (or 1/0) when given, None when not."""
+    if name not in body or body[name] is None:
+        return None
+    value = body[name]
+    if isinstance(value, bool) or (isinstance(value, int) and value in (0, 1)):
+        return bool(value)
+    raise ApiError("invalid_param", name=name)
+
+
 @dataclass
 class ChannelForm:
     """The validated fields of a create or update (None = not given, keep the stored value)."""
 
     fields: dict[str, Any]
     key: str | None  # None or "" = not given
+    multi: bool | None = None  # `multi_key`: the keys of `key` make one channel
+    mode: str | None = None  # `multi_key_mode`: random | polling | affinity
+    append: bool = False  # `key_mode: "append"`: the keys of `key` are added to the channel's
+
+
+def _key_modes(body: Mapping[str, Any]) -> tuple[str | None, bool]:
+    """(the key mode, whether `key` is appended). `multi_key_mode` names the mode; `key_mode` is
+    new-api's append | replace, and also takes a mode name (the two sets do not overlap)."""
+    mode = _str_field(body, "multi_key_mode")
+    key_mode = _str_field(body, "key_mode")
+    mode = mode.strip() if mode else None
+    key_mode = key_mode.strip() if key_mode else None
+    if key_mode in keyring.MODES and mode is None:
+        mode, key_mode = key_mode, None
+    if mode is not None and mode not in keyring.MODES:
+        raise ApiError("channel_multi_key_mode_invalid", mode=mode)
+    if key_mode is not None and key_mode not in KEY_LIST_MODES:
+        raise ApiError("channel_key_mode_invalid", mode=key_mode)
+    return mode, key_mode == "append"
 
 
 def parse_form(body: Mapping[str, Any], *, creating: bool) -> ChannelForm:
@@ -124,10 +155,14 @@ def parse_form(body: Mapping[str, Any], *, creating: bool) -> ChannelForm:
         value = _str_field(body, name)
         if value is not None:
             fields[name] = value.strip()
-    for name in ("type", "priority", "weight", "auto_ban", "status", "max_input_tokens"):
+    for name in ("type", "priority", "weight", "auto_ban", "status", "max_input_tokens", "cache_per_key",
+                 "max_inflight"):
         number = _int_field(body, name)
         if number is not None:
             fields[name] = number
+    tag = _str_field(body, "tag")
+    if tag is not None:
+        fields["tag"] = tag.strip()
     if "models" in body and body["models"] is not None:
         models = body["models"]
         if not isinstance(models, str | list):
@@ -177,7 +212,18 @@ def parse_form(body: Mapping[str, Any], *, creating: bool) -> ChannelForm:
         fields["auto_ban"] = 1 if fields["auto_ban"] else 0
     if "max_input_tokens" in fields:
         fields["max_input_tokens"] = max(0, fields["max_input_tokens"])
-    return ChannelForm(fields, key or None)
+    check_tag(fields.get("tag", ""))
+    if fields.get("cache_per_key", 0) not in (0, 1):
+        raise ApiError("channel_cache_per_key_invalid")
+    if fields.get("max_inflight", 0) < 0 or fields.get("max_inflight", 0) > 2**31 - 1:
+        raise ApiError("channel_max_inflight_invalid")
+    mode, append = _key_modes(body)
+    return ChannelForm(fields, key or None, _flag(body, "multi_key"), mode, append)
+
+
+def check_tag(tag: str) -> None:
+    if len(tag) > TAG_MAX:
+        raise ApiError("channel_tag_too_long", max=TAG_MAX)
 
 
 def check_type(fields: Mapping[str, Any]) -> None:
@@ -199,13 +245,14 @@ def key_problem(key: str, channel_type: int) -> str | None:
     return catalogue.provider(channel_type).key.problem(key.strip())
 
 
-def check_keys(keys: Sequence[str], channel_type: int) -> None:
-    """Every key has the type's format (its catalogue row); the refusal names the format and the line."""
+def check_keys(keys: Sequence[str], channel_type: int, lines: Sequence[int] | None = None) -> None:
+    """Every key has the type's format (its catalogue row); the refusal names the format and the line
+    (`lines`: each key's line in what was pasted, else its position from 1)."""
     fmt = catalogue.provider(channel_type).key
-    for line, key in enumerate(keys, start=1):
+    for i, key in enumerate(keys):
         problem = fmt.problem(key.strip())
         if problem is not None:
-            raise ApiError(problem, line=line, problem=fmt.detail(key))
+            raise ApiError(problem, line=lines[i] if lines is not None else i + 1, problem=fmt.detail(key))
 
 
 def apply_type_defaults(fields: dict[str, Any], *, type_changed: bool = True) -> None:
@@ -229,17 +276,76 @@ def apply_type_defaults(fields: dict[str, Any], *, type_changed: bool = True) ->
         raise ApiError(message, **args)
 
 
+def _numbered(text: str, whole: bool, multi: bool) -> list[tuple[int, str]]:
+    """The keys pasted in `text` with their line (or, in a JSON array, their position), from 1.
+    A whole-document key (a service-account JSON) is one key, or one element of a JSON array when
+    the channel holds several."""
+    text = text.strip()
+    if not text:
+        return []
+    if multi and text.startswith("["):
+        try:
+            docs = orjson.loads(text)
+        except orjson.JSONDecodeError:
+            docs = None
+        if isinstance(docs, list):
+            return [(i, d.strip() if isinstance(d, str) else orjson.dumps(d).decode())
+                    for i, d in enumerate(docs, start=1) if d not in (None, "")]
+    if whole and not multi:
+        return [(1, text)]
+    if whole and text.startswith("{"):
+        return [(1, _compact(text))]
+    return [(i, line.strip()) for i, line in enumerate(text.splitlines(), start=1) if line.strip()]
+
+
+def _compact(document: str) -> str:
+    """A JSON document as a multi-key channel stores it (compact, as models.keyring reads it back)."""
+    try:
+        return orjson.dumps(orjson.loads(document)).decode()
+    except orjson.JSONDecodeError:
+        return document
+
+
 def split_keys(key: str, channel_type: int) -> list[str]:
     """One channel per line; a key that is one document (a service-account JSON) is kept whole.
     Each key is checked against the type's format."""
-    if catalogue.provider(channel_type).key.whole:
-        keys = [key.strip()] if key.strip() else []
-    else:
-        keys = list(dict.fromkeys(line.strip() for line in key.splitlines() if line.strip()))
-    check_keys(keys, channel_type)
+    numbered = _numbered(key, catalogue.provider(channel_type).key.whole, multi=False)
+    check_keys([k for _, k in numbered], channel_type, [n for n, _ in numbered])
+    keys = list(dict.fromkeys(k for _, k in numbered))
     if len(keys) > MAX_KEYS_PER_CREATE:
         raise ApiError("channel_too_many_keys", max=MAX_KEYS_PER_CREATE)
     return keys
+
+
+def key_list(text: str, channel_type: int) -> list[str]:
+    """The keys of a multi-key channel pasted in `text` (one per line, or a JSON array of documents),
+    each checked against the type's format (the refusal names the line), duplicates dropped, at most
+    models.keyring.MAX_KEYS of them. Documents and one-line keys are not mixed: the channel stores either a JSON array
+    or lines."""
+    numbered = _numbered(text, catalogue.provider(channel_type).key.whole, multi=True)
+    check_keys([k for _, k in numbered], channel_type, [n for n, _ in numbered])
+    keys = list(dict.fromkeys(k for _, k in numbered))
+    check_storable(keys)
+    if len(keys) > keyring.MAX_KEYS:
+        raise ApiError("channel_keys_too_many", max=keyring.MAX_KEYS)
+    return keys
+
+
+def check_storable(keys: Sequence[str]) -> None:
+    """The keys can be stored together (models.keyring: lines, or a JSON array when one of them is a
+    document, which then all must be)."""
+    documents = [k for k in keys if k.lstrip().startswith(("{", "["))]
+    if not documents:
+        return
+    for key in documents:
+        try:
+            doc = orjson.loads(key)
+        except orjson.JSONDecodeError:
+            doc = None
+        if not isinstance(doc, dict):
+            raise ApiError("channel_keys_mixed")
+    if len(documents) != len(keys):
+        raise ApiError("channel_keys_mixed")
 
 
 # -- abilities -------------------------------------------------------------------------------------
@@ -254,7 +360,7 @@ def abilities_of(channel: Channel) -> list[Ability]:
     ]
 
 
-async def _rebuild_abilities(channel: Channel) -> None:
+async def rebuild_abilities(channel: Channel) -> None:
     """Inside the caller's transaction: one row per group × model, enabled = channel enabled."""
     await Ability.filter(channel_id=channel.id).delete()
     rows = abilities_of(channel)
@@ -295,9 +401,11 @@ def _list_member(field: str, value: str) -> Q:
             | Q(**{f"{field}__endswith": "," + value}) | Q(**{f"{field}__contains": "," + value + ","}))
 
 
-def search_filter(keyword: str, group: str, model: str) -> Q:
+def search_filter(keyword: str = "", group: str = "", model: str = "", tag: str = "") -> Q:
     query = Q()
-    keyword, group, model = keyword.strip(), group.strip(), model.strip()
+    keyword, group, model, tag = keyword.strip(), group.strip(), model.strip(), tag.strip()
+    if tag:
+        query &= Q(tag=tag)
     if keyword:
         match = Q(name__icontains=keyword) | Q(key=keyword)
         if id_value(keyword) is not None:
@@ -319,24 +427,76 @@ async def get_channel(channel_id: int) -> Channel:
 
 # -- writes ----------------------------------------------------------------------------------------
 
+def _create_body(body: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The channel form of a create: the body itself, or new-api's `{mode, multi_key_mode, channel}`
+    (mode single | batch: one channel per key, multi_to_single: one channel holding them all)."""
+    if "channel" not in body:
+        return body
+    channel, mode = body["channel"], body.get("mode") or "batch"
+    if not isinstance(channel, dict):
+        raise ApiError("invalid_param", name="channel")
+    if mode not in ("single", "batch", "multi_to_single"):
+        raise ApiError("invalid_param", name="mode")
+    merged = dict(channel)
+    if mode == "multi_to_single":
+        merged["multi_key"] = True
+    if body.get("multi_key_mode") is not None:
+        merged["multi_key_mode"] = body["multi_key_mode"]
+    return merged
+
+
 async def create_channels(body: Mapping[str, Any], events: EventBus | None) -> list[Channel]:
-    form = parse_form(body, creating=True)
+    """One channel per key line, or with `multi_key` one channel holding every key of `key`."""
+    form = parse_form(_create_body(body), creating=True)
     apply_type_defaults(form.fields)
-    keys = split_keys(form.key or "", form.fields["type"])
-    if not keys:
+    if form.multi:
+        ring = keyring.Keyring(True, form.mode or keyring.DEFAULT_MODE, key_list(form.key or "", form.fields["type"]))
+        rows = [(ring.key_text(), ring.info_text())] if ring.keys else []
+    else:
+        rows = [(key, "") for key in split_keys(form.key or "", form.fields["type"])]
+    if not rows:
         raise ApiError("channel_name_key_required")
     now = int(time.time())
     created: list[Channel] = []
     async with in_transaction():
-        for key in keys:
-            channel = await Channel.create(**form.fields, key=key, created_time=now)
-            await _rebuild_abilities(channel)
+        for key, info in rows:
+            channel = await Channel.create(**form.fields, key=key, channel_info=info, created_time=now)
+            await rebuild_abilities(channel)
             created.append(channel)
     await publish(events, (c.id for c in created))
     return created
 
 
+def _new_ring(ring: keyring.Keyring, form: ChannelForm, channel_type: int, type_changed: bool) -> keyring.Keyring:
+    """The channel's keys after an update (checked; the stored ring is left as it is): `multi_key`
+    turns one key into key 0 of a multi-key channel, or back when one key is left; a `key` replaces
+    the list (`key_mode: "append"` adds to it), each kept key keeping its state."""
+    new = keyring.Keyring(ring.multi, ring.mode, list(ring.keys), dict(ring.states))
+    if form.multi is False and ring.multi:
+        if len(ring.keys) > 1:
+            raise ApiError("channel_multi_key_off_refused", count=len(ring.keys))
+        new = keyring.Keyring(False, ring.mode, list(ring.keys))
+    elif form.multi and not ring.multi:
+        new.multi = True
+    if form.mode is not None:
+        new.mode = form.mode
+    if form.key and new.multi:
+        added = key_list(form.key, channel_type)
+        keys = [*new.keys, *added] if form.append else added
+        check_storable(keys)
+        if len(dict.fromkeys(keys)) > keyring.MAX_KEYS:
+            raise ApiError("channel_keys_too_many", max=keyring.MAX_KEYS)
+        new = new.with_keys(keys)
+    elif form.key:
+        check_keys([form.key], channel_type)
+        new = keyring.Keyring(False, new.mode, [form.key])
+    elif type_changed:
+        check_keys(new.keys, channel_type)
+    return new
+
+
 async def update_channel(body: Mapping[str, Any], events: EventBus | None) -> Channel:
+    """The fields given, and the keys through models.keyring (one writer: the row stays locked)."""
     channel_id = _int_field(body, "id")
     if not channel_id:
         raise ApiError("channel_not_found")
@@ -348,16 +508,20 @@ async def update_channel(body: Mapping[str, Any], events: EventBus | None) -> Ch
         merged = {"type": channel.type, "other": channel.other, "base_url": channel.base_url, **form.fields}
         apply_type_defaults(merged, type_changed="type" in form.fields or "base_url" in form.fields)
         form.fields["other"] = merged["other"]
-        if form.key or merged["type"] != channel.type:
-            check_keys([form.key or channel.key], merged["type"])
+        ring = keyring.load(channel.key, channel.channel_info)
+        new = _new_ring(ring, form, merged["type"], merged["type"] != channel.type)
         for name, value in form.fields.items():
             setattr(channel, name, value)
-        if form.key:
-            channel.key = form.key
-        await channel.save()
-        await _rebuild_abilities(channel)
+        await channel.save(update_fields=list(form.fields))
+        if (new.key_text(), new.info_text()) != (ring.key_text(), ring.info_text()):
+            channel, _ = await keyring.update(channel.id, lambda stored: _replace(stored, new))
+        await rebuild_abilities(channel)
     await publish(events, [channel.id])
     return channel
+
+
+def _replace(ring: keyring.Keyring, new: keyring.Keyring) -> None:
+    ring.multi, ring.mode, ring.keys, ring.states = new.multi, new.mode, new.keys, new.states
 
 
 async def copy_channel(channel_id: int, suffix: str, events: EventBus | None) -> Channel:
@@ -365,11 +529,12 @@ async def copy_channel(channel_id: int, suffix: str, events: EventBus | None) ->
     source = await get_channel(channel_id)
     fields = {k: v for k, v in source.public_dict().items()
               if k not in {"id", "balance", "balance_updated_time", "used_quota", "created_time", "test_time",
-                           "response_time", "other_info"}}
+                           "response_time", "other_info", "channel_info"}}
     fields["name"] = source.name + suffix
-    async with in_transaction():
-        channel = await Channel.create(**fields, key=source.key, created_time=int(time.time()))
-        await _rebuild_abilities(channel)
+    async with in_transaction():  # the keys and their states as they are (channel_info is stored, not shown)
+        channel = await Channel.create(**fields, key=source.key, channel_info=source.channel_info,
+                                       created_time=int(time.time()))
+        await rebuild_abilities(channel)
     await publish(events, [channel.id])
     return channel
 
@@ -399,7 +564,7 @@ async def fix_abilities(events: EventBus | None) -> int:
         channel_ids = await Channel.all().values_list("id", flat=True)
         await Ability.exclude(channel_id__in=channel_ids).delete()
         for channel in await Channel.all():
-            await _rebuild_abilities(channel)
+            await rebuild_abilities(channel)
             fixed.append(channel.id)
     await publish(events, fixed)
     return len(fixed)

@@ -1,4 +1,5 @@
-"""Channel management (admin): list, search, edit, delete, test, balances, model lists."""
+"""Channel management (admin): list, search, edit, delete, test, balances, model lists, the keys of
+a multi-key channel, tags."""
 from __future__ import annotations
 
 from aiohttp import web
@@ -7,9 +8,10 @@ from api import keys
 from api.console.auth import admin_required, user_required
 from api.errors import ApiError
 from api.i18n import language, translate
-from api.relay import catalogue, catalogue_view
+from api.relay import catalogue, catalogue_view, multi_key
 from api.relay import channel_monitor as monitor
 from api.relay import channel_queries as queries
+from api.relay import channel_tags as tags
 from api.relay import channels as service
 from api.response import json_body, ok, read_json
 from api.services import locks, pricing
@@ -91,8 +93,10 @@ async def list_unpriced_models(request: web.Request) -> web.Response:
 @routes.get("/channel")
 @admin_required
 async def list_channels(request: web.Request) -> web.Response:
+    """A page of channels (`tag` keeps those of one tag)."""
     page, size, id_sort = service.page_args(request.query)
-    return ok(_with_unpriced(request, await service.page_of(Channel.all(), page, size, id_sort)))
+    where = service.search_filter(tag=request.query.get("tag", ""))
+    return ok(_with_unpriced(request, await service.page_of(Channel.filter(where), page, size, id_sort)))
 
 
 @routes.get("/channel/search")
@@ -100,7 +104,8 @@ async def list_channels(request: web.Request) -> web.Response:
 async def search_channels(request: web.Request) -> web.Response:
     page, size, id_sort = service.page_args(request.query)
     query = request.query
-    where = service.search_filter(query.get("keyword", ""), query.get("group", ""), query.get("model", ""))
+    where = service.search_filter(query.get("keyword", ""), query.get("group", ""), query.get("model", ""),
+                                  query.get("tag", ""))
     return ok(_with_unpriced(request, await service.page_of(Channel.filter(where), page, size, id_sort)))
 
 
@@ -125,7 +130,7 @@ async def create_channel(request: web.Request) -> web.Response:
 @routes.put("/channel")
 @admin_required
 async def update_channel(request: web.Request) -> web.Response:
-    channel = await service.update_channel(await read_json(request), _events(request))
+    channel = await multi_key.update_channel(await read_json(request), _events(request))
     return ok(channel.public_dict(), _text(request, "channel_updated"))
 
 
@@ -171,6 +176,54 @@ async def delete_channel_batch(request: web.Request) -> web.Response:
 async def fix_channels(request: web.Request) -> web.Response:
     count = await service.fix_abilities(_events(request))
     return ok(count, _text(request, "channel_fixed_count", count=count))
+
+
+# -- multi-key channels and tags ------------------------------------------------------------------
+
+@routes.post("/channel/multi_key/manage")
+@admin_required
+async def manage_channel_keys(request: web.Request) -> web.Response:
+    """The keys of a multi-key channel: {channel_id, action, key_index | fingerprint, keys, page, page_size,
+    status} (api/relay/multi_key.py)."""
+    app = request.config_dict
+    outcome = await multi_key.manage(await read_json(request), app[keys.STORE], app[keys.EVENTS])
+    message = _text(request, outcome.message, **(outcome.params or {})) if outcome.message else ""
+    return ok(outcome.data, message)
+
+
+@routes.post("/channel/tag/disabled")
+@admin_required
+async def disable_tag_channels(request: web.Request) -> web.Response:
+    """{tag}: every channel of the tag disabled by hand; data: the count changed."""
+    tag = tags.tag_of(await read_json(request))
+    count = await tags.disable_tag(tag, _events(request))
+    return ok(count, _text(request, "channel_tag_disabled", count=count, tag=tag))
+
+
+@routes.post("/channel/tag/enabled")
+@admin_required
+async def enable_tag_channels(request: web.Request) -> web.Response:
+    """{tag}: every disabled channel of the tag enabled; data: the count changed."""
+    tag = tags.tag_of(await read_json(request))
+    count = await tags.enable_tag(tag, _events(request))
+    return ok(count, _text(request, "channel_tag_enabled", count=count, tag=tag))
+
+
+@routes.put("/channel/tag")
+@admin_required
+async def edit_tag_channels(request: web.Request) -> web.Response:
+    """{tag, new_tag?, priority?, weight?, models?, groups?, model_mapping?} on every channel of the tag."""
+    count = await tags.edit_tag(await read_json(request), _events(request))
+    return ok(count, _text(request, "channel_tag_updated", count=count))
+
+
+@routes.post("/channel/batch/tag")
+@admin_required
+async def set_channel_tags(request: web.Request) -> web.Response:
+    """{ids, tag}: the tag of these channels (null or "" removes it); data: the count found."""
+    body = await read_json(request)
+    count = await tags.set_tags(body.get("ids"), body.get("tag"), _events(request))
+    return ok(count, _text(request, "channel_tag_set", count=count))
 
 
 # -- tests -----------------------------------------------------------------------------------------
