@@ -19,3 +19,12 @@ export const fetchChannelModels = (id) => get(`/api/channel/fetch_models/${id}`,
 // (browsers cannot: most providers send no CORS headers).
 export const fetchUpstreamModels = (type, baseUrl, key) =>
   post('/api/channel/fetch_models', { type, base_url: baseUrl, key }, { silent: true });
+
+// The keys of a multi-key channel: one endpoint, an action ({channel_id, action, …}) as in new-api.
+export const manageKeys = (channelId, action, params = {}, opts = {}) =>
+  post('/api/channel/multi_key/manage', { channel_id: Number(channelId), action, ...params }, opts);
+
+// Tags: a tag set on several channels at once, and every channel of a tag enabled, disabled or reweighted.
+export const setChannelsTag = (ids, tag) => post('/api/channel/batch/tag', { ids, tag });
+export const setTagStatus = (tag, enabled) => post(`/api/channel/tag/${enabled ? 'enabled' : 'disabled'}`, { tag });
+export const updateTag = (tag, fields) => put('/api/channel/tag', { tag, ...fields });

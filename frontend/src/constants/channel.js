@@ -20,8 +20,12 @@ export function responseTimeBadge(ms) {
   return { color: 'is-danger', level: 'red' };
 }
 
+// How a multi-key channel picks its key for a request (new-api's multi_key_mode; polling is round-robin).
+export const KEY_MODES = ['affinity', 'random', 'polling'];
+export const DEFAULT_KEY_MODE = 'affinity';
+
 export const DEFAULT_CHANNEL = {
   name: '', type: 1, key: '', openai_organization: '', max_input_tokens: 0, base_url: '', other: '',
   model_mapping: '', status_code_mapping: '', models: [], groups: ['default'], auto_ban: 1, test_model: '',
-  priority: 0, weight: 0,
+  priority: 0, weight: 0, tag: '', max_inflight: 0, cache_per_key: 1, multi_key: false, multi_key_mode: DEFAULT_KEY_MODE,
 };

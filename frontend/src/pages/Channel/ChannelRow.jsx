@@ -151,9 +151,34 @@ function NumberCell({ label, value, min, onCommit }) {
   );
 }
 
+// A multi-key channel's keys: how many, and how many of them are disabled (by hand or automatically), from channel_info.
+export function keyCounts(channel) {
+  const info = channel.channel_info || {};
+  if (!info.is_multi_key) return null;
+  const disabled = Object.values(info.multi_key_status_list || {}).filter((s) => Number(s) !== CHANNEL_STATUS.ENABLED).length;
+  return { size: Number(info.multi_key_size) || 0, disabled };
+}
+
+// A multi-key channel's key count and disabled count; pressing it opens the keys panel.
+function KeyCountTag({ channel, onKeys }) {
+  const { t } = useTranslation();
+  const counts = keyCounts(channel);
+  if (!counts) return null;
+  const label = counts.disabled > 0
+    ? t('channel.keyCountDisabled', { count: counts.size, disabled: counts.disabled })
+    : t('channel.keyCount', { count: counts.size });
+  return (
+    <button type="button" className={`tag key-count-tag ${counts.disabled > 0 ? 'is-warning' : 'is-info'} is-light`} onClick={onKeys}
+      title={t('channel.manageKeys')} data-testid="channel-key-count">
+      {label}
+    </button>
+  );
+}
+
 // `balanceQuery`: whether the channel's type has a balance query (undefined while the catalogue is not loaded).
+// `onTag` applies the channel's tag as the list's filter; `onKeys` opens the keys panel of a multi-key channel.
 export default function ChannelRow({ channel, batch, selected, balanceQuery, onSelect, onTest, onChooseModel, onEnable, onDisable,
-  onDelete, onBalance, onCopy, onEdit, onNumber }) {
+  onDelete, onBalance, onCopy, onEdit, onNumber, onTag, onKeys }) {
   const { t } = useTranslation();
   const enabled = channel.status === CHANNEL_STATUS.ENABLED;
   const groups = String(channel.group || '').split(',').filter(Boolean);
@@ -172,8 +197,22 @@ export default function ChannelRow({ channel, batch, selected, balanceQuery, onS
         <div className="tags mt-1 mb-0">
           <ChannelTypeTag type={channel.type} />
           {groups.map((g) => <span key={g} className="tag">{g}</span>)}
+          <KeyCountTag channel={channel} onKeys={onKeys} />
         </div>
         <UnpricedNote models={channel.unpriced_models} />
+      </td>
+      <td className="channel-tag-cell">
+        {channel.tag ? (
+          <button type="button" className="tag is-link is-light channel-tag" onClick={() => onTag(channel.tag)}
+            title={t('channel.filterByTag', { tag: channel.tag })} data-testid="channel-tag">
+            {channel.tag}
+          </button>
+        ) : (
+          <span className="has-text-grey-light">
+            <span aria-hidden="true">—</span>
+            <span className="is-sr-only">{t('channel.noTag')}</span>
+          </span>
+        )}
       </td>
       <td className="channel-status-cell">
         <StatusBadge channel={channel} />

@@ -8,17 +8,21 @@ import { createChannel, fetchChannelModels, fetchUpstreamModels, updateChannel }
 import { showError, showInfo, showSuccess } from '../../lib/toast';
 import { stripTrailingSlash, verifyJSON } from '../../lib/format';
 import localized from '../../lib/localized';
-import { DEFAULT_CHANNEL, MODEL_MAPPING_TEMPLATE, STATUS_CODE_MAPPING_TEMPLATE } from '../../constants/channel';
+import {
+  DEFAULT_CHANNEL, DEFAULT_KEY_MODE, KEY_MODES, MODEL_MAPPING_TEMPLATE, STATUS_CODE_MAPPING_TEMPLATE,
+} from '../../constants/channel';
 import Field, { SelectInput, Switch, TextArea, TextInput } from '../../components/Field';
 import Modal from '../../components/Modal';
 import useSeededForm from '../../hooks/useSeededForm';
 import useChannelUnpriced from '../../hooks/useChannelUnpriced';
 import ModelPicker from '../../components/ModelPicker';
+import KeysPanel from './KeysPanel';
 
 const split = (s) => String(s || '').split(',').map((x) => x.trim()).filter(Boolean);
 
-// Wire channel → form inputs (models and groups as lists).
+// Wire channel → form inputs (models and groups as lists, the key settings of a multi-key channel from channel_info).
 export function toInputs(channel) {
+  const info = channel.channel_info || {};
   return {
     ...DEFAULT_CHANNEL,
     ...channel,
@@ -26,8 +30,16 @@ export function toInputs(channel) {
     models: split(channel.models),
     groups: split(channel.group).length ? split(channel.group) : ['default'],
     auto_ban: channel.auto_ban === undefined ? 1 : channel.auto_ban,
+    tag: channel.tag || '',
+    max_inflight: channel.max_inflight ?? 0,
+    cache_per_key: channel.cache_per_key === undefined ? 1 : channel.cache_per_key,
+    multi_key: Boolean(info.is_multi_key),
+    multi_key_mode: KEY_MODES.includes(info.multi_key_mode) ? info.multi_key_mode : DEFAULT_KEY_MODE,
   };
 }
+
+// A whole number of at least 0 from a number input ('' is 0); NaN when it is not one.
+const wholeNumber = (value) => (String(value ?? '').trim() === '' ? 0 : parseInt(value, 10));
 
 // Checks and wire conversion of spec 000 §5 "Channel form"; returns {error} or {channel}. `typeEntry` is the chosen
 // type's entry of the server's catalogue (undefined while it is not loaded: the server still checks).
@@ -40,8 +52,12 @@ export function prepareChannel(inputs, isEdit, t, typeEntry) {
   }
   if (inputs.model_mapping && !verifyJSON(inputs.model_mapping)) return { error: t('channel.form.modelMappingJSON') };
   if (inputs.status_code_mapping && !verifyJSON(inputs.status_code_mapping)) return { error: t('channel.form.statusCodeMappingJSON') };
-  const weight = String(inputs.weight ?? '').trim() === '' ? 0 : parseInt(inputs.weight, 10);
+  const weight = wholeNumber(inputs.weight);
   if (!Number.isFinite(weight) || weight < 0) return { error: t('channel.numberMin', { field: t('channel.weight'), min: 0 }) };
+  const maxInflight = wholeNumber(inputs.max_inflight);
+  if (!Number.isFinite(maxInflight) || maxInflight < 0) {
+    return { error: t('channel.numberMin', { field: t('channel.form.maxInflight'), min: 0 }) };
+  }
   const channel = { ...inputs };
   channel.base_url = stripTrailingSlash(channel.base_url || '');
   const otherDefault = typeEntry && typeEntry.other && typeEntry.other.default;
@@ -52,15 +68,31 @@ export function prepareChannel(inputs, isEdit, t, typeEntry) {
   channel.priority = parseInt(channel.priority, 10) || 0;
   channel.weight = weight;
   channel.max_input_tokens = parseInt(channel.max_input_tokens, 10) || 0;
+  channel.max_inflight = maxInflight;
+  channel.cache_per_key = inputs.cache_per_key ? 1 : 0;
+  channel.tag = (inputs.tag || '').trim();
+  // Several keys in one channel: chosen on create only. On edit, a filled key field replaces every key of the channel.
+  delete channel.multi_key;
+  if (!inputs.multi_key) delete channel.multi_key_mode;
+  else if (!isEdit) channel.multi_key = true;
+  else if (channel.key) channel.key_mode = 'replace';
   delete channel.groups;
+  delete channel.channel_info;  // read-only: the keys' states change through the keys panel
   return { channel };
 }
 
 // What one key of the type looks like (the catalogue's key_hint; the server checks the same format), shown under the
 // key field. On create, several keys, one per line, create several channels, unless the whole text is one key.
-export function keyFormatHelp(typeEntry, isEdit, t, language) {
+// A multi-key channel (`multi`) takes its keys one per line (whole documents as a JSON array), all in this channel; on
+// edit they replace its `keyCount` keys, and only when the field is filled.
+export function keyFormatHelp(typeEntry, isEdit, t, language, { multi = false, keyCount = 0 } = {}) {
   const hint = localized(typeEntry && typeEntry.key_hint, language) || t('channel.form.keyFormat.any');
-  const perLine = !isEdit && !(typeEntry && typeEntry.key_whole);
+  const whole = Boolean(typeEntry && typeEntry.key_whole);
+  if (multi) {
+    const format = whole ? t('channel.form.keyFormat.multiWhole') : t('channel.form.keyFormat.multi', { format: hint });
+    return isEdit ? `${format} ${t('channel.form.keyFormat.multiReplace', { count: keyCount })}` : format;
+  }
+  const perLine = !isEdit && !whole;
   return perLine ? t('channel.form.keyFormat.onePerLine', { format: hint }) : hint;
 }
 
@@ -109,7 +141,7 @@ export default function EditChannel({ id, onClose, onSaved }) {
   const { t, i18n } = useTranslation();
   const text = (value) => localized(value, i18n.language);
   const isEdit = Boolean(id);
-  const { channel, isLoading } = useChannel(id);
+  const { channel, isLoading, mutate: reloadChannel } = useChannel(id);
   const { types, byType, isLoading: typesLoading, error: typesError, retry: retryTypes } = useChannelTypes();
   const { models: allModels } = useAllModels();
   const { groups } = useGroups();
@@ -119,6 +151,7 @@ export default function EditChannel({ id, onClose, onSaved }) {
   // The preset picked in this form (null: none picked yet, then the one whose base URL the channel has is shown).
   const [pickedPreset, setPickedPreset] = useState(null);
   const submitting = useRef(false);
+  const [keysOpen, setKeysOpen] = useState(false);
 
   const entry = byType.get(Number(inputs.type));
   const typeModels = useMemo(() => (entry && entry.models) || [], [entry]);
@@ -216,7 +249,9 @@ export default function EditChannel({ id, onClose, onSaved }) {
   const options = typesLoading && types.length === 0
     ? [{ value: inputs.type, label: t('common.loading') }]
     : typeOptions(types, { current: inputs.type, saved: channel && channel.type, t, language: i18n.language });
-  const keyHelp = keyFormatHelp(entry, isEdit, t, i18n.language);
+  const keyCount = Number(((channel && channel.channel_info) || {}).multi_key_size) || 0;
+  const keyHelp = keyFormatHelp(entry, isEdit, t, i18n.language, { multi: Boolean(inputs.multi_key), keyCount });
+  const keyModeOptions = KEY_MODES.map((mode) => ({ value: mode, label: t(`channel.form.keyMode.${mode}`) }));
   const baseUrlRequired = Boolean(entry && entry.base_url_required);
   const typeBaseUrlHelp = entry && text(entry.base_url_help);
   const baseUrlHelp = (
@@ -231,155 +266,194 @@ export default function EditChannel({ id, onClose, onSaved }) {
   );
 
   return (
-    <Modal drawer title={isEdit ? t('channel.form.editTitle') : t('channel.form.createTitle')} onClose={onClose} testId="channel-drawer"
-      footer={(
-        <>
-          <button type="submit" form="channel-form" className="button is-primary">{t('common.submit')}</button>
-          <button type="button" className="button" onClick={onClose}>{t('common.cancel')}</button>
-        </>
-      )}>
-      {isEdit && isLoading ? <progress className="progress is-small is-primary" /> : (
-        <form id="channel-form" onSubmit={submit} noValidate>
-          {retiredReason && (
-            <div className="notification is-warning" role="status" data-testid="channel-retired-notice">
-              {t('channel.form.retiredNotice', { reason: retiredReason })}
-            </div>
-          )}
-          {typesError && types.length === 0 ? <TypesFailed error={typesError} onRetry={retryTypes} /> : (
-            <SelectInput label={t('channel.typeLabel')} value={inputs.type} onChange={onType} options={options}
-              disabled={typesLoading && types.length === 0} aria-busy={typesLoading && types.length === 0} data-testid="channel-type" />
-          )}
-          {entry && entry.notice && (
-            <div className="notification is-warning is-light" data-testid="channel-type-notice">{text(entry.notice)}</div>
-          )}
-          {presets.length > 0 && (
-            <SelectInput label={t('channel.form.preset')} help={t('channel.form.presetHelp')} value={shownPreset} onChange={onPreset}
-              options={[{ value: '', label: t('channel.form.presetNone') }, ...presets.map((p) => ({ value: p.name, label: text(p.label) }))]}
-              data-testid="channel-preset" />
-          )}
-          <TextInput label={t('channel.name')} value={inputs.name} onChange={set('name')} data-testid="channel-name" />
-          <TextInput label={(entry && text(entry.base_url_label)) || t('channel.form.baseUrl')}
-            help={baseUrlHelp} required={baseUrlRequired} placeholder={(entry && entry.base_url) || ''}
-            value={inputs.base_url} onChange={set('base_url')} data-testid="channel-base-url" />
-          {other && (
-            <>
-              <TextArea label={text(other.label)} rows={other.rows || 1} value={inputs.other} onChange={set('other')}
-                placeholder={text(other.placeholder) || other.default || ''} data-testid="channel-other" />
-              {other.template && (
-                <button type="button" className="button is-small mb-3" onClick={() => set('other')(other.template)}
-                  data-testid="channel-other-template">
-                  {t('channel.form.fillTemplate')}
-                </button>
-              )}
-            </>
-          )}
-          {isEdit ? (
-            keyWhole ? (
-              <TextArea label={t('channel.form.key')} help={<span data-testid="channel-key-format">{keyHelp}</span>} rows={4}
-                value={inputs.key} onChange={set('key')} placeholder={t('channel.form.keyKeep')} data-testid="channel-key" />
-            ) : (
-              <TextInput label={t('channel.form.key')} help={<span data-testid="channel-key-format">{keyHelp}</span>} type="password"
-                autoComplete="new-password" value={inputs.key} onChange={set('key')} placeholder={t('channel.form.keyKeep')}
-                data-testid="channel-key" />
-            )
-          ) : (
-            <TextArea label={t('channel.form.key')} help={<span data-testid="channel-key-format">{keyHelp}</span>}
-              rows={keyWhole ? 8 : 3} value={inputs.key} onChange={set('key')} data-testid="channel-key" />
-          )}
-          {entry && entry.organization && (
-            <TextInput label={t('channel.form.organization')} value={inputs.openai_organization} onChange={set('openai_organization')} />
-          )}
-          <Field label={t('channel.form.models')}>
-            {(fieldId) => (
-              <>
-                {inputs.models.length === 0 && typeModels.length > 0 && (
-                  <div className="notification is-info is-light is-size-7 py-2 px-3 mb-2" data-testid="channel-type-models-offer">
-                    {t('channel.form.typeModelsOffer', { count: typeModels.length, type: text(entry.label) })}
-                    <button type="button" className="button is-small is-info ml-2" onClick={addTypeModels}>{t('channel.form.addTypeModels')}</button>
-                  </div>
-                )}
-                <ModelPicker id={fieldId} value={inputs.models} options={modelOptions} onChange={set('models')}
-                  flagged={unpriced} flagLabel={t('channel.unpriced')} testId="channel-models" />
-                {unpricedChosen.length > 0 && (
-                  <div className="notification is-warning is-light is-size-7 mt-2 mb-0" role="status" data-testid="channel-unpriced-warning">
-                    {t('channel.form.unpricedWarning', { count: unpricedChosen.length, models: unpricedChosen.join(', ') })}
-                    {' '}
-                    <a href="/pricing" target="_blank" rel="noopener noreferrer">{t('channel.form.setPrices')}</a>
-                  </div>
-                )}
-                <div className="buttons are-small mt-2">
-                  <button type="button" className="button" onClick={addTypeModels}>
-                    {t('channel.form.fillTypeModels')}
-                  </button>
-                  <button type="button" className={`button ${fetching ? 'is-loading' : ''}`} onClick={fetchFromProvider}
-                    disabled={!canFetch} aria-describedby={canFetch ? undefined : `${fieldId}-fetch`}>
-                    {t('channel.form.fetchModels')}
-                  </button>
-                </div>
-                {entry && !canFetch && (
-                  <p className="help" id={`${fieldId}-fetch`} data-testid="channel-fetch-unsupported">{t('channel.form.fetchUnsupported')}</p>
-                )}
-              </>
-            )}
-          </Field>
-          <Field label={t('channel.form.customModels')} addons>
-            {(fieldId) => (
-              <>
-                <div className="control is-expanded">
-                  <input id={fieldId} className="input" value={customModel} placeholder={t('channel.form.customModelsPlaceholder')}
-                    onChange={(e) => setCustomModel(e.target.value)}
-                    onKeyDown={(e) => {
-                      if (e.key !== 'Enter') return;
-                      e.preventDefault(); // Enter adds the names, as the button beside does (it never saves the channel)
-                      addCustomModels();
-                    }} />
-                </div>
-                <div className="control">
-                  <button type="button" className="button is-info" onClick={addCustomModels}>{t('channel.form.addCustom')}</button>
-                </div>
-              </>
-            )}
-          </Field>
-          <Field label={t('channel.form.groups')}>
-            {() => (
-              <div className="checkboxes">
-                {Array.from(new Set([...groups, ...inputs.groups])).map((g) => (
-                  <label key={g} className="checkbox mr-3">
-                    <input type="checkbox" className="mr-1" checked={inputs.groups.includes(g)}
-                      onChange={(e) => set('groups')(e.target.checked ? [...inputs.groups, g] : inputs.groups.filter((x) => x !== g))} />
-                    {g}
-                  </label>
-                ))}
+    <>
+      <Modal drawer title={isEdit ? t('channel.form.editTitle') : t('channel.form.createTitle')} onClose={onClose} testId="channel-drawer"
+        footer={(
+          <>
+            <button type="submit" form="channel-form" className="button is-primary">{t('common.submit')}</button>
+            <button type="button" className="button" onClick={onClose}>{t('common.cancel')}</button>
+          </>
+        )}>
+        {isEdit && isLoading ? <progress className="progress is-small is-primary" /> : (
+          <form id="channel-form" onSubmit={submit} noValidate>
+            {retiredReason && (
+              <div className="notification is-warning" role="status" data-testid="channel-retired-notice">
+                {t('channel.form.retiredNotice', { reason: retiredReason })}
               </div>
             )}
-          </Field>
-          <TextArea label={t('channel.form.modelMapping')} help={t('channel.form.modelMappingHelp')} value={inputs.model_mapping}
-            onChange={set('model_mapping')} placeholder={MODEL_MAPPING_TEMPLATE} />
-          <button type="button" className="button is-small mb-3" onClick={() => set('model_mapping')(MODEL_MAPPING_TEMPLATE)}>
-            {t('channel.form.fillModelMappingTemplate')}
-          </button>
-          <TextArea label={t('channel.form.statusCodeMapping')} help={t('channel.form.statusCodeMappingHelp')}
-            value={inputs.status_code_mapping} onChange={set('status_code_mapping')} placeholder={STATUS_CODE_MAPPING_TEMPLATE} />
-          <button type="button" className="button is-small mb-3" onClick={() => set('status_code_mapping')(STATUS_CODE_MAPPING_TEMPLATE)}>
-            {t('channel.form.fillStatusCodeTemplate')}
-          </button>
-          <TextInput label={t('channel.form.testModel')} value={inputs.test_model} onChange={set('test_model')} />
-          <div className="columns">
-            <div className="column">
-              <TextInput label={t('channel.priority')} type="number" min={-999} value={inputs.priority} onChange={set('priority')} />
+            {typesError && types.length === 0 ? <TypesFailed error={typesError} onRetry={retryTypes} /> : (
+              <SelectInput label={t('channel.typeLabel')} value={inputs.type} onChange={onType} options={options}
+                disabled={typesLoading && types.length === 0} aria-busy={typesLoading && types.length === 0} data-testid="channel-type" />
+            )}
+            {entry && entry.notice && (
+              <div className="notification is-warning is-light" data-testid="channel-type-notice">{text(entry.notice)}</div>
+            )}
+            {presets.length > 0 && (
+              <SelectInput label={t('channel.form.preset')} help={t('channel.form.presetHelp')} value={shownPreset} onChange={onPreset}
+                options={[{ value: '', label: t('channel.form.presetNone') }, ...presets.map((p) => ({ value: p.name, label: text(p.label) }))]}
+                data-testid="channel-preset" />
+            )}
+            <TextInput label={t('channel.name')} value={inputs.name} onChange={set('name')} data-testid="channel-name" />
+            <TextInput label={(entry && text(entry.base_url_label)) || t('channel.form.baseUrl')}
+              help={baseUrlHelp} required={baseUrlRequired} placeholder={(entry && entry.base_url) || ''}
+              value={inputs.base_url} onChange={set('base_url')} data-testid="channel-base-url" />
+            {other && (
+              <>
+                <TextArea label={text(other.label)} rows={other.rows || 1} value={inputs.other} onChange={set('other')}
+                  placeholder={text(other.placeholder) || other.default || ''} data-testid="channel-other" />
+                {other.template && (
+                  <button type="button" className="button is-small mb-3" onClick={() => set('other')(other.template)}
+                    data-testid="channel-other-template">
+                    {t('channel.form.fillTemplate')}
+                  </button>
+                )}
+              </>
+            )}
+            {!isEdit && (
+              <Switch label={t('channel.form.multiKey')} help={t('channel.form.multiKeyHelp')} checked={Boolean(inputs.multi_key)}
+                onChange={set('multi_key')} data-testid="channel-multi-key" />
+            )}
+            {isEdit && inputs.multi_key ? (
+              <TextArea label={t('channel.form.keys')} help={<span data-testid="channel-key-format">{keyHelp}</span>} rows={4}
+                value={inputs.key} onChange={set('key')} placeholder={t('channel.form.keysKeep')} data-testid="channel-key" />
+            ) : isEdit ? (
+              keyWhole ? (
+                <TextArea label={t('channel.form.key')} help={<span data-testid="channel-key-format">{keyHelp}</span>} rows={4}
+                  value={inputs.key} onChange={set('key')} placeholder={t('channel.form.keyKeep')} data-testid="channel-key" />
+              ) : (
+                <TextInput label={t('channel.form.key')} help={<span data-testid="channel-key-format">{keyHelp}</span>} type="password"
+                  autoComplete="new-password" value={inputs.key} onChange={set('key')} placeholder={t('channel.form.keyKeep')}
+                  data-testid="channel-key" />
+              )
+            ) : (
+              <TextArea label={inputs.multi_key ? t('channel.form.keys') : t('channel.form.key')}
+                help={<span data-testid="channel-key-format">{keyHelp}</span>}
+                rows={keyWhole || inputs.multi_key ? 8 : 3} value={inputs.key} onChange={set('key')} data-testid="channel-key" />
+            )}
+            {inputs.multi_key && (
+              <div className="box" data-testid="channel-multi-key-settings">
+                {isEdit && (
+                  <div className="is-flex is-align-items-center is-justify-content-space-between mb-3">
+                    <span data-testid="channel-key-count">{t('channel.form.keyCount', { count: keyCount })}</span>
+                    <button type="button" className="button is-small is-link" onClick={() => setKeysOpen(true)} data-testid="channel-manage-keys">
+                      {t('channel.form.manageKeys')}
+                    </button>
+                  </div>
+                )}
+                <SelectInput label={t('channel.form.keyModeLabel')} value={inputs.multi_key_mode} onChange={set('multi_key_mode')}
+                  options={keyModeOptions} help={t(`channel.form.keyModeHelp.${inputs.multi_key_mode}`)} data-testid="channel-key-mode" />
+                <Switch label={t('channel.form.cachePerKey')} help={t('channel.form.cachePerKeyHelp')} checked={Boolean(inputs.cache_per_key)}
+                  onChange={(v) => set('cache_per_key')(v ? 1 : 0)} data-testid="channel-cache-per-key" />
+              </div>
+            )}
+            {entry && entry.organization && (
+              <TextInput label={t('channel.form.organization')} value={inputs.openai_organization} onChange={set('openai_organization')} />
+            )}
+            <Field label={t('channel.form.models')}>
+              {(fieldId) => (
+                <>
+                  {inputs.models.length === 0 && typeModels.length > 0 && (
+                    <div className="notification is-info is-light is-size-7 py-2 px-3 mb-2" data-testid="channel-type-models-offer">
+                      {t('channel.form.typeModelsOffer', { count: typeModels.length, type: text(entry.label) })}
+                      <button type="button" className="button is-small is-info ml-2" onClick={addTypeModels}>{t('channel.form.addTypeModels')}</button>
+                    </div>
+                  )}
+                  <ModelPicker id={fieldId} value={inputs.models} options={modelOptions} onChange={set('models')}
+                    flagged={unpriced} flagLabel={t('channel.unpriced')} testId="channel-models" />
+                  {unpricedChosen.length > 0 && (
+                    <div className="notification is-warning is-light is-size-7 mt-2 mb-0" role="status" data-testid="channel-unpriced-warning">
+                      {t('channel.form.unpricedWarning', { count: unpricedChosen.length, models: unpricedChosen.join(', ') })}
+                      {' '}
+                      <a href="/pricing" target="_blank" rel="noopener noreferrer">{t('channel.form.setPrices')}</a>
+                    </div>
+                  )}
+                  <div className="buttons are-small mt-2">
+                    <button type="button" className="button" onClick={addTypeModels}>
+                      {t('channel.form.fillTypeModels')}
+                    </button>
+                    <button type="button" className={`button ${fetching ? 'is-loading' : ''}`} onClick={fetchFromProvider}
+                      disabled={!canFetch} aria-describedby={canFetch ? undefined : `${fieldId}-fetch`}>
+                      {t('channel.form.fetchModels')}
+                    </button>
+                  </div>
+                  {entry && !canFetch && (
+                    <p className="help" id={`${fieldId}-fetch`} data-testid="channel-fetch-unsupported">{t('channel.form.fetchUnsupported')}</p>
+                  )}
+                </>
+              )}
+            </Field>
+            <Field label={t('channel.form.customModels')} addons>
+              {(fieldId) => (
+                <>
+                  <div className="control is-expanded">
+                    <input id={fieldId} className="input" value={customModel} placeholder={t('channel.form.customModelsPlaceholder')}
+                      onChange={(e) => setCustomModel(e.target.value)}
+                      onKeyDown={(e) => {
+                        if (e.key !== 'Enter') return;
+                        e.preventDefault(); // Enter adds the names, as the button beside does (it never saves the channel)
+                        addCustomModels();
+                      }} />
+                  </div>
+                  <div className="control">
+                    <button type="button" className="button is-info" onClick={addCustomModels}>{t('channel.form.addCustom')}</button>
+                  </div>
+                </>
+              )}
+            </Field>
+            <Field label={t('channel.form.groups')}>
+              {() => (
+                <div className="checkboxes">
+                  {Array.from(new Set([...groups, ...inputs.groups])).map((g) => (
+                    <label key={g} className="checkbox mr-3">
+                      <input type="checkbox" className="mr-1" checked={inputs.groups.includes(g)}
+                        onChange={(e) => set('groups')(e.target.checked ? [...inputs.groups, g] : inputs.groups.filter((x) => x !== g))} />
+                      {g}
+                    </label>
+                  ))}
+                </div>
+              )}
+            </Field>
+            <TextArea label={t('channel.form.modelMapping')} help={t('channel.form.modelMappingHelp')} value={inputs.model_mapping}
+              onChange={set('model_mapping')} placeholder={MODEL_MAPPING_TEMPLATE} />
+            <button type="button" className="button is-small mb-3" onClick={() => set('model_mapping')(MODEL_MAPPING_TEMPLATE)}>
+              {t('channel.form.fillModelMappingTemplate')}
+            </button>
+            <TextArea label={t('channel.form.statusCodeMapping')} help={t('channel.form.statusCodeMappingHelp')}
+              value={inputs.status_code_mapping} onChange={set('status_code_mapping')} placeholder={STATUS_CODE_MAPPING_TEMPLATE} />
+            <button type="button" className="button is-small mb-3" onClick={() => set('status_code_mapping')(STATUS_CODE_MAPPING_TEMPLATE)}>
+              {t('channel.form.fillStatusCodeTemplate')}
+            </button>
+            <TextInput label={t('channel.form.testModel')} value={inputs.test_model} onChange={set('test_model')} />
+            <div className="columns">
+              <div className="column">
+                <TextInput label={t('channel.priority')} type="number" min={-999} value={inputs.priority} onChange={set('priority')} />
+              </div>
+              <div className="column">
+                <TextInput label={t('channel.weight')} type="number" min={0} value={inputs.weight} onChange={set('weight')}
+                  data-testid="channel-weight" />
+              </div>
+              <div className="column">
+                <TextInput label={t('channel.form.maxInputTokens')} type="number" min={0} value={inputs.max_input_tokens}
+                  onChange={set('max_input_tokens')} />
+              </div>
             </div>
-            <div className="column">
-              <TextInput label={t('channel.weight')} type="number" min={0} value={inputs.weight} onChange={set('weight')}
-                data-testid="channel-weight" />
+            <div className="columns">
+              <div className="column">
+                <TextInput label={t('channel.form.tag')} help={t('channel.form.tagHelp')} value={inputs.tag} onChange={set('tag')}
+                  maxLength={64} data-testid="channel-tag" />
+              </div>
+              <div className="column">
+                <TextInput label={t('channel.form.maxInflight')} help={t('channel.form.maxInflightHelp')} type="number" min={0}
+                  value={inputs.max_inflight} onChange={set('max_inflight')} data-testid="channel-max-inflight" />
+              </div>
             </div>
-            <div className="column">
-              <TextInput label={t('channel.form.maxInputTokens')} type="number" min={0} value={inputs.max_input_tokens}
-                onChange={set('max_input_tokens')} />
-            </div>
-          </div>
-          <Switch label={t('channel.form.autoBan')} checked={Boolean(inputs.auto_ban)} onChange={(v) => set('auto_ban')(v ? 1 : 0)} />
-        </form>
+            <Switch label={t('channel.form.autoBan')} checked={Boolean(inputs.auto_ban)} onChange={(v) => set('auto_ban')(v ? 1 : 0)} />
+          </form>
+        )}
+      </Modal>
+      {keysOpen && channel && (
+        <KeysPanel channel={channel} onClose={() => setKeysOpen(false)} onChanged={() => reloadChannel()} />
       )}
-    </Modal>
+    </>
   );
 }

@@ -6,8 +6,8 @@ import useListPage from '../../hooks/useListPage';
 import useGroups from '../../hooks/useGroups';
 import useChannelTypes from '../../hooks/useChannelTypes';
 import {
-  batchDeleteChannels, copyChannel, deleteChannel, deleteDisabledChannels, fixChannels,
-  testAllChannels, testChannel, updateAllBalances, updateChannel, updateChannelBalance,
+  batchDeleteChannels, copyChannel, deleteChannel, deleteDisabledChannels, fixChannels, setChannelsTag, setTagStatus,
+  testAllChannels, testChannel, updateAllBalances, updateChannel, updateChannelBalance, updateTag,
 } from '../../api/channel';
 import { showError, showInfo, showSuccess } from '../../lib/toast';
 import { KEYS } from '../../lib/storage';
@@ -15,12 +15,14 @@ import Pagination from '../../components/Pagination';
 import Modal, { ConfirmModal } from '../../components/Modal';
 import ChannelRow from './ChannelRow';
 import EditChannel from './EditChannel';
+import KeysPanel from './KeysPanel';
+import { SetTagModal, TagActions, TagEditModal } from './TagActions';
 import { patchOptimistically, patchRow } from '../../lib/rows';
 import TableState from '../../components/TableState';
 import '../../styles/channel.css';
 
-// The search form: a keyword (id, name, key), a model and a group.
-const SEARCH = { keyword: '', model: '', group: '' };
+// The search form: a keyword (id, name, key), a model, a group and a tag.
+const SEARCH = { keyword: '', model: '', group: '', tag: '' };
 
 function TestModelModal({ channel, onTest, onClose }) {
   const { t } = useTranslation();
@@ -47,6 +49,8 @@ export default function ChannelPage() {
   const [selected, setSelected] = useState([]);
   const [confirm, setConfirm] = useState(null);
   const [testModelFor, setTestModelFor] = useState(null);
+  const [keysFor, setKeysFor] = useState(null);  // the channel whose keys panel is open
+  const [tagDialog, setTagDialog] = useState(null);  // 'set' (on the selected channels) or 'edit' (the filtered tag's numbers)
   const [editing, setEditing] = useState(() => {
     if (routeId) return { id: routeId };
     return location.pathname === '/channel/add' ? { id: null } : null;
@@ -162,6 +166,40 @@ export default function ChannelPage() {
     mutate();
   }));
 
+  const onSetTag = (value) => guard(async () => {
+    const count = Number(await setChannelsTag(selected, value)) || selected.length;
+    showSuccess(value ? t('channel.tags.tagSet', { count, tag: value }) : t('channel.tags.tagCleared', { count }));
+    setTagDialog(null);
+    setSelected([]);
+    mutate();
+  });
+
+  const onSetSelectedTag = () => {
+    if (selected.length === 0) {
+      showError(t('channel.tags.selectFirst'));
+      return;
+    }
+    setTagDialog('set');
+  };
+
+  const tag = list.filters.tag;
+  const onTagStatus = (enabled) => {
+    const change = () => guard(async () => {
+      const count = await setTagStatus(tag, enabled);
+      showSuccess(t(enabled ? 'channel.tags.enabled' : 'channel.tags.disabled', { count: Number(count) || 0, tag }));
+      mutate();
+    });
+    if (enabled) change();
+    else ask(t('channel.tags.confirmDisable', { tag }), change);
+  };
+
+  const onEditTag = (fields) => guard(async () => {
+    const count = await updateTag(tag, fields);
+    showSuccess(t('channel.tags.updated', { count: Number(count) || 0, tag }));
+    setTagDialog(null);
+    mutate();
+  });
+
   const toggleSelected = (id, checked) => setSelected((prev) => (checked ? [...prev, id] : prev.filter((x) => x !== id)));
 
   const closeEditor = () => {
@@ -180,6 +218,10 @@ export default function ChannelPage() {
         <div className="control">
           <input className="input" aria-label={t('channel.searchModel')} placeholder={t('channel.searchModel')}
             {...list.field('model')} />
+        </div>
+        <div className="control">
+          <input className="input" aria-label={t('channel.tags.filter')} placeholder={t('channel.tags.filter')}
+            {...list.field('tag')} data-testid="channel-tag-filter" />
         </div>
         <div className="control">
           <div className="select">
@@ -207,18 +249,25 @@ export default function ChannelPage() {
         <label className="checkbox mr-4">
           <input type="checkbox" role="switch" className="mr-1" checked={batch}
             onChange={(e) => { setBatch(e.target.checked); setSelected([]); }} />
-          {t('channel.batchDelete')}
+          {t('channel.batchOperations')}
         </label>
         {batch && (
-          <button type="button" className="button is-small is-danger" onClick={onDeleteSelected}>{t('channel.deleteSelected')}</button>
+          <div className="buttons are-small mb-0">
+            <button type="button" className="button is-danger" onClick={onDeleteSelected}>{t('channel.deleteSelected')}</button>
+            <button type="button" className="button is-link is-light" onClick={onSetSelectedTag}>{t('channel.tags.setSelected')}</button>
+          </div>
         )}
       </div>
+      {tag && (
+        <TagActions tag={tag} onEnable={() => onTagStatus(true)} onDisable={() => onTagStatus(false)}
+          onEdit={() => setTagDialog('edit')} onClear={() => list.setFilter('tag', '')} />
+      )}
       <div className="table-container">
         <table className="table is-fullwidth is-hoverable channel-table" data-testid="channel-table">
           <thead>
             <tr>
               {batch && <th aria-label={t('channel.select')} />}
-              <th>ID</th><th>{t('channel.nameTypeGroups')}</th><th>{t('channel.statusResponseTime')}</th>
+              <th>ID</th><th>{t('channel.nameTypeGroups')}</th><th>{t('channel.tags.column')}</th><th>{t('channel.statusResponseTime')}</th>
               <th>{t('channel.balanceColumn')}</th><th>{t('channel.priorityWeight')}</th><th>{t('common.actions')}</th>
             </tr>
           </thead>
@@ -230,14 +279,18 @@ export default function ChannelPage() {
                 onTest={() => onTest(channel)} onChooseModel={() => setTestModelFor(channel)}
                 onEnable={() => setStatus(channel, 1)} onDisable={() => setStatus(channel, 2)}
                 onDelete={() => onDelete(channel)} onBalance={() => onBalance(channel)} onCopy={() => onCopy(channel)}
-                onEdit={() => setEditing({ id: channel.id })} onNumber={(field, value) => setNumber(channel, field, value)} />
+                onEdit={() => setEditing({ id: channel.id })} onNumber={(field, value) => setNumber(channel, field, value)}
+                onTag={(value) => list.setFilter('tag', value)} onKeys={() => setKeysFor(channel)} />
             ))}
-            <TableState loading={isLoading && items.length === 0} empty={!isLoading && items.length === 0} colSpan={batch ? 7 : 6} />
+            <TableState loading={isLoading && items.length === 0} empty={!isLoading && items.length === 0} colSpan={batch ? 8 : 7} />
           </tbody>
         </table>
       </div>
       <Pagination {...list.pagination} total={total} />
       {confirm && <ConfirmModal danger={confirm.danger} message={confirm.message} onConfirm={runConfirmed} onCancel={() => setConfirm(null)} />}
+      {keysFor && <KeysPanel channel={keysFor} onClose={() => setKeysFor(null)} onChanged={() => mutate()} />}
+      {tagDialog === 'set' && <SetTagModal count={selected.length} onSubmit={onSetTag} onClose={() => setTagDialog(null)} />}
+      {tagDialog === 'edit' && <TagEditModal tag={tag} onSubmit={onEditTag} onClose={() => setTagDialog(null)} />}
       {testModelFor && <TestModelModal channel={testModelFor} onTest={onTest} onClose={() => setTestModelFor(null)} />}
       {editing && (
         <EditChannel id={editing.id} onClose={closeEditor} onSaved={() => { closeEditor(); mutate(); }} />

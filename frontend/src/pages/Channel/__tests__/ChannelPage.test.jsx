@@ -239,7 +239,7 @@ test('toolbar: test all, update all balances, delete disabled with count, refres
 test('batch delete: nothing selected is refused, selected ids are sent', async () => {
   const calls = setup();
   await row(1);
-  await userEvent.click(screen.getByRole('switch', { name: 'Batch delete' }));
+  await userEvent.click(screen.getByRole('switch', { name: 'Batch operations' }));
   await userEvent.click(screen.getByRole('button', { name: 'Delete selected channels' }));
   expect(await screen.findByText('Please select the channels to delete first!')).toBeInTheDocument();
   await userEvent.click(screen.getByRole('checkbox', { name: 'Select fast' }));
@@ -253,7 +253,7 @@ test('batch delete: nothing selected is refused, selected ids are sent', async (
 test('counts of one read in the singular', async () => {
   setup({ 'POST /api/channel/fix': ok(1) });
   await row(1);
-  await userEvent.click(screen.getByRole('switch', { name: 'Batch delete' }));
+  await userEvent.click(screen.getByRole('switch', { name: 'Batch operations' }));
   await userEvent.click(screen.getByRole('checkbox', { name: 'Select fast' }));
   await userEvent.click(screen.getByRole('button', { name: 'Delete selected channels' }));
   expect(screen.getByTestId('confirm-modal')).toHaveTextContent('Delete the selected channel?');
