@@ -34,7 +34,7 @@ from tortoise import Model, Tortoise
 from tortoise.transactions import in_transaction
 
 from api.relay import catalogue
-from models import Channel, Log, Option, Redemption, Token, TopUp, User
+from models import Channel, Log, Option, Redemption, Token, TopUp, User, keyring
 from models.channel import Ability
 from models.log import QuotaData
 from models.task import Midjourney, Task
@@ -43,6 +43,7 @@ from .live import BALANCE_COLUMNS
 from .source import Source
 
 BATCH = 500
+TAG_MAX = 64  # models.channel.Channel.tag
 LOG_CURSOR = "_importer_log_cursor"  # an option row: the last log id imported (resumable --logs)
 
 # OpenAI-compatible providers this gateway speaks to as OpenAI (type 1) with their base URL.
@@ -211,12 +212,79 @@ def convert_channel(row: dict[str, Any], one_api: bool) -> dict[str, Any] | str:
         # one-api keeps provider settings in `config`; this gateway, like new-api, in key and other
         out.update(row_of_type.import_config(config))
     for name in ("models", "group", "model_mapping", "status_code_mapping", "other", "other_info", "name",
-                 "openai_organization", "test_model", "key"):
+                 "openai_organization", "test_model", "key", "tag"):
         if name in out:
             out[name] = text(out[name])
     out["weight"] = integer(out.get("weight"))
     out["priority"] = integer(out.get("priority"))
+    out["tag"] = out.get("tag", "").strip()[:TAG_MAX]
+    out["channel_info"] = ""
+    refused = None if one_api else carry_keys(row, out)
+    return refused or out
+
+
+def carry_keys(row: dict[str, Any], out: dict[str, Any]) -> str | None:
+    """A new-api multi-key channel (`channel_info.is_multi_key`) as one here: its keys, its mode
+    (new-api's random or polling; none given meant random there), and each key's state, reason and
+    time, each following its key (new-api numbers keys by position, blank lines and repeats included;
+    here they are dropped). A channel new-api disabled automatically with no key left enabled gets the
+    reason under which it comes back by itself when a key is enabled again. Returns why the channel
+    cannot be carried, None when it was."""
+    from api.errors import ApiError
+    from api.relay.channel_keys import ALL_KEYS_DISABLED
+    from api.relay.channels import check_storable
+
+    raw = row.get("channel_info")
+    info = raw if isinstance(raw, dict) else _json(raw if isinstance(raw, str | bytes) else None)
+    if not info.get("is_multi_key"):
+        return None
+    keys = _source_keys(text(row.get("key")))
+    statuses, reasons, times = (_positions(info.get(name)) for name in (
+        "multi_key_status_list", "multi_key_disabled_reason", "multi_key_disabled_time"))
+    states = {i: keyring.KeyState(status, text(reasons.get(i))[:500], _time(times.get(i)))
+              for i, status in statuses.items() if 0 <= i < len(keys) and status in (keyring.MANUAL, keyring.AUTO)}
+    mode = str(info.get("multi_key_mode") or "")
+    mode = mode if mode in keyring.MODES else "random"
+    ring = keyring.Keyring(True, mode, keys, states).with_keys(keys)
+    try:
+        check_storable(ring.keys)
+    except ApiError:
+        return "a multi-key channel whose keys mix JSON documents and one-line keys"
+    out["key"], out["channel_info"] = ring.key_text(), ring.info_text()
+    if integer(row.get("status")) == keyring.AUTO and not ring.enabled():
+        out["other_info"] = orjson.dumps({**_json(out.get("other_info")),
+                                          "status_reason": ALL_KEYS_DISABLED}).decode()
+    return None
+
+
+def _source_keys(key: str) -> list[str]:
+    """new-api's key list (model.Channel.GetKeys): a JSON array's elements, else the lines."""
+    trimmed = key.strip()
+    if trimmed.startswith("["):
+        try:
+            docs = orjson.loads(trimmed)
+        except orjson.JSONDecodeError:
+            docs = None
+        if isinstance(docs, list):
+            return [d.strip() if isinstance(d, str) else orjson.dumps(d).decode() for d in docs]
+    return [line.strip() for line in key.strip("\n").split("\n")]
+
+
+def _positions(value: Any) -> dict[int, Any]:
+    """A map keyed by key position (JSON object keys are strings)."""
+    if not isinstance(value, dict):
+        return {}
+    out: dict[int, Any] = {}
+    for k, v in value.items():
+        try:
+            out[int(k)] = v
+        except (TypeError, ValueError):
+            continue
     return out
+
+
+def _time(value: Any) -> int:
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0
 
 
 def channel_converter(one_api: bool, report: Report) -> Callable[[dict[str, Any]], dict[str, Any] | str]:
@@ -224,6 +292,9 @@ def channel_converter(one_api: bool, report: Report) -> Callable[[dict[str, Any]
     (it keeps its row and shows the reason in the console, but is never picked)."""
     def convert(row: dict[str, Any]) -> dict[str, Any] | str:
         out = convert_channel(row, one_api)
+        if len(text(row.get("tag")).strip()) > TAG_MAX:
+            report.notes.append(f"channel {row.get('id')} ({text(row.get('name'))}): its tag cut to {TAG_MAX} "
+                                "characters")
         if not isinstance(out, str):
             retired = catalogue.provider(out["type"]).retired
             if retired is not None:

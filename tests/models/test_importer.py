@@ -92,13 +92,15 @@ NEW_API = {
     "quota_data": {"id": "pk", "user_id": "int", "username": "text", "model_name": "text", "created_at": "big",
                    "token_used": "int", "count": "int", "quota": "int"},
 }
+# A newer new-api: multi-key channels (channel_info, a JSON column).
+NEW_API_MULTI_KEY = {**NEW_API, "channels": {**NEW_API["channels"], "channel_info": "json"}}
 TYPES = {
     "sqlite": {"pk": "INTEGER PRIMARY KEY", "int": "INTEGER", "big": "INTEGER", "text": "TEXT", "bool": "NUMERIC",
-               "real": "REAL", "stamp": "DATETIME"},
+               "real": "REAL", "stamp": "DATETIME", "json": "TEXT"},
     "postgres": {"pk": "BIGSERIAL PRIMARY KEY", "int": "BIGINT", "big": "BIGINT", "text": "TEXT", "bool": "BOOLEAN",
-                 "real": "DOUBLE PRECISION", "stamp": "TIMESTAMPTZ"},
+                 "real": "DOUBLE PRECISION", "stamp": "TIMESTAMPTZ", "json": "JSON"},
     "mysql": {"pk": "BIGINT AUTO_INCREMENT PRIMARY KEY", "int": "BIGINT", "big": "BIGINT", "text": "LONGTEXT",
-              "bool": "TINYINT(1)", "real": "DOUBLE", "stamp": "DATETIME(3)"},
+              "bool": "TINYINT(1)", "real": "DOUBLE", "stamp": "DATETIME(3)", "json": "JSON"},
 }
 
 
@@ -371,6 +373,73 @@ async def test_new_api_types_46_and_49_up_carried_or_named(client, settings, tmp
         assert f"id {100 + kind}: channel type {kind}: " in out and why in out, (kind, out)
     for kind, reason in ((11, "PaLM 2"), (15, "2026-08-31"), (16, "ChatGLM v3")):
         assert f"channel {100 + kind} (" in out and "carried over retired, never picked" in out and reason in out
+
+
+@pytest.mark.parametrize("dialect", ["sqlite", "postgres"])
+async def test_new_api_multi_key_channels_and_tags_carried(client, settings, tmp_path, dialect) -> None:
+    """new-api's multi-key channels become multi-key channels here: their keys (new-api numbers them by
+    line, blank lines and repeats included; here those are dropped and each state follows its key),
+    their mode (random or polling; none meant random there) and each key's state, reason and time.
+    A channel new-api disabled automatically with no key left comes back here by itself when a key is
+    enabled again. Tags are carried; a second run changes nothing."""
+    from api.relay.channel_keys import ALL_KEYS_DISABLED
+    from models import keyring
+
+    def info(**fields: Any) -> str:
+        return orjson.dumps({"is_multi_key": True, "multi_key_polling_index": 1, **fields}).decode()
+
+    base = {"type": 1, "status": 1, "models": "gpt-4o", "group": "default", "priority": 0, "base_url": ""}
+    rows = rows_for(NEW_API_MULTI_KEY, "http://unused.invalid", one_api=False)
+    rows["channels"] = [
+        {**base, "id": 20, "name": "pool", "tag": "team-a", "key": "sk-a\n\nsk-b\nsk-a\nsk-c\n",
+         "channel_info": info(multi_key_size=5, multi_key_mode="polling",
+                              multi_key_status_list={"2": 3, "4": 2, "9": 3},
+                              multi_key_disabled_reason={"2": "401 Unauthorized", "4": "by hand"},
+                              multi_key_disabled_time={"2": 1_700_000_000, "4": 1_700_000_500})},
+        {**base, "id": 21, "name": "drained", "status": 3, "key": "sk-d\nsk-e",
+         "other_info": '{"status_reason":"All keys are disabled","status_time":1700000900}',
+         "channel_info": info(multi_key_size=2, multi_key_status_list={"0": 3, "1": 3})},
+        {**base, "id": 22, "name": "array", "key": '["sk-x", "sk-y"]',
+         "channel_info": info(multi_key_size=2, multi_key_mode="random")},
+        {**base, "id": 23, "name": "single", "key": "sk-single", "tag": None,
+         "channel_info": orjson.dumps({"is_multi_key": False, "multi_key_size": 0}).decode()},
+        {**base, "id": 24, "name": "mixed", "key": '{"type":"service_account"}\nAIza-one-line',
+         "channel_info": info(multi_key_size=2)},
+    ]
+    url = await build_source(dialect, NEW_API_MULTI_KEY, rows, tmp_path)
+    try:
+        first = await asyncio.to_thread(importer, settings, url)
+        assert first.returncode == 0, first.stderr + first.stdout
+        second = await asyncio.to_thread(importer, settings, url)
+        assert second.returncode == 0, second.stderr
+    finally:
+        await drop_source(dialect)
+    channel_line = next(line for line in second.stdout.splitlines() if line.strip().startswith("channel:"))
+    assert " 0 were created, 0 updated, 4 unchanged" in channel_line, second.stdout
+    assert "id 24: a multi-key channel whose keys mix JSON documents and one-line keys" in first.stdout
+
+    def ring(channel: Channel) -> keyring.Keyring:
+        return keyring.load(channel.key, channel.channel_info)
+
+    pool = await Channel.get(id=20)
+    carried = ring(pool)
+    assert (carried.multi, carried.mode, carried.keys) == (True, "polling", ["sk-a", "sk-b", "sk-c"])
+    assert {i: (s.status, s.reason, s.time) for i, s in carried.states.items()} == {
+        1: (keyring.AUTO, "401 Unauthorized", 1_700_000_000), 2: (keyring.MANUAL, "by hand", 1_700_000_500)}
+    assert (pool.tag, pool.status, pool.key) == ("team-a", 1, "sk-a\nsk-b\nsk-c")
+    drained = await Channel.get(id=21)
+    assert ring(drained).mode == "random" and ring(drained).enabled() == []
+    assert orjson.loads(drained.other_info) == {"status_reason": ALL_KEYS_DISABLED, "status_time": 1_700_000_900}
+    assert ring(await Channel.get(id=22)).keys == ["sk-x", "sk-y"]
+    single = await Channel.get(id=23)
+    assert (single.key, single.channel_info, single.tag) == ("sk-single", "", "")
+
+    # The drained channel comes back when one of its keys is enabled here.
+    api = ApiClient(client)
+    await api.login("root", "old-root-pass")
+    body = await api.post("/api/channel/multi_key/manage", {"channel_id": 21, "action": "enable_key", "key_index": 1})
+    assert body["success"], body
+    assert (await Channel.get(id=21)).status == 1
 
 
 async def served_state(client) -> dict[str, Any]:
