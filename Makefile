@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: run test install install-dev frontend lint clean screenshots bench bench-smoke
+.PHONY: run test install install-dev frontend lint clean screenshots bench bench-smoke bench-cache
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -51,3 +51,7 @@ bench:
 # Correctness only (no timing): answers, chunk counts and quota charged against the billing formula.
 bench-smoke:
 	bash bench/run.sh --smoke
+
+# Prompt-cache affinity (issue 31): cached share of the input with ChannelAffinityEnabled off and on, failover, CPU.
+bench-cache: install
+	$(PY) -m bench.agent_cache $(BENCH_ARGS)
