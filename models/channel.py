@@ -29,7 +29,7 @@ class Channel(BaseModel):
     auto_ban = fields.IntField(default=1)
     other_info = fields.TextField(default="")  # JSON: status_reason, status_time
     max_input_tokens = fields.IntField(default=0)
-    # Several keys in one channel (api/relay/keyring.py): one per line in `key` (a JSON array of
+    # Several keys in one channel (models/keyring.py): one per line in `key` (a JSON array of
     # documents for whole-document keys), their state in `channel_info` (new-api's field names:
     # is_multi_key, multi_key_mode random|polling|affinity, multi_key_status_list, …).
     channel_info = fields.TextField(default="")

@@ -98,6 +98,16 @@ def split_keys(text: str, multi: bool) -> list[str]:
     return list(dict.fromkeys(line.strip() for line in text.splitlines() if line.strip()))
 
 
+def primary(key_text: str, info_text: str) -> str:
+    """The key used where one key must serve for good (a task polled later with the key that
+    submitted it, a balance query): a single-key channel's key, else the first enabled key."""
+    ring = load(key_text, info_text)
+    enabled = ring.enabled()
+    if enabled:
+        return ring.keys[enabled[0]]
+    return ring.keys[0] if ring.keys else ""
+
+
 def _info(text: str) -> Mapping[str, Any]:
     if not text or not text.strip():
         return {}

@@ -12,7 +12,6 @@ comes back after that), and every API process hears of it (the `channel` event).
 """
 from __future__ import annotations
 
-import hashlib
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -22,16 +21,13 @@ from tortoise.exceptions import DoesNotExist
 
 from api.relay import channels
 from api.relay.test_outcome import parse_other_info
+from api.services.channel_index import fingerprint
 from api.services.events import EventBus
 from api.services.store import Store
 from models import Channel, keyring
 from models.enums import ChannelStatus
 
 ALL_KEYS_DISABLED = "all keys disabled"  # the channel's status reason when its last key went
-
-
-def fingerprint(key: str) -> str:
-    return hashlib.sha256(key.strip().encode()).hexdigest()[:16]
 
 
 def stats_key(store: Store, channel_id: int) -> str:

@@ -31,7 +31,7 @@ import aiohttp
 import orjson
 
 from api.i18n import translate
-from api.relay import catalogue, client
+from api.relay import catalogue, channel_keys, client
 from api.relay import channels as channel_service
 from api.relay import upstream as upstream_call
 from api.relay.base import (
@@ -40,12 +40,12 @@ from api.relay.base import (
 )
 from api.relay.errors import RelayError, mask_secrets, should_disable_for_error
 from api.relay.registry import build_adaptor, is_relayable
-from api.relay.test_outcome import note_test_outcome
+from api.relay.test_outcome import note_test_outcome, parse_other_info
 from api.services import locks
 from api.services.events import EventBus
 from api.services.options import OptionsService
 from api.services.store import Store
-from models import Channel, User
+from models import Channel, User, keyring
 from models.enums import ChannelStatus, Role
 
 log = logging.getLogger(__name__)
@@ -156,23 +156,27 @@ def test_request(model: str) -> dict[str, Any]:
     return body
 
 
-def _meta(channel: Channel, requested: str = "", upstream: str = "") -> RelayMeta:
-    return RelayMeta(channel_id=channel.id, channel_type=channel.type, key=channel.key,
+def _meta(channel: Channel, requested: str = "", upstream: str = "", key: str | None = None) -> RelayMeta:
+    """One attempt's view of the channel: `key`, else its key (a multi-key channel's first enabled one)."""
+    key = key if key is not None else keyring.primary(channel.key, channel.channel_info)
+    return RelayMeta(channel_id=channel.id, channel_type=channel.type, key=key,
                      base_url=channel.base_url, other=channel.other,
                      organization=channel.openai_organization, requested_model=requested,
                      upstream_model=upstream, mode=RelayMode.CHAT)
 
 
 async def run_test(http: aiohttp.ClientSession, channel: Channel, requested: str, timeout: float,
-                   lang: str = "en") -> TestResult:
+                   lang: str = "en", key: str | None = None) -> TestResult:
     """Send the minimal request through the channel's adaptor (the relay's own seam: conversion,
-    signing or token exchange, transport) and judge the answer; never raises for upstream trouble."""
+    signing or token exchange, transport) with `key` (default: the channel's key, a multi-key
+    channel's first enabled one) and judge the answer; never raises for upstream trouble."""
     model, upstream = pick_model(channel, requested)
     retired = catalogue.provider(channel.type).retired
     if retired is not None:
         return TestResult(False, translate("channel_type_retired", lang, type=catalogue.label(channel.type, lang),
                                            reason=retired[0], reason_zh=retired[1]), 0.0, model, timeout=timeout)
-    adaptor = build_adaptor(_meta(channel, model, upstream))
+    adaptor = build_adaptor(_meta(channel, model, upstream, key))
+    secret = adaptor.meta.key
     if not adaptor.supports(RelayMode.CHAT):
         unsupported = translate("channel_test_unsupported", lang, type=catalogue.label(channel.type, lang))
         return TestResult(False, unsupported, 0.0, model, timeout=timeout)
@@ -192,8 +196,8 @@ async def run_test(http: aiohttp.ClientSession, channel: Channel, requested: str
                               timed_out=True, timeout=timeout)
         if err.code == "do_request_failed" and err.status == 500:
             message = translate("channel_test_request_failed", lang, error=failure_kind(err))
-            return TestResult(False, mask_secrets(message, channel.key), elapsed, model, timeout=timeout)
-        err.message = mask_secrets(err.message, channel.key)
+            return TestResult(False, mask_secrets(message, secret), elapsed, model, timeout=timeout)
+        err.message = mask_secrets(err.message, secret)
         return TestResult(False, err.message, elapsed, model, error=err, timeout=timeout)
     elapsed = time.monotonic() - started
     if usage is None and not answer.get("choices"):
@@ -263,10 +267,43 @@ async def test_and_apply(deps: Deps, channel: Channel, *, apply_rules: bool = Tr
     try:
         result = await run_test(deps.http, channel, "", timeout)
         await record_test(channel.id, result)
-        change = await apply_verdict(deps, channel, verdict(channel, result, deps.options)) if apply_rules else None
+        change = None
+        if apply_rules:
+            ring = keyring.load(channel.key, channel.channel_info)
+            decision = verdict(channel, result, deps.options)
+            if ring.multi:
+                decision = await key_verdicts(deps, channel, ring, result, decision, timeout)
+            change = await apply_verdict(deps, channel, decision)
     finally:
         await locks.release(deps.store, key, token)
     return result, change
+
+
+async def key_verdicts(deps: Deps, channel: Channel, ring: keyring.Keyring, result: TestResult,
+                       decision: tuple[str, str] | None, timeout: float) -> tuple[str, str] | None:
+    """A multi-key channel: a credential refused disables the key tested, not the channel; each
+    automatically disabled key is tested on its own and comes back when it answers (the channel
+    follows its keys: api/relay/channel_keys.py). Returns what is left of the channel's verdict."""
+    enabled = ring.enabled()
+    if decision is not None and decision[0] == DISABLE and enabled and result.error is not None \
+            and should_disable_for_error(result.error, channel.type):
+        await channel_keys.set_key_status(channel.id, enabled[0], keyring.AUTO, reason=decision[1],
+                                          only_from=(keyring.ENABLED,), events=deps.events)
+        decision = None
+    if decision is not None and decision[0] == ENABLE and (not enabled or parse_other_info(
+            channel.other_info).get("status_reason") == channel_keys.ALL_KEYS_DISABLED):
+        decision = None  # a channel without keys comes back with its first key (below), not before
+    if not deps.options.get_bool("AutomaticEnableChannelEnabled"):
+        return decision
+    threshold = deps.options.get_float("ChannelDisableThreshold")
+    for index, key in enumerate(ring.keys):
+        if ring.status(index) != keyring.AUTO:
+            continue
+        probe = await run_test(deps.http, channel, "", timeout, key=key)
+        if probe.success and not (threshold > 0 and probe.elapsed > threshold):
+            await channel_keys.set_key_status(channel.id, channel_keys.fingerprint(key), keyring.ENABLED,
+                                              only_from=(keyring.AUTO,), events=deps.events)
+    return decision
 
 
 # -- runs over many channels -----------------------------------------------------------------------

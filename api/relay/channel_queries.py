@@ -79,7 +79,7 @@ async def query_balance(http: aiohttp.ClientSession, channel: Channel, timeout: 
     adaptor = _adaptor(channel)
     if not isinstance(adaptor, BalanceMixin) or not adaptor.has_balance():
         raise QueryError("unsupported")
-    return await adaptor.query_balance(seam_fetch(http, adaptor, timeout, channel.key))
+    return await adaptor.query_balance(seam_fetch(http, adaptor, timeout, adaptor.meta.key))
 
 
 async def update_balance(http: aiohttp.ClientSession, channel: Channel, timeout: float) -> float:
@@ -116,7 +116,7 @@ async def fetch_models(http: aiohttp.ClientSession, channel: Channel, timeout: f
     """GET {base}/v1/models through the channel's adaptor → the model ids (OpenAI format only)."""
     adaptor = _adaptor(channel)
     base = adaptor.billing_base() if isinstance(adaptor, OpenAIAdaptor) else adaptor.base_url
-    data = await seam_fetch(http, adaptor, timeout, channel.key)(UpstreamRequest(
+    data = await seam_fetch(http, adaptor, timeout, adaptor.meta.key)(UpstreamRequest(
         f"{base}/v1/models", adaptor.request_headers(), None, "GET"))
     items = data.get("data")
     if not isinstance(items, list):

@@ -85,6 +85,10 @@ async def metrics(request: web.Request) -> web.Response:
                                 [((("queue", q),), float(d)) for q, d in zip(QUEUES, depths, strict=True)]),
         "gateway_uptime_seconds": ("Seconds since this process started.",
                                    [((), time.time() - request.config_dict[keys.START_TIME])]),
+        "gateway_channel_inflight": ("Requests in flight per channel, every API process counted (as of the last "
+                                     "second's sync).",
+                                     [((("channel", str(cid)),), float(n))
+                                      for cid, n in sorted(state.load.totals().items())]),
     }
     text = state.metrics.render(gauges, upstream.STATS.calls, upstream.STATS.seconds)
     return web.Response(text=text, content_type="text/plain", charset="utf-8",

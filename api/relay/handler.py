@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any, cast
 
 import aiohttp
@@ -27,8 +27,8 @@ from aiohttp import web
 from api import keys
 from api.bodies import read_body
 from api.i18n import language, translate
-from api.middlewares import RETRY_AFTER
-from api.relay import catalogue, client, responses_support
+from api.middlewares import REDIS_DOWN, RETRY_AFTER
+from api.relay import affinity, catalogue, channel_keys, client, responses_support
 from api.relay import upstream as upstream_call
 from api.relay.auth import UserInfo, parse_key
 from api.relay.base import (
@@ -42,7 +42,7 @@ from api.relay.base import (
     json_object,
 )
 from api.relay.disconnects import client_gone
-from api.relay.errors import ChannelCannotServe, RelayError, should_retry_error
+from api.relay.errors import ChannelCannotServe, RelayError, should_disable_for_error, should_retry_error
 from api.relay.failure_log import log_failure
 from api.relay.forms import read_form
 from api.relay.inbound.base import Inbound
@@ -63,6 +63,7 @@ from api.services.quota import BalanceUnavailable, Charge, Limits, QuotaRefused,
 from api.services.records import encode_reservation
 from api.services.sensitive import find_sensitive, prompt_texts
 from api.services.settlement import RequestFacts, new_settlement_id
+from api.services.store import Store
 from models.enums import Role, TokenStatus, UserStatus
 
 log = logging.getLogger("api.relay")
@@ -167,14 +168,60 @@ def price_of(job: Job) -> pricing.Price:
 # -- 4. where, 5. admit ---------------------------------------------------------------------------
 
 
-async def first_channel(job: Job) -> ChannelInfo:
+async def check_served(job: Job) -> None:
+    """Some channel serves (group, model) — before anything is charged (the channel is chosen after
+    the admission, which reads the session's pin)."""
     index = job.state.index
-    channel = job.caller.pinned or index.pick(job.group, job.model)
-    if channel is None and await index.refresh_after_miss():
-        channel = index.pick(job.group, job.model)
-    if channel is None:
+    if job.caller.pinned is not None or index.has(job.group, job.model):
+        return
+    if await index.refresh_after_miss() and index.has(job.group, job.model):
+        return
+    raise refuse(job.request, 503, "relay_no_channel", "no_available_channel", model=job.model, group=job.group)
+
+
+def first_channel(job: Job) -> ChannelInfo:
+    if job.caller.pinned is not None:
+        return job.caller.pinned
+    if job.charge is not None and job.charge.pin:
+        job.pin = affinity.Pin.parse(job.charge.pin)
+    channel = pick(job)
+    if channel is None:  # its channels went in the meantime (or every key of theirs): refunded
         raise refuse(job.request, 503, "relay_no_channel", "no_available_channel", model=job.model, group=job.group)
     return channel
+
+
+def pick(job: Job, exclude: Collection[int] = (), exclude_keys: Collection[tuple[int, str]] = ()) -> ChannelInfo | None:
+    """The next channel and key for the request (api/services/channel_index.py)."""
+    state = job.state
+    return state.index.pick(job.group, job.model, exclude, pin=job.pin, busy=state.load,
+                            least_busy=job.options.get_bool("ChannelLeastBusyEnabled"), exclude_keys=exclude_keys)
+
+
+def find_session(job: Job) -> None:
+    """The request's session and where its pin is kept (api/relay/affinity.py); the admission reads it."""
+    pins, options = job.state.pins, job.options
+    if pins is None or job.caller.pinned is not None or not options.get_bool("ChannelAffinityEnabled"):
+        return
+    native = job.inbound.body if job.inbound is not None else job.body
+    session = affinity.session_of(job.request, job.mode, native, job.body, options.get_int("ChannelAffinityTTLSeconds"))
+    if session is not None:
+        job.session = session
+        job.pin_key = pins.key(job.caller.user.id, job.group, job.model, session)
+
+
+def keep_pin(job: Job, channel: ChannelInfo) -> None:
+    """After a success: record whether the session's pin held; a new or moved pin is written after
+    the settlement (api/relay/settling.py), off the answer's path."""
+    session, state = job.session, job.state
+    if session is None or job.facts is None or state.pins is None:
+        return
+    keyed = channel.multi and channel.cache_per_key and channel.key_mode == "affinity"
+    served = affinity.Pin(channel.id, channel.fingerprint if keyed else "")
+    outcome = affinity.HIT if job.pin == served else affinity.MOVED if job.pin is not None else affinity.NEW
+    job.facts.routing = {"session_source": session.source, "affinity": outcome}
+    state.metrics.pinned(outcome, session.source)
+    if outcome != affinity.HIT:
+        job.new_pin = served
 
 
 def _int_field(body: Mapping[str, Any], name: str) -> int | None:
@@ -230,7 +277,8 @@ async def admit(job: Job) -> Charge:
             settlement_id=facts.request_id, user_id=caller.user.id,
             token_id=caller.token.id if caller.token else 0, token_limited=caller.token_limited,
             pre=job.pre, group=job.group, limits=limits_of(job.options),
-            reservation=encode_reservation(facts, job.pre, job.prompt_tokens))
+            reservation=encode_reservation(facts, job.pre, job.prompt_tokens), pin_key=job.pin_key,
+            pin_ttl_ms=job.session.ttl * 1000 if job.session is not None else 0)
         job.state.keeper.hold(facts.request_id, caller.user.id, lambda: progress(job))
         return charge
     except RateLimited as exc:
@@ -275,14 +323,16 @@ async def run(request: web.Request, mode: RelayMode, route: str, caller: Caller,
         check_model_allowed(job)
         check_sensitive(job)
         job.price = price_of(job)
-        job.channel = await first_channel(job)
+        await check_served(job)
         label = job.model
         job.prompt_tokens = await count_off_loop(MODES[mode].count_prompt, body, request.content.total_bytes)
         job.pre = pre_amount(job)
         job.facts = new_facts(job)
+        find_session(job)
         job.charge = await admit(job)
         outcome: Outcome | None = None
         try:
+            job.channel = first_channel(job)
             try:
                 with state.disconnects.watch(request):  # a client that leaves cancels the upstream call
                     outcome = await relay_with_retries(job)
@@ -332,23 +382,36 @@ def new_facts(job: Job) -> RequestFacts:
         started=time.time(), inbound=job.inbound.name if job.inbound is not None else "")
 
 
+def about_the_key(err: RelayError) -> bool:
+    """An upstream error about the credential rather than the channel: another key of a multi-key
+    channel may serve where this one was refused (a down upstream fails every key alike)."""
+    return err.status in (401, 402, 403, 429) or err.type in {
+        "insufficient_quota", "authentication_error", "permission_error", "rate_limit_error"}
+
+
 async def relay_with_retries(job: Job) -> Outcome:
-    """Attempts on channels never tried before in this request (never a disabled one)."""
+    """Attempts on channels (or keys of a multi-key channel) never tried before in this request,
+    never a disabled one."""
     state, options = job.state, job.options
     retries = 0 if job.caller.pinned else options.get_int("RetryTimes")
     ranges = options.get("AutomaticRetryStatusCodes")
     channel = job.channel
     assert channel is not None and job.facts is not None
-    tried: list[int] = []
+    tried: list[int] = []  # the channel of each attempt
+    out: set[int] = set()  # channels this request will not try again
+    keys_out: set[tuple[int, str]] = set()  # keys of multi-key channels the same
     while True:
         tried.append(channel.id)
         job.facts.channel_id, job.facts.used_channels = channel.id, list(tried)
         job.upstream = channel
         job.facts.upstream_model = channel.upstream_model(job.model)
+        current, started = channel, time.monotonic()
+        state.load.begin(current.id, current.fingerprint)
         try:
             outcome = await attempt(job, channel)
         except ChannelCannotServe:
-            following = None if job.caller.pinned else state.index.pick(job.group, job.model, exclude=tried)
+            out.add(channel.id)
+            following = None if job.caller.pinned else pick(job, out, keys_out)
             if following is None:
                 raise
             retries += 1  # not a failed attempt: it does not use up a retry
@@ -359,16 +422,28 @@ async def relay_with_retries(job: Job) -> Outcome:
                 raise
             err.message = job.mask(err.message)
             note_failure(job, channel, err)
+            if channel.multi and about_the_key(err):
+                keys_out.add((channel.id, channel.fingerprint))
+            else:
+                out.add(channel.id)
             left = retries - (len(tried) - 1)
             if should_retry_error(err, channel.type, pinned=job.caller.pinned is not None, remaining=left,
                                   ranges=ranges):
-                following = state.index.pick(job.group, job.model, exclude=tried)
+                following = pick(job, out, keys_out)
                 if following is not None:
                     state.metrics.retry(job.route, job.model)
                     channel = following
                     continue
             raise client_error(job, channel, err) from None
+        finally:
+            state.load.end(current.id, current.fingerprint)
         state.health.record_success(channel.id, options)
+        first_byte = job.facts.first_response_ms
+        if first_byte:
+            state.load.observe(channel.id, job.started + first_byte / 1000 - started)
+        if channel.multi:
+            job.facts.routing["key_index"] = channel.key_index
+        keep_pin(job, channel)
         return outcome
 
 
@@ -378,10 +453,25 @@ def note_failure(job: Job, channel: ChannelInfo, err: RelayError) -> None:
     log.info("channel %s failed for %s (request %s): %s %s", channel.id, job.model,
              job.request.get(keys.REQUEST_ID), err.status, err.message[:200])
     reason = state.health.record_failure(channel.id, channel.type, channel.auto_ban, err, job.options)
-    if reason:
+    jobs = job.request.config_dict[keys.JOBS]
+    if channel.multi:
+        state.spawn(_note_key_failure(job.request.config_dict[keys.STORE], channel, err))
+    if reason and channel.multi and should_disable_for_error(err, channel.type):
+        # the key's credential was refused: that key goes, the channel keeps its other keys
+        state.index.disable_key_locally(channel.id, channel.fingerprint)
+        state.spawn(jobs.send("relay.disable_channel_key", channel.id, channel.fingerprint,
+                              f"key #{channel.key_index}: {reason}"[:500]))
+    elif reason:
         state.index.disable_locally(channel.id)  # this process stops now; the worker tells the others
         state.health.forget(channel.id)
-        state.spawn(job.request.config_dict[keys.JOBS].send("relay.disable_channel", channel.id, reason))
+        state.spawn(jobs.send("relay.disable_channel", channel.id, reason))
+
+
+async def _note_key_failure(store: Store, channel: ChannelInfo, err: RelayError) -> None:
+    try:
+        await channel_keys.record_key_failure(store, channel.id, channel.key, f"status {err.status}: {err.message}")
+    except REDIS_DOWN as exc:
+        log.info("key failure not counted (%s)", exc)
 
 
 def client_error(job: Job, channel: ChannelInfo, err: RelayError) -> RelayError:

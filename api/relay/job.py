@@ -13,6 +13,7 @@ from aiohttp import web
 from api import keys
 from api.i18n import language, translate
 from api.middlewares import REQUEST_ID_HEADER
+from api.relay.affinity import Pin, Session
 from api.relay.auth import TokenInfo, UserInfo
 from api.relay.base import (
     RelayMode,
@@ -96,6 +97,10 @@ class Job:
     produced: int | None = None  # output tokens of the finished answer (the checkpoint while settling)
     inbound: Inbound | None = None  # the client's own format, when it is not OpenAI's
     started: float = field(default_factory=time.monotonic)
+    session: Session | None = None  # the conversation it belongs to (api/relay/affinity.py)
+    pin_key: str = ""  # where its pin is kept
+    pin: Pin | None = None  # the channel and key the session was pinned to when the request came
+    new_pin: Pin | None = None  # where it is pinned from now on, when that changed
 
     @property
     def is_stream(self) -> bool:

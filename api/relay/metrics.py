@@ -49,6 +49,9 @@ class Metrics:
         self.duration: dict[Labels, Histogram] = defaultdict(Histogram)
         self.first_response: dict[Labels, Histogram] = defaultdict(Histogram)
         self.active_streams = 0
+        self.affinity: dict[Labels, int] = defaultdict(int)
+        self.prompt_tokens: dict[Labels, int] = defaultdict(int)
+        self.cached_tokens: dict[Labels, int] = defaultdict(int)
 
     def request_done(self, route: str, model: str, channel: int, status: int, seconds: float, stream: bool,
                      first_response: float | None) -> None:
@@ -65,6 +68,16 @@ class Metrics:
 
     def retry(self, route: str, model: str) -> None:
         self.retries[(("route", route), ("model", model))] += 1
+
+    def pinned(self, outcome: str, source: str) -> None:
+        """A session's request: its pin held (hit), was made (new) or moved (api/relay/affinity.py)."""
+        self.affinity[(("outcome", outcome), ("source", source))] += 1
+
+    def input_tokens(self, channel: int, prompt: int, cached: int) -> None:
+        labels = (("channel", str(channel)),)
+        self.prompt_tokens[labels] += prompt
+        if cached:
+            self.cached_tokens[labels] += cached
 
     def render(self, gauges: dict[str, tuple[str, list[tuple[Labels, float]]]] | None = None,
                upstream_calls: dict[Labels, int] | None = None,
@@ -94,6 +107,11 @@ class Metrics:
         counter("gateway_relay_errors_total", "Failed upstream attempts and refusals by type.", self.errors)
         counter("gateway_relay_retries_total", "Attempts retried on another channel.", self.retries)
         counter("gateway_relay_streams_total", "Streamed answers.", self.streams)
+        counter("gateway_affinity_total", "Requests of a session by whether its channel and key pin held (hit), "
+                "was made (new) or moved, and where the session was found.", self.affinity)
+        counter("gateway_prompt_tokens_total", "Input tokens billed, by channel.", self.prompt_tokens)
+        counter("gateway_cached_prompt_tokens_total", "Input tokens read from the provider's prompt cache, by channel.",
+                self.cached_tokens)
         histogram("gateway_relay_request_duration_seconds", "Time from request to the end of the answer.",
                   self.duration)
         histogram("gateway_relay_first_response_seconds", "Time to the first upstream byte of a stream.",

@@ -19,6 +19,7 @@ from api.errors import ApiError
 from api.i18n import language, translate
 from api.middlewares import REDIS_DOWN, RETRY_AFTER
 from api.relay import catalogue
+from api.relay.affinity import Pins
 from api.relay.auth import KeyAuth, UserInfo
 from api.relay.base import RelayMode
 from api.relay.counting import admit_count, client_count
@@ -31,6 +32,7 @@ from api.relay.inbound.gemini import GeminiEmbedInbound, GeminiInbound
 from api.relay.inbound.responses import ResponsesCompactInbound, ResponsesInbound
 from api.relay.inbound.shapes import check_gemini_embed
 from api.relay.job import Caller, error_response, refuse
+from api.relay.load import Load
 from api.relay.state import RELAY, RelayState, relay_state
 from api.relay.tokenizer import get_encoding
 from api.relay.validate import Invalid
@@ -69,9 +71,11 @@ async def relay_ctx(app: web.Application) -> AsyncIterator[None]:
     keeper.start()
     own_queues = settings.broker_url and settings.broker_url != settings.redis_url
     queues = Store.from_url(settings.broker_url, settings.redis_prefix, 4) if own_queues else store
+    load = Load(store)
+    load.start()
     app[RELAY] = RelayState(index=index, auth=auth, quota=QuotaService(store, ttl_ms), settlements=sender,
                             keeper=keeper, options=app[keys.OPTIONS], settings=settings, http=app[keys.HTTP],
-                            queues=queues)
+                            queues=queues, load=load, pins=Pins(store))
     yield
     state = app[RELAY]
     if state.background:  # settlements waiting for Redis get a grace; the sweep closes what is left
@@ -83,6 +87,7 @@ async def relay_ctx(app: web.Application) -> AsyncIterator[None]:
                         "by the sweep", len(left))
             await asyncio.gather(*left, return_exceptions=True)
     await keeper.stop()
+    await load.close()
     await sender.stop()
     await state.disconnects.close()
     await index.close()

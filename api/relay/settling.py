@@ -8,6 +8,7 @@ import logging
 import time
 
 from api.middlewares import REDIS_DOWN
+from api.relay.affinity import Pin, Pins
 from api.relay.job import Job, Outcome
 from api.services.records import encode_settlement
 
@@ -30,6 +31,7 @@ async def settle(job: Job, outcome: Outcome | None) -> None:
         usage = outcome.usage
         final, tokens, job.produced = outcome.quota, usage.total_tokens, usage.completion_tokens
         record = encode_settlement(facts, outcome.quota, usage)
+        state.metrics.input_tokens(facts.channel_id, usage.prompt_tokens, usage.cached_tokens)
     else:
         job.produced = 0
     try:
@@ -44,6 +46,16 @@ async def settle(job: Job, outcome: Outcome | None) -> None:
     state.keeper.release(facts.request_id)
     if record is not None:
         state.settlements.mark(charge.user_id)
+    if job.new_pin is not None and job.session is not None and state.pins is not None:
+        await write_pin(state.pins, job.pin_key, job.new_pin, job.session.ttl)
+
+
+async def write_pin(pins: Pins, key: str, pin: Pin, ttl: int) -> None:
+    """A session's new channel and key (api/relay/affinity.py); a pin lost to Redis costs one cache miss."""
+    try:
+        await pins.write(key, pin, ttl)
+    except REDIS_DOWN as exc:
+        log.info("affinity pin not written (%s)", exc)
 
 
 SETTLE_RETRY_FOR = 600.0  # seconds; past that the reservation is left to the sweep

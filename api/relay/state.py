@@ -7,10 +7,12 @@ from dataclasses import dataclass, field
 import aiohttp
 from aiohttp import web
 
+from api.relay.affinity import Pins
 from api.relay.auth import KeyAuth
 from api.relay.channel_health import ChannelHealth
 from api.relay.credentials import CredentialCache, process_credentials
 from api.relay.disconnects import DisconnectWatcher
+from api.relay.load import Load
 from api.relay.metrics import Metrics
 from api.services.channel_index import ChannelIndex
 from api.services.options import OptionsService
@@ -49,6 +51,8 @@ class RelayState:
     disconnects: DisconnectWatcher = field(default_factory=DisconnectWatcher)  # clients that left
     credentials: CredentialCache = field(default_factory=process_credentials)  # exchanged upstream tokens
     native_routes: NativeRouteMarks = field(default_factory=NativeRouteMarks)
+    load: Load = field(default_factory=lambda: Load(None))  # requests in flight, latency (api/relay/load.py)
+    pins: Pins | None = None  # sessions' channels and keys (api/relay/affinity.py); None: no affinity
 
     def spawn(self, coro) -> None:
         """Fire-and-forget work off the request path (kept referenced until it ends)."""

@@ -42,7 +42,9 @@ local pre = tonumber(ARGV[2])
 local limited = ARGV[3] == '1'
 local rid = ARGV[4]
 local lease = tonumber(ARGV[5])
-local n = (#ARGV - 8) / 2
+local n = math.floor((#ARGV - 8) / 2)
+-- a session's pin (api/relay/affinity.py), when asked: KEYS[6 + n], its life ARGV[9 + 2n] (ms)
+local pin_ttl = ARGV[9 + 2 * n]
 -- the limits that are on: KEYS[5 + j], kind ARGV[7 + 2j] (0 rpm, 1 tpm, 2 concurrency), limit ARGV[8 + 2j]
 for j = 1, n do
   local key = KEYS[5 + j]
@@ -89,7 +91,12 @@ end
 local ugen = redis.call('GET', KEYS[2]) or ''
 -- the reservation: what was taken (and against which balance loads), and until when it stands
 redis.call('HSET', KEYS[5], rid, ugen .. '|' .. tgen .. '|' .. ARGV[7], rid .. '#', ARGV[8])
-return {0, ugen, tgen, uq - pre}
+local pin = ''
+if pin_ttl then
+  pin = redis.call('GET', KEYS[6 + n]) or ''
+  if pin ~= '' then redis.call('PEXPIRE', KEYS[6 + n], pin_ttl) end
+end
+return {0, ugen, tgen, uq - pre, pin}
 """
 
 # Closing a reservation on the balances (settlement and sweep alike): user and key charged `final`
@@ -214,6 +221,7 @@ class Charge:
     token_gen: str = ""
     remain_after: int = 0
     settled: bool = field(default=False)
+    pin: str = ""  # the session's pin, read with the admission (api/relay/affinity.py)
 
 
 def _minute(now: float) -> int:
@@ -281,13 +289,16 @@ class QuotaService:
 
     # -- before the upstream call ------------------------------------------------------------------
     async def pre_charge(self, *, settlement_id: str, user_id: int, token_id: int, token_limited: bool,
-                         pre: int, group: str, limits: Limits, reservation: bytes = b"{}") -> Charge:
+                         pre: int, group: str, limits: Limits, reservation: bytes = b"{}", pin_key: str = "",
+                         pin_ttl_ms: int = 0) -> Charge:
         """Check the limits and take `pre` from the user and (when limited) the key, atomically, and
         record the reservation (`reservation`: what the sweep needs to close it if this process dies,
         see api.services.reservations) with its expiry.
 
         Raises RateLimited or QuotaRefused; loads a balance missing from Redis and tries again.
-        Only the limits that are on are passed to the script (none: the balance and reservation keys)."""
+        Only the limits that are on are passed to the script (none: the balance and reservation keys).
+        With `pin_key` (a key of the user's own layout), the session pin there is read and its life
+        renewed in the same call (Charge.pin)."""
         limited = bool(token_id) and token_limited
         if not token_id:
             limits = Limits(limits.user_rpm, limits.user_tpm, limits.user_concurrency, 0, 0, 0,
@@ -305,11 +316,14 @@ class QuotaService:
                 keys.append(names[6 + i])
                 args.append(i % 3)
                 args.append(values[i])
+            if pin_key:
+                keys.append(pin_key)
+                args.append(pin_ttl_ms)
             result = await self._pre(keys=keys, args=args)
             code = int(result[0])
             if code == 0:
                 return Charge(settlement_id, user_id, token_id, limited, pre, group, limits, minute,
-                              str(result[1]), str(result[2]), int(result[3]))
+                              str(result[1]), str(result[2]), int(result[3]), pin=str(result[4] or ""))
             if code in (1, 2):
                 await self.load_balances(user_id, token_id if limited else None)
             elif code == 3:

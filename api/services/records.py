@@ -5,7 +5,7 @@ a worker (api.services.settlement writes it to the database); a reservation (api
 reservations) keeps the same fields of a running request, so that the sweep can write the record
 of a request whose process died. Both are JSON with short keys (one per field, below): records
 and reservations written by a running version must stay readable by the next one, so a key is
-never renamed and a missing key reads as the field's default. Keys added later (`cw1h`, `cwr1h`)
+never renamed and a missing key reads as the field's default. Keys added later (`cw1h`, `cwr1h`, `rt`)
 are written only when they say something, so a record without them reads as it always did.
 """
 from __future__ import annotations
@@ -114,6 +114,7 @@ class SettlementRecord:
     action: str = ""  # a refund: the task's action
     reason: str = ""  # a refund: why the task failed
     charged_at: int = 0  # a refund: epoch seconds of the charge it gives back (its hour is counted)
+    routing: dict[str, Any] = field(default_factory=dict)  # session_source, affinity, key_index
 
     @classmethod
     def of(cls, facts: RequestFacts, quota: int = 0, usage: TokenUsage | None = None) -> SettlementRecord:
@@ -129,7 +130,7 @@ class SettlementRecord:
             cache_ratio=facts.cache_ratio, cache_creation_ratio=facts.cache_creation_ratio,
             cache_creation_1h_ratio=facts.cache_creation_1h_ratio, inbound=facts.inbound,
             dropped=facts.dropped, task_id=facts.task_id, started=facts.started,
-            use_time=max(0, int(now - facts.started)),
+            use_time=max(0, int(now - facts.started)), routing=dict(facts.routing),
             incomplete=facts.incomplete, at=round(now, 6))
 
     @property
@@ -172,7 +173,8 @@ class SettlementRecord:
             inbound=str(r.get("fmt") or ""), dropped=str(r.get("drp") or ""), task_id=str(r.get("task") or ""),
             started=float(r.get("st") or 0),
             use_time=int(r.get("ut") or 0), incomplete=str(r.get("inc") or ""), at=float(r.get("ts") or 0),
-            action=str(r.get("act") or ""), reason=str(r.get("why") or ""), charged_at=int(r.get("hts") or 0))
+            action=str(r.get("act") or ""), reason=str(r.get("why") or ""), charged_at=int(r.get("hts") or 0),
+            routing=_routing(r.get("rt")))
 
     @classmethod
     def decode_reservation(cls, raw: bytes | str) -> tuple[SettlementRecord, int]:
@@ -209,6 +211,14 @@ class Request(Protocol):
     task_id: str
     started: float
     incomplete: str
+    routing: dict[str, Any]
+
+
+def _routing(value: Any) -> dict[str, Any]:
+    if not isinstance(value, Mapping):
+        return {}
+    return {k: v for k, v in value.items() if k in ("session_source", "affinity", "key_index")
+            and isinstance(v, str | int) and not isinstance(v, bool)}
 
 
 def request_fields(r: Request) -> dict[str, Any]:
@@ -227,6 +237,8 @@ def request_fields(r: Request) -> dict[str, Any]:
         fields["cwr1h"] = r.cache_creation_1h_ratio
     if r.dropped:
         fields["drp"] = r.dropped
+    if r.routing:
+        fields["rt"] = r.routing
     return fields
 
 

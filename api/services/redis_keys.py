@@ -9,6 +9,7 @@ group-wide limits count a whole group under `{g:<group>}`. Under the deployment'
   {u}:resv                            open reservations (api.services.reservations)
   {u}:rpm:<minute> {u}:tpm:<minute> {u}:conc, {u}:trpm:<token>:<minute> {u}:ttpm:… {u}:tconc:<token>
   {u}:refunded:<platform>:<row>       a task's refund, once
+  {u}:aff:<model>:<session>           a conversation's channel and key (api.relay.affinity)
   {g:<group>}:rpm:<minute> …:tpm:<minute> …:conc
 
 Outside the users' layout, the relay keeps `relay:native_missing` (a hash: `<channel id>:<path>` →

@@ -43,7 +43,7 @@ from models import Channel, Log, QuotaData, Settlement, Token, User
 from models.db import database_gave_up_on_a_row
 from models.enums import LogType
 
-from . import redis_keys
+from . import pricing, redis_keys
 from .locks import LockBusy, lease_lock
 from .logs import log_event
 from .options import OptionsService
@@ -92,6 +92,8 @@ class RequestFacts:
     inbound: str = ""  # the client's format when not OpenAI's: anthropic, gemini, responses
     dropped: str = ""  # what conversion left out for the channel (comma-separated)
     task_id: str = ""  # a task submission (Midjourney, Suno): the upstream's task id
+    # How it was routed: session_source, affinity (hit, new, moved), key_index (api/relay/affinity.py)
+    routing: dict[str, Any] = field(default_factory=dict)
 
 
 pending_key = redis_keys.pending
@@ -174,6 +176,8 @@ def _other(r: SettlementRecord) -> str:
         other["dropped"] = r.dropped.split(",")
     if r.task_id:
         other["task_id"] = r.task_id
+    if r.routing:
+        other.update(r.routing)
     return orjson.dumps(other).decode()
 
 
@@ -201,6 +205,21 @@ def _content(r: SettlementRecord) -> str:
     if r.incomplete:
         text += f" (incomplete: {r.incomplete})"
     return text
+
+
+def cache_saving(r: SettlementRecord) -> int:
+    """What the request's cache reads saved: its charge with them billed as fresh input, less its
+    charge (0 for per-call prices, or when the model has no cache price)."""
+    usage, price = r.usage, r.price
+    if not usage.cached_tokens or price.model_price is not None or price.cache_ratio is None:
+        return 0
+    full = pricing.settle_quota(price, usage.prompt_tokens, usage.completion_tokens, cached_tokens=0,
+                                cache_creation_tokens=usage.cache_creation_tokens,
+                                cache_creation_1h_tokens=usage.cache_creation_1h_tokens)
+    actual = pricing.settle_quota(price, usage.prompt_tokens, usage.completion_tokens,
+                                  cached_tokens=usage.cached_tokens, cache_creation_tokens=usage.cache_creation_tokens,
+                                  cache_creation_1h_tokens=usage.cache_creation_1h_tokens)
+    return max(0, full - actual)
 
 
 @dataclass(slots=True)
@@ -236,7 +255,8 @@ async def _apply_records(user_id: int, records: Mapping[str, SettlementRecord], 
             quota=F("quota") - total, used_quota=F("used_quota") + total, request_count=F("request_count") + requests)
         tokens: dict[int, list[int]] = defaultdict(lambda: [0, 0])  # token → [used, taken from remain]
         channels: dict[int, int] = defaultdict(int)
-        hours: dict[tuple[str, int], list[int]] = defaultdict(lambda: [0, 0, 0])  # count, quota, tokens
+        # count, quota, tokens, input tokens, cached input tokens, what the cache saved
+        hours: dict[tuple[str, int], list[int]] = defaultdict(lambda: [0, 0, 0, 0, 0, 0])
         for _, r in new:
             if r.token_id:
                 tokens[r.token_id][0] += r.quota
@@ -249,6 +269,10 @@ async def _apply_records(user_id: int, records: Mapping[str, SettlementRecord], 
             bucket[0] += 0 if r.is_refund else 1
             bucket[1] += r.quota
             bucket[2] += r.usage.total_tokens
+            if not r.is_refund:
+                bucket[3] += r.usage.prompt_tokens
+                bucket[4] += r.usage.cached_tokens
+                bucket[5] += cache_saving(r)
         for token_id, (used, taken) in sorted(tokens.items()):
             await Token.filter(id=token_id).using_db(conn).update(
                 remain_quota=F("remain_quota") - taken, used_quota=F("used_quota") + used)
@@ -269,12 +293,15 @@ async def _apply_records(user_id: int, records: Mapping[str, SettlementRecord], 
                 "channel_id": r.channel_id, "group": r.group, "other": _other(r), "request_id": rid}
                 for rid, r in new if not r.is_refund])
         username = result.username or next((r.username for _, r in new), "")
-        for (model, hour), (count, quota, used_tokens) in sorted(hours.items()):
+        for (model, hour), (count, quota, used_tokens, prompt, cached, saved) in sorted(hours.items()):
             updated = await QuotaData.filter(user_id=user_id, model_name=model, created_at=hour).using_db(conn).update(
-                count=F("count") + count, quota=F("quota") + quota, token_used=F("token_used") + used_tokens)
+                count=F("count") + count, quota=F("quota") + quota, token_used=F("token_used") + used_tokens,
+                prompt_tokens=F("prompt_tokens") + prompt, cache_tokens=F("cache_tokens") + cached,
+                saved_quota=F("saved_quota") + saved)
             if not updated:
                 await QuotaData.create(user_id=user_id, username=username, model_name=model, created_at=hour,
-                                       count=count, quota=quota, token_used=used_tokens, using_db=conn)
+                                       count=count, quota=quota, token_used=used_tokens, prompt_tokens=prompt,
+                                       cache_tokens=cached, saved_quota=saved, using_db=conn)
     return result
 
 

@@ -1,4 +1,4 @@
-"""Relay follow-ups that touch the database: automatic channel disabling."""
+"""Relay follow-ups that touch the database: automatic channel and key disabling."""
 from __future__ import annotations
 
 import asyncio
@@ -8,14 +8,25 @@ import time
 
 import dramatiq
 
+from api.relay.channel_keys import set_key_status
 from api.relay.channels import auto_disable
-from models import Channel, User
+from models import Channel, User, keyring
 from models.enums import Role
 from workers.broker import send
 from workers.context import ctx
 
 log = logging.getLogger(__name__)
 NOTIFY_EVERY = 600  # seconds: at most one mail per channel, and ten in all, per window
+
+
+@dramatiq.actor(actor_name="relay.disable_channel_key", queue_name="relay", max_retries=5)
+async def disable_channel_key(channel_id: int, fingerprint: str, reason: str) -> None:
+    """One key of a multi-key channel disabled automatically (its credential was refused); the channel
+    follows when it was its last key (api/relay/channel_keys.py). A key disabled by hand stays so."""
+    context = ctx()
+    if await set_key_status(int(channel_id), str(fingerprint), keyring.AUTO, reason=reason,
+                            only_from=(keyring.ENABLED,), events=context.events):
+        log.warning("a key of channel %s disabled automatically: %s", channel_id, reason)
 
 
 @dramatiq.actor(actor_name="relay.disable_channel", queue_name="relay", max_retries=5)

@@ -32,7 +32,7 @@ from aiohttp import web
 from api import keys
 from api.relay.state import relay_state
 from api.services.store import Store
-from models import Channel, Midjourney
+from models import Channel, Midjourney, keyring
 
 from .base import TASK_TIMEOUT, TaskUpdate
 from .billing import TaskCharge
@@ -110,7 +110,9 @@ async def _adaptor(request: web.Request, channel_id: int) -> MidjourneyAdaptor:
     channel: Any = relay_state(request).index.get(channel_id)
     if channel is None:
         channel = await Channel.filter(id=channel_id).first()
-    return MidjourneyAdaptor(channel.base_url or "", channel.key) if channel is not None else MidjourneyAdaptor("", "")
+    if channel is None:
+        return MidjourneyAdaptor("", "")
+    return MidjourneyAdaptor(channel.base_url or "", keyring.primary(channel.key, channel.channel_info))
 
 
 def _early_key(store: Store, task: str) -> str:

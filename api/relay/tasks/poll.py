@@ -27,7 +27,7 @@ from tortoise.transactions import in_transaction
 
 from api.relay.errors import mask_secrets
 from api.services.store import Store
-from models import Channel, Midjourney, Task
+from models import Channel, Midjourney, Task, keyring
 
 from .base import FAILURE, FINAL, SUCCESS, TASK_TIMEOUT, TaskUpdate
 from .billing import Refund, TaskCharge, refund
@@ -197,7 +197,8 @@ async def _poll_channel(table: Table, store: Store, http: aiohttp.ClientSession,
             waiting[task_id] = row
     if not waiting or channel is None:
         return
-    adaptor = ADAPTORS[channel.type](channel.base_url or "", channel.key)
+    key = keyring.primary(channel.key, channel.channel_info)
+    adaptor = ADAPTORS[channel.type](channel.base_url or "", key)
     try:
         status, raw = await call(http, adaptor.fetch(list(waiting)), FETCH_TIMEOUT, channel.type)
         if status != 200:
@@ -205,7 +206,7 @@ async def _poll_channel(table: Table, store: Store, http: aiohttp.ClientSession,
         updates = adaptor.read_fetch(raw)
     except Exception as exc:  # the upstream is down or answers nonsense: try again at the next poll
         log.warning("fetching %d %s tasks from channel %s failed: %s", len(waiting), table.platform, channel.id,
-                    mask_secrets(str(exc), channel.key, channel.base_url or ""))
+                    mask_secrets(str(exc), key, channel.base_url or ""))
         return
     for update in updates:
         row = waiting.get(update.task_id)

@@ -28,6 +28,7 @@ from api.relay.failure_log import log_failure
 from api.relay.handler import (
     admit,
     check_model_allowed,
+    check_served,
     first_channel,
     new_facts,
     price_of,
@@ -142,6 +143,15 @@ def task_quota(price: pricing.Price, options: Any) -> int:
                                     quota_per_unit=options.get_int("QuotaPerUnit"))
 
 
+def task_key(channel: ChannelInfo) -> ChannelInfo:
+    """A task is polled later with its channel's first enabled key (models.keyring.primary): a
+    multi-key channel submits with that key too, so the upstream knows the task when asked."""
+    if not channel.keys:
+        return channel
+    index, key, _ = channel.keys[0]
+    return channel.with_key(index, key)
+
+
 def _pick(state: RelayState, job: Job, types: frozenset[int], tried: list[int]) -> ChannelInfo | None:
     exclude = list(tried)
     while True:
@@ -179,13 +189,14 @@ async def _submit(request: web.Request, caller: Caller, sub: Submission, job: Jo
     if sub.origin is not None:
         channel: ChannelInfo | None = sub.origin
     else:
-        job.channel = await first_channel(job)
+        await check_served(job)
+        job.channel = first_channel(job)
         channel = job.channel if job.channel.type in sub.types else _pick(state, job, sub.types, [job.channel.id])
         if channel is None:
             raise task_error(request, 503, "relay_no_channel", "no_available_channel", model=job.model,
                              group=job.group)
     assert channel is not None
-    job.channel = channel
+    job.channel = channel = task_key(channel)
     job.pre = task_quota(job.price, options)
     job.facts = facts = new_facts(job)
     facts.mode = sub.platform
@@ -213,6 +224,7 @@ async def _submit(request: web.Request, caller: Caller, sub: Submission, job: Jo
                 break
             moves = sub.origin is None and (result.busy or (result.retry_elsewhere and len(tried) <= retries))
             following = _pick(state, job, sub.types, tried) if moves else None
+            following = task_key(following) if following is not None else None
             if following is None:
                 raise _refused(request, sub, result.answer, result.reason)
             channel = following
