@@ -11,8 +11,8 @@ sessions at once. Phases, each on a fresh cache and its own key of the bench use
   failover   affinity on; after turn M/2 the upstream that served most sessions starts failing (one per
              protocol; `500` answers, then `refuse`d connections in a second round): every session
              pinned there must move within one request, and no failure may reach the client
-  cpu        off/on alternated --cpu-rounds times with fresh sessions: the gateway's CPU per request
-             (bench/sampler.py over its whole process tree, until the workers have settled)
+  cpu        off/on alternated (off-on, on-off, ...) --cpu-rounds times with fresh sessions: the
+             gateway's CPU per request (bench/sampler.py over its whole process tree, until settled)
 
 Figures: the cached share of the input tokens, the share of requests that hit, the ideal (the fake's
 cache shared by every key: every turn finds its whole previous prompt), measured ÷ ideal, the quota
@@ -72,7 +72,7 @@ class Plan:
     channel_mode: str = "auto"  # auto | multi | single (one channel per key)
     off_key_mode: str = "random"  # the key mode of multi-key channels in the `off` phase
     fail_modes: tuple[str, ...] = ("500", "refuse")
-    cpu_rounds: int = 2
+    cpu_rounds: int = 3
     retry_times: int = 1
     ttl: float = 300.0
     api_procs: int = 2
@@ -282,6 +282,13 @@ class CacheBench:
         (raw / f"{phase}.json").write_bytes(orjson.dumps({"turns": turns, "records": records, "logs": logs}))
         return turns, records, logs
 
+    def keys(self) -> dict[str, list[str]]:
+        """Protocol → every key of its channels."""
+        out: dict[str, list[str]] = {}
+        for channel in self.channels:
+            out.setdefault(channel.family, []).extend(channel.keys)
+        return out
+
     async def used_quota(self, phase: str) -> int:
         from models import Token
 
@@ -322,7 +329,8 @@ class CacheBench:
         print(f" {seconds:.0f}s", flush=True)
         return {"affinity": on, "seconds": seconds, "cache": figures.cache_figures(records),
                 "by_family": figures.by_family(records), "stickiness": figures.stickiness(records),
-                "spread": figures.spread(records), "client": figures.client_figures(turns),
+                "spread": figures.spread(records), "sessions_per_key": figures.sessions_per_key(records, self.keys()),
+                "client": figures.client_figures(turns),
                 "logs": figures.log_figures(turns, logs), "used_quota": await self.used_quota(phase),
                 "cpu_ms_per_request": own * 1000 / max(len(turns), 1),
                 "db_cpu_ms_per_request": db * 1000 / max(len(turns), 1)}
@@ -386,7 +394,7 @@ class CacheBench:
         """off/on alternated with fresh sessions: the gateway's CPU per request, median of each."""
         per: dict[str, list[float]] = {"off": [], "on": []}
         for round_no in range(1, self.plan.cpu_rounds + 1):
-            for setting in ("off", "on"):
+            for setting in ("off", "on") if round_no % 2 else ("on", "off"):  # ABBA: a drift hits both alike
                 phase = f"cpu{setting}{round_no}"
                 print(f"cpu round {round_no}/{self.plan.cpu_rounds}, affinity {setting} ...", end="", flush=True)
                 await self.set_affinity(setting == "on")
@@ -472,7 +480,7 @@ def parse(argv: list[str] | None) -> tuple[Plan, float]:
     p.add_argument("--keys", type=int, default=4, help="keys per channel (4)")
     p.add_argument("--off-key-mode", choices=("random", "polling", "affinity"), default="random")
     p.add_argument("--fail-modes", default="500,refuse", help="failover rounds, comma-separated ('' = none)")
-    p.add_argument("--cpu-rounds", type=int, default=2, help="off/on CPU rounds (0 = none)")
+    p.add_argument("--cpu-rounds", type=int, default=3, help="off/on CPU rounds, alternated ABBA (0 = none)")
     p.add_argument("--retry-times", type=int, default=1)
     p.add_argument("--system-tokens", type=int, default=4000, help="system prompt; 1500 of it shared (4000)")
     p.add_argument("--tools-tokens", type=int, default=1500)

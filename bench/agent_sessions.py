@@ -9,7 +9,9 @@ Kinds (how the gateway can recognise the session):
   prefix            OpenAI chat completions naming nothing: only the stable prefix (system + first
                     messages + tools) tells the session
   claude-code       Anthropic Messages as Claude Code sends them: `metadata.user_id` ending in
-                    `_session_<uuid>`, `cache_control` on the system prompt and on the last message, streamed
+                    `_session_<uuid>` (older versions; every other Claude Code session) or a JSON object
+                    with `session_id` plus the `X-Claude-Code-Session-Id` header (current ones);
+                    `cache_control` on the system prompt and on the last message; streamed
 
 The tools and the first part of the system prompt are the same for every session (as an agent's
 are); the rest of the system prompt is the session's own and starts with `[bench-session ID]`, which
@@ -146,12 +148,18 @@ class Session:
             account = uuid.UUID(bytes=hashlib.md5(f"{self.seed}-account".encode()).digest())
             session = uuid.UUID(bytes=hashlib.md5(f"{self.seed}-session".encode()).digest())
             user_hash = hashlib.sha256(f"{self.seed}-user".encode()).hexdigest()
-            return "/v1/messages", {"anthropic-version": "2023-06-01"}, {
+            claude_headers = {"anthropic-version": "2023-06-01"}
+            if self.index // len(KINDS) % 2:  # current Claude Code: a JSON user_id, and the session header
+                user_id = orjson.dumps({"device_id": user_hash, "account_uuid": str(account),
+                                        "session_id": str(session)}).decode()
+                claude_headers["X-Claude-Code-Session-Id"] = str(session)
+            else:  # older versions: user_<hash>_account_<uuid>_session_<uuid>
+                user_id = f"user_{user_hash}_account_{account}_session_{session}"
+            return "/v1/messages", claude_headers, {
                 "model": ANTHROPIC_MODEL, "max_tokens": 32000, "stream": stream, "tools": tools,
                 "system": [{"type": "text", "text": shared, "cache_control": {"type": "ephemeral"}},
                            {"type": "text", "text": own}],
-                "messages": messages,
-                "metadata": {"user_id": f"user_{user_hash}_account_{account}_session_{session}"}}
+                "messages": messages, "metadata": {"user_id": user_id}}
         body: dict[str, Any] = {
             "model": OPENAI_MODEL, "max_tokens": 4096, "stream": stream, "tools": tools,
             "messages": [{"role": "system", "content": shared + "\n\n" + own},

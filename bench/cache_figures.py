@@ -97,6 +97,20 @@ def spread(records: Iterable[Row]) -> dict[str, int]:
     return dict(sorted(Counter(r["key"] for r in records).items()))
 
 
+def sessions_per_key(records: Iterable[Row], keys: Mapping[str, Sequence[str]]) -> dict[str, dict[str, int]]:
+    """Per protocol: the fewest and most sessions a key served, and the keys that served none
+    (`keys`: protocol → every key of its channels)."""
+    sessions: dict[str, set[str]] = defaultdict(set)
+    for r in records:
+        sessions[r["key"]].add(r["session"])
+    out: dict[str, dict[str, int]] = {}
+    for fam, names in sorted(keys.items()):
+        counts = [len(sessions.get(k, ())) for k in names]
+        out[fam] = {"keys": len(counts), "min": min(counts, default=0), "max": max(counts, default=0),
+                    "unused": sum(1 for c in counts if c == 0)}
+    return out
+
+
 def client_figures(turns: Sequence[Row]) -> dict[str, Any]:
     failed = [t for t in turns if not t["ok"]]
     return {"requests": len(turns), "ok": len(turns) - len(failed), "failed": len(failed),

@@ -52,6 +52,11 @@ def main_table(off: R, on: R) -> str:
     row("keys per session, mean / max", lambda p: f"{num(p['stickiness']['keys_per_session_mean'], 1)} / "
         f"{p['stickiness']['keys_per_session_max']}")
     row("requests per key", lambda p: _spread(p["spread"]))
+    for fam in sorted(set(off.get("sessions_per_key", {})) | set(on.get("sessions_per_key", {}))):
+        row(f"… {fam}: sessions per key, min–max (keys serving none)",
+            lambda p, f=fam: (f"{p['sessions_per_key'][f]['min']}–{p['sessions_per_key'][f]['max']} "
+                              f"({p['sessions_per_key'][f]['unused']} of {p['sessions_per_key'][f]['keys']})"
+                              if f in p.get("sessions_per_key", {}) else "–"))
     row("**quota charged** (consume logs)", lambda p: num(p["logs"]["quota"]))
     row("… the key's used_quota", lambda p: num(p["used_quota"]))
     row("cached tokens: client saw / logs recorded / fake reported³",
@@ -61,6 +66,7 @@ def main_table(off: R, on: R) -> str:
         f"{num(p['logs']['prompt_tokens'])}")
     row("affinity outcomes in the logs⁴",
         lambda p: ", ".join(f"{k} {v}" for k, v in sorted(p["logs"]["affinity"].items())) or "–")
+    row("logs with `other.key_index`", lambda p: f"{p['logs']['key_index_logged']} of {p['logs']['logs']}")
     row("gateway CPU ms / request (whole tree, settled)", lambda p: num(p["cpu_ms_per_request"], 2))
     row("wall time, s", lambda p: num(p["seconds"], 1))
     return "\n".join(rows)

@@ -159,15 +159,16 @@ class Fake:
         """(cached, created, completion tokens, answer text) of one answered request."""
         hit = self.cache.use((key, model), prompt)
         text = answer_text(prompt.digest, self.reply_tokens)
-        record = {"at": self.clock(), "upstream": upstream.name, "key": key, "model": model,
+        completion = tokens(len(text.encode()))
+        record: dict[str, Any] = {"at": self.clock(), "upstream": upstream.name, "key": key, "model": model,
                   "session": prompt.session, "prompt_tokens": prompt.tokens, "cached_tokens": hit.read,
                   "ideal_cached_tokens": self.ideal.use((prompt.session, model), prompt).read,
                   "bound_cached_tokens": self.bound.use((BOUND_KEY, model), prompt).read,
-                  "creation_tokens": hit.creation, "completion_tokens": tokens(len(text.encode()))}
+                  "creation_tokens": hit.creation, "completion_tokens": completion}
         upstream.counters.add(record)
         self.keys.setdefault(key, Counters()).add(record)
         self.records.append(record)
-        return hit.read, hit.creation, record["completion_tokens"], text
+        return hit.read, hit.creation, completion, text
 
     def stats(self) -> dict[str, Any]:
         total = Counters()
