@@ -218,7 +218,7 @@ def keep_pin(job: Job, channel: ChannelInfo) -> None:
     keyed = channel.multi and channel.cache_per_key and channel.key_mode == "affinity"
     served = affinity.Pin(channel.id, channel.fingerprint if keyed else "")
     outcome = affinity.HIT if job.pin == served else affinity.MOVED if job.pin is not None else affinity.NEW
-    job.facts.routing = {"session_source": session.source, "affinity": outcome}
+    job.facts.routing.update(session_source=session.source, affinity=outcome)
     state.metrics.pinned(outcome, session.source)
     if outcome != affinity.HIT:
         job.new_pin = served

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-from collections import Counter
 from typing import Any
 
 import orjson
@@ -14,13 +13,10 @@ from aiohttp import web
 from aiohttp.test_utils import make_mocked_request
 
 from api import keys
-from api.relay import affinity, channel_keys, channel_monitor
+from api.relay import affinity
 from api.relay.base import RelayMode
 from api.relay.channels import set_status
-from api.relay.load import Load, inflight_totals, parse_counts
-from api.services.channel_index import ChannelIndex, ChannelInfo, fingerprint
-from api.services.settlement import cache_saving
-from models import Channel, Log, QuotaData, keyring
+from models import Channel, Log
 from models.enums import ChannelStatus, LogType
 from tests.helpers import eventually
 from tests.relay.fakes import (  # noqa: F401
