@@ -9,11 +9,11 @@ enabled key it has not tried, and not past its in-flight limit (while another ca
   1. the session's pin (api/relay/affinity.py) when its channel is there — and its key, when the
      channel's upstream caches per key, the key is still enabled and the channel keeps keys by affinity;
   2. else weighted random (weight + 10, the reference's smoothing, so weight 0 still gets traffic),
-     least-busy: two draws, and the second replaces the first with the odds by which it is less
-     busy — (requests in flight + 1) × time to first byte — so a channel five times slower gets a
-     third of the traffic of its equal instead of half, and two equal channels keep their weights.
+     least busy: each weight divided by the channel's expected wait, (requests in flight + 1) × time
+     to first byte, so a channel five times slower, or five times as loaded, gets a sixth of the
+     traffic of its equal instead of half, and equal channels keep their weights.
 A multi-key channel's key: the pin's, else by the channel's mode — `polling` in turn, `random` and
-`affinity` at random (least-busy of two when on).
+`affinity` at random (the less busy of two draws, when least-busy is on).
 """
 from __future__ import annotations
 
@@ -317,19 +317,23 @@ class ChannelIndex:
     def _choose(self, candidates: Sequence[ChannelInfo], busy: Busy | None) -> ChannelInfo:
         if len(candidates) == 1:
             return candidates[0]
-        first = self._weighted(candidates)
         if busy is None:
-            return first
-        second = self._weighted(candidates)
-        if second is first:
-            return first
-        known = [t for t in (busy.latency(c.id) for c in candidates) if t is not None]
+            return self._weighted(candidates)
+        # Least busy: each weight divided by the channel's expected wait — (requests in flight + 1) ×
+        # time to first byte (a channel not measured yet counts as the tier's mean). Equal channels keep
+        # their weights; one five times slower gets a sixth of the traffic beside its equal.
+        latencies = [busy.latency(c.id) for c in candidates]
+        known = [t for t in latencies if t is not None]
         default = sum(known) / len(known) if known else 1.0
-        cost_first = (busy.inflight(first.id) + 1) * max(busy.latency(first.id) or default, 1e-3)
-        cost_second = (busy.inflight(second.id) + 1) * max(busy.latency(second.id) or default, 1e-3)
-        # The second replaces the first with the first's share of the two costs: equal costs leave the
-        # weights as they are (the draws are alike), a channel costing 5× gets a third of its equal's share.
-        return second if self._rng.random() < cost_first / (cost_first + cost_second) else first
+        shares = [(c.weight + WEIGHT_SMOOTHING) / ((busy.inflight(c.id) + 1) * max(t if t is not None else default,
+                                                                                    1e-4))
+                  for c, t in zip(candidates, latencies, strict=True)]
+        point = self._rng.uniform(0, sum(shares))
+        for c, share in zip(candidates, shares, strict=True):
+            point -= share
+            if point < 0:
+                return c
+        return candidates[-1]
 
     def _with_key(self, channel: ChannelInfo, pin: Pin | None, busy: Busy | None,
                   exclude_keys: Collection[tuple[int, str]]) -> ChannelInfo:
