@@ -137,7 +137,8 @@ function TypesFailed({ error, onRetry }) {
   );
 }
 
-export default function EditChannel({ id, onClose, onSaved }) {
+// `onKeysChanged`: the keys of the channel changed in its keys panel (the list shows their counts).
+export default function EditChannel({ id, onClose, onSaved, onKeysChanged = () => {} }) {
   const { t, i18n } = useTranslation();
   const text = (value) => localized(value, i18n.language);
   const isEdit = Boolean(id);
@@ -452,7 +453,7 @@ export default function EditChannel({ id, onClose, onSaved }) {
         )}
       </Modal>
       {keysOpen && channel && (
-        <KeysPanel channel={channel} onClose={() => setKeysOpen(false)} onChanged={() => reloadChannel()} />
+        <KeysPanel channel={channel} onClose={() => setKeysOpen(false)} onChanged={() => { reloadChannel(); onKeysChanged(); }} />
       )}
     </>
   );

@@ -293,7 +293,7 @@ export default function ChannelPage() {
       {tagDialog === 'edit' && <TagEditModal tag={tag} onSubmit={onEditTag} onClose={() => setTagDialog(null)} />}
       {testModelFor && <TestModelModal channel={testModelFor} onTest={onTest} onClose={() => setTestModelFor(null)} />}
       {editing && (
-        <EditChannel id={editing.id} onClose={closeEditor} onSaved={() => { closeEditor(); mutate(); }} />
+        <EditChannel id={editing.id} onClose={closeEditor} onSaved={() => { closeEditor(); mutate(); }} onKeysChanged={() => mutate()} />
       )}
     </section>
   );

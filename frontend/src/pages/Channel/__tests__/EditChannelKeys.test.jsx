@@ -32,8 +32,10 @@ function setup(id = null, extra = {}) {
     'PUT /api/channel/': ok(null),
     ...extra,
   });
-  renderPage(<EditChannel id={id} onClose={() => {}} onSaved={() => {}} />, { route: '/channel', user: ROOT });
-  return { calls, drawer: screen.getByTestId('channel-drawer') };
+  const keysChanged = [];
+  renderPage(<EditChannel id={id} onClose={() => {}} onSaved={() => {}} onKeysChanged={() => keysChanged.push(true)} />,
+    { route: '/channel', user: ROOT });
+  return { calls, keysChanged, drawer: screen.getByTestId('channel-drawer') };
 }
 
 const submit = (drawer) => userEvent.click(within(drawer).getByRole('button', { name: 'Submit' }));
@@ -174,6 +176,24 @@ test('edit a multi-key channel: its settings, the keys replaced only when filled
   expect(screen.queryByTestId('keys-panel')).not.toBeInTheDocument();
   expect(screen.getByTestId('channel-drawer')).toBeInTheDocument();
 }, 15000);
+
+test('a change in the keys panel reloads the channel (its key count) and tells the list', async () => {
+  const key = { index: 0, fingerprint: 'f0', key_preview: 'sk-aaa…1111', status: 1, reason: '', disabled_time: 0, used: 0, failed: 0,
+    last_error: '', last_error_time: 0 };
+  const { calls, keysChanged, drawer } = setup(8, {
+    'POST /api/channel/multi_key/manage': (c) => (c.body.action === 'get_key_status'
+      ? ok({ keys: [key], total: 1, page: 1, page_size: 10, enabled_count: 1, manual_disabled_count: 0, auto_disabled_count: 0 })
+      : ok(null)),
+  });
+  await waitFor(() => expect(within(drawer).getByLabelText('Name')).toHaveValue('pool'));
+  const loads = () => callsTo(calls, 'GET', '/api/channel/8').length;
+  const before = loads();
+  await userEvent.click(within(drawer).getByRole('button', { name: 'Manage keys' }));
+  await userEvent.click(within(await screen.findByTestId('key-row-0')).getByRole('button', { name: 'Disable' }));
+  expect(await screen.findByText('Key #1 disabled')).toBeInTheDocument();
+  expect(keysChanged).toEqual([true]);
+  await waitFor(() => expect(loads()).toBeGreaterThan(before));
+});
 
 test('edit a single-key channel: no multi-key settings, the one key kept when empty', async () => {
   const { drawer } = setup(8, { '/api/channel/8': ok({ ...POOL, channel_info: { is_multi_key: false, multi_key_size: 0 } }) });
