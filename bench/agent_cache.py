@@ -300,17 +300,24 @@ class CacheBench:
         return self.gw.tree.cpu_by_label()
 
     @staticmethod
-    def cpu_spent(before: dict[str, tuple[float, float]], after: dict[str, tuple[float, float]]) -> tuple[float, float]:
-        """(the gateway's own CPU seconds, its PostgreSQL backends') between two readings."""
-        own = db = 0.0
+    def cpu_by_process(before: dict[str, tuple[float, float]], after: dict[str, tuple[float, float]]
+                       ) -> dict[str, float]:
+        """CPU seconds between two readings by kind of process (api, worker, redis, scheduler,
+        postgres: a process's children counted with it)."""
+        out: dict[str, float] = {}
         for label, (u, s) in after.items():
             b = before.get(label, (0.0, 0.0))
-            spent = (u - b[0]) + (s - b[1])
-            if label.startswith("postgres"):
-                db += spent
-            else:
-                own += spent
-        return own, db
+            kind = label.split("+")[0]
+            out[kind] = out.get(kind, 0.0) + (u - b[0]) + (s - b[1])
+        return out
+
+    @classmethod
+    def cpu_spent(cls, before: dict[str, tuple[float, float]], after: dict[str, tuple[float, float]]
+                  ) -> tuple[float, float]:
+        """(the gateway's own CPU seconds, its PostgreSQL backends') between two readings."""
+        spent = cls.cpu_by_process(before, after)
+        db = sum(v for k, v in spent.items() if k.startswith("postgres"))
+        return sum(spent.values()) - db, db
 
     # -- phases ------------------------------------------------------------------------------------
     async def cache_phase(self, phase: str, on: bool) -> dict[str, Any]:
@@ -393,6 +400,7 @@ class CacheBench:
     async def cpu_rounds(self) -> dict[str, Any]:
         """off/on alternated with fresh sessions: the gateway's CPU per request, median of each."""
         per: dict[str, list[float]] = {"off": [], "on": []}
+        by_process: dict[str, dict[str, list[float]]] = {"off": {}, "on": {}}
         for round_no in range(1, self.plan.cpu_rounds + 1):
             for setting in ("off", "on") if round_no % 2 else ("on", "off"):  # ABBA: a drift hits both alike
                 phase = f"cpu{setting}{round_no}"
@@ -403,16 +411,24 @@ class CacheBench:
                 before, started = self.cpu(), time.monotonic()
                 await self.run_turns(sessions, phase, 1, self.plan.turns)
                 await self.books.wait_settled()
-                own, _db = self.cpu_spent(before, self.cpu())
-                count = sum(len(s.turns) for s in sessions)
-                per[setting].append(own * 1000 / max(count, 1))
+                spent = self.cpu_by_process(before, self.cpu())
+                count = max(sum(len(s.turns) for s in sessions), 1)
+                per[setting].append(sum(v for k, v in spent.items() if not k.startswith("postgres")) * 1000 / count)
+                for kind, seconds in spent.items():
+                    by_process[setting].setdefault(kind, []).append(seconds * 1000 / count)
                 failed = sum(1 for s in sessions for t in s.turns if not t.ok)
                 if failed:
                     self.notes.append(f"cpu round {round_no} ({setting}): {failed} failed requests")
                 print(f" {time.monotonic() - started:.0f}s, {per[setting][-1]:.2f} ms/request", flush=True)
         off = statistics.median(per["off"]) if per["off"] else None
         on = statistics.median(per["on"]) if per["on"] else None
-        return {"rounds": per, "off_ms": off, "on_ms": on, "on_over_off": (on / off) if on and off else None}
+        medians = {setting: {kind: statistics.median(v) for kind, v in sorted(kinds.items())}
+                   for setting, kinds in by_process.items()}
+        from bench.affinity_cost import session_cost_us
+
+        cost = session_cost_us(new_sessions("cost", len(KINDS), self.plan.shape), self.tools, self.plan.turns)
+        return {"rounds": per, "off_ms": off, "on_ms": on, "on_over_off": (on / off) if on and off else None,
+                "by_process_ms": medians, "session_of_us": cost}
 
     async def close(self) -> None:
         for closer in (self.books, self.root, self.owner, self.fake):

@@ -110,9 +110,24 @@ def cpu_section(cpu: R | None) -> str:
     if not cpu:
         return ""
     rounds = ", ".join(f"{k}: " + " / ".join(f"{v:.2f}" for v in vs) for k, vs in cpu["rounds"].items())
-    return (f"Gateway CPU per request (whole process tree until settled, {len(cpu['rounds']['on'])} alternated "
-            f"round(s) each): affinity off {num(cpu['off_ms'], 2)} ms, on {num(cpu['on_ms'], 2)} ms, "
+    text = (f"Gateway CPU per request (whole process tree until settled, {len(cpu['rounds']['on'])} alternated "
+            f"round(s) each, medians): affinity off {num(cpu['off_ms'], 2)} ms, on {num(cpu['on_ms'], 2)} ms, "
             f"**on ÷ off = {num(cpu['on_over_off'], 3)}** (rounds, ms: {rounds}).")
+    cost = cpu.get("session_of_us")
+    if cost:
+        worst = max(cost.values())
+        share = f" = {worst / 1000 / cpu['on_ms']:.2%} of the CPU per request" if cpu.get("on_ms") else ""
+        text += (" The affinity code's own work, timed in-process on these requests (`session_of`, µs per request): "
+                 + ", ".join(f"{k} {v:.1f}" for k, v in cost.items()) + f"; the most{share}.")
+    split = cpu.get("by_process_ms") or {}
+    kinds = sorted(set(split.get("off", {})) | set(split.get("on", {})))
+    if not kinds:
+        return text
+    rows = ["| CPU ms / request by process (median) | affinity off | affinity on | on ÷ off |", "|---|---|---|---|"]
+    for kind in kinds:
+        a, b = split.get("off", {}).get(kind), split.get("on", {}).get(kind)
+        rows.append(f"| {kind} | {num(a, 3)} | {num(b, 3)} | {ratio(b, a)} |")
+    return text + "\n\n" + "\n".join(rows)
 
 
 def verdict(on: R, off: R) -> str:
