@@ -156,8 +156,9 @@ def render(results: R) -> str:
     if results["multi_key_channels"]:
         layout = f"{plan['channels']} multi-key channels × {plan['keys']} keys per protocol"
     else:
-        layout = (f"{plan['channels']} × {plan['keys']} keys per protocol as {per_family} single-key channels each "
-                  "(the gateway creates no multi-key channel yet)")
+        why = "--channels single" if plan["channel_mode"] == "single" else "the gateway created no multi-key channel"
+        layout = (f"{plan['channels']} × {plan['keys']} keys per protocol as {per_family} single-key channels per "
+                  f"protocol ({why})")
     head = (f"Prompt-cache affinity on coding-agent traffic: {plan['sessions']} sessions × {plan['turns']} turns, all "
             f"at once; system prompt {shape['shared_system_tokens'] + shape['session_system_tokens']} tokens "
             f"({shape['shared_system_tokens']} shared), tools {shape['tools_tokens']}, +{shape['user_tokens']} per "
