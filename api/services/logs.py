@@ -39,7 +39,7 @@ SUMMED_DATA = ("count", "quota", "token_used", "prompt_tokens", "cache_tokens", 
 RETAINED_TYPES = (int(LogType.CONSUME), int(LogType.ERROR))  # the types LogRetentionDays deletes
 REFUND_ID_PREFIX = "task-refund:"  # the request id of a task's refund row (api.relay.tasks.billing.refund_id)
 MIDJOURNEY_PLATFORM = "mj"  # a refund id's platform for the midjourney table; any other: the task table
-ADMIN_ONLY_OTHER = ("admin_info", "channel_id", "channel_name", "channel_type")  # what a user never sees
+ADMIN_ONLY_OTHER = ("admin_info", "channel_id", "channel_name", "channel_type", "key_index")  # what a user never sees
 
 
 @dataclass(frozen=True, slots=True)

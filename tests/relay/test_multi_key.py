@@ -13,6 +13,7 @@ from aiohttp import web
 from api import keys
 from api.relay import channel_keys
 from api.relay import channel_monitor as monitor
+from api.services.logs import log_dict
 from models import Channel, Log, keyring
 from models.enums import ChannelStatus, LogType
 from tests.helpers import eventually
@@ -117,6 +118,10 @@ async def test_affinity_keeps_each_session_on_its_key(gateway, aiohttp_server) -
     assert logs[0]["key_index"] == KEYS.index(next(iter(by_session["s0"])))
     assert all(key not in log.other for log in await Log.all() for key in KEYS)  # never a key in a log
     assert channel.id == logs[0]["admin_info"]["use_channel"][0]
+    row = await Log.filter(type=LogType.CONSUME).first()
+    assert row is not None
+    mine = orjson.loads(log_dict(row, admin=False)["other"])  # what the user sees of their own log
+    assert "key_index" not in mine and "admin_info" not in mine and mine["affinity"] == "new"
 
 
 async def test_an_upstream_caching_per_channel_keeps_the_session_on_the_channel_only(gateway, aiohttp_server) -> None:

@@ -107,9 +107,10 @@ def _verified(request: web.Request) -> Signed:
 
 async def _adaptor(request: web.Request, channel_id: int) -> MidjourneyAdaptor:
     """The channel's adaptor (its key and address mask what the callback says)."""
-    channel: Any = relay_state(request).index.get(channel_id)
-    if channel is None:
-        channel = await Channel.filter(id=channel_id).first()
+    info = relay_state(request).index.get(channel_id)
+    if info is not None:  # a multi-key channel's `key` here is already its first enabled key
+        return MidjourneyAdaptor(info.base_url, info.key)
+    channel = await Channel.filter(id=channel_id).first()
     if channel is None:
         return MidjourneyAdaptor("", "")
     return MidjourneyAdaptor(channel.base_url or "", keyring.primary(channel.key, channel.channel_info))
