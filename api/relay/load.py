@@ -22,6 +22,7 @@ from collections import Counter
 from collections.abc import Mapping
 
 from api.relay import channel_keys
+from api.services.quota import Script
 from api.services.store import Store
 
 log = logging.getLogger(__name__)
@@ -75,7 +76,8 @@ class Load:
         self._uses: Counter[tuple[int, str]] = Counter()  # key uses not yet added to its counters
         self._latency: dict[int, float] = {}
         self._task: asyncio.Task | None = None
-        self._script = store.redis.register_script(SYNC) if store is not None else None
+        self._script = Script(store.redis, SYNC) if store is not None else None
+        self._failing = 0  # syncs failed in a row
 
     # -- the request path --------------------------------------------------------------------------
     def begin(self, channel_id: int, fingerprint: str = "") -> None:
@@ -148,10 +150,15 @@ class Load:
         while True:
             try:
                 await self.sync()
+                if self._failing:
+                    self._failing = 0  # syncs failed in a row
+                    log.info("in-flight sync works again")
             except asyncio.CancelledError:
                 raise
-            except Exception as exc:  # Redis away: keep the last view, try again
-                log.warning("in-flight sync failed: %s", exc)
+            except Exception as exc:  # Redis away: keep the last view, try again (said once)
+                if not self._failing:
+                    self._failing = True
+                    log.warning("in-flight sync failed (the last counts are kept until it works): %s", exc)
             await asyncio.sleep(self.interval)
 
     def start(self) -> None:
