@@ -338,7 +338,8 @@ class CacheBench:
                 "by_family": figures.by_family(records), "stickiness": figures.stickiness(records),
                 "spread": figures.spread(records), "sessions_per_key": figures.sessions_per_key(records, self.keys()),
                 "client": figures.client_figures(turns),
-                "logs": figures.log_figures(turns, logs), "used_quota": await self.used_quota(phase),
+                "logs": figures.log_figures(turns, logs), "foreign_hits": figures.foreign_hits(turns, records, logs),
+                "used_quota": await self.used_quota(phase),
                 "cpu_ms_per_request": own * 1000 / max(len(turns), 1),
                 "db_cpu_ms_per_request": db * 1000 / max(len(turns), 1)}
 

@@ -140,6 +140,23 @@ def log_figures(turns: Sequence[Row], logs: Sequence[Row]) -> dict[str, Any]:
             "key_index_logged": sum(1 for row in logs if "key_index" in row["other"])}
 
 
+def foreign_hits(turns: Sequence[Row], records: Sequence[Row], logs: Sequence[Row]) -> dict[str, Any]:
+    """Requests the gateway logged as an affinity `hit` that went to another key or channel than the
+    session's previous request: the pin they followed was not their own (two sessions sharing one
+    pin: when one moves, the other follows). Should be none."""
+    servers = turn_servers(turns, records)
+    by_rid = {str(row["request_id"] or "").rsplit("-", 1)[0]: row for row in logs}
+    found: list[str] = []
+    for t in turns:
+        row, now = by_rid.get(t["request_id"]), servers.get((t["session"], t["turn"]))
+        before = servers.get((t["session"], t["turn"] - 1))
+        if row is None or now is None or before is None or row["other"].get("affinity") != "hit":
+            continue
+        if (now["upstream"], now["key"]) != (before["upstream"], before["key"]):
+            found.append(f"{t['session']} turn {t['turn']}")
+    return {"count": len(found), "sessions": sorted({f.split(" turn ")[0] for f in found}), "examples": found[:5]}
+
+
 def failover_figures(turns: Sequence[Row], records: Sequence[Row], logs: Sequence[Row], failed_at: int,
                      failing: Mapping[str, str], channel_upstream: Mapping[int, str]) -> dict[str, Any]:
     """Sessions pinned to a failing upstream (it answered their turn `failed_at`): did they move
@@ -182,6 +199,7 @@ def failover_figures(turns: Sequence[Row], records: Sequence[Row], logs: Sequenc
             "attempts_on_failed_total": sum(attempts_on_dead),
             "pinned_moved_within_one": sum(1 for n in attempts_on_dead if n <= 1),
             "others_touching_failed": sum(1 for s in others if any(tried_dead(s, n) for n in later)),
+            "foreign_hits": foreign_hits(turns, records, logs)["count"],
             "client_failures": len(client_failed),
             "client_failures_after": sum(1 for t in client_failed if t["turn"] > failed_at),
             "logs_matched": sum(1 for t in turns if t["request_id"] in by_rid)}

@@ -66,6 +66,8 @@ def main_table(off: R, on: R) -> str:
         f"{num(p['logs']['prompt_tokens'])}")
     row("affinity outcomes in the logs⁴",
         lambda p: ", ".join(f"{k} {v}" for k, v in sorted(p["logs"]["affinity"].items())) or "–")
+    row("logged `hit`s on another key than the session's previous request⁵",
+        lambda p: str(p["foreign_hits"]["count"]) if "foreign_hits" in p else "–")
     row("logs with `other.key_index`", lambda p: f"{p['logs']['key_index_logged']} of {p['logs']['logs']}")
     row("gateway CPU ms / request (whole tree, settled)", lambda p: num(p["cpu_ms_per_request"], 2))
     row("wall time, s", lambda p: num(p["seconds"], 1))
@@ -100,6 +102,7 @@ def failover_table(rounds: list[R]) -> str:
     row("tries of the failing channel after the failure: max per session / total",
         lambda r: f"{r['attempts_on_failed_max']} / {r['attempts_on_failed_total']}")
     row("other sessions that tried the failing channel", lambda r: str(r["others_touching_failed"]))
+    row("logged `hit`s on another key than the session's previous request⁵", lambda r: str(r.get("foreign_hits", "–")))
     row("pinned sessions hitting the cache again one turn later (same new key)",
         lambda r: f"{r['cache_back_turn_after']} of {r['pinned']}")
     row("disabled by the gateway meanwhile", lambda r: "; ".join(r["disabled_by_gateway"]) or "nothing")
@@ -146,7 +149,10 @@ FOOTNOTES = (
     "² The bound: one cache shared by every key and session, as if one key served everything (first turns find the "
     "shared prefix too). No key's cache beats it.\n"
     "³ The gateway passes the upstream's usage on (client) and records it (logs); the three should agree.\n"
-    "⁴ `other.affinity` of the consume logs (hit | new | moved | off), written by the relay; – = absent.")
+    "⁴ `other.affinity` of the consume logs (hit | new | moved | off), written by the relay; – = absent.\n"
+    "⁵ A `hit` served by another key or channel than the session's previous request: the pin it followed was "
+    "not its own (two sessions sharing one pin; when one moves, the other follows and loses its cache). "
+    "Should be 0.")
 
 
 def render(results: R) -> str:

@@ -64,6 +64,18 @@ def test_failover_figures_count_moves_and_tries_of_the_failing_channel() -> None
     assert fig["others_touching_failed"] == 0 and fig["client_failures"] == 0 and fig["logs_matched"] == 4
 
 
+def test_foreign_hits_are_logged_hits_on_another_key_than_the_previous_request() -> None:
+    a, b = "on.000.prefix", "on.001.prefix"
+    turns = [turn(s, n) for s in (a, b) for n in (1, 2, 3)]
+    records = [record(a, 1, "o1", "k1", 0, 0), record(a, 2, "o1", "k1", 2048, 2048),
+               record(a, 3, "o1", "k1", 2048, 2048), record(b, 1, "o2", "k5", 0, 0),
+               record(b, 2, "o1", "k1", 0, 2048), record(b, 3, "o1", "k1", 2048, 2048)]  # b follows a's pin
+    outcomes = {(a, 1): "new", (a, 2): "hit", (a, 3): "hit", (b, 1): "new", (b, 2): "hit", (b, 3): "hit"}
+    logs = [{"request_id": f"{s}-{n}-00ff00ff", "other": {"affinity": o}} for (s, n), o in outcomes.items()]
+    found = cache_figures.foreign_hits(turns, records, logs)
+    assert found["count"] == 1 and found["examples"] == [f"{b} turn 2"]
+
+
 def test_sessions_cover_every_kind_and_grow_turn_by_turn() -> None:
     sessions = new_sessions("p", 5, Shape(turns=2, user_tokens=100))
     assert {family(s.kind) for s in sessions} == {"openai", "anthropic"}
