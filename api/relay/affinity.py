@@ -45,8 +45,8 @@ ONE_HOUR = 3600
 ONE_DAY = 86400
 SKETCH_BYTES = 8192  # a long prefix is digested by its two ends and its length
 
-# Outcomes, as the log's `other.affinity` and /metrics say them
-HIT, NEW, MOVED, OFF = "hit", "new", "moved", "off"
+# Outcomes, as the log's `other.affinity` and /metrics say them (a request without a session has none)
+HIT, NEW, MOVED = "hit", "new", "moved"
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,22 +117,31 @@ def identify(request: web.Request, native: Mapping[str, Any], body: Mapping[str,
     return "", ""
 
 
+def _sketch(value: Any) -> bytes:
+    """One part of a prefix, serialized; a long one by its two ends and its length (so a 100k-token
+    system prompt costs no more than a short one)."""
+    data = orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+    if len(data) > SKETCH_BYTES:
+        data = data[:SKETCH_BYTES // 2] + data[-SKETCH_BYTES // 2:] + str(len(data)).encode()
+    return data
+
+
 def prefix_digest(body: Mapping[str, Any]) -> str:
     """The digest of what stays the same from turn to turn: the system prompt, the first message,
-    the tools (of the request as the relay reads it, converted to OpenAI's shape)."""
+    the tools (of the request as the relay reads it, converted to OpenAI's shape). Each part is
+    sketched on its own, so a conversation's own first message always counts, however long the
+    system prompt and the tools around it."""
     messages = body.get("messages")
     if not isinstance(messages, list):
         messages = [body.get("prompt")]
-    head: list[Any] = []
+    parts: list[bytes] = []
     for message in messages:
-        head.append(message)
+        parts.append(_sketch(message))
         role = message.get("role") if isinstance(message, Mapping) else None
         if role not in ("system", "developer"):
             break
-    data = orjson.dumps([head, body.get("tools")], option=orjson.OPT_SORT_KEYS)
-    if len(data) > SKETCH_BYTES:
-        data = data[:SKETCH_BYTES // 2] + data[-SKETCH_BYTES // 2:] + str(len(data)).encode()
-    return _digest(data)
+    parts.append(_sketch(body.get("tools")))
+    return _digest(b"\0".join(parts))
 
 
 def _one_hour(blocks: Any) -> bool:

@@ -40,6 +40,7 @@ log = logging.getLogger(__name__)
 WEIGHT_SMOOTHING = 10
 MISS_RELOAD_INTERVAL = 1.0  # seconds: a request finding no channel reloads at most this often
 SUPPRESS_SECONDS = 30.0  # a channel this process disabled stays out while the worker records it
+SLOWER = 1.5  # a channel's time to first byte counts against it past this many times the fastest's
 
 
 class Busy(Protocol):
@@ -320,14 +321,18 @@ class ChannelIndex:
         if busy is None:
             return self._weighted(candidates)
         # Least busy: each weight divided by the channel's expected wait — (requests in flight + 1) ×
-        # time to first byte (a channel not measured yet counts as the tier's mean). Equal channels keep
-        # their weights; one five times slower gets a sixth of the traffic beside its equal.
-        latencies = [busy.latency(c.id) for c in candidates]
-        known = [t for t in latencies if t is not None]
+        # time to first byte (a channel not measured yet counts as the tier's mean; one within SLOWER
+        # of the fastest as the fastest). Equal channels keep their weights; one five times slower
+        # gets a sixth of the traffic beside its equal.
+        measured = [busy.latency(c.id) for c in candidates]
+        known = [t for t in measured if t is not None]
+        fastest = min(known) if known else 1.0
         default = sum(known) / len(known) if known else 1.0
-        shares = [(c.weight + WEIGHT_SMOOTHING) / ((busy.inflight(c.id) + 1) * max(t if t is not None else default,
-                                                                                    1e-4))
-                  for c, t in zip(candidates, latencies, strict=True)]
+        shares = []
+        for c, t in zip(candidates, measured, strict=True):
+            wait = t if t is not None else default
+            wait = wait if wait > SLOWER * fastest else fastest  # noise between like channels is not a difference
+            shares.append((c.weight + WEIGHT_SMOOTHING) / ((busy.inflight(c.id) + 1) * max(wait, 1e-4)))
         point = self._rng.uniform(0, sum(shares))
         for c, share in zip(candidates, shares, strict=True):
             point -= share

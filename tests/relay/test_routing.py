@@ -82,9 +82,10 @@ def test_a_conversation_without_an_id_is_known_by_its_stable_prefix() -> None:
                                    {"role": "user", "content": "thanks"}]}
     other_task = {**first, "messages": [system, {"role": "user", "content": "write docs"}]}
     other_tools = {**first, "tools": []}
-    digests = [affinity.prefix_digest(b) for b in (first, later, other_task, other_tools)]
+    same_length = {**first, "messages": [system, {"role": "user", "content": "fix the bag"}]}
+    digests = [affinity.prefix_digest(b) for b in (first, later, other_task, other_tools, same_length)]
     assert digests[0] == digests[1]
-    assert len(set(digests)) == 3
+    assert len(set(digests)) == 4  # a first message as long as another's, between long shared parts, counts
     session = affinity.session_of(request_with(), RelayMode.CHAT, first, first, 300)
     assert session is not None and session.source == "prefix" and session.digest == digests[0]
     assert affinity.session_of(request_with(), RelayMode.EMBEDDINGS, first, first, 300) is None
