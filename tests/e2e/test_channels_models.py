@@ -100,7 +100,7 @@ def _texts(lang: str) -> dict[str, str]:
     strings = json.loads((ROOT / "frontend" / "src" / "i18n" / f"{lang}.json").read_text())
     channel, common = strings["channel"], strings["common"]
     return {"test": channel["test"], "edit": common["edit"], "copy": common["copy"], "delete": common["delete"],
-            "balance": channel["updateBalance"], "batch": channel["batchDelete"], "untested": channel["untested"],
+            "balance": channel["updateBalance"], "batch": channel["batchOperations"], "untested": channel["untested"],
             "failed": channel["testFailed"],
             "unpriced": channel["unpricedModels"].replace("{{models}}", "unpriced-thing, another-unpriced")}
 

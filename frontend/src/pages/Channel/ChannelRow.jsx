@@ -208,7 +208,7 @@ export default function ChannelRow({ channel, batch, selected, balanceQuery, onS
             {channel.tag}
           </button>
         ) : (
-          <span className="has-text-grey-light">
+          <span data-testid="channel-no-tag">
             <span aria-hidden="true">—</span>
             <span className="is-sr-only">{t('channel.noTag')}</span>
           </span>

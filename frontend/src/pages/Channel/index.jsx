@@ -267,7 +267,7 @@ export default function ChannelPage() {
           <thead>
             <tr>
               {batch && <th aria-label={t('channel.select')} />}
-              <th>ID</th><th>{t('channel.nameTypeGroups')}</th><th>{t('channel.tags.column')}</th><th>{t('channel.statusResponseTime')}</th>
+              <th>ID</th><th>{t('channel.nameTypeGroups')}</th><th className="channel-tag-head">{t('channel.tags.column')}</th><th>{t('channel.statusResponseTime')}</th>
               <th>{t('channel.balanceColumn')}</th><th>{t('channel.priorityWeight')}</th><th>{t('common.actions')}</th>
             </tr>
           </thead>
