@@ -311,7 +311,9 @@ def peak_rss(pid: int) -> int:
 
 async def test_the_attacks_do_not_stall_a_real_api_process(client, api_process) -> None:
     """Ten anonymous gzip bombs at the console's login and ten at the relay, and large token counts,
-    all at once: /healthz answers within 100 ms (p99), the bodies are refused, memory stays flat."""
+    all at once: /healthz keeps answering (p99 under a second: work done on the event loop would
+    stall it a second or more per count, while a machine busy with other jobs only slows it by a
+    few hundred milliseconds), the bodies are refused, memory stays flat."""
     proc, base = await api_process()
     token = await make_key(await rich_user())
     pid = proc.proc.pid
@@ -346,6 +348,6 @@ async def test_the_attacks_do_not_stall_a_real_api_process(client, api_process) 
           f"count answers {sorted(statuses[20:])}")
     assert statuses[:10] == [413] * 10 and statuses[10:20] == [401] * 10
     assert set(statuses[20:]) <= {200, 429} and 200 in statuses[20:]
-    assert p99 < 0.100
+    assert p99 < 1.0
     assert grown < 400 * MIB
 
