@@ -28,6 +28,8 @@ export const OPERATION_CARDS = {
     { key: 'DataExportDefaultTime', type: 'select', choices: ['hour', 'day', 'week'] }],
   monitoring: [num('ChannelDisableThreshold', 0, { step: 'any' }), num('QuotaRemindThreshold', 0),
     sw('AutomaticDisableChannelEnabled'), sw('AutomaticEnableChannelEnabled')],
+  routing: [{ ...sw('ChannelAffinityEnabled'), help: 'option.help.ChannelAffinityEnabled' },
+    num('ChannelAffinityTTLSeconds', 1), { ...sw('ChannelLeastBusyEnabled'), help: 'option.help.ChannelLeastBusyEnabled' }],
   quota: [num('QuotaForNewUser', 0), num('PreConsumedQuota', 0), num('QuotaForInviter', 0), num('QuotaForInvitee', 0)],
   chats: [{ ...json('Chats'), help: 'option.help.Chats' }],
   ratio: [json('ModelPrice'), json('ModelRatio'), json('CompletionRatio'), { ...json('CacheRatio'), help: 'option.help.CacheRatio' },
@@ -122,6 +124,7 @@ export default function OperationSetting() {
       {card('log', <LogCleaner />)}
       {card('dashboard')}
       {card('monitoring')}
+      {card('routing')}
       {card('quota')}
       {card('chats')}
       {card('ratio', <ResetModelRatio onDone={mutate} />)}
