@@ -272,7 +272,14 @@ class CacheBench:
         from models.enums import LogType
 
         token_id, _ = await self.token(phase)
-        rows = await Log.filter(token_id=token_id, type=int(LogType.CONSUME)).values(
+        answered = sum(1 for s in sessions for t in s.turns if t.status == 200)
+        query = Log.filter(token_id=token_id, type=int(LogType.CONSUME))
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:  # until the workers applied every answered request's record
+            if await query.count() >= answered:
+                break
+            await asyncio.sleep(0.2)
+        rows = await query.values(
             "request_id", "channel_id", "quota", "prompt_tokens", "completion_tokens", "other")
         logs = [{**row, "other": orjson.loads(row["other"] or "{}")} for row in rows]
         turns = [asdict(t) for s in sessions for t in s.turns]
