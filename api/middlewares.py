@@ -48,7 +48,7 @@ def setup_request_id(app: web.Application) -> None:
 
 
 # Redis unreachable (down, restarting, a network cut): the request is refused at once, 503 with a
-# Retry-After, never served free nor left hanging (billing.md, "Crashes and outages").
+# Retry-After, never served free nor left hanging (docs/billing.md, Outages).
 REDIS_DOWN = (RedisConnectionError, RedisTimeoutError)
 RETRY_AFTER = 5  # seconds
 

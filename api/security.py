@@ -2,7 +2,7 @@
 
 The console's Content-Security-Policy allows its own scripts and styles, Cloudflare Turnstile's
 widget, images from anywhere (notices and model icons), and pages of other sites only as frames of
-the home and about pages (the spec lets those be a URL); nothing may frame the console itself.
+the home and about pages (HomePageContent and About may be a URL); nothing may frame the console itself.
 `frontend/nginx.conf` sends the same headers when nginx serves the build.
 """
 from __future__ import annotations

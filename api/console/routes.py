@@ -1,4 +1,4 @@
-"""The console route table: every handler module's `routes`, paths exactly as the console spec."""
+"""The console route table: every handler module's `routes`, paths as new-api's (docs/compatibility.md)."""
 from __future__ import annotations
 
 import importlib

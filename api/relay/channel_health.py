@@ -1,7 +1,8 @@
 """When a channel should be disabled automatically (AutomaticDisableChannelEnabled and the channel's
-`auto_ban`): at once on an error proving its credentials or account unusable (reference §2.4), and
-on repeated failures only when the share of failed attempts in a sliding window passes
-AutomaticDisableErrorRate over at least AutomaticDisableMinRequests attempts — never on one timeout.
+`auto_ban`): at once on an error proving its credentials or account unusable, and on repeated
+failures only when the share of failed attempts in a sliding window passes AutomaticDisableErrorRate
+over at least AutomaticDisableMinRequests attempts — never on one timeout (docs/compatibility.md,
+Automatic disabling).
 
 The window is kept per process (no Redis call per request); with several API processes each judges
 its own share of the traffic, which has the same error rate.

@@ -145,7 +145,7 @@ def _key_modes(body: Mapping[str, Any]) -> tuple[str | None, bool]:
 
 
 def parse_form(body: Mapping[str, Any], *, creating: bool) -> ChannelForm:
-    """Validate the channel form (spec 000 §5 "Channel form") into model fields.
+    """Validate the channel form into model fields.
 
     On update only the fields present are changed; an empty key keeps the stored one.
     """

@@ -2,9 +2,9 @@
 
 aiohttp does not cancel a handler whose client disconnected (handler cancellation is off: it would
 cut console handlers between a database commit and the Redis update that follows it). The relay
-wants exactly that for its own requests (billing.md rule 6: the upstream request is cancelled and a
-non-streamed request is refunded), so each relay handler registers here and one loop per process
-cancels the handlers whose connection is gone, a fraction of a second after it went.
+wants exactly that for its own requests (docs/billing.md, Partial answers: the upstream request is
+cancelled and a non-streamed request is refunded), so each relay handler registers here and one loop
+per process cancels the handlers whose connection is gone, a fraction of a second after it went.
 """
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """Relay errors (OpenAI-shaped) and the two decisions taken on them: retry, and auto-disable.
 
-Both rules follow reference §2.3 / §2.4 (new-api); the retry status set is the configurable
-ranges string of the latest upstream (`AutomaticRetryStatusCodes`).
+Both rules are new-api's, as docs/compatibility.md (Retries, Automatic disabling) describes them; the
+retry status set is the configurable ranges string `AutomaticRetryStatusCodes`.
 """
 
 from __future__ import annotations
@@ -112,10 +112,11 @@ def should_retry(
     local: bool = False,
     code: str | int | None = None,
 ) -> bool:
-    """Whether a failed attempt may be retried on another channel (reference §2.3).
+    """Whether a failed attempt may be retried on another channel (docs/compatibility.md, Retries).
 
-    `status` is the status after `status_code_mapping`; `remaining` the retries left; `pinned` when
-    the key pinned a channel (`sk-…-<id>`). 400 is retried for Anthropic only (its overload answers).
+    `status` is the upstream's (`status_code_mapping` changes only what the client is answered);
+    `remaining` the retries left; `pinned` when the key pinned a channel (`sk-…-<id>`). 400 is retried
+    for Anthropic only (its overload answers).
     """
     if local or pinned or remaining <= 0:
         return False
@@ -152,7 +153,8 @@ def should_disable_channel(
     *,
     local: bool = False,
 ) -> bool:
-    """Whether the error proves the channel's credentials or account unusable (reference §2.4).
+    """Whether the error proves the channel's credentials or account unusable (docs/compatibility.md,
+    Automatic disabling).
 
     An error about something the request named (a Gemini 403 for another project's file…) proves
     nothing about the channel (api/relay/blame.py). The caller also checks the option

@@ -1,4 +1,4 @@
-"""The relay pipeline, top to bottom (billing.md is the contract it follows):
+"""The relay pipeline, top to bottom (docs/billing.md is the contract it follows):
 
 1. who      the API key and its owner (or the console session for /pg), a pinned channel
 2. what     the body (JSON or multipart), the model, the group
@@ -343,7 +343,7 @@ async def run(request: web.Request, mode: RelayMode, route: str, caller: Caller,
                 raise refuse(request, 503, "service_unavailable", "service_unavailable",
                              headers={"Retry-After": str(RETRY_AFTER)}) from None
             if not job.is_stream and client_gone(request):
-                # The answer came after its client left: nothing was delivered (rule 6: refunded).
+                # The answer came after its client left: nothing was delivered (docs/billing.md, Refunds).
                 outcome.produced = False
                 if job.facts is not None:
                     job.facts.incomplete = "the client went away"

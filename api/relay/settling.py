@@ -1,6 +1,7 @@
 """The end of a relay request: the exact amount settled, or the pre-charge refunded when nothing was
 produced, in one Redis call; while Redis is unreachable the settlement is sent again in the
-background and the reservation, renewed meanwhile, closes once either way (billing.md)."""
+background and the reservation, renewed meanwhile, closes once either way (docs/billing.md,
+Settlement, Refunds, Outages)."""
 from __future__ import annotations
 
 import asyncio

@@ -1,5 +1,6 @@
 """A streamed answer: the upstream's events read, converted to the client's format, counted and
-written as they come; what a stream produced so far is what it is billed for (billing.md)."""
+written as they come; what a stream produced so far is what it is billed for (docs/billing.md,
+Partial answers)."""
 from __future__ import annotations
 
 import asyncio

@@ -1,4 +1,4 @@
-"""Runtime option defaults and the validation of each option (spec 000 §3, §5, §9; spec 001 §9)."""
+"""Runtime option defaults and the validation of each option (docs/compatibility.md, Options)."""
 from __future__ import annotations
 
 import math

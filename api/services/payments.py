@@ -1,6 +1,6 @@
 """Online top-up through Stripe Checkout: quotes, orders, and the webhook that credits them.
 
-Money rules (doing better than the reference, reference/stripe-topup.md):
+Money rules (doing better than new-api's: docs/compatibility.md, Stripe top-up):
 - the user pays `amount × StripeUnitPrice × TopupGroupRatio[group]` (2 decimals, StripeCurrency) and
   Stripe charges exactly that (one line item with an inline price; StripePriceId, when set, only
   names the product); the user receives `amount × QuotaPerUnit` quota whatever the group;

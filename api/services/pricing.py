@@ -1,10 +1,10 @@
-"""Prices and the quota arithmetic of billing.md — pure functions, no I/O.
+"""Prices and the quota arithmetic of docs/billing.md — pure functions, no I/O.
 
 Tables (JSON-able dicts, the defaults of the options ModelRatio, CompletionRatio, ModelPrice and
 GroupRatio): a model ratio of 1 = 1 quota per token = $0.002 per 1K tokens, i.e. ratio = USD per 1M
 prompt tokens / 2. RMB-priced models are converted at 7 RMB = 1 USD, as the reference does.
 
-Rounding, decided once: billing.md's `round` is **round half up** (x.5 → x+1), computed in Decimal on
+Rounding, decided once: docs/billing.md's `round` is **round half up** (x.5 → x+1), computed in Decimal on
 the decimal values of the ratios as written (Decimal(repr(float))), so 0.1 × 3 is 0.3, not
 0.30000000000000004, and Python's banker's rounding (round(2.5) == 2) is never used. Quota is an int.
 """
@@ -217,7 +217,7 @@ DEFAULT_GROUP_RATIO: dict[str, float] = {"default": 1, "vip": 1, "svip": 1}
 
 # Cached input, as the providers bill it (options CacheRatio and CreateCacheRatio): the price of a
 # cache-read and of a cache-write prompt token relative to a normal one. A model absent from a table
-# has its cached tokens billed as normal prompt tokens (billing.md).
+# has its cached tokens billed as normal prompt tokens (docs/billing.md, Cached input).
 _CLAUDE_CACHED = (
     "claude-3-haiku-20240307", "claude-3-5-haiku-20241022", "claude-3-5-haiku-latest", "claude-3-sonnet-20240229",
     "claude-3-5-sonnet-20240620", "claude-3-5-sonnet-20241022", "claude-3-5-sonnet-latest",

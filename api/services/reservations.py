@@ -1,5 +1,5 @@
-"""Reservations: a pre-charge that outlives its process is closed by the sweep (billing.md,
-"Crashes and outages").
+"""Reservations: a pre-charge that outlives its process is closed by the sweep (docs/billing.md,
+Reservations and the sweep).
 
 The pre-charge script (api.services.quota) records each reservation in the user's `{u}:resv` hash:
 `<request id>` → "<user gen>|<key gen>|<JSON>" (what was taken, and the settlement record's fields:

@@ -61,7 +61,8 @@ NOT_CARRIED = {
     56: "Replicate predictions have no adaptor here",
     57: "Codex channels sign in with a ChatGPT account (OAuth), which this gateway does not hold",
 }
-# one-api's numbering → new-api's (reference §8), with a base URL where the type becomes plain OpenAI.
+# one-api's numbering → new-api's (docs/compatibility.md, one-api's type numbers), with a base URL where the
+# type becomes plain OpenAI.
 ONE_API_TYPES: dict[int, tuple[int, str]] = {
     2: (1, "https://oa.api2d.net"), 4: (1, "https://api.closeai-proxy.xyz"), 5: (1, "https://api.openai-sb.com"),
     26: (1, "https://api.baichuan-ai.com"), 27: (35, ""), 28: (42, ""), 29: (1, "https://api.groq.com/openai"),

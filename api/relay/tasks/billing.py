@@ -1,4 +1,4 @@
-"""How a task is charged and refunded (billing.md: tasks are charged at submission and refunded, to
+"""How a task is charged and refunded (docs/billing.md, Tasks: charged at submission and refunded, to
 user and key, when they fail or time out).
 
 Charge: the submission reserves the task's price through the relay's pre-charge (limits and balance
