@@ -17,8 +17,7 @@ from api.relay.state import RELAY, RelayState, relay_state
 from api.services.net import client_ip
 from api.services.settlement import pending_key
 from models import Token, User
-
-QUEUES = ("billing", "relay", "mail", "system", "channel", "tasks")
+from workers.queues import Queue
 
 
 async def _billing_amounts(request: web.Request) -> tuple[int, int, int, bool, float]:
@@ -77,12 +76,12 @@ async def metrics(request: web.Request) -> web.Response:
     settings = request.config_dict[keys.SETTINGS]
     namespace = f"{settings.redis_prefix}dramatiq"
     async with state.queues.redis.pipeline(transaction=False) as pipe:
-        for queue in QUEUES:
+        for queue in Queue:
             pipe.llen(f"{namespace}:{queue}")
         depths = await pipe.execute()
     gauges: dict[str, tuple[str, list[tuple[tuple[tuple[str, str], ...], float]]]] = {
         "gateway_queue_depth": ("Messages waiting in each worker queue.",
-                                [((("queue", q),), float(d)) for q, d in zip(QUEUES, depths, strict=True)]),
+                                [((("queue", q),), float(d)) for q, d in zip(Queue, depths, strict=True)]),
         "gateway_uptime_seconds": ("Seconds since this process started.",
                                    [((), time.time() - request.config_dict[keys.START_TIME])]),
         "gateway_channel_inflight": ("Requests in flight per channel, every API process counted (as of the last "

@@ -18,6 +18,7 @@ from tests.relay.fakes import (  # noqa: F401
     rich_user,
     upstreams,
 )
+from workers.queues import Queue
 
 BODY = {"model": "gpt-4", "messages": [{"role": "user", "content": "hi"}]}
 
@@ -39,6 +40,12 @@ async def test_metrics_count_requests_and_are_protected_by_a_token(gateway, upst
     await gateway.server.app[keys.OPTIONS].update("MetricsToken", "scrape-me")
     assert (await gateway.get("/metrics")).status == 403
     assert (await gateway.get("/metrics", headers={"Authorization": "Bearer scrape-me"})).status == 200
+
+
+async def test_metrics_report_the_depth_of_every_queue(gateway) -> None:
+    text = await (await gateway.get("/metrics")).text()
+    reported = {line.split('"')[1] for line in text.splitlines() if line.startswith("gateway_queue_depth{")}
+    assert reported == {str(q) for q in Queue}
 
 
 async def test_low_balance_mail_when_crossing_the_threshold(gateway, upstreams) -> None:

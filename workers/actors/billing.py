@@ -17,6 +17,7 @@ from api.services.settlement import apply_users, users_with_pending
 from api.services.store import Store
 from workers.broker import send
 from workers.context import ctx
+from workers.queues import Queue
 
 log = logging.getLogger(__name__)
 RETRY_DELAY_MS = 2_000  # a user left for later is tried again this much later
@@ -49,7 +50,7 @@ async def retry_later(store: Store, user_ids: list[int], delay_ms: int = RETRY_D
     return due
 
 
-@dramatiq.actor(actor_name="billing.apply", queue_name="billing", max_retries=20, min_backoff=200,
+@dramatiq.actor(actor_name="billing.apply", queue_name=Queue.BILLING, max_retries=20, min_backoff=200,
                 max_backoff=30_000)
 async def apply(user_ids: list[int]) -> None:
     """Apply the pending settlements of these users; idempotent (a record applies once)."""
@@ -60,7 +61,7 @@ async def apply(user_ids: list[int]) -> None:
         await retry_later(context.store, outcome.later)
 
 
-@dramatiq.actor(actor_name="billing.sweep", queue_name="billing", max_retries=3)
+@dramatiq.actor(actor_name="billing.sweep", queue_name=Queue.BILLING, max_retries=3)
 async def sweep(sent_at: float = 0, sender: str = "") -> None:
     """Reservations whose process died (closed: checkpointed output charged, the rest returned),
     then every user with records still waiting (a lost billing.apply, a process that died); a user

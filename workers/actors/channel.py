@@ -17,6 +17,7 @@ from api.relay import channel_queries as queries
 from api.services import locks
 from workers.broker import send
 from workers.context import ctx
+from workers.queues import Queue
 
 log = logging.getLogger(__name__)
 RUN_TIME_LIMIT = 3_600_000  # ms: a run over many channels, bounded per channel by the test timeout
@@ -54,7 +55,7 @@ async def _run_locked(deps: monitor.Deps, lock_name: str, interval_option: str, 
         await locks.release(store, lock, token)
 
 
-@dramatiq.actor(actor_name="channel.test_all", queue_name="channel", max_retries=0, time_limit=RUN_TIME_LIMIT)
+@dramatiq.actor(actor_name="channel.test_all", queue_name=Queue.CHANNEL, max_retries=0, time_limit=RUN_TIME_LIMIT)
 async def test_all(sent_at: float = 0.0, sender: str = "", run_token: str = "") -> None:
     async def body(deps: monitor.Deps, token: str) -> None:
         summary = await monitor.test_all(deps, token)
@@ -64,7 +65,7 @@ async def test_all(sent_at: float = 0.0, sender: str = "", run_token: str = "") 
     await _run_locked(_deps(), "channel_test_all", "ChannelTestIntervalMinutes", "channel.test_all", run_token, body)
 
 
-@dramatiq.actor(actor_name="channel.update_balances", queue_name="channel", max_retries=0,
+@dramatiq.actor(actor_name="channel.update_balances", queue_name=Queue.CHANNEL, max_retries=0,
                 time_limit=RUN_TIME_LIMIT)
 async def update_balances(sent_at: float = 0.0, sender: str = "", run_token: str = "") -> None:
     async def body(deps: monitor.Deps, token: str) -> None:
@@ -75,13 +76,13 @@ async def update_balances(sent_at: float = 0.0, sender: str = "", run_token: str
                       run_token, body)
 
 
-@dramatiq.actor(actor_name="channel.test_one", queue_name="channel", max_retries=0)
+@dramatiq.actor(actor_name="channel.test_one", queue_name=Queue.CHANNEL, max_retries=0)
 async def test_one(channel_id: int) -> None:
     """Test one channel with the automatic rules (probing an automatically disabled one)."""
     await monitor.test_one(_deps(), int(channel_id))
 
 
-@dramatiq.actor(actor_name="channel.probe_disabled", queue_name="channel", max_retries=0)
+@dramatiq.actor(actor_name="channel.probe_disabled", queue_name=Queue.CHANNEL, max_retries=0)
 async def probe_disabled(sent_at: float = 0.0, sender: str = "") -> None:
     """Send a test of each automatically disabled channel whose backoff has passed; bounded
     concurrency comes from the worker threads consuming channel.test_one."""
@@ -89,7 +90,7 @@ async def probe_disabled(sent_at: float = 0.0, sender: str = "") -> None:
         await _send("channel.test_one", channel_id)
 
 
-@dramatiq.actor(actor_name="channel.notify_root", queue_name="channel", max_retries=3)
+@dramatiq.actor(actor_name="channel.notify_root", queue_name=Queue.CHANNEL, max_retries=3)
 async def notify_root(sent_at: float = 0.0, sender: str = "") -> None:
     """Mail root the status changes held back by the throttle."""
     await monitor.flush_notifications(_deps())

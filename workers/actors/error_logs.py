@@ -9,11 +9,12 @@ import dramatiq
 from api.services.error_logs import SEND_DELAY_MS, write_pending
 from workers.broker import send
 from workers.context import ctx
+from workers.queues import Queue
 
 log = logging.getLogger(__name__)
 
 
-@dramatiq.actor(actor_name="logs.write_errors", queue_name="logs", max_retries=10, min_backoff=1_000,
+@dramatiq.actor(actor_name="logs.write_errors", queue_name=Queue.LOGS, max_retries=10, min_backoff=1_000,
                 max_backoff=60_000)
 async def write_errors() -> None:
     """Write the waiting rows (idempotent: a row already in the table is skipped)."""

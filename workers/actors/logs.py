@@ -14,6 +14,7 @@ import dramatiq
 from api.services.logs import RETAINED_TYPES
 from models import Log
 from workers.context import ctx
+from workers.queues import Queue
 
 log = logging.getLogger(__name__)
 BATCH = 2000  # rows per DELETE
@@ -37,7 +38,7 @@ async def purge_consume_logs(cutoff: int, batch: int = BATCH, max_batches: int =
     return deleted
 
 
-@dramatiq.actor(actor_name="logs.purge", queue_name="logs", max_retries=0, time_limit=1_800_000)
+@dramatiq.actor(actor_name="logs.purge", queue_name=Queue.LOGS, max_retries=0, time_limit=1_800_000)
 async def purge(sent_at: float = 0.0, sender: str = "") -> None:
     c = ctx()
     days = c.options.get_int("LogRetentionDays")

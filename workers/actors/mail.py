@@ -19,6 +19,7 @@ from dramatiq import Retry
 
 from api.services.mail import MailNotConfigured, deliver
 from workers.context import ctx
+from workers.queues import Queue
 
 log = logging.getLogger(__name__)
 RETRY_DELAY_MS = 5_000
@@ -39,4 +40,4 @@ async def send_mail(to: str, subject: str, html: str) -> None:
         raise Retry(delay=RETRY_DELAY_MS) from None
 
 
-send = dramatiq.actor(actor_name="mail.send", queue_name="mail", max_retries=3)(send_mail)
+send = dramatiq.actor(actor_name="mail.send", queue_name=Queue.MAIL, max_retries=3)(send_mail)

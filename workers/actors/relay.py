@@ -14,12 +14,13 @@ from models import Channel, User, keyring
 from models.enums import Role
 from workers.broker import send
 from workers.context import ctx
+from workers.queues import Queue
 
 log = logging.getLogger(__name__)
 NOTIFY_EVERY = 600  # seconds: at most one mail per channel, and ten in all, per window
 
 
-@dramatiq.actor(actor_name="relay.disable_channel_key", queue_name="relay", max_retries=5)
+@dramatiq.actor(actor_name="relay.disable_channel_key", queue_name=Queue.RELAY, max_retries=5)
 async def disable_channel_key(channel_id: int, fingerprint: str, reason: str) -> None:
     """One key of a multi-key channel disabled automatically (its credential was refused); the channel
     follows when it was its last key (api/relay/channel_keys.py). A key disabled by hand stays so."""
@@ -29,7 +30,7 @@ async def disable_channel_key(channel_id: int, fingerprint: str, reason: str) ->
         log.warning("a key of channel %s disabled automatically: %s", channel_id, reason)
 
 
-@dramatiq.actor(actor_name="relay.disable_channel", queue_name="relay", max_retries=5)
+@dramatiq.actor(actor_name="relay.disable_channel", queue_name=Queue.RELAY, max_retries=5)
 async def disable_channel(channel_id: int, reason: str) -> None:
     """Status 3 with other_info {status_reason, status_time}, the `channel` event, a throttled mail
     to the root user. Only an enabled channel changes (a manual disable or a repeat is a no-op)."""

@@ -9,16 +9,17 @@ from tortoise.exceptions import IntegrityError
 from models import Log
 from models.enums import LogType
 from workers.context import ctx
+from workers.queues import Queue
 
 
-@dramatiq.actor(actor_name="system.heartbeat", queue_name="system", max_retries=0)
+@dramatiq.actor(actor_name="system.heartbeat", queue_name=Queue.SYSTEM, max_retries=0)
 async def heartbeat(sent_at: float, sender: str = "") -> None:
     """Proves that a worker consumes messages; /readyz reads the timestamp."""
     store = ctx().store
     await store.redis.set(store.key("heartbeat", "worker"), f"{time.time():.3f}", ex=600)
 
 
-@dramatiq.actor(actor_name="system.record_log", queue_name="system", max_retries=10)
+@dramatiq.actor(actor_name="system.record_log", queue_name=Queue.SYSTEM, max_retries=10)
 async def record_log(user_id: int, log_type: int, content: str, username: str = "",
                      request_id: str | None = None, other: str = "") -> None:
     """Write one management/system log row; idempotent when a request id is given."""

@@ -9,6 +9,7 @@ import dramatiq
 from api.relay.tasks.poll import TABLES, poll
 from api.services.settlement import apply_pending
 from workers.context import ctx
+from workers.queues import Queue
 
 log = logging.getLogger(__name__)
 
@@ -23,11 +24,11 @@ async def _poll(platform: str) -> None:
         await apply_pending(context.store, context.options, user_id)
 
 
-@dramatiq.actor(actor_name="tasks.poll_midjourney", queue_name="tasks", max_retries=0)
+@dramatiq.actor(actor_name="tasks.poll_midjourney", queue_name=Queue.TASKS, max_retries=0)
 async def poll_midjourney(sent_at: float = 0, sender: str = "") -> None:
     await _poll("mj")
 
 
-@dramatiq.actor(actor_name="tasks.poll_suno", queue_name="tasks", max_retries=0)
+@dramatiq.actor(actor_name="tasks.poll_suno", queue_name=Queue.TASKS, max_retries=0)
 async def poll_suno(sent_at: float = 0, sender: str = "") -> None:
     await _poll("suno")
