@@ -15,6 +15,7 @@ from api.relay import upstream
 from api.relay.handler import key_caller
 from api.relay.state import RELAY, RelayState, relay_state
 from api.services.net import client_ip
+from api.services.records import SettlementRecord
 from api.services.settlement import pending_key
 from models import Token, User
 from workers.queues import Queue
@@ -29,14 +30,14 @@ async def _billing_amounts(request: web.Request) -> tuple[int, int, int, bool, f
     token = await Token.get(id=caller.token.id)
     store = request.config_dict[keys.STORE]
     pending = await store.redis.hgetall(pending_key(store, caller.user.id))
-    waiting = [orjson.loads(v) for v in pending.values()]
+    waiting = [SettlementRecord.decode(v) for v in pending.values()]
     divisor = options.get_float("QuotaPerUnit") if options.get_bool("DisplayInCurrencyEnabled") else 1.0
     access_until = token.expired_time if token.expired_time != -1 else 0
     if options.get_bool("DisplayTokenStatEnabled"):
-        used = token.used_quota + sum(int(r["q"]) for r in waiting if int(r.get("t", 0)) == token.id)
+        used = token.used_quota + sum(r.quota for r in waiting if r.token_id == token.id)
         return token.remain_quota + token.used_quota, used, access_until, token.unlimited_quota, divisor
     user = await User.get(id=caller.user.id)
-    used = user.used_quota + sum(int(r["q"]) for r in waiting)
+    used = user.used_quota + sum(r.quota for r in waiting)
     return user.quota + user.used_quota, used, access_until, False, divisor
 
 

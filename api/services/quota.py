@@ -22,7 +22,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
 from redis.exceptions import NoScriptError
 from tortoise.transactions import in_transaction
 
@@ -30,6 +29,7 @@ from models import Settlement, Token, User
 
 from . import redis_keys
 from .balances import token_quota_key, user_quota_key
+from .records import SettlementRecord
 from .store import Store
 
 CONCURRENCY_LEASE_MS = 3_600_000  # a request slot held by a process that died frees itself after 1 h
@@ -370,7 +370,7 @@ class QuotaService:
                 pipe.hgetall(self.pending_key(user_id))
                 pver, pending = await pipe.execute()
             pver = pver or "0"
-            records = {rid: orjson.loads(raw) for rid, raw in pending.items()}
+            records = {rid: SettlementRecord.decode(raw) for rid, raw in pending.items()}
             async with in_transaction() as conn:
                 row = await User.filter(id=user_id).using_db(conn).select_for_update().values("quota")
                 user_quota = int(row[0]["quota"]) if row else 0
@@ -384,13 +384,13 @@ class QuotaService:
                         .values_list("request_id", flat=True)
                     applied = {str(rid) for rid in found}
             unapplied = [r for rid, r in records.items() if rid not in applied]
-            user_value = user_quota - sum(int(r["q"]) for r in unapplied)
+            user_value = user_quota - sum(r.quota for r in unapplied)
             gen = os.urandom(6).hex()
             results = [await self._load(keys=[user_quota_key(self.store, user_id), self._u(user_id, "gen"),
                                               self._u(user_id, "pver")], args=[user_value, pver, gen])]
             if token_id:
-                token_value = token_remain - sum(int(r["q"]) for r in unapplied
-                                                 if int(r.get("t", 0)) == token_id and r.get("tl"))
+                token_value = token_remain - sum(r.quota for r in unapplied
+                                                 if r.token_id == token_id and r.token_limited)
                 results.append(await self._load(
                     keys=[token_quota_key(self.store, user_id, token_id), self._u(user_id, "tgen", token_id),
                           self._u(user_id, "pver")], args=[token_value, pver, gen]))
