@@ -52,6 +52,6 @@ bench:
 bench-smoke:
 	bash bench/run.sh --smoke
 
-# Prompt-cache affinity (issue 31): cached share of the input with ChannelAffinityEnabled off and on, failover, CPU.
+# Prompt-cache affinity: cached share of the input with ChannelAffinityEnabled off and on, failover, CPU.
 bench-cache: install
 	$(PY) -m bench.agent_cache $(BENCH_ARGS)

@@ -1,7 +1,7 @@
 """What the gateway recorded, read straight from its database (no gateway CPU spent on it).
 
 The smoke mode compares these figures, once the workers have drained every settlement, with the
-billing formula of billing.md applied to the usage the mock reports.
+billing formula of docs/billing.md ("Formulas") applied to the usage the mock reports.
 """
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ class Ledger:
 
 
 def expected_quota(model: str, group_ratio: float = 1.0) -> int:
-    """billing.md: round_half_up((P + C × CR) × MR × GR), at least 1; P, C = the mock's usage.
+    """docs/billing.md, "Formulas": round_half_up((P + C × CR) × MR × GR), at least 1; P, C = the mock's usage.
 
     MR and CR are the gateway's default tables (the bench changes no price)."""
     from api.services.pricing import DEFAULT_MODEL_RATIO, completion_ratio_for

@@ -456,7 +456,7 @@ def process_tree(name: str, pid: int) -> Tree:
 
 
 def relay_state() -> str:
-    """Which of the lead's issue-31 relay pieces are in the work tree (the run measures what is there)."""
+    """Which of the relay's affinity and load pieces are in the work tree (the run measures what is there)."""
     parts = [p for p in ("api/relay/affinity.py", "api/relay/load.py") if (ROOT / p).exists()]
     return ", ".join(parts) if parts else "none (affinity off and on route alike)"
 

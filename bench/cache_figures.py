@@ -120,7 +120,7 @@ def client_figures(turns: Sequence[Row]) -> dict[str, Any]:
 
 
 def log_figures(turns: Sequence[Row], logs: Sequence[Row]) -> dict[str, Any]:
-    """What the gateway recorded: quota, tokens, and the issue-31 fields of `other` when present."""
+    """What the gateway recorded: quota, tokens, and the affinity fields of `other` when present."""
     by_rid = {str(row["request_id"] or "").rsplit("-", 1)[0]: row for row in logs}
     sources: dict[str, Counter[str]] = defaultdict(Counter)
     affinity: Counter[str] = Counter()

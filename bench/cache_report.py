@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-TARGET_OF_IDEAL = 0.90  # the acceptance: with affinity, at least 90 % of the ideal cache hits
+TARGET_OF_IDEAL = 0.90  # the target: with affinity, at least 90 % of the ideal cache hits
 
 R = Mapping[str, Any]
 

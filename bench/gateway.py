@@ -217,7 +217,7 @@ class Gateway:
             token = await owner.call("POST", "/api/token/", {"name": "bench", "remain_quota": TOKEN_QUOTA,
                                                             "unlimited_quota": False, "expired_time": -1})
             data = token.get("data") or {}
-            if not data.get("key"):  # the reference answers without data: find it in the list
+            if not data.get("key"):  # new-api answers without data: find it in the list
                 listed = await owner.call("GET", "/api/token/", p=0, size=10)
                 items = listed["data"]["items"] if isinstance(listed["data"], dict) else listed["data"]
                 data = next(t for t in items if t["name"] == "bench")

@@ -1,9 +1,8 @@
 """The bare aiohttp pass-through proxy: the ceiling of this stack for a relay.
 
 `python -m bench.proxy --port P --upstream http://127.0.0.1:U` forwards every request to the same path
-on the upstream through one shared keep-alive ClientSession and streams the answer back chunk by chunk
-(the handler of reference/backend-stack-notes.md §7). No auth, no billing, no logs: whatever the
-gateway costs above this is the price of its features.
+on the upstream through one shared keep-alive ClientSession and streams the answer back chunk by chunk.
+No auth, no billing, no logs: whatever the gateway costs above this is the price of its features.
 """
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 
 Against the real gateway (API processes, workers, its own Redis, a database of its own) and the mock:
 every answer is checked by the load generator (status, content, chunk count, [DONE], usage), then,
-once the workers have applied every settlement, the database must show exactly what billing.md
+once the workers have applied every settlement, the database must show exactly what docs/billing.md
 says: quota charged = the formula on the mock's usage, for the user, the key and the channels; one
 consume log per request with the mock's token counts; and the mock must have seen each request once
 and been asked for usage on every stream.

@@ -119,7 +119,7 @@ test('language switch changes every text to Chinese and back', async () => {
 test('footer shows the credit line with the version, or the custom HTML', async () => {
   renderApp('/');
   await waitFor(() => expect(screen.getByTestId('footer')).toHaveTextContent('AI Gateway v9.9.9'));
-  // The spec's credit line: this product's version and the open-source projects it is compatible with.
+  // The credit line: this product's version and the open-source projects it is compatible with.
   expect(screen.getByTestId('footer')).toHaveTextContent('compatible with the open-source New API and One API');
   expect(screen.getByTestId('footer')).not.toHaveTextContent(/developed by|Calcium/);
 });

@@ -208,7 +208,7 @@ async def test_self_groups_and_group_list(client, browsers: Browsers, root: ApiC
     assert (await root.get("/api/group/"))["data"] == ["default", "vip", "svip"]
     body = await api.get("/api/group/")
     assert body == {"success": False, "message": "You are not allowed to do this", "data": None}
-    # The reference's public list: groups both usable and priced, name → description (no login needed).
+    # new-api's public list: groups both usable and priced, name → description (no login needed).
     public = await ApiClient(client).get("/api/user/groups")
     assert public["data"] == {"default": "Default group", "vip": "VIP group"}
 

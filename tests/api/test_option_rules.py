@@ -1,4 +1,5 @@
-"""Every validation rule of spec 000 §5 "System and operation options": the message, and nothing changed."""
+"""Every validation rule of the runtime options (api/services/option_rules.py; docs/compatibility.md,
+"Options"): the message, and nothing changed."""
 from __future__ import annotations
 
 import pytest

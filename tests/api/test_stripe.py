@@ -128,7 +128,7 @@ async def test_refused_unless_stripe_is_fully_configured(client, buyer, fake_str
     options = client.app[keys.OPTIONS]
     await options.update("StripeWebhookSecret", "")
     payload = fake_stripe.completed_event(order.session_id)
-    # The reference accepted an HMAC made with the empty key: here nothing is even looked at.
+    # new-api accepted an HMAC made with the empty key: here nothing is even looked at.
     for secret in ("", WEBHOOK_SECRET):
         status, body = await deliver(client, payload, secret=secret)
         assert status == 403 and body["message"] == "Online payment is not configured"

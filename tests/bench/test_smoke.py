@@ -2,8 +2,8 @@
 
 `python -m bench --smoke` starts the mock upstream, the bare proxy and the gateway as deployed (two API
 processes, workers, scheduler, its own redis-server, a database of its own), sends non-streamed and
-streamed requests, and checks every answer, the chunk counts, and the quota charged against billing.md
-once the workers have drained. See bench/smoke.py.
+streamed requests, and checks every answer, the chunk counts, and the quota charged against
+docs/billing.md once the workers have drained. See bench/smoke.py.
 """
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """What a CLI's run must cost: the models' prices for these tests, each provider's usage read in the
 billing's terms, and the check that every consume log and the user's balance match them to the unit
-(shared/billing.md: quota = round(((P − Cr − Cw) + Cr × CacheRatio + Cw × CreateCacheRatio
+(docs/billing.md, "Cached input": quota = round(((P − Cr − Cw) + Cr × CacheRatio + Cw × CreateCacheRatio
 + C × CompletionRatio) × ModelRatio × GroupRatio), P counting the cache reads and writes)."""
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 # ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
-"""Moving a one-api or new-api deployment over: source databases built from the reference systems'
+"""Moving a one-api or new-api deployment over: source databases built from one-api's and new-api's
 schemas (one-api of two eras, new-api), on SQLite, MySQL and PostgreSQL, imported with
 `python -m models.importer`; then an imported user logs in with the old password and an imported key
 relays through an imported channel, and a second run changes nothing. Run again after this gateway
@@ -28,7 +28,7 @@ from tests.relay.fakes import drain, live_balance, relay_of, upstreams  # noqa: 
 
 KEY = "a" * 16 + "B" * 16 + "c" * 16  # a 48-character key, as both systems store it (no "sk-")
 
-# Column lists of the reference systems (model/*.go): name → portable type.
+# Column lists of one-api and new-api (their model/*.go): name → portable type.
 ONE_API = {
     "users": {"id": "pk", "username": "text", "password": "text", "display_name": "text", "role": "int",
               "status": "int", "email": "text", "github_id": "text", "wechat_id": "text", "lark_id": "text",

@@ -1,8 +1,8 @@
 # ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """A stream cut short (the upstream drops the connection, the client leaves) after the upstream said
 its prompt count: the prompt, cache reads and writes are billed on the upstream's numbers (Anthropic's
-message_start, Gemini's usageMetadata on every chunk), the output on what was produced (billing.md,
-rule 6). Each fake reports a prompt count far from the gateway's own tokenizer, so the two cannot be
+message_start, Gemini's usageMetadata on every chunk), the output on what was produced (docs/billing.md,
+"Partial answers"). Each fake reports a prompt count far from the gateway's own tokenizer, so the two cannot be
 confused."""
 from __future__ import annotations
 

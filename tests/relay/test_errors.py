@@ -1,4 +1,5 @@
-"""RelayError body, retry rule (reference §2.3) and auto-disable rule (reference §2.4)."""
+"""RelayError body, retry rule and auto-disable rule (docs/compatibility.md, "Relay errors", "Retries" and
+"Automatic disabling")."""
 
 import pytest
 

@@ -1,5 +1,5 @@
 # ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
-"""Limits beyond the reference (RPM, TPM, concurrency per key, user and group), automatic
+"""Limits beyond new-api (RPM, TPM, concurrency per key, user and group), automatic
 disabling, and the steady-state budget: no SQL, at most two Redis round trips per request."""
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 # ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
-"""Concurrency, several API processes, and the billing invariant of billing.md after a randomized
-run with a worker killed mid-way."""
+"""Concurrency, several API processes, and the billing invariant (docs/billing.md, "Redis and the
+database") after a randomized run with a worker killed mid-way."""
 from __future__ import annotations
 
 import asyncio

@@ -1,5 +1,5 @@
 # ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
-"""Billing arithmetic of billing.md, to the unit. Rounding is half up (x.5 → x+1), in Decimal."""
+"""Billing arithmetic of docs/billing.md, to the unit. Rounding is half up (x.5 → x+1), in Decimal."""
 
 import orjson
 import pytest
@@ -209,7 +209,7 @@ def test_group_ratio() -> None:
 def test_estimate() -> None:
     assert estimate_tokens(100, 200) == 300
     assert estimate_tokens(100, None) == 500
-    assert estimate_tokens(100, 0) == 500  # 0 = not set, as the reference (Go zero value)
+    assert estimate_tokens(100, 0) == 500  # 0 = not set, as in new-api (docs/billing.md, "Pre-charge")
     assert estimate_tokens(100, None, pre_consumed_quota=1000) == 1000
 
 

@@ -1,4 +1,4 @@
-"""Bodies and headers that made the relay answer 500 (an attacker's review): each is now refused
+"""Bodies and headers that made the relay answer 500 (hostile inputs): each is now refused
 before anything is counted, priced or charged, in the route's own error shape, naming the field; and
 an unexpected failure after the pre-charge refunds it and answers 500 in the route's shape, logged."""
 from __future__ import annotations

@@ -51,13 +51,14 @@ from tests.relay.fakes import (  # noqa: F401
 
 MESSAGES = [{"role": "user", "content": "Say hello."}]
 
-# The reference's facts (new-api-behaviour.md §8): types spoken to in OpenAI's format.
+# Types spoken to through the OpenAI adaptor or one built on it (docs/compatibility.md, "Channel types":
+# the "OpenAI format" rows, and the providers whose own adaptor speaks that format).
 OPENAI_COMPATIBLE = {
     ChannelType.OPENAI, ChannelType.AZURE, ChannelType.OLLAMA, ChannelType.CUSTOM, ChannelType.AI360,
     ChannelType.OPENROUTER, ChannelType.FASTGPT, ChannelType.MOONSHOT, ChannelType.PERPLEXITY,
     ChannelType.LINGYIWANWU, ChannelType.MINIMAX, ChannelType.SILICONFLOW, ChannelType.MISTRAL,
     ChannelType.DEEPSEEK, ChannelType.VOLCENGINE, ChannelType.XAI, ChannelType.QIANFAN,
-    # the reference's resellers, each with its balance endpoint
+    # new-api's resellers, each with its balance endpoint
     ChannelType.AIPROXY, ChannelType.API2GPT, ChannelType.AIGC2D,
     # OpenAI's format at the provider's own paths, with its own auth (Zhipu's JWT) or account (Cloudflare)
     ChannelType.ZHIPU_V4, ChannelType.JINA, ChannelType.CLOUDFLARE,
@@ -86,7 +87,7 @@ def test_every_type_is_dedicated_or_compatible_and_none_refuses() -> None:
     for channel_type in [*TASK_TYPES, *retired]:  # loaded and shown, never relayed
         assert issubclass(registry.ADAPTORS[channel_type], UnservedAdaptor)
         assert not registry.is_relayable(channel_type)
-    assert issubclass(registry.get_adaptor(12), API2GPTAdaptor)  # the reference's resellers
+    assert issubclass(registry.get_adaptor(12), API2GPTAdaptor)  # new-api's resellers
     assert registry.get_adaptor(9999).provider is catalogue.UNKNOWN
 
 

@@ -26,7 +26,7 @@ function userHeader() {
   return user && user.id !== undefined ? String(user.id) : '-1';
 }
 
-// The spec 000 §8 text of an HTTP failure (`message`: the server's own, when it sent one).
+// The text shown for an HTTP failure (`message`: the server's own, when it sent one).
 export function httpErrorMessage(status, message) {
   switch (status) {
     case 429:
@@ -40,7 +40,7 @@ export function httpErrorMessage(status, message) {
   }
 }
 
-// Shows the spec 000 §8 message for an HTTP failure.
+// Shows that text for an HTTP failure; a 401 signs the user out to the login page instead.
 export function handleHttpError(status, message) {
   if (status === 401) {
     clearStoredUser();

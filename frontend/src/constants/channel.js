@@ -10,7 +10,7 @@ export const MODEL_MAPPING_TEMPLATE = JSON.stringify({
 
 export const STATUS_CODE_MAPPING_TEMPLATE = JSON.stringify({ 400: '500' }, null, 2);
 
-// Response-time badge: 0 untested, ≤1 s green, ≤3 s lime, ≤5 s yellow, >5 s red (spec 000 §4).
+// Response-time badge: 0 untested, ≤1 s green, ≤3 s lime, ≤5 s yellow, >5 s red.
 export function responseTimeBadge(ms) {
   if (!ms) return { color: 'is-light', level: 'untested' };
   const s = ms / 1000;

@@ -1,4 +1,4 @@
-// Log types (spec 001 §4, and new-api's 5: a relayed call that failed); 0 means all in the filter.
+// Log types (docs/compatibility.md, "Console API"; 5 is a relayed call that failed); 0 means all in the filter.
 export const LOG_TYPES = [0, 1, 2, 3, 4, 5];
 export const LOG_TYPE = { ALL: 0, TOPUP: 1, CONSUME: 2, MANAGE: 3, SYSTEM: 4, ERROR: 5 };
 export const LOG_TYPE_COLORS = { 1: 'is-info', 2: 'is-success', 3: 'is-warning', 4: 'is-link', 5: 'is-danger' };

@@ -1,4 +1,4 @@
-// Midjourney actions, submit codes and statuses; async task statuses and actions (spec 001 §4).
+// Midjourney actions, submit codes and statuses; async task statuses and actions.
 export const MJ_ACTIONS = ['IMAGINE', 'UPSCALE', 'VARIATION', 'HIGH_VARIATION', 'LOW_VARIATION', 'PAN', 'DESCRIBE', 'BLEND',
   'UPLOAD', 'SHORTEN', 'REROLL', 'INPAINT', 'ZOOM', 'CUSTOM_ZOOM', 'MODAL', 'SWAP_FACE'];
 export const MJ_CODES = { 1: ['mj.code.submitted', 'is-success'], 21: ['mj.code.waiting', 'is-warning'],

@@ -1,4 +1,4 @@
-// Token status (spec 001 §4): [i18n key, Bulma colour].
+// Token status (docs/compatibility.md, "Console API"): [i18n key, Bulma colour].
 export const TOKEN_STATUS = { ENABLED: 1, DISABLED: 2, EXPIRED: 3, EXHAUSTED: 4 };
 export const TOKEN_STATUS_LABELS = {
   1: ['token.status.enabled', 'is-success'],

@@ -10,7 +10,7 @@ const OPTIONS = {
   revalidateIfStale: false,
   revalidateOnFocus: false,
   revalidateOnReconnect: false,
-  // The model list of each type is kept under the local key channel_models, as the spec asks.
+  // The model list of each type is also stored under the local key channel_models.
   onSuccess: (data) => writeJSON(KEYS.channelModels, Object.fromEntries((data || []).map((e) => [e.type, e.models || []]))),
 };
 

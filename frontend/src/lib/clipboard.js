@@ -1,7 +1,7 @@
 import { showAlert } from './toast';
 import i18n from '../i18n';
 
-// Copy text; on failure show the "copy manually" modal with the text (spec 000 §8).
+// Copy text; on failure show the "copy manually" modal with the text.
 export async function copy(text) {
   try {
     if (!navigator.clipboard) throw new Error('no clipboard');

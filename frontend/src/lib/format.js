@@ -10,7 +10,7 @@ export function displayInCurrency() {
   return v === undefined ? true : Boolean(v);
 }
 
-// k from 10,000, M from 1 million, B from 1 billion (spec 000 §9).
+// k from 10,000, M from 1 million, B from 1 billion.
 export function renderNumber(num) {
   const n = Number(num) || 0;
   const abs = Math.abs(n);

@@ -1,4 +1,4 @@
-// The New Year easter egg's days (spec 001 §1): 1 January, and 9–24 February (the spring festival), local time.
+// The New Year easter egg's days: 1 January, and 9–24 February (the spring festival), local time.
 export function isNewYear(date) {
   const month = date.getMonth();
   const day = date.getDate();

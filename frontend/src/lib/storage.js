@@ -1,4 +1,4 @@
-// Local storage keys named by the spec; one place reads and writes them.
+// Every local storage key of the console; one place reads and writes them.
 export const KEYS = {
   user: 'user',
   channelModels: 'channel_models',
@@ -11,7 +11,7 @@ export const KEYS = {
   status: 'status',
 };
 
-// Fields of /api/status mirrored under their own key (spec 001 §3 "local settings").
+// Fields of /api/status mirrored under their own local key.
 export const STATUS_FIELDS = [
   'system_name', 'logo', 'footer_html', 'quota_per_unit', 'display_in_currency',
   'enable_drawing', 'enable_task', 'enable_data_export', 'chats', 'data_export_default_time',

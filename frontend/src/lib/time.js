@@ -3,7 +3,7 @@ import { toDatetimeLocal } from './format';
 
 export const HOUR = 3600;
 export const DAY = 86400;
-export const MONTH = 30 * DAY; // spec 001 §9: a month is 30 days
+export const MONTH = 30 * DAY; // a month is 30 days
 
 export const nowSeconds = () => Math.floor(Date.now() / 1000);
 

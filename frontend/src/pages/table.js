@@ -33,7 +33,7 @@ const chatLinks = (status) => parseChats(status.chats).map((chat, index) => ({ k
  *   path       the route
  *   component  the page (lazy past the login), given `props`
  *   role       undefined: public; 'user': signed in; 'admin': an administrator (others see "forbidden")
- *   sidebar    {label, order, when?, links?}: its sidebar entry, labelled t(`sidebar.${label}`), placed by order (spec 001 §2);
+ *   sidebar    {label, order, when?, links?}: its sidebar entry, labelled t(`sidebar.${label}`), placed by order;
  *              `when(status)` shows it only when the server enables the feature; `links(status)` makes it a group of links.
  *              Admin pages are offered to administrators only; the others to everyone (the route asks for the login).
  */

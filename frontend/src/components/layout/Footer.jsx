@@ -11,7 +11,7 @@ const RECHECKS = 5;
 const RECHECK_MS = 200;
 
 // The custom footer HTML as last stored locally (the status of the previous visit), re-read 5 times at 200 ms
-// intervals after the first paint as the spec says, so a copy stored meanwhile shows before the server answers.
+// intervals after the first paint, so a copy stored meanwhile shows before the server answers.
 function useStoredFooter() {
   const [stored, setStored] = useState(() => localStorage.getItem('footer_html'));
   useEffect(() => {

@@ -88,8 +88,8 @@ function Fireworks() {
 
 /*
  * The New Year easter egg (shown by the top bar on its days): a lantern button that wishes a happy new year and sets
- * off fireworks for 3 s (none when the reader prefers reduced motion). The page then reloads after 10 s as the spec
- * says, but only when nothing was typed into it since it loaded: a reload never throws input away.
+ * off fireworks for 3 s (none when the reader prefers reduced motion). The page then reloads after 10 s, but only
+ * when nothing was typed into it since it loaded: a reload never throws input away.
  */
 export default function NewYear() {
   const { t } = useTranslation();

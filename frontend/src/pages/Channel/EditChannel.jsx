@@ -41,7 +41,7 @@ export function toInputs(channel) {
 // A whole number of at least 0 from a number input ('' is 0); NaN when it is not one.
 const wholeNumber = (value) => (String(value ?? '').trim() === '' ? 0 : parseInt(value, 10));
 
-// Checks and wire conversion of spec 000 §5 "Channel form"; returns {error} or {channel}. `typeEntry` is the chosen
+// Checks and wire conversion of the channel form; returns {error} or {channel}. `typeEntry` is the chosen
 // type's entry of the server's catalogue (undefined while it is not loaded: the server still checks).
 export function prepareChannel(inputs, isEdit, t, typeEntry) {
   if (!isEdit && (!inputs.name || !inputs.key)) return { error: t('channel.form.nameKeyRequired') };

@@ -13,7 +13,7 @@ import Modal from '../../components/Modal';
 import { DurationTag, ProgressCell, TaskFilterForm } from '../../components/TaskBits';
 import TableState from '../../components/TableState';
 
-// Drawing tasks keep submit and finish times in milliseconds (as the reference does); so do its filters.
+// Drawing tasks keep submit and finish times in milliseconds (as new-api does); so do its filters.
 // The filter form holds datetime-local texts (the defaults: the last 30 days, to one hour ahead).
 const LIST = {
   filters: {

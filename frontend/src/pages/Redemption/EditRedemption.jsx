@@ -24,7 +24,7 @@ export default function EditRedemption({ id, onClose, onSaved, onCreated }) {
   const submit = async (e) => {
     e.preventDefault();
     const name = inputs.name.trim();
-    if ((!isEdit && !name) || saving) return; // spec 001 §5: an empty name on create does nothing
+    if ((!isEdit && !name) || saving) return; // an empty name on create does nothing
     const quota = parseInt(inputs.quota, 10) || 0;
     setSaving(true);
     try {

@@ -14,7 +14,7 @@ import { ConfirmModal } from '../../components/Modal';
  * Field: {key, type: text|secret|number|textarea|json|switch|select, min, max, choices, help, confirmOff, transform}
  * Saving validates (JSON, numeric limits, card rule), sends only changed options, one after another (switches
  * turned off first, switches turned on last: an enabling switch needs the settings saved before it), and reports
- * "nothing changed", success, or which options were not saved and why (spec 000 §5, §8).
+ * "nothing changed", success, or which options were not saved and why.
  * The card's fields follow the server only where not being edited: another card's save keeps this card's edits.
  */
 const toForm = (field, value) => {

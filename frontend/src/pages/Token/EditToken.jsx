@@ -93,7 +93,7 @@ export default function EditToken({ id, onClose, onSaved }) {
     for (let i = 0; i < n; i += 1) {
       const name = i === 0 ? body.name : `${body.name}-${randomSuffix()}`;
       try {
-        // Sequential on purpose: creation stops at the first failure (spec 001 §5).
+        // Sequential on purpose: creation stops at the first failure.
         // eslint-disable-next-line no-await-in-loop
         await createToken({ ...body, name });
         created += 1;

@@ -37,7 +37,7 @@ describe('keyFormatHelp: what one key of the type looks like, from the catalogue
   });
 });
 
-describe('prepareChannel (spec 000 §5 channel form)', () => {
+describe('prepareChannel (channel form checks)', () => {
   test('create needs name and key, at least one model, JSON mapping', () => {
     expect(prepareChannel({ ...base, name: '' }, false, t).error).toBe('Please fill in the channel name and key!');
     expect(prepareChannel({ ...base, key: '' }, false, t).error).toBe('Please fill in the channel name and key!');
