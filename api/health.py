@@ -9,6 +9,7 @@ from tortoise import Tortoise
 
 from api import keys
 from api.response import json_body
+from api.services import redis_keys
 
 # A heartbeat older than this means the process is gone (the scheduler beats every 10 s).
 HEARTBEAT_MAX_AGE = 60.0
@@ -31,7 +32,8 @@ async def readyz(request: web.Request) -> web.Response:
     checks: dict[str, str] = {"database": await _check_database()}
     try:
         worker, scheduler = await asyncio.wait_for(asyncio.gather(  # two slots on a Redis Cluster
-            store.redis.get(store.key("heartbeat", "worker")), store.redis.get(store.key("heartbeat", "scheduler"))), 3)
+            store.redis.get(redis_keys.heartbeat(store, "worker")),
+            store.redis.get(redis_keys.heartbeat(store, "scheduler"))), 3)
         checks["redis"] = "ok"
         now = time.time()
         for name, beat in (("workers", worker), ("scheduler", scheduler)):

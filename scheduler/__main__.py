@@ -15,7 +15,7 @@ import time
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
-from api.services import locks
+from api.services import locks, redis_keys
 from api.services.store import Store
 from models.settings import Settings
 from scheduler.jobs import JOBS, Timed
@@ -48,8 +48,8 @@ async def run(settings: Settings, jobs: tuple[Timed, ...] = JOBS) -> None:
     store = Store.from_settings(settings)
     client = store.redis
     ttl = settings.scheduler_leader_ttl
-    leader = Leadership(store, f"{settings.redis_prefix}scheduler:leader", ttl)
-    beat_key = f"{settings.redis_prefix}heartbeat:scheduler"
+    leader = Leadership(store, redis_keys.scheduler_leader(store), ttl)
+    beat_key = redis_keys.heartbeat(store, "scheduler")
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):

@@ -17,6 +17,7 @@ from dramatiq.middleware import (
     TimeLimit,
 )
 
+from api.services import redis_keys
 from models.settings import Settings
 
 _broker: RedisBroker | None = None
@@ -45,8 +46,8 @@ def build_broker(settings: Settings) -> RedisBroker:
         ShutdownGuard(grace=SHUTDOWN_TIMEOUT_MS / 1000 + 15),
         ParentWatch(),  # a worker process whose main process was killed stops (a new one replaces it)
     ]
-    return RedisBroker(url=settings.broker_url or settings.redis_url, namespace=f"{settings.redis_prefix}dramatiq",
-                       middleware=middleware)
+    return RedisBroker(url=settings.broker_url or settings.redis_url,
+                       namespace=redis_keys.dramatiq_namespace(settings.redis_prefix), middleware=middleware)
 
 
 def setup_broker(settings: Settings | None = None) -> RedisBroker:

@@ -20,6 +20,7 @@ from typing import Any
 from aiohttp import web
 
 from api.relay.inbound.base import REQUEST_INBOUND
+from api.services import redis_keys
 from api.services.events import EventBus
 from api.services.passwords import sha256_hex
 from api.services.store import Store
@@ -156,14 +157,14 @@ class KeyAuth:
 
     # -- keys in Redis --------------------------------------------------------------------------
     def _token_key(self, key_hash: str) -> str:
-        return self.store.key("relay", "tok", f"{{{key_hash}}}")  # tagged: its `:ver` key shares its slot
+        return redis_keys.relay_token(self.store, key_hash)
 
     def _user_key(self, user_id: int) -> str:
-        return self.store.key("relay", "usr", f"{{{user_id}}}")
+        return redis_keys.relay_user(self.store, user_id)
 
     @staticmethod
     def _ver(key: str) -> str:
-        return key + ":ver"
+        return redis_keys.version_of(key)
 
     # -- invalidation ---------------------------------------------------------------------------
     async def _drop_redis(self, key: str) -> None:

@@ -21,6 +21,7 @@ from tortoise.exceptions import DoesNotExist
 
 from api.relay import channels
 from api.relay.test_outcome import parse_other_info
+from api.services import redis_keys
 from api.services.channel_index import fingerprint
 from api.services.events import EventBus
 from api.services.store import Store
@@ -31,7 +32,7 @@ ALL_KEYS_DISABLED = "all keys disabled"  # the channel's status reason when its 
 
 
 def stats_key(store: Store, channel_id: int) -> str:
-    return f"{store.prefix}chkey:{channel_id}"
+    return redis_keys.channel_key_stats(store, channel_id)
 
 
 @dataclass(frozen=True, slots=True)

@@ -41,7 +41,7 @@ from api.relay.base import (
 from api.relay.errors import RelayError, mask_secrets, should_disable_for_error
 from api.relay.registry import build_adaptor, is_relayable
 from api.relay.test_outcome import note_test_outcome, parse_other_info
-from api.services import locks
+from api.services import locks, redis_keys
 from api.services.events import EventBus
 from api.services.options import OptionsService
 from api.services.store import Store
@@ -117,7 +117,7 @@ return 0
 
 
 def lock_key(store: Store, name: str, *parts: object) -> str:
-    return store.key("lock", name, *parts)
+    return redis_keys.lock(store, name, *parts)
 
 
 async def refresh(store: Store, key: str, token: str, ttl: int = RUN_LOCK_TTL) -> bool:
@@ -128,7 +128,8 @@ async def refresh(store: Store, key: str, token: str, ttl: int = RUN_LOCK_TTL) -
 async def claim_run(store: Store, name: str, interval_seconds: float, now: float | None = None) -> bool:
     """True (and the run recorded) when the periodic job `name` last ran `interval_seconds` ago or more."""
     now = time.time() if now is None else now
-    return bool(await store.redis.eval(_CLAIM_RUN, 1, store.key("sched", name), int(now), int(interval_seconds)))
+    key = redis_keys.run_claim(store, name)
+    return bool(await store.redis.eval(_CLAIM_RUN, 1, key, int(now), int(interval_seconds)))
 
 
 # -- one test --------------------------------------------------------------------------------------
@@ -245,7 +246,7 @@ async def apply_verdict(deps: Deps, channel: Channel, decision: tuple[str, str] 
     else:
         if not await channel_service.auto_enable(channel.id, deps.events):
             return None
-        await deps.store.redis.hdel(deps.store.key("channel", "probe"), str(channel.id))
+        await deps.store.redis.hdel(redis_keys.channel_probes(deps.store), str(channel.id))
     await note_status_change(deps.store, action, channel, reason)
     log.info("channel %s (#%d) automatically %sd%s", channel.name, channel.id, action,
              f": {reason}" if reason else "")
@@ -383,12 +384,12 @@ def _probe_state(raw: str | None) -> tuple[int, float]:
 
 async def probe_state(store: Store, channel_id: int) -> tuple[int, float]:
     """(failed probes so far, unix time of the next probe); (0, 0.0) = probe at once."""
-    return _probe_state(await store.redis.hget(store.key("channel", "probe"), str(channel_id)))
+    return _probe_state(await store.redis.hget(redis_keys.channel_probes(store), str(channel_id)))
 
 
 async def schedule_probe(store: Store, channel_id: int, attempts: int, now: float | None = None) -> None:
     now = time.time() if now is None else now
-    await store.redis.hset(store.key("channel", "probe"), str(channel_id),
+    await store.redis.hset(redis_keys.channel_probes(store), str(channel_id),
                            f"{attempts}:{now + probe_delay(attempts):.0f}")
 
 
@@ -403,7 +404,7 @@ async def due_probes(deps: Deps, now: float | None = None) -> list[int]:
     now = time.time() if now is None else now
     if not deps.options.get_bool("AutomaticEnableChannelEnabled"):
         return []
-    probe_key = deps.store.key("channel", "probe")
+    probe_key = redis_keys.channel_probes(deps.store)
     disabled = [c for c in await Channel.filter(status=ChannelStatus.AUTO_DISABLED).order_by("id")
                 if is_testable(c)]
     states = await deps.store.redis.hgetall(probe_key)
@@ -423,7 +424,7 @@ async def due_probes(deps: Deps, now: float | None = None) -> list[int]:
 
 async def note_status_change(store: Store, action: str, channel: Channel, reason: str) -> None:
     item = {"action": action, "id": channel.id, "name": channel.name, "reason": reason[:300], "time": int(time.time())}
-    await store.redis.rpush(store.key("channel", "notify"), orjson.dumps(item))
+    await store.redis.rpush(redis_keys.channel_notices(store), orjson.dumps(item))
 
 
 def summary_mail(items: list[dict[str, Any]], system_name: str) -> tuple[str, str]:
@@ -447,10 +448,10 @@ async def flush_notifications(deps: Deps, throttle: int = NOTIFY_THROTTLE) -> bo
     """Mail root one summary of the pending changes, at most once per `throttle` seconds; changes
     that arrive meanwhile wait for the next flush (the scheduler's channel.notify_root tick)."""
     store = deps.store
-    key = store.key("channel", "notify")
+    key = redis_keys.channel_notices(store)
     if deps.send is None or not await store.redis.llen(key):
         return False
-    if not await store.redis.set(store.key("channel", "notify", "throttle"), "1", nx=True, ex=throttle):
+    if not await store.redis.set(redis_keys.channel_notice_throttle(store), "1", nx=True, ex=throttle):
         return False
     async with store.redis.pipeline(transaction=True) as pipe:
         pipe.lrange(key, 0, -1)

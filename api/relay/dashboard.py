@@ -14,6 +14,7 @@ from api.i18n import language, translate
 from api.relay import upstream
 from api.relay.handler import key_caller
 from api.relay.state import RELAY, RelayState, relay_state
+from api.services import redis_keys
 from api.services.net import client_ip
 from api.services.records import SettlementRecord
 from api.services.settlement import pending_key
@@ -74,11 +75,10 @@ async def metrics(request: web.Request) -> web.Response:
     if not allowed:
         return web.Response(status=403, text=translate("relay_metrics_forbidden", language(request)))
     state: RelayState = request.config_dict[RELAY]
-    settings = request.config_dict[keys.SETTINGS]
-    namespace = f"{settings.redis_prefix}dramatiq"
+    prefix = request.config_dict[keys.SETTINGS].redis_prefix
     async with state.queues.redis.pipeline(transaction=False) as pipe:
         for queue in Queue:
-            pipe.llen(f"{namespace}:{queue}")
+            pipe.llen(redis_keys.dramatiq_queue(prefix, queue))
         depths = await pipe.execute()
     gauges: dict[str, tuple[str, list[tuple[tuple[tuple[str, str], ...], float]]]] = {
         "gateway_queue_depth": ("Messages waiting in each worker queue.",

@@ -22,6 +22,7 @@ from collections import Counter
 from collections.abc import Mapping
 
 from api.relay import channel_keys
+from api.services import redis_keys
 from api.services.quota import Script
 from api.services.store import Store
 
@@ -57,11 +58,11 @@ return out
 
 
 def procs_key(store: Store) -> str:
-    return f"{store.prefix}{{inflight}}:procs"
+    return redis_keys.inflight_processes(store)
 
 
 def proc_key(store: Store, proc: str) -> str:
-    return f"{store.prefix}{{inflight}}:p:{proc}"
+    return redis_keys.inflight_of(store, proc)
 
 
 class Load:

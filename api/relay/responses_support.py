@@ -25,11 +25,11 @@ from api.relay.blame import names_the_request
 from api.relay.errors import ChannelCannotServe
 from api.relay.job import Job
 from api.relay.state import NativeRouteMarks
+from api.services import redis_keys
 from api.services.channel_index import ChannelInfo
 
 log = logging.getLogger("api.relay")
 
-REDIS_KEY = "relay:native_missing"  # under the deployment's Redis prefix
 RECHECK_AFTER = 86400.0  # seconds a mark holds before the endpoint is tried again
 CACHE_FOR = 60.0  # seconds this process trusts what it read from Redis (or its absence)
 
@@ -55,7 +55,7 @@ async def serves(job: Job, channel: ChannelInfo, path: str) -> bool:
     marks, name, now = _marks(job), _field(channel, path), time.time()
     if now - marks.read_at.get(name, -CACHE_FOR) >= CACHE_FOR:
         store = job.request.config_dict[keys.STORE]
-        raw = await store.redis.hget(f"{store.prefix}{REDIS_KEY}", name)
+        raw = await store.redis.hget(redis_keys.native_missing(store), name)
         marks.read_at[name] = now
         if raw:
             value = orjson.loads(raw)
@@ -123,6 +123,6 @@ async def remember_missing(job: Job, channel: ChannelInfo, path: str) -> None:
     marks.missing[name] = (channel.base_url, now)
     marks.read_at[name] = now
     store = job.request.config_dict[keys.STORE]
-    await store.redis.hset(f"{store.prefix}{REDIS_KEY}", name,
+    await store.redis.hset(redis_keys.native_missing(store), name,
                            orjson.dumps({"base": channel.base_url, "at": now}))
     log.info("channel %s answers no %s: its requests are converted from now on", channel.id, path)

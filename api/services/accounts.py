@@ -25,7 +25,7 @@ from models import Ability, Channel, Log, User
 from models.base import now
 from models.enums import ChannelStatus, LogType, Role, UserStatus
 
-from . import locks, pricing
+from . import locks, pricing, redis_keys
 from .balances import adjust_user
 from .deps import Services
 from .logs import log_event
@@ -151,7 +151,7 @@ async def user_changed(services: Services, user_id: int, *, revoke_sessions: boo
 async def identity_lock(services: Services, provider: str, ident: str) -> AsyncIterator[None]:
     """One request at a time per third-party identity: no duplicate account or double binding."""
     store = services.store
-    key = store.key("lock", "identity", provider, sha256_hex(ident)[:32])
+    key = redis_keys.lock(store, "identity", provider, sha256_hex(ident)[:32])
     token = await locks.acquire(store, key, 30)
     if token is None:
         raise ApiError("oauth_identity_busy")

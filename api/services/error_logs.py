@@ -29,6 +29,7 @@ from tortoise.transactions import in_transaction
 from models import Log
 from models.enums import LogType
 
+from . import redis_keys
 from .quota import Script
 from .row_insert import insert_rows
 from .store import Store
@@ -108,7 +109,7 @@ class ErrorRow:
 
 
 def _keys(store: Store) -> tuple[str, str]:
-    return f"{store.prefix}{{errlog}}:rows", f"{store.prefix}{{errlog}}:due"
+    return redis_keys.error_log_rows(store), redis_keys.error_log_due(store)
 
 
 class ErrorLogQueue:
@@ -126,7 +127,7 @@ class ErrorLogQueue:
         OVER_KEY_LIMIT / FULL: not queued."""
         rows, due = _keys(self.store)
         who = f"t{row.token_id}" if row.token_id else f"u{row.user_id}"
-        counter = f"{self.store.prefix}{{errlog}}:n:{who}:{int(time.time()) // 60}"
+        counter = redis_keys.error_log_count(self.store, who, int(time.time()) // 60)
         return int(await self._script(keys=[rows, counter, due],
                                       args=[row.encode(), self.per_key_minute, self.max_pending, DUE_TTL_MS]))
 

@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 from redis.exceptions import ConnectionError as RedisConnectionError
 
+from . import redis_keys
 from .store import Store
 
 log = logging.getLogger(__name__)
@@ -32,7 +33,7 @@ class EventBus:
         self.store = store
         # Pub/sub ignores the database number: the channel names it, so that deployments sharing a
         # Redis server (same prefix, other database) never hear each other.
-        self.channel = store.key("events", f"db{database_of(store)}")
+        self.channel = redis_keys.events_channel(store, database_of(store))
         self._callbacks: dict[str, list[Callback]] = defaultdict(list)
         self._ready = asyncio.Event()
 

@@ -39,6 +39,7 @@ from aiohttp import web
 
 from models import User
 
+from . import redis_keys
 from .net import client_ip
 from .passwords import sha256_hex
 from .sessions import COOKIE as SESSION_COOKIE
@@ -107,13 +108,13 @@ class LoginGuard:
 
     # Every key of an account carries its hash tag: one slot in a cluster, one script per failure.
     def account_key(self, account: str) -> str:
-        return self.store.key("login", "failures", "{" + account + "}")
+        return redis_keys.login_failures(self.store, account)
 
     def source_key(self, account: str, source: str) -> str:
-        return self.account_key(account) + ":" + source
+        return redis_keys.login_failures_from(self.store, account, source)
 
     def devices_key(self, account: str) -> str:
-        return self.store.key("login", "devices", "{" + account + "}")
+        return redis_keys.login_devices(self.store, account)
 
     def _mac(self, value: str) -> str:
         return hmac.new(self.secret, value.encode(), hashlib.sha256).hexdigest()[:32]

@@ -24,6 +24,7 @@ import aiosmtplib
 
 from api.errors import ApiError
 
+from . import redis_keys
 from .jobs import Jobs
 from .options import OptionsService
 from .passwords import random_string, sha256_hex
@@ -84,16 +85,16 @@ def _email_id(email: str) -> str:
 
 
 def code_key(store: Store, purpose: str, email: str) -> str:
-    return store.key("mailcode", purpose, _email_id(email))
+    return redis_keys.mail_code(store, purpose, _email_id(email))
 
 
 # The address's hash tag: the cooldown and the count of one address live in one cluster slot.
 def cooldown_key(store: Store, purpose: str, email: str) -> str:
-    return store.key("mailcool", purpose, "{" + _email_id(email) + "}")
+    return redis_keys.mail_cooldown(store, purpose, _email_id(email))
 
 
 def sent_key(store: Store, email: str) -> str:
-    return store.key("mailsent", "{" + _email_id(email) + "}")
+    return redis_keys.mail_sent(store, _email_id(email))
 
 
 def smtp_configured(options: OptionsService) -> bool:

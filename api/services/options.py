@@ -9,6 +9,7 @@ from tortoise.transactions import in_transaction
 
 from models import Option
 
+from . import redis_keys
 from .events import EventBus
 from .option_rules import DEFAULTS, SECRET_OPTIONS, normalize
 from .store import Store
@@ -24,7 +25,7 @@ class OptionsService:
         self.events = events
         self.values: dict[str, str] = dict(DEFAULTS)
         self._parsed: dict[str, Any] = {}
-        self.hash_key = store.key("options")
+        self.hash_key = redis_keys.options(store)
         if events is not None:
             events.subscribe("option", self._on_event)
 

@@ -1,6 +1,7 @@
 """Fixed-window counters in Redis (one round trip, atomic)."""
 from __future__ import annotations
 
+from . import redis_keys
 from .store import Store
 
 _HIT = """
@@ -19,8 +20,8 @@ class RateLimiter:
         """Count one event; False when the caller has gone over `limit` in the current window."""
         if limit <= 0:
             return True
-        count = await self._script(keys=[self.store.key("rl", bucket, ident)], args=[window])
+        count = await self._script(keys=[redis_keys.rate_limit(self.store, bucket, ident)], args=[window])
         return int(count) <= limit
 
     async def reset(self, bucket: str, ident: str) -> None:
-        await self.store.redis.delete(self.store.key("rl", bucket, ident))
+        await self.store.redis.delete(redis_keys.rate_limit(self.store, bucket, ident))

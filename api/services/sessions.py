@@ -13,6 +13,7 @@ from aiohttp import web
 
 from api import keys
 
+from . import redis_keys
 from .store import Store
 
 COOKIE = "session"
@@ -50,10 +51,10 @@ class SessionManager:
 
     def key(self, cookie_value: str) -> str:
         digest = hmac.new(self.secret, cookie_value.encode(), hashlib.sha256).hexdigest()
-        return self.store.key("session", digest)
+        return redis_keys.session(self.store, digest)
 
     def user_index(self, user_id: int) -> str:
-        return self.store.key("user_sessions", user_id)
+        return redis_keys.user_sessions(self.store, user_id)
 
     async def load(self, request: web.Request) -> Session | None:
         if keys.SESSION in request:

@@ -314,7 +314,7 @@ async def apply_pending(store: Store, options: OptionsService, user_id: int, sen
     and the lock is renewed no longer than that, so a block stuck in a call that ignores the
     cancellation holds the user's lock one lease past it at most."""
     key = pending_key(store, user_id)
-    async with lease_lock(store, store.key("billing", "lock", user_id), wait=wait, max_hold=timeout):
+    async with lease_lock(store, redis_keys.billing_lock(store, user_id), wait=wait, max_hold=timeout):
         raw = await store.redis.hgetall(key)
         if not raw:
             return 0
@@ -372,7 +372,7 @@ async def _remind(store: Store, options: OptionsService, user_id: int, result: A
     crossed = (before >= threshold > after) or (before > 0 >= after)
     if not crossed or not result.email:
         return
-    if not await store.redis.set(store.key("billing", "remind", user_id), "1", nx=True, ex=REMIND_THROTTLE):
+    if not await store.redis.set(redis_keys.billing_remind(store, user_id), "1", nx=True, ex=REMIND_THROTTLE):
         return
     name = options.get("SystemName") or "AI Gateway"
     per_unit = max(options.get_float("QuotaPerUnit"), 1)

@@ -1,4 +1,5 @@
-"""The Redis connection of a process, with the key prefix every key of this deployment carries."""
+"""The Redis connection of a process, with the key prefix every key of this deployment carries
+(the keys themselves are built in api.services.redis_keys)."""
 from __future__ import annotations
 
 from typing import Any
@@ -93,9 +94,6 @@ class Store:
                                                   retry=Retry(NoBackoff(), 2, (RedisConnectionError,)),
                                                   retry_on_error=[RedisConnectionError])
         return cls(aioredis.Redis(connection_pool=pool), prefix)
-
-    def key(self, *parts: object) -> str:
-        return self.prefix + ":".join(str(p) for p in parts)
 
     async def close(self) -> None:
         if hasattr(self.redis, "get_nodes"):  # a cluster client owns its connections

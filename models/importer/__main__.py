@@ -15,6 +15,7 @@ import sys
 
 from redis.exceptions import RedisError
 
+from api.services import redis_keys
 from api.services.store import Store
 from models.db import close_database, init_database
 from models.settings import Settings
@@ -160,7 +161,7 @@ async def reload_caches(store: Store) -> None:
     from api.services.events import EventBus
     from api.services.options import OptionsService
 
-    doomed = [key async for key in store.redis.scan_iter(match=f"{store.prefix}relay:*", count=1000)]
+    doomed = [key async for key in store.redis.scan_iter(match=redis_keys.every_relay_key(store), count=1000)]
     for i in range(0, len(doomed), 500):
         for key in doomed[i:i + 500]:
             await store.redis.delete(key)

@@ -5,6 +5,7 @@ import pytest
 
 from api import keys
 from api.relay.catalogue import ChannelType
+from api.services import redis_keys
 from models import Channel
 from models.enums import ChannelStatus
 from tests.fakes.upstreams import INVALID_KEY_ERROR, PROVIDER_MODELS, REQUESTS, upstream_app
@@ -106,7 +107,7 @@ async def test_test_refusals(client, root: ApiClient, provider) -> None:
     # Single flight per channel: a test of the same channel running elsewhere.
     channel = await make_channel(provider)
     store = client.app[keys.STORE]
-    await store.redis.set(store.key("lock", "channel_test", channel.id), "other", ex=30)
+    await store.redis.set(redis_keys.lock(store, "channel_test", channel.id), "other", ex=30)
     assert (await root.get(f"/api/channel/test/{channel.id}"))["message"] == "A test of this channel is already running"
     assert not chats(provider)
 
@@ -119,7 +120,7 @@ async def test_test_all_answers_at_once_and_is_single_flight(client, root: ApiCl
     assert again == {"success": False, "message": "A test of all channels is already running", "data": None}
     assert (await root.get("/api/channel/test", headers={"Accept-Language": "zh"}))["message"] == "测试已在运行中"
     store = client.app[keys.STORE]
-    assert await store.redis.exists(store.key("lock", "channel_test_all"))
+    assert await store.redis.exists(redis_keys.lock(store, "channel_test_all"))
     # Same for the balances of all channels.
     assert (await root.get("/api/channel/update_balance"))["success"]
     assert (await root.get("/api/channel/update_balance"))["message"] == \

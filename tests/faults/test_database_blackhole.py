@@ -24,6 +24,7 @@ import pytest
 
 from api import keys
 from api.app import create_app
+from api.services import redis_keys
 from api.services.balances import user_quota_key
 from api.services.locks import LockBusy, lease_lock
 from api.services.options import OptionsService
@@ -140,7 +141,7 @@ async def test_postgres_blackhole_answers_503_within_the_timeouts_and_bills_once
     # The worker tries those records while the database is away: it gives its billing locks up.
     async def tried_and_let_go() -> bool:
         pending = await store.redis.exists(*(pending_key(store, u.id) for u in users))
-        locks = [key async for key in store.redis.scan_iter(match=store.key("billing", "lock", "*"))]
+        locks = [key async for key in store.redis.scan_iter(match=redis_keys.billing_lock(store, "*"))]
         return pending > 0 and not locks and "not applied (retried later)" in worker.output()
 
     await eventually(tried_and_let_go, timeout=20, interval=0.2)
@@ -227,7 +228,7 @@ async def test_a_settlement_stuck_in_a_blackhole_gives_its_lock_up(short_timeout
         await options.load()
         user = await make_user("alice", quota=1_000)
         await put_record(store, user.id, "r-stuck", 7)
-        lock_key = store.key("billing", "lock", user.id)
+        lock_key = redis_keys.billing_lock(store, user.id)
         direct = await asyncpg.connect(settings.database_url)  # not through the proxy, no timeouts
         await direct.execute("BEGIN")
         await direct.execute('SELECT 1 FROM "user" WHERE id = $1 FOR UPDATE', user.id)
@@ -265,7 +266,7 @@ async def test_a_settlement_stuck_in_a_blackhole_gives_its_lock_up(short_timeout
 
 
 async def test_a_lock_whose_block_is_stuck_is_no_longer_renewed_after_max_hold(store) -> None:
-    key = store.key("test", "lock")
+    key = redis_keys.lock(store, "test")
     async with lease_lock(store, key, lease=0.3, max_hold=0.3):
         async def lapsed() -> bool:
             return not await store.redis.exists(key)

@@ -11,6 +11,7 @@ import orjson
 import pytest
 from tortoise.transactions import in_transaction
 
+from api.services import redis_keys
 from api.services.locks import LEASE
 from api.services.options import OptionsService
 from api.services.settlement import apply_pending, pending_key
@@ -25,7 +26,7 @@ async def test_a_worker_killed_inside_a_settlement_holds_the_lock_one_lease_at_m
 
     user = await make_user("alice", quota=1_000)
     store = Store.from_url(settings.redis_url, settings.redis_prefix)
-    lock_key = store.key("billing", "lock", user.id)
+    lock_key = redis_keys.billing_lock(store, user.id)
     record = {"rid": "r-killed", "q": 7, "t": 0, "tl": 0, "c": 0, "m": "gpt-4", "p": 1, "ct": 1, "ts": time.time()}
     await store.redis.hset(pending_key(store, user.id), "r-killed", orjson.dumps(record))
     try:

@@ -17,6 +17,7 @@ from api.relay.blame import names_the_request
 from api.relay.catalogue import ChannelType
 from api.relay.channel_health import about_the_channel
 from api.relay.errors import RelayError, should_disable_channel, should_retry_error
+from api.services import redis_keys
 from tests.relay.fake_gemini import FakeGemini
 from tests.relay.fake_openai_strict import FakeOpenAI
 from tests.relay.fake_responses import FakeResponses
@@ -235,7 +236,7 @@ async def test_an_unknown_responses_item_is_the_clients_404(gateway, aiohttp_ser
     relay = relay_of(gateway)
     assert relay.index.get(channel.id) is not None and spare.seen == [] and len(fake.seen) == 3
     store = gateway.server.app[keys.STORE]  # and its /v1/responses is not taken for missing
-    assert await store.redis.hget(f"{store.prefix}{responses_support.REDIS_KEY}", f"{channel.id}:/v1/responses") is None
+    assert await store.redis.hget(redis_keys.native_missing(store), f"{channel.id}:/v1/responses") is None
 
 
 async def test_an_endpoint_a_chat_only_upstream_lacks_is_tried_elsewhere(gateway, aiohttp_server, upstreams) -> None:

@@ -15,9 +15,8 @@ import pytest
 from aiohttp import web
 
 from api import keys
-from api.relay import responses_support
 from api.relay.reasoning import TEXT, unseal
-from api.services import pricing
+from api.services import pricing, redis_keys
 from tests.relay.fake_responses import FakeResponses
 from tests.relay.fakes import REPLY, FakeUpstream, add_channel, drain, gateway, make_key, relay_of, rich_user  # noqa: F401
 from tests.relay.provider_kit import consume_logs, sdk
@@ -83,7 +82,7 @@ async def test_no_responses_upstream_is_served_converted_and_not_penalised(gatew
     assert relay.index.get(channel.id) is not None
     assert [ok for _, ok in relay.health._windows[channel.id]] == [True, True]
     store = gateway.server.app[keys.STORE]
-    mark = orjson.loads(await store.redis.hget(f"{store.prefix}{responses_support.REDIS_KEY}",
+    mark = orjson.loads(await store.redis.hget(redis_keys.native_missing(store),
                                                f"{channel.id}:/v1/responses"))
     assert mark["base"] == fake.url
     await drain(gateway)
@@ -109,7 +108,7 @@ async def test_every_process_reads_the_mark_and_it_lapses(gateway, chat_only) ->
         await client.responses.create(model=MODEL, input="Hi")
         assert paths == ["/v1/responses", "/v1/chat/completions", "/v1/chat/completions"]
         store = gateway.server.app[keys.STORE]
-        await store.redis.hset(f"{store.prefix}{responses_support.REDIS_KEY}", f"{channel.id}:/v1/responses",
+        await store.redis.hset(redis_keys.native_missing(store), f"{channel.id}:/v1/responses",
                                orjson.dumps({"base": fake.url, "at": 1.0}))  # marked long ago
         forget_marks(gateway)
         async with client.responses.stream(model=MODEL, input="Hi") as stream:
@@ -132,7 +131,7 @@ async def test_a_missing_model_is_not_a_missing_endpoint(gateway, aiohttp_server
         with pytest.raises(openai.NotFoundError, match="does not exist"):
             await client.responses.create(model=MODEL, input="Hi")
     store = gateway.server.app[keys.STORE]
-    assert await store.redis.hget(f"{store.prefix}{responses_support.REDIS_KEY}", f"{channel.id}:/v1/responses") \
+    assert await store.redis.hget(redis_keys.native_missing(store), f"{channel.id}:/v1/responses") \
         is None
     assert [ok for _, ok in relay_of(gateway).health._windows[channel.id]] == [False]
 

@@ -13,7 +13,7 @@ from api.relay import channel_monitor as monitor
 from api.relay import channel_queries as queries
 from api.relay.catalogue import ChannelType
 from api.relay.errors import RelayError
-from api.services import locks
+from api.services import locks, redis_keys
 from models import Ability, Channel, Log, User
 from models.enums import ChannelStatus, LogType
 from tests.fakes.upstreams import INVALID_KEY_ERROR, REQUESTS, TOGGLE_OK, upstream_app
@@ -230,7 +230,7 @@ async def test_summary_mail_is_throttled(deps, sent) -> None:
     await monitor.note_status_change(deps.store, monitor.DISABLE, Channel(id=3, name="c"), "slow")
     assert not await monitor.flush_notifications(deps)  # within the throttle window: kept
     assert len(sent) == 1
-    await deps.store.redis.delete(deps.store.key("channel", "notify", "throttle"))  # the window passed
+    await deps.store.redis.delete(redis_keys.channel_notice_throttle(deps.store))  # the window passed
     assert await monitor.flush_notifications(deps)
     assert sent[1][2] == "AI Gateway: 1 channel(s) disabled, 1 enabled"
     assert not await monitor.flush_notifications(deps)  # nothing pending
@@ -353,7 +353,7 @@ async def test_scheduled_jobs_in_the_workers(auto_rules, root: ApiClient, client
         return (await Channel.get(id=healthy.id)).test_time > 0
 
     await tick_until("channel.test_all", tested)
-    assert await store.redis.get(store.key("sched", "channel.test_all"))
+    assert await store.redis.get(redis_keys.run_claim(store, "channel.test_all"))
     # Log retention.
     await root.put("/api/option/", {"key": "LogRetentionDays", "value": "1"})
 

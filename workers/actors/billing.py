@@ -12,6 +12,7 @@ import logging
 
 import dramatiq
 
+from api.services import redis_keys
 from api.services.reservations import close_orphans
 from api.services.settlement import apply_users, users_with_pending
 from api.services.store import Store
@@ -42,7 +43,7 @@ async def retry_later(store: Store, user_ids: list[int], delay_ms: int = RETRY_D
     returns them. (A retry lost with its worker is left to billing.sweep.)"""
     async with store.redis.pipeline(transaction=False) as pipe:
         for user_id in user_ids:
-            pipe.set(store.key("billing", "retry", user_id), "1", nx=True, px=delay_ms)
+            pipe.set(redis_keys.billing_retry(store, user_id), "1", nx=True, px=delay_ms)
         marked = await pipe.execute()
     due = [user_id for user_id, fresh in zip(user_ids, marked, strict=True) if fresh]
     if due:

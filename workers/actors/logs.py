@@ -11,6 +11,7 @@ import time
 
 import dramatiq
 
+from api.services import redis_keys
 from api.services.logs import RETAINED_TYPES
 from models import Log
 from workers.context import ctx
@@ -45,7 +46,7 @@ async def purge(sent_at: float = 0.0, sender: str = "") -> None:
     if days <= 0:
         return
     # At most one run per PURGE_EVERY across all workers.
-    if not await c.store.redis.set(c.store.key("sched", "logs.purge"), str(int(time.time())), nx=True,
+    if not await c.store.redis.set(redis_keys.run_claim(c.store, "logs.purge"), str(int(time.time())), nx=True,
                                    ex=PURGE_EVERY):
         return
     deleted = await purge_consume_logs(int(time.time()) - days * 86400)

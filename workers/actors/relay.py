@@ -10,6 +10,7 @@ import dramatiq
 
 from api.relay.channel_keys import set_key_status
 from api.relay.channels import auto_disable
+from api.services import redis_keys
 from models import Channel, User, keyring
 from models.enums import Role
 from workers.broker import send
@@ -42,10 +43,10 @@ async def disable_channel(channel_id: int, reason: str) -> None:
     log.warning("channel %s (%s) disabled automatically: %s", channel_id, name, reason)
     store = context.store
     window = int(time.time() // NOTIFY_EVERY)
-    if not await store.redis.set(store.key("relay", "disable-mail", channel_id), "1", nx=True, ex=NOTIFY_EVERY):
+    if not await store.redis.set(redis_keys.disable_mail(store, channel_id), "1", nx=True, ex=NOTIFY_EVERY):
         return
-    sent = await store.redis.incr(store.key("relay", "disable-mails", window))
-    await store.redis.expire(store.key("relay", "disable-mails", window), NOTIFY_EVERY * 2)
+    sent = await store.redis.incr(redis_keys.disable_mails(store, window))
+    await store.redis.expire(redis_keys.disable_mails(store, window), NOTIFY_EVERY * 2)
     if sent > 10:
         return
     root = await User.filter(role=int(Role.ROOT), deleted_at=None).order_by("id").first()

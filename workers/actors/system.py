@@ -6,6 +6,7 @@ import time
 import dramatiq
 from tortoise.exceptions import IntegrityError
 
+from api.services import redis_keys
 from models import Log
 from models.enums import LogType
 from workers.context import ctx
@@ -16,7 +17,7 @@ from workers.queues import Queue
 async def heartbeat(sent_at: float, sender: str = "") -> None:
     """Proves that a worker consumes messages; /readyz reads the timestamp."""
     store = ctx().store
-    await store.redis.set(store.key("heartbeat", "worker"), f"{time.time():.3f}", ex=600)
+    await store.redis.set(redis_keys.heartbeat(store, "worker"), f"{time.time():.3f}", ex=600)
 
 
 @dramatiq.actor(actor_name="system.record_log", queue_name=Queue.SYSTEM, max_retries=10)

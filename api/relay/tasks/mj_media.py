@@ -23,6 +23,7 @@ from api import keys
 from api.relay.handler import key_caller
 from api.relay.media import fetch_image
 from api.relay.state import relay_state
+from api.services import redis_keys
 from api.services.net import client_ip
 from api.services.store import Store
 from models import Midjourney
@@ -55,7 +56,7 @@ def is_channel_address(base_url: str, url: str) -> bool:
 
 
 def _cache_key(store: Store, row: Midjourney) -> str:
-    return store.key("mj-image", row.id, hashlib.sha256(row.image_url.encode()).hexdigest()[:24])
+    return redis_keys.mj_image(store, row.id, hashlib.sha256(row.image_url.encode()).hexdigest()[:24])
 
 
 async def _kept(store: Store, key: str) -> tuple[str, bytes] | None:

@@ -31,6 +31,7 @@ from aiohttp import web
 
 from api import keys
 from api.relay.state import relay_state
+from api.services import redis_keys
 from api.services.store import Store
 from models import Channel, Midjourney, keyring
 
@@ -117,7 +118,7 @@ async def _adaptor(request: web.Request, channel_id: int) -> MidjourneyAdaptor:
 
 
 def _early_key(store: Store, task: str) -> str:
-    return store.key("mj-notify-early", task)
+    return redis_keys.mj_notify_early(store, task)
 
 
 async def _signed_row(signed: Signed, task_id: str) -> tuple[bool, Midjourney | None]:
