@@ -136,7 +136,7 @@ def cpu_section(cpu: R | None) -> str:
 def verdict(on: R, off: R) -> str:
     of_ideal = on["cache"]["of_ideal"]
     met = of_ideal is not None and of_ideal >= TARGET_OF_IDEAL
-    return (f"Target (issue 31): with affinity ≥ {TARGET_OF_IDEAL:.0%} of the ideal cache hits — measured "
+    return (f"Target: with affinity ≥ {TARGET_OF_IDEAL:.0%} of the ideal cache hits — measured "
             f"{pct(of_ideal)}: **{'met' if met else 'NOT met'}**. Without affinity: {pct(off['cache']['of_ideal'])} "
             f"of the ideal. Quota with affinity ÷ without: {ratio(on['logs']['quota'], off['logs']['quota'])}.")
 
