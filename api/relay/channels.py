@@ -19,12 +19,11 @@ from api.errors import ApiError
 from api.relay import catalogue
 from api.relay.test_outcome import parse_other_info
 from api.services.events import EventBus
+from api.services.paging import Page
 from api.services.params import id_value
 from models import Ability, Channel, keyring
 from models.enums import ChannelStatus
 
-DEFAULT_PAGE_SIZE = 10
-MAX_PAGE_SIZE = 100
 MAX_KEYS_PER_CREATE = 1000
 MIN_PRIORITY = -999
 DEFAULT_GROUP = "default"
@@ -377,22 +376,11 @@ async def publish(events: EventBus | None, ids: Iterable[int]) -> None:
 
 # -- reads -----------------------------------------------------------------------------------------
 
-def page_args(query: Mapping[str, str]) -> tuple[int, int, bool]:
-    try:
-        page = max(0, int(query.get("p", "0") or 0))
-        size = int(query.get("page_size", "") or DEFAULT_PAGE_SIZE)
-    except ValueError as exc:
-        raise ApiError("invalid_param", name="p") from exc
-    size = min(max(size, 1), MAX_PAGE_SIZE)
-    id_sort = query.get("id_sort", "").lower() in {"true", "1"}
-    return page, size, id_sort
-
-
-async def page_of(query_set, page: int, size: int, id_sort: bool) -> dict[str, Any]:
+async def page_of(query_set, page: Page, id_sort: bool) -> dict[str, Any]:
     total = await query_set.count()
     ordering = ("-id",) if id_sort else ("-priority", "id")
-    rows = await query_set.order_by(*ordering).offset(page * size).limit(size)
-    return {"items": [c.public_dict() for c in rows], "total": total, "page": page, "page_size": size}
+    rows = await query_set.order_by(*ordering).offset(page.offset).limit(page.size)
+    return page.envelope([c.public_dict() for c in rows], total)
 
 
 def _list_member(field: str, value: str) -> Q:

@@ -1,6 +1,7 @@
 """Parsing of request fields shared by the console services: one place for what counts as an integer."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from api.errors import ApiError
@@ -57,3 +58,13 @@ def path_id(request: Any) -> int:
     if found is None:
         raise ApiError("not_found")
     return found
+
+
+def query_int(query: Mapping[str, str], name: str, default: int) -> int:
+    """An integer query parameter (`default` when absent or empty); ApiError("invalid_param") otherwise."""
+    raw = query.get(name, "").strip()
+    if raw == "":
+        return default
+    if not is_integer_text(raw) or not -MAX_INT <= int(raw) <= MAX_INT:
+        raise ApiError("invalid_param", name=name)
+    return int(raw)

@@ -15,6 +15,7 @@ from api.relay import channel_tags as tags
 from api.relay import channels as service
 from api.response import json_body, ok, read_json
 from api.services import locks, pricing
+from api.services.paging import id_sort, read_page
 from api.services.params import id_value
 from models import Channel
 
@@ -94,19 +95,19 @@ async def list_unpriced_models(request: web.Request) -> web.Response:
 @admin_required
 async def list_channels(request: web.Request) -> web.Response:
     """A page of channels (`tag` keeps those of one tag)."""
-    page, size, id_sort = service.page_args(request.query)
+    page, newest_first = read_page(request.query, first=0), id_sort(request.query)
     where = service.search_filter(tag=request.query.get("tag", ""))
-    return ok(_with_unpriced(request, await service.page_of(Channel.filter(where), page, size, id_sort)))
+    return ok(_with_unpriced(request, await service.page_of(Channel.filter(where), page, newest_first)))
 
 
 @routes.get("/channel/search")
 @admin_required
 async def search_channels(request: web.Request) -> web.Response:
-    page, size, id_sort = service.page_args(request.query)
     query = request.query
+    page, newest_first = read_page(query, first=0), id_sort(query)
     where = service.search_filter(query.get("keyword", ""), query.get("group", ""), query.get("model", ""),
                                   query.get("tag", ""))
-    return ok(_with_unpriced(request, await service.page_of(Channel.filter(where), page, size, id_sort)))
+    return ok(_with_unpriced(request, await service.page_of(Channel.filter(where), page, newest_first)))
 
 
 @routes.get(r"/channel/{id:\d+}")

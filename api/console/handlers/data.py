@@ -7,8 +7,7 @@ from aiohttp import web
 from api.console.auth import admin_required, the_user, user_required
 from api.response import ok
 from api.services import logs
-
-from ._paging import query_int
+from api.services.params import query_int
 
 routes = web.RouteTableDef()
 
@@ -17,8 +16,8 @@ routes = web.RouteTableDef()
 @routes.get("/data")
 @admin_required
 async def all_quota_data(request: web.Request) -> web.Response:
-    start, end = logs.data_range(query_int(request, "start_timestamp", 0), query_int(request, "end_timestamp", 0),
-                                 max_span=None)
+    q = request.query
+    start, end = logs.data_range(query_int(q, "start_timestamp", 0), query_int(q, "end_timestamp", 0), max_span=None)
     username = request.query.get("username", "").strip()
     by_user = request.query.get("by_user", "") in ("1", "true")
     return ok(await logs.quota_data(start, end, username=username, by_user=by_user))
@@ -28,6 +27,7 @@ async def all_quota_data(request: web.Request) -> web.Response:
 @routes.get("/data/self")
 @user_required
 async def own_quota_data(request: web.Request) -> web.Response:
-    start, end = logs.data_range(query_int(request, "start_timestamp", 0), query_int(request, "end_timestamp", 0),
+    q = request.query
+    start, end = logs.data_range(query_int(q, "start_timestamp", 0), query_int(q, "end_timestamp", 0),
                                  max_span=logs.MAX_SELF_DATA_SPAN)
     return ok(await logs.quota_data(start, end, user_id=the_user(request).id))

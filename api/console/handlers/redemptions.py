@@ -9,9 +9,8 @@ from api.console.auth import admin_required, the_user
 from api.errors import ApiError
 from api.response import ok, read_json
 from api.services import redemptions
+from api.services.paging import read_page
 from api.services.params import path_id
-
-from ._paging import read_page
 
 routes = web.RouteTableDef()
 
@@ -26,7 +25,7 @@ def _id_of(value: object) -> int:
 @routes.get("/redemption")
 @admin_required
 async def list_redemptions(request: web.Request) -> web.Response:
-    page = read_page(request, first=0)
+    page = read_page(request.query, first=0)
     items, total = await redemptions.list_codes(page.offset, page.size)
     return ok(page.envelope([redemptions.redemption_dict(c) for c in items], total))
 
@@ -34,7 +33,7 @@ async def list_redemptions(request: web.Request) -> web.Response:
 @routes.get("/redemption/search")
 @admin_required
 async def search_redemptions(request: web.Request) -> web.Response:
-    page = read_page(request, first=0)
+    page = read_page(request.query, first=0)
     items, total = await redemptions.search_codes(request.query.get("keyword", "").strip(), page.offset, page.size)
     return ok(page.envelope([redemptions.redemption_dict(c) for c in items], total))
 

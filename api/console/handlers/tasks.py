@@ -11,9 +11,9 @@ from api import keys
 from api.console.auth import admin_required, the_user, user_required
 from api.response import ok
 from api.services import tasks
+from api.services.paging import read_page
+from api.services.params import query_int
 from api.services.tasks import MjFilter, TaskFilter
-
-from ._paging import query_int, read_page
 
 routes = web.RouteTableDef()
 
@@ -26,35 +26,35 @@ def mj_filter(request: web.Request, *, admin: bool) -> MjFilter:
     """The query's filters; the channel only for admins, the caller's own id otherwise."""
     return MjFilter(
         user_id=None if admin else the_user(request).id,
-        channel_id=query_int(request, "channel_id", 0) if admin else 0,
+        channel_id=query_int(request.query, "channel_id", 0) if admin else 0,
         mj_id=_text(request, "mj_id"),
-        start=query_int(request, "start_timestamp", 0),
-        end=query_int(request, "end_timestamp", 0),
+        start=query_int(request.query, "start_timestamp", 0),
+        end=query_int(request.query, "end_timestamp", 0),
     )
 
 
 def task_filter(request: web.Request, *, admin: bool) -> TaskFilter:
     return TaskFilter(
         user_id=None if admin else the_user(request).id,
-        channel_id=query_int(request, "channel_id", 0) if admin else 0,
+        channel_id=query_int(request.query, "channel_id", 0) if admin else 0,
         task_id=_text(request, "task_id"),
         platform=_text(request, "platform"),
         status=_text(request, "status"),
         action=_text(request, "action"),
-        start=query_int(request, "start_timestamp", 0),
-        end=query_int(request, "end_timestamp", 0),
+        start=query_int(request.query, "start_timestamp", 0),
+        end=query_int(request.query, "end_timestamp", 0),
     )
 
 
 async def _mj_page(request: web.Request, *, admin: bool) -> web.Response:
-    page = read_page(request, first=0)
+    page = read_page(request.query, first=0)
     rows, total = await tasks.page_mj(mj_filter(request, admin=admin), page.offset, page.size)
     forward = request.config_dict[keys.OPTIONS].get_bool("MjForwardUrlEnabled")
     return ok(page.envelope([tasks.mj_dict(r, admin=admin, forward=forward) for r in rows], total))
 
 
 async def _task_page(request: web.Request, *, admin: bool) -> web.Response:
-    page = read_page(request, first=0)
+    page = read_page(request.query, first=0)
     rows, total = await tasks.page_tasks(task_filter(request, admin=admin), page.offset, page.size)
     return ok(page.envelope([tasks.task_dict(r, admin=admin) for r in rows], total))
 

@@ -8,9 +8,8 @@ from api.console.auth import the_user, user_required
 from api.errors import ApiError
 from api.response import ok, read_json
 from api.services import tokens
+from api.services.paging import read_page
 from api.services.params import path_id
-
-from ._paging import read_page
 
 routes = web.RouteTableDef()
 SIZE_PARAMS = ("size", "page_size")
@@ -26,7 +25,7 @@ def _id_of(value: object) -> int:
 @routes.get("/token")
 @user_required
 async def list_tokens(request: web.Request) -> web.Response:
-    page = read_page(request, first=0, size_params=SIZE_PARAMS)
+    page = read_page(request.query, first=0, size_params=SIZE_PARAMS)
     items, total = await tokens.list_tokens(the_user(request).id, page.offset, page.size)
     return ok(page.envelope([tokens.token_dict(t) for t in items], total))
 
@@ -34,7 +33,7 @@ async def list_tokens(request: web.Request) -> web.Response:
 @routes.get("/token/search")
 @user_required
 async def search_tokens(request: web.Request) -> web.Response:
-    page = read_page(request, first=0, size_params=SIZE_PARAMS)
+    page = read_page(request.query, first=0, size_params=SIZE_PARAMS)
     keyword = request.query.get("keyword", "").strip()
     key = request.query.get("token", "").strip()
     items, total = await tokens.search_tokens(the_user(request).id, keyword, key, page.offset, page.size)

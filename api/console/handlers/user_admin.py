@@ -5,9 +5,9 @@ from aiohttp import web
 
 from api import keys
 from api.console.auth import admin_required, services, the_user
-from api.console.handlers._paging import read_page
 from api.response import ok, read_json
 from api.services import user_admin
+from api.services.paging import read_page
 from models import User
 
 routes = web.RouteTableDef()
@@ -15,7 +15,7 @@ routes = web.RouteTableDef()
 
 async def _page_of_users(request: web.Request, keyword: str = "", group: str = "") -> web.Response:
     """`p` is 0-based; page_size 10 by default, at most 100."""
-    page = read_page(request, first=0)
+    page = read_page(request.query, first=0)
     users, total = await user_admin.search_users(keyword, group, page.offset, page.size)
     return ok(page.envelope([u.public_dict() for u in users], total))
 
