@@ -20,7 +20,7 @@ from api.relay import catalogue
 from api.relay.test_outcome import parse_other_info
 from api.services.events import EventBus
 from api.services.paging import Page
-from api.services.params import id_value
+from api.services.params import id_value, loose_int
 from models import Ability, Channel, keyring
 from models.enums import ChannelStatus
 
@@ -83,16 +83,7 @@ def model_mapping_of(channel: Channel) -> dict[str, str]:
 def _int_field(body: Mapping[str, Any], name: str) -> int | None:
     if name not in body or body[name] is None or body[name] == "":
         return None
-    value = body[name]
-    if isinstance(value, bool):
-        return int(value)
-    try:
-        number = float(value)
-    except (TypeError, ValueError) as exc:
-        raise ApiError("invalid_param", name=name) from exc
-    if number != number or not number.is_integer():
-        raise ApiError("invalid_param", name=name)
-    return int(number)
+    return loose_int(body[name], name)
 
 
 def _str_field(body: Mapping[str, Any], name: str) -> str | None:
@@ -396,8 +387,8 @@ def search_filter(keyword: str = "", group: str = "", model: str = "", tag: str 
         query &= Q(tag=tag)
     if keyword:
         match = Q(name__icontains=keyword) | Q(key=keyword)
-        if id_value(keyword) is not None:
-            match |= Q(id=int(keyword))
+        if (row_id := id_value(keyword)) is not None:
+            match |= Q(id=row_id)
         query &= match
     if group:
         query &= _list_member("group", group)

@@ -59,6 +59,7 @@ from api.services.capabilities import table_of
 from api.services.channel_index import ChannelInfo
 from api.services.net import client_ip
 from api.services.options import OptionsService
+from api.services.params import id_value
 from api.services.quota import BalanceUnavailable, Charge, Limits, QuotaRefused, RateLimited
 from api.services.records import encode_reservation
 from api.services.sensitive import find_sensitive, prompt_texts
@@ -97,7 +98,8 @@ async def key_caller(request: web.Request, state: RelayState) -> Caller:
     if pinned_text:
         if user.role < Role.ADMIN:
             raise refuse(request, 403, "relay_pin_forbidden", "channel_pin_forbidden")
-        pinned = state.index.get(int(pinned_text)) if pinned_text.isdigit() else None
+        pinned_id = id_value(pinned_text)
+        pinned = state.index.get(pinned_id) if pinned_id is not None else None
         if pinned is None:
             raise refuse(request, 403, "relay_pinned_unavailable", "channel_unavailable", id=pinned_text)
     return Caller(user, token, pinned)

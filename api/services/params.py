@@ -1,4 +1,5 @@
-"""Parsing of request fields shared by the console services: one place for what counts as an integer."""
+"""Parsing of request fields shared by the console, the relay and their services: one place for what
+counts as an integer (in a path, a query, a JSON body)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
@@ -41,6 +42,20 @@ def int_value(value: object, name: str) -> int:
     if number is None or not -MAX_INT <= number <= MAX_INT:
         raise ApiError("invalid_param", name=name)
     return number
+
+
+def loose_int(value: Any, name: str) -> int:
+    """An integer from a JSON number, numeric text ("5", "5.0", "1e3") or a boolean (1/0): the channel
+    form's numbers, as new-api's console sends them; ApiError("invalid_param") for anything not integral."""
+    if isinstance(value, bool):
+        return int(value)
+    try:
+        number = float(value)
+    except (TypeError, ValueError) as exc:
+        raise ApiError("invalid_param", name=name) from exc
+    if number != number or not number.is_integer():
+        raise ApiError("invalid_param", name=name)
+    return int(number)
 
 
 def bool_value(value: object, name: str) -> bool:

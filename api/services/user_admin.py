@@ -161,8 +161,8 @@ async def search_users(keyword: str, group: str, offset: int, limit: int) -> tup
     keyword = keyword.strip()
     if keyword:
         match = Q(username__icontains=keyword) | Q(display_name__icontains=keyword) | Q(email__icontains=keyword)
-        if id_value(keyword) is not None:
-            match |= Q(id=int(keyword))
+        if (row_id := id_value(keyword)) is not None:
+            match |= Q(id=row_id)
         query = query.filter(match)
     if group.strip():
         query = query.filter(group=group.strip())
