@@ -151,11 +151,11 @@ def events_channel(store: Prefixed, database: object) -> str:
 
 
 def relay_token(store: Prefixed, key_hash: str) -> str:
-    return _key(store, "relay", "tok", f"{{{key_hash}}}")  # tagged: its `:ver` key shares its slot
+    return f"{store.prefix}relay:tok:{{{key_hash}}}"  # tagged: its `:ver` key shares its slot
 
 
 def relay_user(store: Prefixed, user_id: int) -> str:
-    return _key(store, "relay", "usr", f"{{{user_id}}}")
+    return f"{store.prefix}relay:usr:{{{user_id}}}"
 
 
 def version_of(key: str) -> str:
