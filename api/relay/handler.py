@@ -102,6 +102,9 @@ async def key_caller(request: web.Request, state: RelayState) -> Caller:
         pinned = state.index.get(pinned_id) if pinned_id is not None else None
         if pinned is None:
             raise refuse(request, 403, "relay_pinned_unavailable", "channel_unavailable", id=pinned_text)
+        if pinned.keys:  # a multi-key channel pinned by an administrator: its first enabled key, named
+            index, first_key, _ = pinned.keys[0]
+            pinned = pinned.with_key(index, first_key)
     return Caller(user, token, pinned)
 
 

@@ -15,7 +15,7 @@ from api.relay import channel_keys
 from api.relay import channel_monitor as monitor
 from api.services.logs import log_dict
 from models import Channel, Log, keyring
-from models.enums import ChannelStatus, LogType
+from models.enums import ChannelStatus, LogType, Role
 from tests.helpers import eventually
 from tests.relay.fakes import (  # noqa: F401
     FakeUpstream,
@@ -209,3 +209,18 @@ async def test_the_monitor_disables_a_refused_key_not_the_channel(gateway, aioht
 class _Sent(list):
     async def __call__(self, actor: str, *args: object) -> None:
         self.append((actor, *args))
+
+
+async def test_an_administrator_pinning_a_multi_key_channel_gets_its_first_enabled_key(gateway, aiohttp_server) -> None:
+    fake = await keyed(aiohttp_server)
+    ring = keyring.Keyring(multi=True, mode="random", keys=list(KEYS[:3]))
+    ring.set_status(0, keyring.MANUAL)
+    channel = await Channel.create(name="multi", type=1, base_url=fake.url, models="gpt-4", key=ring.key_text(),
+                                   channel_info=ring.info_text())
+    await announce_channel(gateway, channel.id)
+    token = await make_key(await rich_user(role=int(Role.ADMIN)))
+    for _ in range(3):
+        resp = await gateway.post("/v1/chat/completions", json=BODY,
+                                  headers={"Authorization": f"Bearer sk-{token.key}-{channel.id}"})
+        assert resp.status == 200, await resp.text()
+    assert fake.keys_used() == [KEYS[1]] * 3
