@@ -10,7 +10,7 @@ key's state follows the key, not its old position.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -68,17 +68,20 @@ class Keyring:
             return orjson.dumps([orjson.loads(k) for k in self.keys]).decode()
         return "\n".join(self.keys)
 
-    def info_text(self) -> str:
-        if not self.multi:
-            return ""
-        return orjson.dumps({
-            "is_multi_key": True,
-            "multi_key_size": len(self.keys),
+    def info(self) -> dict[str, Any]:
+        """The `channel_info` fields: the keys' number, mode and states (never a key)."""
+        states = sorted(self.states.items())
+        return {
+            "is_multi_key": self.multi,
+            "multi_key_size": len(self.keys) if self.multi else 0,
             "multi_key_mode": self.mode,
-            "multi_key_status_list": {str(i): s.status for i, s in sorted(self.states.items())},
-            "multi_key_disabled_reason": {str(i): s.reason for i, s in sorted(self.states.items()) if s.reason},
-            "multi_key_disabled_time": {str(i): s.time for i, s in sorted(self.states.items()) if s.time},
-        }).decode()
+            "multi_key_status_list": {str(i): s.status for i, s in states},
+            "multi_key_disabled_reason": {str(i): s.reason for i, s in states if s.reason},
+            "multi_key_disabled_time": {str(i): s.time for i, s in states if s.time},
+        }
+
+    def info_text(self) -> str:
+        return orjson.dumps(self.info()).decode() if self.multi else ""
 
 
 def split_keys(text: str, multi: bool) -> list[str]:
@@ -118,7 +121,8 @@ def _info(text: str) -> Mapping[str, Any]:
     return data if isinstance(data, dict) else {}
 
 
-def _by_position(value: Any) -> dict[int, Any]:
+def by_position(value: Any) -> dict[int, Any]:
+    """A map keyed by key position (JSON object keys are strings); anything else is empty."""
     if not isinstance(value, Mapping):
         return {}
     out: dict[int, Any] = {}
@@ -135,9 +139,9 @@ def load(key_text: str, info_text: str) -> Keyring:
     multi = bool(info.get("is_multi_key"))
     mode = info.get("multi_key_mode")
     keys = split_keys(key_text, multi)
-    statuses = _by_position(info.get("multi_key_status_list"))
-    reasons = _by_position(info.get("multi_key_disabled_reason"))
-    times = _by_position(info.get("multi_key_disabled_time"))
+    statuses = by_position(info.get("multi_key_status_list"))
+    reasons = by_position(info.get("multi_key_disabled_reason"))
+    times = by_position(info.get("multi_key_disabled_time"))
     states: dict[int, KeyState] = {}
     for i, status in statuses.items():
         if 0 <= i < len(keys) and isinstance(status, int) and status in (MANUAL, AUTO):
@@ -148,15 +152,7 @@ def load(key_text: str, info_text: str) -> Keyring:
 
 def public_channel_info(info_text: str, key_text: str) -> dict[str, Any]:
     """What the console may see of a channel's keys: their number and states, never a key."""
-    ring = load(key_text, info_text)
-    return {
-        "is_multi_key": ring.multi,
-        "multi_key_size": len(ring.keys) if ring.multi else 0,
-        "multi_key_mode": ring.mode,
-        "multi_key_status_list": {str(i): s.status for i, s in sorted(ring.states.items())},
-        "multi_key_disabled_reason": {str(i): s.reason for i, s in sorted(ring.states.items()) if s.reason},
-        "multi_key_disabled_time": {str(i): s.time for i, s in sorted(ring.states.items()) if s.time},
-    }
+    return load(key_text, info_text).info()
 
 
 def mask(key: str) -> str:
@@ -178,10 +174,6 @@ def mask(key: str) -> str:
     if len(key) >= 8:
         return f"…{key[-3:]}"
     return "…"
-
-
-def merged(old: Keyring, added: Iterable[str]) -> Keyring:
-    return old.with_keys([*old.keys, *added])
 
 
 async def update(channel_id: int, change: Callable[[Keyring], T]) -> tuple[Any, T]:

@@ -240,7 +240,7 @@ def carry_keys(row: dict[str, Any], out: dict[str, Any]) -> str | None:
     if not info.get("is_multi_key"):
         return None
     keys = _source_keys(text(row.get("key")))
-    statuses, reasons, times = (_positions(info.get(name)) for name in (
+    statuses, reasons, times = (keyring.by_position(info.get(name)) for name in (
         "multi_key_status_list", "multi_key_disabled_reason", "multi_key_disabled_time"))
     states = {i: keyring.KeyState(status, text(reasons.get(i))[:500], _time(times.get(i)))
               for i, status in statuses.items() if 0 <= i < len(keys) and status in (keyring.MANUAL, keyring.AUTO)}
@@ -269,19 +269,6 @@ def _source_keys(key: str) -> list[str]:
         if isinstance(docs, list):
             return [d.strip() if isinstance(d, str) else orjson.dumps(d).decode() for d in docs]
     return [line.strip() for line in key.strip("\n").split("\n")]
-
-
-def _positions(value: Any) -> dict[int, Any]:
-    """A map keyed by key position (JSON object keys are strings)."""
-    if not isinstance(value, dict):
-        return {}
-    out: dict[int, Any] = {}
-    for k, v in value.items():
-        try:
-            out[int(k)] = v
-        except (TypeError, ValueError):
-            continue
-    return out
 
 
 def _time(value: Any) -> int:
