@@ -212,13 +212,18 @@ async def record_test(channel_id: int, result: TestResult) -> None:
     await note_test_outcome(channel_id, result.success, result.message)
 
 
+def is_too_slow(result: TestResult, threshold: float) -> bool:
+    """Over ChannelDisableThreshold seconds (0 = no limit), a timeout at least that long included."""
+    return threshold > 0 and (result.elapsed > threshold or (result.timed_out and result.timeout >= threshold))
+
+
 def verdict(channel: Channel, result: TestResult, options: OptionsService) -> tuple[str, str] | None:
     """(DISABLE|ENABLE, reason) per AutomaticDisable/EnableChannelEnabled and ChannelDisableThreshold.
 
     A manually disabled channel (status 2) is never touched.
     """
     threshold = options.get_float("ChannelDisableThreshold")
-    too_slow = threshold > 0 and (result.elapsed > threshold or (result.timed_out and result.timeout >= threshold))
+    too_slow = is_too_slow(result, threshold)
     if channel.status == ChannelStatus.ENABLED:
         if not channel.auto_ban or not options.get_bool("AutomaticDisableChannelEnabled"):
             return None
@@ -301,7 +306,7 @@ async def key_verdicts(deps: Deps, channel: Channel, ring: keyring.Keyring, resu
         if ring.status(index) != keyring.AUTO:
             continue
         probe = await run_test(deps.http, channel, "", timeout, key=key)
-        if probe.success and not (threshold > 0 and probe.elapsed > threshold):
+        if probe.success and not is_too_slow(probe, threshold):
             await channel_keys.set_key_status(channel.id, channel_keys.fingerprint(key), keyring.ENABLED,
                                               only_from=(keyring.AUTO,), events=deps.events)
     return decision
