@@ -14,6 +14,7 @@ from aiohttp import web
 from api import keys
 from api.bodies import MAX_BODY, setup_bodies
 from api.console.handlers.status import setup_status_cache
+from api.console.playground import setup_playground
 from api.console.routes import add_console_routes
 from api.health import setup_health
 from api.middlewares import (
@@ -26,18 +27,18 @@ from api.middlewares import (
 from api.relay.routes import setup_relay
 from api.relay.tasks.routes import setup_tasks
 from api.security import setup_security_headers
-from api.services.bootstrap import ensure_root_user
-from api.services.deps import Services
+from api.services.accounts.deps import Services
+from api.services.configuration.bootstrap import ensure_root_user
+from api.services.configuration.options import OptionsService
 from api.services.events import EventBus
 from api.services.jobs import Jobs
-from api.services.options import OptionsService
 from api.services.ratelimit import RateLimiter
-from api.services.sessions import SessionManager
 from api.services.store import Store
 from api.static import setup_static
+from api.web.sessions import SessionManager
 from models.db import close_database, init_database
 from models.settings import Settings
-from workers.broker import setup_broker
+from workers.broker import send, setup_broker
 
 log = logging.getLogger("api")
 
@@ -90,7 +91,7 @@ async def http_ctx(app: web.Application) -> AsyncIterator[None]:
 async def enqueue_ctx(app: web.Application) -> AsyncIterator[None]:
     setup_broker(app[keys.SETTINGS])
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="enqueue")
-    app[keys.JOBS] = Jobs(pool)
+    app[keys.JOBS] = Jobs(send, pool)
     app[keys.SERVICES] = Services(app[keys.STORE], app[keys.OPTIONS], app[keys.EVENTS], app[keys.SESSIONS],
                                   app[keys.JOBS])
     yield
@@ -122,6 +123,7 @@ def create_app(settings: Settings) -> web.Application:
     setup_status_cache(app)
     app.add_subapp("/api", create_console_app())
     setup_relay(app)
+    setup_playground(app)
     setup_tasks(app)
     setup_health(app)
     setup_static(app)  # last: the catch-all

@@ -9,13 +9,13 @@ from aiohttp import web
 from models.settings import Settings
 
 if TYPE_CHECKING:  # the services import this module: their classes are named for the checker only
-    from api.services.deps import Services
+    from api.services.accounts.deps import Services
+    from api.services.configuration.options import OptionsService
     from api.services.events import EventBus
     from api.services.jobs import Jobs
-    from api.services.options import OptionsService
     from api.services.ratelimit import RateLimiter
-    from api.services.sessions import Session, SessionManager
     from api.services.store import Store
+    from api.web.sessions import Session, SessionManager
     from models import User
 
 SETTINGS = web.AppKey("settings", Settings)

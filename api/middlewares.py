@@ -17,7 +17,7 @@ from api.bodies import read_body, shown
 from api.errors import ApiError, BadRequest, TooManyRequests
 from api.i18n import language, translate
 from api.response import fail
-from api.services.net import client_ip
+from api.web.net import client_ip
 from models.db import database_refused_value, database_unreachable
 
 log = logging.getLogger("api")

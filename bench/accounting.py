@@ -36,7 +36,7 @@ def expected_quota(model: str, group_ratio: float = 1.0) -> int:
     """docs/billing.md, "Formulas": round_half_up((P + C × CR) × MR × GR), at least 1; P, C = the mock's usage.
 
     MR and CR are the gateway's default tables (the bench changes no price)."""
-    from api.services.pricing import DEFAULT_MODEL_RATIO, completion_ratio_for
+    from api.services.billing.pricing import DEFAULT_MODEL_RATIO, completion_ratio_for
 
     mr = Decimal(repr(DEFAULT_MODEL_RATIO[model]))
     cr = Decimal(repr(completion_ratio_for(model)))

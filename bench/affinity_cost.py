@@ -24,7 +24,7 @@ def session_cost_us(sessions: Sequence[Session], tools: dict[str, list[dict[str,
         from aiohttp.test_utils import make_mocked_request
 
         from api.relay.affinity import session_of
-        from api.relay.base import RelayMode
+        from api.upstream.base import RelayMode
     except ImportError:
         return None
     by_kind: dict[str, list[float]] = {}

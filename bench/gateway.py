@@ -191,7 +191,7 @@ class Gateway:
         await root.login("root", "123456")
         for key, value in LIMITS.items():
             await root.call("PUT", "/api/option/", {"key": key, "value": value})
-        from api.services import pricing
+        from api.services.billing import pricing
 
         ratios = {**pricing.DEFAULT_MODEL_RATIO, **{m: pricing.DEFAULT_MODEL_RATIO[o] for m, o in PRICED_LIKE.items()}}
         completions = {**pricing.DEFAULT_COMPLETION_RATIO,

@@ -1,7 +1,7 @@
 """Process settings: environment variables, parsed once into a frozen dataclass.
 
 Runtime options (the console's /api/option rows) live in the database and are handled by
-api.services.options; nothing here changes while a process runs.
+api.services.configuration.options; nothing here changes while a process runs.
 """
 from __future__ import annotations
 

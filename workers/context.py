@@ -5,8 +5,8 @@ from dataclasses import dataclass
 
 import aiohttp
 
+from api.services.configuration.options import OptionsService
 from api.services.events import EventBus
-from api.services.options import OptionsService
 from api.services.store import Store
 from models.settings import Settings
 

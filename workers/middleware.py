@@ -13,8 +13,8 @@ import aiohttp
 from dramatiq.asyncio import get_event_loop_thread
 from dramatiq.middleware import Middleware, MiddlewareError
 
+from api.services.configuration.options import OptionsService
 from api.services.events import EventBus
-from api.services.options import OptionsService
 from api.services.store import Store
 from models.db import close_database, init_database
 from models.settings import Settings

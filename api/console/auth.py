@@ -8,10 +8,10 @@ from aiohttp import web
 
 from api import keys
 from api.errors import Forbidden, TooManyRequests, Unauthorized
-from api.services.deps import Services
-from api.services.net import client_ip
+from api.services.accounts.deps import Services
 from api.services.passwords import sha256_hex
-from api.services.sessions import sessions_of
+from api.web.net import client_ip
+from api.web.sessions import sessions_of
 from models import User
 from models.enums import Role, UserStatus
 

@@ -21,7 +21,7 @@ fingerprint>` — is shared by every API process through Redis; it is read, and 
 the admission's own script (no round trip of its own), for the cache lifetime the request asks
 for: five minutes by default (ChannelAffinityTTLSeconds), an hour when it marks an Anthropic
 `cache_control` with `ttl: "1h"`, a day with OpenAI's `prompt_cache_retention: "24h"`. The channel
-index decides whether the pin holds (api/services/channel_index.py): never past the key's group and
+index decides whether the pin holds (api/channels/index.py): never past the key's group and
 model permissions (the pin is looked for only among the channels of this group and model), and not
 when its channel or key is disabled, saturated or failing — then the session moves, and the move is
 counted.
@@ -36,9 +36,9 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from api.relay.base import RelayMode
 from api.services import redis_keys
 from api.services.store import Store
+from api.upstream.base import RelayMode
 
 CACHED_MODES = frozenset({RelayMode.CHAT, RelayMode.COMPLETIONS})
 ONE_HOUR = 3600
@@ -179,7 +179,7 @@ def session_of(request: web.Request, mode: RelayMode, native: Mapping[str, Any],
 
 
 class Pins:
-    """The pins in Redis (read by the admission script, api/services/quota.py; written here when a
+    """The pins in Redis (read by the admission script, api/services/billing/quota.py; written here when a
     session gets a new channel or key)."""
 
     def __init__(self, store: Store) -> None:

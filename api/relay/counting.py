@@ -5,7 +5,7 @@ A count is free (nothing is relayed, nothing billed), so it has limits of its ow
 - COUNT_RPM counts a minute per user, whatever relay limits the user has (a fixed window in Redis:
   one round trip), checked before the body is read;
 - a large prompt is counted in the counting pool, off the event loop
-  (api.relay.tokenizer.count_off_loop), and at most MAX_LARGE_COUNTS of those wait or run in a
+  (api.upstream.tokenizer.count_off_loop), and at most MAX_LARGE_COUNTS of those wait or run in a
   process at once: one more is refused at once (429) rather than queued with its body in memory;
 - the body is bounded before it is read (api.bodies.COUNT_MAX_BODY).
 """
@@ -18,10 +18,10 @@ from aiohttp import web
 
 from api import keys
 from api.relay.auth import parse_key
-from api.relay.errors import RelayError
 from api.relay.job import refuse
 from api.relay.state import relay_state
-from api.relay.tokenizer import OFF_LOOP_BYTES, count_chat_request, count_off_loop
+from api.upstream.errors import RelayError
+from api.upstream.tokenizer import OFF_LOOP_BYTES, count_chat_request, count_off_loop
 
 COUNT_RPM = 120  # counts a minute per user
 COUNT_WINDOW = 60

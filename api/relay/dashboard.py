@@ -11,15 +11,15 @@ from aiohttp import web
 
 from api import keys
 from api.i18n import language, translate
-from api.relay import upstream
 from api.relay.handler import key_caller
 from api.relay.state import RELAY, RelayState, relay_state
 from api.services import redis_keys
-from api.services.net import client_ip
-from api.services.records import SettlementRecord
-from api.services.settlement import pending_key
+from api.services.billing.records import SettlementRecord
+from api.services.billing.settlement import pending_key
+from api.services.queues import Queue
+from api.upstream import call as upstream
+from api.web.net import client_ip
 from models import Token, User
-from workers.queues import Queue
 
 
 async def _billing_amounts(request: web.Request) -> tuple[int, int, int, bool, float]:

@@ -19,11 +19,11 @@ import time
 import weakref
 
 from api import keys
-from api.relay.errors import RelayError
 from api.relay.job import Job
+from api.services.billing.settlement import new_settlement_id
 from api.services.error_logs import SEND, SEND_DELAY_MS, ErrorLogQueue, ErrorRow
-from api.services.settlement import new_settlement_id
 from api.services.store import Store
+from api.upstream.errors import RelayError
 
 log = logging.getLogger("api.relay")
 NOT_LOGGED_CODES = frozenset({"rate_limit_exceeded"})

@@ -9,7 +9,7 @@
 7. settle   the exact amount, or refund everything when nothing was produced; the record goes to
             the workers through Redis (services/settlement.py)
 
-Adaptors (api/relay/providers) only translate; this module owns I/O and retries, api.relay.streaming
+Adaptors (api/upstream/providers) only translate; this module owns I/O and retries, api.relay.streaming
 the streamed answers, api.relay.settling the end of a request, api.relay.job the request's state.
 """
 from __future__ import annotations
@@ -26,12 +26,34 @@ from aiohttp import web
 
 from api import keys
 from api.bodies import read_body
+from api.channels import keys as channel_keys
+from api.channels.index import ChannelInfo
 from api.i18n import language, translate
 from api.middlewares import REDIS_DOWN, RETRY_AFTER
-from api.relay import affinity, catalogue, channel_keys, client, responses_support
-from api.relay import upstream as upstream_call
+from api.relay import affinity, responses_support
 from api.relay.auth import UserInfo, parse_key
-from api.relay.base import (
+from api.relay.disconnects import client_gone
+from api.relay.failure_log import log_failure
+from api.relay.forms import read_form
+from api.relay.inbound.base import Inbound
+from api.relay.job import Caller, Form, Job, Outcome, answer_headers, refuse
+from api.relay.modes import MODES, Billing, text_field
+from api.relay.settling import settle
+from api.relay.state import RelayState, relay_state
+from api.relay.streaming import produced_usage, relay_stream, usage_quota
+from api.relay.validate import Invalid, check_body
+from api.services.billing import pricing
+from api.services.billing.quota import BalanceUnavailable, Charge, Limits, QuotaRefused, RateLimited
+from api.services.billing.records import encode_reservation
+from api.services.billing.settlement import RequestFacts, new_settlement_id
+from api.services.configuration.capabilities import table_of
+from api.services.configuration.options import OptionsService
+from api.services.configuration.sensitive import find_sensitive, prompt_texts
+from api.services.params import id_value
+from api.services.store import Store
+from api.upstream import call as upstream_call
+from api.upstream import catalogue, client
+from api.upstream.base import (
     Adaptor,
     AnswerReader,
     AudioMixin,
@@ -41,30 +63,10 @@ from api.relay.base import (
     UpstreamContext,
     json_object,
 )
-from api.relay.disconnects import client_gone
-from api.relay.errors import ChannelCannotServe, RelayError, should_disable_for_error, should_retry_error
-from api.relay.failure_log import log_failure
-from api.relay.forms import read_form
-from api.relay.inbound.base import Inbound
-from api.relay.job import Caller, Form, Job, Outcome, answer_headers, refuse
-from api.relay.modes import MODES, Billing, text_field
-from api.relay.registry import build_adaptor
-from api.relay.settling import settle
-from api.relay.state import RelayState, relay_state
-from api.relay.streaming import produced_usage, relay_stream, usage_quota
-from api.relay.tokenizer import count_off_loop, count_response, count_speech_input, count_text
-from api.relay.validate import Invalid, check_body
-from api.services import pricing
-from api.services.capabilities import table_of
-from api.services.channel_index import ChannelInfo
-from api.services.net import client_ip
-from api.services.options import OptionsService
-from api.services.params import id_value
-from api.services.quota import BalanceUnavailable, Charge, Limits, QuotaRefused, RateLimited
-from api.services.records import encode_reservation
-from api.services.sensitive import find_sensitive, prompt_texts
-from api.services.settlement import RequestFacts, new_settlement_id
-from api.services.store import Store
+from api.upstream.errors import ChannelCannotServe, RelayError, should_disable_for_error, should_retry_error
+from api.upstream.registry import build_adaptor
+from api.upstream.tokenizer import count_off_loop, count_response, count_speech_input, count_text
+from api.web.net import client_ip
 from models.enums import Role, TokenStatus, UserStatus
 
 log = logging.getLogger("api.relay")
@@ -196,7 +198,7 @@ def first_channel(job: Job) -> ChannelInfo:
 
 
 def pick(job: Job, exclude: Collection[int] = (), exclude_keys: Collection[tuple[int, str]] = ()) -> ChannelInfo | None:
-    """The next channel and key for the request (api/services/channel_index.py)."""
+    """The next channel and key for the request (api/channels/index.py)."""
     state = job.state
     return state.index.pick(job.group, job.model, exclude, pin=job.pin, busy=state.load,
                             least_busy=job.options.get_bool("ChannelLeastBusyEnabled"), exclude_keys=exclude_keys)

@@ -11,25 +11,25 @@ import orjson
 from aiohttp import web
 
 from api import keys
+from api.channels.index import ChannelInfo
 from api.i18n import language, translate
 from api.middlewares import REQUEST_ID_HEADER
 from api.relay.affinity import Pin, Session
 from api.relay.auth import TokenInfo, UserInfo
-from api.relay.base import (
+from api.relay.inbound.base import REQUEST_INBOUND, Inbound
+from api.relay.modes import MODES
+from api.relay.state import RelayState
+from api.services.billing import pricing
+from api.services.billing.quota import Charge
+from api.services.billing.settlement import RequestFacts
+from api.services.configuration.options import OptionsService
+from api.upstream.base import (
     RelayMode,
     StreamState,
     TokenUsage,
 )
-from api.relay.errors import RelayError
-from api.relay.inbound.base import REQUEST_INBOUND, Inbound
-from api.relay.masking import mask_bytes, mask_secrets
-from api.relay.modes import MODES
-from api.relay.state import RelayState
-from api.services import pricing
-from api.services.channel_index import ChannelInfo
-from api.services.options import OptionsService
-from api.services.quota import Charge
-from api.services.settlement import RequestFacts
+from api.upstream.errors import RelayError
+from api.upstream.masking import mask_bytes, mask_secrets
 
 # -- errors the client sees -----------------------------------------------------------------------
 
@@ -107,7 +107,7 @@ class Job:
         return MODES[self.mode].streamable and self.body.get("stream") is True
 
     def mask(self, text: str) -> str:
-        """Upstream text of the attempt under way, safe for the client and the logs (api/relay/masking.py)."""
+        """Upstream text of the attempt under way, safe for the client and the logs (api/upstream/masking.py)."""
         upstream = self.upstream
         return mask_secrets(text, upstream.key, upstream.base_url) if upstream is not None else mask_secrets(text)
 

@@ -1,5 +1,5 @@
 """How busy each channel and key is: requests in flight across every API process, and how fast each
-channel answers (api/services/channel_index.py weighs its choice with both).
+channel answers (api/channels/index.py weighs its choice with both).
 
 Counting costs the request nothing but two dictionary updates: each process counts its own requests
 and, once per SYNC_SECONDS, writes its counts to Redis and reads everyone else's in one script call.
@@ -21,10 +21,9 @@ import uuid
 from collections import Counter
 from collections.abc import Mapping
 
-from api.relay import channel_keys
+from api.channels import keys as channel_keys
 from api.services import redis_keys
-from api.services.quota import Script
-from api.services.store import Store
+from api.services.store import Script, Store
 
 log = logging.getLogger(__name__)
 

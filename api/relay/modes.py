@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, cast
 
-from api.relay.base import (
+from api.upstream.base import (
     Adaptor,
     AnswerReader,
     AudioMixin,
@@ -19,13 +19,13 @@ from api.relay.base import (
     RerankMixin,
     TokenUsage,
 )
-from api.relay.tokenizer import count_chat_request, count_input, count_speech_input, count_text
+from api.upstream.tokenizer import count_chat_request, count_input, count_speech_input, count_text
 
 Body = Mapping[str, Any]
 
 
 class Billing(StrEnum):
-    """How a request of the mode is priced (api.services.pricing)."""
+    """How a request of the mode is priced (api.services.billing.pricing)."""
 
     TOKENS = "tokens"  # prompt and completion tokens
     IMAGES = "images"  # per image, by size and quality

@@ -20,13 +20,13 @@ import time
 import orjson
 
 from api import keys
-from api.relay.base import RelayMode
-from api.relay.blame import names_the_request
-from api.relay.errors import ChannelCannotServe
+from api.channels.index import ChannelInfo
 from api.relay.job import Job
 from api.relay.state import NativeRouteMarks
 from api.services import redis_keys
-from api.services.channel_index import ChannelInfo
+from api.upstream.base import RelayMode
+from api.upstream.blame import names_the_request
+from api.upstream.errors import ChannelCannotServe
 
 log = logging.getLogger("api.relay")
 
@@ -77,7 +77,7 @@ async def native_attempt(job: Job, channel: ChannelInfo) -> bool:
 def route_missing(status: int, body: bytes) -> bool:
     """An answer saying the endpoint does not exist: not that the model (an Azure deployment) does not,
     nor that something the request named is unknown (OpenAI's 404 "Item with id '…' not found." for an
-    item it does not keep: the client's, api/relay/blame.py)."""
+    item it does not keep: the client's, api/upstream/blame.py)."""
     if status == 405:
         return True
     lowered = body.lower()

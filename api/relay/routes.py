@@ -1,4 +1,4 @@
-"""Relay routes: the OpenAI-format surface under /v1, the console playground /pg, the legacy
+"""Relay routes: the OpenAI-format surface under /v1, the legacy
 /dashboard/billing endpoints, and /metrics. Each prefix is a sub-app whose error middleware answers
 OpenAI-shaped errors `{"error": {message, type, param, code}}` with real status codes and the request
 id in the message (the root app puts the request id header on every answer).
@@ -14,36 +14,33 @@ import orjson
 from aiohttp import web
 
 from api import keys
-from api.console.auth import current_user
+from api.channels.index import ChannelIndex
 from api.errors import ApiError
 from api.i18n import language, translate
 from api.middlewares import REDIS_DOWN, RETRY_AFTER
-from api.relay import catalogue
 from api.relay.affinity import Pins
-from api.relay.auth import KeyAuth, UserInfo
-from api.relay.base import RelayMode
+from api.relay.auth import KeyAuth
 from api.relay.counting import admit_count, client_count
 from api.relay.dashboard import billing_subscription, billing_usage, metrics
-from api.relay.errors import RelayError
 from api.relay.handler import key_caller, read_input, requested_model, run
 from api.relay.inbound.anthropic import AnthropicInbound
 from api.relay.inbound.base import REQUEST_INBOUND, Inbound
 from api.relay.inbound.gemini import GeminiEmbedInbound, GeminiInbound
 from api.relay.inbound.responses import ResponsesCompactInbound, ResponsesInbound
 from api.relay.inbound.shapes import check_gemini_embed
-from api.relay.job import Caller, error_response, refuse
+from api.relay.job import error_response, refuse
 from api.relay.load import Load
 from api.relay.state import RELAY, RelayState, relay_state
-from api.relay.tokenizer import get_encoding
 from api.relay.validate import Invalid
-from api.services.channel_index import ChannelIndex
-from api.services.quota import QuotaService
-from api.services.reservations import ReservationKeeper
-from api.services.sessions import sessions_of
-from api.services.settlement import SettlementSender
+from api.services.billing.quota import QuotaService
+from api.services.billing.reservations import ReservationKeeper
+from api.services.billing.settlement import SettlementSender
 from api.services.store import Store
+from api.upstream import catalogue
+from api.upstream.base import RelayMode
+from api.upstream.errors import RelayError
+from api.upstream.tokenizer import get_encoding
 from models.db import database_unreachable
-from models.enums import UserStatus
 
 log = logging.getLogger("api.relay")
 SHUTDOWN_GRACE = 10.0  # seconds background work may take once the server stops
@@ -161,7 +158,8 @@ async def cors_middleware(request: web.Request, handler):
     return response
 
 
-def _sub_app() -> web.Application:
+def relay_sub_app() -> web.Application:
+    """A sub-application answering in the relay's shape (CORS, OpenAI-shaped errors)."""
     sub = web.Application()
     # Order (outermost first): CORS headers on everything, errors become OpenAI-shaped answers.
     sub.middlewares.append(cors_middleware)
@@ -283,20 +281,6 @@ async def not_implemented(request: web.Request) -> web.Response:
                      "api_not_implemented", local=True)
 
 
-async def playground(request: web.Request) -> web.StreamResponse:
-    """POST /pg/chat/completions: the console's session user pays; no key is touched."""
-    session = await sessions_of(request).load(request)
-    if session is None or not session.user_id:
-        raise refuse(request, 401, "relay_playground_session", "access_token_not_supported")
-    user = await current_user(request)
-    if user is None:
-        raise refuse(request, 401, "relay_playground_session", "access_token_not_supported")
-    if user.status != UserStatus.ENABLED:
-        raise refuse(request, 403, "relay_user_banned", "user_banned")
-    info = UserInfo(user.id, user.username, user.status, user.role, user.group or "default", False)
-    return await run(request, RelayMode.CHAT, "/pg/chat/completions", Caller(info, None))
-
-
 def _owned_by(model: str) -> str:
     lower = model.lower()
     for prefix, owner in (("gpt", "openai"), ("o1", "openai"), ("o3", "openai"), ("o4", "openai"),
@@ -366,7 +350,7 @@ NOT_IMPLEMENTED: tuple[tuple[str, str], ...] = (
 
 
 def create_v1_app() -> web.Application:
-    v1 = _sub_app()
+    v1 = relay_sub_app()
     for path, mode in RELAYED:
         v1.router.add_post(path, relay_handler(mode, "/v1" + path))
     v1.router.add_post("/messages", inbound_handler(AnthropicInbound, "/v1/messages"))
@@ -397,7 +381,7 @@ async def google_errors(request: web.Request, handler):
 
 
 def create_v1beta_app() -> web.Application:
-    v1beta = _sub_app()
+    v1beta = relay_sub_app()
     v1beta.middlewares.insert(0, google_errors)
     v1beta.router.add_post("/models/{target}", gemini_action)
     v1beta.router.add_get("/models", gemini_models)
@@ -411,10 +395,7 @@ def setup_relay(app: web.Application) -> None:
     app.on_shutdown.append(stop_relay)
     app.add_subapp("/v1", create_v1_app())
     app.add_subapp("/v1beta", create_v1beta_app())
-    pg = _sub_app()
-    pg.router.add_post("/chat/completions", playground)
-    app.add_subapp("/pg", pg)
-    dashboard = _sub_app()
+    dashboard = relay_sub_app()
     dashboard.router.add_get("/billing/subscription", billing_subscription)
     dashboard.router.add_get("/billing/usage", billing_usage)
     app.add_subapp("/dashboard", dashboard)

@@ -11,7 +11,7 @@ import time
 from api.middlewares import REDIS_DOWN
 from api.relay.affinity import Pin, Pins
 from api.relay.job import Job, Outcome
-from api.services.records import encode_settlement
+from api.services.billing.records import encode_settlement
 
 log = logging.getLogger("api.relay")
 

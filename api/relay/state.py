@@ -7,19 +7,19 @@ from dataclasses import dataclass, field
 import aiohttp
 from aiohttp import web
 
+from api.channels.health import ChannelHealth
+from api.channels.index import ChannelIndex
 from api.relay.affinity import Pins
 from api.relay.auth import KeyAuth
-from api.relay.channel_health import ChannelHealth
-from api.relay.credentials import CredentialCache, process_credentials
 from api.relay.disconnects import DisconnectWatcher
 from api.relay.load import Load
-from api.relay.metrics import Metrics
-from api.services.channel_index import ChannelIndex
-from api.services.options import OptionsService
-from api.services.quota import QuotaService
-from api.services.reservations import ReservationKeeper
-from api.services.settlement import SettlementSender
+from api.services.billing.quota import QuotaService
+from api.services.billing.reservations import ReservationKeeper
+from api.services.billing.settlement import SettlementSender
+from api.services.configuration.options import OptionsService
 from api.services.store import Store
+from api.upstream.credentials import CredentialCache, process_credentials
+from api.upstream.metrics import Metrics
 from models.settings import Settings
 
 

@@ -14,8 +14,11 @@ from aiohttp import web
 
 from api import keys
 from api.i18n import language, translate
-from api.relay import client
-from api.relay.base import (
+from api.relay.inbound.base import StreamWriter
+from api.relay.job import Job, Outcome, answer_headers
+from api.services.billing import pricing
+from api.upstream import client
+from api.upstream.base import (
     AnswerReader,
     MalformedEvent,
     Passthrough,
@@ -24,11 +27,8 @@ from api.relay.base import (
     TokenUsage,
     client_wants_usage,
 )
-from api.relay.errors import RelayError
-from api.relay.inbound.base import StreamWriter
-from api.relay.job import Job, Outcome, answer_headers
-from api.relay.sse import SSEError, SSEEvent, encode_data, encode_done, encode_many
-from api.services import pricing
+from api.upstream.errors import RelayError
+from api.upstream.sse import SSEError, SSEEvent, encode_data, encode_done, encode_many
 
 log = logging.getLogger("api.relay")
 

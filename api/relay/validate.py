@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from .base import RelayMode
+from api.upstream.base import RelayMode
 
 MAX_DEPTH = 64  # JSON nesting of a request body; real requests stay below ~10
 MAX_TOKENS = 10_000_000

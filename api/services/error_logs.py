@@ -26,13 +26,11 @@ from typing import Any
 import orjson
 from tortoise.transactions import in_transaction
 
+from api.services import redis_keys
+from api.services.row_insert import insert_rows
+from api.services.store import Script, Store
 from models import Log
 from models.enums import LogType
-
-from . import redis_keys
-from .quota import Script
-from .row_insert import insert_rows
-from .store import Store
 
 ERRORS_PER_KEY_MINUTE = 30  # rows a key (or a playground user) may cause per minute
 MAX_PENDING = 50_000  # rows waiting in Redis at most (the workers away, a flood)

@@ -16,8 +16,8 @@ from typing import Any
 import orjson
 from redis.exceptions import ConnectionError as RedisConnectionError
 
-from . import redis_keys
-from .store import Store
+from api.services import redis_keys
+from api.services.store import Store
 
 log = logging.getLogger(__name__)
 Callback = Callable[[dict[str, Any]], Awaitable[None] | None]

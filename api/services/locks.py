@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator
 
 from redis.exceptions import LockError
 
-from .store import Store
+from api.services.store import Store
 
 log = logging.getLogger(__name__)
 LEASE = 10.0  # seconds

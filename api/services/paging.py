@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from .params import query_int
+from api.services.params import query_int
 
 DEFAULT_PAGE_SIZE = 10
 MAX_PAGE_SIZE = 100

@@ -1,8 +1,8 @@
 """Fixed-window counters in Redis (one round trip, atomic)."""
 from __future__ import annotations
 
-from . import redis_keys
-from .store import Store
+from api.services import redis_keys
+from api.services.store import Store
 
 _HIT = """
 local n = redis.call('INCR', KEYS[1])

@@ -7,7 +7,7 @@ deployment's prefix (REDIS_PREFIX):
   {u}:quota   {u}:tq:<token>          live balances of the user and of a limited key
   {u}:gen     {u}:tgen:<token>        a random id written when a balance is (re)loaded
   {u}:pend    {u}:pver                settlement records not yet in the database; their version
-  {u}:resv                            open reservations (api.services.reservations)
+  {u}:resv                            open reservations (api.services.billing.reservations)
   {u}:rpm:<minute> {u}:tpm:<minute> {u}:conc, {u}:trpm:<token>:<minute> {u}:ttpm:… {u}:tconc:<token>
   {u}:refunded:<platform>:<row>       a task's refund, once
   {u}:aff:<model>:<session>           a conversation's channel and key (api.relay.affinity)
@@ -15,14 +15,14 @@ deployment's prefix (REDIS_PREFIX):
 
 Outside the users' layout, under the same prefix:
 
-  session:<digest>  user_sessions:<user>       console sessions (api.services.sessions)
-  login:failures:{<account>}[:<source>]        failed logins of an account, per source (api.services.login_guard)
+  session:<digest>  user_sessions:<user>       console sessions (api.web.sessions)
+  login:failures:{<account>}[:<source>]        failed logins of an account, per source (api.web.login_guard)
   login:devices:{<account>}                    an account's known devices
-  mailcode:<purpose>:<email id>                a mailed code (api.services.mail)
+  mailcode:<purpose>:<email id>                a mailed code (api.services.accounts.mail)
   mailcool:<purpose>:{<email id>}              its resend cooldown
   mailsent:{<email id>}                        mails sent to the address
   rl:<bucket>:<ident>                          fixed-window rate limits (api.services.ratelimit)
-  options                                      the runtime options (a hash; api.services.options)
+  options                                      the runtime options (a hash; api.services.configuration.options)
   events:db<n>                                 the pub/sub channel of change events (api.services.events)
   relay:tok:{<key hash>}[:ver]                 cached API keys and users, with their versions (api.relay.auth);
   relay:usr:{<user>}[:ver]                       `relay:*` is dropped by the importer
@@ -30,14 +30,14 @@ Outside the users' layout, under the same prefix:
                                                  was found without a native endpoint (api.relay.responses_support)
   relay:disable-mail:<channel>                 a disabled channel's mail, once; mails sent per window
   relay:disable-mails:<window>                   (workers.actors.relay)
-  chkey:<channel>                              counters of a multi-key channel's keys (api.relay.channel_keys)
+  chkey:<channel>                              counters of a multi-key channel's keys (api.channels.keys)
   {inflight}:procs  {inflight}:p:<proc>        requests in flight per API process (api.relay.load)
   {errlog}:rows  {errlog}:due                  error-log rows waiting for the worker; their send mark;
   {errlog}:n:<t<token>|u<user>>:<minute>         rows per key and minute (api.services.error_logs)
   mj-image:<row>:<url digest>                  a Midjourney image (api.relay.tasks.mj_media)
   mj-notify-early:<task>                       a Midjourney callback ahead of its task's row (api.relay.tasks.notify)
-  channel:probe  channel:notify[:throttle]     the channel monitor's probes and mails (api.relay.channel_monitor)
-  billing:lock:<user>  billing:retry:<user>  billing:remind:<user>   settlement (api.services.settlement)
+  channel:probe  channel:notify[:throttle]     the channel monitor's probes and mails (api.channels.monitor)
+  billing:lock:<user>  billing:retry:<user>  billing:remind:<user>   settlement (api.services.billing.settlement)
   lock:<name>[:<part>…]                        locks: lock:identity:<provider>:<digest>, lock:channel_test[:<id>],
                                                  lock:channel_test_all, lock:channel_balance_all …
   sched:<job>                                  a periodic job's last run (run claims: channel.*, logs.purge)

@@ -12,9 +12,8 @@ from typing import Any
 
 from tortoise.queryset import QuerySet
 
+from api.services.task_callbacks import public_properties
 from models import Midjourney, Task
-
-from .task_callbacks import public_properties
 
 # Internal bookkeeping of the pollers, never sent.
 _HIDDEN = {"lease_until", "lease_owner", "billing"}

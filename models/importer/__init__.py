@@ -33,7 +33,7 @@ import orjson
 from tortoise import Model, Tortoise
 from tortoise.transactions import in_transaction
 
-from api.relay import catalogue
+from api.upstream import catalogue
 from models import Channel, Log, Option, Redemption, Token, TopUp, User, keyring
 from models.channel import Ability
 from models.log import QuotaData
@@ -231,9 +231,9 @@ def carry_keys(row: dict[str, Any], out: dict[str, Any]) -> str | None:
     here they are dropped). A channel new-api disabled automatically with no key left enabled gets the
     reason under which it comes back by itself when a key is enabled again. Returns why the channel
     cannot be carried, None when it was."""
+    from api.channels.admin import check_storable
+    from api.channels.keys import ALL_KEYS_DISABLED
     from api.errors import ApiError
-    from api.relay.channel_keys import ALL_KEYS_DISABLED
-    from api.relay.channels import check_storable
 
     raw = row.get("channel_info")
     info = raw if isinstance(raw, dict) else _json(raw if isinstance(raw, str | bytes) else None)
@@ -453,7 +453,7 @@ async def detect(source: Source, report: Report) -> tuple[bool, set[str]]:
 
 
 async def import_options(source: Source, report: Report, dry: bool, new_only: bool = False) -> None:
-    from api.services.option_rules import DEFAULTS
+    from api.services.configuration.option_rules import DEFAULTS
 
     part = report.table("option")
     for row in await source.all_rows("options"):
@@ -477,7 +477,7 @@ async def import_options(source: Source, report: Report, dry: bool, new_only: bo
 
 
 async def rebuild_abilities(report: Report, dry: bool) -> None:
-    from api.relay.channels import abilities_of
+    from api.channels.admin import abilities_of
 
     if dry:
         return

@@ -158,8 +158,8 @@ async def refresh_live_state(store: Store, report: Report) -> None:
 
 async def reload_caches(store: Store) -> None:
     """Key and user caches and options: dropped and reloaded by every process (they hold no money)."""
+    from api.services.configuration.options import OptionsService
     from api.services.events import EventBus
-    from api.services.options import OptionsService
 
     doomed = [key async for key in store.redis.scan_iter(match=redis_keys.every_relay_key(store), count=1000)]
     for i in range(0, len(doomed), 500):

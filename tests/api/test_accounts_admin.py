@@ -7,7 +7,7 @@ import orjson
 import pytest
 
 from api import keys
-from api.services.balances import user_quota_key
+from api.services.billing.balances import user_quota_key
 from api.services.passwords import sha256_hex
 from models import Log, User
 from models.enums import LogType, Role, UserStatus

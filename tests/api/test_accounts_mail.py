@@ -10,7 +10,7 @@ import pytest
 from dramatiq import Retry
 
 from api import keys
-from api.services import mail
+from api.services.accounts import mail
 from models import User
 from tests.fakes.browsers import Browsers, set_options
 from tests.fakes.smtp import FakeSmtp

@@ -10,7 +10,7 @@ import time
 import pytest
 
 from api import keys
-from api.services import mail
+from api.services.accounts import mail
 from models import Log, User
 from models.enums import LogType, UserStatus
 from tests.fakes.browsers import Browsers, set_options

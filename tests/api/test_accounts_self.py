@@ -6,7 +6,7 @@ import asyncio
 import pytest
 
 from api import keys
-from api.services.balances import user_quota_key
+from api.services.billing.balances import user_quota_key
 from api.services.passwords import sha256_hex
 from models import Ability, Channel, Log, User
 from models.enums import ChannelStatus, LogType, Role

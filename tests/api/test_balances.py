@@ -1,8 +1,8 @@
 """Balance changes made outside the relay keep the live Redis balance equal to the database."""
 from __future__ import annotations
 
-from api.services.balances import adjust_token, adjust_user, forget_token, token_quota_key, user_quota_key
-from api.services.quota import QuotaService
+from api.services.billing.balances import adjust_token, adjust_user, forget_token, token_quota_key, user_quota_key
+from api.services.billing.quota import QuotaService
 from api.services.store import Store
 from models.settings import Settings
 from tests.helpers import make_user

@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from api import keys as app_keys
-from api.relay import channel_keys
+from api.channels import keys as channel_keys
 from models import Ability, Channel, keyring
 from models.enums import ChannelStatus, Role
 from tests.helpers import ApiClient, both_databases, eventually, make_user

@@ -7,7 +7,7 @@ import orjson
 import pytest
 
 from api import keys
-from api.relay.catalogue import ChannelType
+from api.upstream.catalogue import ChannelType
 from models import Ability, Channel
 from models.enums import ChannelStatus, Role
 from tests.helpers import ApiClient, both_databases, eventually, make_user

@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 from api import keys
-from api.relay.catalogue import ChannelType
 from api.services import redis_keys
+from api.upstream.catalogue import ChannelType
 from models import Channel
 from models.enums import ChannelStatus
 from tests.fakes.upstreams import INVALID_KEY_ERROR, PROVIDER_MODELS, REQUESTS, upstream_app

@@ -12,11 +12,11 @@ import orjson
 import pytest
 
 from api import keys
-from api.relay.catalogue import ChannelType
 from api.relay.tasks.billing import refund_id
 from api.relay.tasks.poll import SUNO, poll
 from api.services import error_logs, logs
 from api.services.error_logs import ErrorLogQueue, ErrorRow, write_pending
+from api.upstream.catalogue import ChannelType
 from models import Log, QuotaData, Task, User
 from models.enums import LogType, Role
 from tests.helpers import ApiClient, both_databases, eventually, make_user

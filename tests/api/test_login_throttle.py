@@ -1,5 +1,5 @@
 """Password guessing is slowed per account and source: an attacker at many addresses locks out his
-own addresses and slows unknown ones, never the owner's known browser (api.services.login_guard).
+own addresses and slows unknown ones, never the owner's known browser (api.web.login_guard).
 
 Sources are the forwarded addresses of a trusted proxy (the test client's own address); time is
 the guard's clock, frozen and moved by the tests."""
@@ -10,7 +10,9 @@ import dataclasses
 import pytest
 
 from api import keys
-from api.services import accounts, login_guard, mail
+from api.services.accounts import mail
+from api.services.accounts import users as accounts
+from api.web import login_guard
 from tests.fakes.browsers import Browsers
 from tests.helpers import ApiClient, make_user
 

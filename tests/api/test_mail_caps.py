@@ -7,7 +7,7 @@ from collections.abc import Iterator
 import pytest
 
 from api import keys
-from api.services import mail
+from api.services.accounts import mail
 from tests.fakes.browsers import set_options
 from tests.fakes.smtp import FakeSmtp
 from tests.helpers import ApiClient, make_user

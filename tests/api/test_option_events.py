@@ -7,8 +7,8 @@ import asyncio
 import contextlib
 
 from api import keys
+from api.services.configuration.options import OptionsService
 from api.services.events import EventBus
-from api.services.options import OptionsService
 from api.services.store import Store
 from tests.conftest import REDIS_URL
 from tests.helpers import eventually

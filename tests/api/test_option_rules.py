@@ -1,4 +1,4 @@
-"""Every validation rule of the runtime options (api/services/option_rules.py; docs/compatibility.md,
+"""Every validation rule of the runtime options (api/services/configuration/option_rules.py; docs/compatibility.md,
 "Options"): the message, and nothing changed."""
 from __future__ import annotations
 
@@ -128,7 +128,7 @@ async def test_messages_in_chinese(root: ApiClient) -> None:
 
 
 async def test_reset_model_ratio(root: ApiClient) -> None:
-    from api.services.option_rules import DEFAULTS
+    from api.services.configuration.option_rules import DEFAULTS
 
     await root.put("/api/option/", {"key": "ModelRatio", "value": '{"m": 3}'})
     assert (await root.post("/api/option/rest_model_ratio"))["success"]
@@ -152,7 +152,7 @@ async def test_model_capabilities_are_checked_when_saved(root: ApiClient, value:
 
 
 async def test_model_capabilities_unknown_field_json_and_chinese(root: ApiClient) -> None:
-    from api.services.capabilities import Capability
+    from api.services.configuration.capabilities import Capability
 
     known = ", ".join(sorted(f for f in Capability.__dataclass_fields__ if f != "pattern"))
     await _refused(root, "ModelCapabilities", '{"gpt-5*": {"colour": "red"}}',

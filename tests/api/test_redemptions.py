@@ -9,7 +9,7 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from api import keys
-from api.services.balances import user_quota_key
+from api.services.billing.balances import user_quota_key
 from api.services.passwords import sha256_hex
 from models import Log, Redemption, User
 from models.enums import LogType, RedemptionStatus, Role

@@ -10,7 +10,7 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from api import keys
-from api.services.balances import user_quota_key
+from api.services.billing.balances import user_quota_key
 from models import Log, TopUp, User
 from models.enums import LogType, Role, TopUpStatus
 from models.settings import Settings

@@ -7,7 +7,7 @@ import time
 import pytest
 
 from api import keys
-from api.services.balances import token_quota_key
+from api.services.billing.balances import token_quota_key
 from api.services.passwords import sha256_hex
 from models import Token
 from models.enums import Role

@@ -81,7 +81,7 @@ async def test_the_price_list_follows_this_process_price_options_without_their_e
 
 
 async def test_an_automatic_disable_keeps_the_last_tests_failure(client) -> None:
-    from api.relay.channels import auto_disable
+    from api.channels.admin import auto_disable
 
     failed = orjson.dumps({"test_error": "invalid key", "test_error_time": 5}).decode()
     channel = await Channel.create(name="c", key="sk-x", models="gpt-4o", other_info=failed)

@@ -11,8 +11,8 @@ import orjson
 from aiohttp.test_utils import TestClient
 
 from api import keys
-from api.services import pricing
-from api.services.options import OptionsService
+from api.services.billing import pricing
+from api.services.configuration.options import OptionsService
 from models import User
 from tests.relay.fakes import drain, live_balance
 from tests.relay.provider_kit import consume_logs

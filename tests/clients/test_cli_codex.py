@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from api.relay.catalogue import ChannelType
+from api.upstream.catalogue import ChannelType
 from tests.clients import clis
 from tests.clients.charges import Tokens, assert_charged, claude_tokens, responses_tokens, set_prices
 from tests.clients.conftest import Workspace, assert_tool_loop, run_cli

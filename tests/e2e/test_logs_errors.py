@@ -10,7 +10,7 @@ import time
 import aiohttp
 from playwright.async_api import expect
 
-from api.relay.catalogue import ChannelType
+from api.upstream.catalogue import ChannelType
 from models import Log, Token
 from models.enums import LogType
 from tests.e2e.conftest import shot

@@ -9,7 +9,7 @@ import time
 import orjson
 from playwright.async_api import expect
 
-from api.services.pricing import DEFAULT_MODEL_RATIO
+from api.services.billing.pricing import DEFAULT_MODEL_RATIO
 from models import Log, Midjourney, Redemption, Task, Token, User
 from models.enums import LogType, RedemptionStatus, TokenStatus
 from tests.e2e.conftest import shot

@@ -13,9 +13,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from api.services.options import OptionsService
-from api.services.reservations import close_orphans
-from api.services.settlement import apply_pending, users_with_pending
+from api.services.billing.reservations import close_orphans
+from api.services.billing.settlement import apply_pending, users_with_pending
+from api.services.configuration.options import OptionsService
 from api.services.store import Store
 from models import Log, Token, User
 from models.enums import LogType

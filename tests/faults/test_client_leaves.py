@@ -8,9 +8,9 @@ import contextlib
 
 import aiohttp
 
-from api.relay.catalogue import ChannelType
-from api.services.balances import user_quota_key
+from api.services.billing.balances import user_quota_key
 from api.services.store import Store
+from api.upstream.catalogue import ChannelType
 from models import Channel, Log, User
 from models.enums import LogType
 from tests.helpers import eventually

@@ -13,8 +13,8 @@ from pathlib import Path
 import aiohttp
 import pytest
 
-from api.relay.catalogue import ChannelType
 from api.services.store import Store
+from api.upstream.catalogue import ChannelType
 from models import Channel, Option, Token
 from tests.faults.ledger import Books, check_books, report
 from tests.own_redis import OwnRedisCluster

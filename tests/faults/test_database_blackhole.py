@@ -25,10 +25,10 @@ import pytest
 from api import keys
 from api.app import create_app
 from api.services import redis_keys
-from api.services.balances import user_quota_key
+from api.services.billing.balances import user_quota_key
+from api.services.billing.settlement import apply_pending, pending_for, pending_key, users_with_pending
+from api.services.configuration.options import OptionsService
 from api.services.locks import LockBusy, lease_lock
-from api.services.options import OptionsService
-from api.services.settlement import apply_pending, pending_for, pending_key, users_with_pending
 from models import Settlement, User
 from models.db import close_database, init_database
 from models.settings import CLIENT_GRACE, Settings

@@ -14,8 +14,8 @@ import time
 
 import aiohttp
 
-from api.relay.catalogue import ChannelType
 from api.services.store import Store
+from api.upstream.catalogue import ChannelType
 from models import Channel
 from tests.conftest import process_env
 from tests.faults.ledger import accounts, chat, check_books, report

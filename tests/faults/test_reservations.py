@@ -16,13 +16,13 @@ import pytest
 
 from api import keys
 from api.app import create_app
-from api.relay.catalogue import ChannelType
-from api.relay.tokenizer import count_chat_request
-from api.services import pricing
-from api.services.options import OptionsService
-from api.services.reservations import ORPHAN, close_orphans, reservations_key
-from api.services.settlement import apply_pending, users_with_pending
+from api.services.billing import pricing
+from api.services.billing.reservations import ORPHAN, close_orphans, reservations_key
+from api.services.billing.settlement import apply_pending, users_with_pending
+from api.services.configuration.options import OptionsService
 from api.services.store import Store
+from api.upstream.catalogue import ChannelType
+from api.upstream.tokenizer import count_chat_request
 from models import Channel, Log, Token, User
 from models.enums import LogType
 from tests.helpers import eventually

@@ -117,7 +117,7 @@ async def test_a_settlement_whose_reservation_redis_lost_charges_once(client, se
     """Redis lost the user's keys between pre-charge and settlement (the balance reloaded since):
     the settlement charges the reloaded balance in full and writes its record, once, however many
     times it is sent; a settlement sent again with the data intact does nothing."""
-    from api.services.quota import Limits, QuotaService
+    from api.services.billing.quota import Limits, QuotaService
     from api.services.store import Store
     from models import User
 

@@ -12,9 +12,9 @@ import pytest
 from tortoise.transactions import in_transaction
 
 from api.services import redis_keys
+from api.services.billing.settlement import apply_pending, pending_key
+from api.services.configuration.options import OptionsService
 from api.services.locks import LEASE
-from api.services.options import OptionsService
-from api.services.settlement import apply_pending, pending_key
 from api.services.store import Store
 from models import Settlement, User
 from tests.helpers import eventually, make_user

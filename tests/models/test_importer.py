@@ -18,7 +18,7 @@ import bcrypt
 import orjson
 import pytest
 
-from api.relay.catalogue import ChannelType
+from api.upstream.catalogue import ChannelType
 from models import Channel, Log, Option, Redemption, Token, User
 from models.channel import Ability
 from models.enums import LogType
@@ -382,7 +382,7 @@ async def test_new_api_multi_key_channels_and_tags_carried(client, settings, tmp
     their mode (random or polling; none meant random there) and each key's state, reason and time.
     A channel new-api disabled automatically with no key left comes back here by itself when a key is
     enabled again. Tags are carried; a second run changes nothing."""
-    from api.relay.channel_keys import ALL_KEYS_DISABLED
+    from api.channels.keys import ALL_KEYS_DISABLED
     from models import keyring
 
     def info(**fields: Any) -> str:

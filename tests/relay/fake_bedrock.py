@@ -21,8 +21,8 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from api.relay.decoders import encode_event_stream_message
-from api.relay.signing import sigv4
+from api.upstream.decoders import encode_event_stream_message
+from api.upstream.signing import sigv4
 from tests.relay.fake_anthropic import FakeClaude
 
 ACCESS, SECRET, REGION = "AKIAFAKE", "fake/Secret+Key", "us-west-2"

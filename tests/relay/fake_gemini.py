@@ -30,7 +30,7 @@ import orjson
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
-from api.relay.reasoning import GEMINI_SKIP_SIGNATURE
+from api.upstream.reasoning import GEMINI_SKIP_SIGNATURE
 from tests.relay.agent_script import AgentView, Script, Turn
 
 REPLY = "Hello from Gemini, streamed in parts."

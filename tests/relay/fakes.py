@@ -20,9 +20,9 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from api import keys
 from api.app import create_app
-from api.relay.catalogue import ChannelType
 from api.relay.state import RELAY, RelayState
-from api.services.settlement import apply_pending, users_with_pending
+from api.services.billing.settlement import apply_pending, users_with_pending
+from api.upstream.catalogue import ChannelType
 from models import Channel, Token, User
 from models.settings import Settings
 from tests.helpers import eventually, make_user
@@ -342,7 +342,7 @@ def headers_for(token: Token) -> dict[str, str]:
 
 
 async def live_balance(client: TestClient, user_id: int, token_id: int | None = None) -> int | None:
-    from api.services.balances import token_quota_key, user_quota_key
+    from api.services.billing.balances import token_quota_key, user_quota_key
 
     store = client.server.app[keys.STORE]
     key = token_quota_key(store, user_id, token_id) if token_id else user_quota_key(store, user_id)

@@ -13,12 +13,13 @@ import openai
 import pytest
 
 from api import keys
-from api.relay import catalogue, catalogue_view
-from api.relay.base import Adaptor, RelayMeta, RelayMode
-from api.relay.provider import Provider
-from api.relay.providers.openai import OpenAIAdaptor
-from api.relay.registry import bind, build_adaptor, get_adaptor, is_relayable
-from api.services import pricing
+from api.channels import catalogue_view
+from api.services.billing import pricing
+from api.upstream import catalogue
+from api.upstream.base import Adaptor, RelayMeta, RelayMode
+from api.upstream.provider import Provider
+from api.upstream.providers.openai import OpenAIAdaptor
+from api.upstream.registry import bind, build_adaptor, get_adaptor, is_relayable
 from models import Channel, Log
 from models.enums import LogType
 from tests.helpers import ApiClient
@@ -36,7 +37,7 @@ ROOT = Path(__file__).resolve().parents[2]
 BACKEND = ("api", "workers", "scheduler", "models")
 # The catalogue itself; the importer translates one-api's and new-api's numbering into ours (other
 # systems' numbers, by definition a table of type numbers).
-ALLOWED = {"api/relay/catalogue.py", "models/importer/__init__.py"}
+ALLOWED = {"api/upstream/catalogue.py", "models/importer/__init__.py"}
 
 
 def test_every_type_is_one_row() -> None:

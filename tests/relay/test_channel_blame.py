@@ -12,12 +12,12 @@ import pytest
 from aiohttp import web
 
 from api import keys
+from api.channels.health import about_the_channel
 from api.relay import responses_support
-from api.relay.blame import names_the_request
-from api.relay.catalogue import ChannelType
-from api.relay.channel_health import about_the_channel
-from api.relay.errors import RelayError, should_disable_channel, should_retry_error
 from api.services import redis_keys
+from api.upstream.blame import names_the_request
+from api.upstream.catalogue import ChannelType
+from api.upstream.errors import RelayError, should_disable_channel, should_retry_error
 from tests.relay.fake_gemini import FakeGemini
 from tests.relay.fake_openai_strict import FakeOpenAI
 from tests.relay.fake_responses import FakeResponses

@@ -9,14 +9,14 @@ from typing import Any
 import orjson
 import pytest
 
-from api.relay.base import RelayMeta, StreamState, TokenUsage
-from api.relay.catalogue import ChannelType
-from api.relay.decoders import EventStreamDecoder, encode_event_stream_message
-from api.relay.providers.aws.adaptor import BedrockAdaptor, bedrock_model_id
-from api.relay.providers.claude import ClaudeAdaptor
-from api.relay.providers.claude.answer import usage_of
-from api.relay.providers.vertex.adaptor import VertexClaudeAdaptor
-from api.relay.sse import SSEEvent
+from api.upstream.base import RelayMeta, StreamState, TokenUsage
+from api.upstream.catalogue import ChannelType
+from api.upstream.decoders import EventStreamDecoder, encode_event_stream_message
+from api.upstream.providers.aws.adaptor import BedrockAdaptor, bedrock_model_id
+from api.upstream.providers.claude import ClaudeAdaptor
+from api.upstream.providers.claude.answer import usage_of
+from api.upstream.providers.vertex.adaptor import VertexClaudeAdaptor
+from api.upstream.sse import SSEEvent
 from tests.relay.fake_anthropic import REPLY, THINKING, FakeClaude
 from tests.relay.fake_anthropic_models import SEARCH_TITLE, SEARCH_URL, sign
 

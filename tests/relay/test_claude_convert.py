@@ -6,12 +6,12 @@ from typing import Any
 
 import pytest
 
-from api.relay.base import RelayMeta
-from api.relay.catalogue import ChannelType
-from api.relay.providers.aws.adaptor import BedrockAdaptor
-from api.relay.providers.claude import ClaudeAdaptor
-from api.relay.providers.vertex.adaptor import VertexClaudeAdaptor
-from api.relay.reasoning import TEXT, seal
+from api.upstream.base import RelayMeta
+from api.upstream.catalogue import ChannelType
+from api.upstream.providers.aws.adaptor import BedrockAdaptor
+from api.upstream.providers.claude import ClaudeAdaptor
+from api.upstream.providers.vertex.adaptor import VertexClaudeAdaptor
+from api.upstream.reasoning import TEXT, seal
 from tests.relay.fake_anthropic import FakeClaude
 from tests.relay.fake_anthropic_models import sign
 

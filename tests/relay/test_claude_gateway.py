@@ -16,8 +16,8 @@ from google import genai
 from google.genai import types
 
 from api import keys
-from api.relay.catalogue import ChannelType
-from api.services import pricing
+from api.services.billing import pricing
+from api.upstream.catalogue import ChannelType
 from models import Token
 from tests.relay.agent_script import AgentView, Turn
 from tests.relay.fake_anthropic import FakeClaude

@@ -12,9 +12,9 @@ import tracemalloc
 import pytest
 
 from api.relay import counting
-from api.relay.base import RelayMode
 from api.relay.modes import MODES
-from api.relay.tokenizer import (
+from api.upstream.base import RelayMode
+from api.upstream.tokenizer import (
     OFF_LOOP_BYTES,
     PIECE_CHARS,
     count_chat_request,

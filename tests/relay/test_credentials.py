@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from api.relay.credentials import Credential, CredentialCache
+from api.upstream.credentials import Credential, CredentialCache
 
 
 class Clock:

@@ -14,12 +14,12 @@ import pytest
 from aiohttp import web
 
 from api import keys
-from api.relay.base import StreamState, TokenUsage
-from api.relay.catalogue import ChannelType
 from api.relay.streaming import produced_usage
-from api.relay.tokenizer import count_chat_request, count_text
-from api.services import pricing
-from api.services.settlement import pending_key
+from api.services.billing import pricing
+from api.services.billing.settlement import pending_key
+from api.upstream.base import StreamState, TokenUsage
+from api.upstream.catalogue import ChannelType
+from api.upstream.tokenizer import count_chat_request, count_text
 from tests.helpers import eventually
 from tests.relay.fake_anthropic import FakeClaude
 from tests.relay.fake_gemini import FakeGemini

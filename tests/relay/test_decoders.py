@@ -6,8 +6,8 @@ import zlib
 
 import pytest
 
-from api.relay.decoders import EventStreamDecoder, NDJSONDecoder, encode_event_stream_message
-from api.relay.sse import SSEError, SSEEvent, SSELineTooLong
+from api.upstream.decoders import EventStreamDecoder, NDJSONDecoder, encode_event_stream_message
+from api.upstream.sse import SSEError, SSEEvent, SSELineTooLong
 
 
 def test_ndjson_lines_split_across_chunks() -> None:

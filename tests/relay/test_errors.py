@@ -3,8 +3,8 @@
 
 import pytest
 
-from api.relay.catalogue import ChannelType
-from api.relay.errors import (
+from api.upstream.catalogue import ChannelType
+from api.upstream.errors import (
     DEFAULT_RETRY_STATUS_RANGES,
     RelayError,
     parse_status_ranges,

@@ -16,9 +16,9 @@ import orjson
 import pytest
 
 from api import keys
-from api.relay.catalogue import ChannelType
-from api.relay.reasoning import GEMINI_SKIP_SIGNATURE
-from api.services import pricing
+from api.services.billing import pricing
+from api.upstream.catalogue import ChannelType
+from api.upstream.reasoning import GEMINI_SKIP_SIGNATURE
 from tests.relay.agent_script import AgentView, Turn
 from tests.relay.fake_gemini import FakeGemini
 from tests.relay.fakes import add_channel, drain, gateway, headers_for, make_key, rich_user  # noqa: F401

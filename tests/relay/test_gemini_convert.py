@@ -8,15 +8,15 @@ from typing import Any
 import orjson
 import pytest
 
-from api.relay.base import RelayMeta, StreamState
-from api.relay.catalogue import ChannelType
-from api.relay.decoders import END_OF_BODY
-from api.relay.providers.gemini.answer import convert_response
-from api.relay.providers.gemini.convert import convert_request
-from api.relay.providers.gemini.schema import to_gemini
-from api.relay.providers.gemini.stream import GeminiStream
-from api.relay.reasoning import GEMINI_SKIP_SIGNATURE
-from api.relay.sse import SSEEvent
+from api.upstream.base import RelayMeta, StreamState
+from api.upstream.catalogue import ChannelType
+from api.upstream.decoders import END_OF_BODY
+from api.upstream.providers.gemini.answer import convert_response
+from api.upstream.providers.gemini.convert import convert_request
+from api.upstream.providers.gemini.schema import to_gemini
+from api.upstream.providers.gemini.stream import GeminiStream
+from api.upstream.reasoning import GEMINI_SKIP_SIGNATURE
+from api.upstream.sse import SSEEvent
 from tests.relay.fake_gemini import FakeGemini, canonical, schema_problem
 
 PRO = "gemini-3-pro-preview"

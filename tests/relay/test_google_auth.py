@@ -11,8 +11,8 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
-from api.relay.errors import RelayError
-from api.relay.signing import google
+from api.upstream.errors import RelayError
+from api.upstream.signing import google
 
 
 def new_key() -> rsa.RSAPrivateKey:

@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from api import keys
-from api.relay.errors import mask_secrets
+from api.upstream.errors import mask_secrets
 from models import Channel, Log
 from models.enums import ChannelStatus
 from tests.helpers import eventually

@@ -17,10 +17,10 @@ from aiohttp import web
 from anthropic._constants import ANTHROPIC_API_VERSION
 
 from api import keys
-from api.relay.catalogue import ChannelType
-from api.relay.reasoning import GEMINI, seal
-from api.relay.tokenizer import count_chat_request
-from api.services import pricing
+from api.services.billing import pricing
+from api.upstream.catalogue import ChannelType
+from api.upstream.reasoning import GEMINI, seal
+from api.upstream.tokenizer import count_chat_request
 from models import Token
 from tests.relay.agent_script import AgentView, Turn
 from tests.relay.fake_anthropic import REPLY as CLAUDE_REPLY

@@ -11,10 +11,10 @@ import orjson
 import pytest
 from anthropic.lib.streaming._messages import accumulate_event
 
-from api.relay.base import TokenUsage
-from api.relay.catalogue import ChannelType
 from api.relay.inbound.anthropic import AnthropicInbound
-from api.relay.reasoning import ANTHROPIC, GEMINI, TEXT, seal, unseal
+from api.upstream.base import TokenUsage
+from api.upstream.catalogue import ChannelType
+from api.upstream.reasoning import ANTHROPIC, GEMINI, TEXT, seal, unseal
 
 CLAUDE_SIG = "EqQBCkYIARgCIkBclaudesignature"
 SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
@@ -369,7 +369,7 @@ def test_a_signature_arriving_while_thinking_is_open_goes_into_that_block() -> N
 
 
 def test_a_stream_cut_short_ends_with_an_error_event() -> None:
-    from api.relay.errors import RelayError
+    from api.upstream.errors import RelayError
 
     writer = AnthropicInbound({"model": "m"}, None).writer("m", 1)
     writer.frames([{"id": "x", "choices": [{"index": 0, "delta": {"reasoning_content": "a"}}]}])

@@ -18,11 +18,11 @@ from google import genai
 from google.genai import errors, types
 
 from api import keys
-from api.relay.catalogue import ChannelType
 from api.relay.inbound.gemini_read import wrap
-from api.relay.reasoning import ANTHROPIC, GEMINI_SKIP_SIGNATURE, seal
-from api.relay.tokenizer import count_chat_request
-from api.services import pricing
+from api.services.billing import pricing
+from api.upstream.catalogue import ChannelType
+from api.upstream.reasoning import ANTHROPIC, GEMINI_SKIP_SIGNATURE, seal
+from api.upstream.tokenizer import count_chat_request
 from models import Token
 from tests.relay.agent_script import AgentView, Turn
 from tests.relay.fake_anthropic import FakeClaude

@@ -12,12 +12,12 @@ import orjson
 import pytest
 from google.genai import types
 
-from api.relay.base import TokenUsage
-from api.relay.catalogue import ChannelType
 from api.relay.inbound.gemini import GeminiInbound
 from api.relay.inbound.gemini_read import unwrap, wrap
 from api.relay.inbound.gemini_schema import to_json_schema
-from api.relay.reasoning import ANTHROPIC, GEMINI_SKIP_SIGNATURE, TEXT, seal, unseal
+from api.upstream.base import TokenUsage
+from api.upstream.catalogue import ChannelType
+from api.upstream.reasoning import ANTHROPIC, GEMINI_SKIP_SIGNATURE, TEXT, seal, unseal
 
 CLAUDE_BLOCKS = [{"type": "thinking", "thinking": "Let me see.", "signature": "EqQBClaudeSig"},
                  {"type": "redacted_thinking", "data": "opaque"}]

@@ -13,8 +13,8 @@ import orjson
 import pytest
 from aiohttp import web
 
-from api.relay.catalogue import ChannelType
-from api.services import pricing
+from api.services.billing import pricing
+from api.upstream.catalogue import ChannelType
 from tests.relay.fake_responses import FakeResponses
 from tests.relay.fakes import REPLY, add_channel, drain, gateway, make_key, rich_user, upstreams  # noqa: F401
 from tests.relay.provider_kit import consume_logs, sdk

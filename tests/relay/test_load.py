@@ -14,7 +14,7 @@ from aiohttp import web
 
 from api import keys
 from api.relay.load import Load, inflight_totals
-from api.services import pricing
+from api.services.billing import pricing
 from models import Channel, Log, QuotaData
 from models.enums import LogType
 from tests.helpers import eventually

@@ -16,11 +16,11 @@ import orjson
 import pytest
 from aiohttp import web
 
-from api.relay.catalogue import ChannelType
-from api.relay.credentials import Credential, CredentialCache
-from api.relay.errors import RelayError
-from api.relay.masking import DERIVED, DerivedSecrets, mask_bytes, mask_secrets, remember
-from api.relay.signing import google
+from api.upstream.catalogue import ChannelType
+from api.upstream.credentials import Credential, CredentialCache
+from api.upstream.errors import RelayError
+from api.upstream.masking import DERIVED, DerivedSecrets, mask_bytes, mask_secrets, remember
+from api.upstream.signing import google
 from tests.helpers import ApiClient
 from tests.relay.fake_anthropic import FakeClaude
 from tests.relay.fake_gemini import FakeGemini
@@ -84,7 +84,7 @@ async def test_a_failed_background_refresh_is_logged_masked(caplog) -> None:
     refresh = cache._inflight["k"]
     await asyncio.gather(refresh, return_exceptions=True)
     await asyncio.sleep(0)  # its done-callback (the log line) runs on the next loop turn
-    lines = [r.getMessage() for r in caplog.records if r.name == "api.relay.credentials"]
+    lines = [r.getMessage() for r in caplog.records if r.name == "api.upstream.credentials"]
     assert lines == ["background credential refresh failed (the current one is kept): refresh refused: *** is "
                      "still valid"]
 

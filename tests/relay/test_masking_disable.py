@@ -13,9 +13,9 @@ import pytest
 from aiohttp import web
 
 from api import keys
-from api.relay.catalogue import ChannelType
-from api.relay.masking import DERIVED
-from api.relay.signing import google
+from api.upstream.catalogue import ChannelType
+from api.upstream.masking import DERIVED
+from api.upstream.signing import google
 from models import Channel
 from models.enums import ChannelStatus
 from tests.helpers import eventually

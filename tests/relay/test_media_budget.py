@@ -11,10 +11,10 @@ import pytest
 from aiohttp import web
 
 from api import keys
-from api.relay import media
-from api.relay.catalogue import ChannelType
-from api.relay.errors import RelayError
-from api.relay.media import FETCH_CONCURRENCY, MAX_IMAGES, MAX_MEDIA_BYTES, fetch_images
+from api.upstream import media
+from api.upstream.catalogue import ChannelType
+from api.upstream.errors import RelayError
+from api.upstream.media import FETCH_CONCURRENCY, MAX_IMAGES, MAX_MEDIA_BYTES, fetch_images
 from tests.helpers import eventually
 from tests.relay.fake_gemini import FakeGemini
 from tests.relay.fakes import add_channel, gateway, headers_for, make_key, rich_user  # noqa: F401

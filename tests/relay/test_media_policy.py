@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import pytest
 
-from api.relay.media import is_public
-from api.relay.providers.claude.messages import image_block
-from api.relay.providers.gemini.contents import MEDIA_PLACEHOLDER, image_part
+from api.upstream.media import is_public
+from api.upstream.providers.claude.messages import image_block
+from api.upstream.providers.gemini.contents import MEDIA_PLACEHOLDER, image_part
 
 
 @pytest.mark.parametrize(("address", "public"), [

@@ -6,9 +6,9 @@ from __future__ import annotations
 import orjson
 
 from api import keys
-from api.relay import channel_monitor as monitor
-from api.relay.catalogue import ChannelType
+from api.channels import monitor
 from api.services import locks
+from api.upstream.catalogue import ChannelType
 from models import Channel
 from models.enums import ChannelStatus
 from tests.relay.fake_anthropic import FakeClaude

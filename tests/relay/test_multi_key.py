@@ -11,8 +11,8 @@ import orjson
 from aiohttp import web
 
 from api import keys
-from api.relay import channel_keys
-from api.relay import channel_monitor as monitor
+from api.channels import keys as channel_keys
+from api.channels import monitor
 from api.services.logs import log_dict
 from models import Channel, Log, keyring
 from models.enums import ChannelStatus, LogType, Role

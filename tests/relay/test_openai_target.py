@@ -18,12 +18,12 @@ from google import genai
 from google.genai import types
 
 from api import keys
-from api.relay.base import RelayMeta
-from api.relay.catalogue import ChannelType
-from api.relay.providers.openai import json_schema
-from api.relay.registry import build_adaptor
-from api.services import pricing
-from api.services.capabilities import ROWS, Capability, capability, validate_overrides
+from api.services.billing import pricing
+from api.services.configuration.capabilities import ROWS, Capability, capability, validate_overrides
+from api.upstream.base import RelayMeta
+from api.upstream.catalogue import ChannelType
+from api.upstream.providers.openai import json_schema
+from api.upstream.registry import build_adaptor
 from models import Token
 from tests.relay.agent_script import Recorded, read_file_script
 from tests.relay.fake_openai_strict import REPLY, FakeOpenAI

@@ -7,8 +7,8 @@ import asyncio
 import openai
 import orjson
 
-from api.relay.tokenizer import count_chat_request, count_text
-from api.services import pricing
+from api.services.billing import pricing
+from api.upstream.tokenizer import count_chat_request, count_text
 from models import Channel, Log, QuotaData, Token, User
 from models.enums import LogType
 from tests.helpers import both_databases

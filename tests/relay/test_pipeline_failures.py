@@ -11,9 +11,9 @@ import orjson
 import pytest
 
 from api import keys
-from api.relay.tokenizer import count_chat_request, count_text
-from api.services import pricing
-from api.services.settlement import pending_key
+from api.services.billing import pricing
+from api.services.billing.settlement import pending_key
+from api.upstream.tokenizer import count_chat_request, count_text
 from models import Channel, Log, Token, User
 from models.enums import LogType, Role, TokenStatus, UserStatus
 from tests.helpers import both_databases, eventually
@@ -216,7 +216,7 @@ async def test_user_quota_below_the_pre_charge_is_refused(gateway, upstreams) ->
     resp, raw = await post(gateway, token, BODY)
     assert resp.status == 403 and error_of(resp, raw)["code"] == "insufficient_user_quota"
     await User.filter(id=user.id).update(quota=7500)
-    from api.services.balances import adjust_user
+    from api.services.billing.balances import adjust_user
 
     await adjust_user(gateway.server.app[keys.STORE], user.id, 1)
     resp, raw = await post(gateway, token, BODY)

@@ -10,8 +10,8 @@ import openai
 import orjson
 
 from api import keys
-from api.relay.tokenizer import count_input, count_text
-from api.services import pricing
+from api.services.billing import pricing
+from api.upstream.tokenizer import count_input, count_text
 from models import Log, Token, User
 from models.enums import LogType
 from tests.helpers import ApiClient

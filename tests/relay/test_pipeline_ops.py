@@ -8,8 +8,9 @@ from collections import Counter
 import orjson
 
 from api import keys
-from api.services.channel_index import ChannelIndex, ChannelInfo
-from api.services.settlement import apply_pending
+from api.channels.index import ChannelIndex, ChannelInfo
+from api.services.billing.settlement import apply_pending
+from api.services.queues import Queue
 from tests.relay.fakes import (  # noqa: F401
     add_channel,
     gateway,
@@ -18,7 +19,6 @@ from tests.relay.fakes import (  # noqa: F401
     rich_user,
     upstreams,
 )
-from workers.queues import Queue
 
 BODY = {"model": "gpt-4", "messages": [{"role": "user", "content": "hi"}]}
 

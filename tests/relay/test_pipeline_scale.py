@@ -17,11 +17,11 @@ import pytest
 from tortoise.expressions import F
 
 from api import keys
-from api.relay.tokenizer import count_chat_request
-from api.services import pricing
-from api.services.balances import adjust_token, adjust_user, token_quota_key, user_quota_key
+from api.services.billing import pricing
+from api.services.billing.balances import adjust_token, adjust_user, token_quota_key, user_quota_key
+from api.services.billing.settlement import users_with_pending
 from api.services.passwords import sha256_hex
-from api.services.settlement import users_with_pending
+from api.upstream.tokenizer import count_chat_request
 from models import Channel, Log, Token, User
 from tests.conftest import process_env
 from tests.helpers import both_databases, eventually

@@ -4,9 +4,8 @@
 import orjson
 import pytest
 
-from api.relay.catalogue import ChannelType
-from api.services import pricing
-from api.services.pricing import (
+from api.services.billing import pricing
+from api.services.billing.pricing import (
     DEFAULT_COMPLETION_RATIO,
     DEFAULT_GROUP_RATIO,
     DEFAULT_MODEL_PRICE,
@@ -28,6 +27,7 @@ from api.services.pricing import (
     speech_quota,
     transcription_quota,
 )
+from api.upstream.catalogue import ChannelType
 from models import Log, Token, User
 from models.enums import LogType
 from tests.relay.fake_anthropic import FakeClaude

@@ -14,9 +14,9 @@ import pytest
 from aiohttp import web
 
 from api import keys
-from api.relay.catalogue import ChannelType
-from api.relay.providers.ali import AliAdaptor
-from api.services import pricing
+from api.services.billing import pricing
+from api.upstream.catalogue import ChannelType
+from api.upstream.providers.ali import AliAdaptor
 from tests.helpers import ApiClient
 from tests.relay.fakes import add_channel, drain, gateway, make_key, rich_user  # noqa: F401
 from tests.relay.provider_kit import FakeBase, consume_logs, finish_reasons, sdk, settled_log, stream_chat

@@ -12,10 +12,10 @@ import openai
 import orjson
 import pytest
 
-from api.relay.base import RelayMeta, RelayMode
-from api.relay.catalogue import ChannelType
-from api.relay.providers.azure import AzureAdaptor, endpoint_of, other_problem
-from api.services import pricing
+from api.services.billing import pricing
+from api.upstream.base import RelayMeta, RelayMode
+from api.upstream.catalogue import ChannelType
+from api.upstream.providers.azure import AzureAdaptor, endpoint_of, other_problem
 from models import Channel
 from tests.relay.fake_azure import BLOCKED_WORD, KEY, FakeAzure
 from tests.relay.fakes import add_channel, drain, gateway, make_key, rich_user  # noqa: F401

@@ -14,12 +14,12 @@ import orjson
 import pytest
 
 from api import keys
-from api.relay.base import RelayMeta
-from api.relay.catalogue import ChannelType
-from api.relay.providers.aws import BedrockAdaptor, BedrockConverseAdaptor, key_problem
-from api.relay.providers.aws.models import bedrock_model_id
-from api.relay.registry import build_adaptor
-from api.services import pricing
+from api.services.billing import pricing
+from api.upstream.base import RelayMeta
+from api.upstream.catalogue import ChannelType
+from api.upstream.providers.aws import BedrockAdaptor, BedrockConverseAdaptor, key_problem
+from api.upstream.providers.aws.models import bedrock_model_id
+from api.upstream.registry import build_adaptor
 from models import Log
 from models.enums import LogType
 from tests.helpers import ApiClient

@@ -13,9 +13,9 @@ import orjson
 import pytest
 
 from api import keys
-from api.relay.catalogue import ChannelType
-from api.relay.tokenizer import count_input, count_text
-from api.services import pricing
+from api.services.billing import pricing
+from api.upstream.catalogue import ChannelType
+from api.upstream.tokenizer import count_input, count_text
 from models import Channel
 from tests.helpers import ApiClient
 from tests.relay.fake_cohere import (

@@ -15,9 +15,9 @@ import pytest
 from aiohttp import web
 
 from api import keys
-from api.relay.catalogue import ChannelType
-from api.relay.tokenizer import count_chat_request, count_text
-from api.services import pricing
+from api.services.billing import pricing
+from api.upstream.catalogue import ChannelType
+from api.upstream.tokenizer import count_chat_request, count_text
 from models import Channel
 from tests.helpers import ApiClient
 from tests.relay.fakes import add_channel, drain, gateway, make_key, relay_of, rich_user  # noqa: F401

@@ -13,9 +13,9 @@ import pytest
 from aiohttp import web
 
 from api import keys
-from api.relay.catalogue import ChannelType
-from api.relay.tokenizer import count_chat_request, count_input, count_text
-from api.services import pricing
+from api.services.billing import pricing
+from api.upstream.catalogue import ChannelType
+from api.upstream.tokenizer import count_chat_request, count_input, count_text
 from models import Log
 from models.enums import LogType
 from tests.helpers import ApiClient, eventually
@@ -237,8 +237,8 @@ async def test_embeddings_and_the_channel_test(gateway, gemini, root: ApiClient)
 
 
 def test_api_version_per_channel_or_per_model() -> None:
-    from api.relay.base import RelayMeta
-    from api.relay.providers.gemini import GeminiAdaptor
+    from api.upstream.base import RelayMeta
+    from api.upstream.providers.gemini import GeminiAdaptor
 
     def version(other: str, model: str = "gemini-1.0-pro") -> str:
         return GeminiAdaptor(RelayMeta(1, int(ChannelType.GEMINI), "k", other=other, requested_model=model)).version

@@ -12,8 +12,8 @@ import orjson
 import pytest
 
 from api import keys
-from api.relay.catalogue import ChannelType
-from api.services import pricing
+from api.services.billing import pricing
+from api.upstream.catalogue import ChannelType
 from models import Channel
 from tests.relay.fake_minimax import KEY, REPLY_PIECES, THOUGHT, USAGE, FakeMiniMax
 from tests.relay.fakes import add_channel, gateway, make_key, relay_of, rich_user  # noqa: F401

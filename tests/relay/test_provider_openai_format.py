@@ -10,7 +10,7 @@ import openai
 import pytest
 from aiohttp import web
 
-from api.relay.catalogue import ChannelType
+from api.upstream.catalogue import ChannelType
 from models import Log
 from models.enums import LogType
 from tests.helpers import ApiClient

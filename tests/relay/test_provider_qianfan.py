@@ -14,9 +14,9 @@ import orjson
 import pytest
 
 from api import keys
-from api.relay.catalogue import ChannelType
-from api.relay.providers.qianfan import key_problem, other_problem
-from api.services import pricing
+from api.services.billing import pricing
+from api.upstream.catalogue import ChannelType
+from api.upstream.providers.qianfan import key_problem, other_problem
 from models import Channel
 from models.enums import ChannelStatus
 from tests.relay.fake_qianfan import KEY, PIECES, USAGE, FakeQianfan

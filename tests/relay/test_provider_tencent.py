@@ -10,12 +10,12 @@ import openai
 import pytest
 
 from api import keys
-from api.relay.base import RelayMeta
-from api.relay.catalogue import ChannelType
-from api.relay.providers.tencent import key_problem as tencent_key_problem
-from api.relay.registry import build_adaptor
-from api.relay.signing import tc3
-from api.services import pricing
+from api.services.billing import pricing
+from api.upstream.base import RelayMeta
+from api.upstream.catalogue import ChannelType
+from api.upstream.providers.tencent import key_problem as tencent_key_problem
+from api.upstream.registry import build_adaptor
+from api.upstream.signing import tc3
 from models import Channel
 from tests.helpers import ApiClient, eventually
 from tests.relay.fake_tencent import REPLY_PIECES, FakeTencent

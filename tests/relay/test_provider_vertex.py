@@ -14,11 +14,11 @@ import orjson
 import pytest
 
 from api import keys
-from api.relay.catalogue import ChannelType
-from api.relay.credentials import process_credentials
-from api.relay.providers.vertex import key_problem, other_problem
-from api.relay.providers.vertex.adaptor import vertex_model
-from api.services import pricing
+from api.services.billing import pricing
+from api.upstream.catalogue import ChannelType
+from api.upstream.credentials import process_credentials
+from api.upstream.providers.vertex import key_problem, other_problem
+from api.upstream.providers.vertex.adaptor import vertex_model
 from models import Log
 from models.enums import LogType
 from tests.helpers import ApiClient, eventually

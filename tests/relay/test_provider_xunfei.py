@@ -26,8 +26,8 @@ import pytest
 from aiohttp import web
 
 from api import keys
-from api.relay.catalogue import ChannelType
-from api.services import pricing
+from api.services.billing import pricing
+from api.upstream.catalogue import ChannelType
 from models import Channel
 from tests.helpers import ApiClient
 from tests.relay.fake_xunfei_http import PASSWORD, FakeSparkHttp
@@ -202,7 +202,7 @@ async def test_an_error_frame_and_the_channel_test(gateway, spark, root: ApiClie
 
 
 def test_the_signed_url_is_what_the_fake_checks() -> None:
-    from api.relay.providers.xunfei import signed_url
+    from api.upstream.providers.xunfei import signed_url
 
     url = signed_url("wss://spark-api.xf-yun.com/v3.5/chat", API_KEY, API_SECRET, "Mon, 23 Nov 2026 10:00:00 GMT")
     parsed = aiohttp.client.URL(url)
@@ -220,8 +220,8 @@ def test_the_signed_url_is_masked_while_it_is_valid() -> None:
     authorisation alone, URL-encoded or not) shows neither."""
     from urllib.parse import quote
 
-    from api.relay.masking import mask_secrets
-    from api.relay.providers.xunfei import signed_url
+    from api.upstream.masking import mask_secrets
+    from api.upstream.providers.xunfei import signed_url
 
     url = signed_url("wss://spark-api.xf-yun.com/v3.5/chat", API_KEY, API_SECRET, "Mon, 23 Nov 2026 10:00:01 GMT")
     authorization = aiohttp.client.URL(url).query["authorization"]
@@ -366,7 +366,7 @@ async def test_the_http_channel_test(gateway, spark_http, root: ApiClient) -> No
 
 
 def test_the_key_and_other_checks() -> None:
-    from api.relay.providers.xunfei import key_problem, other_problem
+    from api.upstream.providers.xunfei import key_problem, other_problem
 
     for key in (PASSWORD, "apikey:apisecret", "a|b|c", " a | b | c "):
         assert key_problem(key) is None, key

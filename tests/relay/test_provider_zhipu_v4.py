@@ -11,9 +11,9 @@ import orjson
 import pytest
 
 from api import keys
-from api.relay.catalogue import ChannelType
-from api.relay.providers.zhipu import key_problem
-from api.services import pricing
+from api.services.billing import pricing
+from api.upstream.catalogue import ChannelType
+from api.upstream.providers.zhipu import key_problem
 from models import Channel
 from tests.helpers import ApiClient
 from tests.relay.fake_zhipu import KEY, REPLY_PIECES, THOUGHT_PIECES, USAGE, FakeZhipu

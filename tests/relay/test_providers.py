@@ -5,13 +5,13 @@ from pathlib import Path
 import orjson
 import pytest
 
-from api.relay.base import RelayMeta, RelayMode, StreamState, TokenUsage, client_wants_usage
-from api.relay.catalogue import ChannelType
-from api.relay.errors import RelayError
-from api.relay.registry import build_adaptor
-from api.relay.sse import SSEEvent, SSEParser
 from api.relay.streaming import convert_events
-from api.relay.tokenizer import count_text
+from api.upstream.base import RelayMeta, RelayMode, StreamState, TokenUsage, client_wants_usage
+from api.upstream.catalogue import ChannelType
+from api.upstream.errors import RelayError
+from api.upstream.registry import build_adaptor
+from api.upstream.sse import SSEEvent, SSEParser
+from api.upstream.tokenizer import count_text
 
 FIXTURES = Path(__file__).parent / "fixtures"
 

@@ -12,7 +12,7 @@ import pytest
 import pytest_asyncio
 
 from api import keys
-from api.relay.providers.gemini.adaptor import GeminiAdaptor
+from api.upstream.providers.gemini.adaptor import GeminiAdaptor
 from models.enums import Role
 from tests.conftest import PREFIX, _delete_prefix
 from tests.relay.fakes import make_key, rich_user

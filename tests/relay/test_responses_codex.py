@@ -16,9 +16,9 @@ import orjson
 import pytest
 
 from api import keys
-from api.relay.catalogue import ChannelType
-from api.relay.reasoning import ANTHROPIC, GEMINI, unseal
-from api.services import pricing
+from api.services.billing import pricing
+from api.upstream.catalogue import ChannelType
+from api.upstream.reasoning import ANTHROPIC, GEMINI, unseal
 from tests.relay.agent_script import AgentView, Turn
 from tests.relay.fake_anthropic import FakeClaude
 from tests.relay.fake_anthropic_models import sign

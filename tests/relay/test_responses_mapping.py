@@ -13,12 +13,12 @@ import pytest
 from openai.types.responses import Response, ResponseStreamEvent
 from openai.types.responses.compacted_response import CompactedResponse
 
-from api.relay.base import TokenUsage
-from api.relay.errors import RelayError
 from api.relay.inbound.responses import ResponsesCompactInbound, ResponsesInbound
 from api.relay.inbound.responses_tools import flat_name
-from api.relay.reasoning import ANTHROPIC, GEMINI, TEXT, seal, unseal
 from api.relay.responses_support import route_missing
+from api.upstream.base import TokenUsage
+from api.upstream.errors import RelayError
+from api.upstream.reasoning import ANTHROPIC, GEMINI, TEXT, seal, unseal
 
 EVENTS = pydantic.TypeAdapter(ResponseStreamEvent)
 SHELL = {"type": "function", "name": "shell", "description": "Run a command", "strict": False,

@@ -1,6 +1,6 @@
 # ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """Routing that keeps prompt caches warm: sessions pinned to their channel and key, multi-key
-channels, least-busy choice (api/relay/affinity.py, api/relay/load.py, api/services/channel_index.py)."""
+channels, least-busy choice (api/relay/affinity.py, api/relay/load.py, api/channels/index.py)."""
 from __future__ import annotations
 
 import asyncio
@@ -13,9 +13,9 @@ from aiohttp import web
 from aiohttp.test_utils import make_mocked_request
 
 from api import keys
+from api.channels.admin import set_status
 from api.relay import affinity
-from api.relay.base import RelayMode
-from api.relay.channels import set_status
+from api.upstream.base import RelayMode
 from models import Channel, Log
 from models.enums import ChannelStatus, LogType
 from tests.helpers import eventually

@@ -15,8 +15,9 @@ import orjson
 import pytest
 from aiohttp import web
 
-from api.relay import catalogue, registry
-from api.relay.base import (
+from api.services.billing import pricing
+from api.upstream import catalogue, registry
+from api.upstream.base import (
     Adaptor,
     RelayMode,
     StreamChunk,
@@ -25,16 +26,15 @@ from api.relay.base import (
     UpstreamContext,
     UpstreamRequest,
 )
-from api.relay.catalogue import ChannelType
-from api.relay.credentials import Credential
-from api.relay.decoders import NDJSONDecoder
-from api.relay.provider import Provider
-from api.relay.providers.compatible import API2GPTAdaptor
-from api.relay.providers.openai import OpenAIAdaptor
-from api.relay.providers.unserved import UnservedAdaptor
-from api.relay.sse import SSEEvent
-from api.relay.tokenizer import count_chat_request, count_text
-from api.services import pricing
+from api.upstream.catalogue import ChannelType
+from api.upstream.credentials import Credential
+from api.upstream.decoders import NDJSONDecoder
+from api.upstream.provider import Provider
+from api.upstream.providers.compatible import API2GPTAdaptor
+from api.upstream.providers.openai import OpenAIAdaptor
+from api.upstream.providers.unserved import UnservedAdaptor
+from api.upstream.sse import SSEEvent
+from api.upstream.tokenizer import count_chat_request, count_text
 from models import Channel, Log
 from models.enums import LogType
 from tests.helpers import ApiClient
@@ -290,7 +290,7 @@ async def test_channel_keys_of_the_right_format_are_accepted(root: ApiClient) ->
 
 
 def test_every_built_in_model_of_a_relayable_type_has_a_default_price() -> None:
-    from api.relay.channels import type_models
+    from api.channels.admin import type_models
 
     unpriced = []
     for channel_type in ChannelType:

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from api.relay.signing import sigv4
+from api.upstream.signing import sigv4
 
 SUITE = {"access_key": "AKIDEXAMPLE", "secret_key": "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY",
          "region": "us-east-1", "service": "service", "now": datetime(2015, 8, 30, 12, 36, tzinfo=UTC),

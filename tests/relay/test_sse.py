@@ -5,7 +5,7 @@ from pathlib import Path
 import orjson
 import pytest
 
-from api.relay.sse import (
+from api.upstream.sse import (
     DONE_FRAME,
     SSEEvent,
     SSELineTooLong,

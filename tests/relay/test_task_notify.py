@@ -16,11 +16,11 @@ import pytest
 from aiohttp.test_utils import TestClient
 
 from api import keys
-from api.relay.catalogue import ChannelType
 from api.relay.tasks.billing import TaskCharge
 from api.relay.tasks.notify import notify_url
 from api.relay.tasks.poll import MIDJOURNEY, poll
-from api.services import pricing
+from api.services.billing import pricing
+from api.upstream.catalogue import ChannelType
 from models import Midjourney
 from models.enums import Role
 from tests.helpers import ApiClient

@@ -9,8 +9,8 @@ import logging
 import pytest
 
 from api import keys
-from api.relay.catalogue import ChannelType
 from api.relay.tasks.poll import MIDJOURNEY, SUNO, poll
+from api.upstream.catalogue import ChannelType
 from models import Midjourney, Task
 from tests.helpers import both_databases
 from tests.relay.fake_tasks import MJ_SECRET, SUNO_KEY, FakeMidjourney, FakeSuno

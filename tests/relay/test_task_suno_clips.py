@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from api import keys
-from api.relay.catalogue import ChannelType
 from api.relay.tasks.poll import SUNO, poll
-from api.services import pricing
+from api.services.billing import pricing
+from api.upstream.catalogue import ChannelType
 from models import Task
 from tests.relay.fake_tasks import SUNO_KEY, FakeSuno
 from tests.relay.fakes import add_channel, gateway, live_balance, make_key, rich_user  # noqa: F401

@@ -11,11 +11,11 @@ import orjson
 import pytest
 
 from api import keys
-from api.relay.catalogue import ChannelType
 from api.relay.tasks.billing import TaskCharge
 from api.relay.tasks.notify import notify_signature
 from api.relay.tasks.poll import MIDJOURNEY, poll
-from api.services import pricing
+from api.services.billing import pricing
+from api.upstream.catalogue import ChannelType
 from models import Channel, Log, Midjourney, User
 from models.enums import LogType
 from tests.relay.fake_tasks import MJ_SECRET, PNG, FakeMidjourney

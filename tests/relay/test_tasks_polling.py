@@ -13,9 +13,9 @@ import orjson
 import pytest
 
 from api import keys
-from api.relay.catalogue import ChannelType
 from api.relay.tasks.poll import MIDJOURNEY, SUNO, claim, poll
-from api.services import pricing
+from api.services.billing import pricing
+from api.upstream.catalogue import ChannelType
 from models import Log, Midjourney, Task, Token, User
 from models.enums import LogType
 from tests.helpers import both_databases

@@ -6,8 +6,8 @@ from pathlib import Path
 import orjson
 import pytest
 
-from api.relay import tokenizer
-from api.relay.tokenizer import (
+from api.upstream import tokenizer
+from api.upstream.tokenizer import (
     IMAGE_PART_TOKENS,
     StreamCounter,
     count_chat_request,

@@ -12,8 +12,8 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from api.relay.catalogue import ChannelType
-from api.relay.reasoning import GEMINI_SKIP_SIGNATURE
+from api.upstream.catalogue import ChannelType
+from api.upstream.reasoning import GEMINI_SKIP_SIGNATURE
 from tests.relay.agent_script import Script
 from tests.relay.fake_anthropic import FakeClaude
 from tests.relay.fake_gemini import FakeGemini

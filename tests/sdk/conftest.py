@@ -11,7 +11,7 @@ import pytest
 from aiohttp.test_utils import TestClient, TestServer
 
 from api import keys
-from api.services import pricing
+from api.services.billing import pricing
 from models import Log, Token, User
 from models.enums import LogType
 from tests.relay.agent_script import Script

@@ -9,11 +9,10 @@ import orjson
 import pytest
 
 from api import keys
-from api.relay import channel_monitor as monitor
-from api.relay import channel_queries as queries
-from api.relay.catalogue import ChannelType
-from api.relay.errors import RelayError
+from api.channels import monitor, queries
 from api.services import locks, redis_keys
+from api.upstream.catalogue import ChannelType
+from api.upstream.errors import RelayError
 from models import Ability, Channel, Log, User
 from models.enums import ChannelStatus, LogType
 from tests.fakes.upstreams import INVALID_KEY_ERROR, REQUESTS, TOGGLE_OK, upstream_app

@@ -1,12 +1,12 @@
-"""The queue table (workers.queues) is the actors' own: every actor consumes a queue of it, the one
+"""The queue table (api.services.queues) is the actors' own: every actor consumes a queue of it, the one
 its name's domain gives (what a sender by name enqueues to)."""
 from __future__ import annotations
 
 import dramatiq
 
 import workers.actors  # noqa: F401  (declares every actor)
+from api.services.queues import Queue
 from workers.broker import queue_of
-from workers.queues import Queue
 
 
 def test_every_actor_consumes_a_queue_of_the_table_named_after_its_domain() -> None:

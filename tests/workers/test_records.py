@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import orjson
 
-from api.services import pricing
-from api.services.records import REFUND, SettlementRecord, TokenUsage, encode_reservation, encode_settlement
-from api.services.settlement import RequestFacts
+from api.services.billing import pricing
+from api.services.billing.records import REFUND, SettlementRecord, TokenUsage, encode_reservation, encode_settlement
+from api.services.billing.settlement import RequestFacts
 
 
 def _facts() -> RequestFacts:

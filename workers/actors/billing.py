@@ -1,4 +1,4 @@
-"""Billing: settlement records from Redis into the database (see api.services.settlement).
+"""Billing: settlement records from Redis into the database (see api.services.billing.settlement).
 
 No message waits on another: the users of a message are applied a few at a time, a user whose
 billing lock is held elsewhere (or whose transaction failed) is sent again a moment later on its
@@ -13,12 +13,12 @@ import logging
 import dramatiq
 
 from api.services import redis_keys
-from api.services.reservations import close_orphans
-from api.services.settlement import apply_users, users_with_pending
+from api.services.billing.reservations import close_orphans
+from api.services.billing.settlement import apply_users, users_with_pending
+from api.services.queues import Queue
 from api.services.store import Store
 from workers.broker import send
 from workers.context import ctx
-from workers.queues import Queue
 
 log = logging.getLogger(__name__)
 RETRY_DELAY_MS = 2_000  # a user left for later is tried again this much later

@@ -12,12 +12,11 @@ import logging
 
 import dramatiq
 
-from api.relay import channel_monitor as monitor
-from api.relay import channel_queries as queries
+from api.channels import monitor, queries
 from api.services import locks
+from api.services.queues import Queue
 from workers.broker import send
 from workers.context import ctx
-from workers.queues import Queue
 
 log = logging.getLogger(__name__)
 RUN_TIME_LIMIT = 3_600_000  # ms: a run over many channels, bounded per channel by the test timeout

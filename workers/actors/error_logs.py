@@ -7,9 +7,9 @@ import logging
 import dramatiq
 
 from api.services.error_logs import SEND_DELAY_MS, write_pending
+from api.services.queues import Queue
 from workers.broker import send
 from workers.context import ctx
-from workers.queues import Queue
 
 log = logging.getLogger(__name__)
 

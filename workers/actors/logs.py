@@ -13,9 +13,9 @@ import dramatiq
 
 from api.services import redis_keys
 from api.services.logs import RETAINED_TYPES
+from api.services.queues import Queue
 from models import Log
 from workers.context import ctx
-from workers.queues import Queue
 
 log = logging.getLogger(__name__)
 BATCH = 2000  # rows per DELETE

@@ -17,9 +17,9 @@ import aiosmtplib
 import dramatiq
 from dramatiq import Retry
 
-from api.services.mail import MailNotConfigured, deliver
+from api.services.accounts.mail import MailNotConfigured, deliver
+from api.services.queues import Queue
 from workers.context import ctx
-from workers.queues import Queue
 
 log = logging.getLogger(__name__)
 RETRY_DELAY_MS = 5_000

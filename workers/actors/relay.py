@@ -8,14 +8,14 @@ import time
 
 import dramatiq
 
-from api.relay.channel_keys import set_key_status
-from api.relay.channels import auto_disable
+from api.channels.admin import auto_disable
+from api.channels.keys import set_key_status
 from api.services import redis_keys
+from api.services.queues import Queue
 from models import Channel, User, keyring
 from models.enums import Role
 from workers.broker import send
 from workers.context import ctx
-from workers.queues import Queue
 
 log = logging.getLogger(__name__)
 NOTIFY_EVERY = 600  # seconds: at most one mail per channel, and ten in all, per window
@@ -24,7 +24,7 @@ NOTIFY_EVERY = 600  # seconds: at most one mail per channel, and ten in all, per
 @dramatiq.actor(actor_name="relay.disable_channel_key", queue_name=Queue.RELAY, max_retries=5)
 async def disable_channel_key(channel_id: int, fingerprint: str, reason: str) -> None:
     """One key of a multi-key channel disabled automatically (its credential was refused); the channel
-    follows when it was its last key (api/relay/channel_keys.py). A key disabled by hand stays so."""
+    follows when it was its last key (api/channels/keys.py). A key disabled by hand stays so."""
     context = ctx()
     if await set_key_status(int(channel_id), str(fingerprint), keyring.AUTO, reason=reason,
                             only_from=(keyring.ENABLED,), events=context.events):

@@ -7,10 +7,10 @@ import dramatiq
 from tortoise.exceptions import IntegrityError
 
 from api.services import redis_keys
+from api.services.queues import Queue
 from models import Log
 from models.enums import LogType
 from workers.context import ctx
-from workers.queues import Queue
 
 
 @dramatiq.actor(actor_name="system.heartbeat", queue_name=Queue.SYSTEM, max_retries=0)

@@ -7,9 +7,9 @@ import logging
 import dramatiq
 
 from api.relay.tasks.poll import TABLES, poll
-from api.services.settlement import apply_pending
+from api.services.billing.settlement import apply_pending
+from api.services.queues import Queue
 from workers.context import ctx
-from workers.queues import Queue
 
 log = logging.getLogger(__name__)
 

@@ -5,18 +5,17 @@ from __future__ import annotations
 from aiohttp import web
 
 from api import keys
+from api.channels import admin as service
+from api.channels import catalogue_view, monitor, multi_key, queries, tags
 from api.console.auth import admin_required, user_required
 from api.errors import ApiError
 from api.i18n import language, translate
-from api.relay import catalogue, catalogue_view, multi_key
-from api.relay import channel_monitor as monitor
-from api.relay import channel_queries as queries
-from api.relay import channel_tags as tags
-from api.relay import channels as service
 from api.response import json_body, ok, read_json
-from api.services import locks, pricing
+from api.services import locks
+from api.services.billing import pricing
 from api.services.paging import id_sort, read_page
 from api.services.params import id_value
+from api.upstream import catalogue
 from models import Channel
 
 routes = web.RouteTableDef()
@@ -67,7 +66,7 @@ async def list_type_models(request: web.Request) -> web.Response:
 @routes.get("/channel/types")
 @admin_required
 async def list_channel_types(request: web.Request) -> web.Response:
-    """The provider catalogue as the channel form needs it (api/relay/catalogue.py): every type's
+    """The provider catalogue as the channel form needs it (api/upstream/catalogue.py): every type's
     label, default address, key format, `other` field, models, presets and whether it is retired."""
     return ok(catalogue_view.types())
 
@@ -185,7 +184,7 @@ async def fix_channels(request: web.Request) -> web.Response:
 @admin_required
 async def manage_channel_keys(request: web.Request) -> web.Response:
     """The keys of a multi-key channel: {channel_id, action, key_index | fingerprint, keys, page, page_size,
-    status} (api/relay/multi_key.py)."""
+    status} (api/channels/multi_key.py)."""
     app = request.config_dict
     outcome = await multi_key.manage(await read_json(request), app[keys.STORE], app[keys.EVENTS])
     message = _text(request, outcome.message, **(outcome.params or {})) if outcome.message else ""

@@ -6,7 +6,7 @@ from aiohttp import web
 from api import keys
 from api.console.auth import admin_required
 from api.response import ok
-from api.services.accounts import group_names
+from api.services.accounts.users import group_names
 
 routes = web.RouteTableDef()
 

@@ -12,8 +12,10 @@ from api.console.auth import USER_HEADER, critical, current_user, services, the_
 from api.console.handlers.users import start_session
 from api.errors import ApiError, Unauthorized
 from api.response import ok
-from api.services import accounts, mail, oauth
-from api.services.sessions import sessions_of
+from api.services.accounts import identities, mail
+from api.services.accounts import users as accounts
+from api.web import oauth
+from api.web.sessions import sessions_of
 from models import User
 from models.enums import UserStatus
 
@@ -39,9 +41,9 @@ async def _login_or_bind(request: web.Request, identity: oauth.Identity, aff: st
     oauth.check_linuxdo_level(options, identity)
     caller = await current_user(request)
     if caller is not None:
-        await accounts.bind_identity(services(request), caller, identity)
+        await identities.bind_identity(services(request), caller, identity)
         return ok(None, BIND)
-    user = await accounts.login_with_identity(services(request), identity, aff)
+    user = await identities.login_with_identity(services(request), identity, aff)
     return await start_session(request, user)
 
 
@@ -77,7 +79,7 @@ async def _code_callback(request: web.Request, provider: str, identity_of) -> we
 async def wechat_login(request: web.Request) -> web.Response:
     _require_enabled(request, "wechat")
     identity = await oauth.wechat_identity(request, _code(request))
-    user = await accounts.login_with_identity(services(request), identity,
+    user = await identities.login_with_identity(services(request), identity,
                                               request.query.get("aff", ""))
     return await start_session(request, user)
 
@@ -88,7 +90,7 @@ async def wechat_login(request: web.Request) -> web.Response:
 async def wechat_bind(request: web.Request) -> web.Response:
     _require_enabled(request, "wechat")
     identity = await oauth.wechat_identity(request, _code(request))
-    await accounts.bind_identity(services(request), the_user(request), identity)
+    await identities.bind_identity(services(request), the_user(request), identity)
     return ok()
 
 
@@ -117,7 +119,7 @@ async def telegram_login(request: web.Request) -> web.Response:
     _require_enabled(request, "telegram")
     options = request.config_dict[keys.OPTIONS]
     identity = oauth.telegram_identity(options, dict(request.query))
-    user = await accounts.login_with_identity(services(request), identity, "")
+    user = await identities.login_with_identity(services(request), identity, "")
     return await start_session(request, user)
 
 
@@ -132,7 +134,7 @@ async def telegram_bind(request: web.Request) -> web.StreamResponse:
     user = await _session_user(request) if navigation else await current_user(request)
     if user is None:
         raise Unauthorized()
-    await accounts.bind_identity(services(request), user, identity)
+    await identities.bind_identity(services(request), user, identity)
     if navigation:
         raise web.HTTPFound("/setting")
     return ok()

@@ -7,8 +7,8 @@ from api import keys
 from api.console.auth import root_required, the_user
 from api.errors import ApiError
 from api.response import ok, read_json
+from api.services.configuration.option_rules import DEFAULTS, SECRET_OPTIONS
 from api.services.logs import log_event
-from api.services.option_rules import DEFAULTS, SECRET_OPTIONS
 from models.enums import LogType
 
 routes = web.RouteTableDef()

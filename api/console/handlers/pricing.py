@@ -15,9 +15,9 @@ from api import keys
 from api.console.auth import current_user
 from api.errors import ApiError
 from api.response import ok
-from api.services import pricing
+from api.services.billing import pricing
+from api.services.configuration.options import OptionsService
 from api.services.events import EventBus
-from api.services.options import OptionsService
 from models import Ability, Channel
 from models.enums import ChannelStatus, Role
 

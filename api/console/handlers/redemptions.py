@@ -8,7 +8,7 @@ from aiohttp import web
 from api.console.auth import admin_required, the_user
 from api.errors import ApiError
 from api.response import ok, read_json
-from api.services import redemptions
+from api.services.billing import redemptions
 from api.services.paging import read_page
 from api.services.params import path_id
 

@@ -5,7 +5,7 @@ from aiohttp import web
 
 from api import keys
 from api.response import ok
-from api.services.options import OptionsService
+from api.services.configuration.options import OptionsService
 from models.settings import VERSION
 
 routes = web.RouteTableDef()

@@ -6,7 +6,7 @@ from aiohttp import web
 from api import keys
 from api.i18n import language, translate
 from api.response import fail, ok
-from api.services import payments
+from api.services.billing import payments
 
 routes = web.RouteTableDef()
 MAX_EVENT_BYTES = 1024 * 1024

@@ -7,7 +7,7 @@ from api import keys
 from api.console.auth import the_user, user_required
 from api.errors import ApiError
 from api.response import ok, read_json
-from api.services import tokens
+from api.services.accounts import tokens
 from api.services.paging import read_page
 from api.services.params import path_id
 

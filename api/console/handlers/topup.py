@@ -7,7 +7,7 @@ from api import keys
 from api.console.auth import critical, the_user, user_required
 from api.errors import ApiError
 from api.response import ok, read_json
-from api.services import payments, redemptions
+from api.services.billing import payments, redemptions
 
 routes = web.RouteTableDef()
 

@@ -6,7 +6,7 @@ from aiohttp import web
 from api import keys
 from api.console.auth import admin_required, services, the_user
 from api.response import ok, read_json
-from api.services import user_admin
+from api.services.accounts import user_admin
 from api.services.paging import read_page
 from models import User
 

@@ -6,8 +6,8 @@ from aiohttp import web
 from api import keys
 from api.console.auth import services, the_user, user_required
 from api.response import ok, read_json
-from api.services import accounts
-from api.services.sessions import sessions_of
+from api.services.accounts import users as accounts
+from api.web.sessions import sessions_of
 
 routes = web.RouteTableDef()
 

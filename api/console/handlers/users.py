@@ -7,10 +7,12 @@ from api import keys
 from api.console.auth import critical, over_critical_limit
 from api.errors import ApiError, TooManyRequests
 from api.response import ok, read_json
-from api.services import accounts, login_guard, mail, turnstile
-from api.services.bootstrap import DEFAULT_ROOT_PASSWORD, DEFAULT_ROOT_USERNAME
-from api.services.sessions import sessions_of
-from api.services.turnstile import turnstile_checked
+from api.services.accounts import mail
+from api.services.accounts import users as accounts
+from api.services.configuration.bootstrap import DEFAULT_ROOT_PASSWORD, DEFAULT_ROOT_USERNAME
+from api.web import login_guard, turnstile
+from api.web.sessions import sessions_of
+from api.web.turnstile import turnstile_checked
 from models import User
 from models.enums import Role
 
@@ -50,7 +52,7 @@ async def login(request: web.Request) -> web.Response:
     username, password = body.get("username"), body.get("password")
     if not isinstance(username, str) or not isinstance(password, str) or not username or not password:
         raise ApiError("login_fields_required")
-    # The wait is the account's from this source (api.services.login_guard): an attacker's guesses
+    # The wait is the account's from this source (api.web.login_guard): an attacker's guesses
     # never delay the owner's known browser.
     user = await accounts.login_candidate(username)
     sessions = sessions_of(request)

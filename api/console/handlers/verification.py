@@ -9,11 +9,12 @@ from api import keys
 from api.console.auth import critical, services
 from api.errors import ApiError
 from api.response import ok, read_json
-from api.services import accounts, mail
-from api.services.login_guard import LoginGuard
+from api.services.accounts import mail
+from api.services.accounts import users as accounts
 from api.services.passwords import hash_password, random_string
-from api.services.sessions import sessions_of
-from api.services.turnstile import turnstile_checked
+from api.web.login_guard import LoginGuard
+from api.web.sessions import sessions_of
+from api.web.turnstile import turnstile_checked
 from models import User
 
 routes = web.RouteTableDef()

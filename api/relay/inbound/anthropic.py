@@ -17,16 +17,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from api.relay import catalogue
-from api.relay.errors import RelayError
 from api.relay.inbound.anthropic_read import read_request
 from api.relay.inbound.anthropic_render import render_message
 from api.relay.inbound.anthropic_stream import ERROR_TYPES, AnthropicStreamWriter, error_event
 from api.relay.inbound.base import Inbound, StreamWriter, note
 from api.relay.inbound.shapes import check_anthropic
-from api.relay.provider import ANTHROPIC
-from api.relay.reasoning import is_sealed
-from api.services.capabilities import capability
+from api.services.configuration.capabilities import capability
+from api.upstream import catalogue
+from api.upstream.errors import RelayError
+from api.upstream.provider import ANTHROPIC
+from api.upstream.reasoning import is_sealed
 
 THINKING_BLOCKS = ("thinking", "redacted_thinking")
 

@@ -1,4 +1,4 @@
-"""An Anthropic Messages request → the internal form (api/relay/reasoning.py), losing nothing that
+"""An Anthropic Messages request → the internal form (api/upstream/reasoning.py), losing nothing that
 form can carry and saying what it cannot (`notices`).
 
 Messages: `system` (a string or text blocks) and `role: "system"` messages (Claude Code sends them
@@ -25,7 +25,7 @@ import orjson
 
 from api.relay.inbound.anthropic_tools import cached, read_tool, tool_choice
 from api.relay.inbound.base import assistant_message, collapse, note
-from api.relay.reasoning import ANTHROPIC, GEMINI, TEXT, unseal, with_gemini_signature
+from api.upstream.reasoning import ANTHROPIC, GEMINI, TEXT, unseal, with_gemini_signature
 
 # Top-level fields no other provider has: noticed when the request is converted.
 CLAUDE_ONLY = ("service_tier", "container", "context_management", "mcp_servers", "inference_geo")

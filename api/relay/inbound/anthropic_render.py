@@ -1,7 +1,7 @@
 """The internal answer → an Anthropic `message` (and what the stream writer shares with it).
 
 Claude's own thinking blocks go back as they are. Reasoning that has no Claude signature becomes a
-thinking block whose signature is sealed (api/relay/reasoning.py): Gemini's thought signatures (by
+thinking block whose signature is sealed (api/upstream/reasoning.py): Gemini's thought signatures (by
 tool_use id, and the text's) when the answer came with them, else the visible text alone — never an
 empty signature, which Claude would refuse on the next turn. Annotations (URL citations) become
 `web_search_result_location` citations on the cited spans; their `encrypted_index` is sealed, so
@@ -13,8 +13,8 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from api.relay.base import TokenUsage, call_arguments
-from api.relay.reasoning import GEMINI, TEXT, gemini_signature, seal
+from api.upstream.base import TokenUsage, call_arguments
+from api.upstream.reasoning import GEMINI, TEXT, gemini_signature, seal
 
 STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use", "function_call": "tool_use",
                 "content_filter": "refusal"}

@@ -17,8 +17,6 @@ from typing import Any
 
 import orjson
 
-from api.relay.base import TokenUsage
-from api.relay.errors import RelayError
 from api.relay.inbound.anthropic_render import (
     citation,
     message_id,
@@ -28,7 +26,9 @@ from api.relay.inbound.anthropic_render import (
     usage_of,
 )
 from api.relay.inbound.base import StreamWriter
-from api.relay.reasoning import gemini_signature
+from api.upstream.base import TokenUsage
+from api.upstream.errors import RelayError
+from api.upstream.reasoning import gemini_signature
 
 ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 402: "billing_error",
                403: "permission_error", 404: "not_found_error", 405: "invalid_request_error", 413: "request_too_large",

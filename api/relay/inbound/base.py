@@ -17,11 +17,11 @@ from typing import Any, ClassVar
 
 from aiohttp import web
 
-from api.relay import catalogue
-from api.relay.base import AnswerReader, TokenUsage
-from api.relay.errors import RelayError
-from api.relay.reasoning import with_gemini_signature
 from api.relay.validate import check_depth
+from api.upstream import catalogue
+from api.upstream.base import AnswerReader, TokenUsage
+from api.upstream.errors import RelayError
+from api.upstream.reasoning import with_gemini_signature
 
 # The route's Inbound class, set on the request before the key is checked (errors take its shape).
 REQUEST_INBOUND = web.RequestKey("relay_inbound", type)
@@ -101,7 +101,7 @@ class Inbound(ABC):
     def error_body(cls, err: RelayError, request_id: str) -> dict[str, Any]: ...
 
 
-# -- building the internal form (api/relay/reasoning.py), shared by the client formats -----------------
+# -- building the internal form (api/upstream/reasoning.py), shared by the client formats -----------------
 
 
 def note(notices: list[str], what: str) -> None:

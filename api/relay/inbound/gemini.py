@@ -16,9 +16,6 @@ from typing import Any, ClassVar
 
 import orjson
 
-from api.relay import catalogue
-from api.relay.base import TokenUsage
-from api.relay.errors import RelayError
 from api.relay.inbound.base import Inbound, StreamWriter
 from api.relay.inbound.gemini_read import is_ours, pick, read_request, texts_of
 from api.relay.inbound.gemini_render import (
@@ -29,8 +26,11 @@ from api.relay.inbound.gemini_render import (
     usage_metadata,
 )
 from api.relay.inbound.shapes import check_gemini
-from api.relay.provider import GEMINI
-from api.relay.reasoning import GEMINI_SKIP_SIGNATURE
+from api.upstream import catalogue
+from api.upstream.base import TokenUsage
+from api.upstream.errors import RelayError
+from api.upstream.provider import GEMINI
+from api.upstream.reasoning import GEMINI_SKIP_SIGNATURE
 
 SIGNATURE_KEYS = ("thoughtSignature", "thought_signature")
 

@@ -1,4 +1,4 @@
-"""A Gemini `generateContent` request → the internal form (api/relay/reasoning.py).
+"""A Gemini `generateContent` request → the internal form (api/upstream/reasoning.py).
 
 Fields are read in both spellings: the REST API's camelCase and the snake_case the google-genai SDK
 writes inside nested objects (`parameters_json_schema`, `thinking_config.thinking_level`, …).
@@ -31,7 +31,7 @@ import orjson
 
 from api.relay.inbound.base import assistant_message, collapse, note
 from api.relay.inbound.gemini_schema import camel, to_json_schema
-from api.relay.reasoning import ANTHROPIC, SEAL_PREFIX, TEXT, unseal, with_gemini_signature
+from api.upstream.reasoning import ANTHROPIC, SEAL_PREFIX, TEXT, unseal, with_gemini_signature
 
 WRAPPED_PREFIX = base64.b64encode(SEAL_PREFIX.encode()).decode()[:6]  # "Z3dyMS": a wrapped seal begins so
 SEARCH_TOOLS = frozenset({"googleSearch", "googleSearchRetrieval"})

@@ -19,11 +19,11 @@ from typing import Any
 
 import orjson
 
-from api.relay.base import TokenUsage, call_arguments
-from api.relay.errors import RelayError
 from api.relay.inbound.base import StreamWriter
 from api.relay.inbound.gemini_read import wrap
-from api.relay.reasoning import ANTHROPIC, TEXT, gemini_signature, seal
+from api.upstream.base import TokenUsage, call_arguments
+from api.upstream.errors import RelayError
+from api.upstream.reasoning import ANTHROPIC, TEXT, gemini_signature, seal
 
 FINISH_REASONS = {"stop": "STOP", "length": "MAX_TOKENS", "content_filter": "SAFETY", "tool_calls": "STOP",
                   "function_call": "STOP"}

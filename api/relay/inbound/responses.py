@@ -29,16 +29,16 @@ import time
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from api.relay.base import AnswerReader, TokenUsage
-from api.relay.errors import RelayError
 from api.relay.inbound.base import Inbound, StreamWriter
 from api.relay.inbound.responses_input import SUMMARY_PREFIX, read_items
 from api.relay.inbound.responses_output import INCOMPLETE, output_items, text_of, usage_of
 from api.relay.inbound.responses_stream import ResponsesReader, ResponsesStreamWriter
 from api.relay.inbound.responses_tools import ToolMap, new_id
 from api.relay.inbound.shapes import check_responses
-from api.relay.provider import RESPONSES
-from api.relay.reasoning import TEXT, is_sealed, seal, unseal
+from api.upstream.base import AnswerReader, TokenUsage
+from api.upstream.errors import RelayError
+from api.upstream.provider import RESPONSES
+from api.upstream.reasoning import TEXT, is_sealed, seal, unseal
 
 # Parameters that change the answer and no chat target takes (said in X-Gateway-Dropped when set).
 UNSUPPORTED = ("max_tool_calls", "top_logprobs")

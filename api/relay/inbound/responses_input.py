@@ -28,9 +28,9 @@ from typing import Any
 
 import orjson
 
-from api.relay.errors import RelayError
 from api.relay.inbound.responses_tools import LOCAL_SHELL, TOOL_SEARCH, ToolMap, shell_arguments
-from api.relay.reasoning import ANTHROPIC, GEMINI, TEXT, unseal, with_gemini_signature
+from api.upstream.errors import RelayError
+from api.upstream.reasoning import ANTHROPIC, GEMINI, TEXT, unseal, with_gemini_signature
 
 TEXT_PARTS = ("input_text", "output_text", "text")
 # What a compaction summary is introduced with when the history goes to a model again.

@@ -3,7 +3,7 @@
 A turn's provider state travels in the reasoning item's `encrypted_content`, which Codex asks for
 (`include: ["reasoning.encrypted_content"]`, codex-rs/core/src/client.rs) and sends back with the
 next request: Claude's thinking blocks (ANTHROPIC), Gemini's thought signatures by call id
-(GEMINI), or the visible reasoning alone (TEXT), sealed by api/relay/reasoning.py. Its `summary`
+(GEMINI), or the visible reasoning alone (TEXT), sealed by api/upstream/reasoning.py. Its `summary`
 is the visible reasoning (`reasoning_content`).
 """
 from __future__ import annotations
@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from api.relay.base import TokenUsage
 from api.relay.inbound.responses_tools import ToolMap, new_id
-from api.relay.reasoning import ANTHROPIC, GEMINI, TEXT, gemini_signature, seal
+from api.upstream.base import TokenUsage
+from api.upstream.reasoning import ANTHROPIC, GEMINI, TEXT, gemini_signature, seal
 
 INCOMPLETE = {"length": "max_output_tokens", "content_filter": "content_filter"}
 

@@ -17,13 +17,13 @@ from typing import Any
 
 import orjson
 
-from api.relay.base import EVENT_NOT_OBJECT, StreamChunk, StreamState, TokenUsage, json_object, openai_error
-from api.relay.errors import RelayError
 from api.relay.inbound.base import StreamWriter
 from api.relay.inbound.responses_output import INCOMPLETE, ProviderState, annotations_of, message_item, read_usage
 from api.relay.inbound.responses_tools import ToolMap, new_id
-from api.relay.reasoning import gemini_signature
-from api.relay.sse import SSEEvent
+from api.upstream.base import EVENT_NOT_OBJECT, StreamChunk, StreamState, TokenUsage, json_object, openai_error
+from api.upstream.errors import RelayError
+from api.upstream.reasoning import gemini_signature
+from api.upstream.sse import SSEEvent
 
 # The response object around the output: (status, output items, usage, incomplete reason) → response.
 Envelope = Callable[[str, list[dict[str, Any]], TokenUsage | None, str | None], dict[str, Any]]

@@ -23,11 +23,10 @@ from dataclasses import asdict, dataclass
 import orjson
 
 from api.services import redis_keys
-from api.services.balances import change_counter_key, token_quota_key, user_quota_key
-from api.services.quota import Script
-from api.services.records import REFUND, SettlementRecord
-from api.services.settlement import pending_key
-from api.services.store import Store
+from api.services.billing.balances import change_counter_key, token_quota_key, user_quota_key
+from api.services.billing.records import REFUND, SettlementRecord
+from api.services.billing.settlement import pending_key
+from api.services.store import Script, Store
 
 REFUND_MARK_TTL = 7 * 86400  # seconds: far longer than a task can stay unfinished
 

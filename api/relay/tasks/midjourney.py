@@ -17,8 +17,8 @@ from typing import Any
 
 import orjson
 
-from .base import FAILURE, SUCCESS, Submitted, TaskAdaptor, TaskUpdate, Upstream, percent, text
-from .redact import masked, public_properties, without_callbacks
+from api.relay.tasks.base import FAILURE, SUCCESS, Submitted, TaskAdaptor, TaskUpdate, Upstream, percent, text
+from api.relay.tasks.redact import masked, public_properties, without_callbacks
 
 ACCEPTED = frozenset({1, 21, 22})
 QUEUE_FULL = 23

@@ -21,16 +21,15 @@ from redis.client import NEVER_DECODE
 
 from api import keys
 from api.relay.handler import key_caller
-from api.relay.media import fetch_image
 from api.relay.state import relay_state
+from api.relay.tasks import midjourney as mj
+from api.relay.tasks.base import SUCCESS
+from api.relay.tasks.relay import call, origin_channel, path_id, task_error
 from api.services import redis_keys
-from api.services.net import client_ip
 from api.services.store import Store
+from api.upstream.media import fetch_image
+from api.web.net import client_ip
 from models import Midjourney
-
-from . import midjourney as mj
-from .base import SUCCESS
-from .relay import call, origin_channel, path_id, task_error
 
 IMAGE_TTL = 3600  # seconds a finished task's image is kept
 PREVIEW_TTL = 30  # seconds a progress image is kept (it changes as the task goes)

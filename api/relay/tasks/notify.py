@@ -31,15 +31,14 @@ from aiohttp import web
 
 from api import keys
 from api.relay.state import relay_state
+from api.relay.tasks.base import TASK_TIMEOUT, TaskUpdate
+from api.relay.tasks.billing import TaskCharge
+from api.relay.tasks.midjourney import MidjourneyAdaptor
+from api.relay.tasks.poll import MIDJOURNEY, apply_update, new_owner
+from api.relay.tasks.relay import json_body, task_error
 from api.services import redis_keys
 from api.services.store import Store
 from models import Channel, Midjourney, keyring
-
-from .base import TASK_TIMEOUT, TaskUpdate
-from .billing import TaskCharge
-from .midjourney import MidjourneyAdaptor
-from .poll import MIDJOURNEY, apply_update, new_owner
-from .relay import json_body, task_error
 
 NOTIFY_TTL = 2 * TASK_TIMEOUT  # seconds a callback URL stays valid after its submission
 EARLY_TTL = 600  # seconds a callback that came before its task row is kept

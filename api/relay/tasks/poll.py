@@ -25,13 +25,12 @@ from tortoise.exceptions import IntegrityError, OperationalError
 from tortoise.models import Model
 from tortoise.transactions import in_transaction
 
-from api.relay.errors import mask_secrets
+from api.relay.tasks.base import FAILURE, FINAL, SUCCESS, TASK_TIMEOUT, TaskUpdate
+from api.relay.tasks.billing import Refund, TaskCharge, refund
+from api.relay.tasks.relay import ADAPTORS, call
 from api.services.store import Store
+from api.upstream.errors import mask_secrets
 from models import Channel, Midjourney, Task, keyring
-
-from .base import FAILURE, FINAL, SUCCESS, TASK_TIMEOUT, TaskUpdate
-from .billing import Refund, TaskCharge, refund
-from .relay import ADAPTORS, call
 
 log = logging.getLogger(__name__)
 LEASE_SECONDS = 120

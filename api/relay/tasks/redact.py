@@ -2,7 +2,7 @@
 signed callback removed.
 
 - `masked`: every string of an answer (a refusal, a task's failReason, description, properties, a
-  Suno clip list, an image seed) through api.relay.errors.mask_secrets with the channel's key and
+  Suno clip list, an image seed) through api.upstream.errors.mask_secrets with the channel's key and
   base URL, before it is stored or answered; NUL characters dropped (no column can hold one).
 - `without_callbacks`: a task's properties without `notifyHook` nor any value carrying a signed
   callback (`sig=`): midjourney-proxy keeps the hook it was given in the task's properties, and a
@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from api.relay.errors import mask_secrets
 from api.services.task_callbacks import public_properties as public_properties
 from api.services.task_callbacks import without_callbacks
+from api.upstream.errors import mask_secrets
 
 _MAX_DEPTH = 32
 

@@ -20,10 +20,8 @@ from aiohttp import web
 
 from api import keys
 from api.bodies import read_body
+from api.channels.index import ChannelInfo
 from api.i18n import language, translate
-from api.relay import catalogue, upstream
-from api.relay.base import RelayMode, UpstreamRequest
-from api.relay.errors import RelayError
 from api.relay.failure_log import log_failure
 from api.relay.handler import (
     admit,
@@ -36,16 +34,18 @@ from api.relay.handler import (
 )
 from api.relay.job import Caller, Job
 from api.relay.state import RelayState, relay_state
-from api.services import pricing
-from api.services.channel_index import ChannelInfo
-from api.services.records import SettlementRecord
+from api.relay.tasks.base import TaskAdaptor, Upstream
+from api.relay.tasks.billing import TaskCharge
+from api.relay.tasks.bodies import Check, type_problem
+from api.relay.tasks.midjourney import MidjourneyAdaptor
+from api.relay.tasks.suno import SunoAdaptor
+from api.services.billing import pricing
+from api.services.billing.records import SettlementRecord
+from api.upstream import call as upstream
+from api.upstream import catalogue
+from api.upstream.base import RelayMode, UpstreamRequest
+from api.upstream.errors import RelayError
 from models import Midjourney, Task
-
-from .base import TaskAdaptor, Upstream
-from .billing import TaskCharge
-from .bodies import Check, type_problem
-from .midjourney import MidjourneyAdaptor
-from .suno import SunoAdaptor
 
 log = logging.getLogger("api.relay")
 SUBMIT_TIMEOUT = 60.0  # seconds for an upstream to take a task
@@ -108,7 +108,7 @@ async def origin_channel(request: web.Request, row: Any, task_id: str) -> Channe
 
 async def call(http: aiohttp.ClientSession, up: Upstream, timeout: float, channel_type: int = 0,
                ) -> tuple[int, bytes]:
-    """One upstream call through the one upstream call (api/relay/upstream.py: redirects not
+    """One upstream call through the one upstream call (api/upstream/call.py: redirects not
     followed, timed and counted): (status, body up to MAX_ANSWER bytes). Whatever status comes,
     the task code reads the answer in its protocol. A failure raises aiohttp.ClientError, as the
     callers expect of a transport failure."""

@@ -12,19 +12,18 @@ import orjson
 from aiohttp import web
 
 from api import keys
-from api.relay.errors import RelayError
 from api.relay.handler import key_caller
 from api.relay.inbound.base import REQUEST_INBOUND
 from api.relay.routes import cors_middleware, openai_errors_middleware
 from api.relay.state import relay_state
+from api.relay.tasks import bodies, suno
+from api.relay.tasks import midjourney as mj
+from api.relay.tasks.base import SUCCESS
+from api.relay.tasks.mj_media import mj_image, mj_image_seed
+from api.relay.tasks.notify import mj_notify, notify_hook, take_early
+from api.relay.tasks.relay import Refused, Submission, json_body, origin_channel, path_id, submit, task_error, types_of
+from api.upstream.errors import RelayError
 from models import Midjourney, Task
-
-from . import bodies, suno
-from . import midjourney as mj
-from .base import SUCCESS
-from .mj_media import mj_image, mj_image_seed
-from .notify import mj_notify, notify_hook, take_early
-from .relay import Refused, Submission, json_body, origin_channel, path_id, submit, task_error, types_of
 
 MJ_TYPES = types_of("midjourney", "midjourney-plus")
 MJ_PLUS_TYPES = types_of("midjourney-plus")

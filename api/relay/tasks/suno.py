@@ -14,8 +14,8 @@ from typing import Any
 
 import orjson
 
-from .base import FAILURE, SUCCESS, Submitted, TaskAdaptor, TaskUpdate, Upstream, percent, text
-from .redact import masked
+from api.relay.tasks.base import FAILURE, SUCCESS, Submitted, TaskAdaptor, TaskUpdate, Upstream, percent, text
+from api.relay.tasks.redact import masked
 
 ACTIONS = {"music": "MUSIC", "lyrics": "LYRICS"}
 DEFAULT_MV = "chirp-v3-0"

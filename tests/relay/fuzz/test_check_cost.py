@@ -7,9 +7,9 @@ import timeit
 
 import orjson
 
-from api.relay.base import RelayMode
 from api.relay.inbound.anthropic import AnthropicInbound
 from api.relay.validate import check_body
+from api.upstream.base import RelayMode
 from tests.relay.fuzz.samples import claude_code_request
 
 

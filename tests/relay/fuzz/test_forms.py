@@ -10,8 +10,8 @@ from aiohttp.streams import StreamReader
 from aiohttp.test_utils import make_mocked_request
 from hypothesis import HealthCheck, given, settings
 
-from api.relay.errors import RelayError
 from api.relay.forms import read_form
+from api.upstream.errors import RelayError
 from tests.relay.fuzz.strategies import forms
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"),

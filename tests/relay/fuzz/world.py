@@ -22,7 +22,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from tortoise import Tortoise
 
 from api.app import create_app
-from api.relay.catalogue import ChannelType
+from api.upstream.catalogue import ChannelType
 from models import Log, Token, User
 from models.db import close_database, init_database
 from models.enums import LogType

@@ -1,0 +1,1 @@
+"""Channel administration: the channel form, keys, tags, tests and the health monitor."""

@@ -1,7 +1,0 @@
-"""Vertex AI (type 41): Gemini, embedding and Claude models behind a service-account key (OAuth) or
-a Vertex AI API key (express mode, Google's models only)."""
-
-from api.relay.providers.vertex.adaptor import VertexAdaptor, VertexClaudeAdaptor, VertexGeminiAdaptor
-from api.relay.providers.vertex.checks import key_problem, other_problem
-
-__all__ = ["VertexAdaptor", "VertexClaudeAdaptor", "VertexGeminiAdaptor", "key_problem", "other_problem"]

@@ -1,0 +1,1 @@
+"""Accounts: users, passwords, login guard, access tokens, mail."""

@@ -1,0 +1,1 @@
+"""Billing: prices, pre-charge and settlement, reservations, balances, payments, redemptions."""

@@ -1,0 +1,376 @@
+"""Live quota and rate limits of the relay, in Redis: one Lua call before the upstream call (limits +
+pre-charge), one after it (settle or refund + the settlement record).
+
+The keys (one hash tag per user, so both scripts touch one Redis Cluster slot; group limits under
+`{g:<group>}`, passed only when a group limit is on) are laid out in api.services.redis_keys.
+`{u}:gen` is a random id written when a balance is (re)loaded from the database; `{u}:pver` is
+incremented with every record added to `{u}:pend` and every balance change made outside the relay.
+
+Loading a missing balance: database value minus the settlements still pending (records in
+{u}:pend whose request id has no models.Settlement row yet), read in one transaction that locks the
+user row (the worker updates that row in the transaction that inserts the Settlement rows), and
+written only if {u}:pver did not move meanwhile (a record added while we read could be missed).
+A request pre-charged against a balance that was reloaded before it settled is told so by the gen:
+its settlement then subtracts the whole final amount instead of the difference to its pre-charge.
+"""
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from tortoise.transactions import in_transaction
+
+from api.services import redis_keys
+from api.services.billing.balances import token_quota_key, user_quota_key
+from api.services.billing.records import SettlementRecord
+from api.services.store import Script, Store
+from models import Settlement, Token, User
+
+CONCURRENCY_LEASE_MS = 3_600_000  # a request slot held by a process that died frees itself after 1 h
+RESERVATION_TTL_MS = 120_000  # a reservation not renewed for this long belongs to a process that died
+WINDOW_TTL_MS = 120_000
+
+_PRE_CHARGE = """
+local now = tonumber(ARGV[1])
+local pre = tonumber(ARGV[2])
+local limited = ARGV[3] == '1'
+local rid = ARGV[4]
+local lease = tonumber(ARGV[5])
+local n = math.floor((#ARGV - 8) / 2)
+-- a session's pin (api/relay/affinity.py), when asked: KEYS[6 + n], its life ARGV[9 + 2n] (ms)
+local pin_ttl = ARGV[9 + 2 * n]
+-- the limits that are on: KEYS[5 + j], kind ARGV[7 + 2j] (0 rpm, 1 tpm, 2 concurrency), limit ARGV[8 + 2j]
+for j = 1, n do
+  local key = KEYS[5 + j]
+  local kind = ARGV[7 + 2 * j]
+  local used
+  if kind == '2' then
+    redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
+    used = redis.call('ZCARD', key)
+  else
+    used = tonumber(redis.call('GET', key) or '0')
+  end
+  if used >= tonumber(ARGV[8 + 2 * j]) then return {6, j} end
+end
+local uq = redis.call('GET', KEYS[1])
+if not uq then return {1} end
+uq = tonumber(uq)
+local tq = 0
+if limited then
+  local raw = redis.call('GET', KEYS[3])
+  if not raw then return {2} end
+  tq = tonumber(raw)
+end
+if uq <= 0 or uq < pre then return {3, uq} end
+if limited then
+  if tq <= 0 then return {4, tq} end
+  if tq < pre then return {5, tq} end
+end
+for j = 1, n do
+  local key = KEYS[5 + j]
+  local kind = ARGV[7 + 2 * j]
+  if kind == '0' then
+    if redis.call('INCR', key) == 1 then redis.call('PEXPIRE', key, ARGV[6]) end  -- a new minute window
+  elseif kind == '2' then
+    redis.call('ZADD', key, now + lease, rid)
+    redis.call('PEXPIRE', key, lease)
+  end
+end
+redis.call('DECRBY', KEYS[1], pre)
+local tgen = ''
+if limited then
+  redis.call('DECRBY', KEYS[3], pre)
+  tgen = redis.call('GET', KEYS[4]) or ''
+end
+local ugen = redis.call('GET', KEYS[2]) or ''
+-- the reservation: what was taken (and against which balance loads), and until when it stands
+redis.call('HSET', KEYS[5], rid, ugen .. '|' .. tgen .. '|' .. ARGV[7], rid .. '#', ARGV[8])
+local pin = ''
+if pin_ttl then
+  pin = redis.call('GET', KEYS[6 + n]) or ''
+  if pin ~= '' then redis.call('PEXPIRE', KEYS[6 + n], pin_ttl) end
+end
+return {0, ugen, tgen, uq - pre, pin}
+"""
+
+# Closing a reservation on the balances (settlement and sweep alike): user and key charged `final`
+# (ARGV 1) for a pre-charge of `pre` (ARGV 2) taken under the gens ARGV 3 and 4; a balance reloaded
+# since (another gen) was loaded without the pre-charge, so it is charged the whole `final`; a
+# balance not in Redis is left to be loaded. The record (ARGV 7, if any) goes to the user's pending
+# hash under the request id (ARGV 6). KEYS: 1 user quota, 2 user gen, 3 key quota, 4 key gen,
+# 5 pending, 6 pending version; ARGV 5 = '1' when the key is limited.
+CLOSE_BALANCES = """
+local final = tonumber(ARGV[1])
+local pre = tonumber(ARGV[2])
+local function apply(qkey, gkey, gen)
+  if redis.call('EXISTS', qkey) == 0 then return end
+  if (redis.call('GET', gkey) or '') == gen then
+    redis.call('DECRBY', qkey, final - pre)
+  else
+    redis.call('DECRBY', qkey, final)
+  end
+end
+apply(KEYS[1], KEYS[2], ARGV[3])
+if ARGV[5] == '1' then apply(KEYS[3], KEYS[4], ARGV[4]) end
+if ARGV[7] ~= '' then
+  redis.call('HSET', KEYS[5], ARGV[6], ARGV[7])
+  redis.call('INCR', KEYS[6])
+end
+"""
+
+_SETTLE = """
+-- a reservation closes once: a settlement sent again (its first answer lost) or after the sweep closed it does nothing
+if redis.call('HDEL', KEYS[7], ARGV[6]) == 0 then
+  if (redis.call('GET', KEYS[2]) or '') == ARGV[3] then return 0 end
+  -- the user's balance was loaded afresh since the pre-charge: Redis lost the data it was reserved in.
+  -- Charge it now (against the reloaded balances), once: a tombstone stops a second settlement.
+  if redis.call('HEXISTS', KEYS[7], ARGV[6] .. '!') == 1 then return 0 end
+  redis.call('HSET', KEYS[7], ARGV[6] .. '!', tonumber(redis.call('TIME')[1]) * 1000 + 86400000)
+end
+redis.call('HDEL', KEYS[7], ARGV[6] .. '#')
+""" + CLOSE_BALANCES + """
+-- KEYS[8 .. 7 + ntpm]: token-per-minute windows that are on; the rest: concurrency sets to leave
+local tokens = tonumber(ARGV[8])
+local ntpm = tonumber(ARGV[10])
+if tokens > 0 then
+  for i = 8, 7 + ntpm do
+    if redis.call('INCRBY', KEYS[i], tokens) == tokens then redis.call('PEXPIRE', KEYS[i], ARGV[9]) end
+  end
+end
+for i = 8 + ntpm, #KEYS do
+  redis.call('ZREM', KEYS[i], ARGV[6])
+end
+return 1
+"""
+
+_LOAD = """
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if (redis.call('GET', KEYS[3]) or '0') ~= ARGV[2] then return -1 end
+redis.call('SET', KEYS[1], ARGV[1])
+redis.call('SET', KEYS[2], ARGV[3])
+return 1
+"""
+
+SCOPES = ("user_rpm", "user_tpm", "user_concurrency", "key_rpm", "key_tpm", "key_concurrency",
+          "group_rpm", "group_tpm", "group_concurrency")
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Per-minute request and token limits and concurrent requests; 0 = off."""
+
+    user_rpm: int = 0
+    user_tpm: int = 0
+    user_concurrency: int = 0
+    key_rpm: int = 0
+    key_tpm: int = 0
+    key_concurrency: int = 0
+    group_rpm: int = 0
+    group_tpm: int = 0
+    group_concurrency: int = 0
+
+    def values(self) -> tuple[int, ...]:
+        return tuple(getattr(self, name) for name in SCOPES)
+
+    @property
+    def group_on(self) -> bool:
+        return bool(self.group_rpm or self.group_tpm or self.group_concurrency)
+
+
+class QuotaRefused(Exception):
+    """`reason`: user_insufficient, key_exhausted or key_insufficient; `remain` the live balance."""
+
+    def __init__(self, reason: str, remain: int, pre: int) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.remain = remain
+        self.pre = pre
+
+
+class RateLimited(Exception):
+    def __init__(self, scope: str, limit: int, retry_after: int) -> None:
+        super().__init__(scope)
+        self.scope = scope
+        self.limit = limit
+        self.retry_after = retry_after
+
+
+class BalanceUnavailable(Exception):
+    """The balance could not be loaded (records kept arriving while loading)."""
+
+
+@dataclass(slots=True)
+class Charge:
+    """One admitted request: what was pre-charged where, and what the settlement must release."""
+
+    settlement_id: str
+    user_id: int
+    token_id: int  # 0 = no key (playground)
+    token_limited: bool
+    pre: int
+    group: str
+    limits: Limits
+    minute: int
+    user_gen: str = ""
+    token_gen: str = ""
+    remain_after: int = 0
+    settled: bool = field(default=False)
+    pin: str = ""  # the session's pin, read with the admission (api/relay/affinity.py)
+
+
+def _minute(now: float) -> int:
+    return int(now // 60)
+
+
+KEY_CACHE_SIZE = 4096  # (user, key, group, minute) → key names; cleared when full
+
+
+class QuotaService:
+    def __init__(self, store: Store, reservation_ttl_ms: int = RESERVATION_TTL_MS) -> None:
+        self.store = store
+        self.reservation_ttl_ms = reservation_ttl_ms
+        self._pre = Script(store.redis, _PRE_CHARGE)
+        self._settle = Script(store.redis, _SETTLE)
+        self._load = Script(store.redis, _LOAD)
+        self._names: dict[tuple[int, int, str, int], tuple[str, ...]] = {}
+
+    # -- key names ---------------------------------------------------------------------------------
+    def _u(self, user_id: int, *parts: object) -> str:
+        return redis_keys.user_key(self.store, user_id, *parts)
+
+    def _g(self, group: str, *parts: object) -> str:
+        return redis_keys.group_key(self.store, group, *parts)
+
+    def pending_key(self, user_id: int) -> str:
+        return self._u(user_id, "pend")
+
+    def _key_names(self, user_id: int, token_id: int, group: str, minute: int) -> tuple[str, ...]:
+        """quota, gen, key quota, key gen, pend, pver, the 9 limit keys in SCOPES order, then the
+        reservations (`{u}:resv`)."""
+        cache_key = (user_id, token_id, group, minute)
+        names = self._names.get(cache_key)
+        if names is None:
+            u, g = self._u, self._g
+            names = (u(user_id, "quota"), u(user_id, "gen"), u(user_id, "tq", token_id), u(user_id, "tgen", token_id),
+                     u(user_id, "pend"), u(user_id, "pver"),
+                     u(user_id, "rpm", minute), u(user_id, "tpm", minute), u(user_id, "conc"),
+                     u(user_id, "trpm", token_id, minute), u(user_id, "ttpm", token_id, minute),
+                     u(user_id, "tconc", token_id),
+                     g(group, "rpm", minute), g(group, "tpm", minute), g(group, "conc"), u(user_id, "resv"))
+            if len(self._names) >= KEY_CACHE_SIZE:
+                self._names.clear()
+            self._names[cache_key] = names
+        return names
+
+    # -- before the upstream call ------------------------------------------------------------------
+    async def pre_charge(self, *, settlement_id: str, user_id: int, token_id: int, token_limited: bool,
+                         pre: int, group: str, limits: Limits, reservation: bytes = b"{}", pin_key: str = "",
+                         pin_ttl_ms: int = 0) -> Charge:
+        """Check the limits and take `pre` from the user and (when limited) the key, atomically, and
+        record the reservation (`reservation`: what the sweep needs to close it if this process dies,
+        see api.services.billing.reservations) with its expiry.
+
+        Raises RateLimited or QuotaRefused; loads a balance missing from Redis and tries again.
+        Only the limits that are on are passed to the script (none: the balance and reservation keys).
+        With `pin_key` (a key of the user's own layout), the session pin there is read and its life
+        renewed in the same call (Charge.pin)."""
+        limited = bool(token_id) and token_limited
+        if not token_id:
+            limits = Limits(limits.user_rpm, limits.user_tpm, limits.user_concurrency, 0, 0, 0,
+                            limits.group_rpm, limits.group_tpm, limits.group_concurrency)
+        values = limits.values()
+        on = [i for i, v in enumerate(values) if v > 0]
+        for _ in range(4):
+            now = time.time()
+            minute = _minute(now)
+            names = self._key_names(user_id, token_id, group, minute)
+            keys = [names[0], names[1], names[2], names[3], names[15]]
+            args: list[Any] = [int(now * 1000), pre, 1 if limited else 0, settlement_id, CONCURRENCY_LEASE_MS,
+                               WINDOW_TTL_MS, reservation, f"{int(now * 1000) + self.reservation_ttl_ms}|0|0"]
+            for i in on:
+                keys.append(names[6 + i])
+                args.append(i % 3)
+                args.append(values[i])
+            if pin_key:
+                keys.append(pin_key)
+                args.append(pin_ttl_ms)
+            result = await self._pre(keys=keys, args=args)
+            code = int(result[0])
+            if code == 0:
+                return Charge(settlement_id, user_id, token_id, limited, pre, group, limits, minute,
+                              str(result[1]), str(result[2]), int(result[3]), pin=str(result[4] or ""))
+            if code in (1, 2):
+                await self.load_balances(user_id, token_id if limited else None)
+            elif code == 3:
+                raise QuotaRefused("user_insufficient", int(result[1]), pre)
+            elif code == 4:
+                raise QuotaRefused("key_exhausted", int(result[1]), pre)
+            elif code == 5:
+                raise QuotaRefused("key_insufficient", int(result[1]), pre)
+            else:
+                index = on[int(result[1]) - 1]
+                scope = SCOPES[index]
+                retry = 1 if index % 3 == 2 else max(1, 60 - int(now) % 60)
+                raise RateLimited(scope, values[index], retry)
+        raise BalanceUnavailable(f"balance of user {user_id} could not be loaded")
+
+    # -- after it ----------------------------------------------------------------------------------
+    async def settle(self, charge: Charge, final: int, record: bytes | None, tokens: int) -> None:
+        """Correct the balances by final − pre, free the concurrency slots, count the tokens per
+        minute, and (when `record` is given) queue the settlement record for the workers."""
+        if charge.settled:
+            return
+        lim = charge.limits
+        names = self._key_names(charge.user_id, charge.token_id, charge.group, charge.minute)
+        keys = [*names[:6], names[15]]
+        tpm = [names[6 + i] for i, v in ((1, lim.user_tpm), (4, lim.key_tpm), (7, lim.group_tpm)) if v]
+        keys += tpm
+        for i, v in ((2, lim.user_concurrency), (5, lim.key_concurrency), (8, lim.group_concurrency)):
+            if v:
+                keys.append(names[6 + i])
+        args = [final, charge.pre, charge.user_gen, charge.token_gen, 1 if charge.token_limited else 0,
+                charge.settlement_id, record or b"", max(tokens, 0), WINDOW_TTL_MS, len(tpm)]
+        await self._settle(keys=keys, args=args)  # safe to send again: the reservation closes once
+        charge.settled = True
+
+    async def refund(self, charge: Charge) -> None:
+        await self.settle(charge, 0, None, 0)
+
+    # -- loading from the database -----------------------------------------------------------------
+    async def load_balances(self, user_id: int, token_id: int | None) -> None:
+        """Write the user's (and the key's) balance from the database minus pending settlements."""
+        for _ in range(8):
+            async with self.store.redis.pipeline(transaction=False) as pipe:
+                pipe.get(self._u(user_id, "pver"))
+                pipe.hgetall(self.pending_key(user_id))
+                pver, pending = await pipe.execute()
+            pver = pver or "0"
+            records = {rid: SettlementRecord.decode(raw) for rid, raw in pending.items()}
+            async with in_transaction() as conn:
+                row = await User.filter(id=user_id).using_db(conn).select_for_update().values("quota")
+                user_quota = int(row[0]["quota"]) if row else 0
+                token_remain = 0
+                if token_id:
+                    trow = await Token.filter(id=token_id).using_db(conn).values("remain_quota")
+                    token_remain = int(trow[0]["remain_quota"]) if trow else 0
+                applied: set[str] = set()
+                if records:
+                    found = await Settlement.filter(request_id__in=list(records)).using_db(conn) \
+                        .values_list("request_id", flat=True)
+                    applied = {str(rid) for rid in found}
+            unapplied = [r for rid, r in records.items() if rid not in applied]
+            user_value = user_quota - sum(r.quota for r in unapplied)
+            gen = os.urandom(6).hex()
+            results = [await self._load(keys=[user_quota_key(self.store, user_id), self._u(user_id, "gen"),
+                                              self._u(user_id, "pver")], args=[user_value, pver, gen])]
+            if token_id:
+                token_value = token_remain - sum(r.quota for r in unapplied
+                                                 if r.token_id == token_id and r.token_limited)
+                results.append(await self._load(
+                    keys=[token_quota_key(self.store, user_id, token_id), self._u(user_id, "tgen", token_id),
+                          self._u(user_id, "pver")], args=[token_value, pver, gen]))
+            if -1 not in results:
+                return
+        raise BalanceUnavailable(f"balance of user {user_id} could not be loaded")

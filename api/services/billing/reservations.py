@@ -1,0 +1,161 @@
+"""Reservations: a pre-charge that outlives its process is closed by the sweep (docs/billing.md,
+Reservations and the sweep).
+
+The pre-charge script (api.services.billing.quota) records each reservation in the user's `{u}:resv` hash:
+`<request id>` → "<user gen>|<key gen>|<JSON>" (what was taken, and the settlement record's fields:
+model, prices, key, group…) and `<request id>#` → "<expiry ms>|<output tokens so far>|<channel>".
+The settlement deletes both, once (a settlement sent again does nothing). A settlement that finds no
+reservation while the user's balance was reloaded since its pre-charge (Redis lost its data) charges
+the request afresh and leaves `<request id>!` → "<expiry ms>" so that it does so once; the sweep
+removes these a day later.
+
+While a request runs, its process renews the expiry and records the output produced so far (the
+checkpoint) every CHECKPOINT seconds, in one pipelined call for all its long-running requests;
+requests that end sooner are never written to at all. A process that dies stops renewing: once the
+expiry passes, `close_orphans` (the scheduler's `billing.sweep`) closes the reservation as a
+settlement would: the prompt and the checkpointed output are charged (the log says the request
+was incomplete), the rest goes back to user and key; with no output checkpointed, all of it.
+"""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+
+from api.services import redis_keys
+from api.services.billing import pricing
+from api.services.billing.quota import CLOSE_BALANCES
+from api.services.billing.records import SettlementRecord, TokenUsage
+from api.services.store import Script, Store
+
+log = logging.getLogger(__name__)
+CHECKPOINT_INTERVAL = 5.0  # seconds between two renewals of a running request's reservation
+ORPHAN = "the API process stopped before the request finished"
+
+_RENEW = """
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], ARGV[1] .. '#', ARGV[2])
+return 1
+"""
+
+# KEYS: 1 user quota, 2 user gen, 3 key quota, 4 key gen, 5 pend, 6 pver, 7 resv, 8 user conc, 9 key conc
+# ARGV: 1 final, 2 pre, 3 user gen, 4 key gen, 5 key limited, 6 request id, 7 record or '', 8 the renewal read
+_CLOSE = """
+if redis.call('HGET', KEYS[7], ARGV[6] .. '#') ~= ARGV[8] then return 0 end  -- renewed or closed meanwhile
+redis.call('HDEL', KEYS[7], ARGV[6], ARGV[6] .. '#')
+""" + CLOSE_BALANCES + """
+redis.call('ZREM', KEYS[8], ARGV[6])
+redis.call('ZREM', KEYS[9], ARGV[6])
+return 1
+"""
+
+
+reservations_key = redis_keys.reservations
+
+
+Progress = Callable[[], tuple[int, int]]  # → (output tokens produced so far, channel id)
+
+
+class ReservationKeeper:
+    """Renews the reservations of this process's running requests and records their checkpoints."""
+
+    def __init__(self, store: Store, ttl_ms: int, interval: float = CHECKPOINT_INTERVAL) -> None:
+        self.store = store
+        self.ttl_ms = ttl_ms
+        self.interval = interval
+        self._held: dict[str, tuple[int, Progress]] = {}
+        self._task: asyncio.Task | None = None
+
+    def hold(self, request_id: str, user_id: int, progress: Progress) -> None:
+        self._held[request_id] = (user_id, progress)
+
+    def release(self, request_id: str) -> None:
+        self._held.pop(request_id, None)
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="reservations")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    async def _run(self) -> None:
+        while True:
+            await asyncio.sleep(self.interval)
+            try:
+                await self.renew()
+            except Exception as exc:  # Redis unreachable: the next round tries again
+                log.warning("reservations not renewed: %s", exc)
+
+    async def renew(self, now_ms: int | None = None) -> int:
+        """One round: every reservation held here gets a new expiry and its checkpoint."""
+        if not self._held:
+            return 0
+        expiry = (int(time.time() * 1000) if now_ms is None else now_ms) + self.ttl_ms
+        async with self.store.redis.pipeline(transaction=False) as pipe:
+            for request_id, (user_id, progress) in list(self._held.items()):
+                produced, channel = progress()
+                pipe.eval(_RENEW, 1, reservations_key(self.store, user_id), request_id,
+                          f"{expiry}|{produced}|{channel}")
+            results = await pipe.execute()
+        return sum(int(r) for r in results)
+
+
+async def close_orphans(store: Store, quota_per_unit: int, now_ms: int | None = None) -> list[str]:
+    """Close every reservation whose expiry has passed; returns the request ids closed."""
+    now_ms = int(time.time() * 1000) if now_ms is None else now_ms
+    script = Script(store.redis, _CLOSE)
+    closed: list[str] = []
+    async for key in store.redis.scan_iter(match=redis_keys.every_user(store, "resv"), count=500):
+        user_id = redis_keys.user_of(store, key)
+        if user_id is None:
+            continue
+        entries = await store.redis.hgetall(key)
+        for request_id, value in entries.items():
+            if request_id.endswith("!"):  # a lost reservation settled after Redis lost its data
+                if int(value) <= now_ms:
+                    await store.redis.hdel(key, request_id)
+                continue
+            if request_id.endswith("#"):
+                continue
+            renewal = entries.get(request_id + "#")
+            if renewal is None:
+                continue
+            expiry, produced, channel = (renewal.split("|") + ["0", "0"])[:3]
+            if int(expiry) > now_ms:
+                continue
+            if await _close(store, script, user_id, request_id, value, renewal, int(produced), int(channel),
+                            quota_per_unit):
+                closed.append(request_id)
+    if closed:
+        log.warning("closed %d reservations of requests whose process stopped: %s", len(closed), closed[:10])
+    return closed
+
+
+async def _close(store: Store, script: Script, user_id: int, request_id: str, value: str, renewal: str,
+                 produced: int, channel: int, quota_per_unit: int) -> bool:
+    user_gen, token_gen, raw = value.split("|", 2)
+    request, pre = SettlementRecord.decode_reservation(raw)
+    token_id, limited = request.token_id, request.token_limited
+    final, record = 0, b""
+    if produced > 0:
+        prompt = request.usage.prompt_tokens
+        final = pricing.settle_quota(request.price, prompt, produced, quota_per_unit=quota_per_unit)
+        now = time.time()
+        if channel:
+            request.channel_id, request.used_channels = channel, [channel]
+        request.quota, request.usage = final, TokenUsage(prompt, produced)
+        request.use_time, request.incomplete, request.at = max(0, int(now - (request.started or now))), ORPHAN, now
+        record = request.encode()
+    def u(*parts: object) -> str:
+        return redis_keys.user_key(store, user_id, *parts)
+
+    keys = [u("quota"), u("gen"), u("tq", token_id), u("tgen", token_id), u("pend"), u("pver"), u("resv"), u("conc"),
+            u("tconc", token_id)]
+    done = await script(keys=keys, args=[final, pre, user_gen, token_gen, 1 if limited else 0, request_id, record,
+                                         renewal])
+    return bool(int(done))

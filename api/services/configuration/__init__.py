@@ -1,0 +1,1 @@
+"""Configuration: options and their rules, capabilities, first start, sensitive words."""

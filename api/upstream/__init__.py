@@ -1,0 +1,1 @@
+"""The upstream seam: adaptors, signing, decoders, credentials, media and the one upstream call."""

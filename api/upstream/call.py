@@ -1,0 +1,85 @@
+"""The one upstream call. Every request this gateway sends to a provider goes through `call`: a
+relayed request, a channel test, a balance or model-list query, a task submission or poll.
+
+    authorize (the adaptor signs it or attaches its credential) → send (redirects never followed:
+    a provider that answers 3xx is answering, not sending us elsewhere) → status → on an error
+    status, the provider's error mapped by its adaptor and masked → the open answer.
+
+It is also the one place where upstream calls are timed and counted (`STATS`, in /metrics by
+caller, channel type and outcome), so a slow or failing provider shows whichever path met it.
+"""
+from __future__ import annotations
+
+import time
+from collections import defaultdict
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, field
+
+import aiohttp
+
+from api.upstream import client
+from api.upstream.base import Adaptor, UpstreamContext, UpstreamRequest
+from api.upstream.credentials import process_credentials
+from api.upstream.errors import RelayError, mask_secrets
+from api.upstream.metrics import Histogram, Labels
+
+RELAY, TEST, QUERY, TASK = "relay", "test", "query", "task"
+
+
+@dataclass
+class UpstreamStats:
+    """Calls by (caller, channel type, outcome: the status class or the failure's code) and the time
+    to the answer's headers by (caller, channel type)."""
+
+    calls: dict[Labels, int] = field(default_factory=lambda: defaultdict(int))
+    seconds: dict[Labels, Histogram] = field(default_factory=lambda: defaultdict(Histogram))
+
+    def record(self, caller: str, channel_type: int, outcome: str, elapsed: float | None) -> None:
+        base = (("caller", caller), ("type", str(channel_type)))
+        self.calls[(*base, ("outcome", outcome))] += 1
+        if elapsed is not None:
+            self.seconds[base].observe(elapsed)
+
+
+STATS = UpstreamStats()
+ErrorHook = Callable[[int, bytes], Awaitable[None]]
+
+
+async def call(http: aiohttp.ClientSession, request: UpstreamRequest, timeout: aiohttp.ClientTimeout, *,
+               caller: str, channel_type: int, adaptor: Adaptor | None = None, ctx: UpstreamContext | None = None,
+               secrets: Sequence[str] = (), on_error: ErrorHook | None = None) -> client.Answer:
+    """Send `request` and return the open answer (the caller reads, streams or closes it).
+
+    With an `adaptor`, the request is authorized through it first and an error status raises its
+    `convert_error` of the body (after `on_error(status, body)`, for a caller that learns from
+    it); without one (task protocols, whose errors the task code reads) every answer is returned.
+    A failure to connect or a timeout raises RelayError (api/upstream/client.py). `secrets` are
+    masked in every message raised (the relay masks its own later, on every path to the user)."""
+    if adaptor is not None:
+        await adaptor.authorize(request, ctx or UpstreamContext(http, process_credentials()))
+    request.headers["Accept-Encoding"] = "identity"
+    started = time.monotonic()
+    try:
+        resp = await client.send(http, request, timeout)
+    except RelayError as err:
+        STATS.record(caller, channel_type, str(err.code or "failed"), None)
+        if secrets:
+            err.message = mask_secrets(err.message, *secrets)
+        raise
+    STATS.record(caller, channel_type, f"{resp.status // 100}xx", time.monotonic() - started)
+    if adaptor is not None and not 200 <= resp.status < 300:
+        raw = await client.read_error(resp)
+        if on_error is not None:
+            await on_error(resp.status, raw)
+        mapped = adaptor.convert_error(resp.status, raw)
+        if secrets:
+            mapped.message = mask_secrets(mapped.message, *secrets)
+        raise mapped
+    return resp
+
+
+async def call_whole(http: aiohttp.ClientSession, request: UpstreamRequest, timeout: aiohttp.ClientTimeout,
+                     limit: int, **how: object) -> tuple[int, bytes]:
+    """`call`, then the whole answer: (status, body), a body over `limit` bytes refused."""
+    resp = await call(http, request, timeout, **how)  # type: ignore[arg-type]
+    return resp.status, await client.read_body(resp, limit)  # (it releases the answer)

@@ -1,0 +1,123 @@
+"""Google Gemini (type 24): `{base}/{version}/models/{model}:generateContent`, or
+`:streamGenerateContent?alt=sse`, with the key in `x-goog-api-key` (never in the URL). The API
+version comes from the channel's `other` (one version, or a JSON table per model), else `v1beta`. Embeddings go
+through `:batchEmbedContents`. Image URLs in prompts are fetched by the gateway and inlined
+(`prepare`, under api/upstream/media.py's policy); document URLs go as `fileData` (Gemini fetches them).
+Conversion: contents.py (messages), schema.py (tool and output schemas), convert.py (the request, as
+the model's capability row allows), answer.py and stream.py (the answer)."""
+from __future__ import annotations
+
+import base64
+import re
+from collections.abc import Mapping
+from typing import Any, ClassVar
+
+import orjson
+
+from api.upstream.base import (
+    Adaptor,
+    EmbeddingsMixin,
+    RelayMeta,
+    RelayMode,
+    StreamChunk,
+    StreamState,
+    TokenUsage,
+    UpstreamContext,
+)
+from api.upstream.decoders import EndOfBody
+from api.upstream.errors import RelayError
+from api.upstream.media import fetch_images
+from api.upstream.providers.gemini import convert
+from api.upstream.providers.gemini.stream import GeminiStream
+from api.upstream.sse import SSEEvent, SSEParser
+
+DEFAULT_VERSION = "v1beta"
+_VERSION = re.compile(r"^v\d+(alpha|beta)?\d*$")
+
+MODELS: tuple[str, ...] = (
+    "gemini-3.1-pro-preview", "gemini-3-flash-preview", "gemini-3.1-flash-lite-preview",
+    "gemini-2.5-pro", "gemini-2.5-flash", "gemini-2.5-flash-lite", "gemini-2.0-flash", "gemini-2.0-flash-lite",
+    "gemini-1.5-pro", "gemini-1.5-flash", "gemini-embedding-001", "text-embedding-004",
+)
+
+
+class GeminiAdaptor(EmbeddingsMixin, Adaptor):
+    prepares: ClassVar[bool] = True
+
+    def __init__(self, meta: RelayMeta) -> None:
+        super().__init__(meta)
+        self.stream = GeminiStream(meta.requested_model or meta.model)
+
+    def supports(self, mode: RelayMode) -> bool:
+        return mode in (RelayMode.CHAT, RelayMode.EMBEDDINGS)
+
+    @property
+    def version(self) -> str:
+        """`other`: one version for every model (`v1`), or per model as JSON
+        (`{"default": "v1beta", "gemini-1.0-pro": "v1"}`); else v1beta."""
+        other = self.meta.other.strip()
+        if _VERSION.match(other):
+            return other
+        if other.startswith("{"):
+            try:
+                table = orjson.loads(other)
+            except orjson.JSONDecodeError:
+                table = {}
+            for name in (self.meta.model, self.meta.requested_model, "default"):
+                value = table.get(name) if isinstance(table, dict) else None
+                if isinstance(value, str) and _VERSION.match(value):
+                    return value
+        return DEFAULT_VERSION
+
+    def request_url(self, mode: RelayMode | None = None) -> str:
+        base = f"{self.base_url}/{self.version}/models/{self.meta.model}"
+        if (mode or self.meta.mode) == RelayMode.EMBEDDINGS:
+            return f"{base}:batchEmbedContents"
+        return f"{base}:streamGenerateContent?alt=sse" if self.meta.is_stream else f"{base}:generateContent"
+
+    def request_headers(self) -> dict[str, str]:
+        return {"x-goog-api-key": self.meta.key}
+
+    async def prepare(self, body: dict[str, Any], ctx: UpstreamContext) -> None:
+        parts = [part for content in [*(body.get("contents") or ()), body.get("systemInstruction") or {}]
+                 for part in content.get("parts") or ()
+                 if (part.get("inlineData") or {}).get("mimeType") == convert.MEDIA_PLACEHOLDER]
+        urls = [part["inlineData"]["data"] for part in parts]
+        images = await fetch_images(urls, allow_private=ctx.allow_private_urls)
+        for part, (mime, data) in zip(parts, images, strict=True):
+            part["inlineData"] = {"mimeType": mime, "data": base64.b64encode(data).decode()}
+
+    def convert_request(self, req: Mapping[str, Any]) -> dict[str, Any]:
+        return convert.convert_request(req, self.meta)
+
+    def convert_response(self, body: dict[str, Any]) -> tuple[dict[str, Any], TokenUsage | None]:
+        return convert.convert_response(body, self.meta.requested_model or self.meta.model)
+
+    def stream_decoder(self, content_type: str) -> EndOfBody | None:
+        return EndOfBody(SSEParser()) if content_type == "text/event-stream" else None
+
+    def convert_stream_event(self, ev: SSEEvent, state: StreamState) -> list[StreamChunk]:
+        return self.stream.convert(ev, state)
+
+    def convert_error(self, status: int, body: bytes) -> RelayError:
+        return convert.convert_error(status, body)
+
+    # -- embeddings ---------------------------------------------------------------------------------
+
+    def convert_embeddings_request(self, req: Mapping[str, Any]) -> dict[str, Any]:
+        texts = req.get("input")
+        if isinstance(texts, str):
+            texts = [texts]
+        if not isinstance(texts, list) or not texts or not all(isinstance(t, str) for t in texts):
+            raise RelayError.local_error(400, "input must be a string or a list of strings", "invalid_input")
+        extra = {"outputDimensionality": req["dimensions"]} if isinstance(req.get("dimensions"), int) else {}
+        return {"requests": [{"model": f"models/{self.meta.model}", "content": {"parts": [{"text": t}]}, **extra}
+                             for t in texts]}
+
+    def convert_embeddings_response(self, body: dict[str, Any]) -> tuple[dict[str, Any], TokenUsage | None]:
+        """Gemini reports no token count for embeddings: the local prompt count is billed."""
+        data = [{"object": "embedding", "index": i, "embedding": e.get("values") or []}
+                for i, e in enumerate(body.get("embeddings") or ())]
+        prompt = self.meta.prompt_tokens
+        return {"object": "list", "data": data, "model": self.meta.requested_model or self.meta.model,
+                "usage": {"prompt_tokens": prompt, "total_tokens": prompt}}, TokenUsage(prompt, 0)

@@ -1,0 +1,1 @@
+"""HTTP-bound helpers of the web application: client addresses, sessions, OAuth, Turnstile."""
