@@ -24,6 +24,7 @@ import weakref
 
 from aiohttp import hdrs, web
 from aiohttp.compression_utils import HAS_BROTLI, HAS_ZSTD
+from aiohttp.typedefs import Handler
 
 from api.i18n import language
 from api.static import API_ROOTS
@@ -160,7 +161,7 @@ def _stop_inflating(request: web.Request, answer: web.StreamResponse | None) -> 
 
 
 @web.middleware
-async def bodies_middleware(request: web.Request, handler):
+async def bodies_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
     """The route's bound on the inflated body; no inflating of what a handler left unread."""
     if not request.body_exists:
         return await handler(request)

@@ -7,6 +7,7 @@ import re
 import time
 
 from aiohttp import web
+from aiohttp.typedefs import Handler
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 from tortoise.exceptions import DoesNotExist
@@ -30,7 +31,7 @@ def new_request_id() -> str:
 
 
 @web.middleware
-async def request_id_middleware(request: web.Request, handler):
+async def request_id_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
     request_id = new_request_id()
     request[keys.REQUEST_ID] = request_id
     try:
@@ -61,7 +62,7 @@ def _unavailable(request: web.Request) -> web.Response:
 
 
 @web.middleware
-async def envelope_errors_middleware(request: web.Request, handler):
+async def envelope_errors_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
     """Domain exceptions → {success:false} envelopes; never a stack trace to the client."""
     try:
         return await handler(request)
@@ -98,7 +99,7 @@ UTF8_CHARSETS = frozenset({"utf-8", "utf8", "us-ascii", "ascii"})
 
 
 @web.middleware
-async def console_body_middleware(request: web.Request, handler):
+async def console_body_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
     """A console body is UTF-8 text within the route's bound (api.bodies), read before the handler,
     and no console field may hold a NUL character (PostgreSQL refuses it; SQLite would store it)."""
     if "\x00" in request.path or "\x00" in request.query_string or "%00" in request.query_string:
@@ -123,7 +124,7 @@ def setup_console_body(app: web.Application) -> None:
 
 
 @web.middleware
-async def api_rate_limit_middleware(request: web.Request, handler):
+async def api_rate_limit_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
     """The global per-IP limit of the console API (GlobalAPIRateLimit of the reference)."""
     settings = request.config_dict[keys.SETTINGS]
     allowed = await request.config_dict[keys.LIMITER].hit(
@@ -138,7 +139,7 @@ def setup_api_rate_limit(app: web.Application) -> None:
 
 
 @web.middleware
-async def session_cookie_middleware(request: web.Request, handler):
+async def session_cookie_middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
     """Writes the session cookie a handler created, rotated or cleared."""
     response = await handler(request)
     request.config_dict[keys.SESSIONS].apply_cookie(request, response)

@@ -2,6 +2,8 @@
 a multi-key channel, tags."""
 from __future__ import annotations
 
+from typing import Any
+
 from aiohttp import web
 
 from api import keys
@@ -13,6 +15,7 @@ from api.i18n import language, translate
 from api.response import json_body, ok, read_json
 from api.services import locks
 from api.services.billing import pricing
+from api.services.events import EventBus
 from api.services.paging import id_sort, read_page
 from api.services.params import id_value
 from api.upstream import catalogue
@@ -21,7 +24,7 @@ from models import Channel
 routes = web.RouteTableDef()
 
 
-def _events(request: web.Request):
+def _events(request: web.Request) -> EventBus:
     return request.config_dict[keys.EVENTS]
 
 
@@ -42,7 +45,7 @@ def _unpriced(request: web.Request, models: list[str]) -> list[str]:
     return [m for m in dict.fromkeys(models) if not pricing.is_priced(options, m)]
 
 
-def _with_unpriced(request: web.Request, page: dict) -> dict:
+def _with_unpriced(request: web.Request, page: dict[str, Any]) -> dict[str, Any]:
     """A page of channels, each with unpriced_models: its models that have no price."""
     for item in page["items"]:
         item["unpriced_models"] = _unpriced(request, [m.strip() for m in item["models"].split(",") if m.strip()])

@@ -5,6 +5,8 @@ logged-in caller, bind the identity and answer with the message "bind" (what the
 """
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 from aiohttp import web
 
 from api import keys
@@ -65,7 +67,8 @@ async def linuxdo_callback(request: web.Request) -> web.Response:
     return await _code_callback(request, "linuxdo", oauth.linuxdo_identity)
 
 
-async def _code_callback(request: web.Request, provider: str, identity_of) -> web.Response:
+async def _code_callback(request: web.Request, provider: str,
+                         identity_of: Callable[[web.Request, str], Awaitable[oauth.Identity]]) -> web.Response:
     """An OAuth code callback: provider on, state matches the session, code → identity → login or bind."""
     _require_enabled(request, provider)
     code = _code(request)

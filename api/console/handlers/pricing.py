@@ -114,7 +114,7 @@ class PricingCache:
         events.subscribe("channel", self.invalidate)
         events.subscribe("option", self.invalidate)
 
-    def invalidate(self, _message: dict | None = None) -> None:
+    def invalidate(self, _message: dict[str, Any] | None = None) -> None:
         self.entries = None
         self.generation += 1
 

@@ -1,6 +1,9 @@
 """Public site information: status, notice, about, home page content."""
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from typing import Any
+
 from aiohttp import web
 
 from api import keys
@@ -16,7 +19,7 @@ def payment_ready(options: OptionsService) -> bool:
             and bool(options.get("StripeWebhookSecret")) and bool(options.get("ServerAddress")))
 
 
-def build_status(options: OptionsService, start_time: int) -> dict:
+def build_status(options: OptionsService, start_time: int) -> dict[str, Any]:
     payment = payment_ready(options)
     return {
         "version": VERSION,
@@ -67,12 +70,12 @@ class StatusCache:
     def __init__(self, options: OptionsService, start_time: int) -> None:
         self.options = options
         self.start_time = start_time
-        self._status: dict | None = None
+        self._status: dict[str, Any] | None = None
 
-    def invalidate(self, _message: dict | None = None) -> None:
+    def invalidate(self, _message: dict[str, Any] | None = None) -> None:
         self._status = None
 
-    def get(self) -> dict:
+    def get(self) -> dict[str, Any]:
         if self._status is None:
             self._status = build_status(self.options, self.start_time)
         return self._status
@@ -82,7 +85,7 @@ STATUS_CACHE = web.AppKey("status_cache", StatusCache)
 
 
 def setup_status_cache(app: web.Application) -> None:
-    async def ctx(app: web.Application):
+    async def ctx(app: web.Application) -> AsyncIterator[None]:
         cache = StatusCache(app[keys.OPTIONS], app[keys.START_TIME])
         app[keys.EVENTS].subscribe("option", cache.invalidate)
         app[STATUS_CACHE] = cache

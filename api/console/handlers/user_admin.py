@@ -1,6 +1,8 @@
 """User management (admin): list, search, get, create, update, manage, delete."""
 from __future__ import annotations
 
+from typing import Any
+
 from aiohttp import web
 
 from api import keys
@@ -55,7 +57,7 @@ async def update_user(request: web.Request) -> web.Response:
     return ok(user.public_dict())
 
 
-def _manage_result(user: User) -> dict:
+def _manage_result(user: User) -> dict[str, Any]:
     return {"role": user.role, "status": user.status, "DeletedAt": user.deleted_at}
 
 

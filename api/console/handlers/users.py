@@ -1,6 +1,8 @@
 """Register, login and logout."""
 from __future__ import annotations
 
+from typing import Any
+
 from aiohttp import web
 
 from api import keys
@@ -19,7 +21,7 @@ from models.enums import Role
 routes = web.RouteTableDef()
 
 
-def login_data(user: User, default_password: bool = False) -> dict:
+def login_data(user: User, default_password: bool = False) -> dict[str, Any]:
     return {
         "id": user.id,
         "username": user.username,
