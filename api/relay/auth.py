@@ -15,7 +15,7 @@ import logging
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from aiohttp import web
 
@@ -41,6 +41,8 @@ return 1
 """
 
 Network = ipaddress.IPv4Network | ipaddress.IPv6Network
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,8 +147,8 @@ class KeyAuth:
         self._users: dict[int, tuple[float, UserInfo | None]] = {}
         # One load at a time per key or user: a burst of requests on a cold cache makes one lookup,
         # not one each (and cannot exhaust the Redis connection pool).
-        self._token_loads: dict[str, asyncio.Task] = {}
-        self._user_loads: dict[int, asyncio.Task] = {}
+        self._token_loads: dict[str, asyncio.Task[TokenInfo | None]] = {}
+        self._user_loads: dict[int, asyncio.Task[UserInfo | None]] = {}
         self._generation = 0  # bumped by every invalidation: a load that raced one is not remembered
         self._fill = store.redis.register_script(_FILL)
 
@@ -249,14 +251,14 @@ class KeyAuth:
         return info
 
     @staticmethod
-    def _forget_load(loads: dict, key: Any, done: asyncio.Task) -> None:
+    def _forget_load(loads: dict[K, asyncio.Task[V]], key: K, done: asyncio.Task[V]) -> None:
         if loads.get(key) is done:
             del loads[key]
         if not done.cancelled():
             done.exception()  # retrieved: a failed load is re-raised to its awaiters, not logged twice
 
     @staticmethod
-    def _remember(cache: dict, key: Any, value: Any) -> None:
+    def _remember(cache: dict[K, V], key: K, value: V) -> None:
         if len(cache) >= MAX_LOCAL:
             cache.clear()  # crude bound; entries are cheap to reload
         cache[key] = value

@@ -12,6 +12,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Iterator
+from typing import Any
 
 from aiohttp import web
 
@@ -26,8 +27,8 @@ def client_gone(request: web.Request) -> bool:
 
 class DisconnectWatcher:
     def __init__(self) -> None:
-        self._watched: dict[asyncio.Task, web.Request] = {}
-        self._loop_task: asyncio.Task | None = None
+        self._watched: dict[asyncio.Task[Any], web.Request] = {}
+        self._loop_task: asyncio.Task[None] | None = None
         self.stopping = False  # the server is stopping: a cancelled request ends with a clear error
 
     def server_stopped(self, request: web.Request) -> bool:

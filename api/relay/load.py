@@ -75,7 +75,7 @@ class Load:
         self._others_keys: dict[tuple[int, str], int] = {}
         self._uses: Counter[tuple[int, str]] = Counter()  # key uses not yet added to its counters
         self._latency: dict[int, float] = {}
-        self._task: asyncio.Task | None = None
+        self._task: asyncio.Task[None] | None = None
         self._script = Script(store.redis, SYNC) if store is not None else None
         self._failing = 0  # syncs failed in a row
 

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Coroutine
 from dataclasses import dataclass, field
+from typing import Any
 
 import aiohttp
 from aiohttp import web
@@ -47,14 +49,14 @@ class RelayState:
     queues: Store  # the Redis of the workers' queues (BROKER_URL), for their depth in /metrics
     health: ChannelHealth = field(default_factory=ChannelHealth)
     metrics: Metrics = field(default_factory=Metrics)
-    background: set[asyncio.Task] = field(default_factory=set)
+    background: set[asyncio.Task[object]] = field(default_factory=set)
     disconnects: DisconnectWatcher = field(default_factory=DisconnectWatcher)  # clients that left
     credentials: CredentialCache = field(default_factory=process_credentials)  # exchanged upstream tokens
     native_routes: NativeRouteMarks = field(default_factory=NativeRouteMarks)
     load: Load = field(default_factory=lambda: Load(None))  # requests in flight, latency (api/relay/load.py)
     pins: Pins | None = None  # sessions' channels and keys (api/relay/affinity.py); None: no affinity
 
-    def spawn(self, coro) -> None:
+    def spawn(self, coro: Coroutine[Any, Any, object]) -> None:
         """Fire-and-forget work off the request path (kept referenced until it ends)."""
         task = asyncio.get_running_loop().create_task(coro)
         self.background.add(task)
