@@ -24,7 +24,7 @@ def fail(message: str, status: int = 200) -> web.Response:
     return web.Response(body=json_body(body), status=status, content_type="application/json")
 
 
-async def read_json(request: web.Request) -> dict:
+async def read_json(request: web.Request) -> dict[str, Any]:
     """The JSON object of the request body; ApiError when it is not one."""
     from api.errors import ApiError
 

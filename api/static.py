@@ -17,6 +17,7 @@ from __future__ import annotations
 import html
 import re
 from pathlib import Path
+from typing import Any
 
 from aiohttp import web
 from aiohttp.web import ContentCoding
@@ -73,7 +74,7 @@ async def fallback(request: web.Request) -> web.StreamResponse:
         request_id = request.get(keys.REQUEST_ID, "")
         message = f"Invalid URL ({request.method} {path}) (request id: {request_id})"
         if root == "v1beta":  # Google's error shape
-            body: dict = {"error": {"code": 404, "message": message, "status": "NOT_FOUND"}}
+            body: dict[str, Any] = {"error": {"code": 404, "message": message, "status": "NOT_FOUND"}}
         else:
             body = {"error": {"message": message, "type": "invalid_request_error", "param": "", "code": ""}}
         return web.Response(body=json_body(body), status=404, content_type="application/json")

@@ -260,7 +260,7 @@ def data_range(start: int, end: int, *, max_span: int | None, now: int | None = 
 
 
 async def quota_data(start: int, end: int, *, user_id: int | None = None, username: str = "",
-                     by_user: bool = False) -> list[dict]:
+                     by_user: bool = False) -> list[dict[str, Any]]:
     """Per (model, hour) sums of SUMMED_DATA in [start, end]; `by_user`: per (user, model, hour),
     each row naming its `username` (the admin dashboard's per-user view)."""
     query = QuotaData.filter(created_at__gte=start, created_at__lte=end)

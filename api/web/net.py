@@ -13,8 +13,8 @@ def client_ip(request: web.Request) -> str:
     A hop that is not an IP address (a proxy passing on what the client wrote: a word, bytes that are
     not UTF-8) ends the walk: the last address seen stands, so garbage never becomes the address that
     keys, limits and messages use."""
-    cached = request.get(keys.CLIENT_IP)
-    if cached is not None:
+    cached = request.get(keys.CLIENT_IP)  # Request.get is not typed per RequestKey (aiohttp 3.14)
+    if isinstance(cached, str):
         return cached
     remote = request.remote or ""
     trusted = request.config_dict[keys.SETTINGS].trusted_proxies

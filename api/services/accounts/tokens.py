@@ -40,7 +40,8 @@ def generate_key() -> str:
 
 
 def is_expired(token: Token, now: int) -> bool:
-    return token.expired_time != -1 and token.expired_time <= now
+    expired_time: int = token.expired_time  # a BigIntField reads as Any (tortoise types it unparameterised)
+    return expired_time != -1 and expired_time <= now
 
 
 def is_exhausted(token: Token) -> bool:

@@ -52,7 +52,7 @@ async def get_managed_user(actor: User, user_id: object) -> User:
     return target
 
 
-async def admin_create_user(options: OptionsService, actor: User, body: dict) -> User:
+async def admin_create_user(options: OptionsService, actor: User, body: dict[str, Any]) -> User:
     username = check_username(body.get("username"))
     password = check_password(body.get("password"))
     display_name = check_display_name(body.get("display_name"), username)
@@ -60,7 +60,7 @@ async def admin_create_user(options: OptionsService, actor: User, body: dict) ->
                                                     display_name=display_name))
 
 
-async def admin_update_user(services: Services, actor: User, body: dict) -> User:
+async def admin_update_user(services: Services, actor: User, body: dict[str, Any]) -> User:
     """Edit a user; the quota is set directly (and the live balance moved by the difference)."""
     options = services.options
     target = await get_managed_user(actor, body.get("id"))

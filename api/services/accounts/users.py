@@ -264,7 +264,7 @@ def check_can_log_in(user: User) -> None:
 
 
 # -- self-service ----------------------------------------------------------------------------------
-async def update_self(services: Services, user: User, body: dict) -> bool:
+async def update_self(services: Services, user: User, body: dict[str, Any]) -> bool:
     """Profile fields and password of the caller; True when the password changed."""
     updates: dict[str, Any] = {}
     if "username" in body and body["username"] not in (None, "", user.username):

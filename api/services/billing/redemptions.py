@@ -174,8 +174,9 @@ async def redeem(store: Store, limiter: RateLimiter, user: User, key: object, qu
         if code.status == RedemptionStatus.DISABLED:
             raise ApiError("redeem_key_disabled")
         raise ApiError("redeem_key_used")
-    await adjust_user(store, user.id, code.quota)
-    return code.quota
+    quota: int = code.quota  # a BigIntField reads as Any (tortoise types it unparameterised)
+    await adjust_user(store, user.id, quota)
+    return quota
 
 
 def format_usd(quota: int, quota_per_unit: float) -> str:

@@ -66,7 +66,7 @@ class ReservationKeeper:
         self.ttl_ms = ttl_ms
         self.interval = interval
         self._held: dict[str, tuple[int, Progress]] = {}
-        self._task: asyncio.Task | None = None
+        self._task: asyncio.Task[None] | None = None
 
     def hold(self, request_id: str, user_id: int, progress: Progress) -> None:
         self._held[request_id] = (user_id, progress)
