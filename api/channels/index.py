@@ -159,7 +159,7 @@ class ChannelIndex:
         self._by_id: dict[int, ChannelInfo] = {}
         self._models: dict[str, tuple[str, ...]] = {}
         self._rng = rng or random.Random()
-        self._rebuild: asyncio.Task | None = None
+        self._rebuild: asyncio.Task[None] | None = None
         self._again = False
         self._loaded_at = 0.0
         self._suppressed: dict[int, float] = {}  # channel id → monotonic time it may come back

@@ -101,7 +101,8 @@ class _Lines:
     async def readany(self) -> bytes:
         msg = await self._ws.receive(timeout=self._timeout)
         if msg.type == aiohttp.WSMsgType.TEXT:
-            return msg.data.encode() + b"\n"
+            text: str = msg.data  # WSMessage.data is typed Any; a TEXT message's is the decoded str
+            return text.encode() + b"\n"
         if msg.type == aiohttp.WSMsgType.BINARY:
             return bytes(msg.data) + b"\n"
         if msg.type in (aiohttp.WSMsgType.CLOSE, aiohttp.WSMsgType.CLOSING, aiohttp.WSMsgType.CLOSED):

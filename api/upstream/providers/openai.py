@@ -236,8 +236,9 @@ def _effort_of(thinking: Any) -> str | None:
 
 def _switch_of(thinking: Any, wanted: str | None) -> bool | None:
     """Whether a `thinking` switch turns thinking on (None: the request says nothing)."""
-    if isinstance(thinking, Mapping) and thinking.get("type") in ("enabled", "adaptive", "disabled"):
-        return thinking["type"] != "disabled"
+    kind = thinking.get("type") if isinstance(thinking, Mapping) else None
+    if isinstance(kind, str) and kind in ("enabled", "adaptive", "disabled"):
+        return kind != "disabled"
     return None if wanted is None else wanted != "none"
 
 

@@ -43,8 +43,9 @@ def usage_of(meta: Any) -> TokenUsage | None:
 
 
 def call_id(index: int, call: Mapping[str, Any]) -> str:
-    if isinstance(call.get("id"), str) and call["id"]:
-        return call["id"]
+    given = call.get("id")
+    if isinstance(given, str) and given:
+        return given
     digest = hashlib.sha256(orjson.dumps(call, option=orjson.OPT_SORT_KEYS)).hexdigest()[:12]
     return f"call_{index}_{digest}"
 
