@@ -1,3 +1,5 @@
+from typing import Any
+
 from tortoise import fields
 
 from .base import BaseModel, now
@@ -40,7 +42,7 @@ class Channel(BaseModel):
     class Meta:
         table = "channel"
 
-    def public_dict(self) -> dict:
+    def public_dict(self) -> dict[str, Any]:
         """Wire shape without the key."""
         return {
             "id": self.id,

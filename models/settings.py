@@ -9,6 +9,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from urllib.parse import urlsplit
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -214,12 +215,13 @@ def dialect_of(database_url: str) -> str:
 MODEL_MODULES = ["models"]
 
 
-def tortoise_config(database_url: str, with_aerich: bool = True, timeouts: DatabaseTimeouts | None = None) -> dict:
+def tortoise_config(database_url: str, with_aerich: bool = True,
+                    timeouts: DatabaseTimeouts | None = None) -> dict[str, Any]:
     """Tortoise's configuration. With `timeouts`, the connection is one of models.backends' clients,
     whose every wait is bounded (the running processes); without, Tortoise's own client as the URL
     says (migrations, whose statements may rightly run long)."""
     modules = [*MODEL_MODULES, "aerich.models"] if with_aerich else list(MODEL_MODULES)
-    connection: str | dict = database_url
+    connection: str | dict[str, Any] = database_url
     if timeouts is not None:
         from .backends import bounded_connection
 

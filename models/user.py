@@ -1,3 +1,5 @@
+from typing import Any
+
 from tortoise import fields
 
 from .base import BaseModel, now
@@ -36,7 +38,7 @@ class User(BaseModel):
     def is_deleted(self) -> bool:
         return self.deleted_at is not None
 
-    def public_dict(self) -> dict:
+    def public_dict(self) -> dict[str, Any]:
         """The wire shape of a user: everything but the password hash and access-token hash."""
         return {
             "id": self.id,

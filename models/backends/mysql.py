@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import asyncmy
 from tortoise.backends.base.client import PoolConnectionWrapper, TransactionContext, TransactionContextPooled
 from tortoise.backends.mysql.client import MySQLClient, TransactionWrapper
 from tortoise.connection import get_connections
@@ -16,7 +17,7 @@ from tortoise.connection import get_connections
 from . import acquire_timeout
 
 
-class _Acquired(PoolConnectionWrapper):
+class _Acquired(PoolConnectionWrapper[asyncmy.Connection]):
     __slots__ = ()
 
     async def __aenter__(self) -> Any:

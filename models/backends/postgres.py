@@ -50,7 +50,7 @@ class BoundedPool:
         return getattr(self.pool, name)
 
 
-class _Acquired(PoolConnectionWrapper):
+class _Acquired(PoolConnectionWrapper[asyncpg.pool.PoolConnectionProxy]):
     """One statement's pooled connection: the pool made within the bound, a stuck one discarded."""
 
     __slots__ = ()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import aiosqlite
 from tortoise.backends.base.client import ConnectionWrapper, TransactionContext
 from tortoise.backends.sqlite.client import SqliteClient, SqliteTransactionContext, SqliteTransactionWrapper
 from tortoise.connection import get_connections
@@ -16,7 +17,7 @@ from tortoise.connection import get_connections
 from . import BoundedLock
 
 
-class _Acquired(ConnectionWrapper):
+class _Acquired(ConnectionWrapper[aiosqlite.Connection]):
     __slots__ = ()
 
     async def __aenter__(self) -> Any:
