@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 
 import dramatiq
 
@@ -32,7 +33,7 @@ def _deps() -> monitor.Deps:
 
 
 async def _run_locked(deps: monitor.Deps, lock_name: str, interval_option: str, job: str,
-                      run_token: str, body) -> None:
+                      run_token: str, body: Callable[[monitor.Deps, str], Awaitable[None]]) -> None:
     """Manual (run_token given) or periodic (interval option > 0 and due) run under the lock."""
     store = deps.store
     lock = monitor.lock_key(store, lock_name)
