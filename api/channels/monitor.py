@@ -32,6 +32,7 @@ import orjson
 
 from api.channels import admin as channel_service
 from api.channels import keys as channel_keys
+from api.channels.form import model_mapping_of, split_list
 from api.channels.test_outcome import note_test_outcome, parse_other_info
 from api.i18n import translate
 from api.services import locks, redis_keys
@@ -144,9 +145,9 @@ def pick_model(channel: Channel, requested: str = "") -> tuple[str, str]:
     """(model asked, model sent upstream): query, else test_model, else the first model; mapping applied."""
     model = requested.strip() or channel.test_model.strip()
     if not model:
-        models = channel_service.split_list(channel.models)
+        models = split_list(channel.models)
         model = models[0] if models else FALLBACK_TEST_MODEL
-    return model, channel_service.model_mapping_of(channel).get(model, model)
+    return model, model_mapping_of(channel).get(model, model)
 
 
 def test_request(model: str) -> dict[str, Any]:

@@ -15,6 +15,7 @@ from typing import Any
 
 from api.channels import admin as channels
 from api.channels import keys as channel_keys
+from api.channels.pasted_keys import check_storable, key_list
 from api.errors import ApiError
 from api.services.events import EventBus
 from api.services.store import Store
@@ -81,7 +82,7 @@ async def manage(body: Mapping[str, Any], store: Store, events: EventBus | None)
     text = body.get("keys")
     if not isinstance(text, str) or not text.strip():
         raise ApiError("channel_keys_required")
-    added = channels.key_list(text, channel.type)
+    added = key_list(text, channel.type)
     count = await _change_list(channel_id, lambda r: _add(r, added), events)
     return Outcome({"added": count, "skipped": len(added) - count}, "channel_keys_added",
                    {"count": count, "skipped": len(added) - count})
@@ -172,7 +173,7 @@ def _delete_auto_disabled(ring: keyring.Keyring) -> int:
 def _add(ring: keyring.Keyring, added: list[str]) -> int:
     present = set(ring.keys)
     new = [k for k in added if k not in present]
-    channels.check_storable([*ring.keys, *new])
+    check_storable([*ring.keys, *new])
     if len(ring.keys) + len(new) > keyring.MAX_KEYS:
         raise ApiError("channel_keys_too_many", max=keyring.MAX_KEYS)
     _set_keys(ring, [*ring.keys, *new])

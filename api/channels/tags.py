@@ -12,6 +12,7 @@ from typing import Any, cast
 from tortoise.transactions import in_transaction
 
 from api.channels import admin as channels
+from api.channels.form import check_tag, parse_form
 from api.errors import ApiError
 from api.services.events import EventBus
 from models import Channel, keyring
@@ -26,7 +27,7 @@ def tag_of(body: Mapping[str, Any], name: str = "tag") -> str:
     tag = body.get(name)
     if not isinstance(tag, str) or not tag.strip():
         raise ApiError("channel_tag_required")
-    channels.check_tag(tag.strip())
+    check_tag(tag.strip())
     return tag.strip()
 
 
@@ -73,7 +74,7 @@ def _edit_fields(body: Mapping[str, Any]) -> dict[str, Any]:
         if value is None or (isinstance(value, str | list) and not value):
             continue
         given["group" if name == "groups" and isinstance(value, str) else name] = value
-    return channels.parse_form(given, creating=False).fields
+    return parse_form(given, creating=False).fields
 
 
 async def edit_tag(body: Mapping[str, Any], events: EventBus | None) -> int:
@@ -86,7 +87,7 @@ async def edit_tag(body: Mapping[str, Any], events: EventBus | None) -> int:
     if new_tag is not None:
         if not isinstance(new_tag, str):
             raise ApiError("invalid_param", name="new_tag")
-        channels.check_tag(new_tag.strip())
+        check_tag(new_tag.strip())
         if new_tag.strip() != tag:
             fields["tag"] = new_tag.strip()
     if not fields:
@@ -113,7 +114,7 @@ async def set_tags(ids: Any, tag: Any, events: EventBus | None) -> int:
     if tag is not None and not isinstance(tag, str):
         raise ApiError("invalid_param", name="tag")
     value = (tag or "").strip()
-    channels.check_tag(value)
+    check_tag(value)
     async with in_transaction():
         found = cast(list[int], await Channel.filter(id__in=ids).values_list("id", flat=True))
         await Channel.filter(id__in=found).update(tag=value)

@@ -231,8 +231,8 @@ def carry_keys(row: dict[str, Any], out: dict[str, Any]) -> str | None:
     here they are dropped). A channel new-api disabled automatically with no key left enabled gets the
     reason under which it comes back by itself when a key is enabled again. Returns why the channel
     cannot be carried, None when it was."""
-    from api.channels.admin import check_storable
     from api.channels.keys import ALL_KEYS_DISABLED
+    from api.channels.pasted_keys import check_storable
     from api.errors import ApiError
 
     raw = row.get("channel_info")
