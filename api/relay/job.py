@@ -101,6 +101,7 @@ class Job:
     pin_key: str = ""  # where its pin is kept
     pin: Pin | None = None  # the channel and key the session was pinned to when the request came
     new_pin: Pin | None = None  # where it is pinned from now on, when that changed
+    task: str = ""  # a task submission's platform ("mj", "suno"): charged as a task, logged under it
 
     @property
     def is_stream(self) -> bool:
@@ -134,3 +135,4 @@ class Outcome:
     usage: TokenUsage
     quota: int
     produced: bool = True
+    result: Any = None  # what a task's submission made (its answer and row), for its route to answer with

@@ -25,12 +25,13 @@ Body = Mapping[str, Any]
 
 
 class Billing(StrEnum):
-    """How a request of the mode is priced (api.services.billing.pricing)."""
+    """How a request is priced: one strategy each in api/relay/billing.py."""
 
     TOKENS = "tokens"  # prompt and completion tokens
     IMAGES = "images"  # per image, by size and quality
     SPEECH = "speech"  # by the characters to speak
     TRANSCRIPTION = "transcription"  # by the text heard
+    TASK = "task"  # a task's per-call price, charged once the upstream took it (api/relay/tasks)
 
 
 def text_field(body: Body, name: str) -> str:

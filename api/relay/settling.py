@@ -19,6 +19,12 @@ log = logging.getLogger("api.relay")
 # -- 7. settle ----------------------------------------------------------------------------------------
 
 
+async def settle_shielded(job: Job, outcome: Outcome | None) -> None:
+    """The settlement as its own task: a cancelled request still settles or refunds."""
+    await asyncio.shield(asyncio.get_running_loop().create_task(settle(job, outcome)))
+
+
+
 async def settle(job: Job, outcome: Outcome | None) -> None:
     """The exact amount when output was produced (user and key, one Redis call, record to the
     workers); otherwise the whole pre-charge back to both, and no record. Redis unreachable: the

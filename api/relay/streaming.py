@@ -14,9 +14,9 @@ from aiohttp import web
 
 from api import keys
 from api.i18n import language, translate
+from api.relay import billing
 from api.relay.inbound.base import StreamWriter
 from api.relay.job import Job, Outcome, answer_headers
-from api.services.billing import pricing
 from api.upstream import client
 from api.upstream.base import (
     AnswerReader,
@@ -190,19 +190,10 @@ def produced_usage(state: StreamState, prompt_tokens: int) -> TokenUsage:
     return replace(usage, completion_tokens=max(usage.completion_tokens, counted))
 
 
-def usage_quota(job: Job, usage: TokenUsage) -> int:
-    price = job.price
-    assert price is not None
-    return pricing.settle_quota(price, usage.prompt_tokens, usage.completion_tokens,
-                                cached_tokens=usage.cached_tokens, cache_creation_tokens=usage.cache_creation_tokens,
-                                cache_creation_1h_tokens=usage.cache_creation_1h_tokens,
-                                quota_per_unit=job.options.get_int("QuotaPerUnit"))
-
-
 def stream_outcome(job: Job, out: web.StreamResponse | None, state: StreamState) -> Outcome:
     """Usage and quota of what the upstream produced so far (nothing produced: not billed)."""
     usage = produced_usage(state, job.prompt_tokens)
-    return Outcome(out or web.StreamResponse(), usage, usage_quota(job, usage), produced=state.events > 0)
+    return Outcome(out or web.StreamResponse(), usage, billing.final(job, usage), produced=state.events > 0)
 
 
 async def finish_stream(job: Job, out: web.StreamResponse, state: StreamState, usage: TokenUsage,

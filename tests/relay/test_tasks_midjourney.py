@@ -254,3 +254,40 @@ async def test_signed_notify_updates_and_refunds_once(gateway, proxy, setup) -> 
     assert [(r.quota, r.model_name) for r in refunds] == [(IMAGINE, "mj_imagine")]
     fresh = await User.get(id=user.id)
     assert (fresh.quota, fresh.used_quota, fresh.request_count) == (1_000_000, 0, 1)
+
+
+async def test_a_failing_channel_moves_the_task_within_the_retries_and_is_not_disabled(
+        gateway, aiohttp_server, proxy, setup) -> None:
+    """Tasks go through the relay's one retry loop: a 5xx moves the submission to a channel not tried
+    yet while RetryTimes allows (charged once, the log names both channels), none left → refused and
+    refunded; a task channel's failures never disable it (they are counted for chat channels only)."""
+    user, _, first = setup
+    key = await make_key(user, unlimited=True)
+    other = FakeMidjourney()
+    other.server = await aiohttp_server(other.app())
+    second = await mj_channel(gateway, other, name="second")
+    options = gateway.server.app[keys.OPTIONS]
+    await options.update("AutomaticDisableChannelEnabled", "true")
+    await options.update("RetryTimes", "1")
+    for broken, working in ((proxy, second), (other, first)):
+        broken.http_status = 500
+        for _ in range(3):  # whichever channel is picked first, the task lands on the working one
+            status, body = await imagine(gateway, key)
+            assert status == 200 and body["code"] == 1, body
+            assert (await Midjourney.get(mj_id=body["result"])).channel_id == working.id
+        broken.http_status = 200
+    assert await live_balance(gateway, user.id) == 1_000_000 - 6 * IMAGINE
+    await options.update("RetryTimes", "0")
+    proxy.http_status = other.http_status = 500
+    status, body = await imagine(gateway, key)
+    assert status == 502 and body["code"] == 5, body
+    assert await live_balance(gateway, user.id) == 1_000_000 - 6 * IMAGINE  # the refused one refunded
+    assert await drain(gateway) == 6
+    logs = await Log.filter(type=LogType.CONSUME).order_by("id")
+    assert [log.quota for log in logs] == [IMAGINE] * 6
+    assert all(orjson.loads(log.other).get("admin_info", {}).get("use_channel") in ([first.id], [second.id],
+                                                                                   [first.id, second.id],
+                                                                                   [second.id, first.id])
+               for log in logs)
+    assert {c.status for c in await Channel.filter(id__in=[first.id, second.id])} == {1}
+    assert (await User.get(id=user.id)).quota == 1_000_000 - 6 * IMAGINE

@@ -1,12 +1,13 @@
-"""Task submissions through the relay pipeline: the key, its group and model limits, the price, the
-reservation (limits and balance in one Redis call), a channel, the upstream, then the charge settled
-in full when the upstream took the task (or the reservation returned when it did not) and the task
-row written for the pollers. Follow-up actions go to the channel of the task they act on, which
-must be the caller's own.
+"""Task submissions through the relay pipeline: admission (the key's group and model limits, the
+price, the reservation: api/relay/admission.py), the attempts over channels of the task's protocol
+(api/relay/attempts.py, with the task's own Route), then the settlement (api/relay/settling.py): the
+charge settled in full when the upstream took the task and its row was written for the pollers, or
+the reservation returned when it did not. Follow-up actions go to the channel of the task they act
+on, which must be the caller's own. A task provider brings its adaptor (api/relay/tasks/base.py)
+and nothing of this.
 """
 from __future__ import annotations
 
-import asyncio
 import logging
 import re
 import time
@@ -22,29 +23,21 @@ from api import keys
 from api.bodies import read_body
 from api.channels.index import ChannelInfo
 from api.i18n import language, translate
+from api.relay.admission import admission, check_model_allowed, usable_group
+from api.relay.attempts import Route, first_channel, relay_with_retries
 from api.relay.failure_log import log_failure
-from api.relay.handler import (
-    admit,
-    check_model_allowed,
-    check_served,
-    first_channel,
-    new_facts,
-    price_of,
-    usable_group,
-)
-from api.relay.job import Caller, Job
-from api.relay.state import RelayState, relay_state
-from api.relay.tasks.base import TaskAdaptor, Upstream
+from api.relay.job import Caller, Job, Outcome
+from api.relay.settling import settle_shielded
+from api.relay.state import relay_state
+from api.relay.tasks.base import Submitted, TaskAdaptor, Upstream
 from api.relay.tasks.billing import TaskCharge
 from api.relay.tasks.bodies import Check, type_problem
 from api.relay.tasks.midjourney import MidjourneyAdaptor
 from api.relay.tasks.suno import SunoAdaptor
-from api.services.billing import pricing
-from api.services.billing.records import SettlementRecord
 from api.upstream import call as upstream
 from api.upstream import catalogue
-from api.upstream.base import RelayMode, UpstreamRequest
-from api.upstream.errors import RelayError
+from api.upstream.base import RelayMode, TokenUsage, UpstreamRequest
+from api.upstream.errors import ChannelCannotServe, RelayError
 from models import Midjourney, Task
 
 log = logging.getLogger("api.relay")
@@ -136,13 +129,6 @@ class Submission:
     for_channel: Callable[[ChannelInfo, dict[str, Any], str], dict[str, Any]] | None = None
 
 
-def task_quota(price: pricing.Price, options: Any) -> int:
-    """A task's charge: its per-call price (ModelPrice × group ratio); a model priced by ratio only
-    is charged what a request without usage would be (PreConsumedQuota tokens at its ratio)."""
-    return pricing.pre_charge_quota(price, 0, None, pre_consumed_quota=options.get_int("PreConsumedQuota"),
-                                    quota_per_unit=options.get_int("QuotaPerUnit"))
-
-
 def task_key(channel: ChannelInfo) -> ChannelInfo:
     """A task is polled later with its channel's first enabled key (models.keyring.primary): a
     multi-key channel submits with that key too, so the upstream knows the task when asked."""
@@ -152,24 +138,30 @@ def task_key(channel: ChannelInfo) -> ChannelInfo:
     return channel.with_key(index, key)
 
 
-def _pick(state: RelayState, job: Job, types: frozenset[int], tried: list[int]) -> ChannelInfo | None:
-    exclude = list(tried)
-    while True:
-        channel = state.index.pick(job.group, job.model, exclude=exclude)
-        if channel is None or channel.type in types:
-            return channel
-        exclude.append(channel.id)  # a channel of a type that cannot run this action
-
-
 async def submit(request: web.Request, caller: Caller, sub: Submission) -> tuple[dict[str, Any], Any]:
-    """Run a submission: (the upstream's answer for the client, the task row written). Raises Refused
+    """Run a submission through the relay's pipeline — admission, the attempts, the settlement —
+    and answer (the upstream's answer for the client, the task row written). Raises Refused
     (Midjourney's own refusal, answered as it is) or a RelayError when the upstream did not take it."""
     state = relay_state(request)
     options = state.options if state.options is not None else request.config_dict[keys.OPTIONS]
-    job = Job(request, state, options, RelayMode.IMAGES, f"/{sub.platform}{sub.path}", caller, sub.body)
+    if sub.origin is not None:  # a follow-up goes to its task's channel, and nowhere else
+        caller = Caller(caller.user, caller.token, task_key(sub.origin))
+    job = Job(request, state, options, RelayMode.IMAGES, f"/{sub.platform}{sub.path}", caller, sub.body,
+              task=sub.platform)
     job.model = sub.model
     try:
-        return await _submit(request, caller, sub, job)
+        job.group = usable_group(request, options, caller.user, caller.token.group if caller.token else "")
+        check_model_allowed(job)
+        await admission(job)
+        route = task_route(sub)
+        outcome: Outcome | None = None
+        try:
+            job.channel = first_channel(job, route)
+            outcome = await relay_with_retries(job, route)
+        finally:
+            await settle_shielded(job, outcome)
+        answer, row = outcome.result
+        return answer, row
     except RelayError as err:
         log_failure(job, err)
         raise
@@ -180,74 +172,68 @@ async def submit(request: web.Request, caller: Caller, sub: Submission) -> tuple
         raise
 
 
-async def _submit(request: web.Request, caller: Caller, sub: Submission, job: Job) -> tuple[dict[str, Any], Any]:
-    state = job.state
-    options = job.options
-    job.group = usable_group(request, options, caller.user, caller.token.group if caller.token else "")
-    check_model_allowed(job)
-    job.price = price_of(job)
-    if sub.origin is not None:
-        channel: ChannelInfo | None = sub.origin
-    else:
-        await check_served(job)
-        job.channel = first_channel(job)
-        channel = job.channel if job.channel.type in sub.types else _pick(state, job, sub.types, [job.channel.id])
-        if channel is None:
-            raise task_error(request, 503, "relay_no_channel", "no_available_channel", model=job.model,
+class NotTaken(RelayError):
+    """The upstream did not take the task: another channel may (5xx, unreachable), or none will."""
+
+    def __init__(self, result: Submitted) -> None:
+        super().__init__(502 if not result.answer else 400, result.reason or "the task was not taken", "upstream_error",
+                         "task_submit_failed")
+        self.result = result
+
+
+class Busy(ChannelCannotServe):
+    """The channel's queue is full: another channel is tried without using up a retry."""
+
+    def __init__(self, result: Submitted) -> None:
+        super().__init__(503, result.reason or "the channel is busy", "upstream_error", "task_submit_failed")
+        self.result = result
+
+
+def task_route(sub: Submission) -> Route:
+    """How a submission tries channels: channels of its protocol, each with its first key; a task
+    not taken moves on (busy: always; a failure another channel may not have: while retries are
+    left); what the last channel said is the client's answer. A task channel's refusals are not
+    counted against its health (they are mostly the prompt's)."""
+
+    async def attempt(job: Job, channel: ChannelInfo) -> Outcome:
+        if channel.type not in sub.types:  # an administrator's pinned channel of another protocol
+            raise task_error(job.request, 503, "relay_no_channel", "no_available_channel", model=job.model,
                              group=job.group)
-    assert channel is not None
-    job.channel = channel = task_key(channel)
-    job.pre = task_quota(job.price, options)
-    job.facts = facts = new_facts(job)
-    facts.mode = sub.platform
-    job.charge = charge = await admit(job)
-    http = state.http if state.http is not None else request.config_dict[keys.HTTP]
-    retries = 0 if sub.origin is not None else options.get_int("RetryTimes")
-    tried: list[int] = []
-    settled = False
-    try:
-        while True:
-            tried.append(channel.id)
-            job.upstream = channel  # the error log names it, and masks with its key
-            facts.channel_id, facts.used_channels = channel.id, list(tried)
-            adaptor = ADAPTORS[channel.type](channel.base_url, channel.key)
-            try:
-                body = sub.for_channel(channel, sub.body, facts.request_id) if sub.for_channel is not None \
-                    else sub.body
-                status, raw = await call(http, adaptor.submit(sub.path, body), SUBMIT_TIMEOUT, channel.type)
-                result = adaptor.read_submit(status, raw)
-            except (aiohttp.ClientError, TimeoutError) as exc:
-                log.info("task channel %s unreachable for %s: %s", channel.id, sub.model, type(exc).__name__)
-                result = adaptor.read_submit(502, b"")
-                result.reason = translate("relay_task_unreachable", language(request))
-            if result.accepted:
-                break
-            moves = sub.origin is None and (result.busy or (result.retry_elsewhere and len(tried) <= retries))
-            following = _pick(state, job, sub.types, tried) if moves else None
-            following = task_key(following) if following is not None else None
-            if following is None:
-                raise _refused(request, sub, result.answer, result.reason)
-            channel = following
+        facts, charge = job.facts, job.charge
+        assert facts is not None and charge is not None
+        adaptor = ADAPTORS[channel.type](channel.base_url, channel.key)
+        http = job.state.http if job.state.http is not None else job.request.config_dict[keys.HTTP]
+        try:
+            body = sub.for_channel(channel, sub.body, facts.request_id) if sub.for_channel is not None else sub.body
+            status, raw = await call(http, adaptor.submit(sub.path, body), SUBMIT_TIMEOUT, channel.type)
+            result = adaptor.read_submit(status, raw)
+        except (aiohttp.ClientError, TimeoutError) as exc:
+            log.info("task channel %s unreachable for %s: %s", channel.id, sub.model, type(exc).__name__)
+            result = adaptor.read_submit(502, b"")
+            result.reason = translate("relay_task_unreachable", language(job.request))
+        if not result.accepted:
+            raise Busy(result) if result.busy else NotTaken(result)
         facts.task_id = result.task_id
-        price = job.price
+        price, caller = job.price, job.caller
+        assert price is not None
         billing = TaskCharge(facts.request_id, charge.token_limited, job.group, job.model, price.group_ratio,
                              price.model_price if price.model_price is not None else -1, caller.user.username,
                              caller.token.name if caller.token else "").dumps()
-        # The row first: a process that dies before the charge below leaves a task the user can
+        # The row before the settlement: a process that dies in between leaves a task the user can
         # fetch (and the reservation, closed by the sweep), never a charge for a task it cannot see.
         row = await _insert(sub, caller, channel, result.task_id, charge.pre, billing, result.row)
-        try:
-            await state.quota.settle(charge, charge.pre, SettlementRecord.of(facts, charge.pre).encode(), 0)
-        except BaseException:
-            await row.delete()
-            raise
-        state.settlements.mark(charge.user_id)
-        settled = True
-        return result.answer, row
-    finally:
-        if not settled:
-            await asyncio.shield(state.quota.refund(charge))
-        state.keeper.release(charge.settlement_id)
+        return Outcome(web.Response(), TokenUsage(), job.pre, result=(result.answer, row))
+
+    def retry(job: Job, channel: ChannelInfo, err: RelayError, left: int) -> bool:
+        return isinstance(err, NotTaken) and err.result.retry_elsewhere and left > 0
+
+    def final(job: Job, channel: ChannelInfo, err: RelayError) -> Exception:
+        if isinstance(err, NotTaken | Busy):
+            return _refused(job.request, sub, err.result.answer, err.result.reason)
+        return err
+
+    return Route(attempt, serves=lambda channel: channel.type in sub.types, keyed=task_key, retry=retry,
+                 final_error=final, unserved=final, counts=False)
 
 
 class Refused(Exception):

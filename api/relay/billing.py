@@ -1,0 +1,121 @@
+"""What a request is charged, one strategy per billing kind (api/relay/modes.py gives each mode
+its kind; a task is charged as a task): `pre`, the amount reserved at admission, and `final`, the
+amount settled from what was produced. The arithmetic is api.services.billing.pricing's; the
+contract is docs/billing.md. Nothing else in the relay prices a request.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from api.relay.modes import MODES, Billing, text_field
+from api.services.billing import pricing
+from api.upstream.base import TokenUsage
+
+if TYPE_CHECKING:
+    from api.relay.job import Job
+
+
+class Strategy(Protocol):
+    def pre(self, job: Job) -> int: ...
+
+    def final(self, job: Job, usage: TokenUsage) -> int: ...
+
+
+def _price(job: Job) -> pricing.Price:
+    assert job.price is not None, "priced at admission"
+    return job.price
+
+
+def _per_unit(job: Job) -> int:
+    return job.options.get_int("QuotaPerUnit")
+
+
+def _int_field(body: Mapping[str, Any], name: str) -> int | None:
+    value = body.get(name)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+@dataclass(frozen=True, slots=True)
+class Tokens:
+    """Prompt and completion tokens: the prompt count and the most the answer may use reserved,
+    the usage settled (cache reads and writes at their own ratios)."""
+
+    def pre(self, job: Job) -> int:
+        max_tokens = _int_field(job.body, "max_tokens") or _int_field(job.body, "max_completion_tokens")
+        return pricing.pre_charge_quota(_price(job), job.prompt_tokens, max_tokens,
+                                        pre_consumed_quota=job.options.get_int("PreConsumedQuota"),
+                                        quota_per_unit=_per_unit(job))
+
+    def final(self, job: Job, usage: TokenUsage) -> int:
+        return pricing.settle_quota(_price(job), usage.prompt_tokens, usage.completion_tokens,
+                                    cached_tokens=usage.cached_tokens,
+                                    cache_creation_tokens=usage.cache_creation_tokens,
+                                    cache_creation_1h_tokens=usage.cache_creation_1h_tokens,
+                                    quota_per_unit=_per_unit(job))
+
+
+@dataclass(frozen=True, slots=True)
+class Images:
+    """Per image by size and quality: known before the call, the same after."""
+
+    def pre(self, job: Job) -> int:
+        return pricing.image_quota(_price(job), job.body.get("size"), job.body.get("quality"),
+                                   _int_field(job.body, "n"), quota_per_unit=_per_unit(job))
+
+    def final(self, job: Job, usage: TokenUsage) -> int:
+        return self.pre(job)
+
+
+@dataclass(frozen=True, slots=True)
+class Speech(Tokens):
+    """Reserved as tokens; settled by the characters spoken."""
+
+    def final(self, job: Job, usage: TokenUsage) -> int:
+        return pricing.speech_quota(_price(job), text_field(job.body, "input"), quota_per_unit=_per_unit(job))
+
+
+@dataclass(frozen=True, slots=True)
+class Transcription(Tokens):
+    """Reserved as tokens; settled by the text heard."""
+
+    def final(self, job: Job, usage: TokenUsage) -> int:
+        return pricing.transcription_quota(_price(job), usage.completion_tokens, quota_per_unit=_per_unit(job))
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """A task's per-call price (a model priced by ratio only pays what a request without usage
+    would: PreConsumedQuota tokens at its ratio), charged in full once the upstream took it."""
+
+    def pre(self, job: Job) -> int:
+        return pricing.pre_charge_quota(_price(job), 0, None,
+                                        pre_consumed_quota=job.options.get_int("PreConsumedQuota"),
+                                        quota_per_unit=_per_unit(job))
+
+    def final(self, job: Job, usage: TokenUsage) -> int:
+        return job.pre
+
+
+STRATEGIES: Mapping[Billing, Strategy] = {
+    Billing.TOKENS: Tokens(),
+    Billing.IMAGES: Images(),
+    Billing.SPEECH: Speech(),
+    Billing.TRANSCRIPTION: Transcription(),
+    Billing.TASK: Task(),
+}
+
+
+def strategy(job: Job) -> Strategy:
+    return STRATEGIES[Billing.TASK if job.task else MODES[job.mode].billing]
+
+
+def pre(job: Job) -> int:
+    """The amount to reserve at admission."""
+    return strategy(job).pre(job)
+
+
+def final(job: Job, usage: TokenUsage) -> int:
+    """The amount to settle for what was produced."""
+    return strategy(job).final(job, usage)
