@@ -11,16 +11,9 @@ from typing import Any
 import aiohttp
 import orjson
 
-from api.channels.monitor import (
-    TEST_CONCURRENCY,
-    Deps,
-    _meta,
-    bounded,
-    failure_kind,
-    lock_key,
-    refresh,
-    test_timeout,
-)
+from api.channels.channel_test import _meta, failure_kind, test_timeout
+from api.channels.monitor import TEST_CONCURRENCY, bounded, lock_key, refresh
+from api.channels.monitor_deps import Deps
 from api.upstream import call as upstream
 from api.upstream import client
 from api.upstream.base import Adaptor, BalanceMixin, BalanceQueryError, UpstreamRequest

@@ -9,7 +9,7 @@ import orjson
 import pytest
 
 from api import keys
-from api.channels import monitor, queries
+from api.channels import channel_test, monitor, probes, queries, status_mail, verdicts
 from api.services import locks, redis_keys
 from api.upstream.catalogue import ChannelType
 from api.upstream.errors import RelayError
@@ -75,26 +75,26 @@ OVERLOADED = RelayError(503, "overloaded", "upstream_error", None)
 
 
 @pytest.mark.parametrize(("status", "auto_ban", "result", "options", "expected"), [
-    (1, 1, monitor.TestResult(False, "bad key", 0.2, error=INVALID), {}, "disable"),
-    (1, 1, monitor.TestResult(False, "overloaded", 0.2, error=OVERLOADED), {}, None),  # not a disabling error
-    (1, 1, monitor.TestResult(True, "", 6.0), {}, "disable"),  # over ChannelDisableThreshold
-    (1, 1, monitor.TestResult(True, "", 6.0), {"ChannelDisableThreshold": "0"}, None),  # 0 = never by time
-    (1, 1, monitor.TestResult(False, "timeout", 5, timed_out=True, timeout=5), {}, "disable"),
-    (1, 1, monitor.TestResult(False, "timeout", 2, timed_out=True, timeout=2), {}, None),  # gave up early
-    (1, 0, monitor.TestResult(False, "bad key", 0.2, error=INVALID), {}, None),  # auto_ban off
-    (1, 1, monitor.TestResult(False, "bad key", 0.2, error=INVALID), {"AutomaticDisableChannelEnabled": "false"},
+    (1, 1, channel_test.TestResult(False, "bad key", 0.2, error=INVALID), {}, "disable"),
+    (1, 1, channel_test.TestResult(False, "overloaded", 0.2, error=OVERLOADED), {}, None),  # not a disabling error
+    (1, 1, channel_test.TestResult(True, "", 6.0), {}, "disable"),  # over ChannelDisableThreshold
+    (1, 1, channel_test.TestResult(True, "", 6.0), {"ChannelDisableThreshold": "0"}, None),  # 0 = never by time
+    (1, 1, channel_test.TestResult(False, "timeout", 5, timed_out=True, timeout=5), {}, "disable"),
+    (1, 1, channel_test.TestResult(False, "timeout", 2, timed_out=True, timeout=2), {}, None),  # gave up early
+    (1, 0, channel_test.TestResult(False, "bad key", 0.2, error=INVALID), {}, None),  # auto_ban off
+    (1, 1, channel_test.TestResult(False, "bad key", 0.2, error=INVALID), {"AutomaticDisableChannelEnabled": "false"},
      None),
-    (2, 1, monitor.TestResult(False, "bad key", 0.2, error=INVALID), {}, None),  # manual disable: never touched
-    (2, 1, monitor.TestResult(True, "", 0.2), {}, None),
-    (3, 1, monitor.TestResult(True, "", 0.2), {}, "enable"),
-    (3, 0, monitor.TestResult(True, "", 0.2), {}, "enable"),
-    (3, 1, monitor.TestResult(True, "", 0.2), {"AutomaticEnableChannelEnabled": "false"}, None),
-    (3, 1, monitor.TestResult(True, "", 6.0), {}, None),  # still too slow
-    (3, 1, monitor.TestResult(False, "bad key", 0.2, error=INVALID), {}, None),
+    (2, 1, channel_test.TestResult(False, "bad key", 0.2, error=INVALID), {}, None),  # manual disable: never touched
+    (2, 1, channel_test.TestResult(True, "", 0.2), {}, None),
+    (3, 1, channel_test.TestResult(True, "", 0.2), {}, "enable"),
+    (3, 0, channel_test.TestResult(True, "", 0.2), {}, "enable"),
+    (3, 1, channel_test.TestResult(True, "", 0.2), {"AutomaticEnableChannelEnabled": "false"}, None),
+    (3, 1, channel_test.TestResult(True, "", 6.0), {}, None),  # still too slow
+    (3, 1, channel_test.TestResult(False, "bad key", 0.2, error=INVALID), {}, None),
 ])
 def test_verdict(status, auto_ban, result, options, expected) -> None:
     ch = Channel(id=1, type=1, status=status, auto_ban=auto_ban, name="c", key="k")
-    decision = monitor.verdict(ch, result, Options(**options))
+    decision = verdicts.verdict(ch, result, Options(**options))
     assert (decision[0] if decision else None) == expected
 
 
@@ -143,9 +143,9 @@ async def test_test_all_disables_and_enables_per_the_rules(deps, sent, upstream)
     await eventually(lambda: asyncio.sleep(0, len(events) >= 3))
     assert sorted(events) == sorted([invalid.id, hang.id, back.id])
     # Disabled channels get a probe schedule; the re-enabled one none.
-    assert (await monitor.probe_state(deps.store, invalid.id))[0] == 0
-    assert (await monitor.probe_state(deps.store, invalid.id))[1] > time.time()
-    assert await monitor.probe_state(deps.store, back.id) == (0, 0.0)
+    assert (await probes.probe_state(deps.store, invalid.id))[0] == 0
+    assert (await probes.probe_state(deps.store, invalid.id))[1] > time.time()
+    assert await probes.probe_state(deps.store, back.id) == (0, 0.0)
     # One summary mail to root.
     assert len(sent) == 1
     actor, to, subject, html = sent[0]
@@ -186,27 +186,27 @@ async def test_probe_backoff_and_recovery(deps, sent, upstream) -> None:
     down = await channel(upstream, "toggle", status=ChannelStatus.AUTO_DISABLED)
     await channel(upstream, name="fine")
     now = time.time()
-    assert await monitor.due_probes(deps, now) == [down.id]  # never probed: at once
-    assert await monitor.due_probes(deps, now) == []  # pushed back while its probe is queued
+    assert await probes.due_probes(deps, now) == [down.id]  # never probed: at once
+    assert await probes.due_probes(deps, now) == []  # pushed back while its probe is queued
     assert await monitor.test_one(deps, down.id) is None  # still failing
-    attempts, next_at = await monitor.probe_state(deps.store, down.id)
+    attempts, next_at = await probes.probe_state(deps.store, down.id)
     assert attempts == 1 and next_at == pytest.approx(time.time() + 120, abs=5)
-    assert await monitor.due_probes(deps, now + 60) == []
-    assert await monitor.due_probes(deps, next_at + 1) == [down.id]
+    assert await probes.due_probes(deps, now + 60) == []
+    assert await probes.due_probes(deps, next_at + 1) == [down.id]
     assert await monitor.test_one(deps, down.id) is None
-    attempts, next_at = await monitor.probe_state(deps.store, down.id)
+    attempts, next_at = await probes.probe_state(deps.store, down.id)
     assert attempts == 2 and next_at == pytest.approx(time.time() + 240, abs=5)
-    assert monitor.probe_delay(10) == monitor.PROBE_MAX_DELAY
+    assert probes.probe_delay(10) == probes.PROBE_MAX_DELAY
     # The provider comes back: the next probe enables it and forgets its backoff.
     upstream.app[TOGGLE_OK]["ok"] = True
     assert await monitor.test_one(deps, down.id) == "enable"
     assert await status_of(down.id) == ChannelStatus.ENABLED
-    assert await monitor.probe_state(deps.store, down.id) == (0, 0.0)
-    assert await monitor.due_probes(deps, now + 10_000) == []
+    assert await probes.probe_state(deps.store, down.id) == (0, 0.0)
+    assert await probes.due_probes(deps, now + 10_000) == []
     # Without AutomaticEnableChannelEnabled nothing is probed.
     await Channel.filter(id=down.id).update(status=ChannelStatus.AUTO_DISABLED)
     await set_options(deps, AutomaticEnableChannelEnabled="false")
-    assert await monitor.due_probes(deps, now + 10_000) == []
+    assert await probes.due_probes(deps, now + 10_000) == []
 
 
 async def test_test_one_never_touches_a_manual_disable(deps, upstream) -> None:
@@ -222,22 +222,22 @@ async def test_test_one_never_touches_a_manual_disable(deps, upstream) -> None:
 async def test_summary_mail_is_throttled(deps, sent) -> None:
     await User.filter(username="root").update(email="root@example.com")
     a = Channel(id=1, name="<a>")
-    await monitor.note_status_change(deps.store, monitor.DISABLE, a, "bad <key>")
-    assert await monitor.flush_notifications(deps)
+    await status_mail.note_status_change(deps.store, verdicts.DISABLE, a, "bad <key>")
+    assert await status_mail.flush_notifications(deps)
     assert "&lt;a&gt;" in sent[0][3] and "bad &lt;key&gt;" in sent[0][3]
-    await monitor.note_status_change(deps.store, monitor.ENABLE, Channel(id=2, name="b"), "")
-    await monitor.note_status_change(deps.store, monitor.DISABLE, Channel(id=3, name="c"), "slow")
-    assert not await monitor.flush_notifications(deps)  # within the throttle window: kept
+    await status_mail.note_status_change(deps.store, verdicts.ENABLE, Channel(id=2, name="b"), "")
+    await status_mail.note_status_change(deps.store, verdicts.DISABLE, Channel(id=3, name="c"), "slow")
+    assert not await status_mail.flush_notifications(deps)  # within the throttle window: kept
     assert len(sent) == 1
     await deps.store.redis.delete(redis_keys.channel_notice_throttle(deps.store))  # the window passed
-    assert await monitor.flush_notifications(deps)
+    assert await status_mail.flush_notifications(deps)
     assert sent[1][2] == "AI Gateway: 1 channel(s) disabled, 1 enabled"
-    assert not await monitor.flush_notifications(deps)  # nothing pending
+    assert not await status_mail.flush_notifications(deps)  # nothing pending
 
 
 async def test_no_mail_without_roots_address(deps, sent) -> None:
-    await monitor.note_status_change(deps.store, monitor.DISABLE, Channel(id=1, name="a"), "x")
-    assert not await monitor.flush_notifications(deps)
+    await status_mail.note_status_change(deps.store, verdicts.DISABLE, Channel(id=1, name="a"), "x")
+    assert not await status_mail.flush_notifications(deps)
     assert sent == []
 
 

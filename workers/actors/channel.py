@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 
 import dramatiq
 
-from api.channels import monitor, queries
+from api.channels import monitor, probes, queries, status_mail
 from api.services import locks
 from api.services.queues import Queue
 from workers.broker import send
@@ -86,11 +86,11 @@ async def test_one(channel_id: int) -> None:
 async def probe_disabled(sent_at: float = 0.0, sender: str = "") -> None:
     """Send a test of each automatically disabled channel whose backoff has passed; bounded
     concurrency comes from the worker threads consuming channel.test_one."""
-    for channel_id in await monitor.due_probes(_deps()):
+    for channel_id in await probes.due_probes(_deps()):
         await _send("channel.test_one", channel_id)
 
 
 @dramatiq.actor(actor_name="channel.notify_root", queue_name=Queue.CHANNEL, max_retries=3)
 async def notify_root(sent_at: float = 0.0, sender: str = "") -> None:
     """Mail root the status changes held back by the throttle."""
-    await monitor.flush_notifications(_deps())
+    await status_mail.flush_notifications(_deps())

@@ -8,7 +8,7 @@ from aiohttp import web
 
 from api import keys
 from api.channels import admin as service
-from api.channels import catalogue_view, monitor, multi_key, queries, tags
+from api.channels import catalogue_view, channel_test, monitor, multi_key, queries, tags
 from api.console.auth import admin_required, user_required
 from api.errors import ApiError
 from api.i18n import language, translate
@@ -248,18 +248,18 @@ async def test_channel(request: web.Request) -> web.Response:
     if retired is not None:
         raise ApiError("channel_type_retired", type=catalogue.label(channel.type), reason=retired[0],
                        reason_zh=retired[1])
-    if not monitor.is_testable(channel):
+    if not channel_test.is_testable(channel):
         raise ApiError("channel_test_unsupported", type=catalogue.label(channel.type))
     deps = _deps(request)
-    timeout = monitor.test_timeout(deps.options)
+    timeout = channel_test.test_timeout(deps.options)
     lock = monitor.lock_key(deps.store, "channel_test", channel.id)
     token = await locks.acquire(deps.store, lock, timeout + 30)
     if token is None:
         raise ApiError("channel_test_busy")
     try:
-        result = await monitor.run_test(deps.http, channel, request.query.get("model", ""), timeout,
+        result = await channel_test.run_test(deps.http, channel, request.query.get("model", ""), timeout,
                                        language(request))
-        await monitor.record_test(channel.id, result)
+        await channel_test.record_test(channel.id, result)
     finally:
         await locks.release(deps.store, lock, token)
     if result.success:
@@ -303,7 +303,7 @@ async def update_channel_balance(request: web.Request) -> web.Response:
         raise ApiError("channel_balance_unsupported", type=channel.type)
     deps = _deps(request)
     try:
-        balance = await queries.update_balance(deps.http, channel, monitor.test_timeout(deps.options))
+        balance = await queries.update_balance(deps.http, channel, channel_test.test_timeout(deps.options))
     except queries.QueryError as exc:
         raise ApiError("channel_balance_failed", error=exc.message) from exc
     return ok(balance, balance=balance)
@@ -348,7 +348,7 @@ async def _fetch_models(request: web.Request, channel: Channel) -> list[str]:
         raise ApiError("channel_key_missing")
     deps = _deps(request)
     try:
-        return await queries.fetch_models(deps.http, channel, monitor.test_timeout(deps.options))
+        return await queries.fetch_models(deps.http, channel, channel_test.test_timeout(deps.options))
     except queries.QueryError as exc:
         raise ApiError("channel_fetch_models_failed", error=exc.message) from exc
 
