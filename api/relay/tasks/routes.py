@@ -10,6 +10,7 @@ from typing import Any
 
 import orjson
 from aiohttp import web
+from aiohttp.typedefs import Handler, Middleware
 
 from api import keys
 from api.relay.handler import key_caller
@@ -266,9 +267,9 @@ async def suno_fetch_one(request: web.Request) -> web.Response:
 # -- mounting ---------------------------------------------------------------------------------------------
 
 
-def _shaped(errors: type) -> Any:
+def _shaped(errors: type) -> Middleware:
     @web.middleware
-    async def middleware(request: web.Request, handler):
+    async def middleware(request: web.Request, handler: Handler) -> web.StreamResponse:
         request[REQUEST_INBOUND] = errors
         return await handler(request)
 
