@@ -1,9 +1,6 @@
-"""The application factory: resources as cleanup contexts, the console and relay sub-apps."""
+"""The application factory: the process's resources as a cleanup context, the console and relay sub-apps."""
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
-import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -26,76 +23,42 @@ from api.middlewares import (
 )
 from api.relay.routes import setup_relay
 from api.relay.tasks.routes import setup_tasks
+from api.resources import HttpPool, open_resources
 from api.security import setup_security_headers
 from api.services.accounts.deps import Services
-from api.services.configuration.bootstrap import ensure_root_user
-from api.services.configuration.options import OptionsService
-from api.services.events import EventBus
-from api.services.jobs import Jobs
 from api.services.ratelimit import RateLimiter
-from api.services.store import Store
 from api.static import setup_static
 from api.web.sessions import SessionManager
-from models.db import close_database, init_database
 from models.settings import Settings
 from workers.broker import send, setup_broker
 
 log = logging.getLogger("api")
 
 
-async def database_ctx(app: web.Application) -> AsyncIterator[None]:
-    await init_database(app[keys.SETTINGS].database_url, timeouts=app[keys.SETTINGS].database_timeouts)
-    await ensure_root_user(app[keys.SETTINGS].initial_root_password)
-    yield
-    await close_database()
+def relay_http(settings: Settings) -> HttpPool:
+    """The relay's session: one pool for every upstream; each call sets its own total and read timeouts
+    (api.upstream.client.timeouts)."""
+    return HttpPool(timeout=aiohttp.ClientTimeout(total=None, sock_connect=settings.connect_timeout),
+                    limit=settings.upstream_pool_size, keepalive_timeout=30, ttl_dns_cache=300, passthrough=True)
 
 
-async def redis_ctx(app: web.Application) -> AsyncIterator[None]:
+async def resources_ctx(app: web.Application) -> AsyncIterator[None]:
+    """The process's resources (api.resources) under the application's keys, and what the API builds on them."""
     settings = app[keys.SETTINGS]
-    store = Store.from_settings(settings)
-    app[keys.STORE] = store
-    app[keys.LIMITER] = RateLimiter(store)
-    app[keys.SESSIONS] = SessionManager(store, settings.session_secret, settings.session_ttl,
-                                        settings.session_cookie_secure)
-    yield
-    await store.close()
-
-
-async def events_ctx(app: web.Application) -> AsyncIterator[None]:
-    """Options loaded, then the pub/sub listener keeps every cache of this process current."""
-    events = EventBus(app[keys.STORE])
-    app[keys.EVENTS] = events
-    options = OptionsService(app[keys.STORE], events)
-    app[keys.OPTIONS] = options
-    listener = asyncio.get_running_loop().create_task(events.run(), name="events")
-    await asyncio.wait_for(events.wait_ready(), 10)
-    await options.load()
-    yield
-    listener.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await listener
-
-
-async def http_ctx(app: web.Application) -> AsyncIterator[None]:
-    settings = app[keys.SETTINGS]
-    connector = aiohttp.TCPConnector(limit=settings.upstream_pool_size, limit_per_host=0,
-                                     keepalive_timeout=30, ttl_dns_cache=300)
-    session = aiohttp.ClientSession(
-        connector=connector, auto_decompress=False, skip_auto_headers=("User-Agent",),
-        timeout=aiohttp.ClientTimeout(total=None, sock_connect=settings.connect_timeout))
-    app[keys.HTTP] = session
-    yield
-    await session.close()
-
-
-async def enqueue_ctx(app: web.Application) -> AsyncIterator[None]:
-    setup_broker(app[keys.SETTINGS])
-    pool = concurrent.futures.ThreadPoolExecutor(max_workers=4, thread_name_prefix="enqueue")
-    app[keys.JOBS] = Jobs(send, pool)
-    app[keys.SERVICES] = Services(app[keys.STORE], app[keys.OPTIONS], app[keys.EVENTS], app[keys.SESSIONS],
-                                  app[keys.JOBS])
-    yield
-    pool.shutdown(wait=True)
+    setup_broker(settings)
+    async with open_resources(settings, send=send, http=relay_http(settings), listen=True, root_user=True,
+                              jobs_threads=4) as resources:
+        app[keys.STORE] = resources.store
+        app[keys.EVENTS] = resources.events
+        app[keys.OPTIONS] = resources.options
+        app[keys.HTTP] = resources.http
+        app[keys.JOBS] = resources.jobs
+        app[keys.LIMITER] = RateLimiter(resources.store)
+        app[keys.SESSIONS] = SessionManager(resources.store, settings.session_secret, settings.session_ttl,
+                                            settings.session_cookie_secure)
+        app[keys.SERVICES] = Services(resources.store, resources.options, resources.events, app[keys.SESSIONS],
+                                      resources.jobs)
+        yield
 
 
 def create_console_app() -> web.Application:
@@ -119,7 +82,7 @@ def create_app(settings: Settings) -> web.Application:
     setup_request_id(app)  # every answer (console, relay, static) carries X-Oneapi-Request-Id
     setup_bodies(app)  # each route's bound on its inflated body; nothing unread is inflated
     setup_security_headers(app)
-    app.cleanup_ctx.extend([database_ctx, redis_ctx, events_ctx, http_ctx, enqueue_ctx])
+    app.cleanup_ctx.append(resources_ctx)  # first: the status cache and the relay start on these
     setup_status_cache(app)
     app.add_subapp("/api", create_console_app())
     setup_relay(app)

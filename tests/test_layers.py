@@ -33,7 +33,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("api.channels",),
     ("api.relay",),
     ("api.console",),
-    ("api.app", "api.__main__", "api.launch", "workers", "scheduler"),
+    ("api.app", "api.resources", "api.__main__", "api.launch", "workers", "scheduler"),
 )
 PROGRAMS = ("models.importer",)
 # Packages whose modules may not import each other both ways (their own cycles are their business).
