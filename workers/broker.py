@@ -5,6 +5,8 @@ knows only an actor's name (the API, the scheduler) can enqueue it without impor
 """
 from __future__ import annotations
 
+from typing import Any
+
 import dramatiq
 from dramatiq.brokers.redis import RedisBroker
 from dramatiq.middleware import (
@@ -29,7 +31,7 @@ def queue_of(actor_name: str) -> str:
 
 
 def build_broker(settings: Settings) -> RedisBroker:
-    from .middleware import ParentWatch, ResourcesMiddleware, ShutdownGuard, TortoiseMiddleware
+    from .middleware import ParentWatch, ResourcesMiddleware, ShutdownGuard
 
     middleware = [
         AgeLimit(max_age=3_600_000),  # drop a message that waited over an hour (actors resend what matters)
@@ -39,10 +41,12 @@ def build_broker(settings: Settings) -> RedisBroker:
         Pipelines(),  # pipe_target chaining
         Retries(max_retries=5, min_backoff=500, max_backoff=60_000),  # per-actor max_retries overrides
         AsyncIO(),  # one event-loop thread per worker process (started in before_worker_boot)
-        TortoiseMiddleware(settings),  # database on that loop; before_* hooks run in list order, so after AsyncIO
-        ResourcesMiddleware(settings),  # Redis store, options, events and HTTP session on that loop
+        # The process's resources (api.resources: database, Redis store, events, options, HTTP session, jobs)
+        # on that loop; before_* hooks run in list order, so after AsyncIO.
+        ResourcesMiddleware(settings),
         # Repeated stop signals ignored, a stop bounded in time. Resources close in after_worker_shutdown,
-        # which runs in reverse list order: ResourcesMiddleware, then Tortoise, then AsyncIO stops the loop.
+        # which runs in reverse list order: ResourcesMiddleware (jobs, HTTP session, events, Redis, then the
+        # database), then AsyncIO stops the loop.
         ShutdownGuard(grace=SHUTDOWN_TIMEOUT_MS / 1000 + 15),
         ParentWatch(),  # a worker process whose main process was killed stops (a new one replaces it)
     ]
@@ -59,9 +63,9 @@ def setup_broker(settings: Settings | None = None) -> RedisBroker:
     return _broker
 
 
-def send(actor_name: str, *args: object, delay_ms: int | None = None, **kwargs: object) -> dramatiq.Message:
+def send(actor_name: str, *args: object, delay_ms: int | None = None, **kwargs: object) -> dramatiq.Message[Any]:
     """Enqueue by name (synchronous Redis I/O: call it off the event loop)."""
     broker = setup_broker()
-    message: dramatiq.Message = dramatiq.Message(queue_name=queue_of(actor_name), actor_name=actor_name,
-                               args=args, kwargs=kwargs, options={})
+    message: dramatiq.Message[Any] = dramatiq.Message(queue_name=queue_of(actor_name), actor_name=actor_name,
+                                                      args=args, kwargs=kwargs, options={})
     return broker.enqueue(message, delay=delay_ms)

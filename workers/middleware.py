@@ -1,83 +1,73 @@
 """Resource lifetimes of a worker process, as Dramatiq middleware on the AsyncIO loop thread."""
 from __future__ import annotations
 
-import asyncio
+import contextlib
 import logging
 import multiprocessing
 import os
 import signal
 import threading
+from collections.abc import Callable
+from types import FrameType
 from typing import Any
 
 import aiohttp
-from dramatiq.asyncio import get_event_loop_thread
+import dramatiq
+from dramatiq.asyncio import EventLoopThread, get_event_loop_thread
 from dramatiq.middleware import Middleware, MiddlewareError
 
-from api.services.configuration.options import OptionsService
-from api.services.events import EventBus
-from api.services.store import Store
-from models.db import close_database, init_database
+from api.resources import HttpPool, open_resources
 from models.settings import Settings
 
-from .context import WorkerContext, set_context
+from .broker import send
+from .context import set_context
 
 log = logging.getLogger(__name__)
 
 
-def _loop() -> Any:
+def _loop() -> EventLoopThread:
     """The AsyncIO middleware's event-loop thread (started before these middlewares run)."""
     thread = get_event_loop_thread()
     assert thread is not None, "the AsyncIO middleware must come first"
     return thread
 
 
-class TortoiseMiddleware(Middleware):
-    """Tortoise on the worker's loop; the global fallback lets actor coroutines (started from other
-    threads' contexts) see the connection set up here."""
-
-    def __init__(self, settings: Settings) -> None:
-        self.settings = settings
-
-    def before_worker_boot(self, broker, worker) -> None:
-        try:
-            _loop().run_coroutine(init_database(self.settings.database_url, timeouts=self.settings.database_timeouts))
-        except Exception as exc:
-            raise MiddlewareError(f"database init failed: {exc}") from exc
-
-    def after_worker_shutdown(self, broker, worker) -> None:
-        # After the worker threads have finished their messages (before_worker_shutdown comes first).
-        _loop().run_coroutine(close_database())
+# The workers' session: each call bounded as a whole; aiohttp's connection pool.
+WORKER_HTTP = HttpPool(timeout=aiohttp.ClientTimeout(total=60, sock_connect=10))
 
 
 class ResourcesMiddleware(Middleware):
+    """The process's resources (api.resources: database, Redis store, events, options, HTTP session,
+    jobs), opened on the AsyncIO middleware's loop and closed there. Tortoise runs on that loop with
+    its global fallback, which lets actor coroutines (started from other threads' contexts) see the
+    connection set up here."""
+
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self._listener: asyncio.Task | None = None
+        self._stack: contextlib.AsyncExitStack | None = None
 
-    def before_worker_boot(self, broker, worker) -> None:
-        _loop().run_coroutine(self._start())
+    def before_worker_boot(self, broker: dramatiq.Broker, worker: dramatiq.Worker) -> None:
+        try:
+            _loop().run_coroutine(self._open())
+        except Exception as exc:
+            raise MiddlewareError(f"resources failed to open: {exc}") from exc
 
-    def after_worker_shutdown(self, broker, worker) -> None:
-        _loop().run_coroutine(self._stop())
+    def after_worker_shutdown(self, broker: dramatiq.Broker, worker: dramatiq.Worker) -> None:
+        # After the worker threads have finished their messages (before_worker_shutdown comes first).
+        _loop().run_coroutine(self._close())
 
-    async def _start(self) -> None:
-        store = Store.from_settings(self.settings)
-        events = EventBus(store)
-        options = OptionsService(store, events)
-        await options.load()
-        self._listener = asyncio.get_running_loop().create_task(events.run())
-        http = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=60, sock_connect=10))
-        set_context(WorkerContext(self.settings, store, events, options, http))
+    async def _open(self) -> None:
+        async with contextlib.AsyncExitStack() as stack:
+            resources = await stack.enter_async_context(
+                open_resources(self.settings, send=send, http=WORKER_HTTP, listen=True))
+            set_context(resources)
+            self._stack = stack.pop_all()  # left open until _close
 
-    async def _stop(self) -> None:
-        from .context import ctx
-
-        context = ctx()
-        if self._listener is not None:
-            self._listener.cancel()
-        await context.http.close()
-        await context.store.close()
+    async def _close(self) -> None:
+        stack, self._stack = self._stack, None
         set_context(None)
+        if stack is not None:
+            await stack.aclose()
 
 
 class ShutdownGuard(Middleware):
@@ -95,7 +85,8 @@ class ShutdownGuard(Middleware):
         self.grace = grace
         self._stopping = False
 
-    def before_worker_boot(self, broker, worker) -> None:  # before any message can run
+    def before_worker_boot(self, broker: dramatiq.Broker, worker: dramatiq.Worker) -> None:
+        # Before any message can run.
         if threading.current_thread() is not threading.main_thread():
             return  # signal handlers belong to the main thread (a worker started by tests, say)
         for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
@@ -105,8 +96,8 @@ class ShutdownGuard(Middleware):
             if callable(previous):
                 signal.signal(sig, self._handler(previous))
 
-    def _handler(self, previous):
-        def handle(signum, frame) -> None:
+    def _handler(self, previous: Callable[[int, FrameType | None], Any]) -> Callable[[int, FrameType | None], None]:
+        def handle(signum: int, frame: FrameType | None) -> None:
             if self._stopping:
                 log.info("worker already stopping: signal %s ignored", signum)
                 return
@@ -133,7 +124,7 @@ class ParentWatch(Middleware):
     def __init__(self, interval: float = 1.0) -> None:
         self.interval = interval
 
-    def before_worker_boot(self, broker, worker) -> None:
+    def before_worker_boot(self, broker: dramatiq.Broker, worker: dramatiq.Worker) -> None:
         if multiprocessing.parent_process() is None:
             return  # not one of Dramatiq's worker processes (a worker started by tests, say)
         parent = os.getppid()

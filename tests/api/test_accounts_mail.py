@@ -213,10 +213,13 @@ async def test_reset_for_an_unknown_address_answers_the_same(anon: ApiClient, di
 # -- the actor ----------------------------------------------------------------------------------------
 @pytest.fixture
 def worker_context(client, settings):
-    from workers.context import WorkerContext, set_context
+    from api.resources import Resources
+    from api.upstream.credentials import process_credentials
+    from workers.context import set_context
 
     app = client.server.app
-    set_context(WorkerContext(settings, app[keys.STORE], app[keys.EVENTS], app[keys.OPTIONS], app[keys.HTTP]))
+    set_context(Resources(settings, app[keys.STORE], app[keys.EVENTS], app[keys.OPTIONS], app[keys.HTTP],
+                          app[keys.JOBS], process_credentials()))
     yield
     set_context(None)
 
