@@ -12,9 +12,11 @@ import os
 import signal
 import socket
 import time
+from collections.abc import Awaitable, Callable
 
 from apscheduler.schedulers.asyncio import AsyncIOScheduler
 
+from api.resources import Resources, open_resources
 from api.services import locks, redis_keys
 from api.services.store import Store
 from models.settings import Settings
@@ -22,6 +24,7 @@ from scheduler.jobs import JOBS, Timed
 from workers.broker import send, setup_broker
 
 log = logging.getLogger("scheduler")
+
 
 class Leadership:
     """The leader holds a lock whose token is its identity (api.services.locks)."""
@@ -45,9 +48,15 @@ class Leadership:
 
 async def run(settings: Settings, jobs: tuple[Timed, ...] = JOBS) -> None:
     setup_broker(settings)
-    store = Store.from_settings(settings)
+    # Only the store and the jobs are used: no database (this process never touches it), no events.
+    async with open_resources(settings, send=send, database=False) as resources:
+        await _schedule(resources, jobs)
+
+
+async def _schedule(resources: Resources, jobs: tuple[Timed, ...]) -> None:
+    store = resources.store
     client = store.redis
-    ttl = settings.scheduler_leader_ttl
+    ttl = resources.settings.scheduler_leader_ttl
     leader = Leadership(store, redis_keys.scheduler_leader(store), ttl)
     beat_key = redis_keys.heartbeat(store, "scheduler")
     stop = asyncio.Event()
@@ -55,12 +64,12 @@ async def run(settings: Settings, jobs: tuple[Timed, ...] = JOBS) -> None:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
 
-    def make_tick(job: Timed):
+    def make_tick(job: Timed) -> Callable[[], Awaitable[None]]:
         async def tick() -> None:
             if not leader.is_leader:
                 return
             try:
-                await asyncio.to_thread(send, job.actor, time.time(), leader.identity)
+                await resources.jobs.send(job.actor, time.time(), leader.identity)
             except Exception:
                 log.exception("could not enqueue %s", job.actor)
         return tick
@@ -75,7 +84,7 @@ async def run(settings: Settings, jobs: tuple[Timed, ...] = JOBS) -> None:
 
     scheduler = AsyncIOScheduler(job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": 30})
     scheduler.add_job(keep_leadership, "interval", seconds=max(ttl / 3, 0.2), id="leadership")
-    scale = settings.scheduler_interval_scale
+    scale = resources.settings.scheduler_interval_scale
     for job in jobs:
         scheduler.add_job(make_tick(job), "interval", seconds=job.seconds * scale, id=job.id)
     await keep_leadership()
@@ -85,7 +94,6 @@ async def run(settings: Settings, jobs: tuple[Timed, ...] = JOBS) -> None:
     scheduler.shutdown(wait=False)
     if leader.is_leader:  # hand over at once on a clean stop
         await locks.release(store, leader.key, leader.identity)
-    await store.close()
 
 
 def main() -> None:

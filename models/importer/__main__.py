@@ -15,10 +15,11 @@ import sys
 
 from redis.exceptions import RedisError
 
+from api.resources import Resources, open_resources
 from api.services import redis_keys
 from api.services.store import Store
-from models.db import close_database, init_database
 from models.settings import Settings
+from workers.broker import send
 
 from . import Report, live, run
 
@@ -68,47 +69,49 @@ def decision(activity: live.Activity, report: Report, *, new_only: bool, overwri
 
 async def main(args: argparse.Namespace) -> int:
     settings = Settings.from_env()
-    await init_database(settings.database_url)  # migrated already (`python -m models.migrate`, or `make run`)
-    store = Store.from_settings(settings)
+    # The database is migrated already (`python -m models.migrate`, or `make run`). No events listened
+    # to: this process only publishes the reloads.
+    async with open_resources(settings, send=send) as resources:
+        return await import_into(resources, args)
+
+
+async def import_into(resources: Resources, args: argparse.Namespace) -> int:
+    store = resources.store
     try:
-        try:
-            activity = await live.inspect(store)
-        except RedisError as exc:
-            print(f"import refused: Redis did not answer ({exc}): charges waiting there cannot be checked",
-                  file=sys.stderr)
-            return 2
-        refuse = activity.live and not (args.new_only or args.overwrite_live)
-        if args.overwrite_live and activity.live and not args.dry_run:
-            print(f"WARNING --overwrite-live: this gateway has served traffic {activity.describe()}. Rows here that "
-                  "differ from the source are set to the source's values, balances included.", file=sys.stderr)
-        try:
-            report = await run(args.source, logs=args.logs, dry=args.dry_run or refuse, new_only=args.new_only)
-        except ValueError as exc:
-            print(f"import refused: {exc}", file=sys.stderr)
-            return 2
-        if refuse and not args.dry_run:
-            print(f"import refused: {refusal(activity, report)}", file=sys.stderr)
-            return 2
-        print(report.render(args.dry_run))
-        print(decision(activity, report, new_only=args.new_only, overwrite=args.overwrite_live, dry=args.dry_run))
-        if args.dry_run:
-            return 0
-        if args.overwrite_live and activity.live:
-            print(f"WARNING --overwrite-live: {plural(report.totals()[1], 'existing row')} set to the source's "
-                  f"values, among them {money(report)}", file=sys.stderr)
-        # A --new-only import into a live gateway keeps what changed here: later runs still ask.
-        await live.record_import(kept=args.new_only and activity.live)
-        if args.new_only:
-            await refresh_new_rows(store, report)
-            print("live balances of the new users and keys and the caches in Redis reloaded; "
-                  "existing balances untouched")
-        else:
-            await refresh_live_state(store, report)
-            print("live balances, key caches and options in Redis dropped: every process reloads them")
+        activity = await live.inspect(store)
+    except RedisError as exc:
+        print(f"import refused: Redis did not answer ({exc}): charges waiting there cannot be checked",
+              file=sys.stderr)
+        return 2
+    refuse = activity.live and not (args.new_only or args.overwrite_live)
+    if args.overwrite_live and activity.live and not args.dry_run:
+        print(f"WARNING --overwrite-live: this gateway has served traffic {activity.describe()}. Rows here that "
+              "differ from the source are set to the source's values, balances included.", file=sys.stderr)
+    try:
+        report = await run(args.source, logs=args.logs, dry=args.dry_run or refuse, new_only=args.new_only)
+    except ValueError as exc:
+        print(f"import refused: {exc}", file=sys.stderr)
+        return 2
+    if refuse and not args.dry_run:
+        print(f"import refused: {refusal(activity, report)}", file=sys.stderr)
+        return 2
+    print(report.render(args.dry_run))
+    print(decision(activity, report, new_only=args.new_only, overwrite=args.overwrite_live, dry=args.dry_run))
+    if args.dry_run:
         return 0
-    finally:
-        await store.close()
-        await close_database()
+    if args.overwrite_live and activity.live:
+        print(f"WARNING --overwrite-live: {plural(report.totals()[1], 'existing row')} set to the source's "
+              f"values, among them {money(report)}", file=sys.stderr)
+    # A --new-only import into a live gateway keeps what changed here: later runs still ask.
+    await live.record_import(kept=args.new_only and activity.live)
+    if args.new_only:
+        await refresh_new_rows(resources, report)
+        print("live balances of the new users and keys and the caches in Redis reloaded; "
+              "existing balances untouched")
+    else:
+        await refresh_live_state(resources, report)
+        print("live balances, key caches and options in Redis dropped: every process reloads them")
+    return 0
 
 
 async def forget_balances(store: Store, users: dict[int, list[str]]) -> None:
@@ -125,11 +128,12 @@ async def forget_balances(store: Store, users: dict[int, list[str]]) -> None:
             await pipe.execute()
 
 
-async def refresh_new_rows(store: Store, report: Report) -> None:
+async def refresh_new_rows(resources: Resources, report: Report) -> None:
     """After a --new-only import: what Redis may hold under the new users' and keys' ids is dropped;
     the balances of existing users and keys, unchanged in the database, stay as they are."""
     from api.services.redis_keys import quota, token_quota, user_key
 
+    store = resources.store
     users: dict[int, list[str]] = {}
     for user_id in report.new_users:
         users.setdefault(user_id, []).extend([quota(store, user_id), user_key(store, user_id, "gen")])
@@ -137,13 +141,14 @@ async def refresh_new_rows(store: Store, report: Report) -> None:
         users.setdefault(user_id, []).extend([token_quota(store, user_id, token_id),
                                               user_key(store, user_id, "tgen", token_id)])
     await forget_balances(store, users)
-    await reload_caches(store)
+    await reload_caches(resources)
 
 
-async def refresh_live_state(store: Store, report: Report) -> None:
+async def refresh_live_state(resources: Resources, report: Report) -> None:
     """What Redis holds of the imported rows is reloaded from the database on next use."""
     from api.services.redis_keys import every_user, user_of
 
+    store = resources.store
     users: dict[int, list[str]] = {user_id: [] for user_id in report.changed_users + report.new_users}
     users.update({user_id: [] for user_id, _ in report.changed_tokens + report.new_tokens if user_id})
     for pattern in (every_user(store, "quota"), every_user(store, "gen"), every_user(store, "tq", "*"),
@@ -153,23 +158,20 @@ async def refresh_live_state(store: Store, report: Report) -> None:
             if user_id is not None:
                 users.setdefault(user_id, []).append(key)
     await forget_balances(store, users)
-    await reload_caches(store)
+    await reload_caches(resources)
 
 
-async def reload_caches(store: Store) -> None:
+async def reload_caches(resources: Resources) -> None:
     """Key and user caches and options: dropped and reloaded by every process (they hold no money)."""
-    from api.services.configuration.options import OptionsService
-    from api.services.events import EventBus
-
+    store = resources.store
     doomed = [key async for key in store.redis.scan_iter(match=redis_keys.every_relay_key(store), count=1000)]
     for i in range(0, len(doomed), 500):
         for key in doomed[i:i + 500]:
             await store.redis.delete(key)
-    await OptionsService(store).reload_from_db()
-    events = EventBus(store)
+    await resources.options.reload_from_db()
     for kind in ("option", "channel", "token", "user"):
-        await events.publish(kind, reset=True)
-    await events.publish("*reset")
+        await resources.events.publish(kind, reset=True)
+    await resources.events.publish("*reset")
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
