@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import IO
 
 from models.settings import DEFAULT_DATA_DIR, ROOT
 
@@ -27,10 +28,11 @@ RESET = "\033[0m"
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        port: int = s.getsockname()[1]
+        return port
 
 
-def _pump(name: str, stream, lock: threading.Lock) -> None:
+def _pump(name: str, stream: IO[bytes], lock: threading.Lock) -> None:
     color = COLORS.get(name, "") if sys.stdout.isatty() else ""
     reset = RESET if color else ""
     for raw in iter(stream.readline, b""):
@@ -41,10 +43,10 @@ def _pump(name: str, stream, lock: threading.Lock) -> None:
 
 class Supervisor:
     def __init__(self) -> None:
-        self.children: list[tuple[str, subprocess.Popen]] = []
+        self.children: list[tuple[str, subprocess.Popen[bytes]]] = []
         self.lock = threading.Lock()
 
-    def start(self, name: str, args: list[str], env: dict[str, str]) -> subprocess.Popen:
+    def start(self, name: str, args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
         proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 start_new_session=True)
         threading.Thread(target=_pump, args=(name, proc.stdout, self.lock), daemon=True).start()

@@ -31,7 +31,7 @@ class Supervisor:
                  stable_after: float = 60.0) -> None:
         self.command = list(command)
         self.first_delay, self.max_delay, self.stable_after = first_delay, max_delay, stable_after
-        self.child: subprocess.Popen | None = None
+        self.child: subprocess.Popen[bytes] | None = None
         self.stopping = threading.Event()
         self.starts = 0
 
