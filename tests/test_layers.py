@@ -8,7 +8,7 @@
     api.channels    channel administration: the form, keys, tags, tests, the health monitor
     api.relay       the relay pipeline (inbound formats, tasks)
     api.console     the console's handlers and the playground
-    api.app, workers, scheduler   the programs
+    api.app, api.resources, workers, scheduler   the programs (api.resources: what each of them opens)
 
 A module imports only from its own layer or a layer below; packages never import each other in a
 cycle. Imports under `if TYPE_CHECKING:` are names for the checker, not arrows, and are not counted.
