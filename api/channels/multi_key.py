@@ -18,6 +18,7 @@ from api.channels import keys as channel_keys
 from api.channels.pasted_keys import check_storable, key_list
 from api.errors import ApiError
 from api.services.events import EventBus
+from api.services.params import positive_int
 from api.services.store import Store
 from models import Channel, keyring
 
@@ -91,7 +92,8 @@ async def manage(body: Mapping[str, Any], store: Store, events: EventBus | None)
 async def key_status(channel: Channel, body: Mapping[str, Any], store: Store) -> dict[str, Any]:
     """new-api's get_key_status answer: a page of keys (from 1; `status` filters), the page, and the
     counts of every key by state. Each row also has its fingerprint and counters (api.channels.keys)."""
-    page, size = _positive(body, "page", 1), min(_positive(body, "page_size", DEFAULT_PAGE_SIZE), MAX_PAGE_SIZE)
+    page = positive_int(body.get("page"), "page", 1)
+    size = min(positive_int(body.get("page_size"), "page_size", DEFAULT_PAGE_SIZE), MAX_PAGE_SIZE)
     wanted = body.get("status")
     if wanted is not None and (isinstance(wanted, bool) or wanted not in (keyring.ENABLED, keyring.MANUAL,
                                                                            keyring.AUTO)):
@@ -106,15 +108,6 @@ async def key_status(channel: Channel, body: Mapping[str, Any], store: Store) ->
     return {"keys": chosen[(page - 1) * size:page * size], "total": len(chosen), "page": page, "page_size": size,
             "total_pages": pages, "enabled_count": counts[keyring.ENABLED],
             "manual_disabled_count": counts[keyring.MANUAL], "auto_disabled_count": counts[keyring.AUTO]}
-
-
-def _positive(body: Mapping[str, Any], name: str, default: int) -> int:
-    value = body.get(name)
-    if value is None or value == 0:
-        return default
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ApiError("invalid_param", name=name)
-    return value
 
 
 def _which(body: Mapping[str, Any], ring: keyring.Keyring) -> int | str:

@@ -26,22 +26,59 @@ def id_value(text: str) -> int | None:
 
 
 MAX_ID = 2 ** 31 - 1  # id columns are 32-bit on PostgreSQL and MySQL
+QUOTA_BOUND = 2 ** 62  # a quota is below this in size: a balance plus or minus one still fits a BIGINT
+
+
+def json_int(value: object) -> int | None:
+    """The integer a JSON value stands for: an int (never a boolean), a float with no fraction, or
+    integer text (is_integer_text once surrounding whitespace is stripped); None for anything else.
+    Unbounded: each caller says how large its integer may be."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str) and is_integer_text(value.strip()):
+        return int(value.strip())
+    return None
 
 
 def int_value(value: object, name: str) -> int:
-    """An integer from JSON (int, integral float, or digit string); ApiError("invalid_param") otherwise."""
-    if isinstance(value, bool):
-        raise ApiError("invalid_param", name=name)
-    number: int | None = None
-    if isinstance(value, int):
-        number = value
-    elif isinstance(value, float) and value.is_integer():
-        number = int(value)
-    elif isinstance(value, str) and is_integer_text(value.strip()):
-        number = int(value.strip())
+    """An integer from JSON (json_int) that fits a BIGINT; ApiError("invalid_param") otherwise."""
+    number = json_int(value)
     if number is None or not -MAX_INT <= number <= MAX_INT:
         raise ApiError("invalid_param", name=name)
     return number
+
+
+def quota_value(value: object) -> int:
+    """A quota, or an amount of quota, from JSON (json_int), negative or not, smaller in size than
+    QUOTA_BOUND; ApiError("quota_invalid") otherwise. (A user's quota set by an admin, invite
+    earnings moved to the balance.)"""
+    number = json_int(value)
+    if number is None or abs(number) >= QUOTA_BOUND:
+        raise ApiError("quota_invalid")
+    return number
+
+
+def positive_int(value: object, name: str, default: int) -> int:
+    """An optional count from 1 in a JSON body (a page, a page size): `default` when absent, null or
+    0; a JSON integer above 0 as given; ApiError("invalid_param") for anything else (a boolean, a
+    float, text, a negative number)."""
+    if value is None:
+        return default
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ApiError("invalid_param", name=name)
+    return value or default
+
+
+def body_id(value: object, name: str = "id") -> int:
+    """A row id in a JSON body: a JSON integer (not a boolean, not text) from 1 to MAX_ID;
+    ApiError("invalid_param") otherwise, so an id no row can have never reaches the database."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_ID:
+        raise ApiError("invalid_param", name=name)
+    return value
 
 
 def loose_int(value: Any, name: str) -> int:

@@ -37,6 +37,13 @@ async def test_numbers_beyond_every_range(client, root: ApiClient, login_as) -> 
     body = await root.put("/api/user/", {"id": 1, "quota": 10 ** 30})
     assert body["success"] is False
     assert (await User.get(username="root")).quota < 10 ** 20
+    for quota in ("1_000", "+5", "٣"):  # Python's int() grammar, not the integer rule (api.services.params)
+        body = await root.put("/api/user/", {"id": 1, "quota": quota})
+        assert body == {"success": False, "message": "The quota must be an integer", "data": None}, quota
+    # A body id past the id column: the same answer on every database (PostgreSQL once said "out of range").
+    for api, path in ((user_api, "/api/token/"), (root, "/api/redemption/")):
+        body = await api.put(path, {"id": 3_000_000_000, "name": "x"})
+        assert body == {"success": False, "message": "Invalid parameter: id", "data": None}, path
 
 
 @both_databases

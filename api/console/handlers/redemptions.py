@@ -6,19 +6,12 @@ from typing import Any
 from aiohttp import web
 
 from api.console.auth import admin_required, the_user
-from api.errors import ApiError
 from api.response import ok, read_json
 from api.services.billing import redemptions
 from api.services.paging import read_page
-from api.services.params import path_id
+from api.services.params import body_id, path_id
 
 routes = web.RouteTableDef()
-
-
-def _id_of(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ApiError("invalid_param", name="id")
-    return value
 
 
 @routes.get("/redemption/")
@@ -61,7 +54,7 @@ async def create_redemptions(request: web.Request) -> web.Response:
 @admin_required
 async def update_redemption(request: web.Request) -> web.Response:
     body = await read_json(request)
-    code_id = _id_of(body.get("id"))
+    code_id = body_id(body.get("id"))
     if request.query.get("status_only", "") not in ("", "false", "0"):
         code = await redemptions.set_code_status(code_id, body.get("status"))
         return ok(redemptions.redemption_dict(code))

@@ -5,20 +5,13 @@ from aiohttp import web
 
 from api import keys
 from api.console.auth import the_user, user_required
-from api.errors import ApiError
 from api.response import ok, read_json
 from api.services.accounts import tokens
 from api.services.paging import read_page
-from api.services.params import path_id
+from api.services.params import body_id, path_id
 
 routes = web.RouteTableDef()
 SIZE_PARAMS = ("size", "page_size")
-
-
-def _id_of(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-        raise ApiError("invalid_param", name="id")
-    return value
 
 
 @routes.get("/token/")
@@ -65,7 +58,7 @@ async def create_token(request: web.Request) -> web.Response:
 async def update_token(request: web.Request) -> web.Response:
     user = the_user(request)
     body = await read_json(request)
-    token_id = _id_of(body.get("id"))
+    token_id = body_id(body.get("id"))
     store, events = request.config_dict[keys.STORE], request.config_dict[keys.EVENTS]
     if request.query.get("status_only", "") not in ("", "false", "0"):
         token = await tokens.set_token_status(store, events, user, token_id, body.get("status"))

@@ -20,14 +20,13 @@ from api.services.accounts.users import (
     format_quota,
     group_names,
     normalize_email,
-    parse_quota,
     soft_delete,
     user_changed,
 )
 from api.services.billing.balances import adjust_user
 from api.services.configuration.options import OptionsService
 from api.services.logs import log_event
-from api.services.params import MAX_ID, id_value, is_integer_text
+from api.services.params import MAX_ID, id_value, is_integer_text, quota_value
 from api.services.passwords import hash_password
 from models import Log, User
 from models.enums import LogType, Role, UserStatus
@@ -92,7 +91,7 @@ async def admin_update_user(services: Services, actor: User, body: dict[str, Any
                 if await email_in_use(email, except_id=target.id):
                     raise ApiError("email_taken")
                 updates["email"] = email
-    new_quota = parse_quota(body["quota"]) if body.get("quota") is not None else None
+    new_quota = quota_value(body["quota"]) if body.get("quota") is not None else None
     delta = 0
     try:
         async with in_transaction():

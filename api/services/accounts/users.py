@@ -27,6 +27,7 @@ from api.services.billing import pricing
 from api.services.billing.balances import adjust_user
 from api.services.configuration.options import OptionsService
 from api.services.logs import log_event
+from api.services.params import quota_value
 from api.services.passwords import hash_password, random_string, sha256_hex, verify_password
 from models import Ability, Channel, Log, User
 from models.base import now
@@ -109,21 +110,6 @@ def check_email_allowed(options: OptionsService, value: object) -> str:
 async def email_in_use(email: str, except_id: int = 0) -> bool:
     """Deleted accounts keep their addresses, like their usernames."""
     return await User.filter(email=email).exclude(id=except_id).exists()
-
-
-def parse_quota(value: object, name: str = "quota") -> int:
-    if isinstance(value, bool):
-        raise ApiError("quota_invalid")
-    if isinstance(value, str):
-        try:
-            value = int(value.strip())
-        except ValueError:
-            raise ApiError("quota_invalid") from None
-    if isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if not isinstance(value, int) or abs(value) >= 2**62:
-        raise ApiError("quota_invalid")
-    return value
 
 
 def format_quota(options: OptionsService, quota: int) -> str:
@@ -343,7 +329,7 @@ async def transfer_aff_quota(services: Services, user: User, amount: object) -> 
     """Move invite earnings into quota; one conditional UPDATE, so aff_quota never goes negative."""
     options = services.options
     minimum = max(int(options.get_float("QuotaPerUnit")), 1)
-    quota = parse_quota(amount)
+    quota = quota_value(amount)
     if quota < minimum:
         raise ApiError("aff_transfer_min", min=format_quota(options, minimum))
     async with in_transaction():

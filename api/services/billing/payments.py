@@ -29,7 +29,7 @@ from api.errors import ApiError
 from api.services.billing.balances import adjust_user
 from api.services.configuration.options import OptionsService
 from api.services.logs import log_event
-from api.services.params import is_integer_text
+from api.services.params import json_int
 from api.services.store import Store
 from models import Log, TopUp, User
 from models.enums import LogType, TopUpStatus
@@ -107,13 +107,7 @@ def stripe_client(http: aiohttp.ClientSession, settings: Settings, options: Opti
 # -- quotes ----------------------------------------------------------------------------------------
 def parse_amount(value: object, options: OptionsService) -> int:
     """A whole number of dollars between MinTopUp and 100000."""
-    amount: int | None = None
-    if isinstance(value, int) and not isinstance(value, bool):
-        amount = value
-    elif isinstance(value, float) and value.is_integer():
-        amount = int(value)
-    elif isinstance(value, str) and is_integer_text(value.strip()):
-        amount = int(value.strip())
+    amount = json_int(value)
     if amount is None:
         raise ApiError("topup_amount_integer")
     minimum = max(options.get_int("MinTopUp"), 1)
