@@ -16,7 +16,8 @@ from api.channels.monitor import TEST_CONCURRENCY, bounded, lock_key, refresh
 from api.channels.monitor_deps import Deps
 from api.upstream import call as upstream
 from api.upstream import client
-from api.upstream.base import Adaptor, BalanceMixin, BalanceQueryError, UpstreamRequest
+from api.upstream.balance import BalanceMixin, BalanceQueryError
+from api.upstream.base import Adaptor, UpstreamRequest
 from api.upstream.errors import RelayError, mask_secrets
 from api.upstream.providers.openai import OpenAIAdaptor
 from api.upstream.registry import build_adaptor

@@ -46,17 +46,10 @@ from api.services.configuration.capabilities import table_of
 from api.services.params import id_value
 from api.upstream import call as upstream_call
 from api.upstream import catalogue, client
-from api.upstream.base import (
-    Adaptor,
-    AnswerReader,
-    AudioMixin,
-    RelayMeta,
-    RelayMode,
-    TokenUsage,
-    UpstreamContext,
-    json_object,
-)
+from api.upstream.base import Adaptor, AnswerReader, RelayMeta, RelayMode, TokenUsage, UpstreamContext
+from api.upstream.endpoints import AudioMixin
 from api.upstream.errors import ChannelCannotServe, RelayError
+from api.upstream.payloads import json_object
 from api.upstream.registry import build_adaptor
 from api.upstream.tokenizer import count_response, count_speech_input, count_text
 from api.web.net import client_ip

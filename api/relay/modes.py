@@ -8,17 +8,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, cast
 
-from api.upstream.base import (
-    Adaptor,
-    AnswerReader,
-    AudioMixin,
-    EmbeddingsMixin,
-    ImagesMixin,
-    ModerationsMixin,
-    RelayMode,
-    RerankMixin,
-    TokenUsage,
-)
+from api.upstream.base import Adaptor, AnswerReader, RelayMode, TokenUsage
+from api.upstream.endpoints import AudioMixin, EmbeddingsMixin, ImagesMixin, ModerationsMixin, RerankMixin
 from api.upstream.tokenizer import count_chat_request, count_input, count_speech_input, count_text
 
 Body = Mapping[str, Any]

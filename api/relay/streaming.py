@@ -18,16 +18,9 @@ from api.relay import billing
 from api.relay.inbound.base import StreamWriter
 from api.relay.job import Job, Outcome, answer_headers
 from api.upstream import client
-from api.upstream.base import (
-    AnswerReader,
-    MalformedEvent,
-    Passthrough,
-    StreamDecoder,
-    StreamState,
-    TokenUsage,
-    client_wants_usage,
-)
+from api.upstream.base import AnswerReader, Passthrough, StreamDecoder, StreamState, TokenUsage, client_wants_usage
 from api.upstream.errors import RelayError
+from api.upstream.payloads import MalformedEvent
 from api.upstream.sse import SSEError, SSEEvent, encode_data, encode_done, encode_many
 
 log = logging.getLogger("api.relay")

@@ -18,13 +18,15 @@ Conversion is pure (no I/O); the pipeline, not the adaptor, counts what the stre
 billing never depends on an adaptor remembering to count. An adaptor instance serves one attempt,
 so it may keep per-stream state on `self`.
 
-Extra endpoints are opt-in mixins; `Adaptor.supports(mode)` tells the pipeline whether to answer 501.
+Extra endpoints are opt-in mixins (api/upstream/endpoints.py); `Adaptor.supports(mode)` tells the
+pipeline whether to answer 501. Reading upstream JSON is api/upstream/payloads.py; balances are
+api/upstream/balance.py.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
@@ -33,7 +35,16 @@ import orjson
 
 from api.services.billing.records import TokenUsage as TokenUsage  # the adaptors' usage type, defined with the record
 from api.services.configuration.capabilities import Capability, capability
+from api.upstream.endpoints import (
+    AudioMixin,
+    CompletionsMixin,
+    EmbeddingsMixin,
+    ImagesMixin,
+    ModerationsMixin,
+    RerankMixin,
+)
 from api.upstream.errors import RelayError
+from api.upstream.payloads import json_object, openai_error
 from api.upstream.sse import SSEEvent, SSEParser
 from api.upstream.tokenizer import StreamCounter
 
@@ -146,70 +157,6 @@ class StreamState:
         if self.usage is not None:
             return self.usage
         return TokenUsage(prompt_tokens, self.counter.total())
-
-
-ANSWER_NOT_OBJECT = "the upstream answer is not a JSON object"
-EVENT_NOT_OBJECT = "malformed upstream stream event"
-
-
-class MalformedEvent(RelayError):
-    """One stream event that is not the JSON object it should be: the pipeline skips it."""
-
-
-def json_object(raw: bytes, message: str = ANSWER_NOT_OBJECT) -> dict[str, Any]:
-    """The JSON object in an upstream answer or stream event; a 502 `bad_response_body` otherwise
-    (MalformedEvent for a stream event)."""
-    try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        data = None
-    if not isinstance(data, dict):
-        kind = MalformedEvent if message == EVENT_NOT_OBJECT else RelayError
-        raise kind(502, message, "upstream_error", "bad_response_body")
-    return data
-
-
-def error_body(raw: bytes) -> dict[str, Any] | None:
-    """The JSON object of an upstream error answer; None when it is empty, not JSON or not an object
-    (each adaptor's `convert_error` reads its provider's fields from it)."""
-    try:
-        data = orjson.loads(raw) if raw else None
-    except orjson.JSONDecodeError:
-        return None
-    return data if isinstance(data, dict) else None
-
-
-def call_arguments(raw: Any) -> dict[str, Any]:
-    """A tool call's arguments (OpenAI sends them as JSON text) as an object; {} when they are not one."""
-    if isinstance(raw, Mapping):
-        return dict(raw)
-    try:
-        value = orjson.loads(raw or "{}")
-    except (orjson.JSONDecodeError, TypeError):
-        return {}
-    return value if isinstance(value, dict) else {}
-
-
-def openai_error(status: int, body: bytes) -> RelayError:
-    """An upstream error answer in (or close to) OpenAI's shape → RelayError with the same fields."""
-    fallback = f"bad response status code {status}"
-    try:
-        data = orjson.loads(body) if body else None
-    except orjson.JSONDecodeError:
-        text = body[:300].decode("utf-8", "replace").strip()
-        message = f"{fallback}: {text}" if text and not text.startswith("<") else fallback
-        return RelayError(status, message, "upstream_error", "bad_response_status_code")
-    err: Any = data.get("error", data) if isinstance(data, dict) else None
-    if isinstance(err, str):
-        return RelayError(status, err or fallback, "upstream_error", None)
-    if not isinstance(err, dict):
-        return RelayError(status, fallback, "upstream_error", "bad_response_status_code")
-    found: Any = err.get("message") or err.get("msg") or err.get("detail")
-    if isinstance(found, str) and found:
-        message = found
-    else:  # a structured detail (FastAPI's list of errors …) as JSON text
-        message = orjson.dumps(found).decode() if found else fallback
-    return RelayError(status, message, err.get("type") or "upstream_error", err.get("code"), err.get("param"))
 
 
 @dataclass(slots=True)
@@ -359,101 +306,6 @@ class Adaptor(ABC):
         if self.meta.upstream_model:
             body["model"] = self.meta.upstream_model
         return body
-
-
-# --- opt-in capabilities (default implementations speak OpenAI's format) -----------------------
-
-
-class CompletionsMixin:
-    """/v1/completions through convert_request / convert_response / convert_stream_event."""
-
-
-class EmbeddingsMixin:
-    def convert_embeddings_request(self: Any, req: Mapping[str, Any]) -> dict[str, Any]:
-        return self._with_model(req)
-
-    def convert_embeddings_response(self, body: dict[str, Any]) -> tuple[dict[str, Any], TokenUsage | None]:
-        return body, TokenUsage.from_openai(body.get("usage"))
-
-
-class ModerationsMixin:
-    def convert_moderations_request(self: Any, req: Mapping[str, Any]) -> dict[str, Any]:
-        return self._with_model(req)
-
-    def convert_moderations_response(self, body: dict[str, Any]) -> tuple[dict[str, Any], TokenUsage | None]:
-        return body, None  # moderations report no usage: billed on the local prompt count
-
-
-class ImagesMixin:
-    def convert_image_request(self: Any, req: Mapping[str, Any]) -> dict[str, Any]:
-        return self._with_model(req)
-
-    def convert_image_response(self, body: dict[str, Any]) -> dict[str, Any]:
-        return body  # billed per image (pricing.image_quota), not by tokens
-
-
-class AudioMixin:
-    """Speech (JSON in, audio bytes out) and transcription/translation (multipart form in)."""
-
-    def convert_speech_request(self: Any, req: Mapping[str, Any]) -> dict[str, Any]:
-        return self._with_model(req)
-
-    def convert_transcription_fields(self: Any, fields: Mapping[str, str]) -> dict[str, str]:
-        """The form's text fields (the file part is forwarded untouched by the pipeline)."""
-        out = dict(fields)
-        if self.meta.upstream_model:
-            out["model"] = self.meta.upstream_model
-        return out
-
-
-class RerankMixin:
-    def convert_rerank_request(self: Any, req: Mapping[str, Any]) -> dict[str, Any]:
-        return self._with_model(req)
-
-    def convert_rerank_response(self, body: dict[str, Any]) -> tuple[dict[str, Any], TokenUsage | None]:
-        """Jina/Cohere style `usage` or SiliconFlow's `meta.tokens` → usage."""
-        usage = TokenUsage.from_openai(body.get("usage"))
-        if usage is None:
-            tokens = (body.get("meta") or {}).get("tokens") or {}
-            prompt = int(tokens.get("input_tokens") or 0)
-            completion = int(tokens.get("output_tokens") or 0)
-            usage = TokenUsage(prompt, completion) if prompt or completion else None
-        return body, usage
-
-
-class BalanceQueryError(Exception):
-    """A balance query that failed; `message` is safe to show (no key)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message)
-        self.message = message
-
-
-# GET a JSON object through the seam (authorize, send, status and JSON checks); raises BalanceQueryError.
-Fetch = Callable[[UpstreamRequest], Awaitable[dict[str, Any]]]
-
-
-def balance_number(value: Any, what: str) -> float:
-    try:
-        return float(value)
-    except (TypeError, ValueError) as exc:
-        raise BalanceQueryError(f"no {what} in the answer") from exc
-
-
-class BalanceMixin:
-    """The provider has a balance endpoint: `query_balance(fetch)` builds its GET requests (usually
-    with `get`), has them sent by `fetch` and returns the remaining balance (USD for OpenAI's
-    billing API, the provider's own unit otherwise). Whether it works today is the catalogue's
-    `balance`."""
-
-    def has_balance(self: Any) -> bool:
-        return bool(self.provider and self.provider.balance)
-
-    def get(self: Any, url: str, headers: Mapping[str, str] | None = None) -> UpstreamRequest:
-        return UpstreamRequest(url, dict(self.request_headers() if headers is None else headers), None, "GET")
-
-    async def query_balance(self, fetch: Fetch) -> float:
-        raise NotImplementedError
 
 
 MODE_CAPABILITIES: Mapping[RelayMode, type | None] = {

@@ -13,7 +13,8 @@ import uuid
 from collections.abc import Mapping
 from typing import Any
 
-from api.upstream.base import TokenUsage, call_arguments
+from api.upstream.base import TokenUsage
+from api.upstream.payloads import call_arguments
 from api.upstream.reasoning import GEMINI, TEXT, gemini_signature, seal
 
 STOP_REASONS = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use", "function_call": "tool_use",

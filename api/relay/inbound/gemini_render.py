@@ -21,8 +21,9 @@ import orjson
 
 from api.relay.inbound.base import StreamWriter
 from api.relay.inbound.gemini_read import wrap
-from api.upstream.base import TokenUsage, call_arguments
+from api.upstream.base import TokenUsage
 from api.upstream.errors import RelayError
+from api.upstream.payloads import call_arguments
 from api.upstream.reasoning import ANTHROPIC, TEXT, gemini_signature, seal
 
 FINISH_REASONS = {"stop": "STOP", "length": "MAX_TOKENS", "content_filter": "SAFETY", "tool_calls": "STOP",

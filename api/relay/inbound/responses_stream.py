@@ -20,8 +20,9 @@ import orjson
 from api.relay.inbound.base import StreamWriter
 from api.relay.inbound.responses_output import INCOMPLETE, ProviderState, annotations_of, message_item, read_usage
 from api.relay.inbound.responses_tools import ToolMap, new_id
-from api.upstream.base import EVENT_NOT_OBJECT, StreamChunk, StreamState, TokenUsage, json_object, openai_error
+from api.upstream.base import StreamChunk, StreamState, TokenUsage
 from api.upstream.errors import RelayError
+from api.upstream.payloads import EVENT_NOT_OBJECT, json_object, openai_error
 from api.upstream.reasoning import gemini_signature
 from api.upstream.sse import SSEEvent
 

@@ -9,17 +9,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from api.upstream.base import (
-    EVENT_NOT_OBJECT,
-    Adaptor,
-    RelayMeta,
-    RelayMode,
-    StreamChunk,
-    StreamState,
-    TokenUsage,
-    json_object,
-)
+from api.upstream.base import Adaptor, RelayMeta, RelayMode, StreamChunk, StreamState, TokenUsage
 from api.upstream.errors import RelayError
+from api.upstream.payloads import EVENT_NOT_OBJECT, json_object
 from api.upstream.providers.common import ChunkWriter, chat_answer, messages_of, text_of
 from api.upstream.providers.compatible import AIProxyBalanceMixin
 from api.upstream.sse import SSEEvent

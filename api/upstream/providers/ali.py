@@ -15,18 +15,10 @@ from typing import Any, ClassVar
 import orjson
 
 from api.upstream import client
-from api.upstream.base import (
-    RelayMeta,
-    RelayMode,
-    TokenUsage,
-    UpstreamContext,
-    UpstreamRequest,
-    error_body,
-    json_object,
-    openai_error,
-)
+from api.upstream.base import RelayMeta, RelayMode, TokenUsage, UpstreamContext, UpstreamRequest
 from api.upstream.errors import RelayError
 from api.upstream.media import fetch_image
+from api.upstream.payloads import error_body, json_object, openai_error
 from api.upstream.providers.openai import OpenAIAdaptor
 
 ALI_PATHS: Mapping[RelayMode, str] = {

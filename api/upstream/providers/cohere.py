@@ -25,19 +25,10 @@ from typing import Any, ClassVar
 import orjson
 
 from api.services.configuration.capabilities import EFFORT_BUDGETS
-from api.upstream.base import (
-    EVENT_NOT_OBJECT,
-    Adaptor,
-    EmbeddingsMixin,
-    RelayMeta,
-    RelayMode,
-    RerankMixin,
-    StreamChunk,
-    StreamState,
-    TokenUsage,
-    json_object,
-)
+from api.upstream.base import Adaptor, RelayMeta, RelayMode, StreamChunk, StreamState, TokenUsage
+from api.upstream.endpoints import EmbeddingsMixin, RerankMixin
 from api.upstream.errors import RelayError
+from api.upstream.payloads import EVENT_NOT_OBJECT, json_object
 from api.upstream.providers.common import (
     ChunkWriter,
     arguments_text,

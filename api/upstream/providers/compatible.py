@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from api.upstream.base import BalanceMixin, BalanceQueryError, Fetch, RelayMode, RerankMixin, balance_number
+from api.upstream.balance import BalanceMixin, BalanceQueryError, Fetch, balance_number
+from api.upstream.base import RelayMode
+from api.upstream.endpoints import RerankMixin
 from api.upstream.providers.openai import OpenAIAdaptor
 
 

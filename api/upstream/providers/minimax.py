@@ -5,17 +5,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from api.upstream.base import (
-    EVENT_NOT_OBJECT,
-    Passthrough,
-    StreamChunk,
-    StreamState,
-    TokenUsage,
-    error_body,
-    json_object,
-    openai_error,
-)
+from api.upstream.base import Passthrough, StreamChunk, StreamState, TokenUsage
 from api.upstream.errors import RelayError
+from api.upstream.payloads import EVENT_NOT_OBJECT, error_body, json_object, openai_error
 from api.upstream.providers.openai import OpenAIAdaptor
 from api.upstream.sse import SSEEvent
 

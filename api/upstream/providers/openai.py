@@ -18,25 +18,10 @@ from urllib.parse import urlsplit
 import orjson
 
 from api.services.configuration.capabilities import SAMPLING, Capability
-from api.upstream.base import (
-    EVENT_NOT_OBJECT,
-    Adaptor,
-    AudioMixin,
-    BalanceMixin,
-    CompletionsMixin,
-    EmbeddingsMixin,
-    Fetch,
-    ImagesMixin,
-    ModerationsMixin,
-    Passthrough,
-    RelayMeta,
-    RelayMode,
-    StreamChunk,
-    StreamState,
-    TokenUsage,
-    balance_number,
-    json_object,
-)
+from api.upstream.balance import BalanceMixin, Fetch, balance_number
+from api.upstream.base import Adaptor, Passthrough, RelayMeta, RelayMode, StreamChunk, StreamState, TokenUsage
+from api.upstream.endpoints import AudioMixin, CompletionsMixin, EmbeddingsMixin, ImagesMixin, ModerationsMixin
+from api.upstream.payloads import EVENT_NOT_OBJECT, json_object
 from api.upstream.sse import SSEEvent
 
 OPENAI_HOST = "api.openai.com"

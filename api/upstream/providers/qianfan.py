@@ -18,8 +18,10 @@ import struct
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from api.upstream.base import RelayMeta, RelayMode, RerankMixin, TokenUsage, openai_error
+from api.upstream.base import RelayMeta, RelayMode, TokenUsage
+from api.upstream.endpoints import RerankMixin
 from api.upstream.errors import RelayError
+from api.upstream.payloads import openai_error
 from api.upstream.providers.openai import OpenAIAdaptor
 
 # An API key as the Qianfan console shows it (a short-term key has the same prefix).

@@ -23,9 +23,7 @@ from urllib.parse import urlsplit
 import orjson
 
 from api.upstream.base import (
-    EVENT_NOT_OBJECT,
     Adaptor,
-    EmbeddingsMixin,
     RelayMeta,
     RelayMode,
     StreamChunk,
@@ -33,11 +31,10 @@ from api.upstream.base import (
     TokenUsage,
     UpstreamContext,
     UpstreamRequest,
-    error_body,
-    json_object,
-    openai_error,
 )
+from api.upstream.endpoints import EmbeddingsMixin
 from api.upstream.errors import RelayError
+from api.upstream.payloads import EVENT_NOT_OBJECT, error_body, json_object, openai_error
 from api.upstream.providers.common import (
     ChunkWriter,
     chat_answer,

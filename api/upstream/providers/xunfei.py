@@ -27,7 +27,6 @@ from urllib.parse import urlencode, urlsplit
 import orjson
 
 from api.upstream.base import (
-    EVENT_NOT_OBJECT,
     Adaptor,
     RelayMeta,
     RelayMode,
@@ -37,11 +36,11 @@ from api.upstream.base import (
     TokenUsage,
     UpstreamContext,
     UpstreamRequest,
-    json_object,
 )
 from api.upstream.decoders import NDJSONDecoder
 from api.upstream.errors import RelayError
 from api.upstream.masking import remember
+from api.upstream.payloads import EVENT_NOT_OBJECT, json_object
 from api.upstream.providers.common import ChunkWriter, chat_answer, function_tools, messages_of, text_of, tool_call
 from api.upstream.providers.xunfei_http import (
     HTTP_BASE_URL,

@@ -17,19 +17,9 @@ from typing import Any
 
 import orjson
 
-from api.upstream.base import (
-    EVENT_NOT_OBJECT,
-    Adaptor,
-    RelayMeta,
-    RelayMode,
-    StreamChunk,
-    StreamState,
-    TokenUsage,
-    error_body,
-    json_object,
-    openai_error,
-)
+from api.upstream.base import Adaptor, RelayMeta, RelayMode, StreamChunk, StreamState, TokenUsage
 from api.upstream.errors import RelayError
+from api.upstream.payloads import EVENT_NOT_OBJECT, error_body, json_object, openai_error
 from api.upstream.providers.common import ChunkWriter, chat_answer, function_tools, messages_of, text_of, tool_call
 from api.upstream.sse import SSEEvent
 

@@ -12,8 +12,9 @@ from typing import Any, ClassVar
 
 import orjson
 
-from api.upstream.base import Passthrough, RelayMode, StreamChunk, StreamState, TokenUsage, error_body, openai_error
+from api.upstream.base import Passthrough, RelayMode, StreamChunk, StreamState, TokenUsage
 from api.upstream.errors import RelayError
+from api.upstream.payloads import error_body, openai_error
 from api.upstream.providers.openai import OpenAIAdaptor
 from api.upstream.sse import SSEEvent
 

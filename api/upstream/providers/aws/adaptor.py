@@ -35,11 +35,11 @@ from api.upstream.base import (
     TokenUsage,
     UpstreamContext,
     UpstreamRequest,
-    json_object,
 )
 from api.upstream.decoders import EventStreamDecoder, WholeBody
 from api.upstream.errors import RelayError
 from api.upstream.media import fetch_images
+from api.upstream.payloads import json_object
 from api.upstream.providers.aws import converse
 from api.upstream.providers.aws.auth import BedrockAuth, key_problem
 from api.upstream.providers.aws.models import bedrock_model_id, is_claude

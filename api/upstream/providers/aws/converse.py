@@ -25,16 +25,9 @@ import binascii
 from collections.abc import Mapping
 from typing import Any
 
-from api.upstream.base import (
-    EVENT_NOT_OBJECT,
-    RelayMeta,
-    StreamChunk,
-    StreamState,
-    TokenUsage,
-    call_arguments,
-    json_object,
-)
+from api.upstream.base import RelayMeta, StreamChunk, StreamState, TokenUsage
 from api.upstream.errors import RelayError
+from api.upstream.payloads import EVENT_NOT_OBJECT, call_arguments, json_object
 from api.upstream.providers.common import ChunkWriter, chat_answer, function_tools, messages_of, text_of, tool_call
 
 FINISH_REASONS = {"end_turn": "stop", "stop_sequence": "stop", "max_tokens": "length", "tool_use": "tool_calls",

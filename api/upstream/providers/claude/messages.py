@@ -17,8 +17,8 @@ import binascii
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from api.upstream.base import call_arguments
 from api.upstream.errors import RelayError
+from api.upstream.payloads import call_arguments
 from api.upstream.reasoning import is_sealed
 
 Block = dict[str, Any]

@@ -19,7 +19,8 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from api.upstream.base import EVENT_NOT_OBJECT, StreamChunk, StreamState, json_object
+from api.upstream.base import StreamChunk, StreamState
+from api.upstream.payloads import EVENT_NOT_OBJECT, json_object
 from api.upstream.providers.claude.answer import STOP_REASONS, annotation, stream_error, usage_of
 
 

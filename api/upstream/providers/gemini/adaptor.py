@@ -14,17 +14,9 @@ from typing import Any, ClassVar
 
 import orjson
 
-from api.upstream.base import (
-    Adaptor,
-    EmbeddingsMixin,
-    RelayMeta,
-    RelayMode,
-    StreamChunk,
-    StreamState,
-    TokenUsage,
-    UpstreamContext,
-)
+from api.upstream.base import Adaptor, RelayMeta, RelayMode, StreamChunk, StreamState, TokenUsage, UpstreamContext
 from api.upstream.decoders import EndOfBody
+from api.upstream.endpoints import EmbeddingsMixin
 from api.upstream.errors import RelayError
 from api.upstream.media import fetch_images
 from api.upstream.providers.gemini import convert

@@ -9,8 +9,9 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from api.upstream.base import EVENT_NOT_OBJECT, StreamChunk, StreamState, json_object
+from api.upstream.base import StreamChunk, StreamState
 from api.upstream.decoders import END_OF_BODY
+from api.upstream.payloads import EVENT_NOT_OBJECT, json_object
 from api.upstream.providers.gemini.answer import Parts, citations, convert_error, finish_reason, usage_of
 from api.upstream.reasoning import with_gemini_signature
 from api.upstream.sse import SSEEvent

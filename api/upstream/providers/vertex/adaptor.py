@@ -39,8 +39,9 @@ import aiohttp
 import orjson
 
 from api.upstream import client
-from api.upstream.base import Adaptor, RelayMeta, RelayMode, TokenUsage, UpstreamContext, UpstreamRequest, json_object
+from api.upstream.base import Adaptor, RelayMeta, RelayMode, TokenUsage, UpstreamContext, UpstreamRequest
 from api.upstream.errors import ChannelCannotServe, RelayError
+from api.upstream.payloads import json_object
 from api.upstream.providers.claude import ClaudeAdaptor
 from api.upstream.providers.claude.convert import Platform
 from api.upstream.providers.gemini import GeminiAdaptor

@@ -1,0 +1,72 @@
+"""The opt-in endpoints beyond chat: one mixin per capability, whose default implementations speak
+OpenAI's format. An adaptor serves a mode when it has the mode's mixin (base.MODE_CAPABILITIES);
+otherwise the pipeline answers 501."""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from api.services.billing.records import TokenUsage
+
+
+def with_model(adaptor: Any, req: Mapping[str, Any]) -> dict[str, Any]:
+    """The body with the upstream model: a mixin's `self` is an adaptor (base.Adaptor._with_model)."""
+    body: dict[str, Any] = adaptor._with_model(req)
+    return body
+
+
+class CompletionsMixin:
+    """/v1/completions through convert_request / convert_response / convert_stream_event."""
+
+
+class EmbeddingsMixin:
+    def convert_embeddings_request(self: Any, req: Mapping[str, Any]) -> dict[str, Any]:
+        return with_model(self, req)
+
+    def convert_embeddings_response(self, body: dict[str, Any]) -> tuple[dict[str, Any], TokenUsage | None]:
+        return body, TokenUsage.from_openai(body.get("usage"))
+
+
+class ModerationsMixin:
+    def convert_moderations_request(self: Any, req: Mapping[str, Any]) -> dict[str, Any]:
+        return with_model(self, req)
+
+    def convert_moderations_response(self, body: dict[str, Any]) -> tuple[dict[str, Any], TokenUsage | None]:
+        return body, None  # moderations report no usage: billed on the local prompt count
+
+
+class ImagesMixin:
+    def convert_image_request(self: Any, req: Mapping[str, Any]) -> dict[str, Any]:
+        return with_model(self, req)
+
+    def convert_image_response(self, body: dict[str, Any]) -> dict[str, Any]:
+        return body  # billed per image (pricing.image_quota), not by tokens
+
+
+class AudioMixin:
+    """Speech (JSON in, audio bytes out) and transcription/translation (multipart form in)."""
+
+    def convert_speech_request(self: Any, req: Mapping[str, Any]) -> dict[str, Any]:
+        return with_model(self, req)
+
+    def convert_transcription_fields(self: Any, fields: Mapping[str, str]) -> dict[str, str]:
+        """The form's text fields (the file part is forwarded untouched by the pipeline)."""
+        out = dict(fields)
+        if self.meta.upstream_model:
+            out["model"] = self.meta.upstream_model
+        return out
+
+
+class RerankMixin:
+    def convert_rerank_request(self: Any, req: Mapping[str, Any]) -> dict[str, Any]:
+        return with_model(self, req)
+
+    def convert_rerank_response(self, body: dict[str, Any]) -> tuple[dict[str, Any], TokenUsage | None]:
+        """Jina/Cohere style `usage` or SiliconFlow's `meta.tokens` → usage."""
+        usage = TokenUsage.from_openai(body.get("usage"))
+        if usage is None:
+            tokens = (body.get("meta") or {}).get("tokens") or {}
+            prompt = int(tokens.get("input_tokens") or 0)
+            completion = int(tokens.get("output_tokens") or 0)
+            usage = TokenUsage(prompt, completion) if prompt or completion else None
+        return body, usage
