@@ -157,7 +157,7 @@ async def test_a_callback_before_the_submission_answer_is_applied(gateway, proxy
     assert await live_balance(gateway, alice.id) == 1_000_000 - IMAGINE
 
 
-@pytest.mark.parametrize("channel", ["²", "١", "9" * 5000, "99999999999", "-1", "", "1e3"])
+@pytest.mark.parametrize("channel", ["²", "١", "9" * 5000, "99999999999", "2147483648", "0", "-1", "", "1e3", "+5"])
 async def test_a_malformed_channel_is_a_clear_400(gateway, proxy, mj, channel) -> None:
     resp = await gateway.post(f"/mj/notify?channel={channel}&sig=00", json={"id": "1", "status": "SUCCESS"})
     body = await resp.json()

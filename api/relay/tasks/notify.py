@@ -37,17 +37,16 @@ from api.relay.tasks.midjourney import MidjourneyAdaptor
 from api.relay.tasks.poll import MIDJOURNEY, apply_update, new_owner
 from api.relay.tasks.relay import json_body, task_error
 from api.services import redis_keys
+from api.services.params import id_value
 from api.services.store import Store
 from models import Channel, Midjourney, keyring
 
 NOTIFY_TTL = 2 * TASK_TIMEOUT  # seconds a callback URL stays valid after its submission
 EARLY_TTL = 600  # seconds a callback that came before its task row is kept
 EARLY_MAX = 64 * 1024  # bytes: a larger early callback is left to the poll
-_CHANNEL = re.compile(r"[0-9]{1,10}")
 _EXPIRES = re.compile(r"[0-9]{1,12}")
 _TASK = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 _SIG = re.compile(r"[0-9a-f]{64}")
-MAX_CHANNEL = 2**31 - 1
 
 
 def notify_signature(secret: str, channel_id: int, task: str, expires: int) -> str:
@@ -92,17 +91,18 @@ def _verified(request: web.Request) -> Signed:
     """The callback's signed (channel, task): 400 for a malformed query, 403 unless signed and live."""
     query = request.query
     channel, task, expires, sig = (query.get(n, "") for n in ("channel", "task", "expires", "sig"))
-    if not (_CHANNEL.fullmatch(channel) and int(channel) <= MAX_CHANNEL):
+    channel_id = id_value(channel)
+    if channel_id is None:
         raise task_error(request, 400, "relay_task_invalid", "invalid_request",
                          reason="channel must be a channel id")
     app = request.config_dict
     options = relay_state(request).options or app[keys.OPTIONS]
     signed = (_TASK.fullmatch(task) and _EXPIRES.fullmatch(expires) and _SIG.fullmatch(sig)
-              and hmac.compare_digest(sig, notify_signature(app[keys.SETTINGS].session_secret, int(channel), task,
+              and hmac.compare_digest(sig, notify_signature(app[keys.SETTINGS].session_secret, channel_id, task,
                                                             int(expires))))
     if not options.get_bool("MjNotifyEnabled") or not signed or int(expires) < time.time():
         raise task_error(request, 403, "relay_task_notify_forbidden", "notify_forbidden")
-    return Signed(int(channel), task)
+    return Signed(channel_id, task)
 
 
 async def _adaptor(request: web.Request, channel_id: int) -> MidjourneyAdaptor:
