@@ -18,7 +18,7 @@ from api.channels import keys as channel_keys
 from api.channels.pasted_keys import check_storable, key_list
 from api.errors import ApiError
 from api.services.events import EventBus
-from api.services.params import positive_int
+from api.services.params import positive_int, row_id
 from api.services.store import Store
 from models import Channel, keyring
 
@@ -52,8 +52,8 @@ async def manage(body: Mapping[str, Any], store: Store, events: EventBus | None)
     action = body.get("action")
     if not isinstance(action, str) or action not in ACTIONS:
         raise ApiError("channel_key_action_invalid", action=str(action)[:50])
-    channel_id = body.get("channel_id")
-    if isinstance(channel_id, bool) or not isinstance(channel_id, int) or channel_id <= 0:
+    channel_id = row_id(body.get("channel_id"))
+    if channel_id is None:
         raise ApiError("channel_not_found")
     channel = await channels.get_channel(channel_id)
     ring = keyring.load(channel.key, channel.channel_info)

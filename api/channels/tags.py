@@ -15,6 +15,7 @@ from api.channels import admin as channels
 from api.channels.form import check_tag, parse_form
 from api.errors import ApiError
 from api.services.events import EventBus
+from api.services.params import body_ids
 from models import Channel, keyring
 from models.enums import ChannelStatus
 
@@ -109,8 +110,7 @@ async def set_tags(ids: Any, tag: Any, events: EventBus | None) -> int:
     of channels found."""
     if not isinstance(ids, list) or not ids:
         raise ApiError("channel_tag_ids_required")
-    if not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
-        raise ApiError("invalid_param", name="ids")
+    ids = body_ids(ids)
     if tag is not None and not isinstance(tag, str):
         raise ApiError("invalid_param", name="tag")
     value = (tag or "").strip()

@@ -73,12 +73,28 @@ def positive_int(value: object, name: str, default: int) -> int:
     return value or default
 
 
-def body_id(value: object, name: str = "id") -> int:
-    """A row id in a JSON body: a JSON integer (not a boolean, not text) from 1 to MAX_ID;
-    ApiError("invalid_param") otherwise, so an id no row can have never reaches the database."""
+def row_id(value: object) -> int | None:
+    """A row id in a JSON body: a JSON integer (not a boolean, not text) from 1 to MAX_ID, else None."""
     if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= MAX_ID:
-        raise ApiError("invalid_param", name=name)
+        return None
     return value
+
+
+def body_id(value: object, name: str = "id") -> int:
+    """A row id in a JSON body (row_id); ApiError("invalid_param") otherwise, so an id no row can
+    have never reaches the database."""
+    number = row_id(value)
+    if number is None:
+        raise ApiError("invalid_param", name=name)
+    return number
+
+
+def body_ids(values: list[object], name: str = "ids") -> list[int]:
+    """A JSON list of row ids (body_id each); ApiError("invalid_param") naming the list otherwise."""
+    ids = [row_id(value) for value in values]
+    if any(number is None for number in ids):
+        raise ApiError("invalid_param", name=name)
+    return [number for number in ids if number is not None]
 
 
 def loose_int(value: Any, name: str) -> int:

@@ -44,6 +44,12 @@ async def test_numbers_beyond_every_range(client, root: ApiClient, login_as) -> 
     for api, path in ((user_api, "/api/token/"), (root, "/api/redemption/")):
         body = await api.put(path, {"id": 3_000_000_000, "name": "x"})
         assert body == {"success": False, "message": "Invalid parameter: id", "data": None}, path
+    # Lists of ids and the multi-key channel id alike: refused or "not found" before the database.
+    for path in ("/api/channel/batch", "/api/channel/batch/tag"):
+        body = await root.post(path, {"ids": [3_000_000_000], "tag": "x"})
+        assert body == {"success": False, "message": "Invalid parameter: ids", "data": None}, path
+    body = await root.post("/api/channel/multi_key/manage", {"channel_id": 3_000_000_000, "action": "get_key_status"})
+    assert body["success"] is False and "channel" in body["message"].lower(), body
 
 
 @both_databases

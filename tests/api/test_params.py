@@ -10,6 +10,7 @@ from api.services.params import (
     MAX_ID,
     QUOTA_BOUND,
     body_id,
+    body_ids,
     id_value,
     int_value,
     json_int,
@@ -17,6 +18,7 @@ from api.services.params import (
     positive_int,
     query_int,
     quota_value,
+    row_id,
 )
 
 
@@ -104,3 +106,11 @@ def test_a_body_id_no_row_can_have_never_reaches_the_database() -> None:
     for value in (MAX_ID + 1, 3_000_000_000, 2 ** 63):
         with pytest.raises(ApiError, match="invalid_param"):
             body_id(value)
+
+
+def test_a_list_of_ids_holds_body_ids_only() -> None:
+    assert body_ids([1, MAX_ID]) == [1, MAX_ID]
+    for values in ([0], [MAX_ID + 1], [1, True], [1, "2"], [None]):
+        with pytest.raises(ApiError, match="invalid_param"):
+            body_ids(values)
+    assert row_id(5) == 5 and row_id(MAX_ID + 1) is None and row_id(True) is None

@@ -17,7 +17,7 @@ from api.services import locks
 from api.services.billing import pricing
 from api.services.events import EventBus
 from api.services.paging import id_sort, read_page
-from api.services.params import id_value
+from api.services.params import body_ids, id_value
 from api.upstream import catalogue
 from models import Channel
 
@@ -168,9 +168,7 @@ async def delete_channel_batch(request: web.Request) -> web.Response:
     ids = (await read_json(request)).get("ids")
     if not isinstance(ids, list) or not ids:
         raise ApiError("channel_ids_required")
-    if not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
-        raise ApiError("invalid_param", name="ids")
-    count = await service.delete_channels(ids, _events(request))
+    count = await service.delete_channels(body_ids(ids), _events(request))
     return ok(count, _text(request, "channel_deleted_count", count=count))
 
 
