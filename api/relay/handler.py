@@ -42,7 +42,7 @@ from api.relay.settling import settle_shielded
 from api.relay.state import RelayState, relay_state
 from api.relay.streaming import relay_stream
 from api.relay.validate import Invalid, check_body
-from api.services.configuration.capabilities import table_of
+from api.services.configuration.capability_lookup import table_of
 from api.services.params import id_value
 from api.upstream import call as upstream_call
 from api.upstream import catalogue, client

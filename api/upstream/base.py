@@ -34,7 +34,8 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 import orjson
 
 from api.services.billing.records import TokenUsage as TokenUsage  # the adaptors' usage type, defined with the record
-from api.services.configuration.capabilities import Capability, capability
+from api.services.configuration.capabilities import Capability
+from api.services.configuration.capability_lookup import capability
 from api.upstream.endpoints import (
     AudioMixin,
     CompletionsMixin,

@@ -19,7 +19,9 @@ from google.genai import types
 
 from api import keys
 from api.services.billing import pricing
-from api.services.configuration.capabilities import ROWS, Capability, capability, validate_overrides
+from api.services.configuration.capabilities import Capability
+from api.services.configuration.capability_lookup import capability, validate_overrides
+from api.services.configuration.capability_rows import ROWS
 from api.upstream.base import RelayMeta
 from api.upstream.catalogue import ChannelType
 from api.upstream.providers.openai import json_schema

@@ -22,7 +22,7 @@ from api.relay.inbound.anthropic_render import render_message
 from api.relay.inbound.anthropic_stream import ERROR_TYPES, AnthropicStreamWriter, error_event
 from api.relay.inbound.base import Inbound, StreamWriter, note
 from api.relay.inbound.shapes import check_anthropic
-from api.services.configuration.capabilities import capability
+from api.services.configuration.capability_lookup import capability
 from api.upstream import catalogue
 from api.upstream.errors import RelayError
 from api.upstream.provider import ANTHROPIC

@@ -7,8 +7,8 @@ from collections.abc import Callable, Mapping
 import orjson
 
 from api.errors import ApiError
-from api.services.configuration import capabilities
 from api.services.configuration import default_prices as pricing
+from api.services.configuration.capability_lookup import validate_overrides
 
 DEFAULT_CHATS = [
     {"ChatGPT Next Web": "https://app.nextchat.dev/#/?settings={\"key\":\"{key}\",\"url\":\"{address}\"}"},
@@ -284,7 +284,7 @@ def _check_model_capabilities(key: str, value: str) -> None:
     """What the capability table refuses, said (an empty value is no change to the table)."""
     if not value:
         return
-    problem = capabilities.validate_overrides(_parse_json(key, value))
+    problem = validate_overrides(_parse_json(key, value))
     if problem is not None:
         raise ApiError("option_model_capabilities", problem=problem)
 

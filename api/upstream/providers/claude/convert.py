@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from api.services.configuration.capabilities import base_name
+from api.services.configuration.capability_lookup import base_name
 from api.upstream.base import RelayMeta
 from api.upstream.providers.claude import controls
 from api.upstream.providers.claude.messages import (

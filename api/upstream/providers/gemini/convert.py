@@ -27,7 +27,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from api.services.configuration.capabilities import EFFORT_ORDER, Capability, base_name
+from api.services.configuration.capabilities import EFFORT_ORDER, Capability
+from api.services.configuration.capability_lookup import base_name
 from api.upstream.base import RelayMeta
 from api.upstream.providers.gemini.answer import convert_error, convert_response
 from api.upstream.providers.gemini.contents import MEDIA_PLACEHOLDER, convert_contents
