@@ -21,7 +21,7 @@ from api.relay.streaming import produced_usage
 from api.services.billing import pricing
 from api.services.billing.quota import BalanceUnavailable, Charge, Limits, QuotaRefused, RateLimited
 from api.services.billing.records import encode_reservation
-from api.services.billing.settlement import RequestFacts, new_settlement_id
+from api.services.billing.request_facts import RequestFacts, new_settlement_id
 from api.services.configuration.options import OptionsService
 from api.services.configuration.sensitive import find_sensitive, prompt_texts
 from api.upstream.tokenizer import count_off_loop

@@ -20,7 +20,7 @@ import weakref
 
 from api import keys
 from api.relay.job import Job
-from api.services.billing.settlement import new_settlement_id
+from api.services.billing.request_facts import new_settlement_id
 from api.services.error_logs import SEND, SEND_DELAY_MS, ErrorLogQueue, ErrorRow
 from api.services.store import Store
 from api.upstream.errors import RelayError

@@ -21,7 +21,7 @@ from api.relay.modes import MODES
 from api.relay.state import RelayState
 from api.services.billing import pricing
 from api.services.billing.quota import Charge
-from api.services.billing.settlement import RequestFacts
+from api.services.billing.request_facts import RequestFacts
 from api.services.configuration.options import OptionsService
 from api.upstream.base import (
     RelayMode,

@@ -34,7 +34,7 @@ from api.relay.state import RELAY, RelayState, relay_state
 from api.relay.validate import Invalid
 from api.services.billing.quota import QuotaService
 from api.services.billing.reservations import ReservationKeeper
-from api.services.billing.settlement import SettlementSender
+from api.services.billing.settlement_sender import SettlementSender
 from api.services.store import Store
 from api.upstream import catalogue
 from api.upstream.base import RelayMode

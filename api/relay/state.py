@@ -17,7 +17,7 @@ from api.relay.disconnects import DisconnectWatcher
 from api.relay.load import Load
 from api.services.billing.quota import QuotaService
 from api.services.billing.reservations import ReservationKeeper
-from api.services.billing.settlement import SettlementSender
+from api.services.billing.settlement_sender import SettlementSender
 from api.services.configuration.options import OptionsService
 from api.services.store import Store
 from api.upstream.credentials import CredentialCache, process_credentials

@@ -5,7 +5,7 @@ import orjson
 
 from api.services.billing import pricing
 from api.services.billing.records import REFUND, SettlementRecord, TokenUsage, encode_reservation, encode_settlement
-from api.services.billing.settlement import RequestFacts
+from api.services.billing.request_facts import RequestFacts
 
 
 def _facts() -> RequestFacts:

@@ -20,7 +20,7 @@ import orjson
 from api.services.billing import pricing
 
 if TYPE_CHECKING:
-    from api.services.billing.settlement import RequestFacts
+    from api.services.billing.request_facts import RequestFacts
 
 
 @dataclass(slots=True)

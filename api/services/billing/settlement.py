@@ -1,15 +1,17 @@
 """Settlement records: from the relay (through Redis) to the database (by the workers), idempotently.
 
 The relay's settle script (api.services.billing.quota) stores each record in the user's `{u<id>}:pend` hash,
-atomically with the balance correction; `SettlementSender` then tells the workers which users have
-new records (one `billing.apply` message per ~250 ms per process, sent off the event loop). The
-scheduler's `billing.sweep` catches users whose message was lost (a process or worker that died).
+atomically with the balance correction; `SettlementSender` (settlement_sender.py) then tells the
+workers which users have new records (one `billing.apply` message per ~250 ms per process, sent off
+the event loop). The scheduler's `billing.sweep` catches users whose message was lost (a process or
+worker that died).
 
 `apply_pending` (in a worker) moves a user's records into the database in ONE transaction: a
 models.Settlement row per request id (unique: a record applied twice changes nothing), user quota /
-used_quota / request_count, key remain_quota / used_quota, channel used_quota, the consume logs and
-the hourly QuotaData rows; then removes the records from Redis. A worker killed between the commit
-and the removal leaves records that the next run finds already applied and only removes.
+used_quota / request_count, key remain_quota / used_quota, channel used_quota, the consume logs
+(settlement_logs.py) and the hourly QuotaData rows; then removes the records from Redis. A worker
+killed between the commit and the removal leaves records that the next run finds already applied and
+only removes.
 
 No user waits on another (`apply_users`): a user whose billing lock is held elsewhere is left for a
 retry at once, the transaction is bounded (DB_TRANSACTION_TIMEOUT; the lock is no longer renewed
@@ -25,26 +27,26 @@ still holds, in the users' favour).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import html
 import logging
-import os
-import time
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
-import orjson
 from tortoise.expressions import F
 from tortoise.transactions import in_transaction
 
 from api.services import redis_keys
-from api.services.billing import pricing
 from api.services.billing.records import SettlementRecord
+from api.services.billing.settlement_logs import (
+    cache_saving,
+    consume_content,
+    consume_other,
+    refund_content,
+    refund_other,
+)
 from api.services.configuration.options import OptionsService
 from api.services.locks import LockBusy, lease_lock
-from api.services.logs import log_event
 from api.services.row_insert import insert_rows
 from api.services.store import Store
 from models import Channel, Log, QuotaData, Settlement, Token, User
@@ -52,174 +54,12 @@ from models.db import database_gave_up_on_a_row
 from models.enums import LogType
 
 log = logging.getLogger(__name__)
-FLUSH_INTERVAL = 0.25  # seconds a process gathers users before it sends one billing.apply (fewer, larger batches)
 REMIND_THROTTLE = 3600  # seconds between two low-balance mails to one user
 TRANSACTION_TIMEOUT = 30.0  # seconds a settlement's transaction may take (DB_TRANSACTION_TIMEOUT in the workers)
-
-
-def new_settlement_id(request_id: str) -> str:
-    """The request id plus 32 random bits: unique across processes even when request ids collide."""
-    return f"{request_id}-{os.urandom(4).hex()}"
-
-
-@dataclass(slots=True)
-class RequestFacts:
-    """Who asked what of which channels; filled by the pipeline as the request goes."""
-
-    request_id: str
-    user_id: int
-    username: str
-    token_id: int
-    token_name: str
-    token_limited: bool
-    group: str
-    model: str
-    upstream_model: str = ""
-    mode: str = "chat"
-    is_stream: bool = False
-    channel_id: int = 0
-    used_channels: list[int] = field(default_factory=list)
-    model_ratio: float = 0.0
-    completion_ratio: float = 1.0
-    group_ratio: float = 1.0
-    model_price: float | None = None
-    cache_ratio: float | None = None  # applied to cache reads (None: billed as prompt tokens)
-    cache_creation_ratio: float | None = None  # applied to cache writes
-    cache_creation_1h_ratio: float | None = None  # applied to the one-hour part of the cache writes
-    started: float = field(default_factory=time.time)
-    first_response_ms: int = 0
-    incomplete: str = ""  # why an answer stopped early ("" = complete)
-    inbound: str = ""  # the client's format when not OpenAI's: anthropic, gemini, responses
-    dropped: str = ""  # what conversion left out for the channel (comma-separated)
-    task_id: str = ""  # a task submission (Midjourney, Suno): the upstream's task id
-    # How it was routed: session_source, affinity (hit, new, moved), key_index (api/relay/affinity.py)
-    routing: dict[str, Any] = field(default_factory=dict)
-
+# send_mail(to, subject, html): the workers' mail.send
+MailSender = Callable[[str, str, str], Awaitable[None]]
 
 pending_key = redis_keys.pending
-
-
-# -- API side: tell the workers ------------------------------------------------------------------
-
-
-class SettlementSender:
-    """Collects the users with new records and sends `billing.apply` in batches, off the loop."""
-
-    def __init__(self, send) -> None:  # send(actor_name, *args) -> Awaitable (api.services.jobs.enqueue)
-        self._send = send
-        self._dirty: set[int] = set()
-        self._wake = asyncio.Event()
-        self._task: asyncio.Task | None = None
-
-    def mark(self, user_id: int) -> None:
-        self._dirty.add(user_id)
-        self._wake.set()
-
-    def start(self) -> None:
-        self._task = asyncio.get_running_loop().create_task(self._run(), name="settlements")
-
-    async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-        await self.flush()
-
-    async def flush(self) -> None:
-        if not self._dirty:
-            return
-        users, self._dirty = sorted(self._dirty), set()
-        try:
-            await self._send("billing.apply", users)
-        except Exception:  # Redis down: the records are safe in Redis, billing.sweep applies them later
-            log.exception("could not enqueue billing.apply for %d users", len(users))
-
-    async def _run(self) -> None:
-        while True:
-            await self._wake.wait()
-            self._wake.clear()
-            await asyncio.sleep(FLUSH_INTERVAL)  # gather the users of the next ~250 ms in one message
-            await self.flush()
-
-
-# -- worker side: apply ---------------------------------------------------------------------------
-
-
-def _other(r: SettlementRecord) -> str:
-    other: dict[str, Any] = {
-        "frt": r.first_response_ms, "model_ratio": r.model_ratio, "completion_ratio": r.completion_ratio,
-        "model_price": -1 if r.model_price is None else r.model_price, "group_ratio": r.group_ratio,
-        "admin_info": {"use_channel": r.used_channels or [r.channel_id]},
-        "upstream_model_name": r.upstream_model, "is_model_mapped": r.upstream_model != r.model,
-        "request_id": r.request_id,
-    }
-    usage = r.usage
-    if usage.cached_tokens:
-        other["cache_tokens"] = usage.cached_tokens
-        if r.cache_ratio is not None:
-            other["cache_ratio"] = r.cache_ratio
-    if usage.cache_creation_tokens:
-        other["cache_creation_tokens"] = usage.cache_creation_tokens
-        if r.cache_creation_ratio is not None:
-            other["cache_creation_ratio"] = r.cache_creation_ratio
-    if usage.cache_creation_1h_tokens:
-        other["cache_creation_tokens_1h"] = usage.cache_creation_1h_tokens
-        if r.cache_creation_1h_ratio is not None:
-            other["cache_creation_ratio_1h"] = r.cache_creation_1h_ratio
-    if usage.reasoning_tokens:
-        other["reasoning_tokens"] = usage.reasoning_tokens
-    if r.incomplete:
-        other["incomplete"] = r.incomplete
-    if r.inbound:
-        other["inbound_format"] = r.inbound
-    if r.dropped:
-        other["dropped"] = r.dropped.split(",")
-    if r.task_id:
-        other["task_id"] = r.task_id
-    if r.routing:
-        other.update(r.routing)
-    return orjson.dumps(other).decode()
-
-
-def _refund_other(r: SettlementRecord) -> str:
-    return log_event("task_refund", {"task_id": r.task_id, "action": r.action, "refund": -r.quota, "reason": r.reason,
-                                     "admin_info": {"use_channel": [r.channel_id]}, "request_id": r.request_id},
-                     task_id=r.task_id, action=r.action, quota=-r.quota, reason=r.reason)
-
-
-def _refund_content(r: SettlementRecord) -> str:
-    return f"task {r.task_id} ({r.action}) failed, {-r.quota} quota refunded: {r.reason}"
-
-
-def _content(r: SettlementRecord) -> str:
-    if r.model_price is not None:
-        text = f"model price {r.model_price}, group ratio {r.group_ratio}"
-    else:
-        text = f"model ratio {r.model_ratio}, completion ratio {r.completion_ratio}, group ratio {r.group_ratio}"
-        if r.usage.cached_tokens and r.cache_ratio is not None:
-            text += f", cache ratio {r.cache_ratio}"
-        if r.usage.cache_creation_tokens and r.cache_creation_ratio is not None:
-            text += f", cache write ratio {r.cache_creation_ratio}"
-        if r.usage.cache_creation_1h_tokens and r.cache_creation_1h_ratio is not None:
-            text += f", 1-hour cache write ratio {r.cache_creation_1h_ratio}"
-    if r.incomplete:
-        text += f" (incomplete: {r.incomplete})"
-    return text
-
-
-def cache_saving(r: SettlementRecord) -> int:
-    """What the request's cache reads saved: its charge with them billed as fresh input, less its
-    charge (0 for per-call prices, or when the model has no cache price)."""
-    usage, price = r.usage, r.price
-    if not usage.cached_tokens or price.model_price is not None or price.cache_ratio is None:
-        return 0
-    full = pricing.settle_quota(price, usage.prompt_tokens, usage.completion_tokens, cached_tokens=0,
-                                cache_creation_tokens=usage.cache_creation_tokens,
-                                cache_creation_1h_tokens=usage.cache_creation_1h_tokens)
-    actual = pricing.settle_quota(price, usage.prompt_tokens, usage.completion_tokens,
-                                  cached_tokens=usage.cached_tokens, cache_creation_tokens=usage.cache_creation_tokens,
-                                  cache_creation_1h_tokens=usage.cache_creation_1h_tokens)
-    return max(0, full - actual)
 
 
 @dataclass(slots=True)
@@ -279,18 +119,18 @@ async def _apply_records(user_id: int, records: Mapping[str, SettlementRecord], 
         for channel_id, used in sorted(channels.items()):
             await Channel.filter(id=channel_id).using_db(conn).update(used_quota=F("used_quota") + used)
         await insert_rows(conn, Log, [{
-            "user_id": user_id, "created_at": int(r.at), "type": int(LogType.SYSTEM), "content": _refund_content(r),
+            "user_id": user_id, "created_at": int(r.at), "type": int(LogType.SYSTEM), "content": refund_content(r),
             "username": r.username, "token_name": r.token_name, "token_id": r.token_id, "model_name": r.model,
-            "quota": -r.quota, "channel_id": r.channel_id, "group": r.group, "other": _refund_other(r),
+            "quota": -r.quota, "channel_id": r.channel_id, "group": r.group, "other": refund_other(r),
             "request_id": rid} for rid, r in new if r.is_refund])
         if log_consume:
             consume = int(LogType.CONSUME)
             await insert_rows(conn, Log, [{
-                "user_id": user_id, "created_at": int(r.at), "type": consume, "content": _content(r),
+                "user_id": user_id, "created_at": int(r.at), "type": consume, "content": consume_content(r),
                 "username": r.username, "token_name": r.token_name, "token_id": r.token_id, "model_name": r.model,
                 "quota": r.quota, "prompt_tokens": r.usage.prompt_tokens,
                 "completion_tokens": r.usage.completion_tokens, "use_time": r.use_time, "is_stream": r.is_stream,
-                "channel_id": r.channel_id, "group": r.group, "other": _other(r), "request_id": rid}
+                "channel_id": r.channel_id, "group": r.group, "other": consume_other(r), "request_id": rid}
                 for rid, r in new if not r.is_refund])
         username = result.username or next((r.username for _, r in new), "")
         for (model, hour), (count, quota, used_tokens, prompt, cached, saved) in sorted(hours.items()):
@@ -305,7 +145,7 @@ async def _apply_records(user_id: int, records: Mapping[str, SettlementRecord], 
     return result
 
 
-async def apply_pending(store: Store, options: OptionsService, user_id: int, send_mail=None, *,
+async def apply_pending(store: Store, options: OptionsService, user_id: int, send_mail: MailSender | None = None, *,
                         wait: float = 60.0, timeout: float = TRANSACTION_TIMEOUT) -> int:
     """Move the user's pending records into the database; returns how many were new there.
 
@@ -333,7 +173,8 @@ class Outcome:
     later: list[int] = field(default_factory=list)  # users to try again: locked elsewhere, or failed
 
 
-async def apply_users(store: Store, options: OptionsService, user_ids: Iterable[int], send_mail=None, *,
+async def apply_users(store: Store, options: OptionsService, user_ids: Iterable[int],
+                      send_mail: MailSender | None = None, *,
                       timeout: float = TRANSACTION_TIMEOUT, gate: asyncio.Semaphore | None = None) -> Outcome:
     """apply_pending for each of these users, as many at a time as `gate` lets through (a worker
     process shares one among its messages, below its connection pool; 4 when not given), none
@@ -365,7 +206,8 @@ async def apply_users(store: Store, options: OptionsService, user_ids: Iterable[
     return outcome
 
 
-async def _remind(store: Store, options: OptionsService, user_id: int, result: Applied, send_mail) -> None:
+async def _remind(store: Store, options: OptionsService, user_id: int, result: Applied,
+                  send_mail: MailSender) -> None:
     """A low-balance mail when this batch took the user across QuotaRemindThreshold (or to zero)."""
     threshold = options.get_int("QuotaRemindThreshold")
     before, after = result.quota_before, result.quota_before - result.quota
