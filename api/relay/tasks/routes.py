@@ -15,7 +15,7 @@ from aiohttp.typedefs import Handler, Middleware
 from api import keys
 from api.relay.handler import key_caller
 from api.relay.inbound.base import REQUEST_INBOUND
-from api.relay.routes import cors_middleware, openai_errors_middleware
+from api.relay.middleware import cors_middleware, openai_errors_middleware
 from api.relay.state import relay_state
 from api.relay.tasks import bodies, suno
 from api.relay.tasks import midjourney as mj
