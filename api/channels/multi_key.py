@@ -30,7 +30,7 @@ ACTIONS = ("get_key_status", "enable_key", "disable_key", "enable_all_keys", "di
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """What an action answers: the envelope's data, and its message (an api/i18n.py key and its
+    """What an action answers: the envelope's data, and its message (an api/i18n key and its
     parameters; "" for none)."""
 
     data: Any = None

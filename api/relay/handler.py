@@ -3,14 +3,16 @@
 1. who      the API key and its owner (or the console session for /pg), a pinned channel
 2. what     the body (JSON or multipart), the model, the group
 3. may they IP allow-list, model limits, group, sensitive words, a price for the model
-4. where    the first channel from the in-process index
-5. admit    rate limits + pre-charge of user and key: one Redis call (services/quota.py)
+4. where    some channel serves the model (the index in this process)
+5. admit    rate limits + pre-charge of user and key: one Redis call (api/relay/admission.py)
 6. relay    adaptor → upstream → client; a failed attempt moves to a channel not tried yet
-7. settle   the exact amount, or refund everything when nothing was produced; the record goes to
-            the workers through Redis (services/settlement.py)
+            (api/relay/attempts.py: the one loop over channels, a Route per kind of request)
+7. settle   the exact amount (api/relay/billing.py: one strategy per kind), or everything back when
+            nothing was produced; the record goes to the workers through Redis (api/relay/settling.py)
 
-Adaptors (api/upstream/providers) only translate; this module owns I/O and retries, api.relay.streaming
-the streamed answers, api.relay.settling the end of a request, api.relay.job the request's state.
+Tasks (api/relay/tasks) go through the same admission, attempts and settlement with their own
+Route. Adaptors (api/upstream/providers) only translate; this module reads the request and makes one
+attempt, api.relay.streaming the streamed answers, api.relay.job the request's state.
 """
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The relay's per-process state, created by api.relay.routes' cleanup context."""
+"""The relay's per-process state, created by api.relay.lifetime's cleanup context."""
 from __future__ import annotations
 
 import asyncio

@@ -2,7 +2,7 @@
 the rows): everything the relay, the channel rules, the key checks, the importer and the console
 know about a type, in one value.
 
-A text shown to people is a pair (English, Chinese), as in api/i18n.py.
+A text shown to people is a pair (English, Chinese), as in api/i18n.
 """
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def parts_key(n: int, message: str) -> Callable[[str], str | None]:
 
 @dataclass(frozen=True, slots=True)
 class KeyFormat:
-    """What one key of a channel looks like. `problem` gives the api/i18n.py key of the refusal
+    """What one key of a channel looks like. `problem` gives the api/i18n key of the refusal
     (which states the format; it takes `line` and `detail`), None for a good key; `detail` explains
     a refused key further (what is wrong in a service-account JSON), "" when it has nothing to add.
     The console shows `hint`. `whole`: the key is one document, never one channel per line."""
@@ -58,7 +58,7 @@ API_KEY = KeyFormat(("The API key", "API 密钥"))
 @dataclass(frozen=True, slots=True)
 class OtherField:
     """The per-type `other` field of a channel: its label, the value put in when left empty,
-    what the console shows in the empty field, a template to fill in, and its check (an api/i18n.py
+    what the console shows in the empty field, a template to fill in, and its check (an api/i18n
     message key for a refused value, with its arguments; None when the value is fine)."""
 
     label: Text

@@ -27,7 +27,7 @@ Request
   to its own (Claude `web_search_20250305`, Gemini `googleSearch`) or drops it with a notice.
 - `reasoning_effort` (`none` … `max`), and `thinking` as Claude spells it (`{"type": "enabled",
   "budget_tokens"}`, `{"type": "adaptive"}`, `{"type": "disabled"}`) when the client gave a budget or a
-  switch: the target's capability row (api/relay/capabilities.py) decides which one it sends.
+  switch: the target's capability row (api/services/configuration/capabilities.py) decides which one it sends.
 - `top_k`; `response_format` (`json_schema` with a JSON Schema, never Gemini's dialect).
 
 Stream chunks carry the same additions in `delta`: `reasoning_content`, `thinking_blocks` (a

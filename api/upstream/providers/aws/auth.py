@@ -22,7 +22,7 @@ from api.upstream.signing import sigv4
 REGION = re.compile(r"^[a-z]{2}(-[a-z]+)+-\d+$")
 NO_SPACE = re.compile(r"^\S+$")
 API_KEY_PREFIXES = ("ABSK", "bedrock-api-key-")
-KEY_MESSAGE = "channel_key_bedrock"  # api/i18n.py: the two forms, with an example of each
+KEY_MESSAGE = "channel_key_bedrock"  # api/i18n: the two forms, with an example of each
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +46,7 @@ def parse_key(key: str) -> Credentials | None:
 
 
 def key_problem(key: str) -> str | None:
-    """The message key (api/i18n.py) saying why `key` is no Bedrock channel key; None when it is one."""
+    """The message key (api/i18n) saying why `key` is no Bedrock channel key; None when it is one."""
     return None if parse_key(key) is not None else KEY_MESSAGE
 
 
