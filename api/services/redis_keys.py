@@ -36,7 +36,7 @@ Outside the users' layout, under the same prefix:
   {errlog}:n:<t<token>|u<user>>:<minute>         rows per key and minute (api.services.error_logs)
   mj-image:<row>:<url digest>                  a Midjourney image (api.relay.tasks.mj_media)
   mj-notify-early:<task>                       a Midjourney callback ahead of its task's row (api.relay.tasks.notify)
-  channel:probe  channel:notify[:throttle]     the channel monitor's probes and mails (api.channels.probes, .status_mail)
+  channel:probe  channel:notify[:throttle]     the monitor's probes and mails (api.channels.probes, .status_mail)
   billing:lock:<user>  billing:retry:<user>  billing:remind:<user>   settlement (api.services.billing.settlement)
   lock:<name>[:<part>…]                        locks: lock:identity:<provider>:<digest>, lock:channel_test[:<id>],
                                                  lock:channel_test_all, lock:channel_balance_all …
