@@ -13,6 +13,7 @@ from api.channels.form import model_mapping_of, split_list
 from api.channels.test_outcome import note_test_outcome
 from api.i18n import translate
 from api.services.configuration.options import OptionsService
+from api.services.model_name import ModelName
 from api.upstream import call as upstream_call
 from api.upstream import catalogue, client
 from api.upstream.base import RelayMeta, RelayMode
@@ -75,8 +76,8 @@ def _meta(channel: Channel, requested: str = "", upstream: str = "", key: str | 
     key = key if key is not None else keyring.primary(channel.key, channel.channel_info)
     return RelayMeta(channel_id=channel.id, channel_type=channel.type, key=key,
                      base_url=channel.base_url, other=channel.other,
-                     organization=channel.openai_organization, requested_model=requested,
-                     upstream_model=upstream, mode=RelayMode.CHAT)
+                     organization=channel.openai_organization,
+                     name=ModelName(requested, upstream), mode=RelayMode.CHAT)
 
 
 async def run_test(http: aiohttp.ClientSession, channel: Channel, requested: str, timeout: float,

@@ -113,7 +113,7 @@ def new_facts(job: Job) -> RequestFacts:
         request_id=new_settlement_id(job.request.get(keys.REQUEST_ID, "")), user_id=caller.user.id,
         username=caller.user.username, token_id=token.id if token else 0,
         token_name=token.name if token else f"playground-{job.group}", token_limited=caller.token_limited,
-        group=job.group, model=job.model, mode=job.task or str(job.mode), is_stream=job.is_stream,
+        group=job.group, name=job.name, mode=job.task or str(job.mode), is_stream=job.is_stream,
         model_ratio=price.model_ratio, completion_ratio=price.completion_ratio, group_ratio=price.group_ratio,
         model_price=price.model_price, cache_ratio=price.cache_ratio, cache_creation_ratio=price.cache_creation_ratio,
         cache_creation_1h_ratio=price.cache_creation_1h_ratio,

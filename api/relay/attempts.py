@@ -139,7 +139,7 @@ async def relay_with_retries(job: Job, route: Route) -> Outcome:
         tried.append(channel.id)
         job.facts.channel_id, job.facts.used_channels = channel.id, list(tried)
         job.upstream = channel
-        job.facts.upstream_model = channel.upstream_model(job.model)
+        job.name = job.facts.name = job.name.mapped_to(channel.upstream_model(job.model))
         current, started = channel, time.monotonic()
         state.load.begin(current.id, current.fingerprint)
         try:

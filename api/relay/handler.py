@@ -45,6 +45,7 @@ from api.relay.state import RelayState, relay_state
 from api.relay.streaming import relay_stream
 from api.relay.validate import Invalid, check_body
 from api.services.configuration.capability_lookup import table_of
+from api.services.model_name import ModelName
 from api.services.params import id_value
 from api.upstream import call as upstream_call
 from api.upstream import catalogue, client
@@ -146,7 +147,7 @@ async def run(request: web.Request, mode: RelayMode, route: str, caller: Caller,
                                  param=bad.param, problem=bad.problem)
                 refused.param = bad.param
                 raise refused from None
-        job.model = requested_model(request, mode, body)
+        job.name = ModelName(requested_model(request, mode, body))
         job.group = usable_group(request, options, caller.user, wanted)
         check_model_allowed(job)
         check_sensitive(job)
@@ -194,12 +195,12 @@ def _label(job: Job) -> str:
 
 
 def new_adaptor(job: Job, channel: ChannelInfo) -> Adaptor:
-    upstream_model = channel.upstream_model(job.model)
+    name = job.name.mapped_to(channel.upstream_model(job.model))
     meta = RelayMeta(channel_id=channel.id, channel_type=channel.type, key=channel.key, base_url=channel.base_url,
-                     other=channel.other, organization=channel.organization, requested_model=job.model,
-                     upstream_model=upstream_model, mode=job.mode, is_stream=job.is_stream,
-                     prompt_tokens=job.prompt_tokens, inbound=job.inbound.name if job.inbound is not None else "",
-                     capability=table_of(job.options.get("ModelCapabilities") or "")(upstream_model))
+                     other=channel.other, organization=channel.organization, name=name, mode=job.mode,
+                     is_stream=job.is_stream, prompt_tokens=job.prompt_tokens,
+                     inbound=job.inbound.name if job.inbound is not None else "",
+                     capability=table_of(job.options.get("ModelCapabilities") or "")(name.sent))
     adaptor = build_adaptor(meta)
     if not adaptor.supports(job.mode):
         err = refuse(job.request, 501, "relay_unsupported_mode", "unsupported", "unsupported",

@@ -23,6 +23,7 @@ from api.services.billing import pricing
 from api.services.billing.quota import Charge
 from api.services.billing.request_facts import RequestFacts
 from api.services.configuration.options import OptionsService
+from api.services.model_name import ModelName
 from api.upstream.base import (
     RelayMode,
     StreamState,
@@ -83,7 +84,7 @@ class Job:
     caller: Caller
     body: dict[str, Any]
     form: Form | None = None
-    model: str = ""
+    name: ModelName = ModelName()  # the model asked for, and the one the attempt under way sends
     group: str = ""
     price: pricing.Price | None = None
     channel: ChannelInfo | None = None
@@ -102,6 +103,11 @@ class Job:
     pin: Pin | None = None  # the channel and key the session was pinned to when the request came
     new_pin: Pin | None = None  # where it is pinned from now on, when that changed
     task: str = ""  # a task submission's platform ("mj", "suno"): charged as a task, logged under it
+
+    @property
+    def model(self) -> str:
+        """The model the client asked for: priced, routed, billed and logged under this name."""
+        return self.name.requested
 
     @property
     def is_stream(self) -> bool:

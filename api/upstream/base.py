@@ -36,6 +36,7 @@ import orjson
 from api.services.billing.records import TokenUsage as TokenUsage  # the adaptors' usage type, defined with the record
 from api.services.configuration.capabilities import Capability
 from api.services.configuration.capability_lookup import capability
+from api.services.model_name import ModelName
 from api.upstream.endpoints import (
     AudioMixin,
     CompletionsMixin,
@@ -105,8 +106,7 @@ class RelayMeta:
     base_url: str = ""
     other: str = ""  # per-type setting: Azure api-version, …
     organization: str = ""
-    requested_model: str = ""  # what the client asked for (billed)
-    upstream_model: str = ""  # after the channel's model_mapping (sent upstream)
+    name: ModelName = ModelName()  # what the client asked for (billed, answered) and what goes upstream
     mode: RelayMode = RelayMode.CHAT
     is_stream: bool = False
     prompt_tokens: int = 0  # local count, for adaptors whose upstream reports none
@@ -118,7 +118,8 @@ class RelayMeta:
 
     @property
     def model(self) -> str:
-        return self.upstream_model or self.requested_model
+        """The name sent upstream."""
+        return self.name.sent
 
     @property
     def cap(self) -> Capability:
@@ -304,8 +305,8 @@ class Adaptor(ABC):
 
     def _with_model(self, req: Mapping[str, Any]) -> dict[str, Any]:
         body = dict(req)
-        if self.meta.upstream_model:
-            body["model"] = self.meta.upstream_model
+        if self.meta.name.upstream:
+            body["model"] = self.meta.name.upstream
         return body
 
 

@@ -52,8 +52,8 @@ class AudioMixin:
     def convert_transcription_fields(self: Any, fields: Mapping[str, str]) -> dict[str, str]:
         """The form's text fields (the file part is forwarded untouched by the pipeline)."""
         out = dict(fields)
-        if self.meta.upstream_model:
-            out["model"] = self.meta.upstream_model
+        if self.meta.name.upstream:
+            out["model"] = self.meta.name.upstream
         return out
 
 

@@ -15,6 +15,7 @@ import pytest
 from api import keys
 from api.channels import catalogue_view
 from api.services.billing import pricing
+from api.services.model_name import ModelName
 from api.upstream import catalogue
 from api.upstream.base import Adaptor, RelayMeta, RelayMode
 from api.upstream.provider import Provider
@@ -193,7 +194,7 @@ async def test_a_compatible_provider_is_one_row(root: ApiClient, client, upstrea
     channel = await Channel.get(name="ex")
     assert channel.base_url == ""  # the row's address is the default
     await announce_channel(client, channel.id)
-    adaptor = build_adaptor(RelayMeta(channel.id, 900, "ex-key", requested_model="example-1"))
+    adaptor = build_adaptor(RelayMeta(channel.id, 900, "ex-key", name=ModelName("example-1")))
     assert adaptor.request_url(RelayMode.CHAT) == f"{fake.url}/v1/chat/completions"
     assert not adaptor.supports(RelayMode.EMBEDDINGS)
 

@@ -9,6 +9,7 @@ from typing import Any
 import orjson
 import pytest
 
+from api.services.model_name import ModelName
 from api.upstream.base import RelayMeta, StreamState, TokenUsage
 from api.upstream.catalogue import ChannelType
 from api.upstream.decoders import EventStreamDecoder, encode_event_stream_message
@@ -29,7 +30,7 @@ TOOL = {"id": "toolu_7", "name": "get_weather", "input": {"city": "Oslo"}}
 
 
 def adaptor(stream: bool = False) -> ClaudeAdaptor:
-    return ClaudeAdaptor(RelayMeta(1, int(ChannelType.ANTHROPIC), "k", upstream_model=MODEL, requested_model=MODEL,
+    return ClaudeAdaptor(RelayMeta(1, int(ChannelType.ANTHROPIC), "k", name=ModelName(MODEL, MODEL),
                                    is_stream=stream))
 
 
@@ -117,7 +118,8 @@ def test_bedrock_model_ids_through_inference_profiles(model: str, region: str, e
 
 
 def test_bedrock_native_body_and_stream_frames() -> None:
-    meta = RelayMeta(1, int(ChannelType.AWS), "AKIA|secret|us-east-1", upstream_model=MODEL, other="context-1m")
+    meta = RelayMeta(1, int(ChannelType.AWS), "AKIA|secret|us-east-1", name=ModelName(upstream=MODEL),
+                     other="context-1m")
     bedrock = BedrockAdaptor(meta)
     sent, headers = bedrock.native_request(body(stream=True), {"anthropic-version": "2026-10-21",
                                                                 "anthropic-beta": "interleaved,context-1m"})
@@ -133,7 +135,7 @@ def test_bedrock_native_body_and_stream_frames() -> None:
 
 
 def test_vertex_native_body_keeps_the_betas_as_a_header() -> None:
-    vertex = VertexClaudeAdaptor(RelayMeta(1, int(ChannelType.VERTEX_AI), "{}", upstream_model=MODEL))
+    vertex = VertexClaudeAdaptor(RelayMeta(1, int(ChannelType.VERTEX_AI), "{}", name=ModelName(upstream=MODEL)))
     sent, headers = vertex.native_request(body(stream=True), {"anthropic-version": "2023-06-01",
                                                                "anthropic-beta": "context-1m"})
     expected = {k: v for k, v in body(stream=True).items() if k != "model"}

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from api.services.model_name import ModelName
 from api.upstream.base import RelayMeta
 from api.upstream.catalogue import ChannelType
 from api.upstream.providers.aws.adaptor import BedrockAdaptor
@@ -29,7 +30,7 @@ WEATHER = {"type": "function", "function": {"name": "get_weather", "description"
 def convert(model: str, req: dict[str, Any], platform: str = "anthropic", other: str = "") -> tuple[dict, list[str]]:
     """(the body, what was left out), after the strict fake of `platform` accepted the body."""
     kind, channel_type, key = ADAPTORS[platform]
-    meta = RelayMeta(1, int(channel_type), key, upstream_model=model, requested_model=model, other=other)
+    meta = RelayMeta(1, int(channel_type), key, name=ModelName(model, model), other=other)
     body = kind(meta).convert_request({"model": model, **req})
     problem = FakeClaude().problem(body, platform, model)
     assert problem is None, problem

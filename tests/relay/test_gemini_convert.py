@@ -8,6 +8,7 @@ from typing import Any
 import orjson
 import pytest
 
+from api.services.model_name import ModelName
 from api.upstream.base import RelayMeta, StreamState
 from api.upstream.catalogue import ChannelType
 from api.upstream.decoders import END_OF_BODY
@@ -36,7 +37,7 @@ BASH_SCHEMA = {
 
 
 def meta(model: str = PRO, **fields: Any) -> RelayMeta:
-    return RelayMeta(1, int(ChannelType.GEMINI), "k", upstream_model=model, **fields)
+    return RelayMeta(1, int(ChannelType.GEMINI), "k", name=ModelName(upstream=model), **fields)
 
 
 def converted(req: dict[str, Any], model: str = PRO) -> tuple[dict[str, Any], list[str]]:

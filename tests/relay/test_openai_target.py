@@ -22,6 +22,7 @@ from api.services.billing import pricing
 from api.services.configuration.capabilities import Capability
 from api.services.configuration.capability_lookup import capability, validate_overrides
 from api.services.configuration.capability_rows import ROWS
+from api.services.model_name import ModelName
 from api.upstream.base import RelayMeta
 from api.upstream.catalogue import ChannelType
 from api.upstream.providers.openai import json_schema
@@ -46,7 +47,7 @@ PRICES = {"ModelRatio": {**pricing.DEFAULT_MODEL_RATIO, "gpt-5": 0.625},
 def fit(model: str, body: dict[str, Any], inbound: str = "anthropic",
         channel: ChannelType = ChannelType.OPENAI) -> tuple[dict[str, Any], list[str]]:
     """(what the channel's adaptor sends for `body`, its notices)."""
-    meta = RelayMeta(channel_id=1, channel_type=int(channel), key="k", requested_model=model, upstream_model=model,
+    meta = RelayMeta(channel_id=1, channel_type=int(channel), key="k", name=ModelName(model, model),
                      inbound=inbound, capability=capability(model))
     return build_adaptor(meta).convert_request({"model": model, **body}), meta.notices
 

@@ -13,6 +13,7 @@ import orjson
 import pytest
 
 from api.services.billing import pricing
+from api.services.model_name import ModelName
 from api.upstream.base import RelayMeta, RelayMode
 from api.upstream.catalogue import ChannelType
 from api.upstream.providers.azure import AzureAdaptor, endpoint_of, other_problem
@@ -216,7 +217,7 @@ async def test_a_wrong_key_is_refused_with_azures_message(gateway, azure) -> Non
 
 def adaptor(base_url: str = "https://res.openai.azure.com", other: str = "", model: str = "gpt-4.1") -> AzureAdaptor:
     return AzureAdaptor(RelayMeta(channel_id=1, channel_type=int(ChannelType.AZURE), key="k", base_url=base_url,
-                                  other=other, requested_model=model))
+                                  other=other, name=ModelName(model)))
 
 
 def test_urls_of_the_v1_and_the_dated_apis() -> None:

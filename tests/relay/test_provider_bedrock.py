@@ -15,6 +15,7 @@ import pytest
 
 from api import keys
 from api.services.billing import pricing
+from api.services.model_name import ModelName
 from api.upstream.base import RelayMeta
 from api.upstream.catalogue import ChannelType
 from api.upstream.providers.aws import BedrockAdaptor, BedrockConverseAdaptor, key_problem
@@ -149,7 +150,7 @@ def test_model_ids_by_region(model: str, region: str, expected: str) -> None:
 
 def test_claude_invokes_and_the_others_converse() -> None:
     def adaptor(model: str) -> object:
-        return build_adaptor(RelayMeta(1, int(ChannelType.AWS), f"{API_KEY}|us-east-1", upstream_model=model))
+        return build_adaptor(RelayMeta(1, int(ChannelType.AWS), f"{API_KEY}|us-east-1", name=ModelName(upstream=model)))
     assert isinstance(adaptor("claude-opus-4-6"), BedrockAdaptor)
     assert isinstance(adaptor("us.anthropic.claude-opus-4-6-v1"), BedrockAdaptor)
     for model in (NOVA, "meta.llama3-3-70b-instruct-v1:0", "deepseek.r1-v1:0"):

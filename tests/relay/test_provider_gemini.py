@@ -14,6 +14,7 @@ from aiohttp import web
 
 from api import keys
 from api.services.billing import pricing
+from api.services.model_name import ModelName
 from api.upstream.catalogue import ChannelType
 from api.upstream.tokenizer import count_chat_request, count_input, count_text
 from models import Log
@@ -241,7 +242,7 @@ def test_api_version_per_channel_or_per_model() -> None:
     from api.upstream.providers.gemini import GeminiAdaptor
 
     def version(other: str, model: str = "gemini-1.0-pro") -> str:
-        return GeminiAdaptor(RelayMeta(1, int(ChannelType.GEMINI), "k", other=other, requested_model=model)).version
+        return GeminiAdaptor(RelayMeta(1, int(ChannelType.GEMINI), "k", other=other, name=ModelName(model))).version
 
     assert version("") == "v1beta" and version("v1") == "v1"
     table = '{"default": "v1alpha", "gemini-1.0-pro": "v1"}'

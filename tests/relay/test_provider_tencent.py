@@ -11,6 +11,7 @@ import pytest
 
 from api import keys
 from api.services.billing import pricing
+from api.services.model_name import ModelName
 from api.upstream.base import RelayMeta
 from api.upstream.catalogue import ChannelType
 from api.upstream.providers.tencent import key_problem as tencent_key_problem
@@ -167,7 +168,8 @@ async def api_key_channel(gateway, fake: FakeTencent, **fields) -> Channel:
 
 def test_the_key_decides_the_endpoint() -> None:
     def url(key: str, base_url: str = "") -> str:
-        return build_adaptor(RelayMeta(1, int(ChannelType.TENCENT), key, base_url, upstream_model=TURBOS)).request_url()
+        meta = RelayMeta(1, int(ChannelType.TENCENT), key, base_url, name=ModelName(upstream=TURBOS))
+        return build_adaptor(meta).request_url()
 
     assert url("sk-abc") == "https://api.hunyuan.cloud.tencent.com/v1/chat/completions"
     assert url("sk-abc", "https://hunyuan.tencentcloudapi.com") == url("sk-abc")  # API 3.0's address left in

@@ -6,6 +6,7 @@ import orjson
 import pytest
 
 from api.relay.streaming import convert_events
+from api.services.model_name import ModelName
 from api.upstream.base import RelayMeta, RelayMode, StreamState, TokenUsage, client_wants_usage
 from api.upstream.catalogue import ChannelType
 from api.upstream.errors import RelayError
@@ -25,10 +26,10 @@ def events(name: str) -> list[SSEEvent]:
     return parser.feed((FIXTURES / name).read_bytes()) + parser.close()
 
 
-def meta(channel_type: int = ChannelType.OPENAI, **kw) -> RelayMeta:
-    kw.setdefault("requested_model", "gpt-4o")
+def meta(channel_type: int = ChannelType.OPENAI, requested_model: str = "gpt-4o", upstream_model: str = "",
+         **kw) -> RelayMeta:
     kw.setdefault("key", "sk-upstream")
-    return RelayMeta(channel_id=7, channel_type=channel_type, **kw)
+    return RelayMeta(channel_id=7, channel_type=channel_type, name=ModelName(requested_model, upstream_model), **kw)
 
 
 def run_stream(adaptor, evs, state: StreamState) -> list:

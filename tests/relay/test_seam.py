@@ -202,7 +202,7 @@ class SocketAdaptor(Adaptor):
         return {"prompt": req["messages"][-1]["content"], "stream": bool(req.get("stream"))}
 
     def convert_response(self, body: dict[str, Any]) -> tuple[dict[str, Any], TokenUsage | None]:
-        return {"id": "chatcmpl-ws", "object": "chat.completion", "created": 0, "model": self.meta.requested_model,
+        return {"id": "chatcmpl-ws", "object": "chat.completion", "created": 0, "model": self.meta.name.requested,
                 "choices": [{"index": 0, "message": {"role": "assistant", "content": body["text"]},
                              "finish_reason": "stop"}]}, None
 
@@ -212,7 +212,7 @@ class SocketAdaptor(Adaptor):
             state.done = True
             return []
         return [{"id": "chatcmpl-ws", "object": "chat.completion.chunk", "created": 0,
-                 "model": self.meta.requested_model,
+                 "model": self.meta.name.requested,
                  "choices": [{"index": 0, "delta": {"content": piece["text"]}, "finish_reason": None}]}]
 
 

@@ -6,11 +6,12 @@ import orjson
 from api.services.billing import pricing
 from api.services.billing.records import REFUND, SettlementRecord, TokenUsage, encode_reservation, encode_settlement
 from api.services.billing.request_facts import RequestFacts
+from api.services.model_name import ModelName
 
 
 def _facts() -> RequestFacts:
     facts = RequestFacts(request_id="req-1-abcd", user_id=7, username="ann", token_id=3, token_name="ci",
-                         token_limited=True, group="vip", model="gpt-4o", upstream_model="gpt-4o-2024-08-06",
+                         token_limited=True, group="vip", name=ModelName("gpt-4o", "gpt-4o-2024-08-06"),
                          is_stream=True, channel_id=5, used_channels=[4, 5], model_ratio=1.25, completion_ratio=4,
                          group_ratio=0.5, cache_ratio=0.5, inbound="anthropic", started=1_700_000_000.5)
     facts.first_response_ms, facts.incomplete = 321, "client closed the connection"
@@ -72,7 +73,7 @@ def test_the_relays_settlement_encodes_what_the_typed_record_would() -> None:
 def _claude_facts() -> RequestFacts:
     """A request priced with the one-hour cache-write ratio (a snapshot of the price at request time)."""
     facts = _facts()
-    facts.model = facts.upstream_model = "claude-sonnet-4-5-20250929"
+    facts.name = ModelName("claude-sonnet-4-5-20250929")
     facts.model_ratio, facts.completion_ratio, facts.group_ratio = 1.5, 5, 1
     facts.cache_ratio, facts.cache_creation_ratio, facts.cache_creation_1h_ratio = 0.1, 1.25, 2
     return facts
@@ -115,3 +116,15 @@ def test_records_and_reservations_without_the_one_hour_keys_read_as_before() -> 
     reservation = {key: old[key] for key in old if key not in {"q", "ct", "ca", "rs", "cw", "ut", "inc", "ts"}}
     request, pre = SettlementRecord.decode_reservation(orjson.dumps({**reservation, "pre": 700}))
     assert (pre, request.usage, request.cache_creation_1h_ratio) == (700, TokenUsage(171), None)
+
+
+def test_one_model_value_from_admission_to_the_record() -> None:
+    """The request's ModelName: asked for (billed, answered, logged) and sent (after the mapping)."""
+    asked = ModelName("gpt-4o")
+    assert (asked.sent, asked.answered, asked.mapped) == ("gpt-4o", "gpt-4o", False)
+    on_channel = asked.mapped_to("gpt-4o-2024-08-06")
+    assert (on_channel.sent, on_channel.answered, on_channel.mapped) == ("gpt-4o-2024-08-06", "gpt-4o", True)
+    facts = _facts()
+    facts.name = on_channel
+    record = SettlementRecord.decode(SettlementRecord.of(facts, 10).encode())
+    assert (record.model, record.upstream_model) == ("gpt-4o", "gpt-4o-2024-08-06")

@@ -34,6 +34,7 @@ from api.relay.tasks.billing import TaskCharge
 from api.relay.tasks.bodies import Check, type_problem
 from api.relay.tasks.midjourney import MidjourneyAdaptor
 from api.relay.tasks.suno import SunoAdaptor
+from api.services.model_name import ModelName
 from api.upstream import call as upstream
 from api.upstream import catalogue
 from api.upstream.base import RelayMode, TokenUsage, UpstreamRequest
@@ -147,8 +148,7 @@ async def submit(request: web.Request, caller: Caller, sub: Submission) -> tuple
     if sub.origin is not None:  # a follow-up goes to its task's channel, and nowhere else
         caller = Caller(caller.user, caller.token, task_key(sub.origin))
     job = Job(request, state, options, RelayMode.IMAGES, f"/{sub.platform}{sub.path}", caller, sub.body,
-              task=sub.platform)
-    job.model = sub.model
+              name=ModelName(sub.model), task=sub.platform)
     try:
         job.group = usable_group(request, options, caller.user, caller.token.group if caller.token else "")
         check_model_allowed(job)

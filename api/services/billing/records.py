@@ -124,7 +124,7 @@ class SettlementRecord:
             request_id=facts.request_id, quota=quota, usage=usage or TokenUsage(), token_id=facts.token_id,
             token_limited=facts.token_limited, token_name=facts.token_name, username=facts.username,
             group=facts.group, channel_id=facts.channel_id, used_channels=list(facts.used_channels),
-            model=facts.model, upstream_model=facts.upstream_model or facts.model, mode=facts.mode,
+            model=facts.model, upstream_model=facts.upstream_model, mode=facts.mode,
             is_stream=facts.is_stream, first_response_ms=facts.first_response_ms, model_ratio=facts.model_ratio,
             completion_ratio=facts.completion_ratio, group_ratio=facts.group_ratio, model_price=facts.model_price,
             cache_ratio=facts.cache_ratio, cache_creation_ratio=facts.cache_creation_ratio,
@@ -194,8 +194,13 @@ class Request(Protocol):
     group: str
     channel_id: int
     used_channels: list[int]
-    model: str
-    upstream_model: str
+
+    @property
+    def model(self) -> str: ...
+
+    @property
+    def upstream_model(self) -> str: ...
+
     mode: str
     is_stream: bool
     first_response_ms: int

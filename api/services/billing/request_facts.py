@@ -7,6 +7,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+from api.services.model_name import ModelName
+
 
 def new_settlement_id(request_id: str) -> str:
     """The request id plus 32 random bits: unique across processes even when request ids collide."""
@@ -24,8 +26,7 @@ class RequestFacts:
     token_name: str
     token_limited: bool
     group: str
-    model: str
-    upstream_model: str = ""
+    name: ModelName
     mode: str = "chat"
     is_stream: bool = False
     channel_id: int = 0
@@ -45,3 +46,13 @@ class RequestFacts:
     task_id: str = ""  # a task submission (Midjourney, Suno): the upstream's task id
     # How it was routed: session_source, affinity (hit, new, moved), key_index (api/relay/affinity.py)
     routing: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def model(self) -> str:
+        """The model billed and logged: the one the client asked for."""
+        return self.name.requested
+
+    @property
+    def upstream_model(self) -> str:
+        """The model the channel was sent (after its mapping)."""
+        return self.name.sent

@@ -40,7 +40,7 @@ class AIProxyLibraryAdaptor(AIProxyBalanceMixin, Adaptor):
 
     def __init__(self, meta: RelayMeta) -> None:
         super().__init__(meta)
-        self.writer = ChunkWriter(self.meta.requested_model or self.meta.model)
+        self.writer = ChunkWriter(self.meta.name.answered)
 
     def supports(self, mode: RelayMode) -> bool:
         return mode == RelayMode.CHAT
@@ -64,7 +64,7 @@ class AIProxyLibraryAdaptor(AIProxyBalanceMixin, Adaptor):
         if not body.get("success"):
             raise error_of(body)
         content = str(body.get("answer") or "") + documents_text(body.get("documents"))
-        return chat_answer("", self.meta.requested_model or self.meta.model,
+        return chat_answer("", self.meta.name.answered,
                            {"role": "assistant", "content": content}, "stop", None), None
 
     def convert_stream_event(self, ev: SSEEvent, state: StreamState) -> list[StreamChunk]:

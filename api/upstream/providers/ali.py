@@ -86,7 +86,7 @@ class AliAdaptor(OpenAIAdaptor):
             raise native_error(500, body)
         items = (body.get("output") or {}).get("embeddings") or []
         tokens = int((body.get("usage") or {}).get("total_tokens") or 0)
-        out = {"object": "list", "model": self.meta.requested_model or self.meta.model,
+        out = {"object": "list", "model": self.meta.name.answered,
                "data": [{"object": "embedding", "index": item.get("text_index", i), "embedding": item.get("embedding")}
                         for i, item in enumerate(items)],
                "usage": {"prompt_tokens": tokens, "total_tokens": tokens}}

@@ -76,7 +76,7 @@ class CohereAdaptor(EmbeddingsMixin, RerankMixin, Adaptor):
 
     def __init__(self, meta: RelayMeta) -> None:
         super().__init__(meta)
-        self.writer = ChunkWriter(self.meta.requested_model or self.meta.model)
+        self.writer = ChunkWriter(self.meta.name.answered)
         self.calls = 0  # tool calls started in this stream
         self.documents: list[str] = []  # the rerank request's, for `return_documents`
         self.return_documents = False
@@ -263,7 +263,7 @@ class CohereAdaptor(EmbeddingsMixin, RerankMixin, Adaptor):
             message["tool_calls"] = calls
         usage = _usage(body.get("usage"))
         finish = "tool_calls" if calls else FINISH_REASONS.get(reason, "stop")
-        return chat_answer(str(body.get("id") or ""), self.meta.requested_model or self.meta.model, message, finish,
+        return chat_answer(str(body.get("id") or ""), self.meta.name.answered, message, finish,
                            usage), usage
 
     def convert_stream_event(self, ev: SSEEvent, state: StreamState) -> list[StreamChunk]:
@@ -343,7 +343,7 @@ class CohereAdaptor(EmbeddingsMixin, RerankMixin, Adaptor):
             if self.return_documents and isinstance(index, int) and 0 <= index < len(self.documents):
                 result["document"] = {"text": self.documents[index]}
             results.append(result)
-        return {"id": body.get("id"), "model": self.meta.requested_model or self.meta.model, "results": results,
+        return {"id": body.get("id"), "model": self.meta.name.answered, "results": results,
                 "meta": body.get("meta") or {}}, None
 
     # -- embeddings ---------------------------------------------------------------------------------
@@ -369,5 +369,5 @@ class CohereAdaptor(EmbeddingsMixin, RerankMixin, Adaptor):
                  "embedding": base64.b64encode(struct.pack(f"<{len(v)}f", *v)).decode() if self.encoding == "base64"
                  else v} for i, v in enumerate(vectors) if isinstance(v, list)]
         usage = _usage(body.get("meta")) or TokenUsage(self.meta.prompt_tokens, 0)
-        return {"object": "list", "data": data, "model": self.meta.requested_model or self.meta.model,
+        return {"object": "list", "data": data, "model": self.meta.name.answered,
                 "usage": {"prompt_tokens": usage.prompt_tokens, "total_tokens": usage.prompt_tokens}}, usage

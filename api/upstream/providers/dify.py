@@ -42,7 +42,7 @@ class DifyAdaptor(Adaptor):
 
     def __init__(self, meta: RelayMeta) -> None:
         super().__init__(meta)
-        self.writer = ChunkWriter(self.meta.requested_model or self.meta.model)
+        self.writer = ChunkWriter(self.meta.name.answered)
 
     def supports(self, mode: RelayMode) -> bool:
         return mode == RelayMode.CHAT
@@ -67,7 +67,7 @@ class DifyAdaptor(Adaptor):
         usage = TokenUsage.from_openai((body.get("metadata") or {}).get("usage"))
         message = {"role": "assistant", "content": str(body.get("answer") or "")}
         return chat_answer(str(body.get("message_id") or body.get("id") or ""),
-                           self.meta.requested_model or self.meta.model, message, "stop", usage,
+                           self.meta.name.answered, message, "stop", usage,
                            body.get("created_at") if isinstance(body.get("created_at"), int) else None), usage
 
     def convert_stream_event(self, ev: SSEEvent, state: StreamState) -> list[StreamChunk]:

@@ -44,7 +44,7 @@ class OllamaAdaptor(OpenAIAdaptor):
             "object": "list",
             "data": [{"object": "embedding", "index": i,
                       "embedding": _base64(vector) if encode else vector} for i, vector in enumerate(vectors)],
-            "model": self.meta.requested_model or self.meta.model,
+            "model": self.meta.name.answered,
             "usage": {"prompt_tokens": prompt, "total_tokens": prompt},
         }
         return out, TokenUsage(prompt, 0)

@@ -166,7 +166,7 @@ class TencentAdaptor(EmbeddingsMixin, Adaptor):
 
     def __init__(self, meta: RelayMeta) -> None:
         super().__init__(meta)
-        self.writer = ChunkWriter(self.meta.requested_model or self.meta.model)
+        self.writer = ChunkWriter(self.meta.name.answered)
         self.tool_seen = False
 
     def supports(self, mode: RelayMode) -> bool:
@@ -233,7 +233,7 @@ class TencentAdaptor(EmbeddingsMixin, Adaptor):
             out["tool_calls"] = calls
         usage = _usage(response.get("Usage"))
         finish = FINISH_REASONS.get(str(choice.get("FinishReason") or "stop"), "stop")
-        return chat_answer(str(response.get("Id") or ""), self.meta.requested_model or self.meta.model, out, finish,
+        return chat_answer(str(response.get("Id") or ""), self.meta.name.answered, out, finish,
                            usage, int(response.get("Created") or 0) or None), usage
 
     def convert_stream_event(self, ev: SSEEvent, state: StreamState) -> list[StreamChunk]:
@@ -286,7 +286,7 @@ class TencentAdaptor(EmbeddingsMixin, Adaptor):
         data = [{"object": "embedding", "index": item.get("Index", i), "embedding": item.get("Embedding") or []}
                 for i, item in enumerate(response.get("Data") or ())]
         usage = _usage(response.get("Usage"))
-        out: dict[str, Any] = {"object": "list", "data": data, "model": self.meta.requested_model or self.meta.model}
+        out: dict[str, Any] = {"object": "list", "data": data, "model": self.meta.name.answered}
         if usage is not None:
             out["usage"] = {"prompt_tokens": usage.prompt_tokens, "total_tokens": usage.prompt_tokens}
             usage = TokenUsage(usage.prompt_tokens, 0)

@@ -81,7 +81,7 @@ class SparkWebSocketAdaptor(Adaptor):
         super().__init__(meta)
         if urlsplit(self.base_url).netloc == urlsplit(HTTP_BASE_URL).netloc:  # the HTTP API's default address
             self.base_url = WS_BASE_URL
-        self.writer = ChunkWriter(self.meta.requested_model or self.meta.model)
+        self.writer = ChunkWriter(self.meta.name.answered)
         self.tool_seen = False
 
     def supports(self, mode: RelayMode) -> bool:
@@ -190,7 +190,7 @@ class SparkWebSocketAdaptor(Adaptor):
         message: dict[str, Any] = {"role": "assistant", "content": "".join(text) or (None if calls else "")}
         if calls:
             message["tool_calls"] = calls
-        return chat_answer(sid, self.meta.requested_model or self.meta.model, message,
+        return chat_answer(sid, self.meta.name.answered, message,
                            "tool_calls" if calls else "stop", usage), usage
 
     def convert_stream_event(self, ev: SSEEvent, state: StreamState) -> list[StreamChunk]:

@@ -132,7 +132,7 @@ class SparkHttpAdaptor(Adaptor):
         if self.base_url.startswith(("ws://", "wss://")):  # a channel that spoke the WebSocket API before
             self.base_url = HTTP_BASE_URL
         self.upstream = spark_model(meta.model, meta.other)
-        self.writer = ChunkWriter(meta.requested_model or meta.model)
+        self.writer = ChunkWriter(meta.name.answered)
         self.tool_seen = False
         self.finished = False
 
@@ -225,7 +225,7 @@ class SparkHttpAdaptor(Adaptor):
         finish = choice.get("finish_reason") or ("tool_calls" if calls else "stop")
         usage = TokenUsage.from_openai(body.get("usage"))
         answer_id = str(body.get("id") or body.get("sid") or "")
-        return chat_answer(answer_id, self.meta.requested_model or self.meta.model, message, finish, usage), usage
+        return chat_answer(answer_id, self.meta.name.answered, message, finish, usage), usage
 
     def convert_stream_event(self, ev: SSEEvent, state: StreamState) -> list[StreamChunk]:
         if ev.is_done:

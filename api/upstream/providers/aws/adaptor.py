@@ -139,7 +139,7 @@ class BedrockConverseAdaptor(BedrockAuth, Adaptor):
 
     def __init__(self, meta: RelayMeta) -> None:
         super().__init__(meta)
-        self.stream = converse.ConverseStream(meta.requested_model or meta.model)
+        self.stream = converse.ConverseStream(meta.name.answered)
         self.whole_answer = False  # a stream served by Converse (a model without streaming tool use)
 
     def supports(self, mode: RelayMode) -> bool:
@@ -185,7 +185,7 @@ class BedrockConverseAdaptor(BedrockAuth, Adaptor):
             block["format"], block["source"] = kind, {"bytes": base64.b64encode(data).decode()}
 
     def convert_response(self, body: dict[str, Any]) -> tuple[dict[str, Any], TokenUsage | None]:
-        return converse.convert_response(body, self.meta.requested_model or self.meta.model)
+        return converse.convert_response(body, self.meta.name.answered)
 
     def stream_decoder(self, content_type: str) -> EventStreamDecoder | WholeBody | None:
         if self.whole_answer and content_type == "application/json":

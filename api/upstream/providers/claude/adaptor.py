@@ -33,7 +33,7 @@ class ClaudeAdaptor(Adaptor):
 
     def __init__(self, meta: RelayMeta) -> None:
         super().__init__(meta)
-        self.stream = ClaudeStream(meta.requested_model or meta.model)
+        self.stream = ClaudeStream(meta.name.answered)
 
     def supports(self, mode: RelayMode) -> bool:
         return mode == RelayMode.CHAT
@@ -54,7 +54,7 @@ class ClaudeAdaptor(Adaptor):
     def convert_response(self, body: dict[str, Any]) -> tuple[dict[str, Any], TokenUsage | None]:
         if body.get("type") == "error":
             raise answer.stream_error(body)
-        return answer.convert_response(body, self.meta.requested_model or self.meta.model)
+        return answer.convert_response(body, self.meta.name.answered)
 
     def convert_stream_event(self, ev: SSEEvent, state: StreamState) -> list[StreamChunk]:
         return self.stream.convert(ev.event, ev.data, state)

@@ -38,7 +38,7 @@ class GeminiAdaptor(EmbeddingsMixin, Adaptor):
 
     def __init__(self, meta: RelayMeta) -> None:
         super().__init__(meta)
-        self.stream = GeminiStream(meta.requested_model or meta.model)
+        self.stream = GeminiStream(meta.name.answered)
 
     def supports(self, mode: RelayMode) -> bool:
         return mode in (RelayMode.CHAT, RelayMode.EMBEDDINGS)
@@ -55,7 +55,7 @@ class GeminiAdaptor(EmbeddingsMixin, Adaptor):
                 table = orjson.loads(other)
             except orjson.JSONDecodeError:
                 table = {}
-            for name in (self.meta.model, self.meta.requested_model, "default"):
+            for name in (self.meta.model, self.meta.name.requested, "default"):
                 value = table.get(name) if isinstance(table, dict) else None
                 if isinstance(value, str) and _VERSION.match(value):
                     return value
@@ -83,7 +83,7 @@ class GeminiAdaptor(EmbeddingsMixin, Adaptor):
         return convert.convert_request(req, self.meta)
 
     def convert_response(self, body: dict[str, Any]) -> tuple[dict[str, Any], TokenUsage | None]:
-        return convert.convert_response(body, self.meta.requested_model or self.meta.model)
+        return convert.convert_response(body, self.meta.name.answered)
 
     def stream_decoder(self, content_type: str) -> EndOfBody | None:
         return EndOfBody(SSEParser()) if content_type == "text/event-stream" else None
@@ -111,5 +111,5 @@ class GeminiAdaptor(EmbeddingsMixin, Adaptor):
         data = [{"object": "embedding", "index": i, "embedding": e.get("values") or []}
                 for i, e in enumerate(body.get("embeddings") or ())]
         prompt = self.meta.prompt_tokens
-        return {"object": "list", "data": data, "model": self.meta.requested_model or self.meta.model,
+        return {"object": "list", "data": data, "model": self.meta.name.answered,
                 "usage": {"prompt_tokens": prompt, "total_tokens": prompt}}, TokenUsage(prompt, 0)

@@ -101,7 +101,7 @@ class _Vertex:
                              "authentication_error", "invalid_api_key") from None
 
     def region(self) -> str:
-        return checks.region_for(self.meta.other, self.meta.requested_model, self.meta.model)
+        return checks.region_for(self.meta.other, self.meta.name.requested, self.meta.model)
 
     def endpoint(self, action: str) -> str:
         model = f"publishers/{self.publisher}/models/{vertex_model(self.meta.model)}:{action}"
@@ -177,7 +177,7 @@ class VertexGeminiAdaptor(_Vertex, GeminiAdaptor):
         return orjson.dumps(embeddings.join([json_object(raw), *(task.result() for task in tasks)]))
 
     def convert_embeddings_response(self, body: dict[str, Any]) -> tuple[dict[str, Any], TokenUsage | None]:
-        return embeddings.openai_answer(body, self.meta.requested_model or self.meta.model, self.meta.prompt_tokens)
+        return embeddings.openai_answer(body, self.meta.name.answered, self.meta.prompt_tokens)
 
 
 class VertexClaudeAdaptor(_Vertex, ClaudeAdaptor):
