@@ -5,7 +5,8 @@ thinking block whose signature is sealed (api/upstream/reasoning.py): Gemini's t
 tool_use id, and the text's) when the answer came with them, else the visible text alone — never an
 empty signature, which Claude would refuse on the next turn. Annotations (URL citations) become
 `web_search_result_location` citations on the cited spans; their `encrypted_index` is sealed, so
-the native path can recognise and remove them before they reach Claude.
+the native path can recognise and remove them before they reach Claude. Images the model drew
+(`message.images`, data: URLs: a Gemini image model's) become image blocks with a base64 source.
 """
 from __future__ import annotations
 
@@ -141,6 +142,19 @@ def _texts(message: Mapping[str, Any]) -> list[dict[str, Any]]:
             if isinstance(p, Mapping) and p.get("type") == "text" and p.get("text")]
 
 
+def image_blocks(images: Any) -> list[dict[str, Any]]:
+    """`message.images` (or a delta's) → Anthropic image blocks ({type: base64, media_type, data})."""
+    blocks: list[dict[str, Any]] = []
+    for image in images if isinstance(images, list) else ():
+        found = image.get("image_url") if isinstance(image, Mapping) else None
+        url = found.get("url") if isinstance(found, Mapping) else None
+        if isinstance(url, str) and url.startswith("data:"):
+            header, _, data = url.partition(",")
+            blocks.append({"type": "image", "source": {"type": "base64",
+                                                       "media_type": header[5:].split(";")[0], "data": data}})
+    return blocks
+
+
 # -- the message ---------------------------------------------------------------------------------------
 
 
@@ -157,6 +171,7 @@ def render_message(answer: Mapping[str, Any], model: Any) -> dict[str, Any]:
         if reasoning or signatures or text_signature:
             content.append(thinking_block(reasoning, sealed_signature(reasoning, signatures, text_signature)))
     content.extend(_texts(message))
+    content.extend(image_blocks(message.get("images")))
     for call_id, call in zip(ids, calls, strict=True):
         function = call.get("function") or {}
         content.append({"type": "tool_use", "id": call_id, "name": function.get("name") or "",

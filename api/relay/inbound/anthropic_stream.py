@@ -8,7 +8,7 @@ signature (api/relay/inbound/anthropic_render.sealed_signature). Gemini's signat
 tool calls (or the text), often after the thinking block has closed: those not sealed yet go into
 an extra thinking block (empty text, sealed signature) just before the next tool_use block, or at
 the end. Redacted thinking is a block of its own. URL annotations become `citations_delta` events
-on the open text block.
+on the open text block. An image the model drew is a whole image block (start, stop).
 """
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ import orjson
 
 from api.relay.inbound.anthropic_render import (
     citation,
+    image_blocks,
     message_id,
     sealed_signature,
     stop_reason,
@@ -179,6 +180,8 @@ class AnthropicStreamWriter(StreamWriter):
                     out.append(self._content(str(delta["content"])))
                 if isinstance(delta.get("annotations"), list):
                     out.append(self._citations(delta["annotations"]))
+                for block in image_blocks(delta.get("images")):
+                    out.append(self._open("image", block) + self._close())
                 for call in delta.get("tool_calls") or ():
                     if isinstance(call, Mapping):
                         out.append(self._tool_call(call))

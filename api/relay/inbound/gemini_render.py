@@ -10,7 +10,8 @@ functionCall part.
 
 A stream sends each chunk's thought and text parts as they come; Claude's thinking blocks complete
 before the text starts, so they ride on the first text part, or else on the first functionCall
-part. Function calls are sent whole, with their signatures, in the last answer.
+part. Function calls are sent whole, with their signatures, in the last answer. Images the model
+drew (`images`, data: URLs) are inlineData parts, as Gemini answers them.
 """
 from __future__ import annotations
 
@@ -24,6 +25,7 @@ from api.relay.inbound.gemini_read import wrap
 from api.upstream.base import TokenUsage
 from api.upstream.errors import RelayError
 from api.upstream.payloads import call_arguments
+from api.upstream.providers.gemini.images import image_part
 from api.upstream.reasoning import ANTHROPIC, TEXT, gemini_signature, seal
 
 FINISH_REASONS = {"stop": "STOP", "length": "MAX_TOKENS", "content_filter": "SAFETY", "tool_calls": "STOP",
@@ -88,6 +90,12 @@ def carry(parts: list[dict[str, Any]], signature: str) -> None:
     target["thoughtSignature"] = signature
 
 
+def drawn(images: Any) -> list[dict[str, Any]]:
+    """Images the model drew (`images`, data: URLs) → inlineData parts, with their signatures."""
+    parts = [image_part(image) for image in images] if isinstance(images, list) else []
+    return [part for part in parts if part is not None]
+
+
 def parts_of(message: Mapping[str, Any], thoughts: bool = True) -> list[dict[str, Any]]:
     """One internal message → Gemini parts."""
     parts: list[dict[str, Any]] = []
@@ -99,6 +107,7 @@ def parts_of(message: Mapping[str, Any], thoughts: bool = True) -> list[dict[str
     if texts and text_signature:
         texts[0]["thoughtSignature"] = text_signature
     parts.extend(texts)
+    parts.extend(drawn(message.get("images")))
     calls = [call_part(c) for c in message.get("tool_calls") or () if isinstance(c, Mapping)]
     parts.extend(calls)
     blocks = claude_thinking(message)
@@ -168,6 +177,7 @@ class GeminiStreamWriter(StreamWriter):
                 text["thoughtSignature"] = claude_seal(self.blocks)
                 self.blocks, self.blocks_sent = [], True
             parts.append(text)
+        parts.extend(drawn(delta.get("images")))
         for call in delta.get("tool_calls") or ():
             if isinstance(call, Mapping):
                 self._call(call)

@@ -7,6 +7,7 @@
   message's `extra_content` (api/upstream/reasoning.py), so the next turn can send each one back.
 - `groundingMetadata` of a Google Search answer → `annotations` (`url_citation`, OpenAI's shape; Gemini
   counts segment offsets in bytes, converted to characters): ai.google.dev/gemini-api/docs/google-search.
+- `inlineData` image parts → `message.images` (images.py: OpenRouter's shape).
 - usageMetadata → usage: thoughts are completion tokens, `cachedContentTokenCount` (part of the prompt)
   the cache reads, tool-use prompt tokens part of the prompt.
 """
@@ -22,6 +23,7 @@ import orjson
 
 from api.upstream.base import TokenUsage
 from api.upstream.errors import RelayError
+from api.upstream.providers.gemini.images import image_entry
 from api.upstream.reasoning import with_gemini_signature
 
 FINISH_REASONS = {"STOP": "stop", "MAX_TOKENS": "length", "SAFETY": "content_filter",
@@ -65,6 +67,7 @@ class Parts:
     text: list[str] = field(default_factory=list)
     thoughts: list[str] = field(default_factory=list)
     calls: list[dict[str, Any]] = field(default_factory=list)
+    images: list[dict[str, Any]] = field(default_factory=list)
     signature: str | None = None  # the message's: its text part's signature
 
     def read(self, parts: Any, first_call: int = 0) -> Parts:
@@ -73,6 +76,11 @@ class Parts:
                 continue
             if "functionCall" in part:
                 self.calls.append(tool_call(first_call + len(self.calls), part))
+                continue
+            if "inlineData" in part:
+                image = image_entry(part)  # its signature stays on it
+                if image is not None:
+                    self.images.append(image)
                 continue
             if part.get("thought"):
                 self.thoughts.append(part.get("text") or "")
@@ -124,6 +132,8 @@ def _message(candidate: Mapping[str, Any]) -> dict[str, Any]:
         message["reasoning_content"] = "".join(parts.thoughts)
     if parts.calls:
         message["tool_calls"] = parts.calls
+    if parts.images:
+        message["images"] = parts.images
     cited = citations(candidate.get("groundingMetadata"), text)
     if cited:
         message["annotations"] = cited

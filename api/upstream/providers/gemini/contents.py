@@ -6,7 +6,8 @@
   by the adaptor's `prepare` step under the media policy), files (`file_data` → `inlineData`, a
   `file_url` → `fileData`, which Gemini fetches itself: blog.google "Increased file size limits and
   expanded inputs support in Gemini API", external public and signed URLs), audio.
-- Assistant turns: text parts, the message's thought signature back on its first text part, tool calls
+- Assistant turns: text parts, the message's thought signature back on its first text part, the images
+  it drew (`images`, images.py) as inlineData parts with their own signatures, tool calls
   → `functionCall` parts carrying their `thoughtSignature`; `reasoning_content` and `thinking_blocks`
   are never sent (Gemini's thoughts travel only as signatures; other providers' never).
 - Tool results → `functionResponse` parts named after their call (`{"output": …}` unless the result is
@@ -26,6 +27,7 @@ from typing import Any
 import orjson
 
 from api.upstream.errors import RelayError
+from api.upstream.providers.gemini.images import image_part as answered_image
 from api.upstream.reasoning import GEMINI_SKIP_SIGNATURE, gemini_signature
 
 MEDIA_PLACEHOLDER = "gateway:fetch"  # an inlineData whose bytes `prepare` fetches from the URL in `data`
@@ -170,6 +172,10 @@ class Contents:
                 if "text" in part:
                     part["thoughtSignature"] = signature
                     break
+        for image in message.get("images") or ():  # images the model drew, with their signatures
+            drawn = answered_image(image)
+            if drawn is not None:
+                parts.append(drawn)
         for call in message.get("tool_calls") or ():
             if not isinstance(call, Mapping):
                 continue

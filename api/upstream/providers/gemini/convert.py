@@ -21,6 +21,7 @@ upstream model's capability row (`meta.cap`) allows, and notes in `meta` what it
   3 only, with server-side tool parts to circulate: ai.google.dev/gemini-api/docs/tool-combination),
   which the internal form cannot carry back: with functions present, web search is dropped with a
   notice.
+- Image output (images.py): `responseModalities` and `imageConfig` for Gemini's image models only.
 """
 from __future__ import annotations
 
@@ -32,6 +33,7 @@ from api.services.configuration.capability_lookup import base_name
 from api.upstream.base import RelayMeta
 from api.upstream.providers.gemini.answer import convert_error, convert_response
 from api.upstream.providers.gemini.contents import MEDIA_PLACEHOLDER, convert_contents
+from api.upstream.providers.gemini.images import chat_output
 from api.upstream.providers.gemini.schema import has_parameters, to_gemini
 
 # The Gemini API's adjustable harm categories (HARM_CATEGORY_CIVIC_INTEGRITY is deprecated).
@@ -214,6 +216,7 @@ def convert_request(req: Mapping[str, Any], meta: RelayMeta) -> dict[str, Any]:
     _sampling(req, cap, meta, config)
     _output_limit(req, cap, meta, config)
     _json_output(req, config)
+    chat_output(req, meta, config)
     thinking = thinking_config(req, meta)
     if thinking:
         config["thinkingConfig"] = thinking

@@ -43,6 +43,8 @@ class GeminiStream:
         if parts.text:
             delta["content"] = "".join(parts.text)
             self.text += delta["content"]
+        if parts.images:
+            delta["images"] = parts.images
         if parts.calls:
             delta["tool_calls"] = [{"index": self.calls + i, **call} for i, call in enumerate(parts.calls)]
             self.calls += len(parts.calls)
