@@ -31,4 +31,5 @@ JOBS: tuple[Timed, ...] = (
     # Tasks: one poll per platform; workers claim leased batches, so a slow poll never blocks the next.
     Timed("task-poll-midjourney", "tasks.poll_midjourney", 15),
     Timed("task-poll-suno", "tasks.poll_suno", 15),
+    Timed("task-poll-video", "tasks.poll_video", 15),
 )

@@ -115,11 +115,10 @@ def new_facts(job: Job) -> RequestFacts:
         token_name=token.name if token else f"playground-{job.group}", token_limited=caller.token_limited,
         group=job.group, name=job.name, mode=job.task or str(job.mode), is_stream=job.is_stream,
         model_ratio=price.model_ratio, completion_ratio=price.completion_ratio, group_ratio=price.group_ratio,
-        model_price=price.model_price, cache_ratio=price.cache_ratio,
+        model_price=billing.logged_price(job), cache_ratio=price.cache_ratio,
         cache_creation_ratio=price.cache_creation_ratio,
-        cache_creation_1h_ratio=price.cache_creation_1h_ratio, image_ratio=price.image_ratio,
-        image_output_ratio=price.image_output_ratio, started=time.time(),
-        inbound=job.inbound.name if job.inbound is not None else "")
+        cache_creation_1h_ratio=price.cache_creation_1h_ratio,
+        started=time.time(), inbound=job.inbound.name if job.inbound is not None else "")
 
 
 LIMIT_OPTIONS = tuple(f"RateLimit{who}{what}" for who in ("User", "Token", "Group")

@@ -9,9 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from api.relay.image_edit_form import input_images
 from api.relay.modes import MODES, Billing, text_field
-from api.services.billing import image_tokens, pricing
+from api.services.billing import pricing
 from api.upstream.base import TokenUsage
 
 if TYPE_CHECKING:
@@ -59,28 +58,14 @@ class Tokens:
 
 @dataclass(frozen=True, slots=True)
 class Images:
-    """Generations and edits. A per-call price: per image by size and quality, known before the call.
-    A model priced by ratio whose answer reports its token usage (the GPT image models): those
-    tokens, input and output images at their own ratios (api/services/billing/image_tokens.py);
-    one whose answer reports none: per image, as a per-call price. Reserved: the most of the two."""
+    """Per image by size and quality: known before the call, the same after."""
 
-    def per_image(self, job: Job) -> int:
+    def pre(self, job: Job) -> int:
         return pricing.image_quota(_price(job), job.body.get("size"), job.body.get("quality"),
                                    _int_field(job.body, "n"), quota_per_unit=_per_unit(job))
 
-    def pre(self, job: Job) -> int:
-        price = _price(job)
-        if price.per_call:
-            return self.per_image(job)
-        size, quality = text_field(job.body, "size") or None, text_field(job.body, "quality") or None
-        tokens = image_tokens.estimate_quota(price, job.prompt_tokens, input_images(job.form),
-                                             _int_field(job.body, "n"), size, quality)
-        return max(self.per_image(job), tokens)
-
     def final(self, job: Job, usage: TokenUsage) -> int:
-        if _price(job).per_call or usage.total_tokens == 0:
-            return self.per_image(job)
-        return image_tokens.token_quota(_price(job), usage)
+        return self.pre(job)
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,17 +98,51 @@ class Task:
         return job.pre
 
 
+@dataclass(frozen=True, slots=True)
+class Video(Task):
+    """A video task (docs/billing.md, Videos): its ModelPrice is USD per second of video, times the
+    seconds asked for — or per video for a model the option VideoPerVideoModels lists; a model priced
+    by ratio only pays as a task. Charged in full once the upstream took it, refunded if it fails."""
+
+    def pre(self, job: Job) -> int:
+        price = _price(job)
+        video_price = self.price_of_video(job)
+        if video_price is None:
+            return Task.pre(self, job)
+        return pricing.per_call_quota(video_price, price.group_ratio, _per_unit(job))
+
+    @staticmethod
+    def price_of_video(job: Job) -> float | None:
+        """USD for this video before the group ratio (None: priced by ratio); what its log shows as its price."""
+        price = _price(job)
+        if price.model_price is None:
+            return None
+        per_video = job.model in {m.strip() for m in job.options.get("VideoPerVideoModels").split(",")}
+        seconds = 1 if per_video else max(_int_field(job.body, "seconds") or 1, 1)
+        return price.model_price * seconds
+
+
 STRATEGIES: Mapping[Billing, Strategy] = {
     Billing.TOKENS: Tokens(),
     Billing.IMAGES: Images(),
     Billing.SPEECH: Speech(),
     Billing.TRANSCRIPTION: Transcription(),
     Billing.TASK: Task(),
+    Billing.VIDEO: Video(),
 }
 
 
 def strategy(job: Job) -> Strategy:
-    return STRATEGIES[Billing.TASK if job.task else MODES[job.mode].billing]
+    if job.task:
+        return STRATEGIES[Billing.VIDEO if job.task == "video" else Billing.TASK]
+    return STRATEGIES[MODES[job.mode].billing]
+
+
+def logged_price(job: Job) -> float | None:
+    """The per-call price the request's log shows (a video's: its price per second × its seconds)."""
+    if job.task == "video":
+        return Video.price_of_video(job)
+    return _price(job).model_price
 
 
 def pre(job: Job) -> int:

@@ -135,7 +135,8 @@ GLM_CODING = ("glm-4.6", "glm-4.5-air")
 
 PROVIDERS: tuple[Provider, ...] = (
     Provider(1, "OPENAI", ("OpenAI", "OpenAI"), OpenAIAdaptor, "https://api.openai.com", models=OPENAI_MODELS,
-             native=frozenset({RESPONSES}), stream_options=True, balance=True, fetch_models=True, organization=True),
+             native=frozenset({RESPONSES}), stream_options=True, balance=True, fetch_models=True, organization=True,
+             video="openai"),
     Provider(2, "MIDJOURNEY", ("Midjourney Proxy", "Midjourney Proxy"), UnservedAdaptor, models=MJ_MODELS,
              task="midjourney"),
     Provider(3, "AZURE", ("Azure OpenAI", "Azure OpenAI"), AzureAdaptor, models=AZURE_MODELS,
@@ -211,7 +212,7 @@ PROVIDERS: tuple[Provider, ...] = (
              key=KeyFormat(("An API key from the Hunyuan console, or AppId|SecretId|SecretKey",
                             "混元控制台的 API Key，或 AppId|SecretId|SecretKey"), tencent.key_problem)),
     Provider(24, "GEMINI", ("Google Gemini", "Google Gemini"), GeminiAdaptor, "https://generativelanguage.googleapis.com",
-             models=GEMINI_MODELS, native=frozenset({GEMINI}), disable_on_403=True),
+             models=GEMINI_MODELS, native=frozenset({GEMINI}), disable_on_403=True, video="veo"),
     Provider(25, "MOONSHOT", ("Moonshot", "Moonshot"), OpenAIAdaptor, "https://api.moonshot.cn",
              models=("kimi-k2.6", "kimi-k2.5", "kimi-k2-thinking", "kimi-k2-turbo-preview", "moonshot-v1-128k"),
              fetch_models=True),
@@ -264,7 +265,7 @@ PROVIDERS: tuple[Provider, ...] = (
                      "zai-org/GLM-4.6", "BAAI/bge-m3", "BAAI/bge-reranker-v2-m3"),
              balance=True, fetch_models=True),
     Provider(41, "VERTEX_AI", ("Vertex AI", "Vertex AI"), VertexAdaptor, derived_url=True, models=VERTEX_MODELS,
-             import_config=_config("other", "region"),
+             import_config=_config("other", "region"), video="veo-vertex",
              native=frozenset({ANTHROPIC}), native_models=lambda model: model.startswith("claude"),
              key=KeyFormat(("A Google Cloud service-account JSON key (paste the whole file; Gemini, Claude and "
                             "embedding models, region per model below), or a Vertex AI API key on one line "

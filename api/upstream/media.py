@@ -180,3 +180,8 @@ async def _read(resp: Any, max_bytes: int, budget: MediaBudget | None) -> bytes:
             budget.take(len(chunk))
         chunks.append(chunk)
     return b"".join(chunks)
+
+
+async def check_host(host: str, port: int, allow_private: bool) -> None:
+    """Refuse (400 invalid_image_url) a host that resolves to a non-public address, unless allowed."""
+    await _checked(host, port, allow_private)

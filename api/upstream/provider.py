@@ -113,6 +113,7 @@ class Provider:
     balance: bool = False  # the adaptor's balance query works against this provider today
     fetch_models: bool = False  # GET {base}/v1/models lists the channel's models
     task: str = ""  # the task protocol ("midjourney", "midjourney-plus", "suno"): relayed by api/relay/tasks/
+    video: str = ""  # the video protocol of /v1/videos ("openai", "veo", "veo-vertex"): api/relay/tasks/video_*.py
     organization: bool = False  # the channel may name an OpenAI organization (OpenAI-Organization header)
     retry_400: bool = False  # a 400 may be an overload answer (Anthropic): retried elsewhere
     disable_on_403: bool = False  # a 403 means the key is unusable (Gemini)

@@ -1,4 +1,4 @@
-"""Task polling (Midjourney, Suno): the scheduler sends one poll per platform; whichever worker takes
+"""Task polling (Midjourney, Suno, videos): the scheduler sends one poll per platform; whichever worker takes
 it claims a leased batch (api.relay.tasks.poll), so several workers poll side by side."""
 from __future__ import annotations
 
@@ -32,3 +32,8 @@ async def poll_midjourney(sent_at: float = 0, sender: str = "") -> None:
 @dramatiq.actor(actor_name="tasks.poll_suno", queue_name=Queue.TASKS, max_retries=0)
 async def poll_suno(sent_at: float = 0, sender: str = "") -> None:
     await _poll("suno")
+
+
+@dramatiq.actor(actor_name="tasks.poll_video", queue_name=Queue.TASKS, max_retries=0)
+async def poll_video(sent_at: float = 0, sender: str = "") -> None:
+    await _poll("video")

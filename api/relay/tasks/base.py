@@ -12,6 +12,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+import aiohttp
 import orjson
 
 # Statuses as the console and the clients know them (midjourney-proxy's, and the task table's).
@@ -54,17 +55,27 @@ class Upstream:
     url: str
     headers: dict[str, str]
     body: Any = None
+    raw: bytes | None = None  # a body sent as these bytes (a multipart form), instead of JSON
 
     def data(self) -> bytes | None:
+        if self.raw is not None:
+            return self.raw
         return None if self.body is None else orjson.dumps(self.body)
 
 
 class TaskAdaptor(ABC):
-    platform: ClassVar[str]  # "mj" (the midjourney table) or the task table's platform ("suno")
+    platform: ClassVar[str]  # "mj" (the midjourney table) or the task table's platform ("suno", "video")
+    batched: ClassVar[bool] = True  # `fetch` takes a batch of ids; False: one id per call (the poller loops)
+    answer_limit: ClassVar[int] = 4 * 1024 * 1024  # bytes of an upstream answer read at most
 
-    def __init__(self, base_url: str, key: str) -> None:
+    def __init__(self, base_url: str, key: str, other: str = "") -> None:
         self.base_url = base_url.rstrip("/")
         self.key = key
+        self.other = other  # the channel's `other` field (a region table, …)
+
+    async def authorize(self, up: Upstream, http: aiohttp.ClientSession) -> Upstream:
+        """The call with its credential attached when that needs an exchange (an OAuth token); as is by default."""
+        return up
 
     @abstractmethod
     def submit(self, path: str, body: dict[str, Any]) -> Upstream:

@@ -16,6 +16,7 @@ import logging
 import os
 import time
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,9 +26,12 @@ from tortoise.exceptions import IntegrityError, OperationalError
 from tortoise.models import Model
 from tortoise.transactions import in_transaction
 
-from api.relay.tasks.base import FAILURE, FINAL, SUCCESS, TASK_TIMEOUT, TaskUpdate
+from api.relay.tasks.base import FAILURE, FINAL, SUCCESS, TASK_TIMEOUT, TaskAdaptor, TaskUpdate
 from api.relay.tasks.billing import Refund, TaskCharge, refund
 from api.relay.tasks.relay import ADAPTORS, call
+from api.relay.tasks.video_protocols import VIDEO_ADAPTORS
+from api.relay.tasks.video_shape import PLATFORM as VIDEO_PLATFORM
+from api.relay.tasks.video_shape import properties
 from api.services.store import Store
 from api.upstream.errors import mask_secrets
 from models import Channel, Midjourney, Task, keyring
@@ -45,15 +49,24 @@ class Table:
     platform: str  # "mj": the midjourney table; else the task table's platform
     id_field: str  # the upstream's task id column
     time_unit: int  # submit_time units per second (milliseconds for drawings)
+    adaptors: Mapping[int, type[TaskAdaptor]] = field(default_factory=lambda: ADAPTORS)  # by channel type
+    own_ids: bool = False  # the id column holds the gateway's id; the upstream's is properties' `upstream_id`
 
     @property
     def name(self) -> str:
         return self.model._meta.db_table
 
+    def upstream_id(self, row: Any) -> str:
+        if self.own_ids:
+            value = properties(row).get("upstream_id")
+            return value if isinstance(value, str) else ""
+        return str(getattr(row, self.id_field) or "")
+
 
 MIDJOURNEY = Table(Midjourney, "mj", "mj_id", 1000)
 SUNO = Table(Task, "suno", "task_id", 1)
-TABLES = {"mj": MIDJOURNEY, "suno": SUNO}
+VIDEO = Table(Task, VIDEO_PLATFORM, "task_id", 1, VIDEO_ADAPTORS, own_ids=True)
+TABLES = {"mj": MIDJOURNEY, "suno": SUNO, VIDEO_PLATFORM: VIDEO}
 
 
 @dataclass(slots=True)
@@ -185,9 +198,9 @@ async def _poll_channel(table: Table, store: Store, http: aiohttp.ClientSession,
                         rows: list[Any], owner: str, now: int, result: PollResult) -> None:
     waiting: dict[str, Any] = {}
     for row in rows:
-        task_id = getattr(row, table.id_field)
-        if channel is None or channel.type not in ADAPTORS or not task_id:
-            why = "the task's channel no longer exists" if channel is None or channel.type not in ADAPTORS \
+        task_id = table.upstream_id(row)
+        if channel is None or channel.type not in table.adaptors or not task_id:
+            why = "the task's channel no longer exists" if channel is None or channel.type not in table.adaptors \
                 else "the task has no upstream id"
             await _fail(table, store, row, owner, why, now, result)
         elif now - row.submit_time // table.time_unit > TASK_TIMEOUT:
@@ -197,16 +210,17 @@ async def _poll_channel(table: Table, store: Store, http: aiohttp.ClientSession,
     if not waiting or channel is None:
         return
     key = keyring.primary(channel.key, channel.channel_info)
-    adaptor = ADAPTORS[channel.type](channel.base_url or "", key)
-    try:
-        status, raw = await call(http, adaptor.fetch(list(waiting)), FETCH_TIMEOUT, channel.type)
-        if status != 200:
-            raise ValueError(f"HTTP {status}: {raw[:200]!r}")
-        updates = adaptor.read_fetch(raw)
-    except Exception as exc:  # the upstream is down or answers nonsense: try again at the next poll
-        log.warning("fetching %d %s tasks from channel %s failed: %s", len(waiting), table.platform, channel.id,
-                    mask_secrets(str(exc), key, channel.base_url or ""))
-        return
+    adaptor = table.adaptors[channel.type](channel.base_url or "", key, channel.other or "")
+    batches = [list(waiting)] if adaptor.batched else [[task_id] for task_id in waiting]
+    fetched = await asyncio.gather(*(_fetch(http, adaptor, ids, channel.type) for ids in batches),
+                                   return_exceptions=True)
+    updates: list[TaskUpdate] = []
+    for ids, got in zip(batches, fetched, strict=True):
+        if isinstance(got, BaseException):  # the upstream is down or answers nonsense: try again at the next poll
+            log.warning("fetching %d %s tasks from channel %s failed: %s", len(ids), table.platform, channel.id,
+                        mask_secrets(str(got), key, channel.base_url or ""))
+        else:
+            updates.extend(got)
     for update in updates:
         row = waiting.get(update.task_id)
         if row is None:
@@ -223,6 +237,15 @@ async def _poll_channel(table: Table, store: Store, http: aiohttp.ClientSession,
         if refunded:
             result.refunded.append(row.id)
             result.users.add(row.user_id)
+
+
+async def _fetch(http: aiohttp.ClientSession, adaptor: TaskAdaptor, ids: list[str], channel_type: int,
+                 ) -> list[TaskUpdate]:
+    up = await adaptor.authorize(adaptor.fetch(ids), http)
+    status, raw = await call(http, up, FETCH_TIMEOUT, channel_type, adaptor.answer_limit)
+    if status != 200:
+        raise ValueError(f"HTTP {status}: {raw[:200]!r}")
+    return adaptor.read_fetch(raw)
 
 
 async def _fail(table: Table, store: Store, row: Any, owner: str, reason: str, now: int,

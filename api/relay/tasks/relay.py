@@ -12,7 +12,7 @@ import logging
 import re
 import time
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import aiohttp
@@ -101,14 +101,14 @@ async def origin_channel(request: web.Request, row: Any, task_id: str) -> Channe
 
 
 async def call(http: aiohttp.ClientSession, up: Upstream, timeout: float, channel_type: int = 0,
-               ) -> tuple[int, bytes]:
+               limit: int = MAX_ANSWER) -> tuple[int, bytes]:
     """One upstream call through the one upstream call (api/upstream/call.py: redirects not
-    followed, timed and counted): (status, body up to MAX_ANSWER bytes). Whatever status comes,
+    followed, timed and counted): (status, body up to `limit` bytes). Whatever status comes,
     the task code reads the answer in its protocol. A failure raises aiohttp.ClientError, as the
     callers expect of a transport failure."""
     request = UpstreamRequest(up.url, dict(up.headers), up.data(), up.method)
     try:
-        return await upstream.call_whole(http, request, aiohttp.ClientTimeout(total=timeout), MAX_ANSWER,
+        return await upstream.call_whole(http, request, aiohttp.ClientTimeout(total=timeout), limit,
                                          caller=upstream.TASK, channel_type=channel_type)
     except RelayError as exc:
         raise aiohttp.ClientPayloadError(exc.message) from exc
@@ -128,6 +128,9 @@ class Submission:
     prompt: str = ""
     # Per-channel fields: (channel, body, the submission's own id (its settlement id)) → the body sent.
     for_channel: Callable[[ChannelInfo, dict[str, Any], str], dict[str, Any]] | None = None
+    task_id: str = ""  # the gateway's own id of the task (the client's); "": the upstream's id is the task's
+    properties: dict[str, Any] = field(default_factory=dict)  # kept on the task row (what the answers show)
+    adaptors: Mapping[int, type[TaskAdaptor]] | None = None  # the platform's adaptors by channel type (ADAPTORS)
 
 
 def task_key(channel: ChannelInfo) -> ChannelInfo:
@@ -201,11 +204,12 @@ def task_route(sub: Submission) -> Route:
                              group=job.group)
         facts, charge = job.facts, job.charge
         assert facts is not None and charge is not None
-        adaptor = ADAPTORS[channel.type](channel.base_url, channel.key)
+        adaptor = (sub.adaptors or ADAPTORS)[channel.type](channel.base_url, channel.key, channel.other)
         http = job.state.http if job.state.http is not None else job.request.config_dict[keys.HTTP]
         try:
             body = sub.for_channel(channel, sub.body, facts.request_id) if sub.for_channel is not None else sub.body
-            status, raw = await call(http, adaptor.submit(sub.path, body), SUBMIT_TIMEOUT, channel.type)
+            up = await adaptor.authorize(adaptor.submit(sub.path, body), http)
+            status, raw = await call(http, up, SUBMIT_TIMEOUT, channel.type, adaptor.answer_limit)
             result = adaptor.read_submit(status, raw)
         except (aiohttp.ClientError, TimeoutError) as exc:
             log.info("task channel %s unreachable for %s: %s", channel.id, sub.model, type(exc).__name__)
@@ -213,11 +217,11 @@ def task_route(sub: Submission) -> Route:
             result.reason = translate("relay_task_unreachable", language(job.request))
         if not result.accepted:
             raise Busy(result) if result.busy else NotTaken(result)
-        facts.task_id = result.task_id
+        facts.task_id = sub.task_id or result.task_id
         price, caller = job.price, job.caller
         assert price is not None
         billing = TaskCharge(facts.request_id, charge.token_limited, job.group, job.model, price.group_ratio,
-                             price.model_price if price.model_price is not None else -1, caller.user.username,
+                             facts.model_price if facts.model_price is not None else -1, caller.user.username,
                              caller.token.name if caller.token else "").dumps()
         # The row before the settlement: a process that dies in between leaves a task the user can
         # fetch (and the reservation, closed by the sweep), never a charge for a task it cannot see.
@@ -261,7 +265,10 @@ async def _insert(sub: Submission, caller: Caller, channel: ChannelInfo, task_id
         return await Midjourney.create(
             user_id=caller.user.id, token_id=token_id, action=sub.action, mj_id=task_id, prompt=sub.prompt,
             submit_time=int(now * 1000), channel_id=channel.id, quota=quota, billing=billing, **fields)
+    properties = {**({"prompt": sub.prompt} if sub.prompt else {}), **sub.properties}
+    if sub.task_id:  # the client knows the task by the gateway's id; the pollers ask by the upstream's
+        properties["upstream_id"] = task_id
     return await Task.create(
-        task_id=task_id, platform=sub.platform, user_id=caller.user.id, token_id=token_id, channel_id=channel.id,
-        quota=quota, action=sub.action, status="SUBMITTED", progress="0%", submit_time=int(now),
-        properties=orjson.dumps({"prompt": sub.prompt}).decode() if sub.prompt else "", billing=billing)
+        task_id=sub.task_id or task_id, platform=sub.platform, user_id=caller.user.id, token_id=token_id,
+        channel_id=channel.id, quota=quota, action=sub.action, status="SUBMITTED", progress="0%", submit_time=int(now),
+        properties=orjson.dumps(properties).decode() if properties else "", billing=billing)

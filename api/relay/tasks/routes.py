@@ -1,5 +1,6 @@
 """The task routes: midjourney-proxy's API under /mj (and /mj-fast/mj, /mj-turbo/mj, /mj-relax/mj,
-whose mode prefix is dropped), suno-api's under /suno. Keys come as `Authorization` or
+whose mode prefix is dropped), suno-api's under /suno, OpenAI's video API under /v1/videos
+(api/relay/tasks/video_routes.py). Keys come as `Authorization` or
 `mj-api-secret`; errors take each API's own shape.
 """
 from __future__ import annotations
@@ -23,6 +24,7 @@ from api.relay.tasks.base import SUCCESS
 from api.relay.tasks.mj_media import mj_image, mj_image_seed
 from api.relay.tasks.notify import mj_notify, notify_hook, take_early
 from api.relay.tasks.relay import Refused, Submission, json_body, origin_channel, path_id, submit, task_error, types_of
+from api.relay.tasks.video_routes import create_videos_app
 from api.upstream.errors import RelayError
 from models import Midjourney, Task
 
@@ -307,5 +309,6 @@ def setup_tasks(app: web.Application) -> None:
     for mode in MJ_MODES:
         app.add_subapp(f"/{mode}/mj", create_mj_app())
     app.add_subapp("/suno", create_suno_app())
+    app.add_subapp("/v1/videos", create_videos_app())
 
 

@@ -204,6 +204,11 @@ DEFAULT_MODEL_PRICE: dict[str, float] = {
     **{f"mj_{action}": price for action, price in _MJ_PRICES.items()},
     "swap_face": 0.05, "suno_music": 0.1, "suno_lyrics": 0.01,
     "dall-e-2": 0.02, "dall-e-3": 0.04, "gpt-4-gizmo-*": 0.1,
+    # Video models (/v1/videos): USD per second of video (docs/billing.md, Videos). Veo as Google lists it
+    # (ai.google.dev/gemini-api/docs/pricing, cloud.google.com/vertex-ai/generative-ai/pricing: Veo 3 and 3.1
+    # $0.40/s, their Fast variants $0.15/s, Veo 2 $0.35/s).
+    "veo-3.1-generate-preview": 0.4, "veo-3.1-fast-generate-preview": 0.15, "veo-3.0-generate-001": 0.4,
+    "veo-3.0-fast-generate-001": 0.15, "veo-2.0-generate-001": 0.35,
 }  # fmt: skip
 
 DEFAULT_GROUP_RATIO: dict[str, float] = {"default": 1, "vip": 1, "svip": 1}
@@ -238,14 +243,6 @@ DEFAULT_CREATE_CACHE_RATIO: dict[str, float] = {name: 1.25 for name in _CLAUDE_C
 # CreateCacheRatio1h entry has its one-hour writes billed at ONE_HOUR_WRITE_RATIO.
 ONE_HOUR_WRITE_RATIO = 2.0
 DEFAULT_CREATE_CACHE_RATIO_1H: dict[str, float] = {name: ONE_HOUR_WRITE_RATIO for name in _CLAUDE_CACHED}
-
-# Image models billed by the tokens they report (options ImageRatio, new-api's name, and ImageOutputRatio): the
-# price of an input image token and of an output image token relative to a text input token. Without an entry,
-# input image tokens are billed as prompt tokens and output image tokens as completion tokens (new-api's rule).
-# gpt-image-1.5 per 1M tokens: text input $5, image input $8, image output $32 (openai.com/api/pricing;
-# llmreference.com/model/gpt-image-1.5/openai-api) → 8/5 and 32/5 over its ModelRatio 2.5.
-DEFAULT_IMAGE_RATIO: dict[str, float] = {"gpt-image-1.5": 1.6}
-DEFAULT_IMAGE_OUTPUT_RATIO: dict[str, float] = {"gpt-image-1.5": 6.4}
 
 # dall-e sizes (new-api relay-image.go); other sizes count 1.
 IMAGE_SIZE_RATIOS: dict[str, Decimal] = {

@@ -91,6 +91,11 @@ DEFAULTS: dict[str, str] = {
     "MjForwardUrlEnabled": "true",
     "MjModeClearEnabled": "false",
     "MjActionCheckSuccessEnabled": "true",
+    # Videos (/v1/videos): the content proxied through the gateway ("proxy") or, where the provider hands out a
+    # signed URL that carries no key, a redirect to it ("redirect"); models priced per video (comma-separated)
+    # instead of per second
+    "VideoContentMode": "proxy",
+    "VideoPerVideoModels": "",
     # Sensitive words
     "CheckSensitiveEnabled": "false",
     "CheckSensitiveOnPromptEnabled": "true",
@@ -122,10 +127,6 @@ DEFAULTS: dict[str, str] = {
     "CreateCacheRatio": orjson.dumps(pricing.DEFAULT_CREATE_CACHE_RATIO).decode(),
     # One-hour cache writes; a model with a CreateCacheRatio entry and none here pays pricing.ONE_HOUR_WRITE_RATIO
     "CreateCacheRatio1h": orjson.dumps(pricing.DEFAULT_CREATE_CACHE_RATIO_1H).decode(),
-    # Image models' reported input and output image tokens (api/services/billing/image_tokens.py): input image ÷
-    # text input, output image ÷ text input; a model absent here has them billed as prompt / completion tokens
-    "ImageRatio": orjson.dumps(pricing.DEFAULT_IMAGE_RATIO).decode(),
-    "ImageOutputRatio": orjson.dumps(pricing.DEFAULT_IMAGE_OUTPUT_RATIO).decode(),
     # What models accept (api/services/configuration/capabilities.py): pattern → fields changed from the shipped table
     "ModelCapabilities": "{}",
     "GroupRatio": orjson.dumps(pricing.DEFAULT_GROUP_RATIO).decode(),
@@ -167,8 +168,7 @@ SECRET_OPTIONS = frozenset({
 })
 
 JSON_OBJECT_OPTIONS = frozenset({"ModelPrice", "ModelRatio", "CompletionRatio", "GroupRatio", "TopupGroupRatio",
-                                 "CacheRatio", "CreateCacheRatio", "CreateCacheRatio1h", "ImageRatio",
-                                 "ImageOutputRatio"})
+                                 "CacheRatio", "CreateCacheRatio", "CreateCacheRatio1h"})
 TRAILING_SLASH_OPTIONS = frozenset({
     "ServerAddress", "OutProxyUrl", "StripeApiSecret", "StripeWebhookSecret", "StripePriceId",
     "WeChatServerAddress",

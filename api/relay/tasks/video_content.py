@@ -1,0 +1,141 @@
+"""`GET /v1/videos/{id}/content`: a finished video's bytes, asked of the channel that made it.
+
+Proxied (the default, option VideoContentMode = proxy): the bytes stream through the gateway, at most
+MAX_VIDEO_BYTES within CONTENT_TIMEOUT. With VideoContentMode = redirect, an upstream that answers
+the content with a redirect to a signed URL (Gemini's file downloads do) has the client sent there,
+but only when that URL carries none of the channel's secrets; every other answer is proxied. A URL
+that needs the channel's key (Gemini's file URIs, OpenAI-format content routes) is never handed out,
+and is only ever asked of the channel's own origin. A redirect the gateway follows itself goes to a
+public address only (the media policy, api/upstream/media.py; MediaFetchPrivateEnabled allows
+private ones), without the key.
+"""
+from __future__ import annotations
+
+import logging
+from typing import Any
+from urllib.parse import urljoin, urlsplit
+
+import aiohttp
+from aiohttp import web
+
+from api import keys
+from api.relay.state import relay_state
+from api.relay.tasks.base import TaskAdaptor, Upstream
+from api.relay.tasks.relay import call, task_error, task_key
+from api.relay.tasks.video_openai import OpenAIVideoAdaptor
+from api.relay.tasks.video_protocols import VIDEO_ADAPTORS
+from api.relay.tasks.video_shape import properties, result
+from api.relay.tasks.video_veo import VeoGeminiAdaptor, VeoVertexAdaptor, inline_video
+from api.upstream import call as upstream
+from api.upstream import media
+from api.upstream.base import UpstreamRequest
+from api.upstream.errors import RelayError
+
+log = logging.getLogger("api.relay")
+MAX_VIDEO_BYTES = 512 * 1024 * 1024
+CONTENT_TIMEOUT = 300.0
+CHUNK = 256 * 1024
+VARIANTS = ("video", "thumbnail", "spritesheet")
+
+
+def _unavailable(request: web.Request) -> RelayError:
+    return task_error(request, 502, "relay_task_unreachable", "upstream_unreachable")
+
+
+async def video_content(request: web.Request, row: Any, variant: str) -> web.StreamResponse:
+    """The content of the caller's finished video `row`."""
+    channel = relay_state(request).index.get(row.channel_id)
+    if channel is None:
+        raise task_error(request, 503, "relay_task_channel_gone", "channel_unavailable", id=row.task_id)
+    channel = task_key(channel)
+    adaptor: TaskAdaptor = VIDEO_ADAPTORS[channel.type](channel.base_url, channel.key, channel.other)
+    http = relay_state(request).http or request.config_dict[keys.HTTP]
+    secrets = [s for s in (channel.key, *(k for _, k, _ in channel.keys)) if s]
+    if variant != "video" and not isinstance(adaptor, OpenAIVideoAdaptor):
+        raise task_error(request, 400, "relay_task_invalid", "invalid_request",
+                         reason=f"variant {variant} is not available for this video")
+    upstream_id = str(properties(row).get("upstream_id") or "")
+    if isinstance(adaptor, VeoVertexAdaptor):  # the video is inline in the finished operation
+        try:
+            up = await adaptor.authorize(adaptor.fetch([upstream_id]), http)
+            status, raw = await call(http, up, CONTENT_TIMEOUT, channel.type, adaptor.answer_limit)
+        except (aiohttp.ClientError, TimeoutError, ValueError):
+            raise _unavailable(request) from None
+        video = inline_video(raw) if status == 200 else None
+        if video is None:
+            raise _unavailable(request)
+        return web.Response(body=video[1], content_type=video[0])
+    if isinstance(adaptor, VeoGeminiAdaptor):
+        found = adaptor.content(result(row))
+        if found is None:  # a URI off the channel's origin is never sent the key
+            raise _unavailable(request)
+        up = found
+    else:
+        assert isinstance(adaptor, OpenAIVideoAdaptor)
+        up = adaptor.content(upstream_id, variant)
+    return await _relay(request, http, up, channel.type, secrets)
+
+
+async def _open(http: aiohttp.ClientSession, up: Upstream, channel_type: int) -> Any:
+    request = UpstreamRequest(up.url, dict(up.headers), up.data(), up.method)
+    return await upstream.call(http, request, aiohttp.ClientTimeout(total=CONTENT_TIMEOUT), caller=upstream.TASK,
+                               channel_type=channel_type)
+
+
+async def _relay(request: web.Request, http: aiohttp.ClientSession, up: Upstream, channel_type: int,
+                 secrets: list[str]) -> web.StreamResponse:
+    try:
+        resp = await _open(http, up, channel_type)
+    except RelayError:
+        raise _unavailable(request) from None
+    if resp.status in (301, 302, 303, 307, 308) and resp.headers.get("Location"):
+        location = urljoin(up.url, resp.headers["Location"])
+        resp.release()
+        options = relay_state(request).options or request.config_dict[keys.OPTIONS]
+        carries_secret = any(s in location for s in secrets)
+        if options.get("VideoContentMode") == "redirect" and not carries_secret:
+            raise web.HTTPFound(location)
+        resp = await _follow(request, http, location, channel_type)
+    if resp.status != 200:
+        log.info("video content: the upstream answered HTTP %s", resp.status)
+        resp.release()
+        raise _unavailable(request)
+    return await _stream(request, resp)
+
+
+async def _follow(request: web.Request, http: aiohttp.ClientSession, url: str, channel_type: int) -> Any:
+    """One redirect, followed without the key, to a public address (the media policy)."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise _unavailable(request)
+    options = relay_state(request).options or request.config_dict[keys.OPTIONS]
+    try:
+        await media.check_host(parts.hostname, parts.port or (443 if parts.scheme == "https" else 80),
+                               options.get_bool("MediaFetchPrivateEnabled"))
+        return await _open(http, Upstream("GET", url, {}), channel_type)
+    except RelayError:
+        raise _unavailable(request) from None
+
+
+async def _stream(request: web.Request, resp: Any) -> web.StreamResponse:
+    length = resp.headers.get("Content-Length", "")
+    if length.isdigit() and int(length) > MAX_VIDEO_BYTES:
+        resp.release()
+        raise task_error(request, 502, "relay_task_invalid", "upstream_error", reason="the video is too large")
+    out = web.StreamResponse(headers={"Content-Type": resp.headers.get("Content-Type", "video/mp4")})
+    if length.isdigit():
+        out.content_length = int(length)
+    await out.prepare(request)
+    sent = 0
+    try:
+        async for chunk in resp.content.iter_chunked(CHUNK):
+            sent += len(chunk)
+            if sent > MAX_VIDEO_BYTES:
+                break  # cut: the client sees a short body
+            await out.write(chunk)
+    except (aiohttp.ClientError, TimeoutError) as exc:
+        log.info("video content cut: %s", type(exc).__name__)
+    finally:
+        resp.release()
+    await out.write_eof()
+    return out

@@ -1,0 +1,17 @@
+"""The video protocols (a catalogue row's `video`) and their adaptors, by channel type."""
+from __future__ import annotations
+
+from api.relay.tasks.base import TaskAdaptor
+from api.relay.tasks.video_openai import OpenAIVideoAdaptor
+from api.relay.tasks.video_veo import VeoGeminiAdaptor, VeoVertexAdaptor
+from api.upstream import catalogue
+
+PROTOCOLS: dict[str, type[TaskAdaptor]] = {
+    "openai": OpenAIVideoAdaptor,
+    "veo": VeoGeminiAdaptor,
+    "veo-vertex": VeoVertexAdaptor,
+}
+VIDEO_ADAPTORS: dict[int, type[TaskAdaptor]] = {
+    number: PROTOCOLS[row.video] for number, row in catalogue.CATALOGUE.items() if row.video in PROTOCOLS
+}
+VIDEO_TYPES = frozenset(VIDEO_ADAPTORS)

@@ -1,0 +1,142 @@
+"""OpenAI's video API under /v1/videos (the openai SDK's `videos.create`, `retrieve`, `list`,
+`download_content`, `poll`): a submission goes through the task pipeline (api/relay/tasks/relay.py:
+admission, the attempts over channels that speak a video protocol, the settlement) and is answered as
+OpenAI's `Video` object with the gateway's own id; the workers poll it (api/relay/tasks/poll.py). A
+video is only ever seen by its owner: another user's id is 404, as an unknown one.
+"""
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import orjson
+from aiohttp import web
+
+from api.relay.forms import MALFORMED
+from api.relay.handler import key_caller
+from api.relay.middleware import relay_sub_app
+from api.relay.state import relay_state
+from api.relay.tasks.base import SUCCESS
+from api.relay.tasks.relay import Submission, json_body, path_id, submit, task_error
+from api.relay.tasks.video_content import VARIANTS, video_content
+from api.relay.tasks.video_protocols import VIDEO_ADAPTORS, VIDEO_TYPES
+from api.relay.tasks.video_shape import ACTION, PLATFORM, BadVideoRequest, VideoRequest, read_request, video_object
+from api.relay.tasks.video_veo import VeoGeminiAdaptor, VeoUnfit, VeoVertexAdaptor, veo_body
+from api.upstream.errors import RelayError
+from models import Task
+
+LIST_LIMIT = 100
+
+
+def _json(body: Any, status: int = 200) -> web.Response:
+    return web.Response(body=orjson.dumps(body), status=status, content_type="application/json")
+
+
+def _bad(request: web.Request, param: str, reason: str) -> RelayError:
+    err = task_error(request, 400, "relay_task_invalid", "invalid_request", reason=reason)
+    err.param = param
+    return err
+
+
+async def _read(request: web.Request) -> VideoRequest:
+    """The request, a JSON object or a multipart form (what the SDK sends), checked."""
+    try:
+        if request.content_type.startswith("multipart/"):
+            try:
+                form = await request.post()
+            except MALFORMED:
+                raise _bad(request, "form", "the form cannot be read") from None
+            fields: dict[str, Any] = {}
+            file = None
+            for name, value in form.items():
+                if isinstance(value, str):
+                    fields[name] = value
+                elif name == "input_reference" and file is None and isinstance(value, web.FileField):
+                    file = (value.content_type or "", value.file.read())
+                else:
+                    raise BadVideoRequest(name, "is not a file parameter of video creation")
+            return read_request(fields, file)
+        return read_request(await json_body(request))
+    except BadVideoRequest as bad:
+        raise _bad(request, bad.param, str(bad)) from None
+
+
+async def create_video(request: web.Request) -> web.Response:
+    """POST /v1/videos."""
+    caller = await key_caller(request, relay_state(request))
+    video = await _read(request)
+    video_id = "video_" + os.urandom(16).hex()
+
+    def for_channel(channel: Any, body: dict[str, Any], request_id: str) -> dict[str, Any]:
+        out = {**body, "model": channel.upstream_model(video.model)}
+        if video.image is not None:
+            out["image"] = {"mime": video.image.mime, "data": video.image.data}
+        protocol = VIDEO_ADAPTORS[channel.type]
+        if issubclass(protocol, VeoGeminiAdaptor | VeoVertexAdaptor):  # what Veo cannot render: the client's 400
+            try:
+                veo_body(out, vertex=issubclass(protocol, VeoVertexAdaptor))
+            except VeoUnfit as unfit:
+                raise _bad(request, "size", str(unfit)) from None
+        return out
+
+    sub = Submission(PLATFORM, ACTION, video.model, "/v1/videos", video.body(), VIDEO_TYPES, None, video.prompt,
+                     for_channel, task_id=video_id, adaptors=VIDEO_ADAPTORS,
+                     properties={"model": video.model, "seconds": video.seconds, "size": video.size})
+    _, row = await submit(request, caller, sub)
+    return _json(video_object(row))
+
+
+async def _own(request: web.Request) -> Any:
+    caller = await key_caller(request, relay_state(request))
+    video_id = path_id(request)
+    row = await Task.filter(task_id=video_id, platform=PLATFORM, user_id=caller.user.id).first() \
+        if video_id else None
+    if row is None:
+        raise task_error(request, 404, "relay_task_not_found", "video_not_found", id=video_id)
+    return row
+
+
+async def retrieve_video(request: web.Request) -> web.Response:
+    """GET /v1/videos/{id}."""
+    return _json(video_object(await _own(request)))
+
+
+async def list_videos(request: web.Request) -> web.Response:
+    """GET /v1/videos?limit=&after=&order=asc|desc: the caller's videos, a page at a time."""
+    caller = await key_caller(request, relay_state(request))
+    limit_text, order = request.query.get("limit", "20"), request.query.get("order", "desc")
+    if not limit_text.isdigit() or not 1 <= int(limit_text) <= LIST_LIMIT or order not in ("asc", "desc"):
+        raise _bad(request, "limit", f"limit must be 1 to {LIST_LIMIT}, order asc or desc")
+    limit = int(limit_text)
+    query = Task.filter(platform=PLATFORM, user_id=caller.user.id)
+    after = request.query.get("after", "")
+    if after:
+        cursor = await query.filter(task_id=after).first() if len(after) <= 191 else None
+        if cursor is None:
+            raise task_error(request, 404, "relay_task_not_found", "video_not_found", id=after)
+        query = query.filter(id__lt=cursor.id) if order == "desc" else query.filter(id__gt=cursor.id)
+    rows = await query.order_by("-id" if order == "desc" else "id").limit(limit + 1)
+    data = [video_object(row) for row in rows[:limit]]
+    return _json({"object": "list", "data": data, "first_id": data[0]["id"] if data else None,
+                  "last_id": data[-1]["id"] if data else None, "has_more": len(rows) > limit})
+
+
+async def video_content_route(request: web.Request) -> web.StreamResponse:
+    """GET /v1/videos/{id}/content?variant=video|thumbnail|spritesheet."""
+    row = await _own(request)
+    variant = request.query.get("variant", "video")
+    if variant not in VARIANTS:
+        raise _bad(request, "variant", "variant must be video, thumbnail or spritesheet")
+    if row.status != SUCCESS:
+        raise task_error(request, 400, "relay_task_invalid", "video_not_ready", reason="the video is not completed")
+    return await video_content(request, row, variant)
+
+
+def create_videos_app() -> web.Application:
+    """The /v1/videos sub-app (mounted beside /v1: the longest prefix wins), OpenAI's error shape."""
+    app = relay_sub_app()
+    app.router.add_post("", create_video)
+    app.router.add_get("", list_videos)
+    app.router.add_get("/{id}", retrieve_video)
+    app.router.add_get("/{id}/content", video_content_route)
+    return app
