@@ -117,8 +117,9 @@ def new_facts(job: Job) -> RequestFacts:
         model_ratio=price.model_ratio, completion_ratio=price.completion_ratio, group_ratio=price.group_ratio,
         model_price=billing.logged_price(job), cache_ratio=price.cache_ratio,
         cache_creation_ratio=price.cache_creation_ratio,
-        cache_creation_1h_ratio=price.cache_creation_1h_ratio,
-        started=time.time(), inbound=job.inbound.name if job.inbound is not None else "")
+        cache_creation_1h_ratio=price.cache_creation_1h_ratio, image_ratio=price.image_ratio,
+        image_output_ratio=price.image_output_ratio, started=time.time(),
+        inbound=job.inbound.name if job.inbound is not None else "")
 
 
 LIMIT_OPTIONS = tuple(f"RateLimit{who}{what}" for who in ("User", "Token", "Group")

@@ -9,8 +9,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
+from api.relay.image_edit_form import input_images
 from api.relay.modes import MODES, Billing, text_field
-from api.services.billing import pricing
+from api.services.billing import image_tokens, pricing
 from api.upstream.base import TokenUsage
 
 if TYPE_CHECKING:
@@ -58,14 +59,28 @@ class Tokens:
 
 @dataclass(frozen=True, slots=True)
 class Images:
-    """Per image by size and quality: known before the call, the same after."""
+    """Generations and edits. A per-call price: per image by size and quality, known before the call.
+    A model priced by ratio whose answer reports its token usage (the GPT image models): those
+    tokens, input and output images at their own ratios (api/services/billing/image_tokens.py);
+    one whose answer reports none: per image, as a per-call price. Reserved: the most of the two."""
 
-    def pre(self, job: Job) -> int:
+    def per_image(self, job: Job) -> int:
         return pricing.image_quota(_price(job), job.body.get("size"), job.body.get("quality"),
                                    _int_field(job.body, "n"), quota_per_unit=_per_unit(job))
 
+    def pre(self, job: Job) -> int:
+        price = _price(job)
+        if price.per_call:
+            return self.per_image(job)
+        size, quality = text_field(job.body, "size") or None, text_field(job.body, "quality") or None
+        tokens = image_tokens.estimate_quota(price, job.prompt_tokens, input_images(job.form),
+                                             _int_field(job.body, "n"), size, quality)
+        return max(self.per_image(job), tokens)
+
     def final(self, job: Job, usage: TokenUsage) -> int:
-        return self.pre(job)
+        if _price(job).per_call or usage.total_tokens == 0:
+            return self.per_image(job)
+        return image_tokens.token_quota(_price(job), usage)
 
 
 @dataclass(frozen=True, slots=True)

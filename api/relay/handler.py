@@ -20,7 +20,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Mapping
-from typing import Any, cast
+from typing import Any
 
 import aiohttp
 import orjson
@@ -37,6 +37,7 @@ from api.relay.auth import parse_key
 from api.relay.disconnects import client_gone
 from api.relay.failure_log import log_failure
 from api.relay.forms import read_form
+from api.relay.image_stream import relay_events
 from api.relay.inbound.base import Inbound
 from api.relay.job import Caller, Form, Job, Outcome, answer_headers, refuse
 from api.relay.modes import MODES, Billing, text_field
@@ -50,7 +51,6 @@ from api.services.params import id_value
 from api.upstream import call as upstream_call
 from api.upstream import catalogue, client
 from api.upstream.base import Adaptor, AnswerReader, RelayMeta, RelayMode, TokenUsage, UpstreamContext
-from api.upstream.endpoints import AudioMixin
 from api.upstream.errors import ChannelCannotServe, RelayError
 from api.upstream.payloads import json_object
 from api.upstream.registry import build_adaptor
@@ -139,14 +139,16 @@ async def run(request: web.Request, mode: RelayMode, route: str, caller: Caller,
     wanted = caller.token.group if caller.token else str(body.pop("group", "") or "")
     status = 500
     try:
-        if form is None:
-            try:
+        try:
+            if form is None:
                 check_body(mode, body)
-            except Invalid as bad:
-                refused = refuse(request, 400, "relay_invalid_param", "invalid_parameter", "invalid_request_error",
-                                 param=bad.param, problem=bad.problem)
-                refused.param = bad.param
-                raise refused from None
+            elif (check_form := MODES[mode].check_form) is not None:
+                check_form(body, form)
+        except Invalid as bad:
+            refused = refuse(request, 400, "relay_invalid_param", "invalid_parameter", "invalid_request_error",
+                             param=bad.param, problem=bad.problem)
+            refused.param = bad.param
+            raise refused from None
         job.name = ModelName(requested_model(request, mode, body))
         job.group = usable_group(request, options, caller.user, wanted)
         check_model_allowed(job)
@@ -256,6 +258,8 @@ async def attempt_on(job: Job, channel: ChannelInfo, native: bool) -> Outcome:
     resp = await upstream_call.call(http, upstream, timeout, caller=upstream_call.RELAY, channel_type=channel.type,
                                     adaptor=adaptor, ctx=ctx, on_error=learn)
     decoder = adaptor.stream_decoder(resp.content_type) if job.is_stream else None
+    if decoder is not None and MODES[job.mode].events:
+        return await relay_events(job, resp, decoder)
     if decoder is not None:
         return await relay_stream(job, reader, resp, decoder, native, adaptor.native_frames if native else None)
     raw = await client.read_body(resp)
@@ -280,8 +284,10 @@ def upstream_body(adaptor: Adaptor, job: Job) -> dict[str, Any]:
 
 
 def upstream_form(adaptor: Adaptor, form: Form) -> aiohttp.FormData:
+    convert = MODES[adaptor.meta.mode].form_fields
+    assert convert is not None, f"{adaptor.meta.mode} sends no form"
     data = aiohttp.FormData()
-    for name, value in cast(AudioMixin, adaptor).convert_transcription_fields(form.fields).items():
+    for name, value in convert(adaptor, form.fields).items():
         data.add_field(name, value)
     for name, filename, content_type, content in form.files:
         data.add_field(name, content, filename=filename, content_type=content_type)
@@ -307,8 +313,8 @@ def answer(job: Job, adaptor: AnswerReader, resp: client.Answer, raw: bytes, nat
         return Outcome(response, usage, billing.final(job, usage))
     assert spec.read is not None, f"{job.mode} answers are not JSON"
     out, reported = spec.read(adaptor, adaptor.decode_body(raw))
-    if spec.billing == Billing.IMAGES:
-        usage = TokenUsage(0, 0)
+    if spec.billing == Billing.IMAGES:  # by the image tokens reported, else per image (api/relay/billing.py)
+        usage = reported or TokenUsage(0, 0)
         return Outcome(json_response(out, headers), usage, billing.final(job, usage))
     if reported is not None:
         usage = reported

@@ -6,11 +6,23 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
+from api.relay.image_edit_form import check_edit_form
 from api.upstream.base import Adaptor, AnswerReader, RelayMode, TokenUsage
-from api.upstream.endpoints import AudioMixin, EmbeddingsMixin, ImagesMixin, ModerationsMixin, RerankMixin
+from api.upstream.endpoints import (
+    AudioMixin,
+    EmbeddingsMixin,
+    ImageEditsMixin,
+    ImagesMixin,
+    ModerationsMixin,
+    RerankMixin,
+)
+from api.upstream.image_usage import image_usage
 from api.upstream.tokenizer import count_chat_request, count_input, count_speech_input, count_text
+
+if TYPE_CHECKING:
+    from api.relay.job import Form
 
 Body = Mapping[str, Any]
 
@@ -19,7 +31,7 @@ class Billing(StrEnum):
     """How a request is priced: one strategy each in api/relay/billing.py."""
 
     TOKENS = "tokens"  # prompt and completion tokens
-    IMAGES = "images"  # per image, by size and quality
+    IMAGES = "images"  # per image, by size and quality; by the image tokens an image model reports
     SPEECH = "speech"  # by the characters to speak
     TRANSCRIPTION = "transcription"  # by the text heard
     TASK = "task"  # a task's per-call price, charged once the upstream took it (api/relay/tasks)
@@ -54,6 +66,18 @@ def _answer(adaptor: AnswerReader, data: dict[str, Any]) -> tuple[dict[str, Any]
     return adaptor.convert_response(data)
 
 
+FormFields = Callable[[Adaptor, Mapping[str, str]], dict[str, str]]
+
+
+def _audio_fields(adaptor: Adaptor, fields: Mapping[str, str]) -> dict[str, str]:
+    return cast(AudioMixin, adaptor).convert_transcription_fields(fields)
+
+
+def _images(data: dict[str, Any]) -> tuple[dict[str, Any], TokenUsage | None]:
+    """An images answer: the usage an image model reports (gpt-image), None for the others."""
+    return data, image_usage(data.get("usage"))
+
+
 @dataclass(frozen=True, slots=True)
 class Mode:
     default_model: str = ""  # when the body names no model
@@ -64,6 +88,9 @@ class Mode:
     convert: Convert | None = None  # the client's body → the upstream's (None: a form, see upstream_form)
     read: Read | None = None  # a complete JSON answer → (the client's body, reported usage); None: not JSON
     billing: Billing = Billing.TOKENS
+    form_fields: FormFields | None = None  # a form's text fields → the upstream's (its files go as they came)
+    check_form: Callable[[dict[str, Any], Form], None] | None = None  # a form's checks, before anything is charged
+    events: bool = False  # a stream of named events relayed as they come (api/relay/image_stream.py), not chunks
 
 
 MODES: Mapping[RelayMode, Mode] = {
@@ -81,13 +108,20 @@ MODES: Mapping[RelayMode, Mode] = {
     RelayMode.IMAGES: Mode(
         default_model="dall-e-2", billing=Billing.IMAGES,
         convert=lambda a, body: cast(ImagesMixin, a).convert_image_request(body),
-        read=lambda a, data: (cast(ImagesMixin, a).convert_image_response(data), TokenUsage(0, 0))),
+        read=lambda a, data: _images(cast(ImagesMixin, a).convert_image_response(data))),
+    RelayMode.IMAGES_EDIT: Mode(
+        default_model="gpt-image-1.5", streamable=True, multipart=True, billing=Billing.IMAGES, events=True,
+        count_prompt=lambda body: count_text(text_field(body, "prompt")), check_form=check_edit_form,
+        form_fields=lambda a, fields: cast(ImageEditsMixin, a).convert_image_edit_fields(fields),
+        read=lambda a, data: _images(data)),
     RelayMode.SPEECH: Mode(
         default_model="tts-1", billing=Billing.SPEECH,
         count_prompt=lambda body: count_speech_input(text_field(body, "input")),
         convert=lambda a, body: cast(AudioMixin, a).convert_speech_request(body)),
-    RelayMode.TRANSCRIPTION: Mode(default_model="whisper-1", multipart=True, billing=Billing.TRANSCRIPTION),
-    RelayMode.TRANSLATION: Mode(default_model="whisper-1", multipart=True, billing=Billing.TRANSCRIPTION),
+    RelayMode.TRANSCRIPTION: Mode(default_model="whisper-1", multipart=True, billing=Billing.TRANSCRIPTION,
+                                  form_fields=_audio_fields),
+    RelayMode.TRANSLATION: Mode(default_model="whisper-1", multipart=True, billing=Billing.TRANSCRIPTION,
+                                form_fields=_audio_fields),
     RelayMode.RERANK: Mode(
         count_prompt=_rerank_prompt,
         convert=lambda a, body: cast(RerankMixin, a).convert_rerank_request(body),

@@ -127,6 +127,7 @@ RELAYED: tuple[tuple[str, RelayMode], ...] = (
     ("/engines/{model}/embeddings", RelayMode.EMBEDDINGS),
     ("/moderations", RelayMode.MODERATIONS),
     ("/images/generations", RelayMode.IMAGES),
+    ("/images/edits", RelayMode.IMAGES_EDIT),
     ("/audio/speech", RelayMode.SPEECH),
     ("/audio/transcriptions", RelayMode.TRANSCRIPTION),
     ("/audio/translations", RelayMode.TRANSLATION),
@@ -134,7 +135,7 @@ RELAYED: tuple[tuple[str, RelayMode], ...] = (
 )
 # OpenAI routes the gateway does not relay (reference: RelayNotImplemented).
 NOT_IMPLEMENTED: tuple[tuple[str, str], ...] = (
-    ("POST", "/edits"), ("POST", "/images/edits"), ("POST", "/images/variations"),
+    ("POST", "/edits"), ("POST", "/images/variations"),
     ("GET", "/files"), ("POST", "/files"), ("GET", "/files/{id}"), ("DELETE", "/files/{id}"),
     ("GET", "/files/{id}/content"), ("GET", "/fine-tunes"), ("POST", "/fine-tunes"),
     ("GET", "/fine-tunes/{id}"), ("POST", "/fine-tunes/{id}/cancel"), ("GET", "/fine-tunes/{id}/events"),

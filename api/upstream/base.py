@@ -41,6 +41,7 @@ from api.upstream.endpoints import (
     AudioMixin,
     CompletionsMixin,
     EmbeddingsMixin,
+    ImageEditsMixin,
     ImagesMixin,
     ModerationsMixin,
     RerankMixin,
@@ -63,6 +64,7 @@ class RelayMode(StrEnum):
     EMBEDDINGS = "embeddings"
     MODERATIONS = "moderations"
     IMAGES = "images"
+    IMAGES_EDIT = "images_edit"
     SPEECH = "speech"
     TRANSCRIPTION = "transcription"
     TRANSLATION = "translation"
@@ -75,6 +77,7 @@ OPENAI_PATHS: Mapping[RelayMode, str] = {
     RelayMode.EMBEDDINGS: "/v1/embeddings",
     RelayMode.MODERATIONS: "/v1/moderations",
     RelayMode.IMAGES: "/v1/images/generations",
+    RelayMode.IMAGES_EDIT: "/v1/images/edits",
     RelayMode.SPEECH: "/v1/audio/speech",
     RelayMode.TRANSCRIPTION: "/v1/audio/transcriptions",
     RelayMode.TRANSLATION: "/v1/audio/translations",
@@ -316,6 +319,7 @@ MODE_CAPABILITIES: Mapping[RelayMode, type | None] = {
     RelayMode.EMBEDDINGS: EmbeddingsMixin,
     RelayMode.MODERATIONS: ModerationsMixin,
     RelayMode.IMAGES: ImagesMixin,
+    RelayMode.IMAGES_EDIT: ImageEditsMixin,
     RelayMode.SPEECH: AudioMixin,
     RelayMode.TRANSCRIPTION: AudioMixin,
     RelayMode.TRANSLATION: AudioMixin,

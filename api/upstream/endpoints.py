@@ -43,6 +43,14 @@ class ImagesMixin:
         return body  # billed per image (pricing.image_quota), not by tokens
 
 
+class ImageEditsMixin:
+    """/v1/images/edits: the form's text fields as OpenAI takes them (its image and mask parts are
+    forwarded untouched by the pipeline), the model named as the channel sends it."""
+
+    def convert_image_edit_fields(self: Any, fields: Mapping[str, str]) -> dict[str, str]:
+        return {**fields, "model": self.meta.name.sent}
+
+
 class AudioMixin:
     """Speech (JSON in, audio bytes out) and transcription/translation (multipart form in)."""
 

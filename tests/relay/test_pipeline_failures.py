@@ -253,7 +253,7 @@ async def test_sensitive_words_refuse_the_prompt(gateway, upstreams) -> None:
 async def test_unsupported_and_unknown_routes(gateway) -> None:
     user = await rich_user()
     token = await make_key(user)
-    resp, raw = await post(gateway, token, {}, path="/v1/images/edits")
+    resp, raw = await post(gateway, token, {}, path="/v1/images/variations")
     assert resp.status == 501 and error_of(resp, raw)["code"] == "api_not_implemented"
     resp = await gateway.get("/v1/no/such/thing", headers=headers_for(token))
     raw = await resp.read()

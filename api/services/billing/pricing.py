@@ -32,6 +32,12 @@ from api.services.configuration.default_prices import (
     DEFAULT_GROUP_RATIO as DEFAULT_GROUP_RATIO,
 )
 from api.services.configuration.default_prices import (
+    DEFAULT_IMAGE_OUTPUT_RATIO as DEFAULT_IMAGE_OUTPUT_RATIO,
+)
+from api.services.configuration.default_prices import (
+    DEFAULT_IMAGE_RATIO as DEFAULT_IMAGE_RATIO,
+)
+from api.services.configuration.default_prices import (
     DEFAULT_MODEL_PRICE as DEFAULT_MODEL_PRICE,
 )
 from api.services.configuration.default_prices import (
@@ -133,6 +139,8 @@ class Price:
     cache_ratio: float | None = None  # cache-read tokens; None = billed as prompt tokens
     cache_creation_ratio: float | None = None  # cache-write tokens; None = billed as prompt tokens
     cache_creation_1h_ratio: float | None = None  # one-hour cache-write tokens; None = billed as prompt tokens
+    image_ratio: float | None = None  # input image tokens (image models); None = billed as prompt tokens
+    image_output_ratio: float | None = None  # output image tokens; None = billed as completion tokens
 
     @property
     def per_call(self) -> bool:
@@ -156,6 +164,8 @@ def resolve_price(
     cache_ratio: Mapping[str, float] = DEFAULT_CACHE_RATIO,
     create_cache_ratio: Mapping[str, float] = DEFAULT_CREATE_CACHE_RATIO,
     create_cache_ratio_1h: Mapping[str, float] = DEFAULT_CREATE_CACHE_RATIO_1H,
+    image_ratio: Mapping[str, float] = DEFAULT_IMAGE_RATIO,
+    image_output_ratio: Mapping[str, float] = DEFAULT_IMAGE_OUTPUT_RATIO,
 ) -> Price:
     """ModelPrice first (per call; a negative price means unset), then ModelRatio, then the optional
     default ratio; otherwise PriceNotConfigured("model X has no price configured"). The cache ratios
@@ -174,7 +184,9 @@ def resolve_price(
     write = _lookup(create_cache_ratio, model, name)
     return Price(model, float(ratio), completion_ratio_for(model, completion_ratio), gr,
                  cache_ratio=_lookup(cache_ratio, model, name), cache_creation_ratio=write,
-                 cache_creation_1h_ratio=one_hour_write_ratio(_lookup(create_cache_ratio_1h, model, name), write))
+                 cache_creation_1h_ratio=one_hour_write_ratio(_lookup(create_cache_ratio_1h, model, name), write),
+                 image_ratio=_lookup(image_ratio, model, name),
+                 image_output_ratio=_lookup(image_output_ratio, model, name))
 
 
 def one_hour_write_ratio(configured: float | None, five_minute: float | None) -> float | None:
@@ -202,6 +214,8 @@ def resolve_configured(options: OptionTables, model: str, group: str = "default"
         cache_ratio=options.get_json("CacheRatio") or {},
         create_cache_ratio=options.get_json("CreateCacheRatio") or {},
         create_cache_ratio_1h=options.get_json("CreateCacheRatio1h") or {},
+        image_ratio=options.get_json("ImageRatio") or {},
+        image_output_ratio=options.get_json("ImageOutputRatio") or {},
         default_ratio=SELF_USE_DEFAULT_RATIO if options.get_bool("SelfUseModeEnabled") else None)
 
 

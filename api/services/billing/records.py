@@ -5,8 +5,8 @@ a worker (api.services.billing.settlement writes it to the database); a reservat
 reservations) keeps the same fields of a running request, so that the sweep can write the record
 of a request whose process died. Both are JSON with short keys (one per field, below): records
 and reservations written by a running version must stay readable by the next one, so a key is
-never renamed and a missing key reads as the field's default. Keys added later (`cw1h`, `cwr1h`, `rt`)
-are written only when they say something, so a record without them reads as it always did.
+never renamed and a missing key reads as the field's default. Keys added later (`cw1h`, `cwr1h`, `rt`,
+`ii`, `io`, `ir`, `ior`) are written only when they say something, so a record without them reads as it always did.
 """
 from __future__ import annotations
 
@@ -38,6 +38,10 @@ class TokenUsage:
     # Of `cache_creation_tokens`, those written with a one-hour lifetime (Anthropic's
     # `cache_creation.ephemeral_1h_input_tokens`), billed at their own ratio.
     cache_creation_1h_tokens: int = 0
+    # Image models (gpt-image's `input_tokens_details.image_tokens`, image output tokens): of
+    # `prompt_tokens`, the input images' tokens; of `completion_tokens`, the output images'.
+    image_tokens: int = 0
+    image_output_tokens: int = 0
 
     @property
     def total_tokens(self) -> int:
@@ -104,6 +108,8 @@ class SettlementRecord:
     cache_ratio: float | None = None
     cache_creation_ratio: float | None = None
     cache_creation_1h_ratio: float | None = None  # one-hour cache writes; None = billed as prompt tokens
+    image_ratio: float | None = None  # input image tokens; None = billed as prompt tokens
+    image_output_ratio: float | None = None  # output image tokens; None = billed as completion tokens
     inbound: str = ""  # the client's format when not OpenAI's
     dropped: str = ""  # what conversion left out for the channel (comma-separated), "" = nothing
     task_id: str = ""
@@ -128,7 +134,8 @@ class SettlementRecord:
             is_stream=facts.is_stream, first_response_ms=facts.first_response_ms, model_ratio=facts.model_ratio,
             completion_ratio=facts.completion_ratio, group_ratio=facts.group_ratio, model_price=facts.model_price,
             cache_ratio=facts.cache_ratio, cache_creation_ratio=facts.cache_creation_ratio,
-            cache_creation_1h_ratio=facts.cache_creation_1h_ratio, inbound=facts.inbound,
+            cache_creation_1h_ratio=facts.cache_creation_1h_ratio, image_ratio=facts.image_ratio,
+            image_output_ratio=facts.image_output_ratio, inbound=facts.inbound,
             dropped=facts.dropped, task_id=facts.task_id, started=facts.started,
             use_time=max(0, int(now - facts.started)), routing=dict(facts.routing),
             incomplete=facts.incomplete, at=round(now, 6))
@@ -141,7 +148,7 @@ class SettlementRecord:
     def price(self) -> pricing.Price:
         return pricing.Price(self.model, self.model_ratio, self.completion_ratio, self.group_ratio,
                              self.model_price, self.cache_ratio, self.cache_creation_ratio,
-                             self.cache_creation_1h_ratio)
+                             self.cache_creation_1h_ratio, self.image_ratio, self.image_output_ratio)
 
     # -- the wire form ---------------------------------------------------------------------------
 
@@ -161,7 +168,8 @@ class SettlementRecord:
         return cls(
             request_id=str(r.get("rid", "")), quota=int(r.get("q") or 0),
             usage=TokenUsage(int(r.get("p") or 0), int(r.get("ct") or 0), int(r.get("ca") or 0),
-                             int(r.get("rs") or 0), int(r.get("cw") or 0), int(r.get("cw1h") or 0)),
+                             int(r.get("rs") or 0), int(r.get("cw") or 0), int(r.get("cw1h") or 0),
+                             int(r.get("ii") or 0), int(r.get("io") or 0)),
             kind=str(r.get("k") or ""), token_id=int(r.get("t") or 0), token_limited=bool(r.get("tl")),
             token_name=str(r.get("tn", "")), username=str(r.get("un", "")), group=str(r.get("g", "")),
             channel_id=channel, used_channels=[int(c) for c in r.get("uc") or ([channel] if channel else [])],
@@ -169,7 +177,8 @@ class SettlementRecord:
             is_stream=bool(r.get("s")), first_response_ms=int(r.get("frt") or 0),
             model_ratio=_number(r, "mr", 0), completion_ratio=_number(r, "cr", 1), group_ratio=_number(r, "gr", 1),
             model_price=None if mp is None or mp < 0 else mp, cache_ratio=r.get("cra"),
-            cache_creation_ratio=r.get("cwr"), cache_creation_1h_ratio=r.get("cwr1h"),
+            cache_creation_ratio=r.get("cwr"), cache_creation_1h_ratio=r.get("cwr1h"), image_ratio=r.get("ir"),
+            image_output_ratio=r.get("ior"),
             inbound=str(r.get("fmt") or ""), dropped=str(r.get("drp") or ""), task_id=str(r.get("task") or ""),
             started=float(r.get("st") or 0),
             use_time=int(r.get("ut") or 0), incomplete=str(r.get("inc") or ""), at=float(r.get("ts") or 0),
@@ -211,6 +220,8 @@ class Request(Protocol):
     cache_ratio: float | None
     cache_creation_ratio: float | None
     cache_creation_1h_ratio: float | None
+    image_ratio: float | None
+    image_output_ratio: float | None
     inbound: str
     dropped: str
     task_id: str
@@ -240,6 +251,10 @@ def request_fields(r: Request) -> dict[str, Any]:
     }
     if r.cache_creation_1h_ratio is not None:
         fields["cwr1h"] = r.cache_creation_1h_ratio
+    if r.image_ratio is not None:
+        fields["ir"] = r.image_ratio
+    if r.image_output_ratio is not None:
+        fields["ior"] = r.image_output_ratio
     if r.dropped:
         fields["drp"] = r.dropped
     if r.routing:
@@ -255,6 +270,10 @@ def _charge_fields(quota: int, usage: TokenUsage, use_time: int, incomplete: str
     }
     if usage.cache_creation_1h_tokens:
         fields["cw1h"] = usage.cache_creation_1h_tokens
+    if usage.image_tokens:
+        fields["ii"] = usage.image_tokens
+    if usage.image_output_tokens:
+        fields["io"] = usage.image_output_tokens
     return fields
 
 

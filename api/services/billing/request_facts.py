@@ -38,6 +38,8 @@ class RequestFacts:
     cache_ratio: float | None = None  # applied to cache reads (None: billed as prompt tokens)
     cache_creation_ratio: float | None = None  # applied to cache writes
     cache_creation_1h_ratio: float | None = None  # applied to the one-hour part of the cache writes
+    image_ratio: float | None = None  # applied to input image tokens (image models)
+    image_output_ratio: float | None = None  # applied to output image tokens
     started: float = field(default_factory=time.time)
     first_response_ms: int = 0
     incomplete: str = ""  # why an answer stopped early ("" = complete)

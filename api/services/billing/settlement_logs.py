@@ -34,6 +34,14 @@ def consume_other(r: SettlementRecord) -> str:
             other["cache_creation_ratio_1h"] = r.cache_creation_1h_ratio
     if usage.reasoning_tokens:
         other["reasoning_tokens"] = usage.reasoning_tokens
+    if usage.image_tokens:  # an image model's input images (api/services/billing/image_tokens.py)
+        other["image_tokens"] = usage.image_tokens
+        if r.image_ratio is not None:
+            other["image_ratio"] = r.image_ratio
+    if usage.image_output_tokens:
+        other["image_output_tokens"] = usage.image_output_tokens
+        if r.image_output_ratio is not None:
+            other["image_output_ratio"] = r.image_output_ratio
     if r.incomplete:
         other["incomplete"] = r.incomplete
     if r.inbound:
@@ -68,6 +76,10 @@ def consume_content(r: SettlementRecord) -> str:
             text += f", cache write ratio {r.cache_creation_ratio}"
         if r.usage.cache_creation_1h_tokens and r.cache_creation_1h_ratio is not None:
             text += f", 1-hour cache write ratio {r.cache_creation_1h_ratio}"
+        if r.usage.image_tokens and r.image_ratio is not None:
+            text += f", image input ratio {r.image_ratio}"
+        if r.usage.image_output_tokens and r.image_output_ratio is not None:
+            text += f", image output ratio {r.image_output_ratio}"
     if r.incomplete:
         text += f" (incomplete: {r.incomplete})"
     return text

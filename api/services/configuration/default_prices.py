@@ -244,6 +244,14 @@ DEFAULT_CREATE_CACHE_RATIO: dict[str, float] = {name: 1.25 for name in _CLAUDE_C
 ONE_HOUR_WRITE_RATIO = 2.0
 DEFAULT_CREATE_CACHE_RATIO_1H: dict[str, float] = {name: ONE_HOUR_WRITE_RATIO for name in _CLAUDE_CACHED}
 
+# Image models billed by the tokens they report (options ImageRatio, new-api's name, and ImageOutputRatio): the
+# price of an input image token and of an output image token relative to a text input token. Without an entry,
+# input image tokens are billed as prompt tokens and output image tokens as completion tokens (new-api's rule).
+# gpt-image-1.5 per 1M tokens: text input $5, image input $8, image output $32 (openai.com/api/pricing;
+# llmreference.com/model/gpt-image-1.5/openai-api) → 8/5 and 32/5 over its ModelRatio 2.5.
+DEFAULT_IMAGE_RATIO: dict[str, float] = {"gpt-image-1.5": 1.6}
+DEFAULT_IMAGE_OUTPUT_RATIO: dict[str, float] = {"gpt-image-1.5": 6.4}
+
 # dall-e sizes (new-api relay-image.go); other sizes count 1.
 IMAGE_SIZE_RATIOS: dict[str, Decimal] = {
     "256x256": Decimal("0.4"), "512x512": Decimal("0.45"), "1024x1024": Decimal(1),

@@ -127,6 +127,10 @@ DEFAULTS: dict[str, str] = {
     "CreateCacheRatio": orjson.dumps(pricing.DEFAULT_CREATE_CACHE_RATIO).decode(),
     # One-hour cache writes; a model with a CreateCacheRatio entry and none here pays pricing.ONE_HOUR_WRITE_RATIO
     "CreateCacheRatio1h": orjson.dumps(pricing.DEFAULT_CREATE_CACHE_RATIO_1H).decode(),
+    # Image models' reported input and output image tokens (api/services/billing/image_tokens.py): input image ÷
+    # text input, output image ÷ text input; a model absent here has them billed as prompt / completion tokens
+    "ImageRatio": orjson.dumps(pricing.DEFAULT_IMAGE_RATIO).decode(),
+    "ImageOutputRatio": orjson.dumps(pricing.DEFAULT_IMAGE_OUTPUT_RATIO).decode(),
     # What models accept (api/services/configuration/capabilities.py): pattern → fields changed from the shipped table
     "ModelCapabilities": "{}",
     "GroupRatio": orjson.dumps(pricing.DEFAULT_GROUP_RATIO).decode(),
@@ -168,7 +172,8 @@ SECRET_OPTIONS = frozenset({
 })
 
 JSON_OBJECT_OPTIONS = frozenset({"ModelPrice", "ModelRatio", "CompletionRatio", "GroupRatio", "TopupGroupRatio",
-                                 "CacheRatio", "CreateCacheRatio", "CreateCacheRatio1h"})
+                                 "CacheRatio", "CreateCacheRatio", "CreateCacheRatio1h", "ImageRatio",
+                                 "ImageOutputRatio"})
 TRAILING_SLASH_OPTIONS = frozenset({
     "ServerAddress", "OutProxyUrl", "StripeApiSecret", "StripeWebhookSecret", "StripePriceId",
     "WeChatServerAddress",

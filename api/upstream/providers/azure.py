@@ -39,6 +39,8 @@ AZURE_TASKS: Mapping[RelayMode, str] = {
     RelayMode.COMPLETIONS: "completions",
     RelayMode.EMBEDDINGS: "embeddings",
     RelayMode.IMAGES: "images/generations",
+    # learn.microsoft.com/azure/ai-foundry/openai/how-to/dall-e, "Call the image edit API": a multipart form.
+    RelayMode.IMAGES_EDIT: "images/edits",
     RelayMode.SPEECH: "audio/speech",
     RelayMode.TRANSCRIPTION: "audio/transcriptions",
     RelayMode.TRANSLATION: "audio/translations",

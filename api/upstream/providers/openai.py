@@ -20,15 +20,22 @@ import orjson
 from api.services.configuration.capabilities import SAMPLING, Capability
 from api.upstream.balance import BalanceMixin, Fetch, balance_number
 from api.upstream.base import Adaptor, Passthrough, RelayMeta, RelayMode, StreamChunk, StreamState, TokenUsage
-from api.upstream.endpoints import AudioMixin, CompletionsMixin, EmbeddingsMixin, ImagesMixin, ModerationsMixin
+from api.upstream.endpoints import (
+    AudioMixin,
+    CompletionsMixin,
+    EmbeddingsMixin,
+    ImageEditsMixin,
+    ImagesMixin,
+    ModerationsMixin,
+)
 from api.upstream.payloads import EVENT_NOT_OBJECT, json_object
 from api.upstream.sse import SSEEvent
 
 OPENAI_HOST = "api.openai.com"
 
 
-class OpenAIAdaptor(CompletionsMixin, EmbeddingsMixin, ModerationsMixin, ImagesMixin, AudioMixin, BalanceMixin,
-                    Adaptor):
+class OpenAIAdaptor(CompletionsMixin, EmbeddingsMixin, ModerationsMixin, ImagesMixin, ImageEditsMixin, AudioMixin,
+                    BalanceMixin, Adaptor):
 
     def request_headers(self) -> dict[str, str]:
         headers = super().request_headers()
