@@ -43,6 +43,10 @@ function consumeText(other, t) {
     if (other.cache_creation_tokens_1h && other.cache_creation_ratio_1h != null) {
       text += t('log.event.cacheWrite1hRatio', { ratio: num(other.cache_creation_ratio_1h) });
     }
+    if (other.image_tokens && other.image_ratio != null) text += t('log.event.imageRatio', { ratio: num(other.image_ratio) });
+    if (other.image_output_tokens && other.image_output_ratio != null) {
+      text += t('log.event.imageOutputRatio', { ratio: num(other.image_output_ratio) });
+    }
   } else {
     return null;
   }

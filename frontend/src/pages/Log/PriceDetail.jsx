@@ -39,9 +39,14 @@ export default function PriceDetail({ log, other }) {
   const writeHour = other.cache_creation_ratio_1h != null ? other.cache_creation_tokens_1h || 0 : 0;
   const writeFive = other.cache_creation_ratio != null
     ? Math.max(0, (other.cache_creation_tokens || 0) - (other.cache_creation_tokens_1h || 0)) : 0;
-  const promptUnits = Math.max(0, prompt - read - writeFive - writeHour) + read * (other.cache_ratio ?? 0)
-    + writeFive * (other.cache_creation_ratio ?? 0) + writeHour * (other.cache_creation_ratio_1h ?? 0);
-  const total = ((promptUnits / 1e6) * input + (completion / 1e6) * output) * groupRatio;
+  // An image model's input image tokens (part of the prompt) at image_ratio and output image tokens (part of
+  // the completion) at image_output_ratio, both relative to the prompt price, when one applied.
+  const imageIn = other.image_ratio != null ? other.image_tokens || 0 : 0;
+  const imageOut = other.image_output_ratio != null ? Math.min(other.image_output_tokens || 0, completion) : 0;
+  const promptUnits = Math.max(0, prompt - read - writeFive - writeHour - imageIn) + read * (other.cache_ratio ?? 0)
+    + writeFive * (other.cache_creation_ratio ?? 0) + writeHour * (other.cache_creation_ratio_1h ?? 0)
+    + imageIn * (other.image_ratio ?? 0) + imageOut * (other.image_output_ratio ?? 0);
+  const total = ((promptUnits / 1e6) * input + ((completion - imageOut) / 1e6) * output) * groupRatio;
   return (
     <div className="is-size-7" data-testid="price-breakdown">
       <p>{t('log.price.ratios', { model: num(modelRatio), completion: num(completionRatio), group: num(groupRatio) })}</p>
@@ -58,6 +63,14 @@ export default function PriceDetail({ log, other }) {
       {writeHour > 0 && (
         <p data-testid="price-cache-write-1h">
           {t('log.price.cacheWrite1h', { tokens: writeHour, ratio: num(other.cache_creation_ratio_1h), price: usd(input * other.cache_creation_ratio_1h) })}
+        </p>
+      )}
+      {imageIn > 0 && (
+        <p data-testid="price-image-input">{t('log.price.imageInput', { tokens: imageIn, ratio: num(other.image_ratio), price: usd(input * other.image_ratio) })}</p>
+      )}
+      {imageOut > 0 && (
+        <p data-testid="price-image-output">
+          {t('log.price.imageOutput', { tokens: imageOut, ratio: num(other.image_output_ratio), price: usd(input * other.image_output_ratio) })}
         </p>
       )}
       <p>{t('log.price.sum', { prompt, input: usd(input), completion, output: usd(output), group: num(groupRatio), total: usd(total) })}</p>

@@ -34,7 +34,9 @@ export const OPERATION_CARDS = {
   chats: [{ ...json('Chats'), help: 'option.help.Chats' }],
   ratio: [json('ModelPrice'), json('ModelRatio'), json('CompletionRatio'), { ...json('CacheRatio'), help: 'option.help.CacheRatio' },
     { ...json('CreateCacheRatio'), help: 'option.help.CreateCacheRatio' },
-    { ...json('CreateCacheRatio1h'), help: 'option.help.CreateCacheRatio1h' }, json('GroupRatio'), json('UserUsableGroups')],
+    { ...json('CreateCacheRatio1h'), help: 'option.help.CreateCacheRatio1h' },
+    { ...json('ImageRatio'), help: 'option.help.ImageRatio' }, { ...json('ImageOutputRatio'), help: 'option.help.ImageOutputRatio' },
+    json('GroupRatio'), json('UserUsableGroups')],
   capabilities: [{ ...json('ModelCapabilities'), help: 'option.help.ModelCapabilities' }],
 };
 
