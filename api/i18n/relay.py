@@ -69,4 +69,22 @@ RELAY: dict[str, tuple[str, str]] = {
     "relay_playground_session": (
         "The playground needs a logged-in session, not an access token", "操练场需要登录会话，不支持访问令牌"),
     "relay_metrics_forbidden": ("Metrics are not available to this client", "无权访问监控指标"),
+    "relay_realtime_not_websocket": (
+        "This endpoint takes a WebSocket connection (GET with Upgrade: websocket)",
+        "该接口仅接受 WebSocket 连接（GET 且 Upgrade: websocket）"),
+    "relay_realtime_too_many": (
+        "This API key already has {limit} open Realtime sessions", "该令牌已有 {limit} 个进行中的 Realtime 会话"),
+    "relay_realtime_upstream": (
+        "The upstream did not open the Realtime session ({reason})", "上游未能建立 Realtime 会话（{reason}）"),
+    "relay_realtime_idle": (
+        "The Realtime session was closed after {seconds} s without activity", "Realtime 会话空闲 {seconds} 秒，已关闭"),
+    "relay_realtime_expired": (
+        "The Realtime session reached its limit of {seconds} s", "Realtime 会话已达到 {seconds} 秒的时长上限"),
+    "relay_realtime_shutdown": (
+        "The server is restarting: open a new session to continue", "服务器正在重启，请重新建立会话"),
+    "relay_realtime_quota": (
+        "The Realtime session is closed: {reason}", "Realtime 会话已关闭：{reason}"),
+    "relay_realtime_model_fixed": (
+        "The model of a Realtime session is the one it was opened with ({model})",
+        "Realtime 会话的模型在建立时确定（{model}），不能更改"),
 }

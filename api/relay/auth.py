@@ -77,6 +77,20 @@ class UserInfo:
     deleted: bool
 
 
+REALTIME_KEY_PROTOCOL = "openai-insecure-api-key."
+
+
+def realtime_protocol_key(request: web.Request) -> str:
+    """The key a browser offers as a WebSocket subprotocol, as OpenAI's Realtime API takes it:
+    `Sec-WebSocket-Protocol: realtime, openai-insecure-api-key.<key>` (browsers cannot set headers)."""
+    for offered in request.headers.getall("Sec-WebSocket-Protocol", ()):
+        for protocol in offered.split(","):
+            protocol = protocol.strip()
+            if protocol.startswith(REALTIME_KEY_PROTOCOL):
+                return protocol[len(REALTIME_KEY_PROTOCOL):]
+    return ""
+
+
 def parse_key(request: web.Request) -> tuple[str, str]:
     """(key without sk-, pinned channel id text or "") from the request headers."""
     auth = request.headers.get("Authorization", "").strip()
@@ -87,6 +101,8 @@ def parse_key(request: web.Request) -> tuple[str, str]:
         inbound = request.get(REQUEST_INBOUND)
         if not auth and inbound is not None and inbound.query_key:
             auth = request.query.get("key", "").strip()
+    if not auth:  # a browser's WebSocket (/v1/realtime) offers the key as a subprotocol
+        auth = realtime_protocol_key(request)
     if not auth or auth == "midjourney-proxy":
         auth = request.headers.get("mj-api-secret", "").strip()
         if auth[:7].lower() == "bearer ":

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from api.relay.image_edit_form import input_images
 from api.relay.modes import MODES, Billing, text_field
 from api.services.billing import image_tokens, pricing
+from api.services.billing.realtime_pricing import AudioPrice, RealtimeUsage, realtime_quota
 from api.upstream.base import TokenUsage
 
 if TYPE_CHECKING:
@@ -137,12 +138,30 @@ class Video(Task):
         return price.model_price * seconds
 
 
+@dataclass(frozen=True, slots=True)
+class Realtime:
+    """One response of a Realtime session (api/relay/realtime): reserved like a request without
+    max_tokens (PreConsumedQuota tokens at the model's ratio), settled from its `response.done`
+    usage, text and audio tokens at their own ratios (the audio ratios resolved with the price)."""
+
+    def pre(self, job: Job) -> int:
+        return pricing.pre_charge_quota(_price(job), 0, None,
+                                        pre_consumed_quota=job.options.get_int("PreConsumedQuota"),
+                                        quota_per_unit=_per_unit(job))
+
+    def final(self, job: Job, usage: TokenUsage) -> int:
+        realtime = usage if isinstance(usage, RealtimeUsage) else RealtimeUsage(
+            usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens)
+        return realtime_quota(_price(job), job.audio or AudioPrice(), realtime, quota_per_unit=_per_unit(job))
+
+
 STRATEGIES: Mapping[Billing, Strategy] = {
     Billing.TOKENS: Tokens(),
     Billing.IMAGES: Images(),
     Billing.SPEECH: Speech(),
     Billing.TRANSCRIPTION: Transcription(),
     Billing.TASK: Task(),
+    Billing.REALTIME: Realtime(),
     Billing.VIDEO: Video(),
 }
 

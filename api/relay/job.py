@@ -21,6 +21,7 @@ from api.relay.modes import MODES
 from api.relay.state import RelayState
 from api.services.billing import pricing
 from api.services.billing.quota import Charge
+from api.services.billing.realtime_pricing import AudioPrice
 from api.services.billing.request_facts import RequestFacts
 from api.services.configuration.options import OptionsService
 from api.services.model_name import ModelName
@@ -103,6 +104,7 @@ class Job:
     pin: Pin | None = None  # the channel and key the session was pinned to when the request came
     new_pin: Pin | None = None  # where it is pinned from now on, when that changed
     task: str = ""  # a task submission's platform ("mj", "suno"): charged as a task, logged under it
+    audio: AudioPrice | None = None  # a Realtime session's audio ratios, resolved with its price
 
     @property
     def model(self) -> str:

@@ -35,6 +35,7 @@ class Billing(StrEnum):
     SPEECH = "speech"  # by the characters to speak
     TRANSCRIPTION = "transcription"  # by the text heard
     TASK = "task"  # a task's per-call price, charged once the upstream took it (api/relay/tasks)
+    REALTIME = "realtime"  # each response of a Realtime session, text and audio tokens at their own ratios
     VIDEO = "video"  # a video task: per second of video (or per video), charged once the upstream took it
 
 
@@ -126,4 +127,5 @@ MODES: Mapping[RelayMode, Mode] = {
         count_prompt=_rerank_prompt,
         convert=lambda a, body: cast(RerankMixin, a).convert_rerank_request(body),
         read=lambda a, data: cast(RerankMixin, a).convert_rerank_response(data)),
+    RelayMode.REALTIME: Mode(billing=Billing.REALTIME),  # a WebSocket session: api/relay/realtime
 }

@@ -25,6 +25,7 @@ from api.relay.job import refuse
 from api.relay.lifetime import relay_ctx, stop_relay
 from api.relay.middleware import relay_sub_app
 from api.relay.model_lists import gemini_model, gemini_models, get_model, list_models
+from api.relay.realtime.handler import setup_realtime
 from api.relay.state import relay_state
 from api.relay.validate import Invalid
 from api.upstream.base import RelayMode
@@ -158,6 +159,7 @@ def create_v1_app() -> web.Application:
     v1.router.add_get("/models/{model}", get_model)
     v1.router.add_get("/dashboard/billing/subscription", billing_subscription)
     v1.router.add_get("/dashboard/billing/usage", billing_usage)
+    setup_realtime(v1)  # GET /v1/realtime (WebSocket)
     for method, path in NOT_IMPLEMENTED:
         v1.router.add_route(method, path, not_implemented)
     return v1

@@ -69,6 +69,7 @@ class RelayMode(StrEnum):
     TRANSCRIPTION = "transcription"
     TRANSLATION = "translation"
     RERANK = "rerank"
+    REALTIME = "realtime"  # a /v1/realtime WebSocket session (api/relay/realtime): no adaptor call
 
 
 OPENAI_PATHS: Mapping[RelayMode, str] = {

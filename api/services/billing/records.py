@@ -233,8 +233,13 @@ class Request(Protocol):
 def _routing(value: Any) -> dict[str, Any]:
     if not isinstance(value, Mapping):
         return {}
-    return {k: v for k, v in value.items() if k in ("session_source", "affinity", "key_index")
+    kept: dict[str, Any] = {k: v for k, v in value.items() if k in ("session_source", "affinity", "key_index")
             and isinstance(v, str | int) and not isinstance(v, bool)}
+    realtime = value.get("realtime")  # a Realtime response's session, number, audio counts and ratios
+    if isinstance(realtime, Mapping):
+        kept["realtime"] = {k: v for k, v in realtime.items()
+                            if isinstance(k, str) and isinstance(v, str | int | float) and not isinstance(v, bool)}
+    return kept
 
 
 def request_fields(r: Request) -> dict[str, Any]:

@@ -9,6 +9,12 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+from api.services.configuration.realtime_prices import (
+    REALTIME_CACHE_RATIO,
+    REALTIME_COMPLETION_RATIO,
+    REALTIME_MODEL_RATIO,
+)
+
 QUOTA_PER_UNIT = 500_000  # quota per USD (option QuotaPerUnit)
 PRE_CONSUMED_QUOTA = 500  # option PreConsumedQuota: estimate in tokens when max_tokens is not set
 SELF_USE_DEFAULT_RATIO = 37.5  # the reference's ratio for unpriced models in self-use mode
@@ -151,6 +157,7 @@ DEFAULT_MODEL_RATIO: dict[str, float] = {
     "doubao-seedream-4-0-250828": 12, "grok-4.3": 1.5, "grok-4.20-0309-reasoning": 1,
     "grok-4.20-0309-non-reasoning": 1, "grok-4-1-fast-reasoning": 0.1, "grok-4-1-fast-non-reasoning": 0.1,
     "grok-code-fast-1": 0.1,
+    **REALTIME_MODEL_RATIO,
 }  # fmt: skip
 
 DEFAULT_COMPLETION_RATIO: dict[str, float] = {
@@ -192,6 +199,7 @@ DEFAULT_COMPLETION_RATIO: dict[str, float] = {
     "doubao-seed-1-6-flash-250828": 10, "doubao-seed-code": 6.6667, "deepseek-v3-1-250821": 3, "kimi-k2-250905": 4,
     "grok-4.3": 5, "grok-4.20-0309-reasoning": 5, "grok-4.20-0309-non-reasoning": 5, "grok-4-1-fast-reasoning": 2.5,
     "grok-4-1-fast-non-reasoning": 2.5, "grok-code-fast-1": 7.5,
+    **REALTIME_COMPLETION_RATIO,
 }  # fmt: skip
 
 _MJ_PRICES = {
@@ -235,6 +243,7 @@ DEFAULT_CACHE_RATIO: dict[str, float] = {
     "gemini-3-pro-preview": 0.1, "gemini-3.1-pro-preview": 0.1, "gemini-3-flash-preview": 0.1,
     "gemini-3.1-flash-lite-preview": 0.1,
     "deepseek-chat": 0.1, "deepseek-reasoner": 0.1,
+    **REALTIME_CACHE_RATIO,
 }  # fmt: skip
 DEFAULT_CREATE_CACHE_RATIO: dict[str, float] = {name: 1.25 for name in _CLAUDE_CACHED}
 # Anthropic bills a write to the one-hour cache (`cache_control.ttl = "1h"`) at 2× the input price,

@@ -9,6 +9,11 @@ import orjson
 from api.errors import ApiError
 from api.services.configuration import default_prices as pricing
 from api.services.configuration.capability_lookup import validate_overrides
+from api.services.configuration.realtime_prices import (
+    DEFAULT_AUDIO_CACHE_RATIO,
+    DEFAULT_AUDIO_COMPLETION_RATIO,
+    DEFAULT_AUDIO_RATIO,
+)
 
 DEFAULT_CHATS = [
     {"ChatGPT Next Web": "https://app.nextchat.dev/#/?settings={\"key\":\"{key}\",\"url\":\"{address}\"}"},
@@ -127,6 +132,11 @@ DEFAULTS: dict[str, str] = {
     "CreateCacheRatio": orjson.dumps(pricing.DEFAULT_CREATE_CACHE_RATIO).decode(),
     # One-hour cache writes; a model with a CreateCacheRatio entry and none here pays pricing.ONE_HOUR_WRITE_RATIO
     "CreateCacheRatio1h": orjson.dumps(pricing.DEFAULT_CREATE_CACHE_RATIO_1H).decode(),
+    # Realtime audio (api/services/billing/realtime_pricing.py): audio input ÷ text input, audio output ÷
+    # audio input, cached audio ÷ audio input; a model absent here has its audio billed as text
+    "AudioRatio": orjson.dumps(DEFAULT_AUDIO_RATIO).decode(),
+    "AudioCompletionRatio": orjson.dumps(DEFAULT_AUDIO_COMPLETION_RATIO).decode(),
+    "AudioCacheRatio": orjson.dumps(DEFAULT_AUDIO_CACHE_RATIO).decode(),
     # Image models' reported input and output image tokens (api/services/billing/image_tokens.py): input image ÷
     # text input, output image ÷ text input; a model absent here has them billed as prompt / completion tokens
     "ImageRatio": orjson.dumps(pricing.DEFAULT_IMAGE_RATIO).decode(),
@@ -155,6 +165,11 @@ DEFAULTS: dict[str, str] = {
     "ChannelAffinityEnabled": "true",
     "ChannelAffinityTTLSeconds": "300",  # a pin's life when the request does not ask for longer caching
     "ChannelLeastBusyEnabled": "true",
+    # Realtime sessions (/v1/realtime): open sessions per API key, seconds without a frame either way,
+    # seconds a session may last
+    "RealtimeMaxSessionsPerKey": "4",
+    "RealtimeIdleTimeoutSeconds": "600",
+    "RealtimeMaxSessionSeconds": "3600",
     "MetricsToken": "",  # /metrics: Bearer token; empty = loopback and private networks only
 }
 
@@ -172,7 +187,8 @@ SECRET_OPTIONS = frozenset({
 })
 
 JSON_OBJECT_OPTIONS = frozenset({"ModelPrice", "ModelRatio", "CompletionRatio", "GroupRatio", "TopupGroupRatio",
-                                 "CacheRatio", "CreateCacheRatio", "CreateCacheRatio1h", "ImageRatio",
+                                 "CacheRatio", "CreateCacheRatio", "CreateCacheRatio1h", "AudioRatio",
+                                 "AudioCompletionRatio", "AudioCacheRatio", "ImageRatio",
                                  "ImageOutputRatio"})
 TRAILING_SLASH_OPTIONS = frozenset({
     "ServerAddress", "OutProxyUrl", "StripeApiSecret", "StripeWebhookSecret", "StripePriceId",
@@ -207,6 +223,9 @@ NUMERIC_LIMITS: dict[str, tuple[float, float | None, bool]] = {
     "AutomaticDisableMinRequests": (1, None, True),
     "AutomaticDisableWindowSeconds": (1, None, True),
     "ChannelAffinityTTLSeconds": (1, 86400, True),
+    "RealtimeMaxSessionsPerKey": (1, 1000, True),
+    "RealtimeIdleTimeoutSeconds": (1, 86400, True),
+    "RealtimeMaxSessionSeconds": (1, 86400, True),
 }
 # Enabling the key needs the listed options to be non-empty.
 REQUIRES: dict[str, tuple[str, ...]] = {

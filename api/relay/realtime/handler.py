@@ -1,0 +1,96 @@
+"""`GET /v1/realtime?model=…`: a Realtime session opened the way every relay request starts — the key
+(an `Authorization` header, or a browser's `openai-insecure-api-key.<key>` subprotocol) checked before the
+upgrade, so a refusal is a plain HTTP answer in OpenAI's error shape and nothing is opened upstream; the
+group, the model's permission, its price and a channel serving it; a place among the key's open sessions;
+the first response's reservation (api/relay/admission.py); then the channel's WebSocket (api/relay/attempts.py
+with the Route of upstream.py) and only then the client's upgrade. A failure before the upgrade refunds the
+reservation at once.
+"""
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import time
+
+from aiohttp import web
+
+from api.relay.admission import admission, check_model_allowed, usable_group
+from api.relay.attempts import first_channel, relay_with_retries
+from api.relay.handler import key_caller
+from api.relay.job import Job, refuse
+from api.relay.realtime.hub import HUB, Hub, close_sessions
+from api.relay.realtime.limits import take
+from api.relay.realtime.session import RealtimeSession
+from api.relay.realtime.upstream import MAX_FRAME, UPSTREAM
+from api.relay.settling import settle_shielded
+from api.relay.state import relay_state
+from api.services.billing.realtime_pricing import audio_price_of
+from api.services.model_name import ModelName
+from api.upstream.base import RelayMode
+from api.upstream.errors import RelayError
+
+log = logging.getLogger("api.relay")
+ROUTE = "/v1/realtime"
+SUBPROTOCOL = "realtime"  # the subprotocol browsers offer beside the key (OpenAI's Realtime WebSocket guide)
+HEARTBEAT = 30.0  # seconds between pings to the client (a connection that stops answering is closed)
+
+
+async def realtime(request: web.Request) -> web.StreamResponse:
+    state = relay_state(request)
+    hub = request.config_dict[HUB]
+    caller = await key_caller(request, state)
+    client = web.WebSocketResponse(protocols=(SUBPROTOCOL,), max_msg_size=MAX_FRAME, heartbeat=HEARTBEAT)
+    if not client.can_prepare(request).ok:
+        raise refuse(request, 400, "relay_realtime_not_websocket", "websocket_required", "invalid_request_error")
+    model = request.query.get("model", "").strip()
+    if not model:
+        raise refuse(request, 400, "relay_model_required", "model_required", "invalid_request_error")
+    if hub.stopping:
+        raise refuse(request, 503, "service_unavailable", "service_unavailable")
+    options = state.options
+    job = Job(request, state, options, RelayMode.REALTIME, ROUTE, caller, {"model": model})
+    job.name = ModelName(model)
+    job.group = usable_group(request, options, caller.user, caller.token.group if caller.token else "")
+    check_model_allowed(job)
+    token_id = caller.token.id if caller.token else 0
+    session_id = "rt_" + os.urandom(12).hex()
+    limit = options.get_int("RealtimeMaxSessionsPerKey")
+    slot = await take(state.auth.store, caller.user.id, token_id, session_id, limit)
+    if slot is None:
+        raise refuse(request, 429, "relay_realtime_too_many", "too_many_sessions", "rate_limit_error", limit=limit)
+    started, status = time.monotonic(), 500
+    try:
+        job.audio = audio_price_of(options, model)
+        await admission(job)
+        try:
+            job.channel = first_channel(job, UPSTREAM)
+            upstream = (await relay_with_retries(job, UPSTREAM)).result
+        except BaseException:
+            await settle_shielded(job, None)  # nothing opened upstream: the reservation back
+            raise
+        try:
+            await client.prepare(request)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await upstream.close()
+            await settle_shielded(job, None)
+            raise
+        status = 101
+        await RealtimeSession(job, client, upstream, slot, hub, session_id).run()
+        return client
+    except RelayError as err:
+        status = err.status
+        raise
+    finally:
+        await slot.release()
+        channel = job.facts.channel_id if job.facts is not None else 0
+        state.metrics.request_done(ROUTE, job.model if job.facts is not None else "-", channel,
+                                   status, time.monotonic() - started, True, None)
+
+
+def setup_realtime(v1: web.Application) -> None:
+    """`GET /realtime` on the /v1 sub-app; its sessions closed when the server stops."""
+    v1[HUB] = Hub()
+    v1.router.add_get("/realtime", realtime)
+    v1.on_shutdown.append(close_sessions)
