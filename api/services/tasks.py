@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 from tortoise.queryset import QuerySet
 
 from api.services.task_callbacks import public_properties
@@ -87,7 +88,17 @@ def mj_dict(row: Midjourney, *, admin: bool, forward: bool = False) -> dict[str,
 
 
 def task_dict(row: Task, *, admin: bool) -> dict[str, Any]:
-    return _wire(row, admin=admin)
+    item = _wire(row, admin=admin)
+    if row.platform == "video" and not admin:  # a user knows a video by the gateway's id only
+        item.pop("data", None)
+        try:
+            props = orjson.loads(row.properties) if row.properties else {}
+        except orjson.JSONDecodeError:
+            props = {}
+        if isinstance(props, dict):
+            props.pop("upstream_id", None)
+            item["properties"] = orjson.dumps(props).decode()
+    return item
 
 
 async def page_mj(flt: MjFilter, offset: int, limit: int) -> tuple[list[Midjourney], int]:

@@ -8,8 +8,8 @@ export const MJ_STATUSES = { SUCCESS: 'is-success', NOT_START: 'is-light', SUBMI
 
 export const TASK_STATUSES = { SUCCESS: 'is-success', NOT_START: 'is-light', SUBMITTED: 'is-warning', IN_PROGRESS: 'is-info',
   FAILURE: 'is-danger', QUEUED: 'is-warning', UNKNOWN: 'is-light', '': 'is-light' };
-export const TASK_ACTIONS = ['MUSIC', 'LYRICS'];
-export const TASK_PLATFORMS = ['suno'];
+export const TASK_ACTIONS = ['MUSIC', 'LYRICS', 'GENERATE'];
+export const TASK_PLATFORMS = ['suno', 'video'];
 
 // "45%" → 45 (0 when absent).
 export function progressPercent(progress) {

@@ -11,6 +11,7 @@ import Pagination from '../../components/Pagination';
 import Modal from '../../components/Modal';
 import { DurationTag, ProgressCell, TaskFilterForm } from '../../components/TaskBits';
 import TableState from '../../components/TableState';
+import VideoPlayer from '../../components/VideoPlayer';
 
 // Async tasks keep their times in seconds.
 // The filter form holds datetime-local texts (the defaults: today, to one hour ahead).
@@ -46,6 +47,7 @@ export default function TaskPage() {
   const admin = isAdmin(user);
   const list = useListPage(LIST);
   const [shown, setShown] = useState(null);
+  const [playing, setPlaying] = useState(null);
   const { items, total, isLoading, mutate } = useTaskList(taskKey({ admin, ...list.params, ...toQuery(list.filters) }));
 
   // Querying again with the same filters reloads the list.
@@ -75,12 +77,21 @@ export default function TaskPage() {
                   <td><ProgressCell progress={task.progress} /></td>
                   <td><DurationTag seconds={seconds} /></td>
                   {admin && <td>{task.channel_id ? <span className="tag is-light">{task.channel_id}</span> : null}</td>}
-                  <td><span className="tag is-light">{task.platform === 'suno' ? 'Suno' : task.platform}</span></td>
+                  <td>
+                    <span className="tag is-light">
+                      {{ suno: 'Suno', video: t('task.platformVideo') }[task.platform] || task.platform}
+                    </span>
+                  </td>
                   <td>
                     <span className="tag is-light">{TASK_ACTIONS.includes(task.action) ? t(`task.action.${task.action}`) : task.action}</span>
                   </td>
                   <td>
                     <button type="button" className="button is-small is-ghost p-0" onClick={() => setShown(task)}>{task.task_id}</button>
+                    {task.platform === 'video' && status === 'SUCCESS' && (
+                      <button type="button" className="button is-small is-link is-light ml-2" onClick={() => setPlaying(task)}>
+                        {t('task.play')}
+                      </button>
+                    )}
                   </td>
                   <td>
                     <span className={`tag ${TASK_STATUSES[status] || 'is-light'}`} data-testid="task-status">
@@ -99,6 +110,11 @@ export default function TaskPage() {
       {shown && (
         <Modal title={t('task.json', { id: shown.task_id })} onClose={() => setShown(null)} testId="task-json-modal">
           <pre className="is-size-7">{taskJson(shown)}</pre>
+        </Modal>
+      )}
+      {playing && (
+        <Modal title={t('task.video', { id: playing.task_id })} onClose={() => setPlaying(null)} testId="task-video-modal">
+          <VideoPlayer taskId={playing.task_id} />
         </Modal>
       )}
     </section>
