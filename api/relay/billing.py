@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Protocol
 
 from api.relay.image_edit_form import input_images
@@ -173,10 +174,16 @@ def strategy(job: Job) -> Strategy:
 
 
 def logged_price(job: Job) -> float | None:
-    """The per-call price the request's log shows (a video's: its price per second × its seconds)."""
+    """The per-call price the request's log shows (a video's: its price per second × its seconds; an
+    images request's: its price per image × the images, at their size and quality ratios)."""
     if job.task == "video":
         return Video.price_of_video(job)
-    return _price(job).model_price
+    price = _price(job)
+    if price.model_price is not None and not job.task and MODES[job.mode].billing == Billing.IMAGES:
+        units = pricing.image_units(price, text_field(job.body, "size") or None,
+                                    text_field(job.body, "quality") or None, _int_field(job.body, "n"))
+        return float(Decimal(repr(price.model_price)) * units)
+    return price.model_price
 
 
 def pre(job: Job) -> int:

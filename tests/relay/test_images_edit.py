@@ -91,6 +91,7 @@ async def test_edit_per_call_price_per_image(gateway, fake) -> None:
     await drain(gateway)
     [log] = await consume_logs(user)
     assert log.quota == 60_000  # 0.04 × 3 × 500000
+    assert orjson.loads(log.other)["model_price"] == 0.12  # the log shows the price of the 3 images
     assert (await User.get(id=user.id)).quota == START - 60_000
 
 

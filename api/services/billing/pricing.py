@@ -328,12 +328,17 @@ def image_quota(
     """round_half_up(unit × size ratio × quality ratio × n × GR × QuotaPerUnit), unit = ModelPrice or
     0.0025 × ModelRatio USD; dall-e-3 `hd` doubles (×1.5 for 1792 sizes)."""
     unit = _dec(price.model_price) if price.model_price is not None else IMAGE_RATIO_UNIT_USD * _dec(price.model_ratio)
+    return round_half_up(unit * image_units(price, size, quality, n) * _dec(price.group_ratio) * _dec(quota_per_unit))
+
+
+def image_units(price: Price, size: str | None, quality: str | None, n: int | None) -> Decimal:
+    """How many times the unit price an images request costs: size ratio × quality ratio × n."""
     size_ratio = IMAGE_SIZE_RATIOS.get(size or "", Decimal(1))
     quality_ratio = Decimal(1)
     if price.model == "dall-e-3" and quality == "hd":
         quality_ratio = Decimal("1.5") if size in WIDE_IMAGE_SIZES else Decimal(2)
     count = n if n and n > 0 else 1
-    return round_half_up(unit * size_ratio * quality_ratio * count * _dec(price.group_ratio) * _dec(quota_per_unit))
+    return size_ratio * quality_ratio * count
 
 
 def console_prices(model_ratio: float, completion_ratio: float = 1, group_ratio: float = 1) -> tuple[float, float]:
