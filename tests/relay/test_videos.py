@@ -154,3 +154,34 @@ async def test_a_failed_video_is_refunded_and_shows_its_error(gateway, upstream)
         await drain(gateway)
         [refund] = await Log.filter(user_id=user.id, type=LogType.SYSTEM)
         assert refund.quota == pricing.per_call_quota(PER_SECOND * 4)
+
+
+async def test_the_console_plays_the_users_own_video_and_hides_the_upstream(gateway, upstream) -> None:
+    from aiohttp.test_utils import TestClient
+
+    from tests.helpers import ApiClient
+
+    _, user, key = await setup(gateway, upstream)
+    async with sdk(gateway, key) as client:
+        video = await client.videos.create(prompt="a fox", model=MODEL)
+    [upstream_id] = upstream.videos
+    upstream.finish(upstream_id)
+    await poll_all(gateway)
+    other = await rich_user("watcher", quota=QUOTA)
+    browsers = [TestClient(gateway.server), TestClient(gateway.server)]
+    try:
+        mine, theirs = ApiClient(browsers[0]), ApiClient(browsers[1])
+        await mine.login(user.username, "password123")
+        await theirs.login(other.username, "password123")
+        resp = await browsers[0].get(f"/api/task/video/{video.id}/content", headers={"New-Api-User": str(user.id)})
+        assert resp.status == 200 and await resp.read() == MP4
+        resp = await browsers[1].get(f"/api/task/video/{video.id}/content", headers={"New-Api-User": str(other.id)})
+        assert resp.status == 404
+        resp = await browsers[0].get(f"/api/task/video/{video.id}/content")  # no user header: refused
+        assert resp.status in (200, 401) and await resp.read() != MP4
+        listed = await mine.get("/api/task/self?p=0&start_timestamp=0")
+        [row] = listed["data"]["items"]
+        assert row["task_id"] == video.id and upstream_id not in orjson.dumps(row).decode()
+    finally:
+        for browser in browsers:
+            await browser.session.close()
