@@ -5,6 +5,7 @@ import {
 } from '../../constants/log';
 import Popover from '../../components/Popover';
 import PriceDetail, { parseOther } from './PriceDetail';
+import RealtimePriceDetail from './RealtimePriceDetail';
 import { describeLog } from '../../lib/logText';
 
 export function LogTypeTag({ type }) {
@@ -94,7 +95,7 @@ export default function LogRow({ log, admin, onUser }) {
         {consume && (other.model_ratio !== undefined || other.model_price !== undefined) && (
           <Popover label={t('log.priceDetail')} ariaLabel={t('log.priceDetailOf', { id: log.id })} testId={`price-detail-${log.id}`}
             buttonClassName="button is-small is-ghost p-0 ml-1">
-            <PriceDetail log={log} other={other} />
+            {other.realtime ? <RealtimePriceDetail log={log} other={other} /> : <PriceDetail log={log} other={other} />}
           </Popover>
         )}
       </td>

@@ -38,6 +38,10 @@ export const OPERATION_CARDS = {
     { ...json('ImageRatio'), help: 'option.help.ImageRatio' }, { ...json('ImageOutputRatio'), help: 'option.help.ImageOutputRatio' },
     json('GroupRatio'), json('UserUsableGroups')],
   capabilities: [{ ...json('ModelCapabilities'), help: 'option.help.ModelCapabilities' }],
+  realtime: [num('RealtimeMaxSessionsPerKey', 1), num('RealtimeIdleTimeoutSeconds', 1), num('RealtimeMaxSessionSeconds', 1),
+    { ...json('AudioRatio'), help: 'option.help.AudioRatio' },
+    { ...json('AudioCompletionRatio'), help: 'option.help.AudioCompletionRatio' },
+    { ...json('AudioCacheRatio'), help: 'option.help.AudioCacheRatio' }],
 };
 
 const monthAgo = () => {
@@ -131,6 +135,7 @@ export default function OperationSetting() {
       {card('chats')}
       {card('ratio', <ResetModelRatio onDone={mutate} />)}
       {card('capabilities')}
+      {card('realtime')}
     </div>
   );
 }
