@@ -253,3 +253,18 @@ def test_image_usage_and_the_arithmetic() -> None:
     assert output_tokens_per_image("2048x2048", "low") == 272 * 4
     assert output_tokens_per_image("1024x1024", "max") == 16640
     assert estimate_quota(price, 10, 2, 2, "1024x1024", "low") >= token_quota(images=2, output=544)
+
+
+async def test_a_type_that_cannot_edit_is_skipped(gateway, fake) -> None:
+    """A DeepSeek channel (OpenAI's format, no image endpoints) listing the model, preferred by priority,
+    cannot serve the edit: the OpenAI channel takes it, and only it is billed."""
+    await add_channel(gateway, None, models="gpt-image-1.5", type=43, base_url="http://127.0.0.1:9", priority=10)
+    await add_channel(gateway, fake, models="gpt-image-1.5", key=KEY)
+    user = await rich_user(quota=START)
+    token = await make_key(user)
+    async with sdk(gateway, token) as client:
+        result = await client.images.edit(model="gpt-image-1.5", image=files(1), prompt="a hat", quality="low")
+    assert len(result.data or []) == 1 and len(fake.seen) == 1
+    await drain(gateway)
+    [log] = await consume_logs(user)
+    assert log.quota == token_quota(images=1, output=OUTPUT_TOKENS["low"])
