@@ -67,6 +67,7 @@ class TaskAdaptor(ABC):
     platform: ClassVar[str]  # "mj" (the midjourney table) or the task table's platform ("suno", "video")
     batched: ClassVar[bool] = True  # `fetch` takes a batch of ids; False: one id per call (the poller loops)
     answer_limit: ClassVar[int] = 4 * 1024 * 1024  # bytes of an upstream answer read at most
+    fetch_timeout: ClassVar[float | None] = None  # seconds for a fetch (None: the poller's own bound)
 
     def __init__(self, base_url: str, key: str, other: str = "") -> None:
         self.base_url = base_url.rstrip("/")

@@ -40,6 +40,7 @@ log = logging.getLogger(__name__)
 LEASE_SECONDS = 120
 BATCH = 500
 FETCH_TIMEOUT = 15.0
+FETCH_CONCURRENCY = 8  # one-task fetches of one channel at a time
 DONE = "100%"
 
 
@@ -212,7 +213,8 @@ async def _poll_channel(table: Table, store: Store, http: aiohttp.ClientSession,
     key = keyring.primary(channel.key, channel.channel_info)
     adaptor = table.adaptors[channel.type](channel.base_url or "", key, channel.other or "")
     batches = [list(waiting)] if adaptor.batched else [[task_id] for task_id in waiting]
-    fetched = await asyncio.gather(*(_fetch(http, adaptor, ids, channel.type) for ids in batches),
+    gate = asyncio.Semaphore(FETCH_CONCURRENCY)
+    fetched = await asyncio.gather(*(_fetch(http, adaptor, ids, channel.type, gate) for ids in batches),
                                    return_exceptions=True)
     updates: list[TaskUpdate] = []
     for ids, got in zip(batches, fetched, strict=True):
@@ -240,9 +242,10 @@ async def _poll_channel(table: Table, store: Store, http: aiohttp.ClientSession,
 
 
 async def _fetch(http: aiohttp.ClientSession, adaptor: TaskAdaptor, ids: list[str], channel_type: int,
-                 ) -> list[TaskUpdate]:
-    up = await adaptor.authorize(adaptor.fetch(ids), http)
-    status, raw = await call(http, up, FETCH_TIMEOUT, channel_type, adaptor.answer_limit)
+                 gate: asyncio.Semaphore) -> list[TaskUpdate]:
+    async with gate:
+        up = await adaptor.authorize(adaptor.fetch(ids), http)
+        status, raw = await call(http, up, adaptor.fetch_timeout or FETCH_TIMEOUT, channel_type, adaptor.answer_limit)
     if status != 200:
         raise ValueError(f"HTTP {status}: {raw[:200]!r}")
     return adaptor.read_fetch(raw)

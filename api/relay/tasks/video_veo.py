@@ -166,6 +166,7 @@ class VeoVertexAdaptor(_Veo):
 
     vertex = True
     answer_limit = 256 * 1024 * 1024  # the operation carries the video inline, in base64
+    fetch_timeout = 120.0  # and a finished one is read whole
 
     @property
     def express(self) -> bool:
