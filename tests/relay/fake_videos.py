@@ -24,7 +24,9 @@ google/genai/models.py `_GenerateVideosParameters_to_mldev`, google/genai/operat
   only (python-genai: "not supported in Gemini API"); Veo 3 durations 4, 6, 8 (ai.google.dev video
   docs, "durationSeconds"); errors `{"error": {"code", "message", "status"}}`;
 - `GET /v1beta/{operation name}` answers the operation; done: `response.generateVideoResponse.
-  generatedSamples[].video.uri`, a file URI `…/v1beta/files/{id}:download?alt=media` that needs the key.
+  generatedSamples[].video.uri`, a file URI `…/v1beta/files/{id}:download?alt=media` that needs the key;
+  with `redirect_downloads` it answers a redirect to a signed URL without the key, as the real one may
+  (the Gemini video docs' REST example downloads it with `curl -L`).
 
 FakeVeoVertex — Veo on Vertex AI (cloud.google.com/vertex-ai/generative-ai/docs/model-reference/
 veo-video-generation): the token endpoint of FakeVertex (service accounts) or an express API key;
@@ -189,11 +191,14 @@ class FakeVeoGemini(FakeBase):
     operations: dict[str, dict[str, Any]] = field(default_factory=dict)
     seen: list[dict[str, Any]] = field(default_factory=list)
     downloads: list[str] = field(default_factory=list)
+    redirect_downloads: bool = False
+    signed_hits: int = 0
 
     def app(self) -> web.Application:
         app = web.Application()
         app.router.add_post("/v1beta/models/{target}", self.predict)
         app.router.add_get("/v1beta/files/{target}", self.download)
+        app.router.add_get("/signed/{file}", self.signed)
         app.router.add_get("/v1beta/models/{model}/operations/{op}", self.operation)
         return app
 
@@ -251,6 +256,14 @@ class FakeVeoGemini(FakeBase):
         if action != "download" or request.query.get("alt") != "media":
             return google_error(400, "INVALID_ARGUMENT", "Only alt=media downloads are served")
         self.downloads.append(file_id)
+        if self.redirect_downloads:
+            raise web.HTTPFound(f"{self.url}/signed/{file_id}.mp4?Expires=1790000000&Signature=s1g")
+        return web.Response(body=MP4, content_type="video/mp4")
+
+    async def signed(self, request: web.Request) -> web.Response:
+        if api_key_of(request) or request.query.get("Signature") != "s1g":  # signed: no key is needed, nor sent
+            return web.Response(status=403, text="Forbidden")
+        self.signed_hits += 1
         return web.Response(body=MP4, content_type="video/mp4")
 
 

@@ -144,3 +144,29 @@ async def test_veo_on_vertex_filtered_is_refunded(gateway, vertex) -> None:
         failed = await client.videos.retrieve(video.id)
         assert failed.error is not None and "safety filters" in failed.error.message
         assert await live_balance(gateway, user.id) == QUOTA
+
+
+async def test_a_redirected_download_is_followed_or_handed_out_as_the_operator_chooses(gateway, gemini) -> None:
+    await add_channel(gateway, gemini, models=FAST, type=int(ChannelType.GEMINI), key=GEMINI_KEY)
+    gemini.redirect_downloads = True
+    options = gateway.server.app[keys.OPTIONS]
+    _, key = await customer()
+    async with sdk(gateway, key) as client:
+        video = await client.videos.create(prompt="a heron", model=FAST, seconds="4", size="1280x720")
+        [name] = gemini.operations
+        gemini.finish(name)
+        await poll_all(gateway)
+        auth = {"Authorization": f"Bearer sk-{key.key}"}
+        # Proxied: the signed URL is followed without the key, to public addresses only (the fake is on loopback).
+        resp = await gateway.get(f"/v1/videos/{video.id}/content", headers=auth)
+        assert resp.status == 502 and gemini.signed_hits == 0
+        await options.update("MediaFetchPrivateEnabled", "true")
+        assert (await client.videos.download_content(video.id)).content == MP4
+        assert gemini.signed_hits == 1
+        # Redirect: the client is sent to the signed URL, which carries no key.
+        await options.update("VideoContentMode", "redirect")
+        resp = await gateway.get(f"/v1/videos/{video.id}/content", headers=auth, allow_redirects=False)
+        assert resp.status == 302 and "/signed/" in resp.headers["Location"]
+        assert GEMINI_KEY not in resp.headers["Location"]
+        assert (await client.videos.download_content(video.id)).content == MP4  # the SDK follows it
+        assert gemini.signed_hits == 2
