@@ -5,6 +5,8 @@ own ids; another user's video is 404; bad input is a 400 that changes nothing; t
 price option; a redirect to a signed URL only when the operator chooses it."""
 from __future__ import annotations
 
+import base64
+
 import openai
 import orjson
 import pytest
@@ -91,6 +93,7 @@ async def test_create_poll_retrieve_download_billed_per_second(gateway, upstream
         await drain(gateway)
         [log] = await Log.filter(user_id=user.id, type=LogType.CONSUME)
         assert (log.quota, log.model_name) == (cost, MODEL)
+        assert orjson.loads(log.other)["model_price"] == pytest.approx(PER_SECOND * 8)  # the video's price
         assert await live_balance(gateway, user.id) == QUOTA - cost
 
 
@@ -136,6 +139,17 @@ async def test_per_video_price_and_the_upstream_refusal_refunded(gateway, upstre
         assert "seconds" in refused.value.message
         assert await live_balance(gateway, user.id) == QUOTA - pricing.per_call_quota(PER_SECOND)
         assert await Task.all().count() == 1
+    # JSON with a data URL as the reference image: the upstream gets it as the form's file part.
+    data_url = "data:image/png;base64," + base64.b64encode(PNG).decode()
+    resp = await gateway.post("/v1/videos", json={"prompt": "a fox", "model": MODEL, "seconds": 4,
+                                                  "input_reference": {"image_url": data_url}},
+                              headers={"Authorization": f"Bearer sk-{key.key}"})
+    assert resp.status == 200 and (await resp.json())["seconds"] == "4"
+    assert upstream.seen[-1]["image"] == ("image/png", PNG)
+    resp = await gateway.post("/v1/videos", json={"prompt": "a fox", "model": MODEL,
+                                                  "input_reference": {"image_url": "https://example.com/a.png"}},
+                              headers={"Authorization": f"Bearer sk-{key.key}"})
+    assert resp.status == 400 and (await resp.json())["error"]["param"] == "input_reference"
 
 
 async def test_a_failed_video_is_refunded_and_shows_its_error(gateway, upstream) -> None:
