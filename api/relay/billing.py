@@ -43,7 +43,9 @@ def _int_field(body: Mapping[str, Any], name: str) -> int | None:
 @dataclass(frozen=True, slots=True)
 class Tokens:
     """Prompt and completion tokens: the prompt count and the most the answer may use reserved,
-    the usage settled (cache reads and writes at their own ratios)."""
+    the usage settled (cache reads and writes at their own ratios). A chat answer with image tokens
+    the model has image ratios for (a Gemini image model's drawings) is settled as an image model's
+    (api/services/billing/image_tokens.py; its cache reads then count as prompt tokens)."""
 
     def pre(self, job: Job) -> int:
         max_tokens = _int_field(job.body, "max_tokens") or _int_field(job.body, "max_completion_tokens")
@@ -52,7 +54,11 @@ class Tokens:
                                         quota_per_unit=_per_unit(job))
 
     def final(self, job: Job, usage: TokenUsage) -> int:
-        return pricing.settle_quota(_price(job), usage.prompt_tokens, usage.completion_tokens,
+        price = _price(job)
+        if not price.per_call and ((usage.image_tokens and price.image_ratio is not None) or
+                                   (usage.image_output_tokens and price.image_output_ratio is not None)):
+            return image_tokens.token_quota(price, usage)
+        return pricing.settle_quota(price, usage.prompt_tokens, usage.completion_tokens,
                                     cached_tokens=usage.cached_tokens,
                                     cache_creation_tokens=usage.cache_creation_tokens,
                                     cache_creation_1h_tokens=usage.cache_creation_1h_tokens,
@@ -116,6 +122,23 @@ class Task:
 
 
 @dataclass(frozen=True, slots=True)
+class Realtime:
+    """One response of a Realtime session (api/relay/realtime): reserved like a request without
+    max_tokens (PreConsumedQuota tokens at the model's ratio), settled from its `response.done`
+    usage, text and audio tokens at their own ratios (the audio ratios resolved with the price)."""
+
+    def pre(self, job: Job) -> int:
+        return pricing.pre_charge_quota(_price(job), 0, None,
+                                        pre_consumed_quota=job.options.get_int("PreConsumedQuota"),
+                                        quota_per_unit=_per_unit(job))
+
+    def final(self, job: Job, usage: TokenUsage) -> int:
+        realtime = usage if isinstance(usage, RealtimeUsage) else RealtimeUsage(
+            usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens)
+        return realtime_quota(_price(job), job.audio or AudioPrice(), realtime, quota_per_unit=_per_unit(job))
+
+
+@dataclass(frozen=True, slots=True)
 class Video(Task):
     """A video task (docs/billing.md, Videos): its ModelPrice is USD per second of video, times the
     seconds asked for — or per video for a model the option VideoPerVideoModels lists; a model priced
@@ -139,31 +162,14 @@ class Video(Task):
         return price.model_price * seconds
 
 
-@dataclass(frozen=True, slots=True)
-class Realtime:
-    """One response of a Realtime session (api/relay/realtime): reserved like a request without
-    max_tokens (PreConsumedQuota tokens at the model's ratio), settled from its `response.done`
-    usage, text and audio tokens at their own ratios (the audio ratios resolved with the price)."""
-
-    def pre(self, job: Job) -> int:
-        return pricing.pre_charge_quota(_price(job), 0, None,
-                                        pre_consumed_quota=job.options.get_int("PreConsumedQuota"),
-                                        quota_per_unit=_per_unit(job))
-
-    def final(self, job: Job, usage: TokenUsage) -> int:
-        realtime = usage if isinstance(usage, RealtimeUsage) else RealtimeUsage(
-            usage.prompt_tokens, usage.completion_tokens, usage.cached_tokens)
-        return realtime_quota(_price(job), job.audio or AudioPrice(), realtime, quota_per_unit=_per_unit(job))
-
-
 STRATEGIES: Mapping[Billing, Strategy] = {
     Billing.TOKENS: Tokens(),
     Billing.IMAGES: Images(),
     Billing.SPEECH: Speech(),
     Billing.TRANSCRIPTION: Transcription(),
     Billing.TASK: Task(),
-    Billing.REALTIME: Realtime(),
     Billing.VIDEO: Video(),
+    Billing.REALTIME: Realtime(),
 }
 
 

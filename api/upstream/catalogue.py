@@ -136,11 +136,12 @@ GLM_CODING = ("glm-4.6", "glm-4.5-air")
 PROVIDERS: tuple[Provider, ...] = (
     Provider(1, "OPENAI", ("OpenAI", "OpenAI"), OpenAIAdaptor, "https://api.openai.com", models=OPENAI_MODELS,
              native=frozenset({RESPONSES}), stream_options=True, balance=True, fetch_models=True, organization=True,
-             video="openai"),
+             video="openai", image_edits=True),
     Provider(2, "MIDJOURNEY", ("Midjourney Proxy", "Midjourney Proxy"), UnservedAdaptor, models=MJ_MODELS,
              task="midjourney"),
     Provider(3, "AZURE", ("Azure OpenAI", "Azure OpenAI"), AzureAdaptor, models=AZURE_MODELS,
              native=frozenset({RESPONSES}), stream_options=True, import_config=_config("other", "api_version"),
+             image_edits=True,
              base_url_label=("Endpoint, e.g. https://<resource>.openai.azure.com",
                              "终结点，例如 https://<resource>.openai.azure.com"),
              key=KeyFormat(("The API key (Keys and Endpoint in the Azure portal)",
@@ -155,7 +156,7 @@ PROVIDERS: tuple[Provider, ...] = (
     Provider(5, "MIDJOURNEY_PLUS", ("Midjourney Proxy Plus", "Midjourney Proxy Plus"), UnservedAdaptor,
              models=MJ_MODELS, task="midjourney-plus"),
     Provider(8, "CUSTOM", ("Custom", "自定义渠道"), CustomAdaptor, models=OPENAI_MODELS, base_url_help=CUSTOM_URL_HELP,
-             balance=True, organization=True),
+             balance=True, organization=True, image_edits=True),
     Provider(11, "PALM", ("Google PaLM2", "Google PaLM2"), UnservedAdaptor,
              "https://generativelanguage.googleapis.com",
              models=("chat-bison-001",),
@@ -212,7 +213,8 @@ PROVIDERS: tuple[Provider, ...] = (
              key=KeyFormat(("An API key from the Hunyuan console, or AppId|SecretId|SecretKey",
                             "混元控制台的 API Key，或 AppId|SecretId|SecretKey"), tencent.key_problem)),
     Provider(24, "GEMINI", ("Google Gemini", "Google Gemini"), GeminiAdaptor, "https://generativelanguage.googleapis.com",
-             models=GEMINI_MODELS, native=frozenset({GEMINI}), disable_on_403=True, video="veo"),
+             models=GEMINI_MODELS, native=frozenset({GEMINI}), disable_on_403=True, video="veo",
+             modes=frozenset({CHAT, EMBEDDINGS, IMAGES})),
     Provider(25, "MOONSHOT", ("Moonshot", "Moonshot"), OpenAIAdaptor, "https://api.moonshot.cn",
              models=("kimi-k2.6", "kimi-k2.5", "kimi-k2-thinking", "kimi-k2-turbo-preview", "moonshot-v1-128k"),
              fetch_models=True),
@@ -265,6 +267,7 @@ PROVIDERS: tuple[Provider, ...] = (
                      "zai-org/GLM-4.6", "BAAI/bge-m3", "BAAI/bge-reranker-v2-m3"),
              balance=True, fetch_models=True),
     Provider(41, "VERTEX_AI", ("Vertex AI", "Vertex AI"), VertexAdaptor, derived_url=True, models=VERTEX_MODELS,
+             modes=frozenset({CHAT, EMBEDDINGS, IMAGES}),
              import_config=_config("other", "region"), video="veo-vertex",
              native=frozenset({ANTHROPIC}), native_models=lambda model: model.startswith("claude"),
              key=KeyFormat(("A Google Cloud service-account JSON key (paste the whole file; Gemini, Claude and "
@@ -308,11 +311,11 @@ PROVIDERS: tuple[Provider, ...] = (
              stream_options=True, fetch_models=True),
     # OpenAI-compatible resellers of the reference with balance endpoints of their own.
     Provider(10, "AIPROXY", ("AIProxy", "AIProxy"), AIProxyAdaptor, "https://api.aiproxy.io", models=OPENAI_MODELS,
-             balance=True, fetch_models=True),
+             balance=True, fetch_models=True, image_edits=True),
     Provider(12, "API2GPT", ("API2GPT", "API2GPT"), API2GPTAdaptor, "https://api.api2gpt.com", models=OPENAI_MODELS,
-             balance=True, fetch_models=True),
+             balance=True, fetch_models=True, image_edits=True),
     Provider(13, "AIGC2D", ("AIGC2D", "AIGC2D"), AIGC2DAdaptor, "https://api.aigc2d.com", models=OPENAI_MODELS,
-             balance=True, fetch_models=True),
+             balance=True, fetch_models=True, image_edits=True),
 )
 
 
@@ -331,7 +334,7 @@ CATALOGUE: Mapping[int, Provider] = _index(PROVIDERS)
 ChannelType: Any = IntEnum("ChannelType", [(row.name, row.type) for row in CATALOGUE.values()])  # type: ignore[misc]
 
 # A type outside the catalogue (a reseller of the reference we do not know): OpenAI's format.
-UNKNOWN = Provider(0, "UNKNOWN", ("Unknown", "未知"), OpenAIAdaptor)
+UNKNOWN = Provider(0, "UNKNOWN", ("Unknown", "未知"), OpenAIAdaptor, image_edits=True)
 DEFAULT_TYPE = 1  # a channel created without a type
 
 

@@ -4,7 +4,9 @@ version comes from the channel's `other` (one version, or a JSON table per model
 through `:batchEmbedContents`. Image URLs in prompts are fetched by the gateway and inlined
 (`prepare`, under api/upstream/media.py's policy); document URLs go as `fileData` (Gemini fetches them).
 Conversion: contents.py (messages), schema.py (tool and output schemas), convert.py (the request, as
-the model's capability row allows), answer.py and stream.py (the answer)."""
+the model's capability row allows), answer.py and stream.py (the answer), images.py (image output in
+chat). `/v1/images/generations` serves Gemini's image models (`:generateContent`, image_generation.py)
+and Imagen (`:predict`, imagen.py)."""
 from __future__ import annotations
 
 import base64
@@ -12,14 +14,25 @@ import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+import aiohttp
 import orjson
 
-from api.upstream.base import Adaptor, RelayMeta, RelayMode, StreamChunk, StreamState, TokenUsage, UpstreamContext
+from api.upstream.base import (
+    Adaptor,
+    RelayMeta,
+    RelayMode,
+    StreamChunk,
+    StreamState,
+    TokenUsage,
+    UpstreamContext,
+    UpstreamRequest,
+)
 from api.upstream.decoders import EndOfBody
-from api.upstream.endpoints import EmbeddingsMixin
+from api.upstream.endpoints import EmbeddingsMixin, ImagesMixin
 from api.upstream.errors import RelayError
 from api.upstream.media import fetch_images
-from api.upstream.providers.gemini import convert
+from api.upstream.providers.gemini import convert, image_generation, imagen
+from api.upstream.providers.gemini.images import is_image_model, is_imagen
 from api.upstream.providers.gemini.stream import GeminiStream
 from api.upstream.sse import SSEEvent, SSEParser
 
@@ -33,14 +46,21 @@ MODELS: tuple[str, ...] = (
 )
 
 
-class GeminiAdaptor(EmbeddingsMixin, Adaptor):
+class GeminiAdaptor(EmbeddingsMixin, ImagesMixin, Adaptor):
     prepares: ClassVar[bool] = True
+    completes: ClassVar[bool] = True
 
     def __init__(self, meta: RelayMeta) -> None:
         super().__init__(meta)
         self.stream = GeminiStream(meta.name.answered)
+        self.requests = 1  # generateContent requests making the answer (`n` images of an image model)
+        self.sent: UpstreamRequest | None = None
 
     def supports(self, mode: RelayMode) -> bool:
+        if self.modes is not None and mode not in self.modes:
+            return False
+        if mode == RelayMode.IMAGES:
+            return is_image_model(self.meta.model) or is_imagen(self.meta.model)
         return mode in (RelayMode.CHAT, RelayMode.EMBEDDINGS)
 
     @property
@@ -65,10 +85,16 @@ class GeminiAdaptor(EmbeddingsMixin, Adaptor):
         base = f"{self.base_url}/{self.version}/models/{self.meta.model}"
         if (mode or self.meta.mode) == RelayMode.EMBEDDINGS:
             return f"{base}:batchEmbedContents"
+        if (mode or self.meta.mode) == RelayMode.IMAGES and is_imagen(self.meta.model):
+            return f"{base}:predict"
         return f"{base}:streamGenerateContent?alt=sse" if self.meta.is_stream else f"{base}:generateContent"
 
     def request_headers(self) -> dict[str, str]:
         return {"x-goog-api-key": self.meta.key}
+
+    def build_request(self, mode: RelayMode, body: Mapping[str, Any] | aiohttp.FormData) -> UpstreamRequest:
+        self.sent = super().build_request(mode, body)  # its headers get the credential in `authorize`
+        return self.sent
 
     async def prepare(self, body: dict[str, Any], ctx: UpstreamContext) -> None:
         parts = [part for content in [*(body.get("contents") or ()), body.get("systemInstruction") or {}]
@@ -78,6 +104,13 @@ class GeminiAdaptor(EmbeddingsMixin, Adaptor):
         images = await fetch_images(urls, allow_private=ctx.allow_private_urls)
         for part, (mime, data) in zip(parts, images, strict=True):
             part["inlineData"] = {"mimeType": mime, "data": base64.b64encode(data).decode()}
+
+    async def complete(self, raw: bytes, ctx: UpstreamContext) -> bytes:
+        """An image model's `n` images: the requests after the attempt's, their answers joined."""
+        if self.meta.mode != RelayMode.IMAGES or self.requests < 2 or self.sent is None:
+            return raw
+        more = await image_generation.more_answers(ctx, self.sent, self.requests - 1, self.convert_error)
+        return image_generation.join(raw, more)
 
     def convert_request(self, req: Mapping[str, Any]) -> dict[str, Any]:
         return convert.convert_request(req, self.meta)
@@ -93,6 +126,20 @@ class GeminiAdaptor(EmbeddingsMixin, Adaptor):
 
     def convert_error(self, status: int, body: bytes) -> RelayError:
         return convert.convert_error(status, body)
+
+    # -- images (image_generation.py, imagen.py) -----------------------------------------------------------
+
+    def convert_image_request(self, req: Mapping[str, Any]) -> dict[str, Any]:
+        if is_imagen(self.meta.model):
+            return imagen.convert_request(req, self.meta)
+        body, self.requests = image_generation.convert_request(req, self.meta)
+        return body
+
+    def convert_image_response(self, body: dict[str, Any]) -> dict[str, Any]:
+        """OpenAI's images answer; a Gemini image model's carries its token `usage` (billed by it)."""
+        if is_imagen(self.meta.model):
+            return imagen.convert_response(body)
+        return image_generation.convert_response(body)[0]
 
     # -- embeddings ---------------------------------------------------------------------------------
 

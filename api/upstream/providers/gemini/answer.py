@@ -9,7 +9,9 @@
   counts segment offsets in bytes, converted to characters): ai.google.dev/gemini-api/docs/google-search.
 - `inlineData` image parts → `message.images` (images.py: OpenRouter's shape).
 - usageMetadata → usage: thoughts are completion tokens, `cachedContentTokenCount` (part of the prompt)
-  the cache reads, tool-use prompt tokens part of the prompt.
+  the cache reads, tool-use prompt tokens part of the prompt; the IMAGE modality's counts of
+  `promptTokensDetails` and `candidatesTokensDetails` (ai.google.dev/api/generate-content#UsageMetadata)
+  the input and output image tokens (billed at ImageRatio and ImageOutputRatio).
 """
 from __future__ import annotations
 
@@ -32,6 +34,12 @@ FINISH_REASONS = {"STOP": "stop", "MAX_TOKENS": "length", "SAFETY": "content_fil
                   "IMAGE_SAFETY": "content_filter", "MALFORMED_FUNCTION_CALL": "stop"}
 
 
+def modality_tokens(details: Any, modality: str) -> int:
+    """The tokens of one modality in usageMetadata's `promptTokensDetails` or `candidatesTokensDetails`."""
+    return sum(int(d.get("tokenCount") or 0) for d in details if isinstance(d, Mapping)
+               and d.get("modality") == modality) if isinstance(details, list) else 0
+
+
 def usage_of(meta: Any) -> TokenUsage | None:
     if not isinstance(meta, Mapping):
         return None
@@ -41,7 +49,10 @@ def usage_of(meta: Any) -> TokenUsage | None:
     if not prompt and not completion:
         return None
     return TokenUsage(prompt, completion, cached_tokens=int(meta.get("cachedContentTokenCount") or 0),
-                      reasoning_tokens=thoughts)
+                      reasoning_tokens=thoughts,
+                      image_tokens=min(modality_tokens(meta.get("promptTokensDetails"), "IMAGE"), prompt),
+                      image_output_tokens=min(modality_tokens(meta.get("candidatesTokensDetails"), "IMAGE"),
+                                              completion))
 
 
 def call_id(index: int, call: Mapping[str, Any]) -> str:

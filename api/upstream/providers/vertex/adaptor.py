@@ -12,7 +12,9 @@
 - `other` is the region table, JSON: `{"default": "us-central1", "<model>": "<region>"}` (empty:
   us-central1); the region `global` uses the global endpoint. An API key has no regions.
 - Gemini models: `…/publishers/google/models/{model}:generateContent` (`:streamGenerateContent?alt=sse`),
-  the Gemini conversion as is. Embedding models: `…:predict` (embeddings.py).
+  the Gemini conversion as is. Embedding models: `…:predict` (embeddings.py). `/v1/images/generations`:
+  Gemini's image models through `:generateContent`, Imagen through `…/publishers/google/models/
+  imagen-…:predict` (the Gemini adaptor's conversions: gemini/image_generation.py, gemini/imagen.py).
   Claude models: `…/publishers/anthropic/models/{model}:rawPredict`
   (`:streamRawPredict`), the Claude Messages conversion with `anthropic_version: vertex-2023-10-16`
   in the body instead of the model and the version header; `claude-3-5-sonnet-20240620` is asked
@@ -45,6 +47,7 @@ from api.upstream.payloads import json_object
 from api.upstream.providers.claude import ClaudeAdaptor
 from api.upstream.providers.claude.convert import Platform
 from api.upstream.providers.gemini import GeminiAdaptor
+from api.upstream.providers.gemini.images import is_imagen
 from api.upstream.providers.vertex import checks, embeddings
 from api.upstream.signing import google
 
@@ -138,11 +141,13 @@ class VertexGeminiAdaptor(_Vertex, GeminiAdaptor):
     completes: ClassVar[bool] = True
 
     def supports(self, mode: RelayMode) -> bool:
-        return mode in (RelayMode.CHAT, RelayMode.EMBEDDINGS)
+        return GeminiAdaptor.supports(self, mode)
 
     def request_url(self, mode: RelayMode | None = None) -> str:
         if (mode or self.meta.mode) == RelayMode.EMBEDDINGS:
             return self.endpoint("predict")
+        if (mode or self.meta.mode) == RelayMode.IMAGES:  # Imagen predicts, Gemini's image models generate
+            return self.endpoint("predict" if is_imagen(self.meta.model) else "generateContent")
         if self.meta.is_stream:
             return self.endpoint("streamGenerateContent") + "?alt=sse"
         return self.endpoint("generateContent")
@@ -156,6 +161,8 @@ class VertexGeminiAdaptor(_Vertex, GeminiAdaptor):
 
     async def complete(self, raw: bytes, ctx: UpstreamContext) -> bytes:
         """The batches after the first (a long input list), sent a few at a time, joined in order."""
+        if self.meta.mode == RelayMode.IMAGES:
+            return await super().complete(raw, ctx)
         later: list[list[dict[str, Any]]] = getattr(self, "later", [])
         if self.meta.mode != RelayMode.EMBEDDINGS or not later:
             return raw
