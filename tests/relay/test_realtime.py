@@ -31,6 +31,7 @@ from tests.relay.realtime_kit import (  # noqa: F401
 START = 10_000_000
 
 
+@pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 async def test_two_responses_billed_to_the_unit(gateway, realtime_fakes) -> None:
     fake = await realtime_fakes(usages=[USAGE_1, USAGE_2])
     channel = await add_channel(gateway, fake, models=MODEL)

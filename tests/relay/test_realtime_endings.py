@@ -105,6 +105,7 @@ async def test_the_gateway_task_cancelled_keeps_what_was_used(gateway, realtime_
     assert await open_reservations(gateway, user.id) == {}
 
 
+@pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 async def test_a_killed_process_leaves_the_used_part_billed(gateway, realtime_fakes) -> None:
     """A process that dies mid-session: the responses done are settled already; the reservation still open
     (no response settled on it) is closed by the sweep, refunded."""
@@ -147,19 +148,22 @@ async def test_a_balance_used_up_mid_session_ends_it(gateway, realtime_fakes) ->
     assert await open_reservations(gateway, user.id) == {}
 
 
-async def test_an_idle_session_is_closed(gateway, realtime_fakes) -> None:
-    await gateway.server.app[keys.OPTIONS].update("RealtimeIdleTimeoutSeconds", "1")
+@pytest.mark.parametrize(("option", "code", "reason"), [
+    ("RealtimeIdleTimeoutSeconds", "idle_timeout", "idle timeout"),
+    ("RealtimeMaxSessionSeconds", "session_expired", "session time limit reached"),
+])
+async def test_idle_and_long_sessions_are_closed(gateway, realtime_fakes, option, code, reason) -> None:
+    await gateway.server.app[keys.OPTIONS].update(option, "1")
     fake = await realtime_fakes()
     await add_channel(gateway, fake, models=MODEL)
     user = await rich_user(quota=START)
     token = await make_key(user)
     async with sdk(gateway, token).realtime.connect(model=MODEL) as conn:
         said = (await until(conn, "error"))[-1]
-        assert said.error.code == "idle_timeout"
+        assert said.error.code == code
         with pytest.raises(ConnectionClosed) as closed:
             await conn.recv()
-        assert closed.value.rcvd is not None and (closed.value.rcvd.code, closed.value.rcvd.reason) == (
-            1000, "idle timeout")
+        assert closed.value.rcvd is not None and (closed.value.rcvd.code, closed.value.rcvd.reason) == (1000, reason)
     await sessions_over(gateway)
     assert await live_balance(gateway, user.id) == START and await open_reservations(gateway, user.id) == {}
 
