@@ -169,24 +169,31 @@ async def test_idle_and_long_sessions_are_closed(gateway, realtime_fakes, option
 
 
 async def test_shutdown_closes_sessions_cleanly(gateway, realtime_fakes) -> None:
-    fake = await realtime_fakes(usages=[USAGE_1, USAGE_2], hold=False)
+    """The server stops while a response is in progress: it is cancelled upstream and billed, then the client
+    gets an `error` event and close 1001; a new session is refused."""
+    fake = await realtime_fakes(usages=[USAGE_2], hold=True)
     await add_channel(gateway, fake, models=MODEL)
     user = await rich_user(quota=START)
     token = await make_key(user)
     async with sdk(gateway, token).realtime.connect(model=MODEL) as conn:
-        await one_response(conn)
-        closing = asyncio.get_running_loop().create_task(hub_of(gateway).close_all())
-        said = (await until(conn, "error"))[-1]
-        assert said.error.code == "server_shutdown"
+        await conn.conversation.item.create(item=USER_TEXT)
+        await conn.response.create()
+        await until(conn, "response.output_text.delta")
+        stopping = asyncio.get_running_loop().create_task(gateway.server.app.shutdown())  # the server's on_shutdown
+        events = await until(conn, "response.done")  # the reason first, then the cancelled response
+        said = [e for e in events if e.type == "error"]
+        assert [e.error.code for e in said] == ["server_shutdown"] and events[-1].response.status == "cancelled"
         with pytest.raises(ConnectionClosed) as closed:
             await conn.recv()
-        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1001
-        assert await closing == 1
+        assert closed.value.rcvd is not None and (closed.value.rcvd.code, closed.value.rcvd.reason) == (
+            1001, "server shutting down")
+        await stopping
+        assert hub_of(gateway).stopping and not hub_of(gateway).sessions
     with pytest.raises(InvalidStatus) as refused:  # a stopping server opens no new session
         async with sdk(gateway, token).realtime.connect(model=MODEL):
             pass
     assert refused.value.response.status_code == 503
     await drain(gateway)
-    assert [log.quota for log in await Log.filter(user_id=user.id, type=LogType.CONSUME)] == [QUOTA_1]
+    assert [log.quota for log in await Log.filter(user_id=user.id, type=LogType.CONSUME)] == [QUOTA_2]
+    assert await live_balance(gateway, user.id) == START - QUOTA_2
     assert await open_reservations(gateway, user.id) == {}
-    assert QUOTA_2 > 0

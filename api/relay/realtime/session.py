@@ -25,6 +25,7 @@ import orjson
 from aiohttp import web
 
 from api.i18n import language, translate
+from api.middlewares import REDIS_DOWN
 from api.relay import billing
 from api.relay.admission import admit, new_facts
 from api.relay.job import Job, Outcome
@@ -292,6 +293,11 @@ class RealtimeSession:
         except RelayError as err:
             log.info("realtime session %s ends: its next response could not be reserved (%s)", self.id, err.code)
             self.refusal = err
+            self.stop("quota")
+        except REDIS_DOWN as exc:  # no balance to reserve against: the session cannot go on unbilled
+            log.warning("realtime session %s ends: Redis unreachable (%s)", self.id, exc)
+            self.refusal = RelayError(503, translate("service_unavailable", self.lang), "new_api_error",
+                                      "service_unavailable", local=True)
             self.stop("quota")
 
 
