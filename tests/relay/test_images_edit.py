@@ -255,10 +255,12 @@ def test_image_usage_and_the_arithmetic() -> None:
     assert estimate_quota(price, 10, 2, 2, "1024x1024", "low") >= token_quota(images=2, output=544)
 
 
-async def test_a_type_that_cannot_edit_is_skipped(gateway, fake) -> None:
-    """A DeepSeek channel (OpenAI's format, no image endpoints) listing the model, preferred by priority,
-    cannot serve the edit: the OpenAI channel takes it, and only it is billed."""
-    await add_channel(gateway, None, models="gpt-image-1.5", type=43, base_url="http://127.0.0.1:9", priority=10)
+@pytest.mark.parametrize("kind", [43, 20])  # DeepSeek (no image endpoints), OpenRouter (images through chat only)
+async def test_a_type_that_cannot_edit_is_skipped(gateway, fake, kind: int) -> None:
+    """An OpenAI-format channel of a type without OpenAI's edit endpoint, listing the model and preferred
+    by priority, cannot serve the edit: it is never sent there (the fake would see it, with a key it
+    refuses); the OpenAI channel takes it, and only it is billed."""
+    await add_channel(gateway, fake, models="gpt-image-1.5", type=kind, key="sk-not-this-one", priority=10)
     await add_channel(gateway, fake, models="gpt-image-1.5", key=KEY)
     user = await rich_user(quota=START)
     token = await make_key(user)

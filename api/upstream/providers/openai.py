@@ -67,6 +67,13 @@ class OpenAIAdaptor(CompletionsMixin, EmbeddingsMixin, ModerationsMixin, ImagesM
     def supports_stream_options(self) -> bool:
         return bool(self.provider and self.provider.stream_options)
 
+    def supports(self, mode: RelayMode) -> bool:
+        """Image edits where the catalogue says the type serves OpenAI's form (`image_edits`): other
+        OpenAI-format providers have no such endpoint."""
+        if mode == RelayMode.IMAGES_EDIT and self.provider is not None and not self.provider.image_edits:
+            return False
+        return super().supports(mode)
+
     def convert_request(self, req: Mapping[str, Any]) -> dict[str, Any]:
         """Copy with the upstream model; every other field (explicit 0/False included) untouched.
         A stream asks for the final usage chunk where the provider supports `stream_options`; the

@@ -93,7 +93,7 @@ class HunyuanOpenAIAdaptor(OpenAIAdaptor):
             self.base_url = OPENAI_BASE_URL
 
     def supports(self, mode: RelayMode) -> bool:
-        return mode in OPENAI_PATHS
+        return mode in OPENAI_PATHS and super().supports(mode)
 
     def request_headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.meta.key.strip()}"}
