@@ -15,7 +15,7 @@ from api import keys
 from api.services.billing.reservations import close_orphans
 from models import Log
 from models.enums import LogType
-from tests.relay.fakes import add_channel, drain, gateway, live_balance, make_key, rich_user  # noqa: F401
+from tests.relay.fakes import add_channel, drain, gateway, live_balance, make_key, relay_of, rich_user  # noqa: F401
 from tests.relay.realtime_kit import (  # noqa: F401
     MODEL,
     QUOTA_1,
@@ -118,6 +118,7 @@ async def test_a_killed_process_leaves_the_used_part_billed(gateway, realtime_fa
         await one_response(conn)
         held = await open_reservations(gateway, user.id)
         assert len(held) == 2
+        assert await relay_of(gateway).keeper.renew() == 1  # the next response's reservation, renewed while it stands
         await drain(gateway)
         # The process dies here: nothing renews the reservation, and the sweep finds it expired.
         closed = await close_orphans(app[keys.STORE], app[keys.OPTIONS].get_int("QuotaPerUnit"),
