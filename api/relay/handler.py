@@ -231,7 +231,9 @@ async def attempt_on(job: Job, channel: ChannelInfo, native: bool) -> Outcome:
     payload: dict[str, Any] | aiohttp.FormData
     native_headers: dict[str, str] = {}
     if job.form is not None:
-        payload = upstream_form(adaptor, job.form)
+        as_json = MODES[job.mode].form_body
+        converted = as_json(adaptor, job.body, job.form.files) if as_json is not None else None
+        payload = converted if converted is not None else upstream_form(adaptor, job.form)
     elif job.inbound is not None and native:
         payload, native_headers = adaptor.native_request(job.inbound.native_body(adaptor.meta.model),
                                                          job.inbound.native_headers(adaptor.request_headers()))

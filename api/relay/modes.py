@@ -35,8 +35,8 @@ class Billing(StrEnum):
     SPEECH = "speech"  # by the characters to speak
     TRANSCRIPTION = "transcription"  # by the text heard
     TASK = "task"  # a task's per-call price, charged once the upstream took it (api/relay/tasks)
-    REALTIME = "realtime"  # each response of a Realtime session, text and audio tokens at their own ratios
     VIDEO = "video"  # a video task: per second of video (or per video), charged once the upstream took it
+    REALTIME = "realtime"  # each response of a Realtime session, text and audio tokens at their own ratios
 
 
 def text_field(body: Body, name: str) -> str:
@@ -68,6 +68,7 @@ def _answer(adaptor: AnswerReader, data: dict[str, Any]) -> tuple[dict[str, Any]
 
 
 FormFields = Callable[[Adaptor, Mapping[str, str]], dict[str, str]]
+FormBody = Callable[[Adaptor, Body, list[tuple[str, str, str, bytes]]], dict[str, Any] | None]
 
 
 def _audio_fields(adaptor: Adaptor, fields: Mapping[str, str]) -> dict[str, str]:
@@ -90,6 +91,7 @@ class Mode:
     read: Read | None = None  # a complete JSON answer → (the client's body, reported usage); None: not JSON
     billing: Billing = Billing.TOKENS
     form_fields: FormFields | None = None  # a form's text fields → the upstream's (its files go as they came)
+    form_body: FormBody | None = None  # a form → a JSON body, for an upstream that takes it so (else None)
     check_form: Callable[[dict[str, Any], Form], None] | None = None  # a form's checks, before anything is charged
     events: bool = False  # a stream of named events relayed as they come (api/relay/image_stream.py), not chunks
 
@@ -114,7 +116,8 @@ MODES: Mapping[RelayMode, Mode] = {
         default_model="gpt-image-1.5", streamable=True, multipart=True, billing=Billing.IMAGES, events=True,
         count_prompt=lambda body: count_text(text_field(body, "prompt")), check_form=check_edit_form,
         form_fields=lambda a, fields: cast(ImageEditsMixin, a).convert_image_edit_fields(fields),
-        read=lambda a, data: _images(data)),
+        form_body=lambda a, body, files: cast(ImageEditsMixin, a).convert_image_edit_body(body, files),
+        read=lambda a, data: _images(cast(ImageEditsMixin, a).convert_image_edit_response(data))),
     RelayMode.SPEECH: Mode(
         default_model="tts-1", billing=Billing.SPEECH,
         count_prompt=lambda body: count_speech_input(text_field(body, "input")),

@@ -214,7 +214,7 @@ PROVIDERS: tuple[Provider, ...] = (
                             "混元控制台的 API Key，或 AppId|SecretId|SecretKey"), tencent.key_problem)),
     Provider(24, "GEMINI", ("Google Gemini", "Google Gemini"), GeminiAdaptor, "https://generativelanguage.googleapis.com",
              models=GEMINI_MODELS, native=frozenset({GEMINI}), disable_on_403=True, video="veo",
-             modes=frozenset({CHAT, EMBEDDINGS, IMAGES})),
+             modes=frozenset({CHAT, EMBEDDINGS, IMAGES, RelayMode.IMAGES_EDIT})),
     Provider(25, "MOONSHOT", ("Moonshot", "Moonshot"), OpenAIAdaptor, "https://api.moonshot.cn",
              models=("kimi-k2.6", "kimi-k2.5", "kimi-k2-thinking", "kimi-k2-turbo-preview", "moonshot-v1-128k"),
              fetch_models=True),
@@ -267,7 +267,7 @@ PROVIDERS: tuple[Provider, ...] = (
                      "zai-org/GLM-4.6", "BAAI/bge-m3", "BAAI/bge-reranker-v2-m3"),
              balance=True, fetch_models=True),
     Provider(41, "VERTEX_AI", ("Vertex AI", "Vertex AI"), VertexAdaptor, derived_url=True, models=VERTEX_MODELS,
-             modes=frozenset({CHAT, EMBEDDINGS, IMAGES}),
+             modes=frozenset({CHAT, EMBEDDINGS, IMAGES, RelayMode.IMAGES_EDIT}),
              import_config=_config("other", "region"), video="veo-vertex",
              native=frozenset({ANTHROPIC}), native_models=lambda model: model.startswith("claude"),
              key=KeyFormat(("A Google Cloud service-account JSON key (paste the whole file; Gemini, Claude and "

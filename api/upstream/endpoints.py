@@ -50,6 +50,15 @@ class ImageEditsMixin:
     def convert_image_edit_fields(self: Any, fields: Mapping[str, str]) -> dict[str, str]:
         return {**fields, "model": self.meta.name.sent}
 
+    def convert_image_edit_body(self, body: Mapping[str, Any],
+                                files: list[tuple[str, str, str, bytes]]) -> dict[str, Any] | None:
+        """A JSON body made of the checked fields (`body`) and the file parts (name, filename, content
+        type, bytes), for an upstream that takes edits as JSON (Gemini's image models); None: the form."""
+        return None
+
+    def convert_image_edit_response(self, body: dict[str, Any]) -> dict[str, Any]:
+        return body
+
 
 class AudioMixin:
     """Speech (JSON in, audio bytes out) and transcription/translation (multipart form in)."""

@@ -24,8 +24,9 @@ Strict where Google is (each rule cites where the refusal is documented or repor
   (same page: the size is not available on Imagen 4 Fast).
 Answers: an image part per candidate (with a thoughtSignature on Gemini 3 models, as they sign image
 parts: ai.google.dev/gemini-api/docs/thought-signatures), a text part when TEXT was asked for, and
-usageMetadata with per-modality counts; Imagen `predictions[].bytesBase64Encoded` (+ mimeType), the
-last `filtered` of them replaced by a `raiFilteredReason` when `includeRaiReason` is set.
+usageMetadata with per-modality counts (input images included); Imagen
+`predictions[].bytesBase64Encoded` (+ mimeType), the last `filtered` of them replaced by a
+`raiFilteredReason` when `includeRaiReason` is set.
 """
 from __future__ import annotations
 
@@ -44,6 +45,7 @@ PNG_B64 = base64.b64encode(PNG).decode()
 TEXT = "Here is your picture."
 IMAGE_TOKENS = 1290  # one 1024×1024 image of gemini-2.5-flash-image (ai.google.dev/gemini-api/docs/pricing)
 PROMPT_TOKENS = 12
+INPUT_IMAGE_TOKENS = 258  # an image of 384 px or less in a prompt (ai.google.dev/gemini-api/docs/tokens)
 TEXT_TOKENS = 6
 SIGNATURE = "c2lnbmVkLWltYWdl"
 ASPECT_RATIOS = {"1:1", "2:3", "3:2", "3:4", "4:3", "4:5", "5:4", "9:16", "16:9", "21:9"}
@@ -139,15 +141,19 @@ class FakeGeminiImages:
         return parts
 
     @staticmethod
-    def usage(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    def usage(parts: list[dict[str, Any]], body: dict[str, Any]) -> dict[str, Any]:
         images = sum(IMAGE_TOKENS for p in parts if "inlineData" in p)
         texts = sum(TEXT_TOKENS for p in parts if "text" in p)
         details = [d for d in ({"modality": "TEXT", "tokenCount": texts} if texts else None,
                                {"modality": "IMAGE", "tokenCount": images} if images else None) if d]
-        return {"promptTokenCount": PROMPT_TOKENS, "candidatesTokenCount": images + texts,
-                "totalTokenCount": PROMPT_TOKENS + images + texts,
-                "promptTokensDetails": [{"modality": "TEXT", "tokenCount": PROMPT_TOKENS}],
-                "candidatesTokensDetails": details}
+        given = sum(INPUT_IMAGE_TOKENS for c in body.get("contents") or () if c.get("role") == "user"
+                    for p in c.get("parts") or () if "inlineData" in p)
+        prompt = [{"modality": "TEXT", "tokenCount": PROMPT_TOKENS}]
+        if given:
+            prompt.append({"modality": "IMAGE", "tokenCount": given})
+        return {"promptTokenCount": PROMPT_TOKENS + given, "candidatesTokenCount": images + texts,
+                "totalTokenCount": PROMPT_TOKENS + given + images + texts,
+                "promptTokensDetails": prompt, "candidatesTokensDetails": details}
 
     async def generate(self, request: web.Request, body: dict[str, Any], model: str,
                        action: str) -> web.StreamResponse:
@@ -158,7 +164,7 @@ class FakeGeminiImages:
         if problem:
             return error(400, "INVALID_ARGUMENT", problem)
         parts = self.parts(config, model)
-        usage = self.usage(parts)
+        usage = self.usage(parts, body)
         if action == "generateContent":
             return web.json_response({"candidates": [{"content": {"role": "model", "parts": parts},
                                                       "finishReason": "STOP", "index": 0}],

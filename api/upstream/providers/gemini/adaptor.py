@@ -6,7 +6,7 @@ through `:batchEmbedContents`. Image URLs in prompts are fetched by the gateway 
 Conversion: contents.py (messages), schema.py (tool and output schemas), convert.py (the request, as
 the model's capability row allows), answer.py and stream.py (the answer), images.py (image output in
 chat). `/v1/images/generations` serves Gemini's image models (`:generateContent`, image_generation.py)
-and Imagen (`:predict`, imagen.py)."""
+and Imagen (`:predict`, imagen.py); `/v1/images/edits` the image models (image_edit.py)."""
 from __future__ import annotations
 
 import base64
@@ -28,15 +28,16 @@ from api.upstream.base import (
     UpstreamRequest,
 )
 from api.upstream.decoders import EndOfBody
-from api.upstream.endpoints import EmbeddingsMixin, ImagesMixin
+from api.upstream.endpoints import EmbeddingsMixin, ImageEditsMixin, ImagesMixin
 from api.upstream.errors import RelayError
 from api.upstream.media import fetch_images
-from api.upstream.providers.gemini import convert, image_generation, imagen
+from api.upstream.providers.gemini import convert, image_edit, image_generation, imagen
 from api.upstream.providers.gemini.images import is_image_model, is_imagen
 from api.upstream.providers.gemini.stream import GeminiStream
 from api.upstream.sse import SSEEvent, SSEParser
 
 DEFAULT_VERSION = "v1beta"
+IMAGE_MODES = (RelayMode.IMAGES, RelayMode.IMAGES_EDIT)
 _VERSION = re.compile(r"^v\d+(alpha|beta)?\d*$")
 
 MODELS: tuple[str, ...] = (
@@ -46,7 +47,7 @@ MODELS: tuple[str, ...] = (
 )
 
 
-class GeminiAdaptor(EmbeddingsMixin, ImagesMixin, Adaptor):
+class GeminiAdaptor(EmbeddingsMixin, ImagesMixin, ImageEditsMixin, Adaptor):
     prepares: ClassVar[bool] = True
     completes: ClassVar[bool] = True
 
@@ -61,6 +62,8 @@ class GeminiAdaptor(EmbeddingsMixin, ImagesMixin, Adaptor):
             return False
         if mode == RelayMode.IMAGES:
             return is_image_model(self.meta.model) or is_imagen(self.meta.model)
+        if mode == RelayMode.IMAGES_EDIT:
+            return is_image_model(self.meta.model)
         return mode in (RelayMode.CHAT, RelayMode.EMBEDDINGS)
 
     @property
@@ -87,6 +90,8 @@ class GeminiAdaptor(EmbeddingsMixin, ImagesMixin, Adaptor):
             return f"{base}:batchEmbedContents"
         if (mode or self.meta.mode) == RelayMode.IMAGES and is_imagen(self.meta.model):
             return f"{base}:predict"
+        if (mode or self.meta.mode) == RelayMode.IMAGES_EDIT:
+            return f"{base}:generateContent"
         return f"{base}:streamGenerateContent?alt=sse" if self.meta.is_stream else f"{base}:generateContent"
 
     def request_headers(self) -> dict[str, str]:
@@ -107,7 +112,7 @@ class GeminiAdaptor(EmbeddingsMixin, ImagesMixin, Adaptor):
 
     async def complete(self, raw: bytes, ctx: UpstreamContext) -> bytes:
         """An image model's `n` images: the requests after the attempt's, their answers joined."""
-        if self.meta.mode != RelayMode.IMAGES or self.requests < 2 or self.sent is None:
+        if self.meta.mode not in IMAGE_MODES or self.requests < 2 or self.sent is None:
             return raw
         more = await image_generation.more_answers(ctx, self.sent, self.requests - 1, self.convert_error)
         return image_generation.join(raw, more)
@@ -139,6 +144,14 @@ class GeminiAdaptor(EmbeddingsMixin, ImagesMixin, Adaptor):
         """OpenAI's images answer; a Gemini image model's carries its token `usage` (billed by it)."""
         if is_imagen(self.meta.model):
             return imagen.convert_response(body)
+        return image_generation.convert_response(body)[0]
+
+    def convert_image_edit_body(self, body: Mapping[str, Any],
+                                files: list[tuple[str, str, str, bytes]]) -> dict[str, Any] | None:
+        converted, self.requests = image_edit.convert_request(body, files, self.meta)
+        return converted
+
+    def convert_image_edit_response(self, body: dict[str, Any]) -> dict[str, Any]:
         return image_generation.convert_response(body)[0]
 
     # -- embeddings ---------------------------------------------------------------------------------

@@ -40,6 +40,13 @@ TIMEOUT = aiohttp.ClientTimeout(total=300)
 def convert_request(req: Mapping[str, Any], meta: RelayMeta) -> tuple[dict[str, Any], int]:
     """(the generateContent body, how many requests make the `n` images)."""
     count = image_count(req, MAX_IMAGES)
+    body = {"contents": [{"role": "user", "parts": [{"text": prompt_of(req)}]}], "safetySettings": SAFETY_SETTINGS,
+            "generationConfig": generation_config(req, meta)}
+    return body, count
+
+
+def generation_config(req: Mapping[str, Any], meta: RelayMeta) -> dict[str, Any]:
+    """Images only, `size` as imageConfig; what Gemini has no field for is dropped with a notice."""
     config: dict[str, Any] = {"responseModalities": ["IMAGE"]}
     size = dimensions(req.get("size"))
     if size is not None:
@@ -47,14 +54,13 @@ def convert_request(req: Mapping[str, Any], meta: RelayMeta) -> tuple[dict[str, 
         if max(size) > 1024 and takes_image_size(meta.model):
             imaging["imageSize"] = "2K" if max(size) <= 2048 else "4K"
         config["imageConfig"] = imaging
-    for name in ("quality", "style", "background", "moderation", "output_format", "output_compression"):
+    for name in ("quality", "style", "background", "moderation", "output_format", "output_compression",
+                 "input_fidelity", "partial_images"):
         if req.get(name) is not None:
             meta.drop(name)
     if req.get("response_format") == "url":
         meta.drop("response_format")  # answered as b64_json: Gemini returns the bytes
-    body = {"contents": [{"role": "user", "parts": [{"text": prompt_of(req)}]}], "safetySettings": SAFETY_SETTINGS,
-            "generationConfig": config}
-    return body, count
+    return config
 
 
 def usage_of(answers: Sequence[Mapping[str, Any]]) -> TokenUsage:

@@ -14,7 +14,8 @@
 - Gemini models: `…/publishers/google/models/{model}:generateContent` (`:streamGenerateContent?alt=sse`),
   the Gemini conversion as is. Embedding models: `…:predict` (embeddings.py). `/v1/images/generations`:
   Gemini's image models through `:generateContent`, Imagen through `…/publishers/google/models/
-  imagen-…:predict` (the Gemini adaptor's conversions: gemini/image_generation.py, gemini/imagen.py).
+  imagen-…:predict` (the Gemini adaptor's conversions: gemini/image_generation.py, gemini/imagen.py);
+  `/v1/images/edits` the image models (gemini/image_edit.py).
   Claude models: `…/publishers/anthropic/models/{model}:rawPredict`
   (`:streamRawPredict`), the Claude Messages conversion with `anthropic_version: vertex-2023-10-16`
   in the body instead of the model and the version header; `claude-3-5-sonnet-20240620` is asked
@@ -146,7 +147,7 @@ class VertexGeminiAdaptor(_Vertex, GeminiAdaptor):
     def request_url(self, mode: RelayMode | None = None) -> str:
         if (mode or self.meta.mode) == RelayMode.EMBEDDINGS:
             return self.endpoint("predict")
-        if (mode or self.meta.mode) == RelayMode.IMAGES:  # Imagen predicts, Gemini's image models generate
+        if (mode or self.meta.mode) in (RelayMode.IMAGES, RelayMode.IMAGES_EDIT):  # Imagen predicts
             return self.endpoint("predict" if is_imagen(self.meta.model) else "generateContent")
         if self.meta.is_stream:
             return self.endpoint("streamGenerateContent") + "?alt=sse"
@@ -161,7 +162,7 @@ class VertexGeminiAdaptor(_Vertex, GeminiAdaptor):
 
     async def complete(self, raw: bytes, ctx: UpstreamContext) -> bytes:
         """The batches after the first (a long input list), sent a few at a time, joined in order."""
-        if self.meta.mode == RelayMode.IMAGES:
+        if self.meta.mode in (RelayMode.IMAGES, RelayMode.IMAGES_EDIT):
             return await super().complete(raw, ctx)
         later: list[list[dict[str, Any]]] = getattr(self, "later", [])
         if self.meta.mode != RelayMode.EMBEDDINGS or not later:
