@@ -122,6 +122,9 @@ async def test_another_users_video_is_404_and_bad_input_changes_nothing(gateway,
         resp = await gateway.post("/v1/videos", data=b"{not json", headers={"Authorization": f"Bearer sk-{key.key}",
                                                                                "Content-Type": "application/json"})
         assert resp.status == 400 and (await resp.json())["error"]["type"] == "invalid_request_error"
+        for no_model in (dict(prompt="x"), dict(prompt="x", model="")):  # OpenAI's default went with Sora
+            resp = await gateway.post("/v1/videos", json=no_model, headers={"Authorization": f"Bearer sk-{key.key}"})
+            assert resp.status == 400 and (await resp.json())["error"]["param"] == "model"
         assert (await Task.all().count(), len(upstream.seen)) == (rows, seen)
         assert await live_balance(gateway, user.id) == before
         resp = await gateway.get("/v1/videos/whatever")

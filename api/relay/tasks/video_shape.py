@@ -23,7 +23,6 @@ from api.relay.tasks.base import FAILURE, SUCCESS
 
 PLATFORM = "video"  # the task table's platform of video tasks
 ACTION = "GENERATE"
-DEFAULT_MODEL = "sora-2"  # OpenAI's default, when the request names none (openai/types/video_create_params.py)
 DEFAULT_SECONDS = 4  # "Defaults to 4 seconds" (ibid.)
 DEFAULT_SIZE = "720x1280"  # "Defaults to 720x1280" (ibid.)
 MAX_SECONDS = 60
@@ -111,9 +110,11 @@ def read_request(fields: dict[str, Any], file: tuple[str, bytes] | None = None) 
         raise BadVideoRequest("prompt", "is required (text)")
     if len(prompt) > MAX_PROMPT:
         raise BadVideoRequest("prompt", f"is longer than {MAX_PROMPT} characters")
-    model = fields.get("model") or DEFAULT_MODEL
-    if not isinstance(model, str) or len(model) > 100 or "\x00" in model:
-        raise BadVideoRequest("model", "must be a model name")
+    # Named always: OpenAI's own default (sora-2) went with its Sora API (shut down 2026-09-24), and a
+    # gateway's channels serve the models their operator lists.
+    model = fields.get("model")
+    if not isinstance(model, str) or not model.strip() or len(model) > 100 or "\x00" in model:
+        raise BadVideoRequest("model", "is required (a model name)")
     size = fields.get("size") or DEFAULT_SIZE
     if not isinstance(size, str) or not _SIZE.match(size):
         raise BadVideoRequest("size", "must be <width>x<height>, e.g. 1280x720")
