@@ -6,10 +6,13 @@ on Gemini image models (Gemini API and Vertex AI express mode) and on Imagen (Ge
 with a service-account key), each billed to the unit; refusals change nothing."""
 from __future__ import annotations
 
+import base64
+
 import anthropic
 import openai
 import orjson
 import pytest
+from aiohttp import web
 from google import genai
 from google.genai import types
 
@@ -151,6 +154,53 @@ async def test_anthropic_and_gemini_clients_get_images_in_their_formats(gateway,
     parts = answer.candidates[0].content.parts
     assert [p.inline_data.mime_type for p in parts if p.inline_data] == ["image/png"]
     assert answer.usage_metadata.candidates_token_count == IMAGE_TOKENS
+    await drain(gateway)
+    # two Anthropic answers (12 + 6 × 8 + 1290 × 100) × 0.15 = 19359, the native Gemini one 129012 × 0.15 → 19352
+    assert [log.quota for log in await consume_logs(user)] == [19359, 19359, 19352]
+
+
+async def test_images_of_an_openai_format_upstream_reach_gemini_and_anthropic_clients(gateway, aiohttp_server) -> None:
+    """An OpenRouter channel answers images in `message.images` (openrouter.ai/docs/guides/overview/
+    multimodal/image-generation); the fake refuses a body without `model` or `messages`, as OpenRouter's
+    chat completions reference requires both (openrouter.ai/docs/api/api-reference/chat/
+    send-chat-completion-request)."""
+    seen: list[dict] = []
+
+    async def completions(request: web.Request) -> web.Response:
+        body = await request.json()
+        seen.append(body)
+        if not body.get("model") or not isinstance(body.get("messages"), list):
+            return web.json_response({"error": {"code": 400, "message": "model and messages are required"}},
+                                     status=400)
+        message = {"role": "assistant", "content": TEXT,
+                   "images": [{"type": "image_url", "image_url": {"url": DATA_URL}}]}
+        return web.json_response({"id": "gen-1", "object": "chat.completion", "created": 1, "model": body["model"],
+                                  "choices": [{"index": 0, "message": message, "finish_reason": "stop"}],
+                                  "usage": {"prompt_tokens": 10, "completion_tokens": 20, "total_tokens": 30}})
+
+    app = web.Application()
+    app.router.add_post("/api/v1/chat/completions", completions)
+    server = await aiohttp_server(app)
+    model = FLASH_IMAGE  # OpenRouter's name for it by the channel's mapping
+    await add_channel(gateway, None, models=model, type=int(ChannelType.OPENROUTER),
+                      base_url=str(server.make_url("/api")).rstrip("/"),
+                      model_mapping=orjson.dumps({model: "google/gemini-2.5-flash-image"}).decode())
+    await gateway.server.app[keys.OPTIONS].update("ModelRatio", orjson.dumps({model: 0.15}).decode())
+    user = await rich_user()
+    token = await make_key(user)
+    google_client = genai.Client(api_key=f"sk-{token.key}", http_options=types.HttpOptions(
+        base_url=str(gateway.make_url("")), api_version="v1beta"))
+    answer = await google_client.aio.models.generate_content(model=model, contents="Draw a cat.")
+    parts = answer.candidates[0].content.parts
+    assert parts[0].text == TEXT and parts[1].inline_data.mime_type == "image/png"
+    assert parts[1].inline_data.data == base64.b64decode(PNG_B64)
+    async with anthropic.AsyncAnthropic(base_url=str(gateway.make_url("")), api_key=f"sk-{token.key}",
+                                        max_retries=0) as claude:
+        message = await claude.messages.create(model=model, max_tokens=256,
+                                               messages=[{"role": "user", "content": "Draw a cat."}])
+    assert message.content[1].model_dump(exclude_none=True) == {
+        "type": "image", "source": {"type": "base64", "media_type": "image/png", "data": PNG_B64}}
+    assert [body["model"] for body in seen] == ["google/gemini-2.5-flash-image"] * 2
 
 
 async def test_images_generate_on_an_image_model_n_requests_billed_by_tokens(gateway, google) -> None:
