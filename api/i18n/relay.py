@@ -84,6 +84,8 @@ RELAY: dict[str, tuple[str, str]] = {
         "The server is restarting: open a new session to continue", "服务器正在重启，请重新建立会话"),
     "relay_realtime_quota": (
         "The Realtime session is closed: {reason}", "Realtime 会话已关闭：{reason}"),
+    "relay_realtime_secret_model": (
+        "This client secret opens sessions of {model} only", "该临时密钥只能建立 {model} 的会话"),
     "relay_realtime_model_fixed": (
         "The model of a Realtime session is the one it was opened with ({model})",
         "Realtime 会话的模型在建立时确定（{model}），不能更改"),

@@ -66,6 +66,11 @@ log = logging.getLogger("api.relay")
 
 async def key_caller(request: web.Request, state: RelayState) -> Caller:
     key, pinned_text = parse_key(request)
+    return await caller_of(request, state, key, pinned_text)
+
+
+async def caller_of(request: web.Request, state: RelayState, key: str, pinned_text: str = "") -> Caller:
+    """The owner of an API key (without `sk-`), checked, and the channel an administrator pins."""
     if not key:
         raise refuse(request, 401, "relay_no_key", "missing_api_key", "invalid_request_error")
     token = await state.auth.token(key)

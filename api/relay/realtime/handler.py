@@ -17,10 +17,12 @@ from aiohttp import web
 
 from api.relay.admission import admission, check_model_allowed, usable_group
 from api.relay.attempts import first_channel, relay_with_retries
-from api.relay.handler import key_caller
+from api.relay.auth import parse_key
+from api.relay.handler import caller_of
 from api.relay.job import Job, refuse
 from api.relay.realtime.hub import HUB, Hub, close_sessions
 from api.relay.realtime.limits import take
+from api.relay.realtime.secrets import create_client_secret, first_update, is_secret, resolve
 from api.relay.realtime.session import RealtimeSession
 from api.relay.realtime.upstream import MAX_FRAME, UPSTREAM
 from api.relay.settling import settle_shielded
@@ -39,13 +41,21 @@ HEARTBEAT = 30.0  # seconds between pings to the client (a connection that stops
 async def realtime(request: web.Request) -> web.StreamResponse:
     state = relay_state(request)
     hub = request.config_dict[HUB]
-    caller = await key_caller(request, state)
+    key, pinned_text = parse_key(request)
+    grant = await resolve(state.auth.store, key) if is_secret(key) else None
+    if is_secret(key) and grant is None:  # a client secret unknown or expired
+        raise refuse(request, 401, "relay_invalid_key", "invalid_api_key", "invalid_request_error")
+    caller = await caller_of(request, state, grant.key, "") if grant is not None else \
+        await caller_of(request, state, key, pinned_text)
     client = web.WebSocketResponse(protocols=(SUBPROTOCOL,), max_msg_size=MAX_FRAME, heartbeat=HEARTBEAT)
     if not client.can_prepare(request).ok:
         raise refuse(request, 400, "relay_realtime_not_websocket", "websocket_required", "invalid_request_error")
-    model = request.query.get("model", "").strip()
+    model = request.query.get("model", "").strip() or (grant.model if grant is not None else "")
     if not model:
         raise refuse(request, 400, "relay_model_required", "model_required", "invalid_request_error")
+    if grant is not None and model != grant.model:
+        raise refuse(request, 400, "relay_realtime_secret_model", "invalid_value", "invalid_request_error",
+                     model=grant.model)
     if hub.stopping:
         raise refuse(request, 503, "service_unavailable", "service_unavailable")
     options = state.options
@@ -77,7 +87,8 @@ async def realtime(request: web.Request) -> web.StreamResponse:
             await settle_shielded(job, None)
             raise
         status = 101
-        await RealtimeSession(job, client, upstream, slot, hub, session_id).run()
+        first = first_update(grant) if grant is not None else None
+        await RealtimeSession(job, client, upstream, slot, hub, session_id, first).run()
         return client
     except RelayError as err:
         status = err.status
@@ -90,7 +101,9 @@ async def realtime(request: web.Request) -> web.StreamResponse:
 
 
 def setup_realtime(v1: web.Application) -> None:
-    """`GET /realtime` on the /v1 sub-app; its sessions closed when the server stops."""
+    """`GET /realtime` and `POST /realtime/client_secrets` on the /v1 sub-app; its sessions closed when the
+    server stops."""
     v1[HUB] = Hub()
     v1.router.add_get("/realtime", realtime)
+    v1.router.add_post("/realtime/client_secrets", create_client_secret)
     v1.on_shutdown.append(close_sessions)

@@ -76,9 +76,10 @@ def sniff(data: str) -> tuple[str, dict[str, Any]]:
 
 class RealtimeSession:
     def __init__(self, job: Job, client: web.WebSocketResponse, upstream: aiohttp.ClientWebSocketResponse,
-                 slot: Slot, hub: Hub, session_id: str) -> None:
+                 slot: Slot, hub: Hub, session_id: str, first: dict[str, Any] | None = None) -> None:
         self.job, self.client, self.upstream = job, client, upstream
         self.slot, self.hub, self.id = slot, hub, session_id
+        self.first = first  # a client secret's configuration, sent upstream before anything else
         self.task: asyncio.Task[object] | None = None
         self.ending_task: asyncio.Task[None] | None = None
         self.started = self.last_activity = time.monotonic()
@@ -184,7 +185,13 @@ class RealtimeSession:
     # -- the two directions -----------------------------------------------------------------------
 
     async def from_client(self) -> str:
-        """Client frames to the upstream; "upstream" when the upstream can no longer take them."""
+        """Client frames to the upstream (after a client secret's configuration); "upstream" when the
+        upstream can no longer take them."""
+        if self.first is not None:
+            try:
+                await self.upstream.send_str(orjson.dumps({**self.first, "event_id": event_id()}).decode())
+            except (ConnectionError, aiohttp.ClientError):
+                return "upstream"
         async for msg in self.client:
             if msg.type not in (aiohttp.WSMsgType.TEXT, aiohttp.WSMsgType.BINARY):
                 break

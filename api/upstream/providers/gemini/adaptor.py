@@ -64,8 +64,7 @@ class GeminiAdaptor(EmbeddingsMixin, ImagesMixin, ImageEditsMixin, Adaptor):
             return is_image_model(self.meta.model) or is_imagen(self.meta.model)
         if mode == RelayMode.IMAGES_EDIT:
             return is_image_model(self.meta.model)
-        # Imagen only predicts images: chat and embeddings are answered 501 here, not sent to fail upstream
-        return mode in (RelayMode.CHAT, RelayMode.EMBEDDINGS) and not is_imagen(self.meta.model)
+        return mode in (RelayMode.CHAT, RelayMode.EMBEDDINGS)
 
     @property
     def version(self) -> str:

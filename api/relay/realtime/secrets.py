@@ -1,0 +1,130 @@
+"""Client secrets of the Realtime API: `POST /v1/realtime/client_secrets` (the openai SDK's
+`client.realtime.client_secrets.create`) answers a short-lived key, `ek_…`, that a browser uses in place of
+the API key to open sessions on this gateway's `/v1/realtime` (the subprotocol `openai-insecure-api-key.ek_…`,
+or `Authorization: Bearer ek_…`), each billed to the key that made it.
+
+The secret is the gateway's own, never a provider's: a provider's ephemeral key would let its holder use the
+channel's account directly, past the gateway's billing and limits. As OpenAI's (the SDK's
+types/realtime/client_secret_create_params.py): `expires_after.seconds` 10 to 7200, 600 by default, anchored
+at its creation; it opens any number of sessions until it expires, and a session opened goes on after that;
+`session` is a realtime session's configuration, whose `model` every session of the secret uses and whose
+other fields are sent upstream as the session's first `session.update`. Transcription sessions are not relayed.
+"""
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from aiohttp import web
+
+from api.bodies import read_body
+from api.relay.admission import check_model_allowed, check_served, price_of, usable_group
+from api.relay.auth import parse_key
+from api.relay.handler import caller_of
+from api.relay.job import Job, refuse
+from api.relay.state import relay_state
+from api.services.model_name import ModelName
+from api.services.passwords import sha256_hex
+from api.services.store import Store
+from api.upstream.base import RelayMode
+from api.upstream.errors import RelayError
+
+SECRET_PREFIX = "ek_"
+DEFAULT_SECONDS, MIN_SECONDS, MAX_SECONDS = 600, 10, 7200
+ROUTE = "/v1/realtime/client_secrets"
+
+
+@dataclass(frozen=True, slots=True)
+class Grant:
+    """What a client secret stands for."""
+
+    key: str  # the API key that made it (without sk-): its sessions are that key's
+    model: str
+    session: dict[str, Any]  # the configuration sent upstream when a session opens
+
+
+def _redis_key(store: Store, secret: str) -> str:
+    return f"{store.prefix}rtsecret:{sha256_hex(secret)}"  # the secret itself is never stored
+
+
+def is_secret(key: str) -> bool:
+    return key.startswith(SECRET_PREFIX)
+
+
+async def resolve(store: Store, secret: str) -> Grant | None:
+    """The grant of a live client secret; None when unknown or expired."""
+    raw = await store.redis.get(_redis_key(store, secret))
+    if raw is None:
+        return None
+    data = orjson.loads(raw)
+    return Grant(str(data["k"]), str(data["m"]), dict(data["s"]))
+
+
+def first_update(grant: Grant) -> dict[str, Any] | None:
+    """The `session.update` that applies the secret's configuration, when it says more than the model."""
+    config = {k: v for k, v in grant.session.items() if k not in ("type", "model")}
+    return {"type": "session.update", "session": {"type": "realtime", **config}} if config else None
+
+
+def _invalid(request: web.Request, param: str, problem: str) -> RelayError:
+    err = refuse(request, 400, "relay_invalid_param", "invalid_parameter", "invalid_request_error", param=param,
+                 problem=problem)
+    err.param = param
+    return err
+
+
+def _lifetime(request: web.Request, body: dict[str, Any]) -> int:
+    expires = body.get("expires_after")
+    if expires is None:
+        return DEFAULT_SECONDS
+    if not isinstance(expires, dict):
+        raise _invalid(request, "expires_after", "an object")
+    if expires.get("anchor", "created_at") != "created_at":
+        raise _invalid(request, "expires_after.anchor", "only created_at")
+    seconds = expires.get("seconds", DEFAULT_SECONDS)
+    if not isinstance(seconds, int) or isinstance(seconds, bool) or not MIN_SECONDS <= seconds <= MAX_SECONDS:
+        raise _invalid(request, "expires_after.seconds", f"a whole number from {MIN_SECONDS} to {MAX_SECONDS}")
+    return seconds
+
+
+async def create_client_secret(request: web.Request) -> web.Response:
+    """POST /v1/realtime/client_secrets: checked as a session would be (key, group, model, price, a serving
+    channel); nothing is charged until a session uses it."""
+    state = relay_state(request)
+    key, _ = parse_key(request)
+    if is_secret(key):  # a secret makes no other
+        raise refuse(request, 401, "relay_invalid_key", "invalid_api_key", "invalid_request_error")
+    caller = await caller_of(request, state, key)
+    raw = await read_body(request)
+    try:
+        body = orjson.loads(raw) if raw else {}
+    except orjson.JSONDecodeError:
+        body = None
+    if not isinstance(body, dict):
+        raise refuse(request, 400, "relay_invalid_body", "invalid_request_body", "invalid_request_error")
+    seconds = _lifetime(request, body)
+    session = body.get("session", {})
+    if not isinstance(session, dict):
+        raise _invalid(request, "session", "an object")
+    if session.get("type", "realtime") != "realtime":
+        raise _invalid(request, "session.type", "realtime (transcription sessions are not relayed)")
+    model = session.get("model")
+    if not isinstance(model, str) or not model.strip():
+        raise refuse(request, 400, "relay_model_required", "model_required", "invalid_request_error")
+    model = model.strip()
+    job = Job(request, state, state.options, RelayMode.REALTIME, ROUTE, caller, {"model": model})
+    job.name = ModelName(model)
+    job.group = usable_group(request, state.options, caller.user, caller.token.group if caller.token else "")
+    check_model_allowed(job)
+    job.price = price_of(job)
+    await check_served(job)
+    secret = SECRET_PREFIX + os.urandom(22).hex()  # 47 characters: within an API key's length
+    config = {**session, "type": "realtime", "model": model}
+    await state.auth.store.redis.set(_redis_key(state.auth.store, secret),
+                                     orjson.dumps({"k": key, "m": model, "s": config}), px=seconds * 1000)
+    answer = {"value": secret, "expires_at": int(time.time()) + seconds,
+              "session": {**config, "object": "realtime.session", "id": "sess_" + os.urandom(12).hex()}}
+    return web.Response(body=orjson.dumps(answer), content_type="application/json")
