@@ -71,8 +71,10 @@ DEFAULT_MODEL_RATIO: dict[str, float] = {
     "gemini-3.1-flash-lite-preview": 0.125,
     # Gemini image models (USD per MTok, ai.google.dev/gemini-api/docs/pricing: 2.5 Flash Image in 0.30, text
     # out 2.50, image out 30 — $0.039 a 1290-token image; 3 Pro Image in 2, text out 12, image out 120 —
-    # $0.134 a 1K/2K image); their image output at ImageOutputRatio
+    # $0.134 a 1K/2K image; 3.1 Flash Image in 0.50, text out 3, image out 60 — $0.067 a 1120-token 1K image, as
+    # docs.ai.it.ufl.edu and therouter.ai quote it); their image output at ImageOutputRatio
     "gemini-2.5-flash-image": 0.15, "gemini-3-pro-image": 1, "gemini-3-pro-image-preview": 1,
+    "gemini-3.1-flash-image": 0.25, "gemini-3.1-flash-image-preview": 0.25,
     # OpenRouter (the providers' own prices), Perplexity, xAI
     "openai/gpt-4o": 1.25, "openai/gpt-4o-mini": 0.075, "anthropic/claude-3.5-sonnet": 1.5,
     "google/gemini-flash-1.5": 0.0375, "meta-llama/llama-3.1-70b-instruct": 0.06, "deepseek/deepseek-chat": 0.135,
@@ -169,7 +171,7 @@ DEFAULT_COMPLETION_RATIO: dict[str, float] = {
     "gemini-2.5-pro": 8, "gemini-2.5-flash": 8.3333,
     "gemini-3-pro-preview": 6, "gemini-3.1-pro-preview": 6, "gemini-3-flash-preview": 6,
     "gemini-3.1-flash-lite-preview": 6, "gemini-2.5-flash-image": 8.3333, "gemini-3-pro-image": 6,
-    "gemini-3-pro-image-preview": 6,
+    "gemini-3-pro-image-preview": 6, "gemini-3.1-flash-image": 6, "gemini-3.1-flash-image-preview": 6,
     "deepseek-reasoner": 3.98, "qwen-turbo": 2, "qwen-plus": 2.5, "qwen-max": 4,
     "MiniMax-Text-01": 8, "gpt-4.1": 4, "gpt-4.1-mini": 4, "gpt-4.1-nano": 4, "gpt-4.5-preview": 2,
     "gemini-2.5-flash-lite": 4, "openai/gpt-4o": 4, "openai/gpt-4o-mini": 4, "anthropic/claude-3.5-sonnet": 5,
@@ -268,10 +270,11 @@ DEFAULT_CREATE_CACHE_RATIO_1H: dict[str, float] = {name: ONE_HOUR_WRITE_RATIO fo
 # llmreference.com/model/gpt-image-1.5/openai-api) → 8/5 and 32/5 over its ModelRatio 2.5.
 DEFAULT_IMAGE_RATIO: dict[str, float] = {"gpt-image-1.5": 1.6}
 DEFAULT_IMAGE_OUTPUT_RATIO: dict[str, float] = {"gpt-image-1.5": 6.4}
-# Gemini image models: output image tokens $30 (2.5 Flash Image) and $120 (3 Pro Image) per 1M over their
-# input prices $0.30 and $2 (ModelRatio above); their input images cost what input text does.
+# Gemini image models: output image tokens $30 (2.5 Flash Image), $120 (3 Pro Image) and $60 (3.1 Flash Image)
+# per 1M over their input prices $0.30, $2 and $0.50 (ModelRatio above); input images cost what input text does.
 DEFAULT_IMAGE_OUTPUT_RATIO |= {"gemini-2.5-flash-image": 100, "gemini-3-pro-image": 60,
-                               "gemini-3-pro-image-preview": 60}
+                               "gemini-3-pro-image-preview": 60, "gemini-3.1-flash-image": 120,
+                               "gemini-3.1-flash-image-preview": 120}
 
 # dall-e sizes (new-api relay-image.go); other sizes count 1.
 IMAGE_SIZE_RATIOS: dict[str, Decimal] = {

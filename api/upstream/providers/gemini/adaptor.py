@@ -44,6 +44,7 @@ MODELS: tuple[str, ...] = (
     "gemini-3.1-pro-preview", "gemini-3-flash-preview", "gemini-3.1-flash-lite-preview",
     "gemini-2.5-pro", "gemini-2.5-flash", "gemini-2.5-flash-lite", "gemini-2.0-flash", "gemini-2.0-flash-lite",
     "gemini-1.5-pro", "gemini-1.5-flash", "gemini-embedding-001", "text-embedding-004",
+    "gemini-3.1-flash-image", "gemini-3-pro-image",  # image models (ai.google.dev/gemini-api/docs/deprecations)
 )
 
 
@@ -64,7 +65,8 @@ class GeminiAdaptor(EmbeddingsMixin, ImagesMixin, ImageEditsMixin, Adaptor):
             return is_image_model(self.meta.model) or is_imagen(self.meta.model)
         if mode == RelayMode.IMAGES_EDIT:
             return is_image_model(self.meta.model)
-        return mode in (RelayMode.CHAT, RelayMode.EMBEDDINGS)
+        # Imagen only predicts images: chat and embeddings are answered 501 here, not sent to fail upstream
+        return mode in (RelayMode.CHAT, RelayMode.EMBEDDINGS) and not is_imagen(self.meta.model)
 
     @property
     def version(self) -> str:

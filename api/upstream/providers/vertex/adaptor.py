@@ -62,7 +62,7 @@ _DATED = re.compile(r"^(claude-.+)-(\d{8})$")
 # Anthropic's names (what clients send and prices are set for); vertex_model() gives Vertex's.
 MODELS: tuple[str, ...] = (
     "gemini-3.1-pro-preview", "gemini-3-flash-preview", "gemini-3.1-flash-lite-preview",
-    "gemini-2.5-pro", "gemini-2.5-flash", "gemini-2.5-flash-lite",
+    "gemini-2.5-pro", "gemini-2.5-flash", "gemini-2.5-flash-lite", "gemini-3.1-flash-image", "gemini-3-pro-image",
     "gemini-embedding-001", "text-embedding-005", "text-multilingual-embedding-002",
     "claude-fable-5-1", "claude-opus-5-5", "claude-sonnet-5-5", "claude-opus-4-8", "claude-opus-4-7", "claude-opus-4-6",
     "claude-sonnet-4-6", "claude-opus-4-5-20251101", "claude-sonnet-4-5-20250929", "claude-haiku-4-5-20251001",
