@@ -119,6 +119,7 @@ class FakeGeminiImages:
     def __init__(self, key: str = "AIza-upstream", filtered: int = 0) -> None:
         self.key = key
         self.filtered = filtered  # Imagen predictions replaced by a raiFilteredReason (from the last)
+        self.unsafe = False  # image models answer finishReason IMAGE_SAFETY without an image
         self.judge = FakeGemini()
         self.judge.issued.add(SIGNATURE)  # the signature this fake puts on Gemini 3 images
         self.seen: list[dict[str, Any]] = []
@@ -165,6 +166,10 @@ class FakeGeminiImages:
             return error(400, "INVALID_ARGUMENT", problem)
         parts = self.parts(config, model)
         usage = self.usage(parts, body)
+        if self.unsafe:  # ai.google.dev/api/generate-content#FinishReason: IMAGE_SAFETY, no content
+            return web.json_response({"candidates": [{"finishReason": "IMAGE_SAFETY", "index": 0,
+                                                      "finishMessage": "Unable to show the generated image."}],
+                                      "usageMetadata": self.usage([], body), "modelVersion": model})
         if action == "generateContent":
             return web.json_response({"candidates": [{"content": {"role": "model", "parts": parts},
                                                       "finishReason": "STOP", "index": 0}],

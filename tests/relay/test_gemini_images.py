@@ -221,6 +221,19 @@ async def test_images_generate_on_an_image_model_n_requests_billed_by_tokens(gat
     assert await live_balance(gateway, user.id) == user.quota - 38704
 
 
+async def test_an_image_blocked_by_gemini_is_refunded(gateway, google) -> None:
+    fake = await google()
+    fake.unsafe = True
+    user, token = await setup(gateway, fake)
+    async with sdk(gateway, token) as client:
+        with pytest.raises(openai.BadRequestError, match="Unable to show the generated image") as refused:
+            await client.images.generate(model=FLASH_IMAGE, prompt="Something unsafe")
+    assert refused.value.body["code"] == "content_policy_violation"
+    await drain(gateway)
+    assert await consume_logs(user) == []
+    assert await live_balance(gateway, user.id) in (None, user.quota)
+
+
 async def test_imagen_on_the_gemini_api_per_image_and_refusals_change_nothing(gateway, google) -> None:
     fake = await google()
     user, token = await setup(gateway, fake)
@@ -231,6 +244,9 @@ async def test_imagen_on_the_gemini_api_per_image_and_refusals_change_nothing(ga
             await client.images.generate(model=IMAGEN, prompt="A lighthouse", n=5)
         with pytest.raises(openai.BadRequestError, match="WIDTHxHEIGHT"):
             await client.images.generate(model=IMAGEN, prompt="A lighthouse", size="large")
+        with pytest.raises(openai.APIStatusError) as chat:  # Imagen does not chat: answered here
+            await client.chat.completions.create(model=IMAGEN, messages=[{"role": "user", "content": "Hi"}])
+    assert chat.value.status_code == 501
     assert refused.value.status_code == 400
     assert [d.b64_json for d in answer.data] == [PNG_B64] * 3
     [seen] = fake.seen  # the refusals sent nothing
