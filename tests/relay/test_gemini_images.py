@@ -297,3 +297,28 @@ async def test_image_model_on_vertex_express_mode(gateway, vertex) -> None:
     assert seen["body"]["generationConfig"]["imageConfig"] == {"aspectRatio": "16:9", "imageSize": "4K"}
     log = await settled_log(gateway, user)
     assert log.quota == round((PROMPT_TOKENS + IMAGE_TOKENS * 100) * 0.15)
+
+
+async def test_the_fake_refuses_what_google_refuses(google, aiohttp_client) -> None:
+    fake = await google()
+    http = await aiohttp_client(fake.server)
+    headers = {"x-goog-api-key": fake.key}
+    ask = {"contents": [{"role": "user", "parts": [{"text": "Draw"}]}]}
+    cases = [
+        ("gemini-2.5-flash", "generateContent", {**ask, "generationConfig": {"responseModalities": ["TEXT", "IMAGE"]}},
+         "does not support the requested response modalities"),
+        (FLASH_IMAGE, "generateContent", {**ask, "generationConfig": {"candidateCount": 2}}, "Multiple candidates"),
+        (FLASH_IMAGE, "generateContent", {**ask, "generationConfig": {"imageConfig": {"aspectRatio": "7:3"}}},
+         "Unsupported aspect ratio"),
+        (PRO_IMAGE, "generateContent", {"contents": [*ask["contents"], {"role": "model", "parts": [
+            {"inlineData": {"mimeType": "image/png", "data": PNG_B64}}]}, *ask["contents"]]}, "thought_signature"),
+        (IMAGEN, "predict", {"instances": [{"prompt": "x"}], "parameters": {"sampleCount": 5}}, "out of range"),
+        (IMAGEN, "predict", {"instances": [{"prompt": "x"}], "parameters": {"aspectRatio": "3:2"}},
+         "Unsupported aspect ratio"),
+        ("imagen-4.0-fast-generate-001", "predict",
+         {"instances": [{"prompt": "x"}], "parameters": {"sampleImageSize": "2K"}}, "Unsupported image size"),
+    ]
+    for model, action, body, message in cases:
+        resp = await http.post(f"/v1beta/models/{model}:{action}", json=body, headers=headers)
+        error = (await resp.json())["error"]
+        assert (resp.status, error["status"]) == (400, "INVALID_ARGUMENT") and message in error["message"], model
