@@ -15,6 +15,7 @@ from api.relay.modes import MODES, Billing, text_field
 from api.services.billing import image_tokens, pricing
 from api.services.billing.realtime_pricing import AudioPrice, RealtimeUsage, realtime_quota
 from api.upstream.base import TokenUsage
+from api.upstream.providers.gemini.images import most_output_tokens
 
 if TYPE_CHECKING:
     from api.relay.job import Job
@@ -82,7 +83,8 @@ class Images:
             return self.per_image(job)
         size, quality = text_field(job.body, "size") or None, text_field(job.body, "quality") or None
         tokens = image_tokens.estimate_quota(price, job.prompt_tokens, input_images(job.form),
-                                             _int_field(job.body, "n"), size, quality)
+                                             _int_field(job.body, "n"), size, quality,
+                                             per_image=most_output_tokens(job.model))
         return max(self.per_image(job), tokens)
 
     def final(self, job: Job, usage: TokenUsage) -> int:

@@ -221,6 +221,21 @@ async def test_images_generate_on_an_image_model_n_requests_billed_by_tokens(gat
     assert await live_balance(gateway, user.id) == user.quota - 38704
 
 
+async def test_reservation_of_an_image_model_is_its_own_most(gateway, google) -> None:
+    fake = await google()
+    await priced(gateway)
+    await add_channel(gateway, None, models=FLASH_IMAGE, type=int(ChannelType.GEMINI), base_url=fake.url,
+                      key=fake.key)
+    user = await rich_user(quota=20_000)  # one image reserved at (0 + 1290 × 100) × 0.15 = 19350
+    token = await make_key(user)
+    async with sdk(gateway, token) as client:
+        await client.images.generate(model=FLASH_IMAGE, prompt="A red fox")
+        with pytest.raises(openai.PermissionDeniedError):  # two images: 38700 reserved, more than is left
+            await client.images.generate(model=FLASH_IMAGE, prompt="A red fox", n=2)
+    log = await settled_log(gateway, user)
+    assert log.quota == 19352 and len(fake.seen) == 1
+
+
 async def test_an_image_blocked_by_gemini_is_refunded(gateway, google) -> None:
     fake = await google()
     fake.unsafe = True

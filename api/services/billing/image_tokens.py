@@ -67,12 +67,12 @@ def output_tokens_per_image(size: str | None, quality: str | None) -> int:
 
 
 def estimate_quota(price: Price, prompt_tokens: int, input_images: int, n: int | None, size: str | None,
-                   quality: str | None) -> int:
+                   quality: str | None, per_image: int | None = None) -> int:
     """The reservation of an image model billed by tokens: the prompt counted locally, each input
-    image at INPUT_IMAGE_TOKENS and each of the `n` output images at its most, at their ratios."""
+    image at INPUT_IMAGE_TOKENS and each of the `n` output images at its most, at their ratios
+    (`per_image`: the most one output image of this model takes, where it is not OpenAI's table)."""
     count = n if n and n > 0 else 1
-    usage = TokenUsage(prompt_tokens + input_images * INPUT_IMAGE_TOKENS,
-                       count * output_tokens_per_image(size, quality),
-                       image_tokens=input_images * INPUT_IMAGE_TOKENS,
-                       image_output_tokens=count * output_tokens_per_image(size, quality))
+    output = per_image if per_image is not None else output_tokens_per_image(size, quality)
+    usage = TokenUsage(prompt_tokens + input_images * INPUT_IMAGE_TOKENS, count * output,
+                       image_tokens=input_images * INPUT_IMAGE_TOKENS, image_output_tokens=count * output)
     return token_quota(price, usage)

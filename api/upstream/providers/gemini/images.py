@@ -44,6 +44,17 @@ def is_imagen(model: str) -> bool:
     return base_name(model).startswith("imagen-")
 
 
+def most_output_tokens(model: str) -> int | None:
+    """The most one image of a Gemini image model takes in output tokens (its largest size), None for
+    another model: 2.5 Flash Image 1290 (ai.google.dev/gemini-api/docs/pricing), 3 Pro Image 2000 at 4K,
+    3.1 Flash Image and later 2520 at 4K (cloud.google.com/gemini-enterprise-agent-platform/models/gemini/
+    3-1-flash-image-preview: "747 tokens for 512p …, and 2520 tokens for 4K")."""
+    if not is_image_model(model):
+        return None
+    name = base_name(model)
+    return 1290 if name.startswith("gemini-2.5") else 2000 if name.startswith("gemini-3-pro") else 2520
+
+
 def takes_image_size(model: str) -> bool:
     """`imageConfig.imageSize` is a Gemini 3 image model's (gemini-2.5-flash-image draws 1K only)."""
     return base_name(model).startswith("gemini-3")
