@@ -32,6 +32,8 @@ NEGATIVE_TTL = 2.0  # unknown keys: short, so a key created a moment ago works a
 REDIS_TTL = 3600
 MAX_LOCAL = 100_000
 
+KEY_MAX = 48  # models.Token.key: the longest key a row can hold (a longer one is no key)
+
 _FILL = """
 if (redis.call('GET', KEYS[2]) or '0') ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1])
@@ -226,7 +228,7 @@ class KeyAuth:
 
     # -- lookups --------------------------------------------------------------------------------
     async def token(self, key: str) -> TokenInfo | None:
-        if not key or not key.isascii():  # keys are ASCII; a header's undecodable bytes are no key
+        if not key or not key.isascii() or len(key) > KEY_MAX:  # keys are ASCII and fit their column
             return None
         key_hash = sha256_hex(key)
         hit = self._tokens.get(key_hash)

@@ -177,6 +177,8 @@ async def test_each_key_refusal_has_its_own_status_and_message(gateway, upstream
     cases: list[tuple[dict, int, str, dict]] = []
     cases.append(({}, 401, "missing_api_key", BODY))
     cases.append(({"Authorization": "Bearer sk-" + "x" * 48}, 401, "invalid_api_key", BODY))
+    for length in (49, 64, 4000):  # longer than any key's column: no key (once a 500 from the database)
+        cases.append(({"Authorization": "Bearer sk-" + "x" * length}, 401, "invalid_api_key", BODY))
     disabled = await make_key(user, status=TokenStatus.DISABLED)
     cases.append((headers_for(disabled), 401, "key_disabled", BODY))
     expired = await make_key(user, expired_time=int(time.time()) - 10)
