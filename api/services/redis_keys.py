@@ -11,6 +11,7 @@ deployment's prefix (REDIS_PREFIX):
   {u}:rpm:<minute> {u}:tpm:<minute> {u}:conc, {u}:trpm:<token>:<minute> {u}:ttpm:… {u}:tconc:<token>
   {u}:refunded:<platform>:<row>       a task's refund, once
   {u}:aff:<model>:<session>           a conversation's channel and key (api.relay.affinity)
+  {u}:rts:<token>                     a key's open realtime sessions (api.relay.realtime.limits)
   {g:<group>}:rpm:<minute> …:tpm:<minute> …:conc
 
 Outside the users' layout, under the same prefix:
@@ -36,6 +37,7 @@ Outside the users' layout, under the same prefix:
   {errlog}:n:<t<token>|u<user>>:<minute>         rows per key and minute (api.services.error_logs)
   mj-image:<row>:<url digest>                  a Midjourney image (api.relay.tasks.mj_media)
   mj-notify-early:<task>                       a Midjourney callback ahead of its task's row (api.relay.tasks.notify)
+  rtsecret:<digest>                            a realtime client secret's grant (api.relay.realtime.secrets)
   channel:probe  channel:notify[:throttle]     the monitor's probes and mails (api.channels.probes, .status_mail)
   billing:lock:<user>  billing:retry:<user>  billing:remind:<user>   settlement (api.services.billing.settlement)
   lock:<name>[:<part>…]                        locks: lock:identity:<provider>:<digest>, lock:channel_test[:<id>],
@@ -210,6 +212,10 @@ def mj_image(store: Prefixed, row_id: int, url_digest: str) -> str:
 
 def mj_notify_early(store: Prefixed, task: str) -> str:
     return _key(store, "mj-notify-early", task)
+
+
+def realtime_secret(store: Prefixed, secret_digest: str) -> str:
+    return _key(store, "rtsecret", secret_digest)
 
 
 def channel_probes(store: Prefixed) -> str:

@@ -26,6 +26,7 @@ from api.relay.auth import parse_key
 from api.relay.handler import caller_of
 from api.relay.job import Job, refuse
 from api.relay.state import relay_state
+from api.services import redis_keys
 from api.services.model_name import ModelName
 from api.services.passwords import sha256_hex
 from api.services.store import Store
@@ -47,7 +48,7 @@ class Grant:
 
 
 def _redis_key(store: Store, secret: str) -> str:
-    return f"{store.prefix}rtsecret:{sha256_hex(secret)}"  # the secret itself is never stored
+    return redis_keys.realtime_secret(store, sha256_hex(secret))  # the secret itself is never stored
 
 
 def is_secret(key: str) -> bool:
