@@ -41,3 +41,9 @@ class BadRequest(ApiError):
     """The request itself cannot be taken (a value no field may hold): 400."""
 
     status = 400
+
+
+class NotFound(ApiError):
+    """No such thing for this caller, where the status matters (a media route a player reads)."""
+
+    status = 404

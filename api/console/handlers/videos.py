@@ -6,6 +6,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from api.console.auth import the_user, user_required
+from api.errors import ApiError, NotFound
 from api.relay.tasks.base import SUCCESS
 from api.relay.tasks.video_content import video_content
 from api.relay.tasks.video_shape import PLATFORM
@@ -25,8 +26,14 @@ async def own_video_content(request: web.Request) -> web.StreamResponse:
     row = await (query if user.role >= Role.ADMIN else query.filter(user_id=user.id)).first() \
         if len(video_id) <= 191 and "\x00" not in video_id else None
     if row is None:
-        return web.Response(status=404, text="video not found")
+        raise NotFound("relay_task_not_found", id=video_id[:64])
     try:
         return await video_content(request, row, "video")
-    except RelayError as err:  # the player shows nothing; the status says why
-        return web.Response(status=err.status, text=err.message)
+    except RelayError as err:  # the player shows nothing; the envelope and the status say why
+        raise VideoUnavailable(err.message, err.status) from None
+
+
+class VideoUnavailable(ApiError):
+    def __init__(self, message: str, status: int) -> None:
+        super().__init__(message)
+        self.status = status
