@@ -84,6 +84,7 @@ class FakeKling(FakeBase):
     tokens: list[str] = field(default_factory=list)
     polls: list[str] = field(default_factory=list)
     downloads: int = 0
+    full: bool = False  # the account's concurrent tasks are all taken
 
     def app(self) -> web.Application:
         app = web.Application(client_max_size=20 * 1024 * 1024)
@@ -116,6 +117,8 @@ class FakeKling(FakeBase):
         why = _problem(endpoint, body)
         if why is not None:
             return why
+        if self.full:  # 00-general.md, "Over-limit Error"
+            return kling_error(429, 1303, "parallel task over resource pack limit")
         task_id = f"Ckl{next(_ids):08d}"
         now = int(time.time() * 1000)
         self.tasks[task_id] = {"task_id": task_id, "task_status": "submitted", "task_status_msg": "",

@@ -46,6 +46,7 @@ ENDPOINTS = ("text2video", "image2video")
 IMAGE_TYPES = frozenset({"image/jpeg", "image/png"})  # ".jpg / .jpeg / .png"
 MAX_IMAGE = 10 * 1024 * 1024  # "Max size: 10MB"
 MAX_PROMPT = 2500
+PARALLEL_LIMIT = 1303  # "parallel task over resource pack limit": the account's concurrency is used up
 _STATUSES = {"submitted": "QUEUED", "processing": "IN_PROGRESS", "succeed": SUCCESS, "failed": FAILURE}
 
 
@@ -141,7 +142,8 @@ class KlingAdaptor(TaskAdaptor):
         task_id = data.get("task_id") if isinstance(data, dict) else None
         if status != 200 or body.get("code") != 0 or not isinstance(task_id, str) or not task_id:
             reason = text(answer.get("message") or f"HTTP {status}", 1000)
-            return Submitted(False, answer=answer, reason=reason, retry_elsewhere=status >= 500 or status == 429)
+            return Submitted(False, answer=answer, reason=reason, retry_elsewhere=status >= 500 or status == 429,
+                             busy=body.get("code") == PARALLEL_LIMIT)
         if len(task_id) > 150 or "/" in task_id or "\x00" in task_id:
             return Submitted(False, answer=answer, reason="the upstream answered a task id that cannot be kept")
         return Submitted(True, task_id=f"{self.endpoint}/{task_id}", answer=answer)
