@@ -24,6 +24,7 @@ from api.relay.tasks.base import TaskAdaptor, Upstream
 from api.relay.tasks.relay import call, task_error, task_key
 from api.relay.tasks.video_openai import OpenAIVideoAdaptor
 from api.relay.tasks.video_protocols import VIDEO_ADAPTORS
+from api.relay.tasks.video_seedance import SeedanceAdaptor
 from api.relay.tasks.video_shape import properties, result
 from api.relay.tasks.video_veo import VeoGeminiAdaptor, VeoVertexAdaptor, inline_video
 from api.upstream import call as upstream
@@ -65,6 +66,8 @@ async def video_content(request: web.Request, row: Any, variant: str) -> web.Str
         if video is None:
             raise _unavailable(request)
         return web.Response(body=video[1], content_type=video[0])
+    if isinstance(adaptor, SeedanceAdaptor):  # a signed URL that needs no key (and lives 24 hours)
+        return await _signed(request, http, str(result(row).get("url") or ""), channel.type, secrets)
     if isinstance(adaptor, VeoGeminiAdaptor):
         found = adaptor.content(result(row))
         if found is None:  # a URI off the channel's origin is never sent the key
@@ -98,6 +101,20 @@ async def _relay(request: web.Request, http: aiohttp.ClientSession, up: Upstream
         resp = await _follow(request, http, location, channel_type)
     if resp.status != 200:
         log.info("video content: the upstream answered HTTP %s", resp.status)
+        resp.release()
+        raise _unavailable(request)
+    return await _stream(request, resp)
+
+
+async def _signed(request: web.Request, http: aiohttp.ClientSession, url: str, channel_type: int,
+                  secrets: list[str]) -> web.StreamResponse:
+    """A result URL that needs no key: handed to the client (redirect mode) or fetched under the media policy."""
+    options = relay_state(request).options or request.config_dict[keys.OPTIONS]
+    if options.get("VideoContentMode") == "redirect" and url and not any(s in url for s in secrets):
+        raise web.HTTPFound(url)
+    resp = await _follow(request, http, url, channel_type)
+    if resp.status != 200:
+        log.info("video content: the result URL answered HTTP %s", resp.status)
         resp.release()
         raise _unavailable(request)
     return await _stream(request, resp)

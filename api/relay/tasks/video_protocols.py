@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from api.relay.tasks.base import TaskAdaptor
 from api.relay.tasks.video_openai import OpenAIVideoAdaptor
+from api.relay.tasks.video_seedance import SeedanceAdaptor
 from api.relay.tasks.video_veo import VeoGeminiAdaptor, VeoVertexAdaptor
 from api.upstream import catalogue
 
@@ -10,6 +11,7 @@ PROTOCOLS: dict[str, type[TaskAdaptor]] = {
     "openai": OpenAIVideoAdaptor,
     "veo": VeoGeminiAdaptor,
     "veo-vertex": VeoVertexAdaptor,
+    "seedance": SeedanceAdaptor,
 }
 VIDEO_ADAPTORS: dict[int, type[TaskAdaptor]] = {
     number: PROTOCOLS[row.video] for number, row in catalogue.CATALOGUE.items() if row.video in PROTOCOLS

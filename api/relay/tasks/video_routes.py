@@ -20,6 +20,7 @@ from api.relay.tasks.base import SUCCESS
 from api.relay.tasks.relay import Submission, json_body, path_id, submit, task_error
 from api.relay.tasks.video_content import VARIANTS, video_content
 from api.relay.tasks.video_protocols import VIDEO_ADAPTORS, VIDEO_TYPES
+from api.relay.tasks.video_seedance import SeedanceAdaptor, SeedanceUnfit, seedance_body
 from api.relay.tasks.video_shape import ACTION, PLATFORM, BadVideoRequest, VideoRequest, read_request, video_object
 from api.relay.tasks.video_veo import VeoGeminiAdaptor, VeoUnfit, VeoVertexAdaptor, veo_body
 from api.upstream.errors import RelayError
@@ -77,6 +78,11 @@ async def create_video(request: web.Request) -> web.Response:
                 veo_body(out, vertex=issubclass(protocol, VeoVertexAdaptor))
             except VeoUnfit as unfit:
                 raise _bad(request, "size", str(unfit)) from None
+        if issubclass(protocol, SeedanceAdaptor):  # what Seedance cannot render: the client's 400
+            try:
+                seedance_body(out)
+            except SeedanceUnfit as unfit:
+                raise _bad(request, unfit.param, str(unfit)) from None
         return out
 
     sub = Submission(PLATFORM, ACTION, video.model, "/v1/videos", video.body(), VIDEO_TYPES, None, video.prompt,
