@@ -13,8 +13,9 @@ Ark endpoints answer them, e.g. w4n9H/autocoder-nano#3 `InvalidEndpoint.NotFound
   in (0.4, 2.5): "传入图片需要满足以下条件"); one image is the first frame (`role` absent or
   `first_frame`); a text-to-video model (`…-t2v`) takes no image, an image-to-video one (`…-i2v`) needs
   one; `resolution` 480p | 720p | 1080p; `ratio` 16:9 | 4:3 | 1:1 | 3:4 | 9:16 | 21:9 | adaptive;
-  `duration` 3 to 12 seconds on Seedance 1.x ("Seedance 支持 3~12 秒"), 4 to 15 on 2.0 (Ark's Seedance 2.0
-  skill, skills.volces.com byted-ark-seedance-skill: "支持 4-15 秒"); each refusal a 400 `InvalidParameter`
+  `duration` 3 to 12 seconds on Seedance 1.0 ("Seedance 支持 3~12 秒"), 4 to 12 on 1.5 pro (UCloudDoc-Team/
+  modelverse api_doc/video_api/doubao-seedance-1-5-pro-251215.md: "`4~12` 秒"), 4 to 15 on 2.0 (Ark's
+  Seedance 2.0 skill, skills.volces.com byted-ark-seedance-skill: "支持 4-15 秒"); each refusal a 400 `InvalidParameter`
   naming the param; answers `{"id": "cgt-…"}`;
 - `GET /api/v3/contents/generations/tasks/{id}`: 404 `ResourceNotFound` for an id it never made; else
   `{id, model, status, error, content: {video_url}, usage, created_at, updated_at, resolution, ratio,
@@ -65,7 +66,9 @@ def ark_error(status: int, code: str, message: str, param: str = "", kind: str =
 
 
 def _durations(model: str) -> range:
-    return range(4, 16) if "seedance-2" in model else range(3, 13)
+    if "seedance-2" in model:
+        return range(4, 16)
+    return range(4, 13) if "seedance-1-5" in model else range(3, 13)
 
 
 def _image_problem(item: dict[str, Any]) -> str | None:

@@ -9,6 +9,7 @@ import base64
 import logging
 
 import openai
+import orjson
 import pytest
 
 from api import keys
@@ -113,12 +114,20 @@ async def test_text_to_video_and_the_media_policy_guards_the_download(gateway, a
 
 async def test_what_seedance_cannot_render_or_ark_does_not_serve_changes_nothing(gateway, ark) -> None:
     await channel(gateway, ark, mapping=f'{{"{PRO}": "doubao-seedance-9"}}')  # a model Ark does not serve
+    await channel(gateway, ark, models="doubao-seedance-1-5-pro-251215")
+    await channel(gateway, ark, models="doubao-seedance-2-0-260128")
+    options = gateway.server.app[keys.OPTIONS]  # the operator prices the models without a default
+    await options.update("ModelPrice", orjson.dumps({**(options.get_json("ModelPrice") or {}),
+                                                     "doubao-seedance-1-5-pro-251215": 0.05,
+                                                     "doubao-seedance-2-0-260128": 0.3}).decode())
     user, key = await customer()
     async with sdk(gateway, key) as client:
-        for request, param in ((dict(seconds="2"), "seconds"), (dict(seconds="15"), "seconds"),
-                               (dict(size="1024x1792"), "size")):
+        for model, request, param in ((PRO, dict(seconds="2"), "seconds"), (PRO, dict(seconds="13"), "seconds"),
+                                      (PRO, dict(size="1024x1792"), "size"),
+                                      ("doubao-seedance-1-5-pro-251215", dict(seconds="3"), "seconds"),
+                                      ("doubao-seedance-2-0-260128", dict(seconds="16"), "seconds")):
             with pytest.raises(openai.BadRequestError) as refused:
-                await client.videos.create(prompt="a heron", model=PRO, **request)
+                await client.videos.create(prompt="a heron", model=model, **request)
             assert param in refused.value.message
         assert ark.seen == [] and await Task.all().count() == 0
         with pytest.raises(openai.APIStatusError) as unknown:  # Ark's 404 for a model it does not serve

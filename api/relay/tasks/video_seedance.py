@@ -63,9 +63,12 @@ class SeedanceUnfit(ValueError):
 
 def durations(model: str) -> range:
     """The clip lengths a Seedance model renders: 2.0 four to fifteen seconds (Ark's Seedance 2.0 skill,
-    skills.volces.com byted-ark-seedance-skill: "支持 4-15 秒"); 1.x three to twelve ("Seedance 支持 3~12 秒",
-    volcengine.com/docs/82379/1520757, duration)."""
-    return range(4, 16) if "seedance-2" in model else range(3, 13)
+    skills.volces.com byted-ark-seedance-skill: "支持 4-15 秒"); 1.5 pro four to twelve (its parameters as
+    UCloudDoc-Team/modelverse api_doc/video_api/doubao-seedance-1-5-pro-251215.md relays them: "`4~12` 秒");
+    1.0 three to twelve ("Seedance 支持 3~12 秒", volcengine.com/docs/82379/1520757, duration)."""
+    if "seedance-2" in model:
+        return range(4, 16)
+    return range(4, 13) if "seedance-1-5" in model else range(3, 13)
 
 
 def seedance_body(body: dict[str, Any]) -> dict[str, Any]:
