@@ -14,6 +14,7 @@ import pytest
 
 from api import keys
 from api.relay.tasks.poll import VIDEO, poll
+from api.relay.tasks.video_seedance import SeedanceAdaptor
 from api.services.billing import pricing
 from api.upstream.catalogue import ChannelType
 from models import Task
@@ -49,6 +50,13 @@ async def poll_all(gateway):
 async def channel(gateway, ark, models: str = PRO, mapping: str = "") -> None:
     await add_channel(gateway, ark, models=models, type=int(ChannelType.DOUBAO_VIDEO), key=ARK_KEY,
                       **({"model_mapping": mapping} if mapping else {}))
+
+
+def test_a_base_url_given_with_api_v3_is_the_same_endpoint() -> None:
+    for base in ("https://ark.ap-southeast.bytepluses.com", "https://ark.ap-southeast.bytepluses.com/api/v3/"):
+        up = SeedanceAdaptor(base, ARK_KEY).fetch(["cgt-1"])
+        assert up.url == "https://ark.ap-southeast.bytepluses.com/api/v3/contents/generations/tasks/cgt-1"
+    assert SeedanceAdaptor("", ARK_KEY).fetch(["cgt-1"]).url.startswith("https://ark.cn-beijing.volces.com/api/v3/")
 
 
 async def test_image_to_video_billed_per_second_and_downloaded_without_the_key(gateway, ark, caplog) -> None:

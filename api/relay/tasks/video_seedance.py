@@ -102,7 +102,8 @@ class SeedanceAdaptor(TaskAdaptor):
     batched = False
 
     def _base(self) -> str:
-        return self.base_url or ARK_HOST
+        """The channel's base URL; one given with Ark's `/api/v3` (as Ark's SDKs take it) is the same host."""
+        return (self.base_url or ARK_HOST).removesuffix("/api/v3")
 
     def _auth(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.key}"}
