@@ -309,6 +309,8 @@ PROVIDERS: tuple[Provider, ...] = (
              key=KeyFormat(("The API key, bce-v3/ALTAK-…/…", "API Key，形如 bce-v3/ALTAK-…/…"), qianfan.key_problem),
              other=OtherField(("App ID (optional)", "应用 ID（可选）"), placeholder="app-…",
                               check=_message(qianfan.other_problem))),
+    Provider(52, "VIDU", ("Vidu", "Vidu"), UnservedAdaptor, "https://api.vidu.com",
+             models=("viduq3-pro", "viduq3-turbo", "viduq2", "viduq1", "vidu2.0", "vidu1.5"), video="vidu"),
     Provider(48, "XAI", ("xAI", "xAI"), OpenAIAdaptor, "https://api.x.ai",
              models=("grok-4.3", "grok-4.20-0309-reasoning", "grok-4.20-0309-non-reasoning", "grok-4-1-fast-reasoning",
                      "grok-4-1-fast-non-reasoning", "grok-code-fast-1", "grok-3-mini"),

@@ -26,7 +26,6 @@ NOT_CARRIED = {
     49: "Coze bots speak Coze's own chat API, which has no adaptor here",
     50: "Kling video generation tasks have no relay here yet",
     51: "Jimeng generation tasks have no relay here yet",
-    52: "Vidu video generation tasks have no relay here yet",
     55: "Sora video tasks: OpenAI shut the Sora API down on 2026-09-24",
     56: "Replicate predictions have no adaptor here",
     57: "Codex channels sign in with a ChatGPT account (OAuth), which this gateway does not hold",

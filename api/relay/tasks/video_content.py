@@ -27,6 +27,7 @@ from api.relay.tasks.video_protocols import VIDEO_ADAPTORS
 from api.relay.tasks.video_seedance import SeedanceAdaptor
 from api.relay.tasks.video_shape import properties, result
 from api.relay.tasks.video_veo import VeoGeminiAdaptor, VeoVertexAdaptor, inline_video
+from api.relay.tasks.video_vidu import ViduAdaptor
 from api.upstream import call as upstream
 from api.upstream import media
 from api.upstream.base import UpstreamRequest
@@ -68,6 +69,18 @@ async def video_content(request: web.Request, row: Any, variant: str) -> web.Str
         return web.Response(body=video[1], content_type=video[0])
     if isinstance(adaptor, SeedanceAdaptor):  # a signed URL that needs no key (and lives 24 hours)
         return await _signed(request, http, str(result(row).get("url") or ""), channel.type, secrets)
+    if isinstance(adaptor, ViduAdaptor):  # a signed URL that needs no key: handed out or followed, keyless
+        url = adaptor.content_url(result(row))
+        if url is None or any(s in url for s in secrets):
+            raise _unavailable(request)
+        options = relay_state(request).options or request.config_dict[keys.OPTIONS]
+        if options.get("VideoContentMode") == "redirect":
+            raise web.HTTPFound(url)
+        resp = await _follow(request, http, url, channel.type)
+        if resp.status != 200:  # the link expired (24 hours) or was refused
+            resp.release()
+            raise _unavailable(request)
+        return await _stream(request, resp)
     if isinstance(adaptor, VeoGeminiAdaptor):
         found = adaptor.content(result(row))
         if found is None:  # a URI off the channel's origin is never sent the key

@@ -5,12 +5,14 @@ from api.relay.tasks.base import TaskAdaptor
 from api.relay.tasks.video_openai import OpenAIVideoAdaptor
 from api.relay.tasks.video_seedance import SeedanceAdaptor
 from api.relay.tasks.video_veo import VeoGeminiAdaptor, VeoVertexAdaptor
+from api.relay.tasks.video_vidu import ViduAdaptor
 from api.upstream import catalogue
 
 PROTOCOLS: dict[str, type[TaskAdaptor]] = {
     "openai": OpenAIVideoAdaptor,
     "veo": VeoGeminiAdaptor,
     "veo-vertex": VeoVertexAdaptor,
+    "vidu": ViduAdaptor,
     "seedance": SeedanceAdaptor,
 }
 VIDEO_ADAPTORS: dict[int, type[TaskAdaptor]] = {
