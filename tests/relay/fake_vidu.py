@@ -66,6 +66,7 @@ class FakeVidu(FakeBase):
     polls: list[str] = field(default_factory=list)
     downloads: int = 0
     auth_seen: list[str] = field(default_factory=list)
+    expired: set[str] = field(default_factory=set)  # tasks whose links are past their 24 hours
 
     def app(self) -> web.Application:
         app = web.Application()
@@ -187,7 +188,8 @@ class FakeVidu(FakeBase):
 
     async def media(self, request: web.Request) -> web.Response:
         # A signed link: no key needed, none sent (get-generation: "URL ... valid for 24 hours").
-        if request.headers.get("Authorization") or request.query.get("Signature") != "s1g":
+        if request.headers.get("Authorization") or request.query.get("Signature") != "s1g" \
+                or request.match_info["file"].split(".")[0] in self.expired:
             return web.Response(status=403, text="AccessDenied")
         self.downloads += 1
         return web.Response(body=MP4, content_type="video/mp4")

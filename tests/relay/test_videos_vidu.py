@@ -104,7 +104,7 @@ async def test_text_to_video_polled_downloaded_and_billed_per_second(gateway, vi
     assert VIDU_KEY not in answers and VIDU_KEY not in records
 
 
-async def test_image_to_video_sends_the_image_as_a_data_url(gateway, vidu) -> None:
+async def test_image_to_video_sends_the_image_as_a_data_url_and_an_expired_link_is_unavailable(gateway, vidu) -> None:
     _, user, key = await setup(gateway, vidu)
     async with sdk(gateway, key) as client:
         video = await client.videos.create(prompt="the heron wakes", model=V2, seconds="8", size="1280x720",
@@ -118,6 +118,12 @@ async def test_image_to_video_sends_the_image_as_a_data_url(gateway, vidu) -> No
         vidu.finish(task_id)
         await poll_all(gateway)
         assert (await client.videos.retrieve(video.id)).status == "completed"
+        await gateway.server.app[keys.OPTIONS].update("MediaFetchPrivateEnabled", "true")
+        assert (await client.videos.download_content(video.id)).content == MP4
+        vidu.expired.add(task_id)  # a day later the link is dead: unavailable, not Vidu's error page
+        with pytest.raises(openai.APIStatusError) as gone:
+            await client.videos.download_content(video.id)
+        assert gone.value.status_code == 502 and vidu.downloads == 1
 
 
 async def test_what_a_model_cannot_render_is_refused_and_changes_nothing(gateway, vidu) -> None:
