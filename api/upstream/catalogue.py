@@ -311,6 +311,12 @@ PROVIDERS: tuple[Provider, ...] = (
                               check=_message(qianfan.other_problem))),
     Provider(52, "VIDU", ("Vidu", "Vidu"), UnservedAdaptor, "https://api.vidu.com",
              models=("viduq3-pro", "viduq3-turbo", "viduq2", "viduq1", "vidu2.0", "vidu1.5"), video="vidu"),
+    # Kling's video API (api/relay/tasks/video_kling.py): the key pair signs a JWT; new-api's type 50.
+    Provider(50, "KLING", ("Kling", "可灵"), UnservedAdaptor, "https://api-singapore.klingai.com",
+             models=("kling-v2-6", "kling-v2-5-turbo", "kling-v2-1-master", "kling-v2-master", "kling-v1-6",
+                     "kling-v1"),
+             key=KeyFormat(("AccessKey|SecretKey", "AccessKey|SecretKey"), parts_key(2, "channel_key_kling")),
+             video="kling"),
     Provider(48, "XAI", ("xAI", "xAI"), OpenAIAdaptor, "https://api.x.ai",
              models=("grok-4.3", "grok-4.20-0309-reasoning", "grok-4.20-0309-non-reasoning", "grok-4-1-fast-reasoning",
                      "grok-4-1-fast-non-reasoning", "grok-code-fast-1", "grok-3-mini"),

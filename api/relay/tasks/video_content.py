@@ -22,6 +22,7 @@ from api import keys
 from api.relay.state import relay_state
 from api.relay.tasks.base import TaskAdaptor, Upstream
 from api.relay.tasks.relay import call, task_error, task_key
+from api.relay.tasks.video_kling import KlingAdaptor
 from api.relay.tasks.video_openai import OpenAIVideoAdaptor
 from api.relay.tasks.video_protocols import VIDEO_ADAPTORS
 from api.relay.tasks.video_seedance import SeedanceAdaptor
@@ -67,8 +68,6 @@ async def video_content(request: web.Request, row: Any, variant: str) -> web.Str
         if video is None:
             raise _unavailable(request)
         return web.Response(body=video[1], content_type=video[0])
-    if isinstance(adaptor, SeedanceAdaptor):  # a signed URL that needs no key (and lives 24 hours)
-        return await _signed(request, http, str(result(row).get("url") or ""), channel.type, secrets)
     if isinstance(adaptor, ViduAdaptor):  # a signed URL that needs no key: handed out or followed, keyless
         url = adaptor.content_url(result(row))
         if url is None or any(s in url for s in secrets):
@@ -78,6 +77,20 @@ async def video_content(request: web.Request, row: Any, variant: str) -> web.Str
             raise web.HTTPFound(url)
         resp = await _follow(request, http, url, channel.type)
         if resp.status != 200:  # the link expired (24 hours) or was refused
+            resp.release()
+            raise _unavailable(request)
+        return await _stream(request, resp)
+    if isinstance(adaptor, SeedanceAdaptor):  # a signed URL that needs no key (and lives 24 hours)
+        return await _signed(request, http, str(result(row).get("url") or ""), channel.type, secrets)
+    if isinstance(adaptor, KlingAdaptor):  # a CDN URL that needs no credential: handed out or followed, keyless
+        url = adaptor.content_url(result(row))
+        if url is None or any(s in url for s in secrets):
+            raise _unavailable(request)
+        options = relay_state(request).options or request.config_dict[keys.OPTIONS]
+        if options.get("VideoContentMode") == "redirect":
+            raise web.HTTPFound(url)
+        resp = await _follow(request, http, url, channel.type)
+        if resp.status != 200:
             resp.release()
             raise _unavailable(request)
         return await _stream(request, resp)

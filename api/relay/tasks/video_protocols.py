@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from api.relay.tasks.base import TaskAdaptor
+from api.relay.tasks.video_kling import KlingAdaptor
 from api.relay.tasks.video_openai import OpenAIVideoAdaptor
 from api.relay.tasks.video_seedance import SeedanceAdaptor
 from api.relay.tasks.video_veo import VeoGeminiAdaptor, VeoVertexAdaptor
@@ -10,10 +11,11 @@ from api.upstream import catalogue
 
 PROTOCOLS: dict[str, type[TaskAdaptor]] = {
     "openai": OpenAIVideoAdaptor,
+    "kling": KlingAdaptor,
     "veo": VeoGeminiAdaptor,
     "veo-vertex": VeoVertexAdaptor,
-    "vidu": ViduAdaptor,
     "seedance": SeedanceAdaptor,
+    "vidu": ViduAdaptor,
 }
 VIDEO_ADAPTORS: dict[int, type[TaskAdaptor]] = {
     number: PROTOCOLS[row.video] for number, row in catalogue.CATALOGUE.items() if row.video in PROTOCOLS

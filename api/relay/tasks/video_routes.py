@@ -19,6 +19,7 @@ from api.relay.state import relay_state
 from api.relay.tasks.base import SUCCESS
 from api.relay.tasks.relay import Submission, json_body, path_id, submit, task_error
 from api.relay.tasks.video_content import VARIANTS, video_content
+from api.relay.tasks.video_kling import KlingAdaptor, KlingUnfit, kling_body
 from api.relay.tasks.video_protocols import VIDEO_ADAPTORS, VIDEO_TYPES
 from api.relay.tasks.video_seedance import SeedanceAdaptor, SeedanceUnfit, seedance_body
 from api.relay.tasks.video_shape import ACTION, PLATFORM, BadVideoRequest, VideoRequest, read_request, video_object
@@ -82,6 +83,11 @@ async def create_video(request: web.Request) -> web.Response:
             try:
                 seedance_body(out)
             except SeedanceUnfit as unfit:
+                raise _bad(request, unfit.param, str(unfit)) from None
+        if issubclass(protocol, KlingAdaptor):  # what Kling cannot render or take: the client's 400
+            try:
+                kling_body(out)
+            except KlingUnfit as unfit:
                 raise _bad(request, unfit.param, str(unfit)) from None
         return out
 
