@@ -17,6 +17,7 @@ Sources: platform.vidu.com/docs/text-to-video, /docs/image-to-video, /docs/get-g
 - `GET /ent/v2/tasks/{id}/creations`: `{id, state, err_code, credits, payload, creations: [{id, url,
   cover_url, watermarked_url}]}`; an unknown id 404 TaskNotFound; each URL a signed link valid 24 hours
   that needs no key (served here under /media/, refusing a request that carries the key or a bad signature);
+- at the account's concurrency limit: 429 QuotaExceeded ("Exceeded concurrency limit", /docs/error-code);
 - errors: the HTTP status and `{"code", "reason", "message", "metadata"}` (the error-code table's
   codes and messages).
 """
@@ -67,6 +68,7 @@ class FakeVidu(FakeBase):
     downloads: int = 0
     auth_seen: list[str] = field(default_factory=list)
     expired: set[str] = field(default_factory=set)  # tasks whose links are past their 24 hours
+    busy: bool = False  # the account is at its concurrency limit
 
     def app(self) -> web.Application:
         app = web.Application()
@@ -102,6 +104,8 @@ class FakeVidu(FakeBase):
         if not isinstance(body, dict):
             return vidu_error(400, "BadRequest", "bad request")
         self.seen.append((kind, body))
+        if self.busy:  # error-code: 429 QuotaExceeded "Exceeded concurrency limit"
+            return vidu_error(429, "QuotaExceeded", "quota exceeded")
         return body
 
     async def text2video(self, request: web.Request) -> web.Response:

@@ -178,3 +178,16 @@ async def test_a_wrong_key_is_never_shown(gateway, vidu) -> None:
             await client.videos.create(prompt="a crane", model=Q2, seconds="5", size="1280x720")
         assert "vda_wrong_secret_key_0000" not in str(refused.value.body)
     assert await Task.all().count() == 0 and await live_balance(gateway, user.id) == QUOTA
+
+
+async def test_a_busy_account_hands_the_video_to_another_channel(gateway, vidu, aiohttp_server) -> None:
+    other = FakeVidu()
+    other.server = await aiohttp_server(other.app())
+    vidu.busy = True
+    _, user, key = await setup(gateway, vidu, models=Q2)
+    await add_channel(gateway, other, models=Q2, type=int(ChannelType.VIDU), key=VIDU_KEY, priority=-1)
+    async with sdk(gateway, key) as client:
+        video = await client.videos.create(prompt="a crane", model=Q2, seconds="5", size="1280x720")
+        assert len(vidu.seen) == 1 and vidu.tasks == {} and len(other.tasks) == 1
+        assert await live_balance(gateway, user.id) == QUOTA - pricing.per_call_quota(PER_SECOND * 5)
+        assert (await Task.get(task_id=video.id)).quota == pricing.per_call_quota(PER_SECOND * 5)

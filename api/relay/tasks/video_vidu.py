@@ -12,7 +12,9 @@ Wire facts (platform.vidu.com/docs/text-to-video, /docs/image-to-video, /docs/ge
   is a signed link valid 24 hours that needs no key, so the content is fetched without the key under
   the media policy (or handed out in redirect mode);
 - errors: the HTTP status and `{"code", "reason": <error code, e.g. FieldInvalid, CreditInsufficient>,
-  "message", "metadata"}` (error codes per /docs/error-code); 429 QuotaExceeded / TooManyRequests.
+  "message", "metadata"}` (error codes per /docs/error-code); a 429 (QuotaExceeded: "Exceeded concurrency
+  limit", TooManyRequests, SystemThrottling) is a busy channel: another one takes the video;
+- an image sent as base64 decodes to under 10 MB (/docs/image-to-video).
 
 What each model renders (the same pages): text-to-video viduq3-pro and viduq3-turbo 1 to 16 seconds,
 viduq2 1 to 10, at 540p, 720p or 1080p; viduq1 5 seconds at 1080p; aspect ratios 16:9, 9:16, 1:1 (and
@@ -37,6 +39,7 @@ from api.upstream.errors import RelayError
 
 HOST = "https://api.vidu.com"
 URL_LIFETIME = 24 * 3600  # "valid for 24 hours" (docs/get-generation)
+MAX_IMAGE_BYTES = 10 * 1024 * 1024  # "The length of the base64 decode must be under 10MB" (docs/image-to-video)
 # OpenAI's size → Vidu's aspect ratio and resolution.
 SIZES = {"1280x720": ("16:9", "720p"), "720x1280": ("9:16", "720p"), "1920x1080": ("16:9", "1080p"),
          "1080x1920": ("9:16", "1080p"), "960x540": ("16:9", "540p"), "540x960": ("9:16", "540p"),
@@ -92,6 +95,8 @@ def vidu_body(body: dict[str, Any]) -> tuple[str, dict[str, Any]]:
             raise ViduUnfit("size", f"{model} does not render {resolution} at {seconds} seconds")
         if not image and ratio not in renders.ratios:
             raise ViduUnfit("size", f"{model} does not render the aspect ratio {ratio}")
+    if image and len(image["data"]) >= MAX_IMAGE_BYTES:
+        raise ViduUnfit("input_reference", "Vidu takes an image under 10 MB")
     out: dict[str, Any] = {"model": model, "prompt": body["prompt"], "duration": seconds, "resolution": resolution}
     if image:
         out["images"] = [f"data:{image['mime']};base64,{_b64(image['data'])}"]
@@ -137,8 +142,8 @@ class ViduAdaptor(TaskAdaptor):
         task_id = body.get("task_id")
         if status != 200 or not isinstance(task_id, str) or not task_id:
             reason = " ".join(str(answer.get(k)) for k in ("reason", "message") if answer.get(k)) or f"HTTP {status}"
-            return Submitted(False, answer=answer, reason=text(reason, 1000),
-                             retry_elsewhere=status >= 500 or status == 429)
+            return Submitted(False, answer=answer, reason=text(reason, 1000), retry_elsewhere=status >= 500,
+                             busy=status == 429)
         if len(task_id) > 191 or "\x00" in task_id:
             return Submitted(False, answer=answer, reason="the upstream answered a task id too long to keep")
         return Submitted(True, task_id=task_id, answer=answer)
