@@ -135,7 +135,9 @@ async def test_what_a_model_cannot_render_is_refused_and_changes_nothing(gateway
                    dict(model=Q2, seconds="4", size="1024x1792"),  # not a size Vidu renders
                    dict(model=Q1, seconds="5", size="960x720"),  # 4:3 is q2 and q3 only
                    dict(model=V2, seconds="8", size="1920x1080",  # vidu2.0 image-to-video: 8 s at 720p only
-                        input_reference=("a.png", PNG, "image/png"))]
+                        input_reference=("a.png", PNG, "image/png")),
+                   dict(model=V2, seconds="4", size="1280x720",  # Vidu's base64 images decode to under 10 MB
+                        input_reference=("big.png", PNG + bytes(10 * 1024 * 1024), "image/png"))]
         for request in refused:
             with pytest.raises(openai.BadRequestError) as bad:
                 await client.videos.create(prompt="a crane", **request)
