@@ -13,10 +13,12 @@ import orjson
 import pytest
 
 from api import keys
+from api.relay.state import RELAY
 from api.relay.tasks.poll import VIDEO, poll
 from api.services.billing import pricing
 from api.upstream.catalogue import ChannelType
-from models import Task
+from models import Channel, Task
+from tests.helpers import eventually
 from tests.relay.fake_kling import ACCESS_KEY, KEY, SECRET_KEY, FakeKling
 from tests.relay.fake_tasks import PNG
 from tests.relay.fake_videos import MP4
@@ -149,6 +151,31 @@ async def test_a_refused_key_is_a_failure_that_charges_nothing(gateway, kling) -
     assert kling.tasks == {} and await Task.all().count() == 0
     await drain(gateway)
     assert await live_balance(gateway, user.id) == QUOTA
+
+
+async def test_a_malformed_stored_key_is_the_channels_failure_not_a_500(gateway, kling) -> None:
+    """A key that is not accesskey|secretkey (imported, or written past the form): a 502 in OpenAI's
+    shape naming the channel's key, refunded, nothing sent."""
+    options = gateway.server.app[keys.OPTIONS]
+    await options.update("ModelPrice", orjson.dumps({MODEL: PER_SECOND}).decode())
+    channel = await add_channel(gateway, kling, models=MODEL, type=int(ChannelType.KLING), key=KEY)
+    await Channel.filter(id=channel.id).update(key="no-secret-part")
+    gateway.server.app[RELAY].index.schedule_rebuild()
+    await eventually(lambda: _keyed(gateway, channel.id, "no-secret-part"), timeout=10)
+    user = await rich_user("kling", quota=QUOTA)
+    key = await make_key(user)
+    async with sdk(gateway, key) as client:
+        with pytest.raises(openai.APIStatusError) as refused:
+            await client.videos.create(prompt="a heron", model=MODEL, seconds="5", size="1280x720")
+    assert refused.value.status_code == 502 and "accesskey|secretkey" in str(refused.value.body)
+    assert kling.tasks == {} and await Task.all().count() == 0
+    await drain(gateway)
+    assert await live_balance(gateway, user.id) == QUOTA
+
+
+async def _keyed(gateway, channel_id: int, key: str) -> bool:
+    info = gateway.server.app[RELAY].index.get(channel_id)
+    return info is not None and info.key == key
 
 
 async def test_a_full_account_hands_the_video_to_another_channel(gateway, kling, aiohttp_server) -> None:

@@ -34,6 +34,7 @@ import orjson
 from api.relay.tasks.base import FAILURE, SUCCESS, Submitted, TaskAdaptor, TaskUpdate, Upstream, text
 from api.relay.tasks.redact import masked
 from api.relay.tasks.video_shape import PLATFORM
+from api.upstream.errors import RelayError
 from api.upstream.masking import remember
 
 KLING_HOST = "https://api-singapore.klingai.com"
@@ -96,10 +97,19 @@ def kling_token(access: str, secret: str, now: float) -> tuple[str, int]:
     return f"{head}.{claims}.{_b64(signature)}", expires
 
 
+class KlingKeyInvalid(RelayError):
+    """The channel's key is not accesskey|secretkey (a key imported or written past the form's check):
+    the channel's failure, answered like an upstream that refused it (another channel may serve)."""
+
+    def __init__(self) -> None:
+        super().__init__(502, "the channel's Kling key is not accesskey|secretkey", "upstream_error",
+                         "channel_key_invalid")
+
+
 def key_pair(key: str) -> tuple[str, str]:
     parts = [part.strip() for part in key.strip().split("|")]
     if len(parts) != 2 or not all(parts):
-        raise ValueError("a Kling key is accesskey|secretkey")
+        raise KlingKeyInvalid()
     return parts[0], parts[1]
 
 
