@@ -31,9 +31,8 @@ from typing import Any
 
 import orjson
 
-from api.relay.tasks.base import FAILURE, SUCCESS, Submitted, TaskAdaptor, TaskUpdate, Upstream, text
-from api.relay.tasks.redact import masked
-from api.relay.tasks.video_shape import PLATFORM
+from api.relay.tasks.base import FAILURE, SUCCESS, Submitted, TaskUpdate, Upstream, text
+from api.relay.tasks.video_adaptor import VideoAdaptor, json_or_none, not_json
 from api.upstream.errors import RelayError
 from api.upstream.masking import remember
 
@@ -113,23 +112,11 @@ def key_pair(key: str) -> tuple[str, str]:
     return parts[0], parts[1]
 
 
-def _json(raw: bytes) -> Any:
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return None
-
-
-class KlingAdaptor(TaskAdaptor):
-    platform = PLATFORM
-    batched = False
+class KlingAdaptor(VideoAdaptor):
     endpoint = "text2video"  # the endpoint of this adaptor's submission (one adaptor per attempt)
 
     def _base(self) -> str:
         return self.base_url or KLING_HOST
-
-    def mask(self, value: Any) -> Any:
-        return masked(value, self.key, self.base_url)
 
     def _headers(self) -> dict[str, str]:
         access, secret = key_pair(self.key)
@@ -143,10 +130,9 @@ class KlingAdaptor(TaskAdaptor):
         return Upstream("POST", f"{self._base()}/v1/videos/{endpoint}", self._headers(), request)
 
     def read_submit(self, status: int, raw: bytes) -> Submitted:
-        body = _json(raw)
+        body = json_or_none(raw)
         if not isinstance(body, dict):
-            return Submitted(False, reason=f"the upstream answered HTTP {status} without a JSON object",
-                             retry_elsewhere=status >= 500 or status == 429 or status == 200)
+            return not_json(status)
         answer = self.mask(body)
         data = body.get("data")
         task_id = data.get("task_id") if isinstance(data, dict) else None
@@ -168,7 +154,7 @@ class KlingAdaptor(TaskAdaptor):
         return Upstream("GET", f"{self._base()}/v1/videos/{endpoint}/{upstream_id}", headers)
 
     def read_fetch(self, raw: bytes) -> list[TaskUpdate]:
-        body = _json(raw)
+        body = json_or_none(raw)
         data = body.get("data") if isinstance(body, dict) else None
         if not isinstance(data, dict) or body.get("code") != 0 or not isinstance(data.get("task_id"), str):
             raise ValueError(f"not a Kling task: {str(self.mask(body))[:200]}")

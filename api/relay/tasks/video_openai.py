@@ -18,9 +18,8 @@ from urllib.parse import quote
 
 import orjson
 
-from api.relay.tasks.base import FAILURE, SUCCESS, Submitted, TaskAdaptor, TaskUpdate, Upstream, percent, text
-from api.relay.tasks.redact import masked
-from api.relay.tasks.video_shape import PLATFORM
+from api.relay.tasks.base import FAILURE, SUCCESS, Submitted, TaskUpdate, Upstream, percent, text
+from api.relay.tasks.video_adaptor import VideoAdaptor, json_or_none, not_json
 
 _STATUSES = {"queued": "QUEUED", "in_progress": "IN_PROGRESS", "completed": SUCCESS, "failed": FAILURE}
 
@@ -40,22 +39,10 @@ def multipart(fields: dict[str, str], files: list[tuple[str, str, str, bytes]]) 
     return f"multipart/form-data; boundary={boundary}", bytes(out)
 
 
-def _json(raw: bytes) -> Any:
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return None
-
-
-class OpenAIVideoAdaptor(TaskAdaptor):
-    platform = PLATFORM
-    batched = False
+class OpenAIVideoAdaptor(VideoAdaptor):
 
     def _auth(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.key}"}
-
-    def mask(self, value: Any) -> Any:
-        return masked(value, self.key, self.base_url)
 
     def submit(self, path: str, body: dict[str, Any]) -> Upstream:
         fields = {"prompt": body["prompt"], "model": body["model"], "seconds": str(body["seconds"]),
@@ -68,10 +55,9 @@ class OpenAIVideoAdaptor(TaskAdaptor):
                         raw=raw)
 
     def read_submit(self, status: int, raw: bytes) -> Submitted:
-        body = _json(raw)
+        body = json_or_none(raw)
         if not isinstance(body, dict):
-            return Submitted(False, reason=f"the upstream answered HTTP {status} without a JSON object",
-                             retry_elsewhere=status >= 500 or status == 429 or status == 200)
+            return not_json(status)
         answer = self.mask(body)
         if status != 200 or not isinstance(body.get("id"), str):
             error = answer.get("error") if isinstance(answer.get("error"), dict) else {}
@@ -87,7 +73,7 @@ class OpenAIVideoAdaptor(TaskAdaptor):
         return Upstream("GET", f"{self.base_url}/v1/videos/{quote(task_id, safe='')}", self._auth())
 
     def read_fetch(self, raw: bytes) -> list[TaskUpdate]:
-        body = _json(raw)
+        body = json_or_none(raw)
         if not isinstance(body, dict) or not isinstance(body.get("id"), str):
             raise ValueError(f"not a video object: {str(self.mask(body))[:200]}")
         status = _STATUSES.get(str(body.get("status")), "")

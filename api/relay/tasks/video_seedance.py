@@ -30,9 +30,8 @@ from urllib.parse import quote
 
 import orjson
 
-from api.relay.tasks.base import FAILURE, SUCCESS, Submitted, TaskAdaptor, TaskUpdate, Upstream, text
-from api.relay.tasks.redact import masked
-from api.relay.tasks.video_shape import PLATFORM
+from api.relay.tasks.base import FAILURE, SUCCESS, Submitted, TaskUpdate, Upstream, text
+from api.relay.tasks.video_adaptor import VideoAdaptor, json_or_none, mapped_status, not_json
 
 ARK_HOST = "https://ark.cn-beijing.volces.com"
 TASKS = "/api/v3/contents/generations/tasks"
@@ -88,18 +87,8 @@ def seedance_body(body: dict[str, Any]) -> dict[str, Any]:
             "duration": body["seconds"]}
 
 
-def _json(raw: bytes) -> Any:
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return None
-
-
-class SeedanceAdaptor(TaskAdaptor):
+class SeedanceAdaptor(VideoAdaptor):
     """Seedance on Volcengine Ark (or BytePlus ModelArk at its own base URL)."""
-
-    platform = PLATFORM
-    batched = False
 
     def _base(self) -> str:
         """The channel's base URL; one given with Ark's `/api/v3` (as Ark's SDKs take it) is the same host."""
@@ -108,18 +97,14 @@ class SeedanceAdaptor(TaskAdaptor):
     def _auth(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.key}"}
 
-    def mask(self, value: Any) -> Any:
-        return masked(value, self.key, self.base_url)
-
     def submit(self, path: str, body: dict[str, Any]) -> Upstream:
         return Upstream("POST", self._base() + TASKS, {**self._auth(), "Content-Type": "application/json"},
                         seedance_body(body))
 
     def read_submit(self, status: int, raw: bytes) -> Submitted:
-        body = _json(raw)
+        body = json_or_none(raw)
         if not isinstance(body, dict):
-            return Submitted(False, reason=f"the upstream answered HTTP {status} without a JSON object",
-                             retry_elsewhere=status >= 500 or status == 429 or status == 200)
+            return not_json(status)
         answer = self.mask(body)
         task_id = body.get("id")
         if status != 200 or not isinstance(task_id, str) or not task_id:
@@ -135,12 +120,10 @@ class SeedanceAdaptor(TaskAdaptor):
         return Upstream("GET", f"{self._base()}{TASKS}/{quote(task_id, safe='')}", self._auth())
 
     def read_fetch(self, raw: bytes) -> list[TaskUpdate]:
-        task = _json(raw)
+        task = json_or_none(raw)
         if not isinstance(task, dict) or not isinstance(task.get("id"), str):
             raise ValueError(f"not a generation task: {str(self.mask(task))[:200]}")
-        status = _STATUSES.get(str(task.get("status")), "")
-        if not status:
-            raise ValueError(f"unknown task status {str(task.get('status'))[:40]!r}")
+        status = mapped_status(_STATUSES, task.get("status"), "task status")
         fields: dict[str, Any] = {"status": status}
         if status == FAILURE:
             error: dict[str, Any] = task["error"] if isinstance(task.get("error"), dict) else {}

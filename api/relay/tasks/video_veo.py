@@ -32,9 +32,8 @@ from urllib.parse import urlsplit
 import aiohttp
 import orjson
 
-from api.relay.tasks.base import FAILURE, SUCCESS, Submitted, TaskAdaptor, TaskUpdate, Upstream, text
-from api.relay.tasks.redact import masked
-from api.relay.tasks.video_shape import PLATFORM
+from api.relay.tasks.base import FAILURE, SUCCESS, Submitted, TaskUpdate, Upstream, text
+from api.relay.tasks.video_adaptor import VideoAdaptor, json_or_none, not_json
 from api.upstream.credentials import Credential, process_credentials
 from api.upstream.providers.vertex import checks
 from api.upstream.signing import google
@@ -74,26 +73,13 @@ def veo_body(body: dict[str, Any], vertex: bool) -> dict[str, Any]:
     return {"instances": [instance], "parameters": parameters}
 
 
-def _json(raw: bytes) -> Any:
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return None
-
-
-class _Veo(TaskAdaptor):
-    platform = PLATFORM
-    batched = False
+class _Veo(VideoAdaptor):
     vertex = False
 
-    def mask(self, value: Any) -> Any:
-        return masked(value, self.key, self.base_url)
-
     def read_submit(self, status: int, raw: bytes) -> Submitted:
-        body = _json(raw)
+        body = json_or_none(raw)
         if not isinstance(body, dict):
-            return Submitted(False, reason=f"the upstream answered HTTP {status} without a JSON object",
-                             retry_elsewhere=status >= 500 or status == 429 or status == 200)
+            return not_json(status)
         answer = self.mask(body)
         name = body.get("name")
         if status != 200 or not isinstance(name, str) or not name:
@@ -105,7 +91,7 @@ class _Veo(TaskAdaptor):
         return Submitted(True, task_id=name, answer=answer)
 
     def read_fetch(self, raw: bytes) -> list[TaskUpdate]:
-        op = _json(raw)
+        op = json_or_none(raw)
         if not isinstance(op, dict) or not isinstance(op.get("name"), str):
             raise ValueError(f"not an operation: {str(self.mask(op))[:200]}")
         if not op.get("done"):
@@ -231,7 +217,7 @@ class VeoVertexAdaptor(_Veo):
 
 def inline_video(raw: bytes) -> tuple[str, bytes] | None:
     """(mime type, bytes) of the first video a finished Vertex operation carries inline."""
-    op = _json(raw)
+    op = json_or_none(raw)
     videos = ((op or {}).get("response") or {}).get("videos") if isinstance(op, dict) else None
     if not isinstance(videos, list) or not videos or not isinstance(videos[0], dict):
         return None

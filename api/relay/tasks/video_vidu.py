@@ -32,9 +32,8 @@ from urllib.parse import quote
 
 import orjson
 
-from api.relay.tasks.base import FAILURE, SUCCESS, Submitted, TaskAdaptor, TaskUpdate, Upstream, text
-from api.relay.tasks.redact import masked
-from api.relay.tasks.video_shape import PLATFORM
+from api.relay.tasks.base import FAILURE, SUCCESS, Submitted, TaskUpdate, Upstream, text
+from api.relay.tasks.video_adaptor import VideoAdaptor, json_or_none, mapped_status, not_json
 from api.upstream.errors import RelayError
 
 HOST = "https://api.vidu.com"
@@ -109,35 +108,21 @@ def _b64(data: bytes) -> str:
     return base64.b64encode(data).decode()
 
 
-def _json(raw: bytes) -> Any:
-    try:
-        return orjson.loads(raw)
-    except orjson.JSONDecodeError:
-        return None
-
-
-class ViduAdaptor(TaskAdaptor):
-    platform = PLATFORM
-    batched = False
-
+class ViduAdaptor(VideoAdaptor):
     def _base(self) -> str:
         return self.base_url or HOST
 
     def _auth(self) -> dict[str, str]:
         return {"Authorization": f"Token {self.key}"}
 
-    def mask(self, value: Any) -> Any:
-        return masked(value, self.key, self.base_url)
-
     def submit(self, path: str, body: dict[str, Any]) -> Upstream:
         where, out = vidu_body(body)
         return Upstream("POST", self._base() + where, {**self._auth(), "Content-Type": "application/json"}, out)
 
     def read_submit(self, status: int, raw: bytes) -> Submitted:
-        body = _json(raw)
+        body = json_or_none(raw)
         if not isinstance(body, dict):
-            return Submitted(False, reason=f"the upstream answered HTTP {status} without a JSON object",
-                             retry_elsewhere=status >= 500 or status == 429 or status == 200)
+            return not_json(status)
         answer = self.mask(body)
         task_id = body.get("task_id")
         if status != 200 or not isinstance(task_id, str) or not task_id:
@@ -153,12 +138,10 @@ class ViduAdaptor(TaskAdaptor):
         return Upstream("GET", f"{self._base()}/ent/v2/tasks/{quote(task_id, safe='')}/creations", self._auth())
 
     def read_fetch(self, raw: bytes) -> list[TaskUpdate]:
-        body = _json(raw)
+        body = json_or_none(raw)
         if not isinstance(body, dict) or not isinstance(body.get("id"), str):
             raise ValueError(f"not a Vidu task: {str(self.mask(body))[:200]}")
-        status = _STATES.get(str(body.get("state")), "")
-        if not status:
-            raise ValueError(f"unknown Vidu state {str(body.get('state'))[:40]!r}")
+        status = mapped_status(_STATES, body.get("state"), "Vidu state")
         fields: dict[str, Any] = {"status": status}
         if status == FAILURE:
             fields["fail_reason"] = self.mask(text(body.get("err_code") or "the video failed", 1000))
