@@ -22,7 +22,7 @@ from api import keys
 from api.i18n import language, translate
 from api.relay import billing
 from api.relay.job import Job, Outcome
-from api.relay.streaming import open_stream
+from api.relay.streaming import cut_short, open_stream
 from api.upstream import client
 from api.upstream.base import StreamDecoder, StreamState, TokenUsage
 from api.upstream.errors import RelayError
@@ -102,15 +102,8 @@ async def relay_events(job: Job, resp: client.Answer, decoder: StreamDecoder) ->
                     state.done = True
                 else:
                     raise client.StreamInterrupted("the upstream ended the stream before its completed event")
-        except client.StreamInterrupted as exc:
-            if state.events == 0:
-                raise RelayError(502, exc.reason, "upstream_error", "stream_interrupted") from None
-            facts.incomplete = job.mask(exc.reason)[:300]
-        except (RelayError, SSEError) as exc:
-            if state.events == 0 and out is None:
-                raise exc if isinstance(exc, RelayError) else RelayError(
-                    502, str(exc), "upstream_error", "bad_response_body") from None
-            facts.incomplete = job.mask(f"bad upstream stream: {exc}")[:300]
+        except (client.StreamInterrupted, RelayError, SSEError) as exc:
+            cut_short(job, exc, state.events, opened=out is not None)
         except ConnectionResetError:
             gone = True
             facts.incomplete = "the client went away"

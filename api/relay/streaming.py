@@ -90,17 +90,8 @@ async def relay_stream(job: Job, adaptor: AnswerReader, resp: client.Answer, dec
                 await forward(decoder.close())
                 if not state.done:
                     raise client.StreamInterrupted("the upstream ended the stream without its end marker")
-        except client.StreamInterrupted as exc:
-            if state.events == 0:
-                raise RelayError(502, exc.reason, "upstream_error", "stream_interrupted") from None
-            facts.incomplete = job.mask(exc.reason)[:300]
-        except (RelayError, SSEError) as exc:
-            if state.events == 0 and out is None:
-                raise exc if isinstance(exc, RelayError) else RelayError(
-                    502, str(exc), "upstream_error", "bad_response_body") from None
-            # Shown to the client in its stream's error event and stored in the consume log: masked first
-            # (then cut, so no cut-off part of a secret escapes the masking).
-            facts.incomplete = job.mask(f"bad upstream stream: {exc}")[:300]
+        except (client.StreamInterrupted, RelayError, SSEError) as exc:
+            cut_short(job, exc, state.events, opened=out is not None)
         except ConnectionResetError:
             gone = True
             facts.incomplete = "the client went away"
@@ -181,6 +172,23 @@ def produced_usage(state: StreamState, prompt_tokens: int) -> TokenUsage:
     if state.done or state.finish_reason is not None:
         return usage
     return replace(usage, completion_tokens=max(usage.completion_tokens, counted))
+
+
+def cut_short(job: Job, exc: client.StreamInterrupted | RelayError | SSEError, events: int, opened: bool) -> None:
+    """A stream the upstream broke: before anything came, the request's error (another channel may
+    serve it); after, why it stopped, in `facts.incomplete` — shown to the client in its stream's
+    error event and stored in the consume log, masked first (then cut, so no cut-off part of a secret
+    escapes the masking)."""
+    assert job.facts is not None
+    if isinstance(exc, client.StreamInterrupted):
+        if events == 0:
+            raise RelayError(502, exc.reason, "upstream_error", "stream_interrupted") from None
+        job.facts.incomplete = job.mask(exc.reason)[:300]
+        return
+    if events == 0 and not opened:
+        raise exc if isinstance(exc, RelayError) else RelayError(
+            502, str(exc), "upstream_error", "bad_response_body") from None
+    job.facts.incomplete = job.mask(f"bad upstream stream: {exc}")[:300]
 
 
 def stream_outcome(job: Job, out: web.StreamResponse | None, state: StreamState) -> Outcome:
