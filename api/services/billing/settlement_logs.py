@@ -20,28 +20,20 @@ def consume_other(r: SettlementRecord) -> str:
         "request_id": r.request_id,
     }
     usage = r.usage
-    if usage.cached_tokens:
-        other["cache_tokens"] = usage.cached_tokens
-        if r.cache_ratio is not None:
-            other["cache_ratio"] = r.cache_ratio
-    if usage.cache_creation_tokens:
-        other["cache_creation_tokens"] = usage.cache_creation_tokens
-        if r.cache_creation_ratio is not None:
-            other["cache_creation_ratio"] = r.cache_creation_ratio
-    if usage.cache_creation_1h_tokens:
-        other["cache_creation_tokens_1h"] = usage.cache_creation_1h_tokens
-        if r.cache_creation_1h_ratio is not None:
-            other["cache_creation_ratio_1h"] = r.cache_creation_1h_ratio
-    if usage.reasoning_tokens:
-        other["reasoning_tokens"] = usage.reasoning_tokens
-    if usage.image_tokens:  # an image model's input images (api/services/billing/image_tokens.py)
-        other["image_tokens"] = usage.image_tokens
-        if r.image_ratio is not None:
-            other["image_ratio"] = r.image_ratio
-    if usage.image_output_tokens:
-        other["image_output_tokens"] = usage.image_output_tokens
-        if r.image_output_ratio is not None:
-            other["image_output_ratio"] = r.image_output_ratio
+    # Each kind of token counted apart, with the ratio it was billed at (image tokens: an image model's,
+    # api/services/billing/image_tokens.py); a kind absent from the usage is left out.
+    for count, count_name, ratio, ratio_name in (
+            (usage.cached_tokens, "cache_tokens", r.cache_ratio, "cache_ratio"),
+            (usage.cache_creation_tokens, "cache_creation_tokens", r.cache_creation_ratio, "cache_creation_ratio"),
+            (usage.cache_creation_1h_tokens, "cache_creation_tokens_1h", r.cache_creation_1h_ratio,
+             "cache_creation_ratio_1h"),
+            (usage.reasoning_tokens, "reasoning_tokens", None, ""),
+            (usage.image_tokens, "image_tokens", r.image_ratio, "image_ratio"),
+            (usage.image_output_tokens, "image_output_tokens", r.image_output_ratio, "image_output_ratio")):
+        if count:
+            other[count_name] = count
+            if ratio is not None:
+                other[ratio_name] = ratio
     if r.incomplete:
         other["incomplete"] = r.incomplete
     if r.inbound:
