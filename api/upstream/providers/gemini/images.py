@@ -130,9 +130,3 @@ def image_entry(part: Mapping[str, Any]) -> dict[str, Any] | None:
     entry = {"type": "image_url", "image_url": {"url": f"data:{mime};base64,{inline.get('data') or ''}"}}
     signature = part.get("thoughtSignature")
     return with_gemini_signature(entry, signature if isinstance(signature, str) else None)
-
-
-def data_url_parts(url: str) -> tuple[str, str]:
-    """(media type, base64 data) of a `data:` URL."""
-    header, _, data = url.partition(",")
-    return header[5:].split(";")[0] or "image/png", data
