@@ -203,21 +203,6 @@ def check_type(fields: Mapping[str, Any]) -> None:
         raise ApiError("channel_base_url_required", type=catalogue.label(channel_type))
 
 
-def key_problem(key: str, channel_type: int) -> str | None:
-    """The i18n key of the refusal when `key` does not have the type's format, else None."""
-    return catalogue.provider(channel_type).key.problem(key.strip())
-
-
-def check_keys(keys: Sequence[str], channel_type: int, lines: Sequence[int] | None = None) -> None:
-    """Every key has the type's format (its catalogue row); the refusal names the format and the line
-    (`lines`: each key's line in what was pasted, else its position from 1)."""
-    fmt = catalogue.provider(channel_type).key
-    for i, key in enumerate(keys):
-        problem = fmt.problem(key.strip())
-        if problem is not None:
-            raise ApiError(problem, line=lines[i] if lines is not None else i + 1, problem=fmt.detail(key))
-
-
 def apply_type_defaults(fields: dict[str, Any], *, type_changed: bool = True) -> None:
     """The type's `other` default and check (on the merged, final values). The type and base URL
     are checked when they are set or changed, so an existing channel of a type that can no longer

@@ -13,11 +13,6 @@ from models import keyring
 MAX_KEYS_PER_CREATE = 1000
 
 
-def key_problem(key: str, channel_type: int) -> str | None:
-    """The i18n key of the refusal when `key` does not have the type's format, else None."""
-    return catalogue.provider(channel_type).key.problem(key.strip())
-
-
 def check_keys(keys: Sequence[str], channel_type: int, lines: Sequence[int] | None = None) -> None:
     """Every key has the type's format (its catalogue row); the refusal names the format and the line
     (`lines`: each key's line in what was pasted, else its position from 1)."""

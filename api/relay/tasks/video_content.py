@@ -68,32 +68,13 @@ async def video_content(request: web.Request, row: Any, variant: str) -> web.Str
         if video is None:
             raise _unavailable(request)
         return web.Response(body=video[1], content_type=video[0])
-    if isinstance(adaptor, ViduAdaptor):  # a signed URL that needs no key: handed out or followed, keyless
+    if isinstance(adaptor, ViduAdaptor | KlingAdaptor):  # a signed or CDN URL that needs no credential
         url = adaptor.content_url(result(row))
-        if url is None or any(s in url for s in secrets):
+        if url is None or any(s in url for s in secrets):  # never a URL that carries the channel's secrets
             raise _unavailable(request)
-        options = relay_state(request).options or request.config_dict[keys.OPTIONS]
-        if options.get("VideoContentMode") == "redirect":
-            raise web.HTTPFound(url)
-        resp = await _follow(request, http, url, channel.type)
-        if resp.status != 200:  # the link expired (24 hours) or was refused
-            resp.release()
-            raise _unavailable(request)
-        return await _stream(request, resp)
+        return await _signed(request, http, url, channel.type, secrets)
     if isinstance(adaptor, SeedanceAdaptor):  # a signed URL that needs no key (and lives 24 hours)
         return await _signed(request, http, str(result(row).get("url") or ""), channel.type, secrets)
-    if isinstance(adaptor, KlingAdaptor):  # a CDN URL that needs no credential: handed out or followed, keyless
-        url = adaptor.content_url(result(row))
-        if url is None or any(s in url for s in secrets):
-            raise _unavailable(request)
-        options = relay_state(request).options or request.config_dict[keys.OPTIONS]
-        if options.get("VideoContentMode") == "redirect":
-            raise web.HTTPFound(url)
-        resp = await _follow(request, http, url, channel.type)
-        if resp.status != 200:
-            resp.release()
-            raise _unavailable(request)
-        return await _stream(request, resp)
     if isinstance(adaptor, VeoGeminiAdaptor):
         found = adaptor.content(result(row))
         if found is None:  # a URI off the channel's origin is never sent the key
