@@ -37,7 +37,7 @@ from api.relay.auth import parse_key
 from api.relay.disconnects import client_gone
 from api.relay.failure_log import log_failure
 from api.relay.forms import read_form
-from api.relay.image_stream import relay_events
+from api.relay.image_stream import relay_events, whole_as_events
 from api.relay.inbound.base import Inbound
 from api.relay.job import Caller, Form, Job, Outcome, answer_headers, refuse
 from api.relay.modes import MODES, Billing, text_field
@@ -322,6 +322,10 @@ def answer(job: Job, adaptor: AnswerReader, resp: client.Answer, raw: bytes, nat
     out, reported = spec.read(adaptor, adaptor.decode_body(raw))
     if spec.billing == Billing.IMAGES:  # by the image tokens reported, else per image (api/relay/billing.py)
         usage = reported or TokenUsage(0, 0)
+        if job.is_stream:  # asked as a stream, answered whole: the completed events of that stream
+            response = web.Response(body=whole_as_events(job, out), headers={
+                **headers, "Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
+            return Outcome(response, usage, billing.final(job, usage))
         return Outcome(json_response(out, headers), usage, billing.final(job, usage))
     if reported is not None:
         usage = reported

@@ -1,8 +1,12 @@
-"""A streamed image answer (`stream: true` on /v1/images/edits): OpenAI's named server-sent events
-`image_edit.partial_image` and `image_edit.completed` (developers.openai.com/api/reference/resources/
-images/edit-streaming-events; openai-python src/openai/types/image_edit_stream_event.py), relayed to
-the client as they come, each with its `event:` line, and no `[DONE]` (the stream ends after the
-completed event, as OpenAI's does).
+"""A streamed image answer (`stream: true` on /v1/images/generations and /v1/images/edits): OpenAI's
+named server-sent events `image_generation.partial_image` / `image_generation.completed` and
+`image_edit.partial_image` / `image_edit.completed` (developers.openai.com/api/reference/resources/
+images/generation-streaming-events and …/edit-streaming-events; openai-python src/openai/types/
+image_gen_stream_event.py, image_edit_stream_event.py), relayed to the client as they come, each with
+its `event:` line, and no `[DONE]` (the stream ends after the completed event, as OpenAI's does).
+
+An upstream that answers whole (Gemini, Imagen, DashScope, a gateway that ignores `stream`) is told to
+the client in the same events (`whole_as_events`): no partial images, one completed event per image.
 
 Billing (docs/billing.md, Image models): the completed event's `usage` (the last one when there are
 several) is the request's usage. A stream cut before its completed event (the upstream stops, an
@@ -24,7 +28,7 @@ from api.relay import billing
 from api.relay.job import Job, Outcome
 from api.relay.streaming import cut_short, open_stream
 from api.upstream import client
-from api.upstream.base import StreamDecoder, StreamState, TokenUsage
+from api.upstream.base import RelayMode, StreamDecoder, StreamState, TokenUsage
 from api.upstream.errors import RelayError
 from api.upstream.image_usage import image_usage
 from api.upstream.payloads import EVENT_NOT_OBJECT, MalformedEvent, json_object, openai_error
@@ -71,6 +75,27 @@ class ImageEvents:
         price = job.price
         produced = self.completed > 0 if price is not None and price.per_call else state.events > 0
         return Outcome(out or web.StreamResponse(), usage, billing.final(job, usage), produced=produced)
+
+
+def whole_as_events(job: Job, answer: dict[str, Any]) -> bytes:
+    """A whole images answer as the completed events of a stream: one per image, each with the answer's
+    own fields (size, quality, background, output_format when given), the usage on the last one (the
+    request's, once). An image given as a URL (an upstream that hands out no bytes) keeps its `url`."""
+    name = "image_edit.completed" if job.mode == RelayMode.IMAGES_EDIT else "image_generation.completed"
+    created = answer.get("created") if isinstance(answer.get("created"), int) else int(time.time())
+    shared = {key: answer[key] for key in ("size", "quality", "background", "output_format")
+              if isinstance(answer.get(key), str)}
+    images = [item for item in answer.get("data") or () if isinstance(item, dict)]
+    out: list[bytes] = []
+    for index, item in enumerate(images):
+        event: dict[str, Any] = {"type": name, "created_at": created, **shared}
+        for key in ("b64_json", "url", "revised_prompt"):
+            if isinstance(item.get(key), str):
+                event[key] = item[key]
+        if index == len(images) - 1 and isinstance(answer.get("usage"), dict):
+            event["usage"] = answer["usage"]
+        out.append(b"event: " + name.encode() + b"\n" + encode_data(event))
+    return b"".join(out)
 
 
 async def relay_events(job: Job, resp: client.Answer, decoder: StreamDecoder) -> Outcome:

@@ -109,7 +109,8 @@ MODES: Mapping[RelayMode, Mode] = {
         convert=lambda a, body: cast(ModerationsMixin, a).convert_moderations_request(body),
         read=lambda a, data: cast(ModerationsMixin, a).convert_moderations_response(data)),
     RelayMode.IMAGES: Mode(
-        default_model="dall-e-2", billing=Billing.IMAGES,
+        default_model="dall-e-2", streamable=True, billing=Billing.IMAGES, events=True,
+        count_prompt=lambda body: count_text(text_field(body, "prompt")),
         convert=lambda a, body: cast(ImagesMixin, a).convert_image_request(body),
         read=lambda a, data: _images(cast(ImagesMixin, a).convert_image_response(data))),
     RelayMode.IMAGES_EDIT: Mode(

@@ -37,7 +37,15 @@ class ModerationsMixin:
 
 class ImagesMixin:
     def convert_image_request(self: Any, req: Mapping[str, Any]) -> dict[str, Any]:
-        return with_model(self, req)
+        """OpenAI's body; `stream` and `partial_images` only to a type that serves OpenAI's image API in
+        full (the catalogue's `image_edits`): another answers whole, told to the client as the stream's
+        completed events (api/relay/image_stream.whole_as_events)."""
+        body = with_model(self, req)
+        provider = getattr(self, "provider", None)
+        if not (provider is not None and provider.image_edits):
+            body.pop("stream", None)
+            body.pop("partial_images", None)
+        return body
 
     def convert_image_response(self, body: dict[str, Any]) -> dict[str, Any]:
         return body  # billed per image (pricing.image_quota), not by tokens

@@ -112,7 +112,7 @@ class Provider:
     stream_options: bool = False  # the upstream takes `stream_options.include_usage`
     balance: bool = False  # the adaptor's balance query works against this provider today
     fetch_models: bool = False  # GET {base}/v1/models lists the channel's models
-    image_edits: bool = False  # OpenAI's /v1/images/edits form is served (OpenAI, Azure, OpenAI-format gateways)
+    image_edits: bool = False  # OpenAI's image API in full: the edits form, streamed images (OpenAI, Azure, gateways)
     task: str = ""  # the task protocol ("midjourney", "midjourney-plus", "suno"): relayed by api/relay/tasks/
     video: str = ""  # the video protocol of /v1/videos ("openai", "veo", "veo-vertex"): api/relay/tasks/video_*.py
     organization: bool = False  # the channel may name an OpenAI organization (OpenAI-Organization header)

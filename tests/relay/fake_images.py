@@ -27,7 +27,8 @@
 Answers: `ImagesResponse` (openai-python src/openai/types/images_response.py) with `usage` {input_tokens,
 input_tokens_details {text_tokens, image_tokens}, output_tokens, total_tokens}; with `stream=true` the events
 `image_edit.partial_image` × partial_images then `image_edit.completed` carrying the usage
-(developers.openai.com/api/reference/resources/images/edit-streaming-events), each `event: <type>` +
+(developers.openai.com/api/reference/resources/images/edit-streaming-events; for generations
+`image_generation.partial_image` / `image_generation.completed`, …/generation-streaming-events), each `event: <type>` +
 `data: <json>`. Output image tokens per image follow OpenAI's table (platform.openai.com/docs/guides/
 image-generation, "Cost and latency"): low 272, medium 1056, high/auto 4160 at 1024x1024.
 """
@@ -126,9 +127,7 @@ class FakeImages(FakeBase):
         refused = self.refusal(fields, [("image", "", "", 0)], fields.get("model", ""))
         if refused is not None:
             return refused
-        usage = usage_of(fields, 0)
-        n = int(fields.get("n") or 1)
-        return web.json_response({"created": 1_764_000_000, "data": [{"b64_json": PNG}] * n, "usage": usage})
+        return await self.answer(request, fields, usage_of(fields, 0), "image_generation")
 
     async def azure_edit(self, request: web.Request) -> web.StreamResponse:
         if request.headers.get("api-key") != AZURE_KEY:
@@ -148,7 +147,12 @@ class FakeImages(FakeBase):
         if refused is not None:
             return refused
         images = sum(1 for f in files if f[0] in ("image", "image[]"))
-        usage = usage_of(fields, images)
+        return await self.answer(request, fields, usage_of(fields, images), "image_edit")
+
+    async def answer(self, request: web.Request, fields: dict[str, str], usage: dict[str, Any],
+                     events: str) -> web.StreamResponse:
+        """The images answer, or with `stream` its events (`<events>.partial_image` × partial_images, then
+        `<events>.completed` with the usage)."""
         meta = {"background": fields.get("background") or "opaque", "output_format": fields.get("output_format")
                 or "png", "quality": fields.get("quality") or "high", "size": fields.get("size") or "1024x1024"}
         if fields.get("stream") != "true":
@@ -158,13 +162,13 @@ class FakeImages(FakeBase):
         resp = web.StreamResponse(headers={"Content-Type": "text/event-stream"})
         await resp.prepare(request)
         for index in range(int(fields.get("partial_images") or 0)):
-            await resp.write(frame("image_edit.partial_image", {"b64_json": PNG, "created_at": 1_764_000_000,
+            await resp.write(frame(f"{events}.partial_image", {"b64_json": PNG, "created_at": 1_764_000_000,
                                                                  "partial_image_index": index, **meta}))
         if self.cut_stream:
             assert request.transport is not None
             request.transport.close()
             return resp
-        await resp.write(frame("image_edit.completed", {"b64_json": PNG, "created_at": 1_764_000_001, **meta,
+        await resp.write(frame(f"{events}.completed", {"b64_json": PNG, "created_at": 1_764_000_001, **meta,
                                                         "usage": usage}))
         await resp.write_eof()
         return resp

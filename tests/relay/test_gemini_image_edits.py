@@ -1,8 +1,8 @@
 # ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """`/v1/images/edits` on Gemini's image models through the official openai SDK: the form's prompt and
 images become the parts of one generateContent request per image of `n` (Gemini API and Vertex AI
-express mode), billed by the tokens Gemini reports; what Gemini cannot do (a mask, a stream) is said,
-and a refusal charges nothing."""
+express mode), billed by the tokens Gemini reports; a mask Gemini cannot take is said; a streamed edit is
+answered whole as the stream's completed events; a refusal charges nothing."""
 from __future__ import annotations
 
 import base64
@@ -46,6 +46,28 @@ async def test_edit_sends_the_images_as_parts_and_is_billed_by_tokens(gateway, g
     assert await live_balance(gateway, user.id) == user.quota - 38858
 
 
+async def test_a_streamed_edit_is_told_as_completed_events(gateway, google) -> None:
+    """Gemini answers whole: the SDK's stream gets one `image_edit.completed` per image, the usage on the
+    last, and no partial image; billed as the same edit unstreamed."""
+    fake = await google()
+    user, token = await setup(gateway, fake)
+    async with sdk(gateway, token) as client:
+        stream = await client.images.edit(model=FLASH_IMAGE, image=[("a.png", PNG, "image/png")],
+                                          prompt="Put a hat on the cat", n=2, stream=True, partial_images=2)
+        events = [event async for event in stream]
+    assert [e.type for e in events] == ["image_edit.completed"] * 2
+    assert [e.b64_json for e in events] == [PNG_B64, PNG_B64]
+    assert getattr(events[0], "usage", None) is None
+    prompt = 2 * (PROMPT_TOKENS + INPUT_IMAGE_TOKENS)
+    assert (events[1].usage.input_tokens, events[1].usage.output_tokens) == (prompt, 2 * IMAGE_TOKENS)
+    assert all("partial_images" not in str(seen["body"]) for seen in fake.seen) and len(fake.seen) == 2
+    log = await settled_log(gateway, user)
+    quota = round((prompt + 2 * IMAGE_TOKENS * 100) * 0.15)
+    assert (log.prompt_tokens, log.completion_tokens, log.quota, log.is_stream) == (
+        prompt, 2 * IMAGE_TOKENS, quota, True)
+    assert await live_balance(gateway, user.id) == user.quota - quota
+
+
 async def test_edit_on_vertex_express_mode(gateway, vertex) -> None:
     fake = await vertex()
     await priced(gateway)
@@ -66,11 +88,6 @@ async def test_refusals_charge_nothing(gateway, google) -> None:
     fake = await google()
     user, token = await setup(gateway, fake)
     async with sdk(gateway, token) as client:
-        with pytest.raises(openai.BadRequestError, match="do not stream edits"):
-            stream = await client.images.edit(model=FLASH_IMAGE, image=("a.png", PNG, "image/png"), prompt="x",
-                                              stream=True)
-            async for _ in stream:
-                pass
         with pytest.raises(openai.BadRequestError, match="PNG, JPEG, WebP or GIF"):
             await client.images.edit(model=FLASH_IMAGE, image=("a.txt", b"hello", "text/plain"), prompt="x")
     assert fake.seen == []

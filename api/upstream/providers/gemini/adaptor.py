@@ -92,7 +92,7 @@ class GeminiAdaptor(EmbeddingsMixin, ImagesMixin, ImageEditsMixin, Adaptor):
             return f"{base}:batchEmbedContents"
         if (mode or self.meta.mode) == RelayMode.IMAGES and is_imagen(self.meta.model):
             return f"{base}:predict"
-        if (mode or self.meta.mode) == RelayMode.IMAGES_EDIT:
+        if (mode or self.meta.mode) in IMAGE_MODES:  # answered whole, a stream asked for or not
             return f"{base}:generateContent"
         return f"{base}:streamGenerateContent?alt=sse" if self.meta.is_stream else f"{base}:generateContent"
 

@@ -4,7 +4,7 @@ generateContent request (pure). Gemini edits from a prompt and reference images
 text part first, then each image as an `inlineData` part (its content type, else the type its first
 bytes say: PNG, JPEG, WebP, GIF); `n`, `size` and the answer as for generations
 (image_generation.py). Gemini takes no mask (`mask` is dropped with a notice) and does not stream
-images, so a streamed edit is for another channel.
+images: a streamed edit is answered whole and told as the stream's completed events.
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from api.upstream.base import RelayMeta
-from api.upstream.errors import ChannelCannotServe, RelayError
+from api.upstream.errors import RelayError
 from api.upstream.providers.gemini.convert import SAFETY_SETTINGS
 from api.upstream.providers.gemini.image_generation import MAX_IMAGES, generation_config
 from api.upstream.providers.gemini.imagen import image_count, prompt_of
@@ -38,9 +38,6 @@ def media_type(content_type: str, data: bytes) -> str:
 def convert_request(body: Mapping[str, Any], files: list[tuple[str, str, str, bytes]],
                     meta: RelayMeta) -> tuple[dict[str, Any], int]:
     """(the generateContent body, how many requests make the `n` images)."""
-    if meta.is_stream:
-        raise ChannelCannotServe(400, "Gemini's image models do not stream edits: ask without `stream`",
-                                 "invalid_request_error", "unsupported", local=True)
     count = image_count(body, MAX_IMAGES)
     parts: list[dict[str, Any]] = [{"text": prompt_of(body)}]
     for name, _, content_type, data in files:
