@@ -74,8 +74,12 @@ class Images:
     one whose answer reports none: per image, as a per-call price. Reserved: the most of the two."""
 
     def per_image(self, job: Job) -> int:
-        return pricing.image_quota(_price(job), job.body.get("size"), job.body.get("quality"),
-                                   _int_field(job.body, "n"), quota_per_unit=_per_unit(job))
+        """Per image of `images_billed`: `n`, or those delivered when the upstream bills produced ones."""
+        count = images_billed(job)
+        if count == 0:
+            return 0
+        return pricing.image_quota(_price(job), job.body.get("size"), job.body.get("quality"), count,
+                                   quota_per_unit=_per_unit(job))
 
     def pre(self, job: Job) -> int:
         price = _price(job)
@@ -91,6 +95,15 @@ class Images:
         if _price(job).per_call or usage.total_tokens == 0:
             return self.per_image(job)
         return image_tokens.token_quota(_price(job), usage)
+
+
+def images_billed(job: Job) -> int | None:
+    """The images a request pays per image: `n`; fewer when an upstream that bills the images it
+    produced (DashScope: "the images successfully generated") delivered fewer (`job.images`)."""
+    asked = _int_field(job.body, "n")
+    if job.images is None:
+        return asked
+    return min(asked if asked and asked > 0 else 1, job.images)
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,7 +202,7 @@ def logged_price(job: Job) -> float | None:
     price = _price(job)
     if price.model_price is not None and not job.task and MODES[job.mode].billing == Billing.IMAGES:
         units = pricing.image_units(price, text_field(job.body, "size") or None,
-                                    text_field(job.body, "quality") or None, _int_field(job.body, "n"))
+                                    text_field(job.body, "quality") or None, images_billed(job))
         return float(Decimal(repr(price.model_price)) * units)
     return price.model_price
 

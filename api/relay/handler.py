@@ -51,6 +51,7 @@ from api.services.params import id_value
 from api.upstream import call as upstream_call
 from api.upstream import catalogue, client
 from api.upstream.base import Adaptor, AnswerReader, RelayMeta, RelayMode, TokenUsage, UpstreamContext
+from api.upstream.endpoints import ImagesMixin
 from api.upstream.errors import ChannelCannotServe, RelayError
 from api.upstream.payloads import json_object
 from api.upstream.registry import build_adaptor
@@ -322,6 +323,8 @@ def answer(job: Job, adaptor: AnswerReader, resp: client.Answer, raw: bytes, nat
     out, reported = spec.read(adaptor, adaptor.decode_body(raw))
     if spec.billing == Billing.IMAGES:  # by the image tokens reported, else per image (api/relay/billing.py)
         usage = reported or TokenUsage(0, 0)
+        if isinstance(adaptor, ImagesMixin) and adaptor.bills_produced_images and isinstance(out.get("data"), list):
+            job.images = len(out["data"])
         if job.is_stream:  # asked as a stream, answered whole: the completed events of that stream
             response = web.Response(body=whole_as_events(job, out), headers={
                 **headers, "Content-Type": "text/event-stream", "Cache-Control": "no-cache"})

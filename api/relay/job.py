@@ -97,6 +97,7 @@ class Job:
     partial: Outcome | None = None  # what a cancelled stream produced before it was cancelled
     stream: StreamState | None = None  # a streamed answer's accumulator, while it streams
     produced: int | None = None  # output tokens of the finished answer (the checkpoint while settling)
+    images: int | None = None  # images delivered, when the upstream bills those it produced (billing.images_billed)
     inbound: Inbound | None = None  # the client's own format, when it is not OpenAI's
     started: float = field(default_factory=time.monotonic)
     session: Session | None = None  # the conversation it belongs to (api/relay/affinity.py)

@@ -4,7 +4,7 @@ otherwise the pipeline answers 501."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from api.services.billing.records import TokenUsage
 
@@ -36,6 +36,10 @@ class ModerationsMixin:
 
 
 class ImagesMixin:
+    # The upstream bills the images it produced, not the `n` asked for (DashScope): a per-image price
+    # is then paid for the images the answer delivered when fewer came (api/relay/billing.images_billed).
+    bills_produced_images: ClassVar[bool] = False
+
     def convert_image_request(self: Any, req: Mapping[str, Any]) -> dict[str, Any]:
         """OpenAI's body; `stream` and `partial_images` only to a type that serves OpenAI's image API in
         full (the catalogue's `image_edits`): another answers whole, told to the client as the stream's

@@ -3,7 +3,9 @@
 `/api/v1/services/embeddings/text-embedding/text-embedding` (`input.texts` → `output.embeddings`)
 and `/api/v1/services/aigc/text2image/image-synthesis`, an asynchronous task (`X-DashScope-Async:
 enable`) that the adaptor polls at `/api/v1/tasks/{id}` until it succeeds or fails. The channel's
-`other`, when set, is sent as `X-DashScope-Plugin`. Native errors are `{code, message, request_id}`."""
+`other`, when set, is sent as `X-DashScope-Plugin`. Native errors are `{code, message, request_id}`.
+Image edits (`/v1/images/edits`) on the Qwen image models and the Wan image-to-image models:
+ali_images.py; the Wan ones are tasks polled like text-to-image."""
 from __future__ import annotations
 
 import asyncio
@@ -19,6 +21,7 @@ from api.upstream.base import RelayMeta, RelayMode, TokenUsage, UpstreamContext,
 from api.upstream.errors import RelayError
 from api.upstream.media import fetch_image
 from api.upstream.payloads import error_body, json_object, openai_error
+from api.upstream.providers import ali_images
 from api.upstream.providers.openai import OpenAIAdaptor
 
 ALI_PATHS: Mapping[RelayMode, str] = {
@@ -49,19 +52,36 @@ class AliAdaptor(OpenAIAdaptor):
     completes: ClassVar[bool] = True
     poll_interval: ClassVar[float] = 2.0  # seconds between two looks at an image task
     poll_limit: ClassVar[float] = 300.0  # an image task not finished by then fails
+    bills_produced_images: ClassVar[bool] = True  # "billed by the images successfully generated"
 
     def __init__(self, meta: RelayMeta) -> None:
         super().__init__(meta)
         self.b64 = False  # the client asked for images as base64, not URLs
 
     def supports(self, mode: RelayMode) -> bool:
+        if mode == RelayMode.IMAGES_EDIT:
+            return ali_images.edit_model(self.meta.model) is not None
         return mode in ALI_PATHS
+
+    @property
+    def is_task(self) -> bool:
+        """The answer is a task to poll: text-to-image, and the Wan models' edits."""
+        if self.meta.mode == RelayMode.IMAGES_EDIT:
+            row = ali_images.edit_model(self.meta.model)
+            return row is not None and row.is_task
+        return self.meta.mode == RelayMode.IMAGES
+
+    def request_url(self, mode: RelayMode | None = None) -> str:
+        row = ali_images.edit_model(self.meta.model)
+        if (mode or self.meta.mode) == RelayMode.IMAGES_EDIT and row is not None:
+            return self.base_url + row.path
+        return super().request_url(mode)
 
     def request_headers(self) -> dict[str, str]:
         headers = super().request_headers()
         if self.meta.other.strip():
             headers["X-DashScope-Plugin"] = self.meta.other.strip()
-        if self.meta.mode == RelayMode.IMAGES:
+        if self.is_task:
             headers["X-DashScope-Async"] = "enable"
         return headers
 
@@ -103,14 +123,33 @@ class AliAdaptor(OpenAIAdaptor):
         self.b64 = req.get("response_format") == "b64_json"
         return {"model": self.meta.model, "input": {"prompt": str(req.get("prompt") or "")}, "parameters": parameters}
 
+    # -- image edits (ali_images.py) -----------------------------------------------------------------
+
+    def convert_image_edit_body(self, body: Mapping[str, Any],
+                                files: list[tuple[str, str, str, bytes]]) -> dict[str, Any] | None:
+        self.b64 = body.get("response_format") == "b64_json"
+        return ali_images.convert_request(body, files, self.meta)
+
+    # -- the answer: a task polled to its end, or Qwen's synchronous one; its images -------------------
+
     async def complete(self, raw: bytes, ctx: UpstreamContext) -> bytes:
-        """The submission's answer → the finished task (polled), as the body `convert_image_response` takes."""
-        if self.meta.mode != RelayMode.IMAGES:
+        """The answer → OpenAI's images answer (`convert_image_response` and
+        `convert_image_edit_response` pass it on): a task is polled until it finishes."""
+        if self.meta.mode not in (RelayMode.IMAGES, RelayMode.IMAGES_EDIT):
             return raw
         data = json_object(raw)
         if data.get("code"):
             raise native_error(500, data)
-        task_id = (data.get("output") or {}).get("task_id")
+        if not self.is_task:
+            return await self.images_answer(ali_images.qwen_image_urls(data), {}, ctx)
+        output = await self.finished_task(data, ctx)
+        urls = [r["url"] for r in output.get("results") or () if isinstance(r, Mapping) and r.get("url")]
+        failed = next((r for r in output.get("results") or () if isinstance(r, Mapping) and r.get("code")), {})
+        return await self.images_answer(urls, failed, ctx)
+
+    async def finished_task(self, submitted: Mapping[str, Any], ctx: UpstreamContext) -> Mapping[str, Any]:
+        """The output of the submitted task once it succeeded (polled at `/api/v1/tasks/{id}`)."""
+        task_id = (submitted.get("output") or {}).get("task_id")
         if not isinstance(task_id, str) or not task_id:
             raise RelayError(502, "the upstream answer has no task id", "upstream_error", "bad_response_body")
         deadline = time.monotonic() + self.poll_limit
@@ -122,7 +161,7 @@ class AliAdaptor(OpenAIAdaptor):
             if not 200 <= resp.status < 300:
                 raise self.convert_error(resp.status, await client.read_error(resp))
             task = json_object(await client.read_body(resp))
-            output = task.get("output") or {}
+            output: Mapping[str, Any] = task.get("output") or {}
             status = output.get("task_status")
             if status in TASK_DONE:
                 break
@@ -133,11 +172,14 @@ class AliAdaptor(OpenAIAdaptor):
         if status != "SUCCEEDED":
             raise native_error(500, {"code": output.get("code") or status, "message": output.get("message")
                                      or f"the image task ended {status}"})
-        urls = [r["url"] for r in output.get("results") or () if isinstance(r, Mapping) and r.get("url")]
+        return output
+
+    async def images_answer(self, urls: list[str], failed: Mapping[str, Any], ctx: UpstreamContext) -> bytes:
+        """OpenAI's images answer: the URLs, or the images fetched under the media policy for
+        `b64_json`. None produced is the upstream's failure (`failed`: a result's own error)."""
         if not urls:
-            failed = next((r for r in output.get("results") or () if isinstance(r, Mapping) and r.get("code")), {})
             raise native_error(500, {"code": failed.get("code") or "NoImage",
-                                     "message": failed.get("message") or "the image task produced no image"})
+                                     "message": failed.get("message") or "the upstream produced no image"})
         images: list[dict[str, Any]] = []
         for image_url in urls:
             if self.b64:
@@ -145,4 +187,4 @@ class AliAdaptor(OpenAIAdaptor):
                 images.append({"b64_json": base64.b64encode(content).decode()})
             else:
                 images.append({"url": image_url})
-        return orjson.dumps({"created": int(time.time()), "data": images})
+        return orjson.dumps({"created": int(time.time()), "data": images, "output_format": "png"})  # DashScope: PNG
