@@ -189,7 +189,9 @@ PROVIDERS: tuple[Provider, ...] = (
                       "智谱已于 2023 年下线 ChatGLM v3 模型：请改用智谱 GLM v4 渠道（类型 26）")),
     Provider(17, "ALI", ("Alibaba Qwen", "阿里通义千问"), AliAdaptor, "https://dashscope.aliyuncs.com",
              models=("qwen3-max", "qwen-plus", "qwen-flash", "qwen-turbo", "qwen-max", "qwen-long", "qwen3-coder-plus",
-                     "qwen-vl-max", "qwq-plus", "text-embedding-v4", "text-embedding-v3", "wanx2.1-t2i-turbo"),
+                     "qwen-vl-max", "qwq-plus", "text-embedding-v4", "text-embedding-v3", "wanx2.1-t2i-turbo",
+                     # image edits (ali_images.py)
+                     "qwen-image-3.0-pro", "qwen-image-edit-max", "qwen-image-edit-plus", "wan2.5-i2i-preview"),
              other=OtherField(("Plugin parameter", "插件参数")), stream_options=True),
     Provider(18, "XUNFEI", ("iFlytek Spark", "讯飞星火认知"), XunfeiAdaptor, xunfei_http.HTTP_BASE_URL,
              models=("lite", "generalv3", "pro-128k", "generalv3.5", "max-32k", "4.0Ultra", "x1"),

@@ -233,6 +233,9 @@ DEFAULT_MODEL_PRICE: dict[str, float] = {
     # Imagen 4, USD per image (ai.google.dev/gemini-api/docs/pricing, cloud.google.com/vertex-ai/generative-ai/
     # pricing: Fast $0.02, Standard $0.04, Ultra $0.06)
     "imagen-4.0-fast-generate-001": 0.02, "imagen-4.0-generate-001": 0.04, "imagen-4.0-ultra-generate-001": 0.06,
+    # Alibaba's wanx2.1-imageedit edit, USD per image (alibabacloud.com/help/en/model-studio/wanx-image-edit,
+    # Beijing region: $0.020070/image). The Qwen and Wan 2.5 edit models: no list price found, none set.
+    "wanx2.1-imageedit": 0.02007,
 }  # fmt: skip
 
 DEFAULT_GROUP_RATIO: dict[str, float] = {"default": 1, "vip": 1, "svip": 1}
