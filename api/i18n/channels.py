@@ -54,6 +54,9 @@ CHANNELS: dict[str, tuple[str, str]] = {
     "channel_key_kling": (
         "The key of a Kling channel is AccessKey|SecretKey (line {line})",
         "可灵渠道的密钥格式为 AccessKey|SecretKey（第 {line} 行）"),
+    "channel_key_jimeng": (
+        "The key of a Jimeng channel is the Volcengine AccessKey|SecretKey (line {line})",
+        "即梦渠道的密钥格式为火山引擎 AccessKey|SecretKey（第 {line} 行）"),
     "channel_key_spark": (
         "The key of an iFlytek Spark channel is the APIPassword of its HTTP API (or APIKey:APISecret), or "
         "APPID|APISecret|APIKey for its WebSocket API (line {line})",

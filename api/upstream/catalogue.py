@@ -319,6 +319,13 @@ PROVIDERS: tuple[Provider, ...] = (
                      "kling-v1"),
              key=KeyFormat(("AccessKey|SecretKey", "AccessKey|SecretKey"), parts_key(2, "channel_key_kling")),
              video="kling"),
+    # Jimeng (即梦) on Volcengine's visual API (api/relay/tasks/video_jimeng.py): the key pair signs each
+    # call (Volcengine's HMAC-SHA256 signature); new-api's type 51.
+    Provider(51, "JIMENG", ("Jimeng", "即梦"), UnservedAdaptor, "https://visual.volcengineapi.com",
+             models=("jimeng_v30", "jimeng_v30_1080p", "jimeng_v30_pro", "jimeng_t2v_v30", "jimeng_i2v_first_v30",
+                     "jimeng_t2v_v30_1080p", "jimeng_i2v_first_v30_1080", "jimeng_ti2v_v30_pro"),
+             key=KeyFormat(("AccessKey|SecretKey", "AccessKey|SecretKey"), parts_key(2, "channel_key_jimeng")),
+             video="jimeng"),
     Provider(48, "XAI", ("xAI", "xAI"), OpenAIAdaptor, "https://api.x.ai",
              models=("grok-4.3", "grok-4.20-0309-reasoning", "grok-4.20-0309-non-reasoning", "grok-4-1-fast-reasoning",
                      "grok-4-1-fast-non-reasoning", "grok-code-fast-1", "grok-3-mini"),

@@ -92,6 +92,14 @@ class TaskAdaptor(ABC):
     @abstractmethod
     def read_fetch(self, raw: bytes) -> list[TaskUpdate]: ...
 
+    def read_fetched(self, task_ids: list[str], status: int, raw: bytes) -> list[TaskUpdate]:
+        """The answer (HTTP `status`) to the fetch of `task_ids`: `read_fetch` of a 200, anything else
+        a failure the poller tries again. A protocol whose answer does not name its task, or that
+        answers a task's failure with another status, reads it here."""
+        if status != 200:
+            raise ValueError(f"HTTP {status}: {raw[:200]!r}")
+        return self.read_fetch(raw)
+
 
 def text(value: Any, limit: int | None = None) -> str:
     """An upstream value as a text column keeps it: no NUL (PostgreSQL refuses one), at most `limit`."""

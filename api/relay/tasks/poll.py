@@ -246,9 +246,7 @@ async def _fetch(http: aiohttp.ClientSession, adaptor: TaskAdaptor, ids: list[st
     async with gate:
         up = await adaptor.authorize(adaptor.fetch(ids), http)
         status, raw = await call(http, up, adaptor.fetch_timeout or FETCH_TIMEOUT, channel_type, adaptor.answer_limit)
-    if status != 200:
-        raise ValueError(f"HTTP {status}: {raw[:200]!r}")
-    return adaptor.read_fetch(raw)
+    return adaptor.read_fetched(ids, status, raw)
 
 
 async def _fail(table: Table, store: Store, row: Any, owner: str, reason: str, now: int,

@@ -22,6 +22,7 @@ from api import keys
 from api.relay.state import relay_state
 from api.relay.tasks.base import TaskAdaptor, Upstream
 from api.relay.tasks.relay import call, task_error, task_key
+from api.relay.tasks.video_jimeng import JimengAdaptor
 from api.relay.tasks.video_kling import KlingAdaptor
 from api.relay.tasks.video_openai import OpenAIVideoAdaptor
 from api.relay.tasks.video_protocols import VIDEO_ADAPTORS
@@ -68,7 +69,7 @@ async def video_content(request: web.Request, row: Any, variant: str) -> web.Str
         if video is None:
             raise _unavailable(request)
         return web.Response(body=video[1], content_type=video[0])
-    if isinstance(adaptor, ViduAdaptor | KlingAdaptor):  # a signed or CDN URL that needs no credential
+    if isinstance(adaptor, ViduAdaptor | KlingAdaptor | JimengAdaptor):  # a signed or CDN URL needing no credential
         url = adaptor.content_url(result(row))
         if url is None or any(s in url for s in secrets):  # never a URL that carries the channel's secrets
             raise _unavailable(request)

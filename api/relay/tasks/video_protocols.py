@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from api.relay.tasks.base import TaskAdaptor
+from api.relay.tasks.video_jimeng import JimengAdaptor
 from api.relay.tasks.video_kling import KlingAdaptor
 from api.relay.tasks.video_openai import OpenAIVideoAdaptor
 from api.relay.tasks.video_seedance import SeedanceAdaptor
@@ -16,6 +17,7 @@ PROTOCOLS: dict[str, type[TaskAdaptor]] = {
     "veo-vertex": VeoVertexAdaptor,
     "seedance": SeedanceAdaptor,
     "vidu": ViduAdaptor,
+    "jimeng": JimengAdaptor,
 }
 VIDEO_ADAPTORS: dict[int, type[TaskAdaptor]] = {
     number: PROTOCOLS[row.video] for number, row in catalogue.CATALOGUE.items() if row.video in PROTOCOLS
