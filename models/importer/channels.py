@@ -24,7 +24,6 @@ COMPATIBLE_BASE_URLS = {6: "https://api.openaimax.com", 7: "https://api.ohmygpt.
 # new-api types with no counterpart here, and why (the report lists the channels left behind).
 NOT_CARRIED = {
     49: "Coze bots speak Coze's own chat API, which has no adaptor here",
-    51: "Jimeng generation tasks have no relay here yet",
     55: "Sora video tasks: OpenAI shut the Sora API down on 2026-09-24",
     56: "Replicate predictions have no adaptor here",
     57: "Codex channels sign in with a ChatGPT account (OAuth), which this gateway does not hold",

@@ -364,13 +364,14 @@ async def test_new_api_types_46_and_49_up_carried_or_named(client, settings, tmp
     finally:
         await drop_source("sqlite")
     carried = {c.id - 100: c for c in await Channel.all()}
-    assert sorted(carried) == [10, 11, 15, 16, 46, 50, 52, 53, 54]
+    assert sorted(carried) == [10, 11, 15, 16, 46, 50, 51, 52, 53, 54]
     assert (carried[52].type, carried[52].key) == (52, "k")  # Vidu video
     assert (carried[50].type, carried[50].key) == (50, "k")  # Kling video, its AccessKey|SecretKey as it was
+    assert (carried[51].type, carried[51].key) == (51, "k")  # Jimeng video, its AccessKey|SecretKey as it was
     assert carried[46].type == 46 and carried[10].type == 10 and carried[54].type == 54  # Seedance video
     assert (carried[53].type, carried[53].base_url) == (1, "https://llm.submodel.ai")
     out = result.stdout
-    for kind, why in ((49, "Coze"), (51, "Jimeng"), (55, "Sora"),
+    for kind, why in ((49, "Coze"), (55, "Sora"),
                       (56, "Replicate"), (57, "ChatGPT account")):
         assert f"id {100 + kind}: channel type {kind}: " in out and why in out, (kind, out)
     for kind, reason in ((11, "PaLM 2"), (15, "2026-08-31"), (16, "ChatGLM v3")):
