@@ -21,7 +21,13 @@ two, answering as they do and refusing what they refuse. Each rule cites its sou
 - `response.create` → `response.created`, the output item and content part added, `response.output_text.delta`s,
   the done events, then `response.done` with `usage` (realtime_response_usage.py and its token details);
 - `response.cancel` ends the response in progress with `response.done`, status `cancelled`; with none in progress it
-  is an `error` event and the session goes on (response_cancel_event.py's docstring).
+  is an `error` event and the session goes on (response_cancel_event.py's docstring);
+- `input_audio_buffer.append` adds base64 audio; `input_audio_buffer.commit` of an empty buffer is an `error` ("This
+  event will produce an error if the input audio buffer is empty", input_audio_buffer_commit_event.py), else
+  `input_audio_buffer.committed` and the user's audio item, then — when the session's `audio.input.transcription`
+  names a model (realtime_audio_config_input.py) — `conversation.item.input_audio_transcription.completed` with its
+  usage: `{"type": "duration", seconds}` for whisper-1, `{"type": "tokens", …}` for the others
+  (conversation_item_input_audio_transcription_completed_event.py, "billed according to the ASR model's pricing").
 
 Error messages this fake words itself (the providers document the codes, not the texts) are marked `fake:`.
 """
@@ -42,6 +48,9 @@ CLIENT_EVENTS = frozenset({
 })
 USER_PARTS = frozenset({"input_text", "input_audio", "input_image"})
 REPLY_PIECES = ("Hello", " from", " the", " realtime", " fake.")
+TRANSCRIPT = "What is the weather like in Lisbon today?"
+TRANSCRIPTION_USAGE: dict[str, Any] = {"type": "tokens", "input_tokens": 57, "output_tokens": 11, "total_tokens": 68,
+                                       "input_token_details": {"text_tokens": 7, "audio_tokens": 50}}
 DEFAULT_USAGE: dict[str, Any] = {
     "total_tokens": 60, "input_tokens": 40, "output_tokens": 20,
     "input_token_details": {"text_tokens": 30, "audio_tokens": 10, "image_tokens": 0, "cached_tokens": 0,
@@ -134,7 +143,8 @@ class FakeRealtime:
         ws = web.WebSocketResponse()
         await ws.prepare(request)
         self.open_sessions += 1
-        state: dict[str, Any] = {"model": model, "response": None, "cancel": asyncio.Event()}
+        state: dict[str, Any] = {"model": model, "response": None, "cancel": asyncio.Event(), "audio": 0,
+                                 "transcriber": ""}
         await self.send(ws, {"type": "session.created", "session": {
             "type": "realtime", "object": "realtime.session", "id": _id("sess"), "model": model,
             "output_modalities": ["audio"], "instructions": "", "tools": [], "tool_choice": "auto",
@@ -178,6 +188,10 @@ class FakeRealtime:
             await self.session_update(ws, state, event)
         elif kind == "conversation.item.create":
             await self.item_create(ws, event)
+        elif kind == "input_audio_buffer.append":
+            state["audio"] += len(str(event.get("audio") or ""))
+        elif kind == "input_audio_buffer.commit":
+            await self.commit(ws, state, ident)
         elif kind == "response.create":
             if state["response"] is not None and not state["response"].done():
                 await self.error(ws, "conversation_already_has_active_response",
@@ -204,7 +218,27 @@ class FakeRealtime:
             await self.error(ws, "invalid_value", "fake: the model of a session cannot be changed", "session.model",
                              ident)
         else:
+            audio_input = (session.get("audio") or {}).get("input") or {}
+            if "transcription" in audio_input:  # null turns transcription off
+                state["transcriber"] = str((audio_input["transcription"] or {}).get("model") or "")
             await self.send(ws, {"type": "session.updated", "session": {**session, "model": state["model"]}})
+
+    async def commit(self, ws: web.WebSocketResponse, state: dict[str, Any], ident: Any) -> None:
+        if not state["audio"]:
+            await self.error(ws, "input_audio_buffer_commit_empty", "fake: the input audio buffer is empty", None,
+                             ident)
+            return
+        state["audio"] = 0
+        item_id = _id("item")
+        await self.send(ws, {"type": "input_audio_buffer.committed", "previous_item_id": None, "item_id": item_id})
+        item = {"id": item_id, "object": "realtime.item", "type": "message", "role": "user", "status": "completed",
+                "content": [{"type": "input_audio", "transcript": None}]}
+        await self.send(ws, {"type": "conversation.item.added", "previous_item_id": None, "item": item})
+        if state["transcriber"]:
+            usage = {"type": "duration", "seconds": 3.2} if state["transcriber"] == "whisper-1" \
+                else TRANSCRIPTION_USAGE
+            await self.send(ws, {"type": "conversation.item.input_audio_transcription.completed", "item_id": item_id,
+                                 "content_index": 0, "transcript": TRANSCRIPT, "usage": usage})
 
     async def item_create(self, ws: web.WebSocketResponse, event: dict[str, Any]) -> None:
         item = event.get("item")

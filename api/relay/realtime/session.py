@@ -5,6 +5,8 @@ follows: docs/billing.md, Realtime sessions), and one ending for every way a ses
 - the client leaves, or the session ends on the gateway's side (idle, too long, the server stopping, the
   balance used up): a response still in progress is cancelled upstream (`response.cancel`) and its
   `response.done`, which reports what it used, is awaited for CANCEL_GRACE seconds and billed;
+- an input audio transcription (`conversation.item.input_audio_transcription.completed`) is billed the same
+  way, at the transcription model's price (transcription.py);
 - the gateway's side ends with an `error` event to the client, then a close frame with the reason;
 - the upstream closes: the client gets its close code;
 - whatever the ending, the reservation still open (no response settled on it) is refunded; a process
@@ -31,14 +33,18 @@ from api.relay.admission import admit, new_facts
 from api.relay.job import Job, Outcome
 from api.relay.realtime.hub import Hub
 from api.relay.realtime.limits import RENEW_EVERY, Slot
+from api.relay.realtime.transcription import COMPLETED, SESSION_EVENTS, transcriber_of, transcription_usage
 from api.relay.settling import settle, settle_shielded
-from api.services.billing.realtime_pricing import AudioPrice, RealtimeUsage
+from api.services.billing import pricing
+from api.services.billing.realtime_pricing import AudioPrice, RealtimeUsage, audio_price_of
+from api.services.model_name import ModelName
 from api.upstream.errors import RelayError
 
 log = logging.getLogger("api.relay")
 CANCEL_GRACE = 5.0  # seconds a response in progress gets to report its usage once the session ends
 # Server events the relay reads (every other frame goes through unparsed): base64 audio holds no quotes.
-SNIFFED = ('"response.done"', '"response.created"', '"error"')
+SNIFFED = ('"response.done"', '"response.created"', '"error"', f'"{COMPLETED}"', '"session.created"',
+           '"session.updated"')
 # Close codes the gateway may pass on from the upstream (RFC 6455 §7.4.1: 1005/1006/1015 are never sent).
 SENDABLE = frozenset({1000, 1001, 1002, 1003, 1007, 1008, 1009, 1010, 1011, 1012, 1013, 1014})
 # ending → (close code, close reason); the gateway's own endings also send an `error` event first.
@@ -84,6 +90,8 @@ class RealtimeSession:
         self.ending_task: asyncio.Task[None] | None = None
         self.started = self.last_activity = time.monotonic()
         self.responses = 0  # responses billed
+        self.transcriptions = 0  # input audio transcriptions billed
+        self.transcriber = ""  # the session's transcription model, as the upstream's session events say
         self.in_response = False
         self.response_ended = asyncio.Event()
         self.response_ended.set()
@@ -244,6 +252,13 @@ class RealtimeSession:
                 self.response_ended.clear()
             elif kind == "response.done":  # billed before the client hears of it
                 await self.response_done(event)
+                _raise_if_cancelled()
+            elif kind == COMPLETED:
+                await self.transcribed(event)
+                _raise_if_cancelled()
+            elif kind in SESSION_EVENTS:
+                model = transcriber_of(event.get("session"))
+                self.transcriber = self.transcriber if model is None else model
             await self.forward(self.job.mask(msg.data) if kind == "error" else msg.data)
         return "upstream"
 
@@ -286,6 +301,31 @@ class RealtimeSession:
         await settle_shielded(dataclasses.replace(job), Outcome(self.client, usage, quota))
         await self.next_reservation()
 
+    async def transcribed(self, event: dict[str, Any]) -> None:
+        """An input audio transcription settled on the open reservation at the transcription model's price (the
+        session's own when that model has none), a consume log of its own under that model; then a new one."""
+        job, facts = self.job, self.job.facts
+        usage = transcription_usage(event)
+        if usage is None or job.charge is None or facts is None:
+            return
+        model, price = self.transcriber or job.model, job.price
+        try:
+            price = pricing.resolve_configured(job.options, model, job.group)
+        except pricing.PriceNotConfigured:
+            model = job.model
+        billed = dataclasses.replace(job, name=ModelName(model), price=price, audio=audio_price_of(job.options, model))
+        self.transcriptions += 1
+        item = event.get("item_id")
+        billed.facts = dataclasses.replace(
+            new_facts(billed), request_id=facts.request_id, started=facts.started, channel_id=facts.channel_id,
+            used_channels=facts.used_channels, first_response_ms=facts.first_response_ms,
+            routing={**facts.routing, "realtime": {
+                "session": self.id, "transcription": self.transcriptions, "session_model": job.model,
+                "item": item[:64] if isinstance(item, str) else "", **usage.details(),
+                **(billed.audio or AudioPrice()).log_fields()}})
+        await settle_shielded(billed, Outcome(self.client, usage, billing.final(billed, usage)))
+        await self.next_reservation()
+
     async def next_reservation(self) -> None:
         job = self.job
         previous = job.facts
@@ -306,6 +346,16 @@ class RealtimeSession:
             self.refusal = RelayError(503, translate("service_unavailable", self.lang), "new_api_error",
                                       "service_unavailable", local=True)
             self.stop("quota")
+
+
+def _raise_if_cancelled() -> None:
+    """A cancellation that arrived during a billing step and was lost below it is raised here, so the session's
+    ending does not wait forever for this direction. Seen: the admission's Redis call returning normally after
+    the task was cancelled (`cancelling()` set, nothing raised) when the client left as a transcription or a
+    response was being billed; the direction then went back to reading an upstream that would not close."""
+    task = asyncio.current_task()
+    if task is not None and task.cancelling():
+        raise asyncio.CancelledError
 
 
 def _ended(task: asyncio.Task[str], default: str) -> str:

@@ -3,7 +3,8 @@ import { renderRatio as num } from '../../lib/format';
 
 const usd = (v) => `$${num(v)}`;
 
-// One response of a Realtime session: its text and audio tokens at their own ratios, as the gateway bills them
+// One response of a Realtime session, or one transcription of its input audio (billed at the transcription
+// model's price): its text and audio tokens at their own ratios, as the gateway bills them
 // (docs/billing.md, Realtime sessions). `other.realtime` carries the session, the response's number, its audio
 // counts (parts of the prompt and completion tokens) and the audio ratios that applied.
 export function realtimeParts(log, other) {
@@ -34,7 +35,9 @@ export default function RealtimePriceDetail({ log, other }) {
   const { t } = useTranslation();
   const rt = other.realtime || {};
   const group = other.group_ratio ?? 1;
-  const session = t('log.realtime.session', { session: rt.session || '', response: rt.response || 0 });
+  const session = rt.transcription
+    ? t('log.realtime.transcription', { session: rt.session || '', n: rt.transcription, model: rt.session_model || '' })
+    : t('log.realtime.session', { session: rt.session || '', response: rt.response || 0 });
   if (other.model_price !== undefined && other.model_price !== null && other.model_price !== -1) {
     return (
       <div className="is-size-7" data-testid="price-breakdown">

@@ -40,3 +40,17 @@ test('the log row shows the realtime breakdown', async () => {
   expect(screen.getByTestId('price-detail-7')).toHaveTextContent('Realtime session rt_1, response 2');
   expect(screen.getByTestId('realtime-total')).toHaveTextContent('= $0.00386');
 });
+
+test('a transcription of the input audio says so, priced at its own model', async () => {
+  await act(() => i18n.changeLanguage('en'));
+  const other = { model_ratio: 1.25, completion_ratio: 4, group_ratio: 1, model_price: -1,
+    realtime: { session: 'rt_9', transcription: 2, session_model: 'gpt-realtime-1.5', audio_input_tokens: 50,
+      audio_ratio: 2.4 } };
+  render(<RealtimePriceDetail log={{ prompt_tokens: 57, completion_tokens: 11 }} other={other} />);
+  expect(screen.getByTestId('realtime-session')).toHaveTextContent(
+    'Realtime session rt_9 (gpt-realtime-1.5), input audio transcription 2');
+  expect(screen.getByTestId('realtime-audioIn')).toHaveTextContent('Audio input: 50 tokens × $6 / 1M tokens');
+  expect(screen.getByTestId('realtime-textOut')).toHaveTextContent('Text output: 11 tokens × $10 / 1M tokens');
+  // 214 quota at 500000 per USD
+  expect(screen.getByTestId('realtime-total')).toHaveTextContent('× group 1 = $0.000428');
+});
