@@ -30,6 +30,7 @@ REALTIME_COMPLETION_RATIO: dict[str, float] = {
     "gpt-realtime": 4, "gpt-realtime-1.5": 4, "gpt-realtime-2": 6, **{m: 4 for m in _MINI}}
 REALTIME_CACHE_RATIO: dict[str, float] = {m: 0.1 for m in (*_FULL, *_MINI)}
 
-DEFAULT_AUDIO_RATIO: dict[str, float] = {**{m: 8 for m in _FULL}, **{m: 50 / 3 for m in _MINI}, "gpt-4o-transcribe": 2.4}
+DEFAULT_AUDIO_RATIO: dict[str, float] = {**{m: 8 for m in _FULL}, **{m: 50 / 3 for m in _MINI},
+                                         "gpt-4o-transcribe": 2.4}
 DEFAULT_AUDIO_COMPLETION_RATIO: dict[str, float] = {m: 2 for m in (*_FULL, *_MINI)}
 DEFAULT_AUDIO_CACHE_RATIO: dict[str, float] = {**{m: 0.0125 for m in _FULL}, **{m: 0.03 for m in _MINI}}
