@@ -54,6 +54,7 @@ class Task(BaseModel):
     lease_until = fields.BigIntField(default=0)
     lease_owner = fields.CharField(max_length=40, default="")
     billing = fields.TextField(default="")
+    deleted_at = fields.BigIntField(default=0)  # seconds: its owner deleted it (DELETE /v1/videos/{id}); 0: not
 
     class Meta:
         table = "task"

@@ -11,7 +11,9 @@ FakeOpenAIVideos — OpenAI's video API as another gateway or a compatible vendo
   reference of `input_reference`); each refusal a 400 `invalid_request_error` naming the param;
 - `GET /v1/videos/{id}` and `/content` answer 404 for an id it never made; content before completion
   is a 400 (the API answers "Video is not ready yet"); `variant` is video, thumbnail or spritesheet
-  (types/video_download_content_params.py).
+  (types/video_download_content_params.py);
+- `DELETE /v1/videos/{id}` answers `{id, object: "video.deleted", deleted: true}` (types/
+  video_delete_response.py) and the video is gone: 404 afterwards, as for an id it never made.
 
 FakeVeoGemini — Veo on the Gemini API (ai.google.dev/gemini-api/docs/video; googleapis/python-genai
 google/genai/models.py `_GenerateVideosParameters_to_mldev`, google/genai/operations.py):
@@ -75,6 +77,7 @@ class FakeOpenAIVideos(FakeBase):
     videos: dict[str, dict[str, Any]] = field(default_factory=dict)
     seen: list[dict[str, Any]] = field(default_factory=list)
     fetches: list[str] = field(default_factory=list)
+    deleted: list[str] = field(default_factory=list)
     fetch_gate: asyncio.Event | None = None  # a retrieve waits for it (a poll held mid-batch)
     fetch_started: asyncio.Event = field(default_factory=asyncio.Event)
 
@@ -83,6 +86,7 @@ class FakeOpenAIVideos(FakeBase):
         app.router.add_post("/v1/videos", self.create)
         app.router.add_get("/v1/videos/{id}", self.retrieve)
         app.router.add_get("/v1/videos/{id}/content", self.content)
+        app.router.add_delete("/v1/videos/{id}", self.delete)
         return app
 
     def finish(self, video_id: str) -> None:
@@ -139,6 +143,14 @@ class FakeOpenAIVideos(FakeBase):
         if self.fetch_gate is not None:
             await self.fetch_gate.wait()
         return web.json_response(video)
+
+    async def delete(self, request: web.Request) -> web.Response:
+        video = self._known(request)
+        if isinstance(video, web.Response):
+            return video
+        del self.videos[video["id"]]
+        self.deleted.append(video["id"])
+        return web.json_response({"id": video["id"], "object": "video.deleted", "deleted": True})
 
     async def content(self, request: web.Request) -> web.Response:
         video = self._known(request)

@@ -202,3 +202,35 @@ async def test_the_console_plays_the_users_own_video_and_hides_the_upstream(gate
     finally:
         for browser in browsers:
             await browser.session.close()
+
+
+async def test_delete_a_finished_video(gateway, upstream) -> None:
+    """videos.delete: refused while the video is being made (nothing changes); once completed, deleted here
+    and upstream, then unknown to its owner's API (retrieve, list, content, delete again: 404) while its task
+    row and its charge stay; a failed video (refunded) is deleted too, its refund untouched."""
+    _, user, key = await setup(gateway, upstream)
+    async with sdk(gateway, key) as client:
+        video = await client.videos.create(prompt="a fox in the snow", model=MODEL, seconds="8")
+        [upstream_id] = upstream.videos
+        with pytest.raises(openai.BadRequestError, match="still being generated"):
+            await client.videos.delete(video.id)
+        assert (await client.videos.retrieve(video.id)).status == "queued" and upstream.deleted == []
+        upstream.finish(upstream_id)
+        await poll_all(gateway)
+        gone = await client.videos.delete(video.id)
+        assert (gone.id, gone.object, gone.deleted) == (video.id, "video.deleted", True)
+        assert upstream.deleted == [upstream_id]
+        for call in (client.videos.retrieve, client.videos.download_content, client.videos.delete):
+            with pytest.raises(openai.NotFoundError):
+                await call(video.id)
+        assert (await client.videos.list()).data == []
+        failed = await client.videos.create(prompt="a fox", model=MODEL, seconds="4")
+        [failed_upstream] = [v for v in upstream.videos if v != upstream_id]
+        upstream.fail(failed_upstream)
+        assert len((await poll_all(gateway)).refunded) == 1
+        assert (await client.videos.delete(failed.id)).deleted
+    cost = pricing.per_call_quota(PER_SECOND * 8)
+    row = await Task.get(task_id=video.id)
+    assert (row.status, row.quota, row.deleted_at > 0) == ("SUCCESS", cost, True)
+    assert await live_balance(gateway, user.id) == QUOTA - cost
+    assert await live_balance(gateway, user.id, key.id) == 300_000 - cost

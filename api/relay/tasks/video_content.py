@@ -38,8 +38,30 @@ from api.upstream.errors import RelayError
 log = logging.getLogger("api.relay")
 MAX_VIDEO_BYTES = 512 * 1024 * 1024
 CONTENT_TIMEOUT = 300.0
+DELETE_TIMEOUT = 30.0
 CHUNK = 256 * 1024
 VARIANTS = ("video", "thumbnail", "spritesheet")
+
+
+async def delete_upstream(request: web.Request, row: Any) -> None:
+    """A deleted video's copy deleted upstream too where the protocol can (OpenAI's video API); best effort:
+    a failure is logged, the gateway's deletion stands (the upstream copy expires on its own)."""
+    channel = relay_state(request).index.get(row.channel_id)
+    upstream_id = str(properties(row).get("upstream_id") or "")
+    if channel is None or not upstream_id or VIDEO_ADAPTORS.get(channel.type) is not OpenAIVideoAdaptor:
+        return
+    channel = task_key(channel)
+    adaptor = OpenAIVideoAdaptor(channel.base_url, channel.key, channel.other)
+    http = relay_state(request).http or request.config_dict[keys.HTTP]
+    try:
+        up = await adaptor.authorize(adaptor.delete(upstream_id), http)
+        status, raw = await call(http, up, DELETE_TIMEOUT, channel.type, adaptor.answer_limit)
+    except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
+        log.warning("video %s: its upstream copy was not deleted (%s)", row.task_id, type(exc).__name__)
+        return
+    if status not in (200, 404):
+        log.warning("video %s: its upstream copy was not deleted (HTTP %s: %s)", row.task_id, status,
+                    adaptor.mask(raw[:200].decode("utf-8", "replace")))
 
 
 def _unavailable(request: web.Request) -> RelayError:

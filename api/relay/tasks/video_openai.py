@@ -8,6 +8,7 @@ Wire facts (openai-python, openai/resources/videos.py and openai/types/video*.py
 - `GET {base}/v1/videos/{id}` answers the same object; statuses queued, in_progress, completed,
   failed; a failure carries `error: {code, message}`; `completed_at`, `expires_at` in seconds;
 - `GET {base}/v1/videos/{id}/content?variant=video|thumbnail|spritesheet` answers the bytes;
+- `DELETE {base}/v1/videos/{id}` deletes it (`{id, object: "video.deleted", deleted}`);
 - errors: `{"error": {"message", "type", "param", "code"}}` with the HTTP status.
 """
 from __future__ import annotations
@@ -94,6 +95,9 @@ class OpenAIVideoAdaptor(VideoAdaptor):
                 data["expires_at"] = expires
             fields["data"] = orjson.dumps(data).decode()
         return [TaskUpdate(body["id"], status, fields)]
+
+    def delete(self, task_id: str) -> Upstream:
+        return Upstream("DELETE", f"{self.base_url}/v1/videos/{quote(task_id, safe='')}", self._auth())
 
     def content(self, task_id: str, variant: str) -> Upstream:
         """The video's bytes (or its thumbnail, spritesheet), asked of the upstream with the channel's key."""

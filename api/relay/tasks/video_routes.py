@@ -2,11 +2,15 @@
 `download_content`, `poll`): a submission goes through the task pipeline (api/relay/tasks/relay.py:
 admission, the attempts over channels that speak a video protocol, the settlement) and is answered as
 OpenAI's `Video` object with the gateway's own id; the workers poll it (api/relay/tasks/poll.py). A
-video is only ever seen by its owner: another user's id is 404, as an unknown one.
+video is only ever seen by its owner: another user's id is 404, as an unknown one. `delete` (once the
+video is completed or failed) hides it from its owner's API for good — retrieve, list and content
+answer as for an unknown id — and deletes the upstream's copy where the protocol can; its task row
+stays, with its charge, for the console's task log.
 """
 from __future__ import annotations
 
 import os
+import time
 from typing import Any
 
 import orjson
@@ -16,9 +20,9 @@ from api.relay.forms import MALFORMED
 from api.relay.handler import key_caller
 from api.relay.middleware import relay_sub_app
 from api.relay.state import relay_state
-from api.relay.tasks.base import SUCCESS
+from api.relay.tasks.base import FAILURE, SUCCESS
 from api.relay.tasks.relay import Submission, json_body, path_id, submit, task_error
-from api.relay.tasks.video_content import VARIANTS, video_content
+from api.relay.tasks.video_content import VARIANTS, delete_upstream, video_content
 from api.relay.tasks.video_kling import KlingAdaptor, KlingUnfit, kling_body
 from api.relay.tasks.video_protocols import VIDEO_ADAPTORS, VIDEO_TYPES
 from api.relay.tasks.video_seedance import SeedanceAdaptor, SeedanceUnfit, seedance_body
@@ -101,7 +105,7 @@ async def create_video(request: web.Request) -> web.Response:
 async def _own(request: web.Request) -> Any:
     caller = await key_caller(request, relay_state(request))
     video_id = path_id(request)
-    row = await Task.filter(task_id=video_id, platform=PLATFORM, user_id=caller.user.id).first() \
+    row = await Task.filter(task_id=video_id, platform=PLATFORM, user_id=caller.user.id, deleted_at=0).first() \
         if video_id else None
     if row is None:
         raise task_error(request, 404, "relay_task_not_found", "video_not_found", id=video_id)
@@ -120,7 +124,7 @@ async def list_videos(request: web.Request) -> web.Response:
     if not limit_text.isdigit() or not 1 <= int(limit_text) <= LIST_LIMIT or order not in ("asc", "desc"):
         raise _bad(request, "limit", f"limit must be 1 to {LIST_LIMIT}, order asc or desc")
     limit = int(limit_text)
-    query = Task.filter(platform=PLATFORM, user_id=caller.user.id)
+    query = Task.filter(platform=PLATFORM, user_id=caller.user.id, deleted_at=0)
     after = request.query.get("after", "")
     if after:
         cursor = await query.filter(task_id=after).first() if len(after) <= 191 else None
@@ -131,6 +135,18 @@ async def list_videos(request: web.Request) -> web.Response:
     data = [video_object(row) for row in rows[:limit]]
     return _json({"object": "list", "data": data, "first_id": data[0]["id"] if data else None,
                   "last_id": data[-1]["id"] if data else None, "has_more": len(rows) > limit})
+
+
+async def delete_video(request: web.Request) -> web.Response:
+    """DELETE /v1/videos/{id}: a finished video deleted (module docstring); one still being made is a 400
+    (its charge is settled when it ends: completed, or failed and refunded)."""
+    row = await _own(request)
+    if row.status not in (SUCCESS, FAILURE):
+        raise task_error(request, 400, "relay_task_invalid", "video_not_finished",
+                         reason="the video is still being generated: delete it once it is completed or failed")
+    await delete_upstream(request, row)
+    await Task.filter(id=row.id, deleted_at=0).update(deleted_at=int(time.time()))
+    return _json({"id": row.task_id, "object": "video.deleted", "deleted": True})
 
 
 async def video_content_route(request: web.Request) -> web.StreamResponse:
@@ -150,5 +166,6 @@ def create_videos_app() -> web.Application:
     app.router.add_post("", create_video)
     app.router.add_get("", list_videos)
     app.router.add_get("/{id}", retrieve_video)
+    app.router.add_delete("/{id}", delete_video)
     app.router.add_get("/{id}/content", video_content_route)
     return app
