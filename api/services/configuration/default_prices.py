@@ -227,7 +227,8 @@ DEFAULT_MODEL_PRICE: dict[str, float] = {
     # Seedance on Volcengine Ark bills tokens = width × height × 24 fps × seconds / 1024 (Ark's query API answers
     # them as usage.completion_tokens; the formula as doc-en.302.ai/344157192e0 quotes it): a second at 1080p
     # 16:9 (1920×1088) is 48,960 tokens; at Ark's list prices (1.0 pro ¥15, 1.0 lite ¥10, 1.0 pro fast ¥4.2 per
-    # million tokens) and ¥7.1 to the dollar that is the most a second costs: $0.10, $0.07, $0.03.
+    # million tokens: Volcengine's model cards, as github.com/Hajimi-Commune/VolcanoArkDocs copies them,
+    # 2025-12-19) and ¥7.1 to the dollar that is the most a second costs: $0.10, $0.07, $0.03.
     "doubao-seedance-1-0-pro-250528": 0.1, "doubao-seedance-1-0-lite-t2v-250428": 0.07,
     "doubao-seedance-1-0-lite-i2v-250428": 0.07, "doubao-seedance-1-0-pro-fast-251015": 0.03,
     # Imagen 4, USD per image (ai.google.dev/gemini-api/docs/pricing, cloud.google.com/vertex-ai/generative-ai/
