@@ -20,6 +20,13 @@ shape `{code, message, request_id}` with the documented HTTP status. Sources (st
   `GET /api/v1/tasks/{id}` PENDING/RUNNING until SUCCEEDED with `results[{url}]` and `usage.image_count`.
 - [wanx] alibabacloud.com/help/en/model-studio/wanx-image-edit-api-reference: wanx2.1-imageedit takes
   `input.function` (description_edit, …), `input.prompt` and `input.base_image_url`, `n` 1-4.
+- [wan-image] "Wan2.6 - image generation and editing" (alibabacloud.com/help/en/model-studio/wan-image-
+  generation-api-reference; docs.qwencloud.com/api-reference/image-generation/wan26-image-gen-edit/create-task,
+  query-result) and "Wan2.7 - image generation and editing" (…/wan-image-generation-and-editing-api-reference):
+  the task endpoint requires `X-DashScope-Async: enable`; one user message with exactly one text and, for
+  wan2.6-image's editing, 1 to 4 images (wan2.7: 0 to 9; JPEG, PNG, BMP, WEBP), `n` 1-4, size `W*H` or (wan2.7)
+  `1K`/`2K`, `4K` for wan2.7-image-pro's text-to-image only; the task answers `choices[].message.content[{image,
+  type}]` one image a choice, and `usage {image_count, size}`.
 """
 from __future__ import annotations
 
@@ -39,6 +46,8 @@ PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4
 QWEN = {"qwen-image-edit": (3, 1), "qwen-image-edit-plus": (3, 6), "qwen-image-edit-max": (3, 6),
         "qwen-image-2.0-pro": (3, 6)}  # model → (most input images, most output images) [qwen]
 WAN = {"wan2.5-i2i-preview": (3, 4), "wanx2.1-imageedit": (1, 4)}  # [wan], [wanx]
+WAN_IMAGE = {"wan2.6-image": (1, 4, 4), "wan2.7-image": (0, 9, 4), "wan2.7-image-pro": (0, 9, 4)}  # (least
+# and most images in, most out) [wan-image]
 QWEN_FORMATS = {"image/jpeg", "image/png", "image/bmp", "image/tiff", "image/webp", "image/gif"}
 WAN_FORMATS = {"image/jpeg", "image/png", "image/bmp", "image/webp"}
 MAGIC = {"image/png": b"\x89PNG", "image/jpeg": b"\xff\xd8\xff", "image/gif": b"GIF8", "image/bmp": b"BM"}
@@ -69,6 +78,7 @@ class FakeDashScopeImages(FakeBase):
         app = web.Application()
         app.router.add_post("/api/v1/services/aigc/multimodal-generation/generation", self.qwen)
         app.router.add_post("/api/v1/services/aigc/image2image/image-synthesis", self.wan)
+        app.router.add_post("/api/v1/services/aigc/image-generation/generation", self.wan_image)
         app.router.add_get("/api/v1/tasks/{id}", self.task)
         app.router.add_get("/files/{name}", self.file)
         return app
@@ -86,18 +96,7 @@ class FakeDashScopeImages(FakeBase):
         try:
             body = await self._body(request)
             most_in, most_out = self._model(body, QWEN)
-            messages = (body.get("input") or {}).get("messages")
-            if not isinstance(messages, list) or len(messages) != 1 or messages[0].get("role") != "user":
-                raise invalid("input.messages must hold one user message")  # [qwen] single turn
-            content = messages[0].get("content") or []
-            images = [part["image"] for part in content if "image" in part]
-            texts = [part["text"] for part in content if "text" in part]
-            if len(texts) != 1 or not str(texts[0]).strip():
-                raise Refused(400, "BadRequest.EmptyInput", "Required input parameter missing from request.")
-            if not 1 <= len(images) <= most_in:
-                raise invalid(f"the number of images must be between 1 and {most_in}")  # [qwen]
-            for image in images:
-                check_image(image, QWEN_FORMATS)
+            self._message(body, 1, most_in, QWEN_FORMATS)
             count = self._count(body, most_out)
         except Refused as refused:
             return error(refused)
@@ -132,6 +131,27 @@ class FakeDashScopeImages(FakeBase):
         self.tasks[task_id] = {"polls": 0, "count": count}
         return web.json_response({"output": {"task_id": task_id, "task_status": "PENDING"}, "request_id": "rq-wan"})
 
+    async def wan_image(self, request: web.Request) -> web.Response:
+        try:
+            if request.headers.get("X-DashScope-Async") != "enable":  # [wan-image]
+                raise Refused(403, "AccessDenied", "current user api does not support synchronous calls")
+            body = await self._body(request)
+            least_in, most_in, most_out = WAN_IMAGE.get(str(body.get("model")), (0, 0, 0))
+            if not most_out:
+                raise invalid("Model not exist.")
+            images = self._message(body, least_in, most_in, WAN_FORMATS)
+            size = (body.get("parameters") or {}).get("size")
+            pixels = re.match(r"^(\d+)\*(\d+)$", str(size))
+            large = size == "4K" or pixels is not None and int(pixels[1]) * int(pixels[2]) > 2048 * 2048
+            if large and (images or body["model"] != "wan2.7-image-pro"):
+                raise invalid("parameters.size: 4K is for wan2.7-image-pro's text-to-image only")
+            count = self._count(body, most_out, () if body["model"] == "wan2.6-image" else ("1K", "2K", "4K"))
+        except Refused as refused:
+            return error(refused)
+        task_id = f"wan-image-task-{len(self.tasks) + 1}"
+        self.tasks[task_id] = {"polls": 0, "count": count, "choices": True}
+        return web.json_response({"output": {"task_id": task_id, "task_status": "PENDING"}, "request_id": "rq-wi"})
+
     async def task(self, request: web.Request) -> web.Response:
         if request.headers.get("Authorization") != f"Bearer {KEY}":
             return error(Refused(401, "InvalidApiKey", "Invalid API-key provided."))
@@ -140,6 +160,13 @@ class FakeDashScopeImages(FakeBase):
         task["polls"] += 1
         if task["polls"] <= self.polls_before_done:
             return web.json_response({"output": {"task_id": task_id, "task_status": "RUNNING"}})
+        if task.get("choices"):  # [wan-image]: one image a choice
+            choices = [{"finish_reason": "stop", "message": {"role": "assistant", "content": [
+                {"image": self._url(f"{task_id}-{i}"), "type": "image"}]}} for i in range(task["count"])]
+            return web.json_response({"output": {"task_id": task_id, "task_status": "SUCCEEDED", "finished": True,
+                                                 "choices": choices}, "request_id": "rq-task",
+                                      "usage": {"image_count": len(choices), "size": "1024*1024",
+                                                "input_tokens": 0, "output_tokens": 0, "total_tokens": 0}})
         made = [{"url": self._url(f"{task_id}-{i}")} for i in range(task["count"])]
         return web.json_response({"output": {"task_id": task_id, "task_status": "SUCCEEDED", "results": made,
                                              "task_metrics": {"TOTAL": len(made), "SUCCEEDED": len(made),
@@ -155,12 +182,28 @@ class FakeDashScopeImages(FakeBase):
             raise invalid("Model not exist.")  # a model of another endpoint [codes]
         return table[body["model"]]
 
-    def _count(self, body: dict[str, Any], most: int) -> int:
+    def _message(self, body: dict[str, Any], least: int, most: int, formats: set[str]) -> list[Any]:
+        """The images of the one user message, its one text checked [qwen], [wan-image]."""
+        messages = (body.get("input") or {}).get("messages")
+        if not isinstance(messages, list) or len(messages) != 1 or messages[0].get("role") != "user":
+            raise invalid("input.messages must hold one user message")  # single turn
+        content = messages[0].get("content") or []
+        images = [part["image"] for part in content if "image" in part]
+        texts = [part["text"] for part in content if "text" in part]
+        if len(texts) != 1 or not str(texts[0]).strip():
+            raise Refused(400, "BadRequest.EmptyInput", "Required input parameter missing from request.")
+        if not least <= len(images) <= most:
+            raise invalid(f"the number of images must be between {least} and {most}")
+        for image in images:
+            check_image(image, formats)
+        return images
+
+    def _count(self, body: dict[str, Any], most: int, tiers: tuple[str, ...] = ()) -> int:
         n = (body.get("parameters") or {}).get("n", 1)
         if not isinstance(n, int) or not 1 <= n <= most:
             raise invalid(f"parameters.n must be between 1 and {most}")
         size = (body.get("parameters") or {}).get("size")
-        if size is not None and not re.match(r"^\d+\*\d+$", size):
+        if size is not None and not (re.match(r"^\d+\*\d+$", size) or size in tiers):
             raise invalid("parameters.size must be width*height")
         return n if self.produce is None else min(n, self.produce)
 

@@ -4,8 +4,9 @@
 and `/api/v1/services/aigc/text2image/image-synthesis`, an asynchronous task (`X-DashScope-Async:
 enable`) that the adaptor polls at `/api/v1/tasks/{id}` until it succeeds or fails. The channel's
 `other`, when set, is sent as `X-DashScope-Plugin`. Native errors are `{code, message, request_id}`.
-Image edits (`/v1/images/edits`) on the Qwen image models and the Wan image-to-image models:
-ali_images.py; the Wan ones are tasks polled like text-to-image."""
+Image edits (`/v1/images/edits`) on the Qwen image models and the Wan image models, and text-to-image
+on wan2.7-image(-pro) (`/api/v1/services/aigc/image-generation/generation`): ali_images.py; the Wan ones
+are tasks polled like text-to-image."""
 from __future__ import annotations
 
 import asyncio
@@ -63,19 +64,22 @@ class AliAdaptor(OpenAIAdaptor):
             return ali_images.edit_model(self.meta.model) is not None
         return mode in ALI_PATHS
 
+    def image_row(self, mode: RelayMode | None = None) -> ali_images.EditModel | None:
+        """The ali_images.py row of the model for an edit or a generation (None: none, or text2image)."""
+        mode = mode or self.meta.mode
+        if mode == RelayMode.IMAGES_EDIT:
+            return ali_images.edit_model(self.meta.model)
+        return ali_images.generation_model(self.meta.model) if mode == RelayMode.IMAGES else None
+
     @property
     def is_task(self) -> bool:
         """The answer is a task to poll: text-to-image, and the Wan models' edits."""
-        if self.meta.mode == RelayMode.IMAGES_EDIT:
-            row = ali_images.edit_model(self.meta.model)
-            return row is not None and row.is_task
-        return self.meta.mode == RelayMode.IMAGES
+        row = self.image_row()
+        return row.is_task if row is not None else self.meta.mode == RelayMode.IMAGES
 
     def request_url(self, mode: RelayMode | None = None) -> str:
-        row = ali_images.edit_model(self.meta.model)
-        if (mode or self.meta.mode) == RelayMode.IMAGES_EDIT and row is not None:
-            return self.base_url + row.path
-        return super().request_url(mode)
+        row = self.image_row(mode)
+        return self.base_url + row.path if row is not None else super().request_url(mode)
 
     def request_headers(self) -> dict[str, str]:
         headers = super().request_headers()
@@ -115,12 +119,14 @@ class AliAdaptor(OpenAIAdaptor):
     # -- images (native, asynchronous) --------------------------------------------------------------
 
     def convert_image_request(self, req: Mapping[str, Any]) -> dict[str, Any]:
+        self.b64 = req.get("response_format") == "b64_json"
+        if self.image_row() is not None:
+            return ali_images.convert_generation(req, self.meta)
         parameters: dict[str, Any] = {"n": req.get("n") if isinstance(req.get("n"), int) else 1}
         if isinstance(req.get("size"), str):
             parameters["size"] = req["size"].replace("x", "*")
         if isinstance(req.get("style"), str):
             parameters["style"] = f"<{req['style'].strip('<>')}>"
-        self.b64 = req.get("response_format") == "b64_json"
         return {"model": self.meta.model, "input": {"prompt": str(req.get("prompt") or "")}, "parameters": parameters}
 
     # -- image edits (ali_images.py) -----------------------------------------------------------------
@@ -140,12 +146,9 @@ class AliAdaptor(OpenAIAdaptor):
         data = json_object(raw)
         if data.get("code"):
             raise native_error(500, data)
-        if not self.is_task:
-            return await self.images_answer(ali_images.qwen_image_urls(data), {}, ctx)
-        output = await self.finished_task(data, ctx)
-        urls = [r["url"] for r in output.get("results") or () if isinstance(r, Mapping) and r.get("url")]
+        output: Mapping[str, Any] = await self.finished_task(data, ctx) if self.is_task else data.get("output") or {}
         failed = next((r for r in output.get("results") or () if isinstance(r, Mapping) and r.get("code")), {})
-        return await self.images_answer(urls, failed, ctx)
+        return await self.images_answer(ali_images.image_urls(output), failed, ctx)
 
     async def finished_task(self, submitted: Mapping[str, Any], ctx: UpstreamContext) -> Mapping[str, Any]:
         """The output of the submitted task once it succeeded (polled at `/api/v1/tasks/{id}`)."""

@@ -17,6 +17,24 @@ model family. What each family takes (Alibaba Cloud Model Studio's API reference
   docs.qwencloud.com/api-reference/image-generation/wan25-general-image-editing/create-task).
   wanx2.1-imageedit: `input {function: "description_edit", prompt, base_image_url}`, one image, `n` 1-4
   (…/wanx-image-edit-api-reference, Beijing region only).
+- Wan image models (wan2.6-image; wan2.7-image and wan2.7-image-pro), sent as a task: `POST /api/v1/services/
+  aigc/image-generation/generation` with `X-DashScope-Async: enable` (the synchronous form is Qwen's path), the
+  body Qwen's messages with the text first, `{"model", "input": {"messages": [{"role": "user", "content":
+  [{"text": prompt}, {"image": …}, …]}]}, "parameters": {"n", "size"}}`; polled at `/api/v1/tasks/{id}`, the
+  task answers `output.choices[].message.content[{"image": url, "type": "image"}]` (one image a choice) and
+  `usage {image_count, size}` ("Wan2.6 - image generation and editing", alibabacloud.com/help/en/model-studio/
+  wan-image-generation-api-reference; docs.qwencloud.com/api-reference/image-generation/wan26-image-gen-edit/
+  create-task and query-result; "Wan2.7 - image generation and editing", alibabacloud.com/help/en/model-studio/
+  wan-image-generation-and-editing-api-reference, Nov 2026; the paths as the DashScope Python SDK's
+  ImageGeneration builds them: sync_task "multimodal-generation", async_task "image-generation").
+  wan2.6-image edits 1 to 4 images (`enable_interleave` false, its default; the interleaved text-and-image
+  mode is not served), JPEG/PNG/BMP/WEBP, 10 MB, `n` 1-4 (default 4: always sent). wan2.7-image(-pro): 0 to 9
+  images (none: text-to-image, served on /v1/images/generations), JPEG/PNG/BMP/WEBP, 20 MB, `n` 1-4, size
+  `1K`, `2K` (default) or `W*H`; `4K` and up to 4096*4096 for wan2.7-image-pro's text-to-image only (the
+  gateway takes OpenAI's `WxH` sizes only, so the tiers are asked for as 1024x1024, 2048x2048, 4096x4096). Not
+  found in Alibaba's own text, so taken from third-party references of the same API (unverified): the `W*H`
+  bounds, 768*768 to 2048*2048 pixels in all with an aspect ratio within 1:8..8:1 (wan2.7) or 1:4..4:1
+  (wan2.6-image; sources disagree on its top, 1440*1440 or 2048*2048: the larger is let through).
 
 OpenAI's mask (transparent = edit) has no counterpart in these models, which edit from the prompt:
 a mask, too many images, an `n` or a size the model cannot take, an image over 10 MB or in a format
@@ -38,8 +56,9 @@ from api.upstream.errors import ChannelCannotServe
 
 QWEN_PATH = "/api/v1/services/aigc/multimodal-generation/generation"
 WAN_PATH = "/api/v1/services/aigc/image2image/image-synthesis"
+WAN_IMAGE_PATH = "/api/v1/services/aigc/image-generation/generation"  # wan2.6-image, wan2.7-image (a task)
 IMAGE_PARTS = ("image", "image[]")
-MAX_IMAGE_BYTES = 10 * 1024 * 1024  # "Image size: no more than 10MB" (both families)
+MAX_IMAGE_BYTES = 10 * 1024 * 1024  # "Image size: no more than 10MB" (all but wan2.7: 20 MB)
 SENT = frozenset({"model", "prompt", "n", "size", "response_format", "stream"})  # read, not dropped
 SIZE = re.compile(r"^(\d+)x(\d+)$")
 SIGNATURES = ((b"\x89PNG\r\n\x1a\n", "image/png"), (b"\xff\xd8\xff", "image/jpeg"), (b"GIF8", "image/gif"),
@@ -59,17 +78,18 @@ def _pixels(low: int, high: int, ratio: float = 0) -> Callable[[int, int], bool]
 
 @dataclass(frozen=True, slots=True)
 class EditModel:
-    path: str  # QWEN_PATH (synchronous) or WAN_PATH (a task)
+    path: str  # QWEN_PATH (synchronous), WAN_PATH or WAN_IMAGE_PATH (a task)
     max_images: int
     max_n: int
     formats: frozenset[str]
     size: Callable[[int, int], bool] | None = None  # None: the model takes no size
     size_rule: str = ""
     function: str = ""  # wanx2.1-imageedit's `input.function`
+    max_bytes: int = MAX_IMAGE_BYTES
 
     @property
     def is_task(self) -> bool:
-        return self.path == WAN_PATH
+        return self.path != QWEN_PATH
 
 
 EDIT_PLUS = EditModel(QWEN_PATH, 3, 6, QWEN_FORMATS, _sides(512, 2048), "each side 512 to 2048 pixels")
@@ -84,12 +104,28 @@ EDIT_MODELS: tuple[tuple[str, EditModel], ...] = (
     ("wan2.5-i2i", EditModel(WAN_PATH, 3, 4, WAN_FORMATS, _pixels(768 * 768, 1280 * 1280, 4),
                              "768*768 to 1280*1280 pixels in all, aspect ratio 1:4 to 4:1")),
     ("wanx2.1-imageedit", EditModel(WAN_PATH, 1, 4, WANX_FORMATS, function="description_edit")),
+    ("wan2.6-image", EditModel(WAN_IMAGE_PATH, 4, 4, WAN_FORMATS, _pixels(768 * 768, 2048 * 2048, 4),
+                               "768*768 to 2048*2048 pixels in all, aspect ratio 1:4 to 4:1")),
+    ("wan2.7-image", WAN27 := EditModel(WAN_IMAGE_PATH, 9, 4, WAN_FORMATS, _pixels(768 * 768, 2048 * 2048, 8),
+                                        "768*768 to 2048*2048 pixels in all, aspect ratio 1:8 to 8:1",
+                                        max_bytes=20 * 1024 * 1024)),
+)
+# `/v1/images/generations` on the same endpoint (no image): wan2.7-image-pro alone renders 4K from text.
+GENERATION_MODELS: tuple[tuple[str, EditModel], ...] = (
+    ("wan2.7-image-pro", EditModel(WAN_IMAGE_PATH, 0, 4, WAN_FORMATS, _pixels(768 * 768, 4096 * 4096, 8),
+                                   "768*768 to 4096*4096 pixels in all, aspect ratio 1:8 to 8:1")),
+    ("wan2.7-image", EditModel(WAN_IMAGE_PATH, 0, 4, WAN_FORMATS, WAN27.size, WAN27.size_rule)),
 )
 
 
 def edit_model(model: str) -> EditModel | None:
     """The edit row of a DashScope model (None: the model does not edit images here)."""
     return next((row for prefix, row in EDIT_MODELS if model.startswith(prefix)), None)
+
+
+def generation_model(model: str) -> EditModel | None:
+    """The text-to-image row of a model served on WAN_IMAGE_PATH (None: text2image's task, ali.py)."""
+    return next((row for prefix, row in GENERATION_MODELS if model.startswith(prefix)), None)
 
 
 def refuse(param: str, message: str) -> ChannelCannotServe:
@@ -105,8 +141,8 @@ def sniff(data: bytes) -> str:
 
 def data_url(data: bytes, row: EditModel) -> str:
     """An uploaded image as DashScope takes one inline: `data:{MIME};base64,{data}`."""
-    if len(data) > MAX_IMAGE_BYTES:
-        raise refuse("image", f"each image must be at most {MAX_IMAGE_BYTES // (1024 * 1024)} MB for this model")
+    if len(data) > row.max_bytes:
+        raise refuse("image", f"each image must be at most {row.max_bytes // (1024 * 1024)} MB for this model")
     mime = sniff(data)
     if mime not in row.formats:
         names = ", ".join(sorted(m.removeprefix("image/").upper() for m in row.formats))
@@ -139,32 +175,55 @@ def convert_request(body: Mapping[str, Any], files: list[tuple[str, str, str, by
     images = [data for name, _, _, data in files if name in IMAGE_PARTS]
     if len(images) > row.max_images:
         raise refuse("image", f"{model} takes at most {row.max_images} image{'s' if row.max_images > 1 else ''}")
-    given = body.get("n")
-    n = given if isinstance(given, int) and not isinstance(given, bool) else 1
-    if n > row.max_n:
-        raise refuse("n", f"{model} makes at most {row.max_n} image{'s' if row.max_n > 1 else ''} a request")
-    size = _size(body, row, model)
-    for name in body:
-        if name not in SENT:
-            meta.drop(name)
+    parameters = _parameters(body, row, meta)
     urls = [data_url(data, row) for data in images]
     prompt = str(body.get("prompt") or "")
-    parameters: dict[str, Any] = {"n": n} if row.max_n > 1 else {}
-    if size is not None:
-        parameters["size"] = size
     if row.function:
         request_input: dict[str, Any] = {"function": row.function, "prompt": prompt, "base_image_url": urls[0]}
-    elif row.is_task:
+    elif row.path == WAN_PATH:
         request_input = {"prompt": prompt, "images": urls}
     else:
-        content = [*({"image": url} for url in urls), {"text": prompt}]
-        request_input = {"messages": [{"role": "user", "content": content}]}
+        request_input = _messages(prompt, urls, row)
     return {"model": model, "input": request_input, "parameters": parameters}
 
 
-def qwen_image_urls(answer: Mapping[str, Any]) -> list[str]:
-    """The image URLs of a multimodal-generation answer, in order (every choice's content)."""
-    choices = (answer.get("output") or {}).get("choices") or ()
-    return [part["image"] for choice in choices if isinstance(choice, Mapping)
+def convert_generation(body: Mapping[str, Any], meta: RelayMeta) -> dict[str, Any]:
+    """A `/v1/images/generations` body → a GENERATION_MODELS model's text-to-image body (no image)."""
+    row = generation_model(meta.model)
+    assert row is not None, "ali.py sends only GENERATION_MODELS here"
+    parameters = _parameters(body, row, meta)
+    return {"model": meta.model, "input": _messages(str(body.get("prompt") or ""), [], row),
+            "parameters": parameters}
+
+
+def _parameters(body: Mapping[str, Any], row: EditModel, meta: RelayMeta) -> dict[str, Any]:
+    """`n` and `size` checked against the row; what DashScope has no field for dropped with a notice."""
+    given = body.get("n")
+    n = given if isinstance(given, int) and not isinstance(given, bool) else 1
+    if n > row.max_n:
+        raise refuse("n", f"{meta.model} makes at most {row.max_n} image{'s' if row.max_n > 1 else ''} a request")
+    size = _size(body, row, meta.model)
+    for name in body:
+        if name not in SENT:
+            meta.drop(name)
+    parameters: dict[str, Any] = {"n": n} if row.max_n > 1 else {}
+    if size is not None:
+        parameters["size"] = size
+    return parameters
+
+
+def _messages(prompt: str, urls: list[str], row: EditModel) -> dict[str, Any]:
+    """The one user message: Qwen's images then the text, the Wan image models' text first."""
+    images = [{"image": url} for url in urls]
+    content = [{"text": prompt}, *images] if row.path == WAN_IMAGE_PATH else [*images, {"text": prompt}]
+    return {"messages": [{"role": "user", "content": content}]}
+
+
+def image_urls(output: Mapping[str, Any]) -> list[str]:
+    """The image URLs of an answer's `output`, in order: every choice's content (the multimodal and
+    image-generation answers) or every result (the image-synthesis tasks)."""
+    choices = output.get("choices") or ()
+    urls = [part["image"] for choice in choices if isinstance(choice, Mapping)
             for part in (choice.get("message") or {}).get("content") or ()
             if isinstance(part, Mapping) and isinstance(part.get("image"), str) and part["image"]]
+    return urls + [r["url"] for r in output.get("results") or () if isinstance(r, Mapping) and r.get("url")]
