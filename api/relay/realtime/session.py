@@ -350,9 +350,10 @@ class RealtimeSession:
 
 def _raise_if_cancelled() -> None:
     """A cancellation that arrived during a billing step and was lost below it is raised here, so the session's
-    ending does not wait forever for this direction. Seen: the admission's Redis call returning normally after
-    the task was cancelled (`cancelling()` set, nothing raised) when the client left as a transcription or a
-    response was being billed; the direction then went back to reading an upstream that would not close."""
+    ending does not wait forever for this direction. Seen: the next reservation's admission (`admit`, a Redis
+    call and, when the balance is not loaded, a database read) returning normally after the task was cancelled
+    (`cancelling()` set, nothing raised) when the client left as a transcription was being billed; the
+    direction then went back to reading an upstream that would not close."""
     task = asyncio.current_task()
     if task is not None and task.cancelling():
         raise asyncio.CancelledError
