@@ -23,6 +23,7 @@ from collections.abc import Mapping
 
 from api.channels import keys as channel_keys
 from api.services import redis_keys
+from api.services.cancellation import raise_if_cancelled
 from api.services.store import Script, Store
 
 log = logging.getLogger(__name__)
@@ -159,6 +160,7 @@ class Load:
                 if not self._failing:
                     self._failing = True
                     log.warning("in-flight sync failed (the last counts are kept until it works): %s", exc)
+            raise_if_cancelled()
             await asyncio.sleep(self.interval)
 
     def start(self) -> None:

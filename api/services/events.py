@@ -17,6 +17,7 @@ import orjson
 from redis.exceptions import ConnectionError as RedisConnectionError
 
 from api.services import redis_keys
+from api.services.cancellation import raise_if_cancelled
 from api.services.store import Store
 
 log = logging.getLogger(__name__)
@@ -78,6 +79,7 @@ class EventBus:
                     except orjson.JSONDecodeError:
                         continue
                     await self.dispatch(message)
+                    raise_if_cancelled()
             except asyncio.CancelledError:
                 raise
             except (RedisConnectionError, OSError) as exc:

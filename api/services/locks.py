@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator
 
 from redis.exceptions import LockError
 
+from api.services.cancellation import raise_if_cancelled
 from api.services.store import Store
 
 log = logging.getLogger(__name__)
@@ -72,6 +73,7 @@ async def lease_lock(store: Store, key: str, *, lease: float = LEASE, wait: floa
             except Exception as exc:  # lost (expired under a stall) or Redis unreachable: stop renewing
                 log.warning("lock %s not renewed: %s", key, exc)
                 return
+            raise_if_cancelled()
 
     renewal = loop.create_task(renew())
     try:

@@ -115,7 +115,7 @@ async def test_whisper_by_its_transcript_and_an_unpriced_model_at_the_sessions_p
 async def test_a_cancellation_lost_while_billing_does_not_hold_the_session(gateway, realtime_fakes,
                                                                          monkeypatch) -> None:
     """The client leaves while a transcription is being billed and the cancellation of the upstream direction is
-    lost below the billing (as a Redis call under its own timeout once lost it): the session still ends, the
+    lost below the billing (as redis-py's client loses one: api/services/cancellation.py): the session still ends, the
     transcription is billed once and the reservation taken after it is refunded."""
     from api.relay.realtime import session as module
 

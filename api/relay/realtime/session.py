@@ -37,6 +37,7 @@ from api.relay.realtime.transcription import COMPLETED, SESSION_EVENTS, transcri
 from api.relay.settling import settle, settle_shielded
 from api.services.billing import pricing
 from api.services.billing.realtime_pricing import AudioPrice, RealtimeUsage, audio_price_of
+from api.services.cancellation import raise_if_cancelled
 from api.services.model_name import ModelName
 from api.upstream.errors import RelayError
 
@@ -252,10 +253,10 @@ class RealtimeSession:
                 self.response_ended.clear()
             elif kind == "response.done":  # billed before the client hears of it
                 await self.response_done(event)
-                _raise_if_cancelled()
+                raise_if_cancelled()
             elif kind == COMPLETED:
                 await self.transcribed(event)
-                _raise_if_cancelled()
+                raise_if_cancelled()
             elif kind in SESSION_EVENTS:
                 model = transcriber_of(event.get("session"))
                 self.transcriber = self.transcriber if model is None else model
@@ -346,17 +347,6 @@ class RealtimeSession:
             self.refusal = RelayError(503, translate("service_unavailable", self.lang), "new_api_error",
                                       "service_unavailable", local=True)
             self.stop("quota")
-
-
-def _raise_if_cancelled() -> None:
-    """A cancellation that arrived during a billing step and was lost below it is raised here, so the session's
-    ending does not wait forever for this direction. Seen: the next reservation's admission (`admit`, a Redis
-    call and, when the balance is not loaded, a database read) returning normally after the task was cancelled
-    (`cancelling()` set, nothing raised) when the client left as a transcription was being billed; the
-    direction then went back to reading an upstream that would not close."""
-    task = asyncio.current_task()
-    if task is not None and task.cancelling():
-        raise asyncio.CancelledError
 
 
 def _ended(task: asyncio.Task[str], default: str) -> str:

@@ -28,6 +28,7 @@ from api.services import redis_keys
 from api.services.billing import pricing
 from api.services.billing.quota import CLOSE_BALANCES
 from api.services.billing.records import SettlementRecord, TokenUsage
+from api.services.cancellation import raise_if_cancelled
 from api.services.store import Script, Store
 
 log = logging.getLogger(__name__)
@@ -90,6 +91,7 @@ class ReservationKeeper:
                 await self.renew()
             except Exception as exc:  # Redis unreachable: the next round tries again
                 log.warning("reservations not renewed: %s", exc)
+            raise_if_cancelled()
 
     async def renew(self, now_ms: int | None = None) -> int:
         """One round: every reservation held here gets a new expiry and its checkpoint."""

@@ -9,6 +9,8 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from api.services.cancellation import raise_if_cancelled
+
 log = logging.getLogger(__name__)
 FLUSH_INTERVAL = 0.25  # seconds a process gathers users before it sends one billing.apply (fewer, larger batches)
 
@@ -51,3 +53,4 @@ class SettlementSender:
             self._wake.clear()
             await asyncio.sleep(FLUSH_INTERVAL)  # gather the users of the next ~250 ms in one message
             await self.flush()
+            raise_if_cancelled()
