@@ -39,7 +39,7 @@ from typing import Any
 import orjson
 
 from api.relay.tasks.base import FAILURE, SUCCESS, Submitted, TaskUpdate, Upstream, text
-from api.relay.tasks.video_adaptor import VideoAdaptor, json_or_none, mapped_status, not_json
+from api.relay.tasks.video_adaptor import VideoAdaptor, json_or_none, key_pair, mapped_status, not_json
 from api.upstream.errors import RelayError
 from api.upstream.signing import volc
 
@@ -91,22 +91,6 @@ class JimengUnfit(RelayError):
         super().__init__(400, message, "invalid_request_error", "invalid_value", param, local=True)
 
 
-class JimengKeyInvalid(RelayError):
-    """The channel's key is not AccessKey|SecretKey (imported, or written past the form's check): the
-    channel's failure, answered like an upstream that refused it."""
-
-    def __init__(self) -> None:
-        super().__init__(502, "the channel's Jimeng key is not AccessKey|SecretKey", "upstream_error",
-                         "channel_key_invalid")
-
-
-def key_pair(key: str) -> tuple[str, str]:
-    parts = [part.strip() for part in key.strip().split("|")]
-    if len(parts) != 2 or not all(parts):
-        raise JimengKeyInvalid()
-    return parts[0], parts[1]
-
-
 def _req_key(model: str, image: bool, resolution: str) -> str:
     """The req_key of `model` for a request with or without an image; a model not listed goes as it is."""
     known = MODELS.get(model)
@@ -155,7 +139,7 @@ class JimengAdaptor(VideoAdaptor):
     req_key = ""  # of this adaptor's submission (one adaptor per attempt)
 
     def _call(self, action: str, body: dict[str, Any]) -> Upstream:
-        access, secret = key_pair(self.key)
+        access, secret = key_pair(self.key, "Jimeng", "AccessKey|SecretKey")
         raw = orjson.dumps(body)
         url = f"{self.base_url or HOST}/?Action={action}&Version={VERSION}"
         headers = volc.sign("POST", url, {"Content-Type": "application/json"}, raw, access_key=access,

@@ -32,8 +32,7 @@ from typing import Any
 import orjson
 
 from api.relay.tasks.base import FAILURE, SUCCESS, Submitted, TaskUpdate, Upstream, text
-from api.relay.tasks.video_adaptor import VideoAdaptor, json_or_none, not_json
-from api.upstream.errors import RelayError
+from api.relay.tasks.video_adaptor import VideoAdaptor, json_or_none, key_pair, not_json
 from api.upstream.masking import remember
 
 KLING_HOST = "https://api-singapore.klingai.com"
@@ -96,22 +95,6 @@ def kling_token(access: str, secret: str, now: float) -> tuple[str, int]:
     return f"{head}.{claims}.{_b64(signature)}", expires
 
 
-class KlingKeyInvalid(RelayError):
-    """The channel's key is not accesskey|secretkey (a key imported or written past the form's check):
-    the channel's failure, answered like an upstream that refused it (another channel may serve)."""
-
-    def __init__(self) -> None:
-        super().__init__(502, "the channel's Kling key is not accesskey|secretkey", "upstream_error",
-                         "channel_key_invalid")
-
-
-def key_pair(key: str) -> tuple[str, str]:
-    parts = [part.strip() for part in key.strip().split("|")]
-    if len(parts) != 2 or not all(parts):
-        raise KlingKeyInvalid()
-    return parts[0], parts[1]
-
-
 class KlingAdaptor(VideoAdaptor):
     endpoint = "text2video"  # the endpoint of this adaptor's submission (one adaptor per attempt)
 
@@ -119,7 +102,7 @@ class KlingAdaptor(VideoAdaptor):
         return self.base_url or KLING_HOST
 
     def _headers(self) -> dict[str, str]:
-        access, secret = key_pair(self.key)
+        access, secret = key_pair(self.key, "Kling", "accesskey|secretkey")
         token, expires = kling_token(access, secret, time.time())
         remember(token, expires)  # masked in any upstream text while it is valid
         return {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
