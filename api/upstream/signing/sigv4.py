@@ -51,6 +51,18 @@ def _canonical_headers(headers: Mapping[str, str]) -> tuple[str, str]:
     return "".join(f"{n}:{','.join(folded[n])}\n" for n in names), ";".join(names)
 
 
+def headers_to_sign(url: str, headers: Mapping[str, str]) -> dict[str, str]:
+    """Every header but `Authorization`, with `host` as aiohttp sends it (the port unless 80 or 443)."""
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    if parts.port and parts.port not in (80, 443):
+        host = f"{host}:{parts.port}"
+    to_sign = {k: v for k, v in headers.items() if k.lower() != "authorization"}
+    if not any(k.lower() == "host" for k in to_sign):
+        to_sign["host"] = host
+    return to_sign
+
+
 def canonical_request(method: str, url: str, headers: Mapping[str, str], payload_hash: str,
                       double_encode: bool = True) -> tuple[str, str]:
     """(canonical request, signed headers) of a request whose `headers` include `host`."""
@@ -84,14 +96,7 @@ def sign(method: str, url: str, headers: Mapping[str, str], body: bytes, *, acce
         out["X-Amz-Content-Sha256"] = payload_hash
     if session_token:
         out["X-Amz-Security-Token"] = session_token
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if parts.port and parts.port not in (80, 443):
-        host = f"{host}:{parts.port}"
-    to_sign = {k: v for k, v in out.items() if k.lower() != "authorization"}
-    if not any(k.lower() == "host" for k in to_sign):
-        to_sign["host"] = host
-    canonical, signed = canonical_request(method, url, to_sign, payload_hash, double_encode)
+    canonical, signed = canonical_request(method, url, headers_to_sign(url, out), payload_hash, double_encode)
     scope = f"{date}/{region}/{service}/aws4_request"
     signature = hmac.new(signing_key(secret_key, date, region, service),
                          string_to_sign(amz_date, scope, canonical).encode(), hashlib.sha256).hexdigest()

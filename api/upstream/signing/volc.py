@@ -16,9 +16,8 @@ import hashlib
 import hmac
 from collections.abc import Mapping
 from datetime import datetime
-from urllib.parse import urlsplit
 
-from api.upstream.signing.sigv4 import canonical_request
+from api.upstream.signing.sigv4 import canonical_request, headers_to_sign
 
 ALGORITHM = "HMAC-SHA256"
 
@@ -47,14 +46,7 @@ def sign(method: str, url: str, headers: Mapping[str, str], body: bytes, *, acce
     out = {**headers, "X-Date": x_date}
     if payload_header:
         out["X-Content-Sha256"] = payload_hash
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    if parts.port and parts.port not in (80, 443):
-        host = f"{host}:{parts.port}"
-    to_sign = {name: value for name, value in out.items() if name.lower() != "authorization"}
-    if not any(name.lower() == "host" for name in to_sign):
-        to_sign["host"] = host
-    canonical, signed = canonical_request(method, url, to_sign, payload_hash, double_encode=False)
+    canonical, signed = canonical_request(method, url, headers_to_sign(url, out), payload_hash, double_encode=False)
     scope = f"{x_date[:8]}/{region}/{service}/request"
     signature = hmac.new(signing_key(secret_key, x_date[:8], region, service),
                          string_to_sign(x_date, scope, canonical).encode(), hashlib.sha256).hexdigest()
