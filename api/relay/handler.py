@@ -43,7 +43,7 @@ from api.relay.job import Caller, Form, Job, Outcome, answer_headers, refuse
 from api.relay.modes import MODES, Billing, text_field
 from api.relay.settling import settle_shielded
 from api.relay.state import RelayState, relay_state
-from api.relay.streaming import relay_stream
+from api.relay.streaming import relay_stream, stream_headers
 from api.relay.validate import Invalid, check_body
 from api.services.configuration.capability_lookup import table_of
 from api.services.model_name import ModelName
@@ -326,8 +326,7 @@ def answer(job: Job, adaptor: AnswerReader, resp: client.Answer, raw: bytes, nat
         if isinstance(adaptor, ImagesMixin) and adaptor.bills_produced_images and isinstance(out.get("data"), list):
             job.images = len(out["data"])
         if job.is_stream:  # asked as a stream, answered whole: the completed events of that stream
-            response = web.Response(body=whole_as_events(job, out), headers={
-                **headers, "Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
+            response = web.Response(body=whole_as_events(job, out), headers=stream_headers(job))
             return Outcome(response, usage, billing.final(job, usage))
         return Outcome(json_response(out, headers), usage, billing.final(job, usage))
     if reported is not None:

@@ -32,9 +32,14 @@ NativeFrames = Callable[[list[SSEEvent], bytes], bytes]
 # -- streams ------------------------------------------------------------------------------------------
 
 
+def stream_headers(job: Job, content_type: str = "text/event-stream") -> dict[str, str]:
+    """The headers of a streamed answer (opened here, or a whole one told as a stream's events)."""
+    return {"Content-Type": content_type, "Cache-Control": "no-cache", "X-Accel-Buffering": "no",
+            "Access-Control-Allow-Origin": "*", **answer_headers(job)}
+
+
 async def open_stream(job: Job, content_type: str = "text/event-stream") -> web.StreamResponse:
-    headers = {"Content-Type": content_type, "Cache-Control": "no-cache", "X-Accel-Buffering": "no",
-               "Access-Control-Allow-Origin": "*", **answer_headers(job)}
+    headers = stream_headers(job, content_type)
     response = web.StreamResponse(status=200, headers=headers)
     await response.prepare(job.request)
     return response
