@@ -22,7 +22,8 @@ from tests.relay.provider_kit import consume_logs, sdk, settled_log
 
 JPEG = b"\xff\xd8\xff\xe0" + b"\0" * 32
 PRICES = {"qwen-image-edit-plus": 0.03, "qwen-image-edit": 0.045, "wan2.5-i2i-preview": 0.04,
-          "wanx2.1-imageedit": 0.02}
+          "wanx2.1-imageedit": 0.02, "wan2.6-image": 0.03, "wan2.7-image": 0.03,
+          "wan2.7-image-pro": 0.075}  # these tests' own prices (test_ali_wan_images.py's too)
 START = 10_000_000
 
 

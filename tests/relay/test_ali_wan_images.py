@@ -9,41 +9,15 @@ from __future__ import annotations
 from typing import Any
 
 import openai
-import orjson
 import pytest
 
-from api import keys
-from api.upstream.catalogue import ChannelType
-from api.upstream.providers.ali import AliAdaptor
 from models import User
-from tests.relay.fake_dashscope_images import KEY, PNG, FakeDashScopeImages
+from tests.relay.fake_dashscope_images import PNG
 from tests.relay.fakes import add_channel, drain, gateway, live_balance, make_key, rich_user  # noqa: F401
 from tests.relay.provider_kit import consume_logs, sdk, settled_log
-from tests.relay.test_ali_image_edits import JPEG, inline
+from tests.relay.test_ali_image_edits import JPEG, START, customer, dashscope, inline, per_image  # noqa: F401
 
-PRICES = {"wan2.6-image": 0.03, "wan2.7-image": 0.03, "wan2.7-image-pro": 0.075}  # this test's own prices
-START = 10_000_000
 PATH = "/api/v1/services/aigc/image-generation/generation"
-
-
-def per_image(model: str, images: int) -> int:
-    """ModelPrice × images × QuotaPerUnit (group ratio 1), written out."""
-    return round(PRICES[model] * images * 500_000)
-
-
-@pytest.fixture
-async def dashscope(aiohttp_server, gateway, monkeypatch) -> FakeDashScopeImages:
-    monkeypatch.setattr(AliAdaptor, "poll_interval", 0.0)
-    fake = FakeDashScopeImages()
-    fake.server = await aiohttp_server(fake.app())
-    await gateway.server.app[keys.OPTIONS].update("ModelPrice", orjson.dumps(PRICES).decode())
-    await add_channel(gateway, fake, models=",".join(PRICES), type=int(ChannelType.ALI), key=KEY)
-    return fake
-
-
-async def customer() -> tuple[User, object]:
-    user = await rich_user(quota=START)
-    return user, await make_key(user)
 
 
 async def test_wan26_edit_is_a_task_with_the_text_first_billed_per_image(gateway, dashscope) -> None:

@@ -46,6 +46,12 @@ async def speak(conn) -> None:
     assert (await until(conn, TRANSCRIBED))[-1].transcript == TRANSCRIPT
 
 
+def whisper_quota(options) -> int:
+    """whisper-1's duration usage: the transcript's tokens as output, as /v1/audio/transcriptions bills."""
+    return pricing.settle_quota(pricing.resolve_configured(options, "whisper-1"), 0, count_text(TRANSCRIPT),
+                                quota_per_unit=options.get_int("QuotaPerUnit"))
+
+
 async def consume_logs(user_id: int) -> list[Log]:
     return list(await Log.filter(user_id=user_id, type=LogType.CONSUME).order_by("id"))
 
@@ -103,8 +109,7 @@ async def test_whisper_by_its_transcript_and_an_unpriced_model_at_the_sessions_p
     await sessions_over(gateway)
     await drain(gateway)
     words = count_text(TRANSCRIPT)
-    whisper = pricing.settle_quota(pricing.resolve_configured(options, "whisper-1"), 0, words,
-                                   quota_per_unit=options.get_int("QuotaPerUnit"))
+    whisper = whisper_quota(options)
     # 7 text + 50 audio in, 11 out at gpt-realtime-1.5 (MR 2, CR 4, AudioRatio 8): (7 + 400 + 44) × 2 = 902
     assert [(log.model_name, log.quota, log.completion_tokens) for log in await consume_logs(user.id)] == [
         ("whisper-1", whisper, words), (MODEL, 902, 11)]
@@ -141,8 +146,7 @@ async def test_a_cancellation_lost_while_billing_does_not_hold_the_session(gatew
         await asyncio.wait_for(entered.wait(), 20)
     await sessions_over(gateway)
     await drain(gateway)
-    whisper = pricing.settle_quota(pricing.resolve_configured(options, "whisper-1"), 0, count_text(TRANSCRIPT),
-                                   quota_per_unit=options.get_int("QuotaPerUnit"))
+    whisper = whisper_quota(options)
     assert [(log.model_name, log.quota) for log in await consume_logs(user.id)] == [("whisper-1", whisper)]
     assert await live_balance(gateway, user.id) == START - whisper
     assert await open_reservations(gateway, user.id) == {}
