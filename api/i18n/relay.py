@@ -74,6 +74,15 @@ RELAY: dict[str, tuple[str, str]] = {
         "该接口仅接受 WebSocket 连接（GET 且 Upgrade: websocket）"),
     "relay_realtime_too_many": (
         "This API key already has {limit} open Realtime sessions", "该令牌已有 {limit} 个进行中的 Realtime 会话"),
+    "relay_realtime_user_too_many": (
+        "Your API keys already have {limit} open Realtime sessions in all",
+        "您的令牌共有 {limit} 个进行中的 Realtime 会话，已达上限"),
+    "relay_realtime_secrets_key": (
+        "This API key already has {limit} live Realtime client secrets: wait for one to expire",
+        "该令牌已有 {limit} 个未过期的 Realtime 临时密钥，请等待其过期"),
+    "relay_realtime_secrets_user": (
+        "Your API keys already have {limit} live Realtime client secrets in all: wait for one to expire",
+        "您的令牌共有 {limit} 个未过期的 Realtime 临时密钥，已达上限，请等待其过期"),
     "relay_realtime_upstream": (
         "The upstream did not open the Realtime session ({reason})", "上游未能建立 Realtime 会话（{reason}）"),
     "relay_realtime_idle": (

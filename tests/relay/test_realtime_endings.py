@@ -6,6 +6,7 @@ a close); the idle limit; the server stopping (an error event and close 1001).""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 
 import orjson
 import pytest
@@ -58,6 +59,36 @@ async def test_sessions_per_key_over_the_limit(gateway, realtime_fakes) -> None:
     assert len(fake.handshakes) == 2
     await sessions_over(gateway)
     async with sdk(gateway, token).realtime.connect(model=MODEL) as again:  # the place was given back
+        await until(again, "session.created")
+    await sessions_over(gateway)
+    assert await live_balance(gateway, user.id) == START and await open_reservations(gateway, user.id) == {}
+
+
+async def test_sessions_per_user_over_the_limit_whatever_the_keys(gateway, realtime_fakes) -> None:
+    """Keys are free: a user's sessions over all their keys have a bound of their own."""
+    options = gateway.server.app[keys.OPTIONS]
+    await options.update("RealtimeMaxSessionsPerKey", "2")
+    await options.update("RealtimeMaxSessionsPerUser", "3")
+    fake = await realtime_fakes()
+    await add_channel(gateway, fake, models=MODEL)
+    user = await rich_user(quota=START)
+    tokens = [await make_key(user) for _ in range(3)]
+    async with contextlib.AsyncExitStack() as stack:
+        for token in (tokens[0], tokens[0], tokens[1]):
+            await until(await stack.enter_async_context(sdk(gateway, token).realtime.connect(model=MODEL)),
+                        "session.created")
+        with pytest.raises(InvalidStatus) as refused:  # a fresh key, with places of its own, but not the user
+            async with sdk(gateway, tokens[2]).realtime.connect(model=MODEL):
+                pass
+        assert refused.value.response.status_code == 429
+        error = orjson.loads(refused.value.response.body)["error"]
+        assert error["code"] == "too_many_sessions" and "3 open Realtime sessions in all" in error["message"]
+        other = await make_key(await rich_user("bob", quota=START))
+        async with sdk(gateway, other).realtime.connect(model=MODEL) as theirs:  # another user is not counted
+            await until(theirs, "session.created")
+    assert len(fake.handshakes) == 4
+    await sessions_over(gateway)
+    async with sdk(gateway, tokens[2]).realtime.connect(model=MODEL) as again:  # the places were given back
         await until(again, "session.created")
     await sessions_over(gateway)
     assert await live_balance(gateway, user.id) == START and await open_reservations(gateway, user.id) == {}

@@ -1,10 +1,10 @@
 """`GET /v1/realtime?model=…`: a Realtime session opened the way every relay request starts — the key
 (an `Authorization` header, or a browser's `openai-insecure-api-key.<key>` subprotocol) checked before the
 upgrade, so a refusal is a plain HTTP answer in OpenAI's error shape and nothing is opened upstream; the
-group, the model's permission, its price and a channel serving it; a place among the key's open sessions;
-the first response's reservation (api/relay/admission.py); then the channel's WebSocket (api/relay/attempts.py
-with the Route of upstream.py) and only then the client's upgrade. A failure before the upgrade refunds the
-reservation at once.
+group, the model's permission, its price and a channel serving it; a place among the key's and the user's
+open sessions; the first response's reservation (api/relay/admission.py); then the channel's WebSocket
+(api/relay/attempts.py with the Route of upstream.py) and only then the client's upgrade. A failure before
+the upgrade refunds the reservation at once.
 """
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from api.relay.auth import parse_key
 from api.relay.handler import caller_of
 from api.relay.job import Job, refuse
 from api.relay.realtime.hub import HUB, Hub, close_sessions
-from api.relay.realtime.limits import take
+from api.relay.realtime.limits import Refused, take
 from api.relay.realtime.secrets import create_client_secret, first_update, is_secret, resolve
 from api.relay.realtime.session import RealtimeSession
 from api.relay.realtime.upstream import MAX_FRAME, UPSTREAM
@@ -65,10 +65,11 @@ async def realtime(request: web.Request) -> web.StreamResponse:
     check_model_allowed(job)
     token_id = caller.token.id if caller.token else 0
     session_id = "rt_" + os.urandom(12).hex()
-    limit = options.get_int("RealtimeMaxSessionsPerKey")
-    slot = await take(state.auth.store, caller.user.id, token_id, session_id, limit)
-    if slot is None:
-        raise refuse(request, 429, "relay_realtime_too_many", "too_many_sessions", "rate_limit_error", limit=limit)
+    slot = await take(state.auth.store, caller.user.id, token_id, session_id,
+                      options.get_int("RealtimeMaxSessionsPerKey"), options.get_int("RealtimeMaxSessionsPerUser"))
+    if isinstance(slot, Refused):
+        raise refuse(request, 429, "relay_realtime_user_too_many" if slot.per_user else "relay_realtime_too_many",
+                     "too_many_sessions", "rate_limit_error", limit=slot.limit)
     started, status = time.monotonic(), 500
     try:
         job.audio = audio_price_of(options, model)

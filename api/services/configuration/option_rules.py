@@ -124,6 +124,9 @@ DEFAULTS: dict[str, str] = {
     "PreConsumedQuota": "500",
     "QuotaForInviter": "0",
     "QuotaForInvitee": "0",
+    # API keys (api/services/accounts/tokens.py): keys a user may hold; keys a user may create per minute (0 = off)
+    "MaxTokensPerUser": "1000",
+    "TokenCreationsPerMinute": "30",
     # Pricing (JSON): the reference defaults of api.services.billing.pricing
     "ModelPrice": orjson.dumps(pricing.DEFAULT_MODEL_PRICE).decode(),
     "ModelRatio": orjson.dumps(pricing.DEFAULT_MODEL_RATIO).decode(),
@@ -165,9 +168,13 @@ DEFAULTS: dict[str, str] = {
     "ChannelAffinityEnabled": "true",
     "ChannelAffinityTTLSeconds": "300",  # a pin's life when the request does not ask for longer caching
     "ChannelLeastBusyEnabled": "true",
-    # Realtime sessions (/v1/realtime): open sessions per API key, seconds without a frame either way,
-    # seconds a session may last
+    # Realtime sessions (/v1/realtime): open sessions per API key and per user, live client secrets per
+    # API key and per user (keys are free: each per-key bound has a per-user one), seconds without a
+    # frame either way, seconds a session may last
     "RealtimeMaxSessionsPerKey": "4",
+    "RealtimeMaxSessionsPerUser": "16",
+    "RealtimeMaxSecretsPerKey": "32",
+    "RealtimeMaxSecretsPerUser": "128",
     "RealtimeIdleTimeoutSeconds": "600",
     "RealtimeMaxSessionSeconds": "3600",
     "MetricsToken": "",  # /metrics: Bearer token; empty = loopback and private networks only
@@ -210,6 +217,8 @@ NUMERIC_LIMITS: dict[str, tuple[float, float | None, bool]] = {
     "PreConsumedQuota": (0, None, True),
     "QuotaForInviter": (0, None, True),
     "QuotaForInvitee": (0, None, True),
+    "MaxTokensPerUser": (1, None, True),
+    "TokenCreationsPerMinute": (0, None, True),
     "QuotaPerUnit": (1, None, False),
     "RetryTimes": (0, 10, True),
     "SMTPPort": (1, 65535, True),
@@ -224,6 +233,9 @@ NUMERIC_LIMITS: dict[str, tuple[float, float | None, bool]] = {
     "AutomaticDisableWindowSeconds": (1, None, True),
     "ChannelAffinityTTLSeconds": (1, 86400, True),
     "RealtimeMaxSessionsPerKey": (1, 1000, True),
+    "RealtimeMaxSessionsPerUser": (1, 10000, True),
+    "RealtimeMaxSecretsPerKey": (1, 10000, True),
+    "RealtimeMaxSecretsPerUser": (1, 100000, True),
     "RealtimeIdleTimeoutSeconds": (1, 86400, True),
     "RealtimeMaxSessionSeconds": (1, 86400, True),
 }
