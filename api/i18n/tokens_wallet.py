@@ -15,6 +15,12 @@ TOKENS_WALLET: dict[str, tuple[str, str]] = {
         "The expiry must be -1 (never expires) or a time in the future", "过期时间必须为 -1（永不过期）或未来的时间"),
     "token_invalid_ip": ("Invalid IP address or network in the allowed IPs: {ip}", "IP 白名单中的地址无效：{ip}"),
     "token_allow_ips_too_many": ("At most {max} allowed IP entries", "IP 白名单最多 {max} 条"),
+    "token_too_many": (
+        "You already have {max} tokens, the most a user may hold: delete one to create another",
+        "您已有 {max} 个令牌，已达上限，请删除不用的令牌后再创建"),
+    "token_create_too_fast": (
+        "At most {limit} tokens may be created per minute: try again in a minute",
+        "每分钟最多创建 {limit} 个令牌，请一分钟后再试"),
     "token_group_not_selectable": ("The group {group} is not selectable", "分组 {group} 不可选"),
     "token_status_invalid": ("A token can only be enabled (1) or disabled (2)", "令牌状态只能设为启用（1）或禁用（2）"),
     "token_expired_cannot_enable": (

@@ -46,7 +46,9 @@ async def get_token(request: web.Request) -> web.Response:
 async def create_token(request: web.Request) -> web.Response:
     user = the_user(request)
     body = await read_json(request)
-    fields = tokens.clean_fields(body, user, request.config_dict[keys.OPTIONS], creating=True)
+    options = request.config_dict[keys.OPTIONS]
+    fields = tokens.clean_fields(body, user, options, creating=True)
+    await tokens.check_may_create(request.config_dict[keys.LIMITER], options, user)
     token = await tokens.create_token(request.config_dict[keys.STORE], request.config_dict[keys.EVENTS], user,
                                       fields)
     return ok(tokens.token_dict(token))

@@ -15,12 +15,13 @@ from typing import Any, cast
 from tortoise.exceptions import IntegrityError
 from tortoise.expressions import Q
 
-from api.errors import ApiError
+from api.errors import ApiError, TooManyRequests
 from api.services.billing.balances import forget_token
 from api.services.configuration.options import OptionsService
 from api.services.events import EventBus
 from api.services.params import bool_value, int_value
 from api.services.passwords import random_string, sha256_hex
+from api.services.ratelimit import RateLimiter
 from api.services.store import Store
 from models import Token, User
 from models.enums import TokenStatus
@@ -211,6 +212,20 @@ async def announce(store: Store, events: EventBus, token: Token) -> None:
     """A committed change of `token` reaches the relay of every process now."""
     await forget_token(store, token.user_id, token.id)
     await events.publish("token", id=token.id, key_hash=sha256_hex(token.key))
+
+
+async def check_may_create(limiter: RateLimiter, options: OptionsService, user: User) -> None:
+    """A user creates at most TokenCreationsPerMinute keys a minute and holds at most MaxTokensPerUser.
+    Keys cost nothing, and the relay bounds some uses per key (Realtime sessions and client secrets, each
+    with a per-user bound beside it): without these, keys made by the thousand would multiply the rest.
+    Creations at the same instant may each see the count below the bound: the rate limit bounds by how
+    many it can be passed."""
+    per_minute = options.get_int("TokenCreationsPerMinute")
+    if not await limiter.hit("token_create", str(user.id), per_minute, 60):
+        raise TooManyRequests("token_create_too_fast", limit=per_minute)
+    most = options.get_int("MaxTokensPerUser")
+    if await Token.filter(user_id=user.id).count() >= most:
+        raise ApiError("token_too_many", max=most)
 
 
 async def create_token(store: Store, events: EventBus, user: User, fields: dict[str, Any]) -> Token:
