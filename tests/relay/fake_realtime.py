@@ -19,7 +19,10 @@ two, answering as they do and refusing what they refuse. Each rule cites its sou
 - `conversation.item.create`: a user message's content parts are `input_text`, `input_audio` or `input_image`
   (realtime_conversation_item_user_message_param.py);
 - `response.create` → `response.created`, the output item and content part added, `response.output_text.delta`s,
-  the done events, then `response.done` with `usage` (realtime_response_usage.py and its token details);
+  the done events, then `response.done` with `usage` (realtime_response_usage.py and its token details); an audio
+  answer (`audio_chunk` set here) has an `audio` part, each piece of its transcript a
+  `response.output_audio_transcript.delta` followed by a `response.output_audio.delta` of base64 audio
+  (response_audio_transcript_delta_event.py, response_audio_delta_event.py), then their done events;
 - `response.cancel` ends the response in progress with `response.done`, status `cancelled`; with none in progress it
   is an `error` event and the session goes on (response_cancel_event.py's docstring);
 - `input_audio_buffer.append` adds base64 audio; `input_audio_buffer.commit` of an empty buffer is an `error` ("This
@@ -34,6 +37,7 @@ Error messages this fake words itself (the providers document the codes, not the
 from __future__ import annotations
 
 import asyncio
+import base64
 import os
 from dataclasses import dataclass, field
 from typing import Any
@@ -69,7 +73,9 @@ class FakeRealtime:
     models: tuple[str, ...] = ("gpt-realtime-1.5",)
     azure: bool = False
     usages: list[dict[str, Any]] = field(default_factory=list)  # one per response, in order (then DEFAULT_USAGE)
-    hold: bool = False  # a response waits for response.cancel before it ends
+    hold: bool = False  # a response waits for response.cancel before it ends…
+    hold_after: int = 1  # …once this many pieces were sent
+    audio_chunk: bytes = b""  # set: answers in audio, this much audio after each piece of the transcript
     handshakes: list[dict[str, Any]] = field(default_factory=list)
     seen: list[dict[str, Any]] = field(default_factory=list)  # client events received
     open_sessions: int = 0
@@ -268,23 +274,30 @@ class FakeRealtime:
                 "status": "in_progress", "content": []}
         await self.send(ws, {"type": "response.output_item.added", "response_id": response_id, "output_index": 0,
                              "item": item})
-        await self.send(ws, {"type": "response.content_part.added", **where,
-                             "part": {"type": "output_text", "text": ""}})
-        status = "completed"
-        for n, piece in enumerate(REPLY_PIECES):
-            await self.send(ws, {"type": "response.output_text.delta", **where, "delta": piece})
-            if n == 0 and self.hold:
+        audio = base64.b64encode(self.audio_chunk).decode() if self.audio_chunk else ""
+        part, text_event = ("audio", "response.output_audio_transcript") if audio else ("output_text",
+                                                                                       "response.output_text")
+        text_key = "transcript" if audio else "text"
+        await self.send(ws, {"type": "response.content_part.added", **where, "part": {"type": part, text_key: ""}})
+        status, sent = "completed", 0
+        for piece in REPLY_PIECES:
+            await self.send(ws, {"type": f"{text_event}.delta", **where, "delta": piece})
+            if audio:
+                await self.send(ws, {"type": "response.output_audio.delta", **where, "delta": audio})
+            sent += 1
+            if sent == self.hold_after and self.hold:
                 self.held.set()
                 await state["cancel"].wait()
                 status = "cancelled"
                 break
-        text = "".join(REPLY_PIECES) if status == "completed" else REPLY_PIECES[0]
+        text = "".join(REPLY_PIECES[:sent])
         if status == "completed":
-            await self.send(ws, {"type": "response.output_text.done", **where, "text": text})
-            await self.send(ws, {"type": "response.content_part.done", **where,
-                                 "part": {"type": "output_text", "text": text}})
+            if audio:
+                await self.send(ws, {"type": "response.output_audio.done", **where})
+            await self.send(ws, {"type": f"{text_event}.done", **where, text_key: text})
+            await self.send(ws, {"type": "response.content_part.done", **where, "part": {"type": part, text_key: text}})
         done_item = {**item, "status": "completed" if status == "completed" else "incomplete",
-                     "content": [{"type": "output_text", "text": text}]}
+                     "content": [{"type": part, text_key: text}]}
         await self.send(ws, {"type": "response.output_item.done", "response_id": response_id, "output_index": 0,
                              "item": done_item})
         usage = self.usages.pop(0) if self.usages else DEFAULT_USAGE

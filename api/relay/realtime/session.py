@@ -9,8 +9,9 @@ follows: docs/billing.md, Realtime sessions), and one ending for every way a ses
   way, at the transcription model's price (transcription.py);
 - the gateway's side ends with an `error` event to the client, then a close frame with the reason;
 - the upstream closes: the client gets its close code;
-- whatever the ending, the reservation still open (no response settled on it) is refunded; a process
-  that dies leaves it to the sweep, which refunds it too (nothing is checkpointed on it).
+- while a response streams, the output it produced so far is its reservation's checkpoint (progress.py),
+  written by the process's reservation renewals: a process that dies mid-response leaves the sweep to
+  charge that output; whatever the ending, a reservation no response was settled on is refunded.
 """
 from __future__ import annotations
 
@@ -29,10 +30,11 @@ from aiohttp import web
 from api.i18n import language, translate
 from api.middlewares import REDIS_DOWN
 from api.relay import billing
-from api.relay.admission import admit, new_facts
+from api.relay.admission import admit, new_facts, progress
 from api.relay.job import Job, Outcome
 from api.relay.realtime.hub import Hub
 from api.relay.realtime.limits import RENEW_EVERY, Slot
+from api.relay.realtime.progress import DELTAS, OutputSoFar
 from api.relay.realtime.transcription import COMPLETED, SESSION_EVENTS, transcriber_of, transcription_usage
 from api.relay.settling import settle, settle_shielded
 from api.services.billing import pricing
@@ -45,7 +47,7 @@ log = logging.getLogger("api.relay")
 CANCEL_GRACE = 5.0  # seconds a response in progress gets to report its usage once the session ends
 # Server events the relay reads (every other frame goes through unparsed): base64 audio holds no quotes.
 SNIFFED = ('"response.done"', '"response.created"', '"error"', f'"{COMPLETED}"', '"session.created"',
-           '"session.updated"')
+           '"session.updated"', *(f'"{kind}"' for kind in sorted(DELTAS)))
 # Close codes the gateway may pass on from the upstream (RFC 6455 §7.4.1: 1005/1006/1015 are never sent).
 SENDABLE = frozenset({1000, 1001, 1002, 1003, 1007, 1008, 1009, 1010, 1011, 1012, 1013, 1014})
 # ending → (close code, close reason); the gateway's own endings also send an `error` event first.
@@ -94,6 +96,7 @@ class RealtimeSession:
         self.transcriptions = 0  # input audio transcriptions billed
         self.transcriber = ""  # the session's transcription model, as the upstream's session events say
         self.in_response = False
+        self.output = OutputSoFar()  # of the response in progress: its reservation's checkpoint
         self.response_ended = asyncio.Event()
         self.response_ended.set()
         self.stopped = asyncio.Event()
@@ -248,8 +251,12 @@ class RealtimeSession:
                 break
             self.last_activity = time.monotonic()
             kind, event = sniff(msg.data)
-            if kind == "response.created":
+            if kind in DELTAS:
+                self.output.add(kind, event)
+                self.job.produced = self.output.tokens  # read by the next renewal of the reservation
+            elif kind == "response.created":
                 self.in_response = True
+                self.output.reset()
                 self.response_ended.clear()
             elif kind == "response.done":  # billed before the client hears of it
                 await self.response_done(event)
@@ -276,6 +283,7 @@ class RealtimeSession:
     # -- billing ----------------------------------------------------------------------------------
 
     async def response_done(self, event: dict[str, Any]) -> None:
+        self.output.reset()  # the usage reported replaces the estimate; the next reservation starts at 0
         try:
             response = event.get("response")
             response = response if isinstance(response, dict) else {}
@@ -299,7 +307,7 @@ class RealtimeSession:
             facts.incomplete = f"response {status}"
         quota = billing.final(job, usage)
         # A copy: a settlement retried in the background keeps this response's charge and facts.
-        await settle_shielded(dataclasses.replace(job), Outcome(self.client, usage, quota))
+        await self.settle_copy(dataclasses.replace(job), Outcome(self.client, usage, quota))
         await self.next_reservation()
 
     async def transcribed(self, event: dict[str, Any]) -> None:
@@ -324,14 +332,24 @@ class RealtimeSession:
                 "session": self.id, "transcription": self.transcriptions, "session_model": job.model,
                 "item": item[:64] if isinstance(item, str) else "", **usage.details(),
                 **(billed.audio or AudioPrice()).log_fields()}})
-        await settle_shielded(billed, Outcome(self.client, usage, billing.final(billed, usage)))
+        await self.settle_copy(billed, Outcome(self.client, usage, billing.final(billed, usage)))
         await self.next_reservation()
+
+    async def settle_copy(self, billed: Job, outcome: Outcome) -> None:
+        """The open reservation settled by `billed`, a copy of the session's job. Until it is closed (sent
+        again in the background while Redis is unreachable), its checkpoint is the copy's own output, not
+        that of what the session's job goes on to reserve."""
+        facts = billed.facts
+        assert facts is not None
+        self.job.state.keeper.hold(facts.request_id, facts.user_id, lambda: progress(billed))
+        await settle_shielded(billed, outcome)
 
     async def next_reservation(self) -> None:
         job = self.job
         previous = job.facts
         assert previous is not None
-        job.charge, job.produced = None, None
+        # A response still in progress (an input transcription settled meanwhile) goes on on the new one.
+        job.charge, job.produced = None, self.output.tokens or None
         facts = new_facts(job)
         facts.channel_id, facts.used_channels, facts.name = previous.channel_id, previous.used_channels, previous.name
         facts.routing = {k: v for k, v in previous.routing.items() if k != "realtime"}  # a multi-key channel's key
