@@ -75,6 +75,7 @@ class FakeRealtime:
     usages: list[dict[str, Any]] = field(default_factory=list)  # one per response, in order (then DEFAULT_USAGE)
     hold: bool = False  # a response waits for response.cancel before it ends…
     hold_after: int = 1  # …once this many pieces were sent
+    drop: bool = False  # a held response ends with the connection closed instead (no response.done)
     audio_chunk: bytes = b""  # set: answers in audio, this much audio after each piece of the transcript
     handshakes: list[dict[str, Any]] = field(default_factory=list)
     seen: list[dict[str, Any]] = field(default_factory=list)  # client events received
@@ -287,6 +288,9 @@ class FakeRealtime:
             sent += 1
             if sent == self.hold_after and self.hold:
                 self.held.set()
+                if self.drop:
+                    await ws.close(code=1011)
+                    return
                 await state["cancel"].wait()
                 status = "cancelled"
                 break

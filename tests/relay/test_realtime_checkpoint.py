@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import base64
 
+import pytest
 from redis.exceptions import ConnectionError as RedisConnectionError
+from websockets.exceptions import ConnectionClosed
 
 from api.relay.realtime.progress import AUDIO_CHARS_PER_TOKEN
 from api.upstream.tokenizer import count_text
@@ -22,6 +24,7 @@ from tests.relay.realtime_kit import (  # noqa: F401
     USAGE_1,
     USER_TEXT,
     open_reservations,
+    price_of,
     realtime_fakes,
     sdk,
     sessions_over,
@@ -107,3 +110,24 @@ async def test_a_settlement_sent_again_keeps_its_own_checkpoint(gateway, realtim
     await drain(gateway)
     logs = await Log.filter(user_id=user.id, type=LogType.CONSUME).order_by("id")
     assert len(logs) == 2 and logs[0].quota == QUOTA_1
+
+
+async def test_a_response_the_upstream_cuts_pays_the_output_relayed(gateway, realtime_fakes) -> None:
+    fake = await realtime_fakes(audio_chunk=AUDIO, hold=True, hold_after=3, drop=True)
+    await add_channel(gateway, fake, models=MODEL)
+    user = await rich_user()
+    token = await make_key(user)
+    async with sdk(gateway, token).realtime.connect(model=MODEL) as conn:
+        await conn.conversation.item.create(item=USER_TEXT)
+        await conn.response.create()
+        await audio_deltas(conn, 3)
+        with pytest.raises(ConnectionClosed):  # the upstream closed mid-response: no response.done
+            await until(conn, "response.done")
+    await sessions_over(gateway)
+    await drain(gateway)
+    log = await Log.get(user_id=user.id, type=LogType.CONSUME)
+    output = {**USAGE_1, "input_tokens": 0, "output_tokens": estimate(3),
+              "input_token_details": {}, "output_token_details": {"audio_tokens": 3 * AUDIO_TOKENS}}
+    assert (log.prompt_tokens, log.completion_tokens, log.quota) == (0, estimate(3), price_of(gateway, output))
+    assert "the response ended before the upstream reported its usage" in (log.other or "")
+    assert await open_reservations(gateway, user.id) == {}

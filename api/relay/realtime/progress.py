@@ -13,7 +13,9 @@ The upstream reports no usage until `response.done`, so the output is estimated 
   audio (8,000 bytes a second) is counted six times lower: an under-estimate, never more.
 The sweep prices these tokens as text output (its record carries the text price only): audio output, which
 AudioRatio × AudioCompletionRatio makes dearer, is charged below its price — the checkpoint is a lower
-bound of what the response costs, never above it."""
+bound of what the response costs, never above it. A response that ends in a living process without its
+`response.done` (the upstream gone mid-response) is settled from the same estimate, its audio at the
+audio price (session.py)."""
 from __future__ import annotations
 
 from typing import Any
@@ -51,5 +53,9 @@ class OutputSoFar:
             self.text_tokens += count_text(delta)
 
     @property
+    def audio_tokens(self) -> int:
+        return self.audio_chars // AUDIO_CHARS_PER_TOKEN
+
+    @property
     def tokens(self) -> int:
-        return self.text_tokens + self.audio_chars // AUDIO_CHARS_PER_TOKEN
+        return self.text_tokens + self.audio_tokens

@@ -11,7 +11,8 @@ follows: docs/billing.md, Realtime sessions), and one ending for every way a ses
 - the upstream closes: the client gets its close code;
 - while a response streams, the output it produced so far is its reservation's checkpoint (progress.py),
   written by the process's reservation renewals: a process that dies mid-response leaves the sweep to
-  charge that output; whatever the ending, a reservation no response was settled on is refunded.
+  charge that output; a response that ends without its `response.done` pays that output too;
+- whatever the ending, a reservation no response was settled on is refunded.
 """
 from __future__ import annotations
 
@@ -161,7 +162,7 @@ class RealtimeSession:
             await self.close_both()
         finally:
             try:
-                await settle(self.job, None)  # the reservation no response was settled on: refunded
+                await settle(self.job, self.cut_off())  # None: no response settled on it, refunded
                 await self.slot.release()
             finally:
                 self.hub.discard(self)
@@ -343,6 +344,21 @@ class RealtimeSession:
         assert facts is not None
         self.job.state.keeper.hold(facts.request_id, facts.user_id, lambda: progress(billed))
         await settle_shielded(billed, outcome)
+
+    def cut_off(self) -> Outcome | None:
+        """A response that ended without its `response.done` (the upstream gone mid-response, or no answer
+        to the cancel within CANCEL_GRACE) pays the output relayed of it, as estimated for its checkpoint
+        (progress.py), audio at its own price — as a stream cut short pays what it delivered; None when
+        nothing was relayed."""
+        job, facts, output = self.job, self.job.facts, self.output
+        if not self.in_response or not output.tokens or job.charge is None or facts is None:
+            return None
+        usage = RealtimeUsage(0, output.tokens, audio_output_tokens=output.audio_tokens)
+        self.responses += 1
+        facts.routing["realtime"] = {"session": self.id, "response": self.responses, **usage.details(),
+                                     **(job.audio or AudioPrice()).log_fields()}
+        facts.incomplete = "the response ended before the upstream reported its usage"
+        return Outcome(self.client, usage, billing.final(job, usage))
 
     async def next_reservation(self) -> None:
         job = self.job
