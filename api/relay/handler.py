@@ -56,6 +56,7 @@ from api.upstream.errors import ChannelCannotServe, RelayError
 from api.upstream.payloads import json_object
 from api.upstream.registry import build_adaptor
 from api.upstream.tokenizer import count_response, count_speech_input, count_text
+from api.web.header_values import header_list, header_value
 from api.web.net import client_ip
 from models.enums import Role, TokenStatus, UserStatus
 
@@ -251,7 +252,9 @@ async def attempt_on(job: Job, channel: ChannelInfo, native: bool) -> Outcome:
     upstream = adaptor.build_request(job.mode, payload)
     if job.facts is not None:
         inbound_notices = job.inbound.notices if job.inbound is not None else []
-        job.facts.dropped = ",".join(dict.fromkeys([*inbound_notices, *adaptor.meta.notices]))
+        # Names the client chose among them (unknown fields, hosted tools' types): encoded and bounded, so the
+        # header that tells them and the log's `other.dropped` can always be written.
+        job.facts.dropped = header_list([*inbound_notices, *adaptor.meta.notices])
     reader: AnswerReader = adaptor
     if job.inbound is not None and native:
         upstream.headers.update(native_headers)
@@ -309,15 +312,15 @@ def answer(job: Job, adaptor: AnswerReader, resp: client.Answer, raw: bytes, nat
     headers = answer_headers(job)
     if spec.billing == Billing.SPEECH:
         usage = TokenUsage(count_speech_input(text_field(job.body, "input")), 0)
-        response = web.Response(body=raw, headers={**headers, "Content-Type": resp.headers.get(
-            "Content-Type", "application/octet-stream")})
+        response = web.Response(body=raw, headers={**headers, "Content-Type": header_value(resp.headers.get(
+            "Content-Type", "application/octet-stream"))})
         return Outcome(response, usage, billing.final(job, usage))
     if spec.billing == Billing.TRANSCRIPTION:
         text = text_field(json_object(raw), "text") if resp.content_type == "application/json" else \
             raw.decode("utf-8", "replace")
         usage = TokenUsage(0, count_text(text))
-        response = web.Response(body=raw, headers={**headers, "Content-Type": resp.headers.get(
-            "Content-Type", "application/json")})
+        response = web.Response(body=raw, headers={**headers, "Content-Type": header_value(resp.headers.get(
+            "Content-Type", "application/json"))})
         return Outcome(response, usage, billing.final(job, usage))
     assert spec.read is not None, f"{job.mode} answers are not JSON"
     out, reported = spec.read(adaptor, adaptor.decode_body(raw))

@@ -32,6 +32,7 @@ from api.upstream.base import (
 )
 from api.upstream.errors import RelayError
 from api.upstream.masking import mask_bytes, mask_secrets
+from api.web.header_values import header_value
 
 # -- errors the client sees -----------------------------------------------------------------------
 
@@ -131,10 +132,10 @@ DROPPED_HEADER = "X-Gateway-Dropped"
 
 def answer_headers(job: Job) -> dict[str, str]:
     """An answer's own headers, streamed or not: the request id, and what conversion left out for
-    the channel (so the client can see it)."""
+    the channel (so the client can see it), always sendable (api/web/header_values.py)."""
     headers = {REQUEST_ID_HEADER: job.request.get(keys.REQUEST_ID, "")}
     if job.facts is not None and job.facts.dropped:
-        headers[DROPPED_HEADER] = job.facts.dropped
+        headers[DROPPED_HEADER] = header_value(job.facts.dropped)
     return headers
 
 

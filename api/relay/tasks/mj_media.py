@@ -28,6 +28,7 @@ from api.relay.tasks.relay import call, origin_channel, path_id, task_error
 from api.services import redis_keys
 from api.services.store import Store
 from api.upstream.media import fetch_image
+from api.web.header_values import header_value
 from api.web.net import client_ip
 from models import Midjourney
 
@@ -86,7 +87,7 @@ async def mj_image(request: web.Request) -> web.Response:
     key = _cache_key(store, row)
     kept = await _kept(store, key)
     if kept is not None:
-        return web.Response(body=kept[1], content_type=kept[0], headers={"Cache-Control": cache})
+        return web.Response(body=kept[1], content_type=header_value(kept[0]), headers={"Cache-Control": cache})
     options = relay_state(request).options or request.config_dict[keys.OPTIONS]
     channel = relay_state(request).index.get(row.channel_id)
     # The proxy's own host and port may be private; each redirect hop is judged again.
@@ -95,7 +96,7 @@ async def mj_image(request: web.Request) -> web.Response:
                                    private_ok=own)
     if len(data) <= IMAGE_CACHE_MAX and "\n" not in mime:
         await store.redis.set(key, mime.encode() + b"\n" + data, ex=IMAGE_TTL if row.status == SUCCESS else PREVIEW_TTL)
-    return web.Response(body=data, content_type=mime, headers={"Cache-Control": cache})
+    return web.Response(body=data, content_type=header_value(mime), headers={"Cache-Control": cache})
 
 
 async def mj_image_seed(request: web.Request) -> web.Response:

@@ -34,6 +34,7 @@ from api.upstream import call as upstream
 from api.upstream import media
 from api.upstream.base import UpstreamRequest
 from api.upstream.errors import RelayError
+from api.web.header_values import header_value
 
 log = logging.getLogger("api.relay")
 MAX_VIDEO_BYTES = 512 * 1024 * 1024
@@ -169,7 +170,7 @@ async def _stream(request: web.Request, resp: Any) -> web.StreamResponse:
     if length.isdigit() and int(length) > MAX_VIDEO_BYTES:
         resp.release()
         raise task_error(request, 502, "relay_task_invalid", "upstream_error", reason="the video is too large")
-    out = web.StreamResponse(headers={"Content-Type": resp.headers.get("Content-Type", "video/mp4")})
+    out = web.StreamResponse(headers={"Content-Type": header_value(resp.headers.get("Content-Type", "video/mp4"))})
     if length.isdigit():
         out.content_length = int(length)
     await out.prepare(request)
