@@ -192,8 +192,31 @@ def _new_ring(ring: keyring.Keyring, form: ChannelForm, channel_type: int, type_
     return new
 
 
-async def update_channel(body: Mapping[str, Any], events: EventBus | None) -> Channel:
-    """The fields given, and the keys through models.keyring (one writer: the row stays locked)."""
+def address_of(channel_type: int, base_url: str) -> str:
+    """Where a channel's keys are sent: its base URL, else its type's own address. The `other` field
+    never names a host: what it may hold is checked per type (api.channels.form.apply_type_defaults)
+    and keeps the key at the provider's own hosts (a Vertex region, a Cloudflare account, an API
+    version); Bedrock's region is in its key."""
+    return base_url.strip().rstrip("/") or catalogue.provider(channel_type).base_url
+
+
+def check_address_change(channel: Channel, merged: Mapping[str, Any], form: ChannelForm, ring: keyring.Keyring,
+                         keeps_keys: bool) -> None:
+    """A keyed channel sent elsewhere keeps its stored keys only when `keeps_keys` (root edits it), or
+    when the edit gives the key (every key of a multi-key channel, replaced, not appended): else an
+    administrator who may not read the keys would have them sent to an address of theirs by a test."""
+    if keeps_keys or not ring.keys:
+        return
+    if address_of(merged["type"], merged["base_url"] or "") == address_of(channel.type, channel.base_url or ""):
+        return
+    if form.key and not form.append:
+        return
+    raise ApiError("channel_address_needs_key")
+
+
+async def update_channel(body: Mapping[str, Any], events: EventBus | None, *, keeps_keys: bool) -> Channel:
+    """The fields given, and the keys through models.keyring (one writer: the row stays locked).
+    `keeps_keys`: the caller may send the stored keys to a new address (root; check_address_change)."""
     channel_id = int_field(body, "id")
     if not channel_id:
         raise ApiError("channel_not_found")
@@ -206,6 +229,7 @@ async def update_channel(body: Mapping[str, Any], events: EventBus | None) -> Ch
         apply_type_defaults(merged, type_changed="type" in form.fields or "base_url" in form.fields)
         form.fields["other"] = merged["other"]
         ring = keyring.load(channel.key, channel.channel_info)
+        check_address_change(channel, merged, form, ring, keeps_keys)
         new = _new_ring(ring, form, merged["type"], merged["type"] != channel.type)
         for name, value in form.fields.items():
             setattr(channel, name, value)

@@ -38,10 +38,10 @@ class Outcome:
     params: Mapping[str, object] | None = None
 
 
-async def update_channel(body: Mapping[str, Any], events: EventBus | None) -> Channel:
-    """PUT /api/channel/: the edit (api.channels.admin), then a multi-key channel follows its keys
-    (disabled automatically when none is enabled, back when one is again)."""
-    channel = await channels.update_channel(body, events)
+async def update_channel(body: Mapping[str, Any], events: EventBus | None, *, keeps_keys: bool) -> Channel:
+    """PUT /api/channel/: the edit (api.channels.admin; `keeps_keys` as there), then a multi-key channel
+    follows its keys (disabled automatically when none is enabled, back when one is again)."""
+    channel = await channels.update_channel(body, events, keeps_keys=keeps_keys)
     if keyring.load(channel.key, channel.channel_info).multi:
         await channel_keys.follow_keys(channel, events)
         channel = await channels.get_channel(channel.id)

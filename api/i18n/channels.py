@@ -137,6 +137,11 @@ CHANNELS: dict[str, tuple[str, str]] = {
     "channel_multi_key_off_refused": (
         "This channel holds {count} keys: delete all but one before turning multi-key off",
         "该渠道有 {count} 个密钥，请先删除到只剩一个再关闭多密钥模式"),
+    "channel_address_needs_key": (
+        "Only root may send this channel's stored keys to a new address: fill in the key again with the new "
+        "base URL (for a multi-key channel, every key, replacing the list rather than appending)",
+        "只有超级管理员可以把渠道已保存的密钥发往新的地址：修改 Base URL 时请重新填写密钥"
+        "（多密钥渠道需填写全部密钥并覆盖原列表，而不是追加）"),
     "channel_tag_too_long": ("A tag is at most {max} characters long", "标签最长 {max} 个字符"),
     "channel_cache_per_key_invalid": (
         "cache_per_key is 1 (the upstream caches prompts per key) or 0 (per channel)",

@@ -9,7 +9,7 @@ from aiohttp import web
 from api import keys
 from api.channels import admin as service
 from api.channels import catalogue_view, channel_test, monitor, multi_key, queries, tags
-from api.console.auth import admin_required, user_required
+from api.console.auth import admin_required, the_user, user_required
 from api.errors import ApiError
 from api.i18n import language, translate
 from api.response import json_body, ok, read_json
@@ -20,6 +20,7 @@ from api.services.paging import id_sort, read_page
 from api.services.params import body_ids, id_value
 from api.upstream import catalogue
 from models import Channel
+from models.enums import Role
 
 routes = web.RouteTableDef()
 
@@ -133,7 +134,9 @@ async def create_channel(request: web.Request) -> web.Response:
 @routes.put("/channel")
 @admin_required
 async def update_channel(request: web.Request) -> web.Response:
-    channel = await multi_key.update_channel(await read_json(request), _events(request))
+    """Only root may send a channel's stored keys to a new address; an admin gives the key again."""
+    keeps_keys = the_user(request).role >= Role.ROOT
+    channel = await multi_key.update_channel(await read_json(request), _events(request), keeps_keys=keeps_keys)
     return ok(channel.public_dict(), _text(request, "channel_updated"))
 
 
