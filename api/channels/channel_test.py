@@ -40,8 +40,9 @@ class TestResult:
 
 
 def failure_kind(err: RelayError) -> str:
-    """What failed, in words: client.send's "do request failed: <what_failed>" without its prefix."""
-    return err.message.removeprefix("do request failed: ")
+    """What failed, in an operator's words (the upstream's address included): client.send's
+    "do request failed: <what_failed>" without its prefix."""
+    return (err.detail or err.message).removeprefix("do request failed: ")
 
 
 def test_timeout(options: OptionsService) -> float:
@@ -109,7 +110,7 @@ async def run_test(http: aiohttp.ClientSession, channel: Channel, requested: str
         if err.code == "upstream_timeout":
             return TestResult(False, translate("channel_test_timeout", lang, seconds=f"{timeout:g}"), timeout, model,
                               timed_out=True, timeout=timeout)
-        if err.code == "do_request_failed" and err.status == 500:
+        if err.code == "do_request_failed" and err.status in (500, 502):
             message = translate("channel_test_request_failed", lang, error=failure_kind(err))
             return TestResult(False, mask_secrets(message, secret), elapsed, model, timeout=timeout)
         err.message = mask_secrets(err.message, secret)

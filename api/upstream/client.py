@@ -3,8 +3,10 @@
 Non-streamed calls are bounded by Settings.relay_timeout (0 = none); streamed calls by
 Settings.streaming_timeout between two reads (an idle upstream times out, a slow but steady one
 does not). Every failure becomes a RelayError the retry and auto-disable rules understand:
-connection problems are 500 `do_request_failed` (retried on another channel), timeouts 504
-(never retried). Closing the response (`close`) drops the upstream connection: that is how a
+connection problems are the gateway's 502 `do_request_failed` (retried on another channel), timeouts
+504 (never retried). What a client (and its error log) reads of a connection failure never names the
+upstream's host or port; the operator's words, address included, are the error's `detail` (the
+channel test shows them). Closing the response (`close`) drops the upstream connection: that is how a
 client that went away cancels the upstream request.
 
 `send` takes an adaptor's `UpstreamRequest`: any method over HTTP, or a WebSocket (the body is the
@@ -57,29 +59,35 @@ async def send(session: aiohttp.ClientSession, req: UpstreamRequest,
     except TimeoutError as exc:
         raise RelayError(504, "the upstream did not answer in time", "upstream_error", "upstream_timeout") from exc
     except aiohttp.InvalidURL as exc:
-        raise RelayError(500, f"invalid upstream URL: {exc}", "upstream_error", "do_request_failed") from exc
+        raise RelayError(500, "the channel's upstream URL is not valid", "upstream_error", "do_request_failed",
+                         detail=f"invalid upstream URL: {exc}") from exc
     except aiohttp.WSServerHandshakeError as exc:
         raise RelayError(exc.status or 502, f"the upstream refused the WebSocket: {exc.message}", "upstream_error",
                          "do_request_failed") from exc
     except (aiohttp.ClientError, OSError) as exc:
-        raise RelayError(500, f"do request failed: {what_failed(exc)}", "upstream_error",
-                         "do_request_failed") from exc
+        raise RelayError(502, f"do request failed: {what_failed(exc, where=False)}", "upstream_error",
+                         "do_request_failed", detail=f"do request failed: {what_failed(exc)}") from exc
 
 
-def what_failed(exc: BaseException) -> str:
-    """A connection failure in words (an operator reads it in the channel test and the logs)."""
+def what_failed(exc: BaseException, *, where: bool = True) -> str:
+    """A connection failure in words. `where`: with the upstream's host and port and the TLS library's
+    reason, for an operator (the channel test, the server log); without, for a client and its log."""
+    def at(host: object, port: object = None) -> str:
+        return (f" ({host}:{port})" if port is not None else f" ({host})") if where else ""
+
     if isinstance(exc, aiohttp.ClientConnectorDNSError):
-        return f"the upstream's host name {exc.host} could not be resolved"
+        return f"the upstream's host name{at(exc.host)} could not be resolved"
     if isinstance(exc, aiohttp.ClientConnectorCertificateError):
-        return f"the upstream's TLS certificate was not accepted ({exc.host}): {exc.certificate_error}"
+        reason = f": {exc.certificate_error}" if where else ""
+        return f"the upstream's TLS certificate was not accepted{at(exc.host)}{reason}"
     if isinstance(exc, aiohttp.ClientConnectorSSLError):
-        return f"the TLS handshake with the upstream failed ({exc.host}): {exc.os_error}"
+        reason = f": {exc.os_error}" if where else ""
+        return f"the TLS handshake with the upstream failed{at(exc.host)}{reason}"
     if isinstance(exc, aiohttp.ClientConnectorError):
-        where = f"{exc.host}:{exc.port}"
         if isinstance(exc.os_error, ConnectionRefusedError):
-            return f"the upstream refused the connection ({where}): nothing listens there"
-        reason = exc.os_error.strerror or str(exc.os_error) or "unreachable"
-        return f"could not connect to the upstream ({where}): {reason}"
+            return f"the upstream refused the connection{at(exc.host, exc.port)}: nothing listens there"
+        reason = exc.os_error.strerror or (str(exc.os_error) if where else "") or "unreachable"
+        return f"could not connect to the upstream{at(exc.host, exc.port)}: {reason}"
     if isinstance(exc, aiohttp.ServerDisconnectedError):
         return "the upstream closed the connection without answering"
     if isinstance(exc, aiohttp.ClientPayloadError):
@@ -166,8 +174,9 @@ async def read_body(resp: Answer, limit: int = MAX_BODY) -> bytes:
     except TimeoutError as exc:
         raise RelayError(504, "the upstream did not answer in time", "upstream_error", "upstream_timeout") from exc
     except aiohttp.ClientError as exc:
-        raise RelayError(502, f"reading the upstream answer failed: {exc}", "upstream_error",
-                         "bad_response_body") from exc
+        raise RelayError(502, f"reading the upstream answer failed: {what_failed(exc, where=False)}",
+                         "upstream_error", "bad_response_body", detail=f"reading the upstream answer failed: {exc}") \
+            from exc
     finally:
         resp.release()
 
@@ -188,7 +197,7 @@ async def iter_stream(resp: Answer) -> AsyncIterator[bytes]:
         except TimeoutError as exc:
             raise StreamInterrupted("idle timeout: the upstream sent nothing for too long") from exc
         except (aiohttp.ClientPayloadError, aiohttp.ClientConnectionError, OSError) as exc:
-            raise StreamInterrupted(f"the upstream connection was cut: {what_failed(exc)}") from exc
+            raise StreamInterrupted(f"the upstream connection was cut: {what_failed(exc, where=False)}") from exc
         if not chunk:
             return
         yield chunk

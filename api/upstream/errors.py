@@ -57,9 +57,13 @@ class RelayError(Exception):
         *,
         local: bool = False,
         headers: dict[str, str] | None = None,
+        detail: str = "",
     ) -> None:
         super().__init__(message)
         self.headers = headers or {}  # sent with the answer (Retry-After)
+        # The operator's words when `message` leaves something out for the client (a failed connection's
+        # host and port): the channel test and the server log show it; no client, nor its log, ever does.
+        self.detail = detail
         self.status = status
         self.message = message
         self.type = type

@@ -25,6 +25,7 @@ from api.i18n import language, translate
 from api.relay.attempts import Route
 from api.relay.job import Job, Outcome
 from api.services.configuration.capability_lookup import table_of
+from api.upstream import client
 from api.upstream.base import Adaptor, RelayMeta, TokenUsage
 from api.upstream.errors import RelayError
 from api.upstream.providers.azure import AzureAdaptor
@@ -66,8 +67,9 @@ async def connect(job: Job, channel: ChannelInfo) -> Outcome:
         reason = job.mask(f"status {exc.status}: {exc.message}")
         raise RelayError(exc.status, translate("relay_realtime_upstream", lang, reason=reason), "upstream_error",
                          "bad_response_status_code") from None
-    except (TimeoutError, aiohttp.ClientError, OSError) as exc:
-        reason = job.mask(str(exc) or type(exc).__name__)
+    except (TimeoutError, aiohttp.ClientError, OSError) as exc:  # in the client's words: never the address
+        reason = "the upstream did not answer in time" if isinstance(exc, TimeoutError) else job.mask(
+            client.what_failed(exc, where=False))
         raise RelayError(502, translate("relay_realtime_upstream", lang, reason=reason), "upstream_error",
                          "do_request_failed") from None
     return Outcome(web.Response(), TokenUsage(0, 0), 0, result=ws)
