@@ -3,11 +3,13 @@
 Proxied (the default, option VideoContentMode = proxy): the bytes stream through the gateway, at most
 MAX_VIDEO_BYTES within CONTENT_TIMEOUT. With VideoContentMode = redirect, an upstream that answers
 the content with a redirect to a signed URL (Gemini's file downloads do) has the client sent there,
-but only when that URL carries none of the channel's secrets; every other answer is proxied. A URL
-that needs the channel's key (Gemini's file URIs, OpenAI-format content routes) is never handed out,
-and is only ever asked of the channel's own origin. A redirect the gateway follows itself goes to a
-public address only (the media policy, api/upstream/media.py; MediaFetchPrivateEnabled allows
-private ones), without the key.
+but only when that URL carries none of the channel's secrets and passes the media policy (http or
+https, to a public address: api/upstream/media.py; MediaFetchPrivateEnabled allows private ones), as
+a URL the gateway fetches itself must: a client is never sent to loopback, link-local (cloud metadata)
+or private addresses, nor to another scheme, on an upstream's word (such a redirect is answered 502).
+Every other answer is proxied. A URL that needs the channel's key (Gemini's file URIs, OpenAI-format
+content routes) is never handed out, and is only ever asked of the channel's own origin. A redirect
+the gateway follows itself goes under the same policy, without the key.
 """
 from __future__ import annotations
 
@@ -128,7 +130,7 @@ async def _relay(request: web.Request, http: aiohttp.ClientSession, up: Upstream
         options = relay_state(request).options or request.config_dict[keys.OPTIONS]
         carries_secret = any(s in location for s in secrets)
         if options.get("VideoContentMode") == "redirect" and not carries_secret:
-            raise web.HTTPFound(location)
+            await _hand_out(request, location)
         resp = await _follow(request, http, location, channel_type)
     if resp.status != 200:
         log.info("video content: the upstream answered HTTP %s", resp.status)
@@ -142,7 +144,7 @@ async def _signed(request: web.Request, http: aiohttp.ClientSession, url: str, c
     """A result URL that needs no key: handed to the client (redirect mode) or fetched under the media policy."""
     options = relay_state(request).options or request.config_dict[keys.OPTIONS]
     if options.get("VideoContentMode") == "redirect" and url and not any(s in url for s in secrets):
-        raise web.HTTPFound(url)
+        await _hand_out(request, url)
     resp = await _follow(request, http, url, channel_type)
     if resp.status != 200:
         log.info("video content: the result URL answered HTTP %s", resp.status)
@@ -151,15 +153,34 @@ async def _signed(request: web.Request, http: aiohttp.ClientSession, url: str, c
     return await _stream(request, resp)
 
 
-async def _follow(request: web.Request, http: aiohttp.ClientSession, url: str, channel_type: int) -> Any:
-    """One redirect, followed without the key, to a public address (the media policy)."""
+async def _hand_out(request: web.Request, url: str) -> None:
+    """Redirect mode: the client sent to `url` when the media policy allows it; else 502, as the gateway
+    itself would refuse to fetch it."""
+    await _check_policy(request, url)
+    raise web.HTTPFound(url)
+
+
+async def _check_policy(request: web.Request, url: str) -> None:
+    """`url` is http or https, to a host that resolves to public addresses only (private ones too with
+    MediaFetchPrivateEnabled): else 502."""
     parts = urlsplit(url)
+    try:
+        port = parts.port or (443 if parts.scheme == "https" else 80)
+    except ValueError:  # a port out of range, or not a number
+        raise _unavailable(request) from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise _unavailable(request)
     options = relay_state(request).options or request.config_dict[keys.OPTIONS]
     try:
-        await media.check_host(parts.hostname, parts.port or (443 if parts.scheme == "https" else 80),
-                               options.get_bool("MediaFetchPrivateEnabled"))
+        await media.check_host(parts.hostname, port, options.get_bool("MediaFetchPrivateEnabled"))
+    except RelayError:
+        raise _unavailable(request) from None
+
+
+async def _follow(request: web.Request, http: aiohttp.ClientSession, url: str, channel_type: int) -> Any:
+    """One redirect, followed without the key, under the media policy."""
+    await _check_policy(request, url)
+    try:
         return await _open(http, Upstream("GET", url, {}), channel_type)
     except RelayError:
         raise _unavailable(request) from None
