@@ -67,6 +67,16 @@ def database_unreachable(exc: BaseException) -> bool:
                         _MYSQL_GONE | _MYSQL_GAVE_UP, _SQLITE_BUSY)
 
 
+def database_gone(exc: BaseException) -> bool:
+    """True when `exc` (or what caused it) says the database itself is out of reach: no connection
+    opened or came free in time, no answer to a statement, a connection lost or refused. Not when a
+    database that answers gave up on one statement (database_gave_up_on_a_row) or SQLite's file
+    lock did not come: models.breaker opens on this one only."""
+    from tortoise.exceptions import DBConnectionError
+
+    return _driver_says(exc, (ConnectionError, TimeoutError, DBConnectionError), _PG_GONE, _MYSQL_GONE)
+
+
 def database_gave_up_on_a_row(exc: BaseException) -> bool:
     """True when a database that answers gave up on one statement (a row lock held elsewhere, the
     statement timeout): other statements, on other rows, may well go through. Not SQLite's busy

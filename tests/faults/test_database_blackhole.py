@@ -147,8 +147,12 @@ async def test_postgres_blackhole_answers_503_within_the_timeouts_and_bills_once
     await eventually(tried_and_let_go, timeout=20, interval=0.2)
 
     proxy.open()
-    login = await timed(gateway.post("/api/user/login", json={"username": "alice", "password": "password123"}))
-    assert login[1] == 200 and login[2]["success"], login
+
+    async def logged_in() -> bool:  # once the breaker's probe (every second) has seen it back
+        login = await timed(gateway.post("/api/user/login", json={"username": "alice", "password": "password123"}))
+        return login[1] == 200 and login[2]["success"]
+
+    await eventually(logged_in, timeout=20, interval=0.2)
 
     async def settled() -> bool:
         return await users_with_pending(store) == []

@@ -17,6 +17,7 @@ from api.app import create_app
 from models.db import close_database, init_database
 from models.settings import Settings
 from tests.faults.ledger import Books, check_books, report
+from tests.helpers import eventually
 from tests.own_postgres import OwnPostgres
 from tests.relay.fakes import add_channel, drain, headers_for, make_key, rich_user, upstreams  # noqa: F401
 
@@ -64,10 +65,14 @@ async def test_postgres_restart_under_traffic(aiohttp_client, settings: Settings
     assert login.status == 503 and login.headers.get("Retry-After"), await login.text()  # never a 500
 
     own_postgres.start()
+
+    async def logged_in() -> bool:  # once the breaker's probe (every second) has seen it back
+        login = await gateway.post("/api/user/login", json={"username": "root", "password": "123456"})
+        return login.status == 200 and (await login.json())["success"]
+
+    await eventually(logged_in, timeout=20, interval=0.2)
     summary = await check_books(store, books)  # the records applied now, once
     assert summary.logs == 12
-    login = await gateway.post("/api/user/login", json={"username": "root", "password": "123456"})
-    assert login.status == 200 and (await login.json())["success"]
     report("PostgreSQL crashed (immediate stop) and restarted under traffic",
            "relay requests answered throughout (Redis); the console 503 while the database was away",
            "every request, once: the records waited in Redis and were applied when it came back", summary)
