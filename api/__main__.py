@@ -19,10 +19,11 @@ def main() -> None:
         uvloop.install()
     except ImportError:  # pragma: no cover - uvloop is in requirements on Linux
         pass
-    # Relay requests get SHUTDOWN_TIMEOUT in the relay's own shutdown hook; these 5 s are for what is
-    # left (console requests, the final frames of streams ended by the stop).
+    # Every running request gets SHUTDOWN_TIMEOUT, then FINAL_WAIT to end, in the shutdown hooks
+    # (api.web.stopping); aiohttp's own wait (this long, then as long again once it cancelled) is
+    # for nothing, normally.
     web.run_app(create_app(settings), host=settings.host, port=settings.port, reuse_port=settings.reuse_port or None,
-                access_log=None, shutdown_timeout=5.0, print=lambda *_: logging.getLogger("api").info(
+                access_log=None, shutdown_timeout=1.0, print=lambda *_: logging.getLogger("api").info(
                     "listening on http://%s:%s", settings.host, settings.port))
 
 

@@ -29,6 +29,7 @@ from api.services.accounts.deps import Services
 from api.services.ratelimit import RateLimiter
 from api.static import setup_static
 from api.web.sessions import SessionManager
+from api.web.stopping import setup_stopping
 from models.settings import Settings
 from workers.broker import send, setup_broker
 
@@ -90,4 +91,5 @@ def create_app(settings: Settings) -> web.Application:
     setup_tasks(app)
     setup_health(app)
     setup_static(app)  # last: the catch-all
+    setup_stopping(app)  # after every sub-app's hooks: a stop ends what they left within SHUTDOWN_TIMEOUT
     return app
