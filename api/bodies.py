@@ -8,6 +8,8 @@ inflated size passes the request's `client_max_size`. What is added here:
 - each route has its bound (`body_limit`): the console's bodies are small, the relay's may be large
   (and are read only once the key was checked); a request outside the relay gets a clone of itself
   bounded to its route's size, so `request.read()` stops inflating as soon as the bound is passed;
+- a compressed body may inflate to at most MAX_RATIO times what came compressed (past RATIO_FLOOR):
+  bounded by its route alone, 64 KB of gzip would make 63 MB to inflate and parse, with a key;
 - a body its handler did not read to the end is not inflated after the answer. aiohttp drains what
   a handler left unread ("lingering", up to 10 s) and draining a compressed body means inflating all
   of it in one go, the event loop blocked: a 64 KB gzip body of 63 MB costs ~0.15 s of CPU even when
@@ -41,6 +43,13 @@ LARGE_CONSOLE_BODIES = {"/api/channel/": 4 * MIB, "/api/option/": 4 * MIB}
 OTHER_MAX_BODY = 64 * 1024  # pages, health checks, metrics: no body is read
 YIELD_EVERY = MIB  # a body being read gives the event loop a turn every MiB
 LARGE_BODY = MIB  # a body this large takes turns with others to be parsed
+# Inflated / compressed. Real bodies stay far below: JSON and source text compress 3-4 times with
+# gzip (measured: 1.7 MB of prompt, 3.8), a long conversation repeating itself 15 times with zstd,
+# media in base64 1.3 times, audio and image files not at all; gzip's limit is about 1030 and what
+# reaches it is a run of one byte. Past the floor a body may inflate to no more than a hundred times
+# what the client sent: 64 KB of gzip make 6.4 MB to parse at most, not 63.
+MAX_RATIO = 100
+RATIO_FLOOR = MIB  # what any body may inflate to, whatever its ratio
 RELAY_ROOTS = API_ROOTS - {"api"}  # the first path segments of the relay's routes
 
 # What aiohttp's parser inflates (brotli and zstd with their libraries, both in requirements.txt:
@@ -51,6 +60,9 @@ ENCODINGS = frozenset({"identity", "gzip", "deflate"} | ({"br"} if HAS_BROTLI el
 MESSAGES: dict[str, tuple[str, str]] = {
     "too_large": ("The request body is larger than {limit} once decompressed",
                   "请求体（解压后）超过 {limit}"),
+    "too_compressed": (
+        "The request body decompresses to more than {ratio} times its compressed size: send it uncompressed",
+        "请求体解压后超过其压缩大小的 {ratio} 倍：请发送未压缩的请求体"),
     "encoding_unsupported": (
         "Unsupported Content-Encoding {encoding}: send the body uncompressed, gzip, deflate, br or zstd",
         "不支持的 Content-Encoding {encoding}：请发送未压缩、gzip、deflate、br 或 zstd 的请求体"),
@@ -92,10 +104,20 @@ def too_large(request: web.Request) -> web.HTTPRequestEntityTooLarge:
     return web.HTTPRequestEntityTooLarge(limit, reason=message(request, "too_large", limit=_size(limit)))
 
 
+def check_inflated(request: web.Request, size: int) -> None:
+    """`size` bytes of the body inflated so far: 413 past the route's bound, or past MAX_RATIO times
+    the bytes that came compressed (once past RATIO_FLOOR; a body sent as it is never is)."""
+    if size > request.client_max_size:
+        raise too_large(request)
+    if size > RATIO_FLOOR and size > MAX_RATIO * request.content.total_raw_bytes:
+        raise web.HTTPRequestEntityTooLarge(request.client_max_size, size, reason=message(
+            request, "too_compressed", ratio=MAX_RATIO))
+
+
 async def read_body(request: web.Request) -> bytes:
     """The request's body, inflated, within its route's bound; `request.read()` gives the same
     bytes afterwards. Refusals are HTTPExceptions with a clear reason: 400 for an unknown encoding
-    or a body that does not inflate, 413 past the bound.
+    or a body that does not inflate, 413 past the bound or the ratio (check_inflated).
 
     Read here rather than by `request.read()`, which raises the stream's buffer to the whole bound
     (measured with the relay's 64 MiB: 125 MiB inflated from 300 KB of gzip and 270 MB more resident
@@ -117,8 +139,7 @@ async def read_body(request: web.Request) -> bytes:
     try:
         while chunk := await request.content.readany():
             size += len(chunk)
-            if size > limit:
-                raise too_large(request)
+            check_inflated(request, size)
             chunks.append(chunk)
             if size >= turn:
                 turn += YIELD_EVERY

@@ -23,6 +23,7 @@ from api.bodies import (
     CONSOLE_MAX_BODY,
     COUNT_MAX_BODY,
     MAX_BODY,
+    MAX_RATIO,
     MIB,
     _large_body_turn,
     body_limit,
@@ -258,6 +259,31 @@ async def test_relay_bodies_are_refused_in_the_openai_shape(gateway) -> None:
     assert resp.status == 413
     body = await resp.json()
     assert body["type"] == "error" and "32 MiB" in body["error"]["message"]  # Anthropic's shape
+
+
+async def test_a_body_inflating_past_the_ratio_is_413(gateway) -> None:
+    """Past RATIO_FLOOR, a body may inflate to MAX_RATIO times what came compressed, JSON or a form,
+    whatever its route's bound: 2 MiB of JSON from 2 KB of gzip are refused, the same JSON sent as
+    it is, or compressed as real text compresses, is read."""
+    token = await make_key(await rich_user())
+    padded = orjson.dumps({"model": "no-such-model", "messages": [{"role": "user", "content": "hi"}],
+                           "user": "u" * 2 * MIB})
+    assert len(gzip.compress(padded)) * MAX_RATIO < len(padded)
+    resp = await gateway.post("/v1/chat/completions", data=gzip.compress(padded), headers=gzipped(headers_for(token)))
+    error = (await resp.json())["error"]
+    assert resp.status == 413 and f"{MAX_RATIO} times" in error["message"], error
+    text = orjson.dumps({"model": "no-such-model", "messages": [{"role": "user", "content": str(list(range(400_000)))}]})
+    assert len(text) > 2 * MIB and len(gzip.compress(text)) * MAX_RATIO > len(text)
+    for data, headers in ((padded, {"Content-Type": "application/json"}), (gzip.compress(text), gzipped())):
+        resp = await gateway.post("/v1/chat/completions", data=io.BytesIO(data),
+                                  headers={**headers_for(token), **headers})
+        assert resp.status != 413, await resp.text()  # read: refused for its model, not its size
+    boundary = "gw"
+    form = (f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.wav"\r\n\r\n'.encode()
+            + b"\0" * 4 * MIB + f"\r\n--{boundary}--\r\n".encode())
+    resp = await gateway.post("/v1/audio/transcriptions", data=gzip.compress(form), headers={
+        **headers_for(token), "Content-Encoding": "gzip", "Content-Type": f"multipart/form-data; boundary={boundary}"})
+    assert resp.status == 413 and f"{MAX_RATIO} times" in (await resp.json())["error"]["message"]
 
 
 async def test_task_bodies_are_read_the_same_way(gateway) -> None:
