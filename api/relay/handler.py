@@ -110,8 +110,8 @@ async def caller_of(request: web.Request, state: RelayState, key: str, pinned_te
 
 
 async def read_input(request: web.Request, mode: RelayMode) -> tuple[dict[str, Any], Form | None]:
-    if MODES[mode].multipart:
-        return await read_form(request)
+    if (shape := MODES[mode].form) is not None:
+        return await read_form(request, shape)
     raw = await read_body(request)
     try:
         body = orjson.loads(raw) if raw else None

@@ -13,7 +13,9 @@ import re
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from api.relay.form_shape import PLAYGROUND_FIELDS, FormShape
 from api.relay.validate import Invalid
+from api.services.params import is_integer_text
 
 if TYPE_CHECKING:
     from api.relay.job import Form
@@ -41,6 +43,9 @@ BOUNDS: Mapping[str, tuple[int, int]] = {
 }
 TEXTS = frozenset({"prompt", "model", "size", "user", "safety_identifier", "svg[model]", "svg[reasoning][effort]"})
 FIELDS = frozenset(CHOICES) | frozenset(BOUNDS) | TEXTS
+# The form as it is read (api/relay/forms.py): 16 images, a mask and each field once come to 37
+# parts; a form of more is no edit.
+EDIT_FORM = FormShape(FIELDS | PLAYGROUND_FIELDS, FILE_PARTS, max_parts=64)
 SIZE = re.compile(r"^([1-9]\d{1,4})x([1-9]\d{1,4})$")
 MAX_EDGE = 3840  # "the maximum supported resolution is `3840x2160`"
 MAX_PIXELS = 3840 * 2160
@@ -83,7 +88,7 @@ def check_edit_form(body: dict[str, Any], form: Form) -> None:
 
 def _integer(name: str, text: str, low: int, high: int) -> int:
     value = text.strip()
-    if not value.lstrip("-").isdigit() or len(value) > 7:
+    if not is_integer_text(value) or len(value) > 7:
         raise Invalid(name, "an integer")
     number = int(value)
     if not low <= number <= high:

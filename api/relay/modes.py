@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, cast
 
-from api.relay.image_edit_form import check_edit_form
+from api.relay.form_shape import TRANSCRIPTION, TRANSLATION, FormShape
+from api.relay.image_edit_form import EDIT_FORM, check_edit_form
 from api.upstream.base import Adaptor, AnswerReader, RelayMode, TokenUsage
 from api.upstream.endpoints import (
     AudioMixin,
@@ -84,7 +85,7 @@ def _images(data: dict[str, Any]) -> tuple[dict[str, Any], TokenUsage | None]:
 class Mode:
     default_model: str = ""  # when the body names no model
     streamable: bool = False  # `"stream": true` is honoured
-    multipart: bool = False  # the body is a form with files (audio), not JSON
+    form: FormShape | None = None  # the body is a form of this shape (audio, image edits), not JSON
     text: bool = False  # the answer is generated text: usage the upstream did not report is counted from it
     count_prompt: Callable[[Body], int] = _nothing  # prompt tokens, before the upstream answers
     convert: Convert | None = None  # the client's body → the upstream's (None: a form, see upstream_form)
@@ -94,6 +95,10 @@ class Mode:
     form_body: FormBody | None = None  # a form → a JSON body, for an upstream that takes it so (else None)
     check_form: Callable[[dict[str, Any], Form], None] | None = None  # a form's checks, before anything is charged
     events: bool = False  # a stream of named events relayed as they come (api/relay/image_stream.py), not chunks
+
+    @property
+    def multipart(self) -> bool:
+        return self.form is not None
 
 
 MODES: Mapping[RelayMode, Mode] = {
@@ -114,7 +119,7 @@ MODES: Mapping[RelayMode, Mode] = {
         convert=lambda a, body: cast(ImagesMixin, a).convert_image_request(body),
         read=lambda a, data: _images(cast(ImagesMixin, a).convert_image_response(data))),
     RelayMode.IMAGES_EDIT: Mode(
-        default_model="gpt-image-1.5", streamable=True, multipart=True, billing=Billing.IMAGES, events=True,
+        default_model="gpt-image-1.5", streamable=True, form=EDIT_FORM, billing=Billing.IMAGES, events=True,
         count_prompt=lambda body: count_text(text_field(body, "prompt")), check_form=check_edit_form,
         form_fields=lambda a, fields: cast(ImageEditsMixin, a).convert_image_edit_fields(fields),
         form_body=lambda a, body, files: cast(ImageEditsMixin, a).convert_image_edit_body(body, files),
@@ -123,9 +128,9 @@ MODES: Mapping[RelayMode, Mode] = {
         default_model="tts-1", billing=Billing.SPEECH,
         count_prompt=lambda body: count_speech_input(text_field(body, "input")),
         convert=lambda a, body: cast(AudioMixin, a).convert_speech_request(body)),
-    RelayMode.TRANSCRIPTION: Mode(default_model="whisper-1", multipart=True, billing=Billing.TRANSCRIPTION,
+    RelayMode.TRANSCRIPTION: Mode(default_model="whisper-1", form=TRANSCRIPTION, billing=Billing.TRANSCRIPTION,
                                   form_fields=_audio_fields),
-    RelayMode.TRANSLATION: Mode(default_model="whisper-1", multipart=True, billing=Billing.TRANSCRIPTION,
+    RelayMode.TRANSLATION: Mode(default_model="whisper-1", form=TRANSLATION, billing=Billing.TRANSCRIPTION,
                                 form_fields=_audio_fields),
     RelayMode.RERANK: Mode(
         count_prompt=_rerank_prompt,

@@ -17,6 +17,11 @@ def is_integer_text(text: str) -> bool:
     return 0 < len(digits) <= 19 and digits.isascii() and digits.isdigit()
 
 
+def is_digits_text(text: str) -> bool:
+    """is_integer_text without a sign: a count or a size written in ASCII digits."""
+    return is_integer_text(text) and text.isdigit()
+
+
 def id_value(text: str) -> int | None:
     """A row id from a path or query string: a positive integer that fits an id column, else None."""
     if not is_integer_text(text) or text.startswith("-"):

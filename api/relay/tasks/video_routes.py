@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from api.relay.forms import MALFORMED
+from api.relay.forms import read_form
 from api.relay.handler import key_caller
 from api.relay.middleware import relay_sub_app
 from api.relay.state import relay_state
@@ -26,8 +26,17 @@ from api.relay.tasks.video_content import VARIANTS, delete_upstream, video_conte
 from api.relay.tasks.video_kling import KlingAdaptor, KlingUnfit, kling_body
 from api.relay.tasks.video_protocols import VIDEO_ADAPTORS, VIDEO_TYPES
 from api.relay.tasks.video_seedance import SeedanceAdaptor, SeedanceUnfit, seedance_body
-from api.relay.tasks.video_shape import ACTION, PLATFORM, BadVideoRequest, VideoRequest, read_request, video_object
+from api.relay.tasks.video_shape import (
+    ACTION,
+    PLATFORM,
+    VIDEO_FORM,
+    BadVideoRequest,
+    VideoRequest,
+    read_request,
+    video_object,
+)
 from api.relay.tasks.video_veo import VeoGeminiAdaptor, VeoUnfit, VeoVertexAdaptor, veo_body
+from api.services.params import is_integer_text
 from api.upstream.errors import RelayError
 from models import Task
 
@@ -48,19 +57,10 @@ async def _read(request: web.Request) -> VideoRequest:
     """The request, a JSON object or a multipart form (what the SDK sends), checked."""
     try:
         if request.content_type.startswith("multipart/"):
-            try:
-                form = await request.post()
-            except MALFORMED:
-                raise _bad(request, "form", "the form cannot be read") from None
-            fields: dict[str, Any] = {}
-            file = None
-            for name, value in form.items():
-                if isinstance(value, str):
-                    fields[name] = value
-                elif name == "input_reference" and file is None and isinstance(value, web.FileField):
-                    file = (value.content_type or "", value.file.read())
-                else:
-                    raise BadVideoRequest(name, "is not a file parameter of video creation")
+            fields, form = await read_form(request, VIDEO_FORM)
+            if len(form.files) > 1:
+                raise BadVideoRequest("input_reference", "one image at most")
+            file = (form.files[0][2], form.files[0][3]) if form.files else None
             return read_request(fields, file)
         return read_request(await json_body(request))
     except BadVideoRequest as bad:
@@ -121,7 +121,7 @@ async def list_videos(request: web.Request) -> web.Response:
     """GET /v1/videos?limit=&after=&order=asc|desc: the caller's videos, a page at a time."""
     caller = await key_caller(request, relay_state(request))
     limit_text, order = request.query.get("limit", "20"), request.query.get("order", "desc")
-    if not limit_text.isdigit() or not 1 <= int(limit_text) <= LIST_LIMIT or order not in ("asc", "desc"):
+    if not is_integer_text(limit_text) or not 1 <= int(limit_text) <= LIST_LIMIT or order not in ("asc", "desc"):
         raise _bad(request, "limit", f"limit must be 1 to {LIST_LIMIT}, order asc or desc")
     limit = int(limit_text)
     query = Task.filter(platform=PLATFORM, user_id=caller.user.id, deleted_at=0)

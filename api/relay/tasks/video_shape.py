@@ -19,7 +19,9 @@ from typing import Any
 
 import orjson
 
+from api.relay.form_shape import FormShape
 from api.relay.tasks.base import FAILURE, SUCCESS
+from api.services.params import is_integer_text
 
 PLATFORM = "video"  # the task table's platform of video tasks
 ACTION = "GENERATE"
@@ -32,6 +34,10 @@ IMAGE_TYPES = frozenset({"image/png", "image/jpeg", "image/webp"})
 _SIZE = re.compile(r"^[1-9]\d{1,4}x[1-9]\d{1,4}$")
 _DATA_URL = re.compile(r"^data:(image/[a-z+.-]+);base64,(.*)$", re.S)
 FIELDS = frozenset({"prompt", "model", "seconds", "size", "input_reference"})
+FORM_OBJECT_FIELDS = frozenset({"input_reference[image_url]", "input_reference[file_id]"})  # a form's nested object
+# The form as it is read (api/relay/forms.py): each field once and one image in fewer than 16 parts.
+VIDEO_FORM = FormShape(FIELDS | FORM_OBJECT_FIELDS, frozenset({"input_reference"}), max_parts=16,
+                       file_required=False)
 
 
 class BadVideoRequest(ValueError):
@@ -74,7 +80,7 @@ def _seconds(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int | str):
         raise BadVideoRequest("seconds", "must be a whole number of seconds")
     text = str(value).strip()
-    if not text.isdigit() or not 1 <= int(text) <= MAX_SECONDS:
+    if not is_integer_text(text) or not 1 <= int(text) <= MAX_SECONDS:
         raise BadVideoRequest("seconds", f"must be a whole number of seconds from 1 to {MAX_SECONDS}")
     return int(text)
 
@@ -102,7 +108,7 @@ def _image(mime: str, data: bytes) -> Image:
 def read_request(fields: dict[str, Any], file: tuple[str, bytes] | None = None) -> VideoRequest:
     """The client's request (JSON fields, or a form's text fields and its `input_reference` file:
     (content type, bytes)), checked; raises BadVideoRequest."""
-    unknown = sorted(set(fields) - FIELDS - {"input_reference[image_url]", "input_reference[file_id]"})
+    unknown = sorted(set(fields) - FIELDS - FORM_OBJECT_FIELDS)
     if unknown:
         raise BadVideoRequest(unknown[0], "is not a parameter of video creation")
     prompt = fields.get("prompt")

@@ -16,6 +16,7 @@ from decimal import Decimal
 
 from api.services.billing.pricing import Price, round_half_up
 from api.services.billing.records import TokenUsage
+from api.services.params import is_digits_text
 
 
 def _dec(x: float | int) -> Decimal:
@@ -61,7 +62,7 @@ def output_tokens_per_image(size: str | None, quality: str | None) -> int:
     if size in STANDARD_SIZES:
         return row[STANDARD_SIZES.index(size)] * times
     width, _, height = (size or "").partition("x")
-    if width.isdigit() and height.isdigit() and int(width) * int(height) > 0:
+    if is_digits_text(width) and is_digits_text(height) and int(width) * int(height) > 0:
         return max(row[0], -(-row[0] * int(width) * int(height) // SQUARE)) * times
     return max(row) * times  # `auto` or none: the largest standard size
 

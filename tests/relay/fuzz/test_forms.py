@@ -10,6 +10,7 @@ from aiohttp.streams import StreamReader
 from aiohttp.test_utils import make_mocked_request
 from hypothesis import HealthCheck, given, settings
 
+from api.relay.form_shape import TRANSCRIPTION
 from api.relay.forms import read_form
 from api.upstream.errors import RelayError
 from tests.relay.fuzz.strategies import forms
@@ -28,7 +29,7 @@ async def read(content_type: bytes, body: bytes) -> None:
     headers = {"Content-Type": content_type.decode("utf-8", "surrogateescape")}
     request = make_mocked_request("POST", "/v1/audio/transcriptions", headers=headers, payload=payload)
     try:
-        fields, form = await read_form(request)
+        fields, form = await read_form(request, TRANSCRIPTION)
     except RelayError as err:
         assert err.status == 400 and err.local, err
         return

@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from api.services.configuration.capability_lookup import base_name
+from api.services.params import is_digits_text
 from api.upstream.base import RelayMeta
 from api.upstream.errors import RelayError
 
@@ -44,7 +45,7 @@ def dimensions(size: Any) -> tuple[int, int] | None:
     if size is None or size == "auto":
         return None
     width, _, height = str(size).lower().partition("x")
-    if not (width.isdigit() and height.isdigit() and int(width) > 0 and int(height) > 0):
+    if not (is_digits_text(width) and is_digits_text(height) and int(width) > 0 and int(height) > 0):
         raise RelayError.local_error(400, f"size must be WIDTHxHEIGHT (such as 1024x1024) or auto, not {size!r}",
                                      "invalid_size", "invalid_request_error")
     return int(width), int(height)
