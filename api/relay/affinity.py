@@ -73,7 +73,9 @@ class Pin:
 
 
 def _digest(text: str | bytes) -> str:
-    data = text.encode() if isinstance(text, str) else text
+    """A session's digest. A header's text keeps a byte that is not UTF-8 as a surrogate (aiohttp
+    decodes headers with surrogateescape): digested as it came, not refused."""
+    data = text.encode("utf-8", "surrogatepass") if isinstance(text, str) else text
     return hashlib.blake2b(data, digest_size=12).hexdigest()
 
 

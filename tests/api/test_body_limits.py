@@ -15,6 +15,7 @@ import orjson
 import pytest
 from aiohttp import web
 
+from api import bodies
 from api.bodies import (
     CONSOLE_MAX_BODY,
     COUNT_MAX_BODY,
@@ -240,7 +241,8 @@ async def test_the_relay_checks_the_key_before_reading(gateway) -> None:
     assert resp.status == 401
 
 
-async def test_relay_bodies_are_refused_in_the_openai_shape(gateway) -> None:
+async def test_relay_bodies_are_refused_in_the_openai_shape(gateway, monkeypatch) -> None:
+    monkeypatch.setattr(bodies, "MAX_RATIO", 10_000)  # the bound is passed before the ratio
     token = await make_key(await rich_user())
     resp = await gateway.post("/v1/chat/completions", data=bomb(MAX_BODY + MIB), headers=gzipped(headers_for(token)))
     assert resp.status == 413

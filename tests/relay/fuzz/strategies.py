@@ -68,22 +68,31 @@ ENCODINGS = st.sampled_from([b"", b"\r\nContent-Encoding: gzip", b"\r\nContent-E
                              b"\r\nContent-Transfer-Encoding: base64",
                              b"\r\nContent-Transfer-Encoding: quoted-printable",
                              b"\r\nContent-Transfer-Encoding: x-made-up"])
-NAMES = st.sampled_from([b"model", b"file", b"language", b"mo\xffdel", b"", b"a\"b", b"response_format"])
+NAMES = st.sampled_from([b"model", b"file", b"language", b"mo\xffdel", b"", b"a\"b", b"response_format", b"prompt",
+                         b"image[]", b"seconds", b"input_reference", b"mo\x01del", b"a\x7fb", b"\x00", b"x\tb",
+                         b"include[]"])
+# Extra header lines of a part: none, a few, more than a part may have, longer than a line may be.
+PART_HEADERS = st.sampled_from([0, 1, 7, 9, 130]).flatmap(
+    lambda lines: st.sampled_from([8, 4000, 5000, 9000]).map(
+        lambda length: b"".join(b"\r\nX-H%d: " % i + b"v" * length for i in range(lines))))
 VALUES = st.binary(max_size=12) | st.sampled_from([b"whisper-1", b"\xff\xfe", b"H4sIAAAAAAAA", b"=FF=", b"text"])
 
 
 @st.composite
 def forms(draw: st.DrawFn) -> tuple[bytes, bytes]:
     boundary = draw(st.sampled_from([b"gw", b"x" * 70, b"a b"]))
-    body = b""
+    body = draw(st.sampled_from([b"", b"preamble\r\n", b"\r\n" * 40]))
     for _ in range(draw(st.integers(0, 4))):
         filename = draw(st.sampled_from([b"", b"; filename=\"a.mp3\"", b"; filename=\"\xff.mp3\"", b"; filename="]))
         content_type = draw(st.sampled_from([b"", b"\r\nContent-Type: text/plain", b"\r\nContent-Type: audio/mpeg",
                                              b"\r\nContent-Type: multipart/mixed; boundary=in",
                                              b"\r\nContent-Type: \xff"]))
         disposition = draw(st.sampled_from([b"form-data", b"attachment", b"\xff"]))
-        body += (b"--" + boundary + b"\r\nContent-Disposition: " + disposition + b"; name=\"" + draw(NAMES) + b"\""
-                 + filename + content_type + draw(CHARSETS) + draw(ENCODINGS) + b"\r\n\r\n" + draw(VALUES) + b"\r\n")
+        one = (b"--" + boundary + b"\r\nContent-Disposition: " + disposition + b"; name=\"" + draw(NAMES) + b"\""
+               + filename + content_type + draw(CHARSETS) + draw(ENCODINGS) + draw(PART_HEADERS) + b"\r\n\r\n"
+               + draw(VALUES) + b"\r\n")
+        repeats = draw(st.sampled_from([1, 1, 2, 17, 70, 2000]))  # the same part many times over (within 2 MiB)
+        body += one * min(repeats, max(1, 2 * 1024 * 1024 // len(one)))
     body += b"--" + boundary + b"--\r\n"
     if draw(st.booleans()):
         body = body[:draw(st.integers(0, len(body)))]

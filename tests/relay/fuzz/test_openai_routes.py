@@ -1,5 +1,6 @@
 """Fuzzed bodies on the OpenAI-format routes (chat on each channel: native and converted; completions,
-embeddings, moderations, images, speech, rerank, transcriptions): never a 5xx, refusals in OpenAI's
+embeddings, moderations, images, speech, rerank; the forms of transcriptions, translations, image edits
+and videos), and client headers of any name: never a 5xx, refusals in OpenAI's
 error shape, nothing charged for them."""
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.relay.fuzz.strategies import HEADER_VALUES, JSON, forms, mutated
-from tests.relay.fuzz.world import CHAT_MODELS, RERANK, World
+from tests.relay.fuzz.world import CHAT_MODELS, CLAUDE, RERANK, World
 
 pytestmark = [pytest.mark.asyncio(loop_scope="module"),
               # aiohttp warns about a client's malformed Content-Disposition (and reads no name from it)
@@ -108,8 +109,9 @@ async def test_any_json_anywhere(world: World, path: str, body: Any) -> None:
 
 
 @FUZZ
-@given(path=st.sampled_from(["/v1/audio/transcriptions", "/v1/audio/translations"]), form=forms())
-async def test_audio_forms(world: World, path: str, form: tuple[bytes, bytes]) -> None:
+@given(path=st.sampled_from(["/v1/audio/transcriptions", "/v1/audio/translations", "/v1/images/edits",
+                             "/v1/videos"]), form=forms())
+async def test_forms(world: World, path: str, form: tuple[bytes, bytes]) -> None:
     content_type, body = form
     status, raw = await world.raw(path, [(b"Authorization", f"Bearer {world.key}".encode()),
                                          (b"Content-Type", content_type)], body)
@@ -132,3 +134,32 @@ async def test_headers(world: World, name: bytes, value: bytes, keyed: bool, pat
                                   method=b"GET" if path == "/v1/models" else b"POST")
     google = path == "/v1/models" and name == b"x-goog-api-key"  # a Google client: answered in Google's shape
     world.last = await world.check_raw(status, raw, "gemini" if google else "openai", world.last)
+
+
+# Header names a client may choose: the gateway's own names and those it reads, and any token; not
+# those that frame the message (aiohttp's parser answers a bad one itself, before the gateway).
+FRAMING = frozenset({b"content-length", b"transfer-encoding", b"content-encoding", b"host", b"connection",
+                     b"upgrade", b"expect"})
+HEADER_NAMES = (st.sampled_from([b"X-Gateway-Dropped", b"X-Session-Id", b"X-Claude-Code-Session-Id", b"session_id",
+                                 b"X-Request-Id", b"Idempotency-Key", b"anthropic-beta", b"anthropic-version",
+                                 b"OpenAI-Organization", b"X-Oneapi-Request-Id", b"Cookie", b"X-Real-IP"])
+                | st.from_regex(rb"\A[!#$%&'*+.^_`|~0-9A-Za-z-]{1,40}\Z")).filter(lambda n: n.lower() not in FRAMING)
+
+
+@FUZZ
+@given(names=st.lists(HEADER_NAMES, min_size=1, max_size=4), value=HEADER_VALUES,
+       path=st.sampled_from(["/v1/chat/completions", "/v1/messages", "/v1/audio/transcriptions"]))
+async def test_header_names(world: World, names: list[bytes], value: bytes, path: str) -> None:
+    headers = [(name, value) for name in names] + [(b"Authorization", f"Bearer {world.key}".encode())]
+    if path == "/v1/audio/transcriptions":
+        content_type, body = b"multipart/form-data; boundary=gw", (
+            b'--gw\r\nContent-Disposition: form-data; name="model"\r\n\r\nwhisper-1\r\n--gw\r\nContent-Disposition: '
+            b'form-data; name="file"; filename="a.wav"\r\n\r\nWAV\r\n--gw--\r\n')
+    else:
+        content_type, body = b"application/json", orjson.dumps(
+            CHAT if path == "/v1/chat/completions" else {"model": CLAUDE, "max_tokens": 20,
+                                                          "messages": [{"role": "user", "content": "hi"}]})
+    if not any(name.lower() == b"content-type" for name in names):
+        headers.append((b"Content-Type", content_type))
+    status, raw = await world.raw(path, headers, body)
+    world.last = await world.check_raw(status, raw, "anthropic" if path == "/v1/messages" else "openai", world.last)
