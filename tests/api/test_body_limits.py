@@ -20,6 +20,7 @@ from api.bodies import (
     CONSOLE_MAX_BODY,
     COUNT_MAX_BODY,
     MAX_BODY,
+    MAX_CONTAINERS,
     MAX_RATIO,
     MIB,
     _large_body_turn,
@@ -283,6 +284,26 @@ async def test_a_body_inflating_past_the_ratio_is_413(gateway) -> None:
     resp = await gateway.post("/v1/audio/transcriptions", data=gzip.compress(form), headers={
         **headers_for(token), "Content-Encoding": "gzip", "Content-Type": f"multipart/form-data; boundary={boundary}"})
     assert resp.status == 413 and f"{MAX_RATIO} times" in (await resp.json())["error"]["message"]
+
+
+async def test_a_body_of_too_many_objects_is_413_before_it_is_parsed(gateway) -> None:
+    """Parsing and walking a body costs its event loop per object: past MAX_CONTAINERS objects and
+    arrays a body is refused as it arrives; a large body of media or text, or one just within, is read."""
+    token = await make_key(await rich_user())
+    head, tail = b'{"model": "no-such-model", "messages": [{"role": "user", "content": "hi"}], "x": [', b"]}"
+    many = head + b",".join([b"{}"] * MAX_CONTAINERS) + tail
+    resp = await gateway.post("/v1/chat/completions", data=io.BytesIO(many),
+                              headers={**headers_for(token), "Content-Type": "application/json"})
+    error = (await resp.json())["error"]
+    assert resp.status == 413 and f"{MAX_CONTAINERS:,} JSON objects" in error["message"], error
+    within = head + b",".join([b"[]"] * (MAX_CONTAINERS - 10)) + tail
+    media = orjson.dumps({"model": "no-such-model", "messages": [
+        {"role": "user", "content": [{"type": "image_url", "image_url": {"url": "data:image/png;base64,"
+                                                                         + "QUFB" * 2 * MIB}}]}]})
+    for data in (within, media):
+        resp = await gateway.post("/v1/chat/completions", data=io.BytesIO(data),
+                                  headers={**headers_for(token), "Content-Type": "application/json"})
+        assert resp.status != 413, await resp.text()  # read: refused for its model, not its shape
 
 
 async def test_task_bodies_are_read_the_same_way(gateway) -> None:
