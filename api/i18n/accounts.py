@@ -84,6 +84,6 @@ ACCOUNTS: dict[str, tuple[str, str]] = {
         "This address has received the most mails allowed in 24 hours ({max}), try again in {minutes} min",
         "该邮箱 24 小时内收到的邮件已达上限（{max} 封），请 {minutes} 分钟后再试"),
     "verification_required": (
-        "Verify it is you first (password, two-factor code or passkey): this needs a verification of the last 5 minutes",
+        "Verify it is you first (password, two-factor code or passkey): this needs a verification within 5 minutes",
         "请先验证身份（密码、两步验证码或通行密钥）：此操作需要 5 分钟内的验证"),
 }
