@@ -13,6 +13,13 @@ batch; the worker deletes the marker before it drains, so a row pushed meanwhile
 message. The marker expires after DUE_TTL_MS: a message lost on its way is replaced by the first
 error after that. The keys share the hash tag `{errlog}` (one Redis Cluster slot for the script).
 
+What the client chose (its model's name above all) is cut to the log's columns as the row is made
+(`ErrorRow`, also as it is read back: a row queued by an older version is cut too), so no request
+can make a row the database refuses. Should a row still be refused (or be unreadable), the
+worker writes the others and sets that one aside (api.services.set_aside, writer "errlog"):
+one row never holds up the queue. A database that is away fails the batch, which goes back to the
+head of the list for the message's retry.
+
 The row's shape follows new-api's error logs (`other`: error_type, error_code, status_code,
 channel_id, channel_name, channel_type, admin_info.use_channel), plus the request id the client was
 given. The channel fields are an administrator's: api.services.logs hides them from users.
@@ -27,7 +34,9 @@ import orjson
 from tortoise.transactions import in_transaction
 
 from api.services import redis_keys
-from api.services.row_insert import insert_rows
+from api.services.columns import cut
+from api.services.row_insert import insert_each, insert_rows
+from api.services.set_aside import set_aside
 from api.services.store import Script, Store
 from models import Log
 from models.enums import LogType
@@ -40,6 +49,9 @@ BATCH = 500  # rows per INSERT
 MAX_BATCHES = 40  # per message; the rest asks for another message
 MAX_MESSAGE = 2000  # characters of the reason kept
 REQUEST_ID_PREFIX = "error:"  # Log.request_id of an error row: this + the request's settlement id
+WRITER = "errlog"  # the name its refused rows are set aside under
+# ErrorRow's free text → the Log column it is written to (and cut to)
+LOG_COLUMNS = {"username": "username", "token_name": "token_name", "model": "model_name", "group": "group"}
 
 _PUSH = """
 local n = redis.call('INCR', KEYS[2])
@@ -79,12 +91,22 @@ class ErrorRow:
     client_request_id: str = ""  # the X-Oneapi-Request-Id the client was given
     created_at: int = field(default_factory=lambda: int(time.time()))
 
+    def __post_init__(self) -> None:
+        for name, column in LOG_COLUMNS.items():
+            value = getattr(self, name)
+            if isinstance(value, str):
+                setattr(self, name, cut(Log, column, value))
+        if isinstance(self.message, str):
+            self.message = self.message[:MAX_MESSAGE].replace("\x00", "")
+
     def encode(self) -> bytes:
         return orjson.dumps(asdict(self))
 
     @classmethod
     def decode(cls, raw: bytes | str) -> ErrorRow:
         data = orjson.loads(raw)
+        if not isinstance(data, dict):
+            raise TypeError(f"an error log row is a JSON object, not {type(data).__name__}")
         known = {k: v for k, v in data.items() if k in cls.__slots__}  # a field dropped later is ignored
         return cls(**known)
 
@@ -99,7 +121,7 @@ class ErrorRow:
     def log_fields(self) -> dict[str, Any]:
         return {
             "user_id": self.user_id, "created_at": self.created_at, "type": int(LogType.ERROR),
-            "content": self.message[:MAX_MESSAGE], "username": self.username, "token_name": self.token_name,
+            "content": self.message, "username": self.username, "token_name": self.token_name,
             "token_id": self.token_id, "model_name": self.model, "quota": 0, "use_time": self.use_time,
             "is_stream": self.is_stream, "channel_id": self.channel_id, "group": self.group,
             "other": self.other(), "request_id": (REQUEST_ID_PREFIX + self.request_id)[:64],
@@ -132,8 +154,10 @@ class ErrorLogQueue:
 
 async def write_pending(store: Store, batch: int = BATCH, max_batches: int = MAX_BATCHES) -> tuple[int, bool]:
     """The worker side: waiting rows into the database, `batch` per transaction → (rows written,
-    whether rows are left for another message). A batch that fails goes back to the head of the
-    list (and the error is raised: the message is retried)."""
+    whether rows are left for another message). A row that cannot be read, or that the database
+    refuses on its own, is set aside and the others written; a batch that fails otherwise (the
+    database away) goes back to the head of the list (and the error is raised: the message is
+    retried)."""
     rows_key, due = _keys(store)
     redis = store.redis
     await redis.delete(due)  # from now on a new row asks for a new message
@@ -143,13 +167,28 @@ async def write_pending(store: Store, batch: int = BATCH, max_batches: int = MAX
         if not raw:
             return written, False
         try:
-            written += await _insert([ErrorRow.decode(r) for r in raw])
+            written += await _write_batch(store, raw)
         except BaseException:
             await redis.lpush(rows_key, *reversed(raw))
             raise
         if len(raw) < batch:
             return written, False
     return written, bool(await redis.llen(rows_key))
+
+
+async def _write_batch(store: Store, raw: list[str]) -> int:
+    """These queued rows into the table; those that cannot be read or written set aside."""
+    rows: list[tuple[str, ErrorRow]] = []
+    refused: list[tuple[str, bytes | str, BaseException]] = []
+    for item in raw:
+        try:
+            rows.append((item, ErrorRow.decode(item)))
+        except (ValueError, TypeError) as exc:  # not JSON, a field missing or of another type
+            refused.append(("", item, exc))
+    written, failed = await insert_each(lambda some: _insert([row for _, row in some]), rows)
+    refused += [(REQUEST_ID_PREFIX + row.request_id, item, exc) for (item, row), exc in failed]
+    await set_aside(store, WRITER, refused)
+    return written
 
 
 async def _insert(rows: list[ErrorRow]) -> int:

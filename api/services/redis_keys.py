@@ -36,6 +36,8 @@ Outside the users' layout, under the same prefix:
   {inflight}:procs  {inflight}:p:<proc>        requests in flight per API process (api.relay.load)
   {errlog}:rows  {errlog}:due                  error-log rows waiting for the worker; their send mark;
   {errlog}:n:<t<token>|u<user>>:<minute>         rows per key and minute (api.services.error_logs)
+  set-aside:<writer>                           rows a batch writer could not write (errlog, settlement,
+                                                 record_log), newest first, capped (api.services.set_aside)
   mj-image:<row>:<url digest>                  a Midjourney image (api.relay.tasks.mj_media)
   mj-notify-early:<task>                       a Midjourney callback ahead of its task's row (api.relay.tasks.notify)
   rtsecret:<digest>                            a realtime client secret's grant (api.relay.realtime.secrets)
@@ -205,6 +207,10 @@ def error_log_due(store: Prefixed) -> str:
 
 def error_log_count(store: Prefixed, who: str, minute: int) -> str:
     return f"{store.prefix}{{errlog}}:n:{who}:{minute}"
+
+
+def set_aside(store: Prefixed, writer: str) -> str:
+    return _key(store, "set-aside", writer)
 
 
 def mj_image(store: Prefixed, row_id: int, url_digest: str) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import asdict
 
 import orjson
 import pytest
@@ -14,8 +15,9 @@ import pytest
 from api import keys
 from api.relay.tasks.billing import refund_id
 from api.relay.tasks.poll import SUNO, poll
-from api.services import error_logs, logs
+from api.services import error_logs, logs, redis_keys
 from api.services.error_logs import ErrorLogQueue, ErrorRow, write_pending
+from api.services.set_aside import kept
 from api.upstream.catalogue import ChannelType
 from models import Log, QuotaData, Task, User
 from models.enums import LogType, Role
@@ -170,6 +172,77 @@ async def test_rows_are_bounded_per_key_and_in_total(gateway) -> None:
     await store.redis.rpush(f"{store.prefix}{{errlog}}:rows", row(6, 4).encode())
     assert await write_pending(store) == (1, False)
     assert await Log.filter(type=LogType.ERROR).count() == 4
+
+
+# -- what cannot be written never holds up the rest ----------------------------------------------------
+
+
+@both_databases
+async def test_a_too_long_model_in_a_refused_request_is_written_cut_to_its_column(gateway, upstreams) -> None:
+    await add_channel(gateway, await upstreams())
+    user = await rich_user()
+    token = await make_key(user)
+    long_model = "m" * 300 + "\u0000" + "tail"
+    resp, body = await call(gateway, token, {**CHAT, "model": long_model})
+    assert 400 <= resp.status < 600 and body["error"]["message"]
+    resp, _ = await call(gateway, token, {**CHAT, "model": "gpt-4o"})  # another user's row, after it
+    assert resp.status == 503
+    rows = await written(gateway)
+    assert [r.model_name for r in rows] == ["m" * 255, "gpt-4o"]
+    assert "\x00" not in rows[0].content
+    assert await kept(gateway.server.app[keys.STORE], error_logs.WRITER) == []
+
+
+def raw_row(n: int, **fields) -> bytes:
+    """A queued row as the list holds it, with these fields as given (not as ErrorRow would make them)."""
+    return orjson.dumps({**asdict(ErrorRow(f"req-{n}", 7, "alice", 1, "k", "gpt-4", "default", 503, "no channel")),
+                         **fields})
+
+
+@both_databases
+async def test_a_poisoned_row_is_set_aside_and_the_rows_after_it_are_written(gateway) -> None:
+    store = gateway.server.app[keys.STORE]
+    rows_key = redis_keys.error_log_rows(store)
+    poisoned = [
+        raw_row(2, user_id=2 ** 63),  # beyond any integer column
+        raw_row(3, token_id=2 ** 63),
+        b"{not json",
+        orjson.dumps(["a", "list"]),
+    ]
+    long_model = raw_row(5, model="x" * 400)  # queued by an older version, before rows were cut
+    await store.redis.rpush(rows_key, raw_row(1), *poisoned, raw_row(4), long_model, raw_row(6))
+    assert await write_pending(store, batch=50) == (4, False)
+    rows = await Log.filter(type=LogType.ERROR).order_by("id")
+    assert [r.request_id for r in rows] == ["error:req-1", "error:req-4", "error:req-5", "error:req-6"]
+    assert rows[2].model_name == "x" * 255
+    aside = await kept(store, error_logs.WRITER)
+    assert sorted(e["row"] for e in aside) == sorted(p.decode() for p in poisoned)
+    assert {e["id"] for e in aside} == {"error:req-2", "error:req-3", ""}
+    assert all(e["error"] and e["writer"] == "errlog" for e in aside)
+    assert await store.redis.llen(rows_key) == 0
+    # The queue goes on: the next rows are written, nothing more set aside.
+    await store.redis.rpush(rows_key, raw_row(7))
+    assert await write_pending(store) == (1, False)
+    assert len(await kept(store, error_logs.WRITER)) == 4
+
+
+async def test_the_database_away_sets_nothing_aside_and_keeps_the_batch(gateway, monkeypatch) -> None:
+    store = gateway.server.app[keys.STORE]
+    rows_key = redis_keys.error_log_rows(store)
+    queued = [raw_row(1), raw_row(2, token_id=2 ** 63), raw_row(3)]
+    await store.redis.rpush(rows_key, *queued)
+
+    async def away(rows):
+        raise ConnectionRefusedError("connection refused")
+
+    monkeypatch.setattr(error_logs, "_insert", away)
+    with pytest.raises(ConnectionRefusedError):
+        await write_pending(store)
+    assert await store.redis.lrange(rows_key, 0, -1) == [q.decode() for q in queued]  # back at the head, in order
+    assert await kept(store, error_logs.WRITER) == []
+    monkeypatch.undo()
+    assert await write_pending(store) == (2, False)  # back: the good ones written, the bad one set aside
+    assert [e["id"] for e in await kept(store, error_logs.WRITER)] == ["error:req-2"]
 
 
 # -- reading them ---------------------------------------------------------------------------------------
