@@ -13,6 +13,13 @@ used_quota / request_count, key remain_quota / used_quota, channel used_quota, t
 killed between the commit and the removal leaves records that the next run finds already applied and
 only removes.
 
+One record never holds up its user's others: the records' free text is cut to the log columns as
+the rows are made (api.services.row_insert, api.services.columns), and a transaction that fails
+on a value the database refuses (row_insert.row_refused, not the database being away) is done
+again one record at a time; a record refused on its own, or that cannot be read, is moved from
+the pending hash to `set-aside:settlement` (api.services.set_aside: logged, kept, and applied
+again once put back in the hash).
+
 No user waits on another (`apply_users`): a user whose billing lock is held elsewhere is left for a
 retry at once, the transaction is bounded (DB_TRANSACTION_TIMEOUT; the lock is no longer renewed
 past it), and a failure leaves the records in Redis for the retry.
@@ -30,7 +37,7 @@ import asyncio
 import html
 import logging
 from collections import defaultdict
-from collections.abc import Awaitable, Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from tortoise.expressions import F
@@ -45,9 +52,11 @@ from api.services.billing.settlement_logs import (
     refund_content,
     refund_other,
 )
+from api.services.columns import cut
 from api.services.configuration.options import OptionsService
 from api.services.locks import LockBusy, lease_lock
-from api.services.row_insert import insert_rows
+from api.services.row_insert import insert_each, insert_rows
+from api.services.set_aside import set_aside
 from api.services.store import Store
 from models import Channel, Log, QuotaData, Settlement, Token, User
 from models.db import database_gave_up_on_a_row
@@ -56,6 +65,7 @@ from models.enums import LogType
 log = logging.getLogger(__name__)
 REMIND_THROTTLE = 3600  # seconds between two low-balance mails to one user
 TRANSACTION_TIMEOUT = 30.0  # seconds a settlement's transaction may take (DB_TRANSACTION_TIMEOUT in the workers)
+WRITER = "settlement"  # the name its refused records are set aside under
 # send_mail(to, subject, html): the workers' mail.send
 MailSender = Callable[[str, str, str], Awaitable[None]]
 
@@ -69,6 +79,15 @@ class Applied:
     quota_before: int = 0
     email: str = ""
     username: str = ""
+
+    def add(self, other: Applied) -> None:
+        """Another transaction's records of the same user, applied after these."""
+        if not other.count:
+            return
+        if not self.count:
+            self.quota_before, self.email, self.username = other.quota_before, other.email, other.username
+        self.count += other.count
+        self.quota += other.quota
 
 
 async def _apply_records(user_id: int, records: Mapping[str, SettlementRecord], log_consume: bool) -> Applied:
@@ -105,7 +124,7 @@ async def _apply_records(user_id: int, records: Mapping[str, SettlementRecord], 
             if r.channel_id:
                 channels[r.channel_id] += r.quota
             ts = (r.charged_at if r.is_refund else 0) or int(r.at)  # a refund counts against the hour of its charge
-            bucket = hours[(r.model, ts - ts % 3600)]
+            bucket = hours[(cut(QuotaData, "model_name", r.model), ts - ts % 3600)]
             bucket[0] += 0 if r.is_refund else 1
             bucket[1] += r.quota
             bucket[2] += r.usage.total_tokens
@@ -132,7 +151,7 @@ async def _apply_records(user_id: int, records: Mapping[str, SettlementRecord], 
                 "completion_tokens": r.usage.completion_tokens, "use_time": r.use_time, "is_stream": r.is_stream,
                 "channel_id": r.channel_id, "group": r.group, "other": consume_other(r), "request_id": rid}
                 for rid, r in new if not r.is_refund])
-        username = result.username or next((r.username for _, r in new), "")
+        username = cut(QuotaData, "username", result.username or next((r.username for _, r in new), ""))
         for (model, hour), (count, quota, used_tokens, prompt, cached, saved) in sorted(hours.items()):
             updated = await QuotaData.filter(user_id=user_id, model_name=model, created_at=hour).using_db(conn).update(
                 count=F("count") + count, quota=F("quota") + quota, token_used=F("token_used") + used_tokens,
@@ -158,13 +177,42 @@ async def apply_pending(store: Store, options: OptionsService, user_id: int, sen
         raw = await store.redis.hgetall(key)
         if not raw:
             return 0
-        records = {rid: SettlementRecord.decode(value) for rid, value in raw.items()}
+        records, refused = _decode(raw)
         async with asyncio.timeout(timeout):
-            result = await _apply_records(user_id, records, options.get_bool("LogConsumeEnabled"))
-        await store.redis.hdel(key, *records)
+            result, failed = await _apply_each(user_id, records, options.get_bool("LogConsumeEnabled"))
+        refused += [(rid, raw[rid], exc) for rid, exc in failed]
+        await set_aside(store, WRITER, refused)
+        await store.redis.hdel(key, *raw)
     if result.count and send_mail is not None:
         await _remind(store, options, user_id, result, send_mail)
     return result.count
+
+
+def _decode(raw: Mapping[str, str]) -> tuple[dict[str, SettlementRecord], list[tuple[str, str, BaseException]]]:
+    """The pending records that can be read, and (id, record, why) for those that cannot."""
+    records: dict[str, SettlementRecord] = {}
+    unreadable: list[tuple[str, str, BaseException]] = []
+    for rid, value in raw.items():
+        try:
+            records[rid] = SettlementRecord.decode(value)
+        except (ValueError, TypeError, AttributeError) as exc:  # not JSON, not an object, a field of another type
+            unreadable.append((rid, value, exc))
+    return records, unreadable
+
+
+async def _apply_each(user_id: int, records: Mapping[str, SettlementRecord],
+                      log_consume: bool) -> tuple[Applied, list[tuple[str, BaseException]]]:
+    """_apply_records in one transaction; when it fails on a value the database refuses, one
+    transaction per record → (what was applied, (id, why) of each record refused on its own)."""
+    result = Applied()
+
+    async def apply(some: Sequence[str]) -> int:
+        applied = await _apply_records(user_id, {rid: records[rid] for rid in some}, log_consume)
+        result.add(applied)
+        return applied.count
+
+    _, failed = await insert_each(apply, sorted(records, key=lambda rid: (records[rid].at, rid)))
+    return result, failed
 
 
 @dataclass(slots=True)
