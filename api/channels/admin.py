@@ -29,6 +29,7 @@ from api.channels.form import (
 from api.channels.pasted_keys import check_keys, check_storable, key_list, split_keys
 from api.channels.test_outcome import parse_other_info
 from api.errors import ApiError
+from api.services.columns import text_filter
 from api.services.events import EventBus
 from api.services.paging import Page
 from api.services.params import id_value
@@ -94,17 +95,18 @@ async def page_of(query_set: QuerySet[Channel], page: Page, id_sort: bool) -> di
 
 def _list_member(field: str, value: str) -> Q:
     """`value` is one element of the comma-separated column `field`."""
-    return (Q(**{field: value}) | Q(**{f"{field}__startswith": value + ","})
-            | Q(**{f"{field}__endswith": "," + value}) | Q(**{f"{field}__contains": "," + value + ","}))
+    return (text_filter(Channel, field, value) | text_filter(Channel, field, value + ",", "startswith")
+            | text_filter(Channel, field, "," + value, "endswith")
+            | text_filter(Channel, field, "," + value + ",", "contains"))
 
 
 def search_filter(keyword: str = "", group: str = "", model: str = "", tag: str = "") -> Q:
     query = Q()
     keyword, group, model, tag = keyword.strip(), group.strip(), model.strip(), tag.strip()
     if tag:
-        query &= Q(tag=tag)
+        query &= text_filter(Channel, "tag", tag)
     if keyword:
-        match = Q(name__icontains=keyword) | Q(key=keyword)
+        match = text_filter(Channel, "name", keyword, "icontains") | Q(key=keyword)
         if (row_id := id_value(keyword)) is not None:
             match |= Q(id=row_id)
         query &= match

@@ -34,6 +34,8 @@ async def current_user(request: web.Request) -> User | None:
         if auth:
             token = auth[7:].strip() if auth.lower().startswith("bearer ") else auth
             if token:
+                if not token.isascii():  # ours are; other bytes (a header's raw 0xff) match no token
+                    raise Unauthorized()
                 found = await User.filter(access_token=sha256_hex(token), deleted_at=None).first()
                 if found is None:
                     raise Unauthorized()

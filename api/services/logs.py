@@ -26,6 +26,7 @@ from tortoise.functions import Count, Sum
 from tortoise.queryset import QuerySet
 
 from api.errors import ApiError
+from api.services.columns import text_filter
 from models import Log, Midjourney, QuotaData, Task
 from models.enums import LogType
 
@@ -58,12 +59,10 @@ class LogFilter:
             query = query.filter(type=self.log_type)
         if self.user_id is not None:
             query = query.filter(user_id=self.user_id)
-        if self.username:
-            query = query.filter(username=self.username)
-        if self.token_name:
-            query = query.filter(token_name=self.token_name)
-        if self.model_name:
-            query = query.filter(model_name=self.model_name)
+        for name in ("username", "token_name", "model_name"):  # beyond its column a name matches no row
+            value = getattr(self, name)
+            if value:
+                query = query.filter(text_filter(Log, name, value))
         if self.channel:
             query = query.filter(channel_id=self.channel)
         if with_time and self.start:
@@ -267,7 +266,7 @@ async def quota_data(start: int, end: int, *, user_id: int | None = None, userna
     if user_id is not None:
         query = query.filter(user_id=user_id)
     if username:
-        query = query.filter(username=username)
+        query = query.filter(text_filter(QuotaData, "username", username))
     keys = ("username", "model_name", "created_at") if by_user else ("model_name", "created_at")
     aliases = {f"sum_{name}": Sum(name) for name in SUMMED_DATA}  # an alias may not shadow its column
     rows = await (query.annotate(**aliases)

@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 from tortoise.queryset import QuerySet
 
+from api.services.columns import text_filter
 from api.services.task_callbacks import public_properties
 from models import Midjourney, Task
 
@@ -34,7 +35,7 @@ class MjFilter:
         if self.channel_id:
             query = query.filter(channel_id=self.channel_id)
         if self.mj_id:
-            query = query.filter(mj_id=self.mj_id)
+            query = query.filter(text_filter(Midjourney, "mj_id", self.mj_id))
         if self.start:
             query = query.filter(submit_time__gte=self.start)
         if self.end:
@@ -60,8 +61,8 @@ class TaskFilter:
             query = query.filter(channel_id=self.channel_id)
         for name in ("task_id", "platform", "status", "action"):
             value = getattr(self, name)
-            if value:
-                query = query.filter(**{name: value})
+            if value:  # beyond its column a value matches no row
+                query = query.filter(text_filter(Task, name, value))
         if self.start:
             query = query.filter(submit_time__gte=self.start)
         if self.end:

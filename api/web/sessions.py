@@ -60,7 +60,7 @@ class SessionManager:
             return request[keys.SESSION]
         value = request.cookies.get(COOKIE, "")
         session = None
-        if value and len(value) <= 128:
+        if value and len(value) <= 128 and value.isascii():  # ours are; other bytes are no session
             data = await self.store.redis.hgetall(self.key(value))
             if data:
                 session = Session(self, value, data)

@@ -3,10 +3,16 @@ column's range, thousands of digits, Unicode digits, NUL bytes, absurd option va
 hardening around accounts (headers, no account discovery, access tokens, login backoff)."""
 from __future__ import annotations
 
+import asyncio
+
+import orjson
 import pytest
 
 from api import keys
-from models import User
+from api.services.columns import max_length
+from models import Log, Midjourney, QuotaData, Task, User
+from models.enums import LogType
+from tests.fakes.stripe import enable_stripe
 from tests.helpers import ApiClient, both_databases, make_user
 
 
@@ -64,6 +70,76 @@ async def test_nul_bytes_are_refused_before_anything_is_stored(client, anon: Api
     assert resp.status == 400
     body = await root.put("/api/user/self", {"display_name": "a\\u0000b"})  # an escaped backslash: plain text
     assert body["success"], body
+
+
+# (list, filter, the model and column it filters) of every console list with a text filter
+TEXT_FILTERS = [
+    ("/api/log/self", "model_name", Log, "model_name"), ("/api/log/self", "token_name", Log, "token_name"),
+    ("/api/log/self/stat", "model_name", Log, "model_name"), ("/api/log/", "username", Log, "username"),
+    ("/api/log/", "model_name", Log, "model_name"), ("/api/log/stat", "token_name", Log, "token_name"),
+    ("/api/task/self", "task_id", Task, "task_id"), ("/api/task/self", "platform", Task, "platform"),
+    ("/api/task/", "task_id", Task, "task_id"), ("/api/task/", "platform", Task, "platform"),
+    ("/api/mj/self", "mj_id", Midjourney, "mj_id"), ("/api/mj/", "mj_id", Midjourney, "mj_id"),
+    ("/api/data/", "username", QuotaData, "username"), ("/api/user/search", "group", User, "group"),
+    ("/api/user/search", "keyword", User, "email"), ("/api/channel/search", "tag", None, 64),
+    ("/api/channel/search", "group", None, 255), ("/api/channel/search", "keyword", None, 128),
+    ("/api/channel/", "tag", None, 64), ("/api/redemption/search", "keyword", None, 64),
+]
+
+
+def nothing_found(data) -> bool:
+    if isinstance(data, list):
+        return data == []
+    return data.get("total", 0) == 0 and not data.get("items") and not data.get("quota")
+
+
+@both_databases
+async def test_a_filter_longer_than_its_column_matches_nothing(client, root: ApiClient, login_as) -> None:
+    user_api, alice = await login_as("alice")
+    at_most = "m" * max_length(Log, "model_name")
+    await Log.create(user_id=alice.id, username="alice", type=int(LogType.CONSUME), model_name=at_most, quota=7)
+    for path, name, model, column in TEXT_FILTERS:
+        limit = column if model is None else max_length(model, column)
+        api = user_api if "/self" in path else root
+        for value in ("x" * (limit + 1), "é" * 1000):
+            body = await no_500(api, "GET", path, params={name: value})
+            assert body["success"] and nothing_found(body["data"]), (path, name, body)
+    # At its column's length a filter is a filter (nothing was cut to make it fit).
+    body = await user_api.get("/api/log/self", params={"model_name": at_most})
+    assert [i["model_name"] for i in body["data"]["items"]] == [at_most]
+    assert (await user_api.get("/api/log/self/stat", params={"model_name": at_most}))["data"]["quota"] == 7
+
+
+async def raw_request(client, request_line: str, header: bytes, body: bytes = b"") -> tuple[int, dict]:
+    """A request with a header of raw bytes (0xff: not UTF-8, which no client library sends)."""
+    reader, writer = await asyncio.open_connection(client.server.host, client.server.port)
+    writer.write(f"{request_line} HTTP/1.1\r\nHost: gw\r\nConnection: close\r\nContent-Type: application/json\r\n"
+                 f"Content-Length: {len(body)}\r\n".encode() + header + b"\r\n\r\n" + body)
+    await writer.drain()
+    answer = await reader.read()
+    writer.close()
+    head, _, content = answer.partition(b"\r\n\r\n")
+    return int(head.split(b" ", 2)[1]), orjson.loads(content)
+
+
+async def test_credentials_that_are_not_text_are_no_credentials(client) -> None:
+    for header in (b"Authorization: \xff", b"Authorization: Bearer \xff\xfe", b"Cookie: session=\xff"):
+        for path in ("/api/user/self", "/api/log/self?p=1", "/api/token/"):
+            status, body = await raw_request(client, f"GET {path}", header)
+            assert status == 401 and body["success"] is False and body["message"], (header, path, body)
+        status, body = await raw_request(client, "GET /api/status", header)
+        assert status == 200 and body["success"], header
+    login = b'{"username": "root", "password": "123456"}'
+    status, body = await raw_request(client, "POST /api/user/login", b"Cookie: session=\xff", login)
+    assert status == 200 and body["success"] and body["data"]["username"] == "root"
+
+
+async def test_a_stripe_signature_that_is_not_ascii_is_refused(client) -> None:
+    await enable_stripe(client.server.app[keys.OPTIONS])
+    for signature in ("t=1,v1=é".encode(), b"t=1,v1=\xff"):
+        status, body = await raw_request(client, "POST /api/stripe/webhook", b"Stripe-Signature: " + signature,
+                                         b'{"type": "checkout.session.completed"}')
+        assert status == 400 and body["success"] is False and "signature" in body["message"].lower(), body
 
 
 async def test_absurd_option_values_are_refused(client, root: ApiClient, anon: ApiClient) -> None:

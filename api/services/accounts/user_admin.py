@@ -24,6 +24,7 @@ from api.services.accounts.users import (
     user_changed,
 )
 from api.services.billing.balances import adjust_user
+from api.services.columns import text_filter
 from api.services.configuration.options import OptionsService
 from api.services.logs import log_event
 from api.services.params import MAX_ID, id_value, is_integer_text, quota_value
@@ -158,12 +159,14 @@ async def search_users(keyword: str, group: str, offset: int, limit: int) -> tup
     query = User.all()
     keyword = keyword.strip()
     if keyword:
-        match = Q(username__icontains=keyword) | Q(display_name__icontains=keyword) | Q(email__icontains=keyword)
+        match = (text_filter(User, "username", keyword, "icontains")
+                 | text_filter(User, "display_name", keyword, "icontains")
+                 | text_filter(User, "email", keyword, "icontains"))
         if (row_id := id_value(keyword)) is not None:
             match |= Q(id=row_id)
         query = query.filter(match)
     if group.strip():
-        query = query.filter(group=group.strip())
+        query = query.filter(text_filter(User, "group", group.strip()))
     total = await query.count()
     users = await query.order_by("-id").offset(offset).limit(limit)
     return users, total

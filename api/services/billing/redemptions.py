@@ -17,6 +17,7 @@ from tortoise.transactions import in_transaction
 
 from api.errors import ApiError, TooManyRequests
 from api.services.billing.balances import adjust_user
+from api.services.columns import text_filter
 from api.services.logs import log_event
 from api.services.params import id_value, int_value
 from api.services.ratelimit import RateLimiter
@@ -86,7 +87,7 @@ async def list_codes(offset: int, limit: int) -> tuple[list[Redemption], int]:
 
 
 async def search_codes(keyword: str, offset: int, limit: int) -> tuple[list[Redemption], int]:
-    condition = Q(name__icontains=keyword)
+    condition = text_filter(Redemption, "name", keyword, "icontains")
     if id_value(keyword) is not None:
         condition |= Q(id=int(keyword))
     query = Redemption.filter(condition)
