@@ -11,6 +11,9 @@ stopping. Not written:
 - beyond ERRORS_PER_KEY_MINUTE rows per key and minute (api.services.error_logs).
 
 The row is queued in the background once the error is answered: the request never waits on it.
+What the client chose (the model's name above all, of any length) is cut to the log's columns as
+the row is made (api.services.error_logs.ErrorRow), so no request can queue a row the database
+refuses.
 """
 from __future__ import annotations
 
