@@ -16,6 +16,17 @@ RELAY: dict[str, tuple[str, str]] = {
     "relay_user_insufficient": (
         "Your quota ({remain}) is below this request's pre-charge ({pre})",
         "用户额度（{remain}）不足以预扣本次请求（{pre}）"),
+    "relay_user_in_flight": (
+        "Your requests still running may cost up to {held} more than was reserved for them, which your quota "
+        "({remain}) less this request's pre-charge ({pre}) does not cover: retry when they end, or set max_tokens",
+        "您仍在进行中的请求最多可能再消耗 {held}，用户额度（{remain}）扣除本次预扣（{pre}）后不足以覆盖："
+        "请待其结束后重试，或设置 max_tokens"),
+    "relay_key_in_flight": (
+        "This API key's requests still running may cost up to {held} more than was reserved for them, which its "
+        "remaining quota ({remain}) less this request's pre-charge ({pre}) does not cover: retry when they end, "
+        "or set max_tokens",
+        "该令牌仍在进行中的请求最多可能再消耗 {held}，令牌剩余额度（{remain}）扣除本次预扣（{pre}）后不足以覆盖："
+        "请待其结束后重试，或设置 max_tokens"),
     "relay_pin_forbidden": ("Only administrators may pin a channel", "普通用户不支持指定渠道"),
     "relay_pinned_unavailable": ("Channel {id} does not exist or is disabled", "渠道 {id} 不存在或已被禁用"),
     "relay_model_forbidden": ("This API key may not use model {model}", "该令牌无权访问模型 {model}"),

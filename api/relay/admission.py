@@ -9,6 +9,8 @@ the attempts (api/relay/attempts.py) and the settlement (api/relay/settling.py) 
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
+from typing import Any
 
 from aiohttp import web
 
@@ -16,12 +18,13 @@ from api import keys
 from api.relay import affinity, billing
 from api.relay.auth import UserInfo
 from api.relay.job import Job, refuse
-from api.relay.modes import MODES
+from api.relay.modes import MODES, Billing
 from api.relay.streaming import produced_usage
 from api.services.billing import pricing
 from api.services.billing.quota import BalanceUnavailable, Charge, Limits, QuotaRefused, RateLimited
 from api.services.billing.records import encode_reservation
 from api.services.billing.request_facts import RequestFacts, new_settlement_id
+from api.services.configuration.capability_lookup import table_of
 from api.services.configuration.options import OptionsService
 from api.services.configuration.sensitive import find_sensitive, prompt_texts
 from api.upstream.tokenizer import count_off_loop
@@ -148,6 +151,36 @@ def progress(job: Job) -> tuple[int, int]:
     return produced, job.facts.channel_id if job.facts is not None else 0
 
 
+def worst_case(job: Job) -> int:
+    """The most the request may cost (api.services.billing.exposure): a chat or completion's prompt
+    and its longest answer — `max_tokens` clamped to the model's output cap (ModelCapabilities
+    applied), else the cap, times `n`; a request that asks for thinking may get a longer limit than
+    its `max_tokens` (Claude's budget), so the cap bounds it. Other token-billed requests (embeddings,
+    speech…) answer no billed text: their prompt. Tasks, images, transcriptions and Realtime
+    responses: their pre-charge."""
+    price, mode = job.price, MODES[job.mode]
+    assert price is not None
+    if job.task or mode.billing not in (Billing.TOKENS, Billing.SPEECH):
+        return job.pre
+    output: int | None = 0
+    if mode.text:
+        body = job.body
+        cap = table_of(job.options.get("ModelCapabilities") or "")(job.model).max_output
+        asked = _count(body, "max_tokens") or _count(body, "max_completion_tokens")
+        if cap and any(name in body for name in THINKING):
+            asked = None
+        output = pricing.most_output_tokens(asked, cap, _count(body, "n") or 1)
+    return pricing.worst_case_quota(price, job.prompt_tokens, output, job.pre)
+
+
+THINKING = ("thinking", "reasoning_effort", "reasoning")  # the request's own thinking controls
+
+
+def _count(body: Mapping[str, Any], name: str) -> int | None:
+    value = body.get(name)
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
 async def admit(job: Job) -> Charge:
     """Limits and pre-charge in one Redis call; the reservation is renewed by this process until
     its settlement (a process that dies leaves it to the sweep)."""
@@ -159,7 +192,7 @@ async def admit(job: Job) -> Charge:
             token_id=caller.token.id if caller.token else 0, token_limited=caller.token_limited,
             pre=job.pre, group=job.group, limits=limits_of(job.options),
             reservation=encode_reservation(facts, job.pre, job.prompt_tokens), pin_key=job.pin_key,
-            pin_ttl_ms=job.session.ttl * 1000 if job.session is not None else 0)
+            pin_ttl_ms=job.session.ttl * 1000 if job.session is not None else 0, worst=worst_case(job))
         job.state.keeper.hold(facts.request_id, caller.user.id, lambda: progress(job))
         return charge
     except RateLimited as exc:
@@ -167,6 +200,10 @@ async def admit(job: Job) -> Charge:
                      headers={"Retry-After": str(exc.retry_after)}, scope=exc.scope, limit=exc.limit,
                      seconds=exc.retry_after) from None
     except QuotaRefused as exc:
+        if exc.reason in ("user_in_flight", "key_in_flight"):  # served once those requests end
+            raise refuse(job.request, 429, f"relay_{exc.reason}", "insufficient_quota_in_flight",
+                         "insufficient_user_quota", headers={"Retry-After": "1"}, remain=exc.remain, pre=exc.pre,
+                         held=exc.held) from None
         if exc.reason == "key_exhausted":
             raise refuse(job.request, 401, "relay_key_exhausted", "key_exhausted", "invalid_request_error") from None
         if exc.reason == "key_insufficient":

@@ -8,6 +8,7 @@ deployment's prefix (REDIS_PREFIX):
   {u}:gen     {u}:tgen:<token>        a random id written when a balance is (re)loaded
   {u}:pend    {u}:pver                settlement records not yet in the database; their version
   {u}:resv                            open reservations (api.services.billing.reservations)
+  {u}:expo                            what they may still take beyond their pre-charges (api.services.billing.exposure)
   {u}:rpm:<minute> {u}:tpm:<minute> {u}:conc, {u}:trpm:<token>:<minute> {u}:ttpm:… {u}:tconc:<token>
   {u}:refunded:<platform>:<row>       a task's refund, once
   {u}:aff:<model>:<session>           a conversation's channel and key (api.relay.affinity)
@@ -103,6 +104,10 @@ def pending_version(store: Prefixed, user_id: int) -> str:
 
 def reservations(store: Prefixed, user_id: int) -> str:
     return user_key(store, user_id, "resv")
+
+
+def exposures(store: Prefixed, user_id: int) -> str:
+    return user_key(store, user_id, "expo")
 
 
 # -- outside the users' layout ----------------------------------------------------------------------

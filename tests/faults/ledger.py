@@ -36,8 +36,11 @@ class Books:
         self.start_token = {t.id: t.remain_quota for t in self.tokens}
 
 
-START = 1_000_000  # every scenario's users start with this quota…
-KEY_START = 400_000  # …and their limited keys with this
+# Every scenario's users start with this quota, and their limited keys with this: enough for the
+# requests a scenario holds in flight at once on one key (up to 15) to each cost its worst — gpt-4's
+# longest answer, 8192 tokens, is about 246,000 quota (docs/billing.md, Pre-charge: while others run).
+START = 10_000_000
+KEY_START = 4_000_000
 
 
 async def accounts(n: int) -> Books:
@@ -88,6 +91,7 @@ async def check_books(store: Store, books: Books, *, sweep_after: float = 0.0) -
         assert live is None or int(live) == db, (user.username, live, db)
         if sweep_after:
             assert not await store.redis.exists(f"{store.prefix}{{u{user.id}}}:resv"), "a reservation stayed open"
+            assert not await store.redis.exists(f"{store.prefix}{{u{user.id}}}:expo"), "an exposure stayed held"
     for token in books.tokens:
         spent = sum(r.quota for r in await Log.filter(token_id=token.id, type=LogType.CONSUME).all())
         db = (await Token.get(id=token.id)).remain_quota

@@ -16,7 +16,7 @@ import pytest
 from api.services.store import Store
 from api.upstream.catalogue import ChannelType
 from models import Channel, Option, Token
-from tests.faults.ledger import Books, check_books, report
+from tests.faults.ledger import KEY_START, START, Books, check_books, report
 from tests.own_redis import OwnRedisCluster
 from tests.relay.fakes import make_key, rich_user, upstreams  # noqa: F401
 
@@ -40,8 +40,8 @@ async def test_two_api_processes_on_a_redis_cluster(client, settings, api_proces
     await Channel.create(name="fake", key="sk-upstream", base_url=fake.url, models="gpt-4",
                          type=int(ChannelType.OPENAI))
     await Option.update_or_create(key="RateLimitTokenRPM", defaults={"value": "6"})
-    users = [await rich_user(f"user{i}", quota=1_000_000) for i in range(3)]
-    tokens = [await make_key(u, remain_quota=400_000, unlimited=False) for u in users]
+    users = [await rich_user(f"user{i}", quota=START) for i in range(3)]
+    tokens = [await make_key(u, remain_quota=KEY_START, unlimited=False) for u in users]
     books = Books(users, tokens)
     env = {"REDIS_URL": redis_cluster.url, "REDIS_CLUSTER": "1", "BROKER_URL": settings.redis_url}
     (_, a), (_, b) = await api_process(**env), await api_process(**env)

@@ -279,6 +279,27 @@ def pre_charge_quota(
     e = estimate_tokens(prompt_tokens, max_tokens, pre_consumed_quota)
     return round_half_up(_dec(e) * _dec(price.model_ratio) * _dec(price.group_ratio))
 
+def most_output_tokens(max_tokens: int | None, output_cap: int | None, choices: int = 1) -> int | None:
+    """The most output tokens an answer may hold: `max_tokens` (> 0; clamped to the model's cap, as
+    the request is sent), else the model's cap; `choices` answers (`n`) each that long. None when
+    neither is known: nothing bounds the answer."""
+    limit = max_tokens if max_tokens is not None and max_tokens > 0 else None
+    if output_cap is not None and output_cap > 0:
+        limit = output_cap if limit is None else min(limit, output_cap)
+    return None if limit is None else limit * max(choices, 1)
+
+
+def worst_case_quota(price: Price, prompt_tokens: int, output_tokens: int | None, pre: int) -> int:
+    """The most a request may cost (docs/billing.md, Pre-charge): its prompt and `output_tokens`
+    completion tokens at the dearest output ratio its answer may be billed at (CR, or
+    ImageOutputRatio for a model that draws), never less than its pre-charge `pre`. A per-call price
+    is known whole; an answer nothing bounds (None) leaves the estimate, `pre`."""
+    if price.per_call or output_tokens is None:
+        return pre
+    ratio = max(price.completion_ratio, price.image_output_ratio or 0)
+    return max(pre, ratio_quota(prompt_tokens, output_tokens, price.model_ratio, ratio, price.group_ratio))
+
+
 
 def settle_quota(
     price: Price, prompt_tokens: int, completion_tokens: int, *, cached_tokens: int = 0,

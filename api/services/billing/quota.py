@@ -23,6 +23,7 @@ from typing import Any
 from tortoise.transactions import in_transaction
 
 from api.services import redis_keys
+from api.services.billing import exposure
 from api.services.billing.balances import token_quota_key, user_quota_key
 from api.services.billing.records import SettlementRecord
 from api.services.store import Script, Store
@@ -32,19 +33,22 @@ CONCURRENCY_LEASE_MS = 3_600_000  # a request slot held by a process that died f
 RESERVATION_TTL_MS = 120_000  # a reservation not renewed for this long belongs to a process that died
 WINDOW_TTL_MS = 120_000
 
-_PRE_CHARGE = """
+# KEYS: 1 user quota, 2 user gen, 3 key quota, 4 key gen, 5 reservations, 6 exposures, then the limits
+# that are on and the pin. ARGV: 1 now (ms), 2 pre, 3 key limited, 4 request id, 5 concurrency lease,
+# 6 window life, 7 reservation, 8 its renewal, 9 exposure (worst case − pre), 10 the key's exposure field.
+_PRE_CHARGE = exposure.FUNCTIONS + """
 local now = tonumber(ARGV[1])
 local pre = tonumber(ARGV[2])
 local limited = ARGV[3] == '1'
 local rid = ARGV[4]
 local lease = tonumber(ARGV[5])
-local n = math.floor((#ARGV - 8) / 2)
--- a session's pin (api/relay/affinity.py), when asked: KEYS[6 + n], its life ARGV[9 + 2n] (ms)
-local pin_ttl = ARGV[9 + 2 * n]
--- the limits that are on: KEYS[5 + j], kind ARGV[7 + 2j] (0 rpm, 1 tpm, 2 concurrency), limit ARGV[8 + 2j]
+local n = math.floor((#ARGV - 10) / 2)
+-- a session's pin (api/relay/affinity.py), when asked: KEYS[7 + n], its life ARGV[11 + 2n] (ms)
+local pin_ttl = ARGV[11 + 2 * n]
+-- the limits that are on: KEYS[6 + j], kind ARGV[9 + 2j] (0 rpm, 1 tpm, 2 concurrency), limit ARGV[10 + 2j]
 for j = 1, n do
-  local key = KEYS[5 + j]
-  local kind = ARGV[7 + 2 * j]
+  local key = KEYS[6 + j]
+  local kind = ARGV[9 + 2 * j]
   local used
   if kind == '2' then
     redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
@@ -52,7 +56,7 @@ for j = 1, n do
   else
     used = tonumber(redis.call('GET', key) or '0')
   end
-  if used >= tonumber(ARGV[8 + 2 * j]) then return {6, j} end
+  if used >= tonumber(ARGV[10 + 2 * j]) then return {6, j} end
 end
 local uq = redis.call('GET', KEYS[1])
 if not uq then return {1} end
@@ -68,9 +72,16 @@ if limited then
   if tq <= 0 then return {4, tq} end
   if tq < pre then return {5, tq} end
 end
+-- what the requests in flight may still take must stay covered (api.services.billing.exposure)
+local uheld = held(KEYS[6], '""" + exposure.USER_FIELD + """')
+if uq - pre < uheld then return {7, uq, uheld} end
+if limited then
+  local theld = held(KEYS[6], ARGV[10])
+  if tq - pre < theld then return {8, tq, theld} end
+end
 for j = 1, n do
-  local key = KEYS[5 + j]
-  local kind = ARGV[7 + 2 * j]
+  local key = KEYS[6 + j]
+  local kind = ARGV[9 + 2 * j]
   if kind == '0' then
     if redis.call('INCR', key) == 1 then redis.call('PEXPIRE', key, ARGV[6]) end  -- a new minute window
   elseif kind == '2' then
@@ -87,10 +98,11 @@ end
 local ugen = redis.call('GET', KEYS[2]) or ''
 -- the reservation: what was taken (and against which balance loads), and until when it stands
 redis.call('HSET', KEYS[5], rid, ugen .. '|' .. tgen .. '|' .. ARGV[7], rid .. '#', ARGV[8])
+hold(KEYS[6], rid, tonumber(ARGV[9]), limited and ARGV[10] or '')
 local pin = ''
 if pin_ttl then
-  pin = redis.call('GET', KEYS[6 + n]) or ''
-  if pin ~= '' then redis.call('PEXPIRE', KEYS[6 + n], pin_ttl) end
+  pin = redis.call('GET', KEYS[7 + n]) or ''
+  if pin ~= '' then redis.call('PEXPIRE', KEYS[7 + n], pin_ttl) end
 end
 return {0, ugen, tgen, uq - pre, pin}
 """
@@ -120,7 +132,8 @@ if ARGV[7] ~= '' then
 end
 """
 
-_SETTLE = """
+# KEYS: 1-6 as CLOSE_BALANCES, 7 reservations, 8 exposures, then the limits' windows and sets.
+_SETTLE = exposure.FUNCTIONS + """
 -- a reservation closes once: a settlement sent again (its first answer lost) or after the sweep closed it does nothing
 if redis.call('HDEL', KEYS[7], ARGV[6]) == 0 then
   if (redis.call('GET', KEYS[2]) or '') == ARGV[3] then return 0 end
@@ -130,16 +143,17 @@ if redis.call('HDEL', KEYS[7], ARGV[6]) == 0 then
   redis.call('HSET', KEYS[7], ARGV[6] .. '!', tonumber(redis.call('TIME')[1]) * 1000 + 86400000)
 end
 redis.call('HDEL', KEYS[7], ARGV[6] .. '#')
+release(KEYS[8], ARGV[6])
 """ + CLOSE_BALANCES + """
--- KEYS[8 .. 7 + ntpm]: token-per-minute windows that are on; the rest: concurrency sets to leave
+-- KEYS[9 .. 8 + ntpm]: token-per-minute windows that are on; the rest: concurrency sets to leave
 local tokens = tonumber(ARGV[8])
 local ntpm = tonumber(ARGV[10])
 if tokens > 0 then
-  for i = 8, 7 + ntpm do
+  for i = 9, 8 + ntpm do
     if redis.call('INCRBY', KEYS[i], tokens) == tokens then redis.call('PEXPIRE', KEYS[i], ARGV[9]) end
   end
 end
-for i = 8 + ntpm, #KEYS do
+for i = 9 + ntpm, #KEYS do
   redis.call('ZREM', KEYS[i], ARGV[6])
 end
 return 1
@@ -180,13 +194,15 @@ class Limits:
 
 
 class QuotaRefused(Exception):
-    """`reason`: user_insufficient, key_exhausted or key_insufficient; `remain` the live balance."""
+    """`reason`: user_insufficient, key_exhausted, key_insufficient, or user_ / key_in_flight (the
+    requests in flight may still take `held`: api.services.billing.exposure); `remain` the live balance."""
 
-    def __init__(self, reason: str, remain: int, pre: int) -> None:
+    def __init__(self, reason: str, remain: int, pre: int, held: int = 0) -> None:
         super().__init__(reason)
         self.reason = reason
         self.remain = remain
         self.pre = pre
+        self.held = held
 
 
 class RateLimited(Exception):
@@ -248,7 +264,7 @@ class QuotaService:
 
     def _key_names(self, user_id: int, token_id: int, group: str, minute: int) -> tuple[str, ...]:
         """quota, gen, key quota, key gen, pend, pver, the 9 limit keys in SCOPES order, then the
-        reservations (`{u}:resv`)."""
+        reservations (`{u}:resv`) and their exposures (`{u}:expo`)."""
         cache_key = (user_id, token_id, group, minute)
         names = self._names.get(cache_key)
         if names is None:
@@ -258,7 +274,8 @@ class QuotaService:
                      u(user_id, "rpm", minute), u(user_id, "tpm", minute), u(user_id, "conc"),
                      u(user_id, "trpm", token_id, minute), u(user_id, "ttpm", token_id, minute),
                      u(user_id, "tconc", token_id),
-                     g(group, "rpm", minute), g(group, "tpm", minute), g(group, "conc"), u(user_id, "resv"))
+                     g(group, "rpm", minute), g(group, "tpm", minute), g(group, "conc"), u(user_id, "resv"),
+                     u(user_id, "expo"))
             if len(self._names) >= KEY_CACHE_SIZE:
                 self._names.clear()
             self._names[cache_key] = names
@@ -267,10 +284,13 @@ class QuotaService:
     # -- before the upstream call ------------------------------------------------------------------
     async def pre_charge(self, *, settlement_id: str, user_id: int, token_id: int, token_limited: bool,
                          pre: int, group: str, limits: Limits, reservation: bytes = b"{}", pin_key: str = "",
-                         pin_ttl_ms: int = 0) -> Charge:
+                         pin_ttl_ms: int = 0, worst: int = 0) -> Charge:
         """Check the limits and take `pre` from the user and (when limited) the key, atomically, and
         record the reservation (`reservation`: what the sweep needs to close it if this process dies,
-        see api.services.billing.reservations) with its expiry.
+        see api.services.billing.reservations) with its expiry. `worst`, the most the request may
+        cost (0: its pre-charge), is admitted by the rule of api.services.billing.exposure: the
+        balance after `pre` must cover what the requests in flight may still take; then its own
+        `worst − pre` is held with them until it settles.
 
         Raises RateLimited or QuotaRefused; loads a balance missing from Redis and tries again.
         Only the limits that are on are passed to the script (none: the balance and reservation keys).
@@ -286,9 +306,10 @@ class QuotaService:
             now = time.time()
             minute = _minute(now)
             names = self._key_names(user_id, token_id, group, minute)
-            keys = [names[0], names[1], names[2], names[3], names[15]]
+            keys = [names[0], names[1], names[2], names[3], names[15], names[16]]
             args: list[Any] = [int(now * 1000), pre, 1 if limited else 0, settlement_id, CONCURRENCY_LEASE_MS,
-                               WINDOW_TTL_MS, reservation, f"{int(now * 1000) + self.reservation_ttl_ms}|0|0"]
+                               WINDOW_TTL_MS, reservation, f"{int(now * 1000) + self.reservation_ttl_ms}|0|0",
+                               max(worst - pre, 0), exposure.key_field(token_id) if limited else ""]
             for i in on:
                 keys.append(names[6 + i])
                 args.append(i % 3)
@@ -309,6 +330,9 @@ class QuotaService:
                 raise QuotaRefused("key_exhausted", int(result[1]), pre)
             elif code == 5:
                 raise QuotaRefused("key_insufficient", int(result[1]), pre)
+            elif code in (7, 8):
+                raise QuotaRefused("user_in_flight" if code == 7 else "key_in_flight", int(result[1]), pre,
+                                   int(result[2]))
             else:
                 index = on[int(result[1]) - 1]
                 scope = SCOPES[index]
@@ -324,7 +348,7 @@ class QuotaService:
             return
         lim = charge.limits
         names = self._key_names(charge.user_id, charge.token_id, charge.group, charge.minute)
-        keys = [*names[:6], names[15]]
+        keys = [*names[:6], names[15], names[16]]
         tpm = [names[6 + i] for i, v in ((1, lim.user_tpm), (4, lim.key_tpm), (7, lim.group_tpm)) if v]
         keys += tpm
         for i, v in ((2, lim.user_concurrency), (5, lim.key_concurrency), (8, lim.group_concurrency)):

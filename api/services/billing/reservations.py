@@ -14,7 +14,9 @@ checkpoint) every CHECKPOINT seconds, in one pipelined call for all its long-run
 requests that end sooner are never written to at all. A process that dies stops renewing: once the
 expiry passes, `close_orphans` (the scheduler's `billing.sweep`) closes the reservation as a
 settlement would: the prompt and the checkpointed output are charged (the log says the request
-was incomplete), the rest goes back to user and key; with no output checkpointed, all of it.
+was incomplete), the rest goes back to user and key; with no output checkpointed, all of it. What
+the request might still have taken beyond its pre-charge (api.services.billing.exposure) is released
+with it.
 """
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ import time
 from collections.abc import Callable
 
 from api.services import redis_keys
-from api.services.billing import pricing
+from api.services.billing import exposure, pricing
 from api.services.billing.quota import CLOSE_BALANCES
 from api.services.billing.records import SettlementRecord, TokenUsage
 from api.services.cancellation import raise_if_cancelled
@@ -41,11 +43,13 @@ redis.call('HSET', KEYS[1], ARGV[1] .. '#', ARGV[2])
 return 1
 """
 
-# KEYS: 1 user quota, 2 user gen, 3 key quota, 4 key gen, 5 pend, 6 pver, 7 resv, 8 user conc, 9 key conc
-# ARGV: 1 final, 2 pre, 3 user gen, 4 key gen, 5 key limited, 6 request id, 7 record or '', 8 the renewal read
-_CLOSE = """
+# KEYS: 1 user quota, 2 user gen, 3 key quota, 4 key gen, 5 pend, 6 pver, 7 resv, 8 user conc, 9 key conc,
+# 10 expo; ARGV: 1 final, 2 pre, 3 user gen, 4 key gen, 5 key limited, 6 request id, 7 record or '', 8 the
+# renewal read
+_CLOSE = exposure.FUNCTIONS + """
 if redis.call('HGET', KEYS[7], ARGV[6] .. '#') ~= ARGV[8] then return 0 end  -- renewed or closed meanwhile
 redis.call('HDEL', KEYS[7], ARGV[6], ARGV[6] .. '#')
+release(KEYS[10], ARGV[6])
 """ + CLOSE_BALANCES + """
 redis.call('ZREM', KEYS[8], ARGV[6])
 redis.call('ZREM', KEYS[9], ARGV[6])
@@ -157,7 +161,7 @@ async def _close(store: Store, script: Script, user_id: int, request_id: str, va
         return redis_keys.user_key(store, user_id, *parts)
 
     keys = [u("quota"), u("gen"), u("tq", token_id), u("tgen", token_id), u("pend"), u("pver"), u("resv"), u("conc"),
-            u("tconc", token_id)]
+            u("tconc", token_id), u("expo")]
     done = await script(keys=keys, args=[final, pre, user_gen, token_gen, 1 if limited else 0, request_id, record,
                                          renewal])
     return bool(int(done))
