@@ -148,23 +148,50 @@ async def test_a_balance_that_covers_the_worst_case_is_not_held_back(gateway, up
     await charged_exactly(gateway, user, 10_000_000, 20)
 
 
-async def test_many_requests_bounded_by_max_tokens_run_together_on_a_low_balance(gateway, upstreams) -> None:
-    """max_tokens bounds the answer: its worst case is its pre-charge, nothing is held back."""
+@pytest.mark.parametrize(("thinking", "admitted"), [({}, 20), ({"reasoning_effort": "high"}, 1)],
+                         ids=["max_tokens", "max_tokens-and-thinking"])
+async def test_requests_bounded_by_max_tokens_run_together_on_a_low_balance(gateway, upstreams, thinking,
+                                                                            admitted) -> None:
+    """max_tokens bounds the answer: its worst case is its pre-charge and nothing is held back —
+    unless the request asks for thinking, whose budget may raise the limit sent: the model's cap
+    bounds it then."""
     await priced(gateway)
     fake = await upstreams(gate=asyncio.Event(), usage=(15, 35))  # 50 tokens: round(50 × 0.02) = 1
     await add_channel(gateway, fake)
     user = await rich_user(quota=100)
     token = await make_key(user)
-    body = {**BODY, "max_tokens": 50}
+    body = {**BODY, "max_tokens": 50, **thinking}
     calls = [asyncio.ensure_future(gateway.post("/v1/chat/completions", json=body, headers=headers_for(token)))
              for _ in range(20)]
 
-    async def all_waiting() -> bool:
-        return fake.waiting == 20
+    async def all_in() -> bool:
+        return fake.waiting + sum(1 for c in calls if c.done()) == 20
 
-    await eventually(all_waiting, timeout=30)
+    await eventually(all_in, timeout=30)
     fake.gate.set()
-    assert [(await c).status for c in calls] == [200] * 20
+    statuses = [(await c).status for c in calls]
+    assert statuses.count(200) == admitted and set(statuses) <= {200, 429}
+
+
+async def test_a_request_held_back_is_told_why_in_the_clients_language(gateway, upstreams) -> None:
+    await priced(gateway)
+    fake = await upstreams(gate=asyncio.Event(), usage=(13, 987))
+    await add_channel(gateway, fake)
+    user = await rich_user(quota=100)
+    token = await make_key(user)
+    running = asyncio.ensure_future(gateway.post("/v1/chat/completions", json=BODY, headers=headers_for(token)))
+    await eventually(lambda: asyncio.sleep(0, fake.waiting == 1))
+    for language, words in (("en", "still running"), ("zh-CN", "仍在进行中")):
+        resp = await gateway.post("/v1/chat/completions", json=BODY,
+                                  headers={**headers_for(token), "Accept-Language": language})
+        body = await resp.json()
+        assert resp.status == 429 and resp.headers["Retry-After"] == "1"
+        assert body["error"]["code"] == "insufficient_quota_in_flight" and words in body["error"]["message"]
+        assert "(90)" in body["error"]["message"] or "（90）" in body["error"]["message"]
+    assert await live_balance(gateway, user.id) == 90  # the refusals took nothing
+    fake.gate.set()
+    assert (await running).status == 200
+    await charged_exactly(gateway, user, 100, 1)
 
 
 # -- the rule, to the unit (api.services.billing.exposure) ------------------------------------------

@@ -226,6 +226,25 @@ def test_pre_charge() -> None:
     assert pre_charge_quota(resolve_price("dall-e-3"), 0, None) == 20_000  # the full per-call price
 
 
+def test_worst_case() -> None:
+    """The most a request may cost (docs/billing.md, Pre-charge, While other requests run)."""
+    assert pricing.most_output_tokens(None, 16384) == 16384  # no max_tokens: the model's cap
+    assert pricing.most_output_tokens(200, 16384) == 200
+    assert pricing.most_output_tokens(50_000, 16384) == 16384  # clamped, as the request is sent
+    assert pricing.most_output_tokens(200, None) == 200
+    assert pricing.most_output_tokens(0, None) is None  # nothing bounds the answer
+    assert pricing.most_output_tokens(200, 16384, choices=3) == 600  # n answers
+    gpt4o = resolve_price("gpt-4o")  # MR 2.5, CR 4
+    assert pricing.worst_case_quota(gpt4o, 100, 16384, 1250) == 164_090  # (100 + 16384 × 4) × 2.5
+    assert pricing.worst_case_quota(gpt4o, 100, 200, 750) == 2250  # (100 + 200 × 4) × 2.5, not the estimate's 750
+    assert pricing.worst_case_quota(gpt4o, 100, None, 1250) == 1250  # unbounded: the estimate
+    assert pricing.worst_case_quota(gpt4o, 100, 0, 1250) == 1250  # never below the pre-charge
+    assert pricing.worst_case_quota(gpt4o, 2000, 0, 1250) == 5000  # a long prompt with no billed output
+    drawing = Price("gemini-image", 0.15, 4, 1, image_output_ratio=20)
+    assert pricing.worst_case_quota(drawing, 10, 1290, 75) == 3872  # (10 + 1290 × 20) × 0.15 = 3871.5
+    assert pricing.worst_case_quota(resolve_price("dall-e-3"), 0, 16384, 20_000) == 20_000  # per call: known
+
+
 def test_settle() -> None:
     assert settle_quota(resolve_price("gpt-4o"), 19, 10) == 148
     assert settle_quota(resolve_price("mj_imagine"), 0, 0) == 50_000
