@@ -180,16 +180,21 @@ async def test_a_request_held_back_is_told_why_in_the_clients_language(gateway, 
     user = await rich_user(quota=100)
     token = await make_key(user)
     running = asyncio.ensure_future(gateway.post("/v1/chat/completions", json=BODY, headers=headers_for(token)))
-    await eventually(lambda: asyncio.sleep(0, fake.waiting == 1))
-    for language, words in (("en", "still running"), ("zh-CN", "仍在进行中")):
-        resp = await gateway.post("/v1/chat/completions", json=BODY,
-                                  headers={**headers_for(token), "Accept-Language": language})
-        body = await resp.json()
-        assert resp.status == 429 and resp.headers["Retry-After"] == "1"
-        assert body["error"]["code"] == "insufficient_quota_in_flight" and words in body["error"]["message"]
-        assert "(90)" in body["error"]["message"] or "（90）" in body["error"]["message"]
-    assert await live_balance(gateway, user.id) == 90  # the refusals took nothing
-    fake.gate.set()
+    try:
+        await eventually(lambda: asyncio.sleep(0, fake.waiting == 1))
+        for language, words in (("en", "still running"), ("zh-CN", "仍在进行中")):
+            call = asyncio.ensure_future(gateway.post("/v1/chat/completions", json=BODY,
+                                                      headers={**headers_for(token), "Accept-Language": language}))
+            await eventually(lambda call=call: asyncio.sleep(0, call.done() or fake.waiting > 1))
+            assert call.done(), "admitted while the first request runs"
+            resp = call.result()
+            body = await resp.json()
+            assert resp.status == 429 and resp.headers["Retry-After"] == "1"
+            assert body["error"]["code"] == "insufficient_quota_in_flight" and words in body["error"]["message"]
+            assert "(90)" in body["error"]["message"] or "（90）" in body["error"]["message"]
+        assert await live_balance(gateway, user.id) == 90  # the refusals took nothing
+    finally:
+        fake.gate.set()
     assert (await running).status == 200
     await charged_exactly(gateway, user, 100, 1)
 
