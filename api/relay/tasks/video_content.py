@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import logging
 from typing import Any
-from urllib.parse import urljoin, urlsplit
+from urllib.parse import urljoin
 
 import aiohttp
 from aiohttp import web
+from yarl import URL
 
 from api import keys
 from api.relay.state import relay_state
@@ -156,32 +157,34 @@ async def _signed(request: web.Request, http: aiohttp.ClientSession, url: str, c
 async def _hand_out(request: web.Request, url: str) -> None:
     """Redirect mode: the client sent to `url` when the media policy allows it; else 502, as the gateway
     itself would refuse to fetch it."""
-    await _check_policy(request, url)
-    raise web.HTTPFound(url)
+    raise web.HTTPFound(await _check_policy(request, url))
 
 
-async def _check_policy(request: web.Request, url: str) -> None:
+async def _check_policy(request: web.Request, url: str) -> URL:
     """`url` is http or https, to a host that resolves to public addresses only (private ones too with
-    MediaFetchPrivateEnabled): else 502."""
-    parts = urlsplit(url)
+    MediaFetchPrivateEnabled): else 502. Parsed once, by the parser that writes a Location and opens a
+    connection (yarl), and that parse is what is handed out or fetched: a URL another parser would read
+    another host from (a backslash before `@`) or a port out of range is refused, never a 500."""
     try:
-        port = parts.port or (443 if parts.scheme == "https" else 80)
-    except ValueError:  # a port out of range, or not a number
+        parsed = URL(url)
+        port = parsed.port
+    except ValueError:  # a backslash in the authority, a port out of range or not a number, a bad IDNA host
         raise _unavailable(request) from None
-    if parts.scheme not in ("http", "https") or not parts.hostname:
+    if parsed.scheme not in ("http", "https") or not parsed.host or port is None:
         raise _unavailable(request)
     options = relay_state(request).options or request.config_dict[keys.OPTIONS]
     try:
-        await media.check_host(parts.hostname, port, options.get_bool("MediaFetchPrivateEnabled"))
+        await media.check_host(parsed.host, port, options.get_bool("MediaFetchPrivateEnabled"))
     except RelayError:
         raise _unavailable(request) from None
+    return parsed
 
 
 async def _follow(request: web.Request, http: aiohttp.ClientSession, url: str, channel_type: int) -> Any:
     """One redirect, followed without the key, under the media policy."""
-    await _check_policy(request, url)
+    checked = await _check_policy(request, url)
     try:
-        return await _open(http, Upstream("GET", url, {}), channel_type)
+        return await _open(http, Upstream("GET", str(checked), {}), channel_type)
     except RelayError:
         raise _unavailable(request) from None
 
