@@ -170,3 +170,22 @@ async def test_a_redirected_download_is_followed_or_handed_out_as_the_operator_c
         assert GEMINI_KEY not in resp.headers["Location"]
         assert (await client.videos.download_content(video.id)).content == MP4  # the SDK follows it
         assert gemini.signed_hits == 2
+
+
+@pytest.mark.parametrize("mime", ["video/mp4\r\nSet-Cookie: a=b", "video/mp4; charset=binary", "video/m\x00p4\u00e9"])
+async def test_vertex_inline_video_whatever_its_mime_type(gateway, vertex, mime) -> None:
+    """The inline video's mimeType is the upstream's text: a CR/LF, a NUL or a charset in it no longer loses
+    the paid video to a 500; it is sent percent-encoded where it is not printable ASCII."""
+    await add_channel(gateway, None, models=VEO, type=int(ChannelType.VERTEX_AI), key=VERTEX_API_KEY,
+                      base_url=vertex.url, other='{"default": "europe-west4"}')
+    _, key = await customer()
+    async with sdk(gateway, key) as client:
+        video = await client.videos.create(prompt="a heron lands", model=VEO, seconds="6", size="1920x1080")
+        [name] = vertex.operations
+        vertex.finish(name)
+        vertex.operations[name]["response"]["videos"][0]["mimeType"] = mime
+        await poll_all(gateway)
+        resp = await gateway.get(f"/v1/videos/{video.id}/content", headers={"Authorization": f"Bearer sk-{key.key}"})
+        assert resp.status == 200 and await resp.read() == MP4
+        assert resp.headers["Content-Type"].startswith("video/m") and "\n" not in resp.headers["Content-Type"]
+        assert "Set-Cookie" not in resp.headers

@@ -94,7 +94,7 @@ async def video_content(request: web.Request, row: Any, variant: str) -> web.Str
         video = inline_video(raw) if status == 200 else None
         if video is None:
             raise _unavailable(request)
-        return web.Response(body=video[1], content_type=video[0])
+        return web.Response(body=video[1], headers={"Content-Type": header_value(video[0])})
     if isinstance(adaptor, ViduAdaptor | KlingAdaptor | JimengAdaptor):  # a signed or CDN URL needing no credential
         url = adaptor.content_url(result(row))
         if url is None or any(s in url for s in secrets):  # never a URL that carries the channel's secrets
