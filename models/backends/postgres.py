@@ -50,6 +50,22 @@ def breaker_of(client: Any) -> Breaker:
     return breaker
 
 
+def pool_busy(client: Any, exc: BaseException) -> bool:
+    """Whether `exc` is an acquire that timed out with every connection of a full pool checked out:
+    the database answers, slowly, and the statements holding those connections see their own
+    timeouts (a database gone opens the breaker through them, not through their queue)."""
+    pool = getattr(client, "_pool", None)
+    if not isinstance(exc, TimeoutError) or not isinstance(pool, BoundedPool):
+        return False
+    return pool.pool.get_idle_size() == 0 and pool.pool.get_size() >= pool.pool.get_max_size()
+
+
+def seen_failing(client: Any, exc: BaseException) -> None:
+    """Tell the client's breaker of a failure, unless it was only a wait for a busy pool."""
+    if not pool_busy(client, exc):
+        breaker_of(client).failed(exc)
+
+
 class BoundedPool:
     """asyncpg's pool with a default timeout on acquire (which asyncpg also applies to release)."""
 
@@ -84,7 +100,7 @@ class _Acquired(PoolConnectionWrapper[asyncpg.pool.PoolConnectionProxy]):
         try:
             return await super().__aenter__()
         except BaseException as exc:
-            breaker.failed(exc)
+            seen_failing(self.client, exc)
             raise
 
     async def __aexit__(self, exc_type: Any, exc_val: Any, exc_tb: Any) -> None:
@@ -107,7 +123,7 @@ class _Transaction(TransactionContextPooled):
         try:
             return await self._begin()
         except BaseException as exc:
-            breaker.failed(exc)
+            seen_failing(self.client._parent, exc)
             raise
 
     async def _begin(self) -> Any:

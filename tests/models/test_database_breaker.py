@@ -15,6 +15,7 @@ from models import breaker as breaker_module
 from models.breaker import Breaker, DatabaseDown
 from models.db import close_database, database_gone, database_unreachable, init_database
 from models.settings import DatabaseTimeouts
+from tests.helpers import eventually
 from tests.models.test_database_timeouts import sqlite_busy
 
 
@@ -72,6 +73,30 @@ async def test_a_statement_the_server_gave_up_on_leaves_it_closed(database_url: 
             await conn.execute_query("SELECT pg_sleep(2)")
         assert not database_gone(caught.value), caught.value
         assert not conn.breaker.is_open
+        assert (await conn.execute_query_dict("SELECT 1 AS one")) == [{"one": 1}]
+    finally:
+        await close_database()
+
+
+@pytest.mark.parametrize("database_url", ["postgres"], indirect=True)
+async def test_a_full_pool_leaves_it_closed(database_url: str) -> None:
+    """Every pooled connection busy with a slow statement: the next one's wait for a connection times
+    out, and the breaker stays closed (the database answers; its statements see their own timeouts)."""
+    await init_database(database_url + ("&" if "?" in database_url else "?") + "minsize=1&maxsize=2",
+                        timeouts=DatabaseTimeouts(connect=0.3, statement=20, transaction=30))
+    try:
+        conn = Tortoise.get_connection("default")
+        await conn.execute_query("SELECT 1")  # the pool made
+        sleepers = [asyncio.create_task(conn.execute_query("SELECT pg_sleep(4)")) for _ in range(2)]
+        pool = conn._pool.pool
+
+        async def full() -> bool:
+            return bool(pool.get_size() == 2 and pool.get_idle_size() == 0)
+        await eventually(full)
+        with pytest.raises(TimeoutError):
+            await conn.execute_query("SELECT 1")
+        assert not conn.breaker.is_open
+        await asyncio.gather(*sleepers)
         assert (await conn.execute_query_dict("SELECT 1 AS one")) == [{"one": 1}]
     finally:
         await close_database()
