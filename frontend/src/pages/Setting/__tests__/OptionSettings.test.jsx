@@ -147,7 +147,8 @@ test('Enter in a settings field saves that card, and only that card', async () =
 });
 
 test('saving one card keeps the unsaved edits of the others; the saved card shows the server values', async () => {
-  const stored = { ...OPTIONS, QuotaForNewUser: '0', PreConsumedQuota: '500', QuotaForInviter: '0', QuotaForInvitee: '0' };
+  const stored = { ...OPTIONS, QuotaForNewUser: '0', PreConsumedQuota: '500', QuotaForInviter: '0', QuotaForInvitee: '0',
+    MaxTokensPerUser: '1000', TokenCreationsPerMinute: '30' };
   const calls = mockApi({
     '/api/status': ok({}),
     'GET /api/option/': () => ok(Object.entries(stored).map(([key, value]) => ({ key, value }))),
