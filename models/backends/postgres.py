@@ -57,7 +57,8 @@ def pool_busy(client: Any, exc: BaseException) -> bool:
     pool = getattr(client, "_pool", None)
     if not isinstance(exc, TimeoutError) or not isinstance(pool, BoundedPool):
         return False
-    return pool.pool.get_idle_size() == 0 and pool.pool.get_size() >= pool.pool.get_max_size()
+    raw: asyncpg.Pool = pool.pool
+    return bool(raw.get_idle_size() == 0 and raw.get_size() >= raw.get_max_size())
 
 
 def seen_failing(client: Any, exc: BaseException) -> None:
