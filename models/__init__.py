@@ -2,6 +2,7 @@
 from .channel import Ability, Channel
 from .log import Log, QuotaData, Settlement
 from .option import Option
+from .passkey import PasskeyCredential
 from .redemption import Redemption
 from .task import Midjourney, Task
 from .token import Token
@@ -14,6 +15,7 @@ __all__ = [
     "Log",
     "Midjourney",
     "Option",
+    "PasskeyCredential",
     "QuotaData",
     "Redemption",
     "Settlement",

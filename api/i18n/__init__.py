@@ -1,7 +1,7 @@
 """Server messages in English and Chinese; the language follows the request's Accept-Language.
 
 The messages are kept per part of the gateway (common, tokens_wallet, accounts, options, channels,
-relay) and read here as one table, MESSAGES.
+relay, passkeys) and read here as one table, MESSAGES.
 """
 from __future__ import annotations
 
@@ -11,11 +11,13 @@ from api.i18n.accounts import ACCOUNTS
 from api.i18n.channels import CHANNELS
 from api.i18n.common import COMMON
 from api.i18n.options import OPTIONS
+from api.i18n.passkeys import PASSKEYS
 from api.i18n.relay import RELAY
 from api.i18n.tokens_wallet import TOKENS_WALLET
 
 # key: (English, Chinese). Parameters use str.format names.
-MESSAGES: dict[str, tuple[str, str]] = {**COMMON, **TOKENS_WALLET, **ACCOUNTS, **OPTIONS, **CHANNELS, **RELAY}
+MESSAGES: dict[str, tuple[str, str]] = {**COMMON, **TOKENS_WALLET, **ACCOUNTS, **OPTIONS, **CHANNELS, **RELAY,
+                                   **PASSKEYS}
 
 
 def language(request: web.Request | None) -> str:

@@ -24,6 +24,7 @@ Outside the users' layout, under the same prefix:
   mailcode:<purpose>:<email id>                a mailed code (api.services.accounts.mail)
   mailcool:<purpose>:{<email id>}              its resend cooldown
   mailsent:{<email id>}                        mails sent to the address
+  passkey:challenge:<purpose>:<binding>        a passkey ceremony's challenge (api.services.accounts.passkeys)
   rl:<bucket>:<ident>                          fixed-window rate limits (api.services.ratelimit)
   options                                      the runtime options (a hash; api.services.configuration.options)
   events:db<n>                                 the pub/sub channel of change events (api.services.events)
@@ -146,6 +147,10 @@ def mail_cooldown(store: Prefixed, purpose: str, email_id: str) -> str:
 
 def mail_sent(store: Prefixed, email_id: str) -> str:
     return _key(store, "mailsent", "{" + email_id + "}")
+
+
+def passkey_challenge(store: Prefixed, purpose: str, binding: str) -> str:
+    return _key(store, "passkey", "challenge", purpose, binding)
 
 
 def rate_limit(store: Prefixed, bucket: str, ident: str) -> str:

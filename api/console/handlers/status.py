@@ -55,6 +55,7 @@ def build_status(options: OptionsService, start_time: int) -> dict[str, Any]:
         "wechat_qrcode": options.get("WeChatAccountQRCodeImageURL"),
         "telegram_oauth": options.get_bool("TelegramOAuthEnabled"),
         "telegram_bot_name": options.get("TelegramBotName"),
+        "passkey_login": options.get_bool("PasskeyLoginEnabled"),
         "server_address": options.get("ServerAddress"),
         "top_up_link": options.get("TopUpLink"),
         "min_topup": options.get_int("MinTopUp"),

@@ -42,6 +42,9 @@ DEFAULTS: dict[str, str] = {
     "TelegramOAuthEnabled": "false",
     "TelegramBotToken": "",
     "TelegramBotName": "",
+    # Passkeys (api/services/accounts/passkeys.py): login, registration and re-verification by WebAuthn;
+    # the relying party is ServerAddress
+    "PasskeyLoginEnabled": "false",
     # Turnstile
     "TurnstileCheckEnabled": "false",
     "TurnstileSiteKey": "",
@@ -248,6 +251,7 @@ REQUIRES: dict[str, tuple[str, ...]] = {
     "TurnstileCheckEnabled": ("TurnstileSiteKey", "TurnstileSecretKey"),
     "EmailVerificationEnabled": ("SMTPServer", "SMTPAccount"),
     "PaymentEnabled": ("ServerAddress", "StripeApiSecret", "StripeWebhookSecret"),
+    "PasskeyLoginEnabled": ("ServerAddress",),
 }
 PREFIXES: dict[str, tuple[str, str]] = {
     "StripeApiSecret": ("sk_", "option_stripe_key"),
