@@ -12,6 +12,7 @@ import { TextInput } from '../components/Field';
 import Modal from '../components/Modal';
 import Turnstile from '../components/Turnstile';
 import TelegramLoginButton from '../components/TelegramLoginButton';
+import PasskeyLoginButton from '../components/passkey/PasskeyLoginButton';
 
 function WeChatLoginModal({ qrcode, onClose, onLoggedIn }) {
   const { t } = useTranslation();
@@ -86,6 +87,7 @@ export default function Login() {
             <button type="submit" className={`button is-primary is-fullwidth ${loading ? 'is-loading' : ''}`}
               data-testid="login-submit">{t('shell.login')}</button>
           </form>
+          <PasskeyLoginButton onLoggedIn={(data) => finish(data, from || '/token')} />
           <p className="mt-3 is-size-7">
             <Link to="/reset">{t('login.forgot')}</Link>
             <span className="mx-2">·</span>

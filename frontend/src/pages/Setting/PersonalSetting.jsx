@@ -20,6 +20,7 @@ import Field, { TextInput } from '../../components/Field';
 import Modal from '../../components/Modal';
 import Turnstile from '../../components/Turnstile';
 import TelegramLoginButton from '../../components/TelegramLoginButton';
+import PasskeysCard from '../../components/passkey/PasskeysCard';
 
 function Stat({ label, value, testId }) {
   return (
@@ -375,6 +376,7 @@ export default function PersonalSetting() {
       <InviteCard self={self} onTransferred={mutate} />
       <BindingsCard self={self} status={status} onChanged={mutate} />
       <SecurityCard self={self} />
+      <PasskeysCard />
     </div>
   );
 }

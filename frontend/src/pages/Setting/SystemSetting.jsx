@@ -24,6 +24,7 @@ export const SYSTEM_CARDS = {
     sw('PasswordLoginEnabled', { confirmOff: 'setting.passwordLoginOff' }), sw('PasswordRegisterEnabled'),
     sw('EmailVerificationEnabled'), sw('RegisterEnabled'), sw('UserSelfDeletionEnabled'), sw('GitHubOAuthEnabled'),
     sw('LinuxDoOAuthEnabled'), sw('WeChatAuthEnabled'), sw('TelegramOAuthEnabled'), sw('TurnstileCheckEnabled'),
+    sw('PasskeyLoginEnabled'),
   ],
   emailDomain: [sw('EmailDomainRestrictionEnabled'), sw('EmailAliasRestrictionEnabled'),
     { key: 'EmailDomainWhitelist', type: 'textarea', transform: normaliseList, help: 'option.help.EmailDomainWhitelist' }],

@@ -14,6 +14,7 @@ import AddUser from './AddUser';
 import EditUser from './EditUser';
 import { patchOptimistically } from '../../lib/rows';
 import TableState from '../../components/TableState';
+import ResetPasskeysButton from '../../components/passkey/ResetPasskeysButton';
 
 export function RoleTag({ role }) {
   const { t } = useTranslation();
@@ -46,6 +47,7 @@ function RowActions({ user, onAction, onEdit }) {
         ? button('disable', { className: 'is-warning is-light' })
         : button('enable', { className: 'is-success is-light', disabled: user.status === 3 }))}
       <button type="button" className="button is-small is-link is-light" onClick={() => onEdit(user.id)}>{t('common.edit')}</button>
+      <ResetPasskeysButton user={user} />
       {user.role < 100 && button('delete', { className: 'is-danger is-light' })}
     </div>
   );
