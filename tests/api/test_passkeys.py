@@ -352,3 +352,43 @@ async def test_passkey_logins_count_against_the_critical_limit(client, browsers:
     refused = await stranger.request("POST", "/api/user/passkey/login/begin", expect_status=429)
     assert refused["success"] is False
     assert stranger.last_response.status == 429
+
+
+def _corrupt(answer: dict, path: str, value: object) -> dict:
+    spoilt = {**answer, "response": dict(answer["response"])}
+    where, _, key = path.rpartition(".")
+    (spoilt["response"] if where == "response" else spoilt)[key] = value
+    return spoilt
+
+
+NOT_JSON = "__4gbm90IGpzb24"  # b"\xff\xfe not json"
+A_LIST = "WzEsMl0"  # b"[1,2]"
+SPOILT_ASSERTIONS = [("type", "password"), ("id", "AAAA"), ("response.clientDataJSON", "!!!"),
+                     ("response.clientDataJSON", NOT_JSON), ("response.clientDataJSON", A_LIST),
+                     ("response.authenticatorData", ""), ("response.authenticatorData", "AAAA"),
+                     ("response.signature", 5), ("response.signature", ""), ("response.userHandle", 7),
+                     ("response.userHandle", "%%"), ("response", None), ("rawId", "x" * 600)]
+SPOILT_ATTESTATIONS = [("response.attestationObject", "gQE"), ("response.attestationObject", "oWNmbXRkbm9uZQ"),
+                       ("response.attestationObject", "!!"), ("response.clientDataJSON", A_LIST),
+                       ("response.clientDataJSON", NOT_JSON),
+                       ("response", []), ("rawId", 1), ("type", None)]
+
+
+async def test_spoilt_answers_are_refused_without_a_server_error(client, browsers: Browsers, enabled) -> None:
+    _, browser = await browsers.user("alice")
+    authenticator = Authenticator(ORIGIN)
+    await register(browser, authenticator)
+    for path, value in SPOILT_ASSERTIONS:
+        for begin, finish in (("/api/user/passkey/login/begin", "/api/user/passkey/login/finish"),
+                              ("/api/user/passkey/verify/begin", "/api/user/passkey/verify/finish")):
+            options = (await browser.post(begin))["data"]["options"]
+            body = await browser.post(finish, _corrupt(authenticator.get(options), path, value))
+            assert body["success"] is False, (finish, path, value)
+    for path, value in SPOILT_ATTESTATIONS:
+        options = (await browser.post("/api/user/passkey/register/begin", {}))["data"]["options"]
+        body = await browser.post("/api/user/passkey/register/finish",
+                                  _corrupt(Authenticator(ORIGIN).create(options), path, value))
+        assert body["success"] is False, (path, value)
+    body = await browser.post("/api/user/passkey/login/finish", [1])
+    assert body["message"] == "The request body is not valid JSON"
+    assert await PasskeyCredential.all().count() == 1

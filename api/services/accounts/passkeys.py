@@ -21,8 +21,6 @@ limited to that user's passkeys, as new-api's console and its scripts do it.
 """
 from __future__ import annotations
 
-import base64
-import binascii
 import ipaddress
 import logging
 import time
@@ -39,11 +37,10 @@ from webauthn import (
     verify_authentication_response,
     verify_registration_response,
 )
-from webauthn.helpers import options_to_json_dict, parse_attestation_object
+from webauthn.helpers import options_to_json_dict
 from webauthn.helpers.exceptions import WebAuthnException
 from webauthn.helpers.structs import (
     AuthenticatorSelectionCriteria,
-    AuthenticatorTransport,
     PublicKeyCredentialDescriptor,
     ResidentKeyRequirement,
     UserVerificationRequirement,
@@ -51,6 +48,7 @@ from webauthn.helpers.structs import (
 
 from api.errors import ApiError
 from api.services import redis_keys
+from api.services.accounts import passkey_codec as codec
 from api.services.accounts.user_admin import get_managed_user
 from api.services.configuration.options import OptionsService
 from api.services.store import Store
@@ -65,7 +63,6 @@ NAME_MAX = 64
 REGISTER, LOGIN, VERIFY = "register", "login", "verify"
 OPTION = "PasskeyLoginEnabled"
 _MAX_ID_BYTES = 380  # what the credential_id column holds once in base64 (512 characters)
-_TRANSPORTS = frozenset(t.value for t in AuthenticatorTransport)
 # What the library's refusals say, sorted into messages a user can act on (its texts are English only).
 _WRONG_SITE = ("origin", "RP ID")
 _NOT_VERIFIED = ("User verification is required",)
@@ -138,7 +135,7 @@ def check_name(value: object) -> str:
 
 # -- challenges ------------------------------------------------------------------------------------
 async def _save(store: Store, purpose: str, binding: str, pending: Pending) -> None:
-    value = orjson.dumps({"c": _b64url(pending.challenge), "u": pending.user_id, "t": pending.issued,
+    value = orjson.dumps({"c": codec.b64url(pending.challenge), "u": pending.user_id, "t": pending.issued,
                           "n": pending.name})
     await store.redis.set(redis_keys.passkey_challenge(store, purpose, binding), value, ex=CHALLENGE_TTL)
 
@@ -149,7 +146,7 @@ async def _take(store: Store, purpose: str, binding: str) -> Pending:
     if raw is None:
         raise ApiError("passkey_challenge_missing")
     data = orjson.loads(raw)
-    pending = Pending(_from_b64url(data["c"]), int(data["u"]), float(data["t"]), str(data.get("n", "")))
+    pending = Pending(codec.from_b64url(data["c"]), int(data["u"]), float(data["t"]), str(data.get("n", "")))
     if clock() - pending.issued > CHALLENGE_TTL:
         raise ApiError("passkey_challenge_expired")
     return pending
@@ -166,11 +163,11 @@ async def registration_options(store: Store, options: OptionsService, user: User
     if len(existing) >= MAX_PER_USER:
         raise ApiError("passkey_limit", max=MAX_PER_USER)
     created = generate_registration_options(
-        rp_id=rp.id, rp_name=rp.name, user_name=user.username, user_id=_user_handle(user.id),
+        rp_id=rp.id, rp_name=rp.name, user_name=user.username, user_id=codec.user_handle(user.id),
         user_display_name=user.display_name or user.username, timeout=CHALLENGE_TTL * 1000,
         authenticator_selection=AuthenticatorSelectionCriteria(
             resident_key=ResidentKeyRequirement.REQUIRED, user_verification=UserVerificationRequirement.REQUIRED),
-        exclude_credentials=[_descriptor(cid, transports) for cid, transports in existing])
+        exclude_credentials=[codec.descriptor(cid, transports) for cid, transports in existing])
     await _save(store, REGISTER, binding, Pending(created.challenge, user.id, clock(), label))
     return {"publicKey": options_to_json_dict(created)}
 
@@ -194,19 +191,19 @@ async def register(store: Store, options: OptionsService, user: User, binding: s
     count = await PasskeyCredential.filter(user_id=user.id).count()
     if count >= MAX_PER_USER:
         raise ApiError("passkey_limit", max=MAX_PER_USER)
-    credential_id = _b64(verified.credential_id)
+    credential_id = codec.b64(verified.credential_id)
     if len(verified.credential_id) > _MAX_ID_BYTES:
         raise ApiError("passkey_response_invalid")
     if await PasskeyCredential.filter(credential_id=credential_id).exists():
         raise ApiError("passkey_already_registered")
-    flags = _flags(verified.attestation_object)
+    flags = codec.flags(verified.attestation_object)
     attestation = str(getattr(verified.fmt, "value", verified.fmt))  # the library may give the raw text
     try:
         return await PasskeyCredential.create(
             user_id=user.id, name=pending.name or f"Passkey {count + 1}", credential_id=credential_id,
-            public_key=_b64(verified.credential_public_key), attestation_type=attestation,
+            public_key=codec.b64(verified.credential_public_key), attestation_type=attestation,
             aaguid=verified.aaguid, sign_count=verified.sign_count, user_verified=verified.user_verified,
-            backup_eligible=flags[0], backup_state=flags[1], transports=_transports(credential))
+            backup_eligible=flags[0], backup_state=flags[1], transports=codec.transports(credential))
     except IntegrityError:
         raise ApiError("passkey_already_registered") from None
 
@@ -224,7 +221,7 @@ async def login_options(store: Store, options: OptionsService, binding: str, use
         user_id = user.id if user is not None else -1
         if user is not None:
             rows = await PasskeyCredential.filter(user_id=user.id).values_list("credential_id", "transports")
-            allowed = [_descriptor(cid, transports) for cid, transports in rows]
+            allowed = [codec.descriptor(cid, transports) for cid, transports in rows]
     return await _assertion_options(store, rp, LOGIN, binding, user_id, allowed)
 
 
@@ -250,7 +247,7 @@ async def verification_options(store: Store, options: OptionsService, user: User
     rows = await PasskeyCredential.filter(user_id=user.id).values_list("credential_id", "transports")
     if not rows:
         raise ApiError("passkey_none")
-    allowed = [_descriptor(cid, transports) for cid, transports in rows]
+    allowed = [codec.descriptor(cid, transports) for cid, transports in rows]
     return await _assertion_options(store, rp, VERIFY, binding, user.id, allowed)
 
 
@@ -281,12 +278,12 @@ async def _stored_for(credential: object) -> PasskeyCredential | None:
     if not isinstance(credential, dict) or not isinstance(credential.get("rawId"), str):
         raise ApiError("passkey_response_invalid")
     try:
-        raw_id = _from_b64url(credential["rawId"])
+        raw_id = codec.from_b64url(credential["rawId"])
     except ValueError:
         raise ApiError("passkey_response_invalid") from None
     if not raw_id or len(raw_id) > _MAX_ID_BYTES:
         return None
-    return await PasskeyCredential.filter(credential_id=_b64(raw_id)).first()
+    return await PasskeyCredential.filter(credential_id=codec.b64(raw_id)).first()
 
 
 async def _check_assertion(rp: RelyingParty, pending: Pending, stored: PasskeyCredential, credential: object) -> None:
@@ -301,15 +298,15 @@ async def _check_assertion(rp: RelyingParty, pending: Pending, stored: PasskeyCr
     user_handle = response.get("userHandle")
     if isinstance(user_handle, str) and user_handle:
         try:
-            handle = _from_b64url(user_handle)
+            handle = codec.from_b64url(user_handle)
         except ValueError:
             raise ApiError("passkey_response_invalid") from None
-        if handle != _user_handle(stored.user_id):
+        if handle != codec.user_handle(stored.user_id):
             raise ApiError("passkey_unknown")
     try:
         checked = verify_authentication_response(
             credential=credential, expected_challenge=pending.challenge, expected_rp_id=rp.id,  # type: ignore[arg-type]
-            expected_origin=rp.origin, credential_public_key=_from_b64(stored.public_key),
+            expected_origin=rp.origin, credential_public_key=codec.from_b64(stored.public_key),
             credential_current_sign_count=0, require_user_verification=True)
     except _MALFORMED as exc:
         raise _refusal(exc, rp, "passkey_login_failed") from exc
@@ -375,54 +372,3 @@ async def reset_for(actor: User, user_id: object) -> User:
     if not await PasskeyCredential.filter(user_id=target.id).delete():
         raise ApiError("passkey_none_for_user")
     return target
-
-
-# -- encodings ---------------------------------------------------------------------------------------
-def _user_handle(user_id: int) -> bytes:
-    """The WebAuthn user handle: the user id in decimal, as new-api makes it."""
-    return str(user_id).encode()
-
-
-def _descriptor(credential_id: str, transports: str) -> PublicKeyCredentialDescriptor:
-    known = [AuthenticatorTransport(t) for t in _transport_names(transports)]
-    return PublicKeyCredentialDescriptor(id=_from_b64(credential_id), transports=known or None)
-
-
-def _transport_names(value: str) -> list[str]:
-    try:
-        names = orjson.loads(value) if value else []
-    except orjson.JSONDecodeError:
-        return []
-    return [t for t in names if t in _TRANSPORTS] if isinstance(names, list) else []
-
-
-def _transports(credential: dict[str, Any]) -> str:
-    response = credential.get("response")
-    given = response.get("transports") if isinstance(response, dict) else None
-    names = [t for t in given if isinstance(t, str) and t in _TRANSPORTS][:8] if isinstance(given, list) else []
-    return orjson.dumps(sorted(set(names))).decode() if names else ""
-
-
-def _flags(attestation_object: bytes) -> tuple[bool, bool]:
-    """Backup eligibility and state from the attestation's authenticator data."""
-    flags = parse_attestation_object(attestation_object).auth_data.flags
-    return bool(flags.be), bool(flags.bs)
-
-
-def _b64(data: bytes) -> str:
-    return base64.b64encode(data).decode()
-
-
-def _from_b64(text: str) -> bytes:
-    return base64.b64decode(text)
-
-
-def _b64url(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-def _from_b64url(text: str) -> bytes:
-    try:
-        return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-    except (binascii.Error, ValueError) as exc:
-        raise ValueError("not base64url") from exc
