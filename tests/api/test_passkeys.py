@@ -14,7 +14,7 @@ from api.services.accounts import passkeys
 from api.web.fresh_auth import VERIFIED_FOR
 from api.web.sessions import COOKIE
 from models import PasskeyCredential
-from models.enums import Role
+from models.enums import Role, UserStatus
 from tests.fakes.authenticator import Authenticator
 from tests.fakes.browsers import Browsers, set_options
 from tests.helpers import ApiClient, both_databases
@@ -392,3 +392,15 @@ async def test_spoilt_answers_are_refused_without_a_server_error(client, browser
     body = await browser.post("/api/user/passkey/login/finish", [1])
     assert body["message"] == "The request body is not valid JSON"
     assert await PasskeyCredential.all().count() == 1
+
+
+async def test_a_disabled_or_deleted_users_passkey_logs_nobody_in(client, browsers: Browsers, enabled) -> None:
+    alice, browser = await browsers.user("alice")
+    authenticator = Authenticator(ORIGIN)
+    await register(browser, authenticator)
+    await alice.filter(id=alice.id).update(status=int(UserStatus.DISABLED))
+    stranger = browsers.new()
+    assert (await passkey_login(stranger, authenticator))["message"] == "This user has been banned"
+    await alice.filter(id=alice.id).update(status=int(UserStatus.ENABLED), deleted_at=1)
+    assert (await passkey_login(stranger, authenticator))["message"] == "This user has been banned"
+    assert (await stranger.request("GET", "/api/user/self", expect_status=401))["success"] is False
