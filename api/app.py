@@ -11,6 +11,7 @@ from aiohttp import web
 from api import keys
 from api.bodies import MAX_BODY, setup_bodies
 from api.console.handlers.status import setup_status_cache
+from api.console.oidc_client import setup_jwks_cache
 from api.console.playground import setup_playground
 from api.console.routes import add_console_routes
 from api.health import setup_health
@@ -85,6 +86,7 @@ def create_app(settings: Settings) -> web.Application:
     setup_security_headers(app)
     app.cleanup_ctx.append(resources_ctx)  # first: the status cache and the relay start on these
     setup_status_cache(app)
+    setup_jwks_cache(app)  # the custom OIDC providers' signing keys, per process
     app.add_subapp("/api", create_console_app())
     setup_relay(app)
     setup_playground(app)

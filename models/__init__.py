@@ -1,5 +1,6 @@
 """The data model. Tortoise discovers every model re-exported here."""
 from .channel import Ability, Channel
+from .custom_oauth import CustomOAuthProvider, UserOAuthBinding
 from .log import Log, QuotaData, Settlement
 from .option import Option
 from .passkey import PasskeyCredential
@@ -12,6 +13,7 @@ from .user import User
 __all__ = [
     "Ability",
     "Channel",
+    "CustomOAuthProvider",
     "Log",
     "Midjourney",
     "Option",
@@ -23,4 +25,5 @@ __all__ = [
     "Token",
     "TopUp",
     "User",
+    "UserOAuthBinding",
 ]

@@ -10,6 +10,7 @@ from aiohttp import web
 from api.i18n.accounts import ACCOUNTS
 from api.i18n.channels import CHANNELS
 from api.i18n.common import COMMON
+from api.i18n.oidc import OIDC
 from api.i18n.options import OPTIONS
 from api.i18n.passkeys import PASSKEYS
 from api.i18n.relay import RELAY
@@ -17,7 +18,7 @@ from api.i18n.tokens_wallet import TOKENS_WALLET
 
 # key: (English, Chinese). Parameters use str.format names.
 MESSAGES: dict[str, tuple[str, str]] = {**COMMON, **TOKENS_WALLET, **ACCOUNTS, **OPTIONS, **CHANNELS, **RELAY,
-                                   **PASSKEYS}
+                                   **PASSKEYS, **OIDC}
 
 
 def language(request: web.Request | None) -> str:

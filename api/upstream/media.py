@@ -182,6 +182,12 @@ async def _read(resp: Any, max_bytes: int, budget: MediaBudget | None) -> bytes:
     return b"".join(chunks)
 
 
+async def checked_addresses(host: str, port: int, allow_private: bool) -> list[ResolveResult]:
+    """The host's addresses, each checked as above (refused unless public or allowed): what a
+    PinnedResolver then connects to, for other fetches of user-supplied URLs under this policy."""
+    return await _checked(host, port, allow_private)
+
+
 async def check_host(host: str, port: int, allow_private: bool) -> None:
     """Refuse (400 invalid_image_url) a host that resolves to a non-public address, unless allowed."""
     await _checked(host, port, allow_private)

@@ -8,6 +8,7 @@ from aiohttp import web
 
 from api import keys
 from api.response import ok
+from api.services.accounts.oidc_providers import enabled_providers
 from api.services.configuration.options import OptionsService
 from models.settings import VERSION
 
@@ -100,7 +101,8 @@ async def get_status(request: web.Request) -> web.Response:
     options = request.config_dict[keys.OPTIONS]
     cache = request.config_dict.get(STATUS_CACHE)
     data = cache.get() if cache is not None else build_status(options, request.config_dict[keys.START_TIME])
-    return ok(data)
+    # The enabled custom OAuth providers live in the database, not in the options: read each time.
+    return ok({**data, "custom_oauth_providers": await enabled_providers()})
 
 
 @routes.get("/notice")
