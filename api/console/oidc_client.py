@@ -128,7 +128,7 @@ async def exchange_code(request: web.Request, provider: CustomOAuthProvider, cod
             "code_verifier": flow.verifier}
     headers: dict[str, str] = {}
     if provider.auth_style == 2:
-        headers["Authorization"] = aiohttp.BasicAuth(provider.client_id, provider.client_secret).encode()
+        headers["Authorization"] = aiohttp.encode_basic_auth(provider.client_id, provider.client_secret)
     else:
         form.update(client_id=provider.client_id, client_secret=provider.client_secret)
     answer = await _provider_json(request, provider, provider.token_endpoint, "token", form=form, headers=headers)
