@@ -30,12 +30,13 @@ from typing import Any
 from tortoise import Model
 from tortoise.transactions import in_transaction
 
-from models import Channel, Log, Option, Redemption, Token, TopUp, User
+from models import Channel, CustomOAuthProvider, Log, Option, Redemption, Token, TopUp, User, UserOAuthBinding
 from models.channel import Ability
 from models.log import QuotaData
 from models.task import Midjourney, Task
 
 from .channels import channel_converter
+from .oauth import import_custom_oauth
 from .report import Report as Report
 from .rows import convert_log, convert_plain, convert_token, convert_user, text
 from .source import Source
@@ -122,7 +123,9 @@ async def run(url: str, *, logs: bool = False, dry: bool = False, new_only: bool
                              ("tasks", Task)):
             if table in tables:
                 await copy(table, model, convert_plain(model))
-        copied: list[type[Model]] = [User, Token, Channel, Redemption, TopUp, Midjourney, Task]
+        await import_custom_oauth(source, tables, report, dry, new_only)
+        copied: list[type[Model]] = [User, Token, Channel, Redemption, TopUp, Midjourney, Task,
+                                     CustomOAuthProvider, UserOAuthBinding]
         if logs:
             cursor = await Option.filter(key=LOG_CURSOR).first()
             await copy("logs", Log, convert_log, after_id=int(cursor.value) if cursor else 0, progress=True)
