@@ -7,6 +7,7 @@ import useTurnstile from '../hooks/useTurnstile';
 import { useUser } from '../context/UserContext';
 import { login as loginCall } from '../api/user';
 import { startOAuth, telegramLogin, wechatLogin } from '../api/oauth';
+import CustomOAuthButtons from '../components/oauth/CustomOAuthButtons';
 import { showAlert, showError, showSuccess } from '../lib/toast';
 import { TextInput } from '../components/Field';
 import Modal from '../components/Modal';
@@ -117,6 +118,7 @@ export default function Login() {
               {status.telegram_oauth && <TelegramLoginButton botName={status.telegram_bot_name} onAuth={onTelegramAuth} />}
             </>
           )}
+          <CustomOAuthButtons providers={status.custom_oauth_providers} />
         </div>
       </div>
       {wechatOpen && (

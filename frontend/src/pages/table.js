@@ -7,6 +7,7 @@ import Register from './Register';
 import PasswordReset from './PasswordReset';
 import PasswordResetConfirm from './PasswordResetConfirm';
 import OAuthCallback from './OAuthCallback';
+import CustomOAuthCallback from '../components/oauth/CustomOAuthCallback';
 import NotFound from './NotFound';
 
 // Pages past the login load on first use: the first load carries only the shell and the public pages.
@@ -46,6 +47,7 @@ export const PAGES = [
   { path: '/user/reset', component: PasswordResetConfirm },
   { path: '/oauth/github', component: OAuthCallback, props: { provider: 'github' } },
   { path: '/oauth/linuxdo', component: OAuthCallback, props: { provider: 'linuxdo' } },
+  { path: '/oauth/:slug', component: CustomOAuthCallback },
   { path: '/playground', component: PlaygroundPage, role: 'user', sidebar: { label: 'playground', order: 10 } },
   { path: '/pricing', component: PricingPage, sidebar: { label: 'pricing', order: 20 } },
   { path: '/channel', component: ChannelPage, role: 'admin', sidebar: { label: 'channel', order: 30 } },

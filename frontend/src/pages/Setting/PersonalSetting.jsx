@@ -10,6 +10,7 @@ import useSubmit from '../../hooks/useSubmit';
 import useTurnstile from '../../hooks/useTurnstile';
 import { useUser } from '../../context/UserContext';
 import { deleteSelf, generateAccessToken, sendVerificationCode, transferAffQuota, updateSelf } from '../../api/user';
+import CustomOAuthBindings from '../../components/oauth/CustomOAuthBindings';
 import { emailBind, startOAuth, TELEGRAM_BIND_URL, wechatBind } from '../../api/oauth';
 import { copy } from '../../lib/clipboard';
 import { showError, showSuccess } from '../../lib/toast';
@@ -375,6 +376,7 @@ export default function PersonalSetting() {
       <ModelsCard />
       <InviteCard self={self} onTransferred={mutate} />
       <BindingsCard self={self} status={status} onChanged={mutate} />
+      <CustomOAuthBindings />
       <SecurityCard self={self} />
       <PasskeysCard />
     </div>

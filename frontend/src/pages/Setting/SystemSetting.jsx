@@ -2,6 +2,7 @@ import { useTranslation } from 'react-i18next';
 import useOptions from '../../hooks/useOptions';
 import { stripTrailingSlash } from '../../lib/format';
 import OptionCard from './OptionCard';
+import CustomOAuthSettings from '../../components/oauth/CustomOAuthSettings';
 
 const sw = (key, extra = {}) => ({ key, type: 'switch', ...extra });
 const url = (key) => ({ key, transform: stripTrailingSlash });
@@ -78,6 +79,7 @@ export default function SystemSetting() {
       {card('smtp')}
       {card('github', { children: <p className="help mb-3">{t('setting.oauthCallback')}: <code>{`${server}/oauth/github`}</code></p> })}
       {card('linuxdo', { children: <p className="help mb-3">{t('setting.oauthCallback')}: <code>{`${server}/oauth/linuxdo`}</code></p> })}
+      <CustomOAuthSettings server={server} />
       {card('wechat')}
       {card('telegram')}
       {card('turnstile')}
