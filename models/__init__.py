@@ -8,6 +8,7 @@ from .redemption import Redemption
 from .task import Midjourney, Task
 from .token import Token
 from .topup import TopUp
+from .two_factor import TwoFactor, TwoFactorBackupCode
 from .user import User
 
 __all__ = [
@@ -24,6 +25,8 @@ __all__ = [
     "Task",
     "Token",
     "TopUp",
+    "TwoFactor",
+    "TwoFactorBackupCode",
     "User",
     "UserOAuthBinding",
 ]

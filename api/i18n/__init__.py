@@ -15,10 +15,11 @@ from api.i18n.options import OPTIONS
 from api.i18n.passkeys import PASSKEYS
 from api.i18n.relay import RELAY
 from api.i18n.tokens_wallet import TOKENS_WALLET
+from api.i18n.two_factor import TWO_FACTOR
 
 # key: (English, Chinese). Parameters use str.format names.
 MESSAGES: dict[str, tuple[str, str]] = {**COMMON, **TOKENS_WALLET, **ACCOUNTS, **OPTIONS, **CHANNELS, **RELAY,
-                                   **PASSKEYS, **OIDC}
+                                   **PASSKEYS, **OIDC, **TWO_FACTOR}
 
 
 def language(request: web.Request | None) -> str:

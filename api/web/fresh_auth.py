@@ -20,6 +20,16 @@ FIELD = "verified_at"
 METHODS = frozenset({"password", "2fa", "passkey"})
 
 
+class VerificationRequired(ApiError):
+    """HTTP 403 with the envelope, as new-api answers it: the console tells this refusal from the
+    others by its status, opens its verification dialog and retries."""
+
+    status = 403
+
+    def __init__(self) -> None:
+        super().__init__("verification_required")
+
+
 async def mark_verified(request: web.Request, method: str) -> int:
     """The request's session has just proved its user again by `method` (one of METHODS); the
     unix time until which it counts as verified."""
@@ -47,7 +57,7 @@ async def verified_until(request: web.Request) -> int:
 
 
 async def require_verified(request: web.Request) -> None:
-    """Refuse (`verification_required`, success false) unless the session verified itself in the
-    last VERIFIED_FOR seconds."""
+    """Refuse (`verification_required`, success false, HTTP 403) unless the session verified itself
+    in the last VERIFIED_FOR seconds."""
     if not await verified_until(request):
-        raise ApiError("verification_required")
+        raise VerificationRequired()

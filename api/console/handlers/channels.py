@@ -9,7 +9,8 @@ from aiohttp import web
 from api import keys
 from api.channels import admin as service
 from api.channels import catalogue_view, channel_test, monitor, multi_key, queries, tags
-from api.console.auth import admin_required, the_user, user_required
+from api.console.auth import admin_required, root_required, the_user, user_required
+from api.console.handlers.secure_verify import require_fresh
 from api.errors import ApiError
 from api.i18n import language, translate
 from api.response import json_body, ok, read_json
@@ -118,6 +119,16 @@ async def search_channels(request: web.Request) -> web.Response:
 @admin_required
 async def get_channel(request: web.Request) -> web.Response:
     return ok((await service.get_channel(_channel_id(request))).public_dict())
+
+
+@routes.post(r"/channel/{id:\d+}/key")
+@root_required
+async def reveal_channel_key(request: web.Request) -> web.Response:
+    """A channel's stored key text (every key of a multi-key channel, one a line), root's only and
+    in a session verified in the last minutes (POST /api/verify), as new-api shows it: `{"key": …}`."""
+    await require_fresh(request, the_user(request))
+    channel = await service.get_channel(_channel_id(request))
+    return ok({"key": channel.key})
 
 
 # -- writes ----------------------------------------------------------------------------------------

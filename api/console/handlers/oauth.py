@@ -11,6 +11,7 @@ from aiohttp import web
 
 from api import keys
 from api.console.auth import USER_HEADER, critical, current_user, services, the_user, user_required
+from api.console.handlers.secure_verify import require_fresh
 from api.console.handlers.users import start_session
 from api.errors import ApiError, Unauthorized
 from api.response import ok
@@ -101,6 +102,7 @@ async def wechat_bind(request: web.Request) -> web.Response:
 @critical("oauth")
 @user_required
 async def email_bind(request: web.Request) -> web.Response:
+    await require_fresh(request, the_user(request))  # a new address can take over the account
     options = request.config_dict[keys.OPTIONS]
     email = accounts.check_email_allowed(options, request.query.get("email"))
     code = request.query.get("code", "").strip()

@@ -1,4 +1,4 @@
-"""User management (admin): list, search, get, create, update, manage, delete."""
+"""User management (admin): list, search, get, create, update, manage, delete, two-factor reset."""
 from __future__ import annotations
 
 from typing import Any
@@ -7,8 +7,12 @@ from aiohttp import web
 
 from api import keys
 from api.console.auth import admin_required, services, the_user
+from api.console.handlers.secure_verify import require_fresh
+from api.errors import ApiError
+from api.i18n import language, translate
 from api.response import ok, read_json
-from api.services.accounts import user_admin
+from api.services.accounts import two_factor, user_admin
+from api.services.accounts.deps import Services
 from api.services.paging import read_page
 from models import User
 
@@ -65,6 +69,8 @@ def _manage_result(user: User) -> dict[str, Any]:
 @admin_required
 async def manage_user(request: web.Request) -> web.Response:
     body = await read_json(request)
+    if body.get("action") in ("promote", "demote"):
+        await require_fresh(request, the_user(request))  # a role change is root's, after verifying
     user = await user_admin.manage_user(services(request), the_user(request), body.get("id"), body.get("action"))
     return ok(_manage_result(user))
 
@@ -74,3 +80,19 @@ async def manage_user(request: web.Request) -> web.Response:
 async def delete_user(request: web.Request) -> web.Response:
     user = await user_admin.manage_user(services(request), the_user(request), request.match_info["id"], "delete")
     return ok(_manage_result(user))
+
+
+@routes.delete(r"/user/{id:\d+}/2fa")
+@admin_required
+async def reset_two_factor(request: web.Request) -> web.Response:
+    """Turn a user's two-factor login off (root for anyone, an admin for users below them)."""
+    target = await user_admin.get_managed_user(the_user(request), request.match_info["id"])
+    await reset_user_two_factor(services(request), the_user(request), target)
+    return ok(None, translate("two_factor_reset", language(request)))
+
+
+async def reset_user_two_factor(services: Services, actor: User, target: User) -> None:
+    """`actor` turns `target`'s two-factor login off; every session of the target ends."""
+    if not await two_factor.remove(target.id):
+        raise ApiError("two_factor_not_enabled")
+    await services.sessions.revoke_user(target.id)

@@ -5,6 +5,7 @@ from aiohttp import web
 
 from api import keys
 from api.console.auth import services, the_user, user_required
+from api.console.handlers.secure_verify import require_fresh
 from api.response import ok, read_json
 from api.services.accounts import users as accounts
 from api.web.sessions import sessions_of
@@ -21,10 +22,13 @@ async def get_self(request: web.Request) -> web.Response:
 @routes.put("/user/self")
 @user_required
 async def update_self(request: web.Request) -> web.Response:
-    """Profile fields; a new password needs `original_password` (unless the account has none yet) and
-    ends every session, this one continuing under a fresh session id."""
+    """Profile fields; a new password needs `original_password` (unless the account has none yet)
+    and a session verified in the last minutes (POST /api/verify), and ends every session, this one
+    continuing under a fresh session id."""
     user = the_user(request)
     body = await read_json(request)
+    if body.get("password") not in (None, ""):
+        await require_fresh(request, user)
     if await accounts.update_self(services(request), user, body):
         session = await sessions_of(request).load(request)
         if session is not None:

@@ -27,6 +27,7 @@ DEFAULTS: dict[str, str] = {
     "EmailVerificationEnabled": "false",
     "RegisterEnabled": "true",
     "UserSelfDeletionEnabled": "false",
+    "TwoFactorRequiredForAdminsEnabled": "false",  # admins and root must log in with a second factor
     # OAuth and login providers
     "GitHubOAuthEnabled": "false",
     "GitHubClientId": "",
