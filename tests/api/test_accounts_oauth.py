@@ -254,6 +254,7 @@ async def test_telegram_bind_by_widget_redirect_and_by_the_console(browsers: Bro
 # -- e-mail binding ------------------------------------------------------------------------------------
 async def test_email_bind(client, browsers: Browsers) -> None:
     alice, api = await browsers.user("alice")
+    assert (await api.post("/api/verify", {"method": "password", "password": "password123"}))["success"]
     await make_user("owner", email="taken@example.com")
     store = client.server.app[keys.STORE]
     code = await mail.issue_code(store, mail.VERIFY, "alice@example.com", mail.VERIFY_CODE_LENGTH)

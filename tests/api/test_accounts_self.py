@@ -51,6 +51,7 @@ async def test_password_change_needs_the_old_password_and_ends_other_sessions(br
     user, api = await browsers.user("alice")
     other = await browsers.login("alice")
     before = user.password
+    assert (await api.post("/api/verify", {"method": "password", "password": "password123"}))["success"]
     for body, message in [
         ({"password": "new-password-1"}, "Please enter your current password"),
         ({"password": "new-password-1", "original_password": "wrong-pass"}, "The current password is wrong"),

