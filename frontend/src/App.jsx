@@ -2,6 +2,7 @@ import { Route, Routes } from 'react-router-dom';
 import { SWRConfig } from 'swr';
 import { fetcher } from './api/client';
 import { UserProvider } from './context/UserContext';
+import { VerificationProvider } from './context/VerificationContext';
 import Toaster from './components/Toaster';
 import Layout from './components/layout/Layout';
 import RequireAuth from './components/RequireAuth';
@@ -28,7 +29,9 @@ export default function App() {
   return (
     <SWRConfig value={SWR_OPTIONS}>
       <UserProvider>
-        <AppRoutes />
+        <VerificationProvider>
+          <AppRoutes />
+        </VerificationProvider>
         <Toaster />
       </UserProvider>
     </SWRConfig>

@@ -80,12 +80,16 @@ function buildUrl(url, params) {
   return url + (url.includes('?') ? '&' : '?') + query;
 }
 
+// A 403 of the console API: the session must verify itself again first (POST /api/verify).
+export const isVerificationRequired = (error) => error instanceof ApiError && error.status === 403;
+
 /**
- * request(method, url, {body, params, silent, raw})
+ * request(method, url, {body, params, silent, raw, verifiable})
  * Resolves to `data` of the envelope (or the whole envelope with raw: true).
- * Rejects with ApiError on HTTP errors and on success=false (toast shown unless silent).
+ * Rejects with ApiError on HTTP errors and on success=false (toast shown unless silent; a 403 shown unless
+ * `verifiable`: its caller opens the verification dialog, see context/VerificationContext).
  */
-export async function request(method, url, { body, params, silent = false, raw = false } = {}) {
+export async function request(method, url, { body, params, silent = false, raw = false, verifiable = false } = {}) {
   const headers = { 'New-Api-User': userHeader() };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   let res;
@@ -110,7 +114,8 @@ export async function request(method, url, { body, params, silent = false, raw =
     } catch {
       /* body was not JSON */
     }
-    if (!silent || res.status === 401) handleHttpError(res.status, message);
+    const quiet = silent || (verifiable && res.status === 403);
+    if (!quiet || res.status === 401) handleHttpError(res.status, message);
     throw new ApiError(message, res.status, null);
   }
   let json;

@@ -14,6 +14,6 @@ export async function startOAuth(provider, clientId) {
 export const oauthCallback = (provider, params) => get(`/api/oauth/${provider}`, { params, silent: true, raw: true });
 export const wechatLogin = (code) => get('/api/oauth/wechat', { params: { code } });
 export const wechatBind = (code) => get('/api/oauth/wechat/bind', { params: { code } });
-export const emailBind = (email, code) => get('/api/oauth/email/bind', { params: { email, code } });
+export const emailBind = (email, code) => get('/api/oauth/email/bind', { params: { email, code }, verifiable: true });
 export const telegramLogin = (fields) => get('/api/oauth/telegram/login', { params: fields });
 export const TELEGRAM_BIND_URL = '/api/oauth/telegram/bind';

@@ -6,7 +6,7 @@ export const register = (body, turnstile) => post('/api/user/register', body, { 
 export const sendVerificationCode = (email, turnstile) => get('/api/verification', { params: { email, turnstile } });
 export const sendResetMail = (email, turnstile) => get('/api/reset_password', { params: { email, turnstile } });
 export const resetPassword = (email, token) => post('/api/user/reset', { email, token });
-export const updateSelf = (fields) => put('/api/user/self', fields);
+export const updateSelf = (fields) => put('/api/user/self', fields, { verifiable: Boolean(fields.password) });
 export const deleteSelf = () => del('/api/user/self');
 export const generateAccessToken = () => get('/api/user/token');
 export const transferAffQuota = (quota) => post('/api/user/aff_transfer', { quota });
@@ -14,4 +14,4 @@ export const transferAffQuota = (quota) => post('/api/user/aff_transfer', { quot
 // Administration.
 export const createUser = (user) => post('/api/user/', user);
 export const updateUser = (user) => put('/api/user/', user);
-export const manageUser = (id, action) => post('/api/user/manage', { id, action });
+export const manageUser = (id, action) => post('/api/user/manage', { id, action }, { verifiable: action === 'promote' || action === 'demote' });

@@ -14,6 +14,30 @@ import Modal from '../components/Modal';
 import Turnstile from '../components/Turnstile';
 import TelegramLoginButton from '../components/TelegramLoginButton';
 import PasskeyLoginButton from '../components/passkey/PasskeyLoginButton';
+import TwoFactorSetup from '../components/TwoFactorSetup';
+import { loginSecondFactor } from '../api/twofa';
+
+// The login's second step: a code of the authenticator app, or a backup code (POST /api/user/login/2fa).
+export function SecondFactorStep({ onLoggedIn, onBack }) {
+  const { t } = useTranslation();
+  const [code, setCode] = useState('');
+  const { submit, loading } = useSubmit(() => loginSecondFactor(code.trim()), {
+    validate: () => Boolean(code.trim()) || (showError(t('verify.codeRequired')), false),
+    onSuccess: onLoggedIn,
+  });
+  return (
+    <form onSubmit={submit} noValidate data-testid="login-2fa">
+      <p className="mb-3">{t('login.twofaPrompt')}</p>
+      <TextInput label={t('twofa.codeOrBackup')} value={code} onChange={setCode} autoComplete="one-time-code"
+        name="otp" autoFocus data-testid="login-2fa-code" help={t('login.twofaHelp')} />
+      <div className="buttons">
+        <button type="submit" className={`button is-primary ${loading ? 'is-loading' : ''}`}
+          data-testid="login-2fa-submit">{t('shell.login')}</button>
+        <button type="button" className="button is-text" onClick={onBack}>{t('login.twofaBack')}</button>
+      </div>
+    </form>
+  );
+}
 
 function WeChatLoginModal({ qrcode, onClose, onLoggedIn }) {
   const { t } = useTranslation();
@@ -44,6 +68,8 @@ export default function Login() {
   const [wechatOpen, setWechatOpen] = useState(false);
   const expired = searchParams.get('expired') === 'true';
   const from = location.state && location.state.from;
+  // 'password', then 'code' (two-factor login on) or 'setup' (required of admins); an OAuth login may start at either.
+  const [step, setStep] = useState((location.state && location.state.twoFactor) || 'password');
 
   const finish = useCallback((data, target) => {
     login(data);
@@ -54,22 +80,29 @@ export default function Login() {
     navigate(target);
   }, [login, navigate, t]);
 
+  // The password (or a third party) was right: log in, or go on to the second factor.
+  const passed = useCallback((data, target) => {
+    if (data && data.require_2fa) setStep('code');
+    else if (data && data.require_2fa_setup) setStep('setup');
+    else finish(data, target);
+  }, [finish]);
+
   const required = () => {
     if (username && password) return true;
     showError(t('login.required'));
     return false;
   };
   const { submit: onSubmit, loading } = useSubmit(() => loginCall(username, password, turnstile.token), {
-    validate: required, turnstile, onSuccess: (data) => finish(data, from || '/token'),
+    validate: required, turnstile, onSuccess: (data) => passed(data, from || '/token'),
   });
 
   const onTelegramAuth = useCallback(async (fields) => {
     try {
-      finish(await telegramLogin(fields), '/');
+      passed(await telegramLogin(fields), '/');
     } catch {
       /* toast shown by the client */
     }
-  }, [finish]);
+  }, [passed]);
 
   const anyThirdParty = status.github_oauth || status.linuxdo_oauth || status.wechat_login || status.telegram_oauth;
 
@@ -79,6 +112,14 @@ export default function Login() {
         <div className="box">
           <h1 className="title is-4">{t('login.title')}</h1>
           {expired && <div className="notification is-warning" data-testid="expired-message">{t('login.expired')}</div>}
+          {step === 'code' && <SecondFactorStep onLoggedIn={(data) => finish(data, from || '/token')} onBack={() => setStep('password')} />}
+          {step === 'setup' && (
+            <div data-testid="login-2fa-setup">
+              <div className="notification is-info is-light">{t('login.twofaSetupRequired')}</div>
+              <TwoFactorSetup onEnabled={(data) => finish(data, from || '/token')} />
+            </div>
+          )}
+          {step === 'password' && (<>
           <form onSubmit={onSubmit} noValidate>
             <TextInput label={t('login.username')} value={username} onChange={setUsername} autoComplete="username"
               name="username" data-testid="login-username" />
@@ -119,11 +160,12 @@ export default function Login() {
             </>
           )}
           <CustomOAuthButtons providers={status.custom_oauth_providers} />
+          </>)}
         </div>
       </div>
       {wechatOpen && (
         <WeChatLoginModal qrcode={status.wechat_qrcode} onClose={() => setWechatOpen(false)}
-          onLoggedIn={(data) => { setWechatOpen(false); finish(data, '/'); }} />
+          onLoggedIn={(data) => { setWechatOpen(false); passed(data, '/'); }} />
       )}
     </div>
   );

@@ -44,6 +44,9 @@ export default function OAuthCallback({ provider }) {
         if (res.message === 'bind') {
           showSuccess(t('oauth.bindSuccess'));
           navigate('/setting');
+        } else if (res.data && (res.data.require_2fa || res.data.require_2fa_setup)) {
+          // The login waits for its second factor (or its setup) in this browser: the login page asks for it.
+          navigate('/login', { state: { twoFactor: res.data.require_2fa ? 'code' : 'setup' } });
         } else {
           login(res.data);
           showSuccess(t('login.success'));

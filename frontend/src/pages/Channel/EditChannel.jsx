@@ -17,6 +17,7 @@ import useSeededForm from '../../hooks/useSeededForm';
 import useChannelUnpriced from '../../hooks/useChannelUnpriced';
 import ModelPicker from '../../components/ModelPicker';
 import KeysPanel from './KeysPanel';
+import RevealKey from './RevealKey';
 
 const split = (s) => String(s || '').split(',').map((x) => x.trim()).filter(Boolean);
 
@@ -331,6 +332,7 @@ export default function EditChannel({ id, onClose, onSaved, onKeysChanged = () =
                 help={<span data-testid="channel-key-format">{keyHelp}</span>}
                 rows={keyWhole || inputs.multi_key ? 8 : 3} value={inputs.key} onChange={set('key')} data-testid="channel-key" />
             )}
+            {isEdit && <RevealKey channelId={id} />}
             {inputs.multi_key && (
               <div className="box" data-testid="channel-multi-key-settings">
                 {isEdit && (

@@ -22,6 +22,8 @@ import Modal from '../../components/Modal';
 import Turnstile from '../../components/Turnstile';
 import TelegramLoginButton from '../../components/TelegramLoginButton';
 import PasskeysCard from '../../components/passkey/PasskeysCard';
+import { useVerification } from '../../context/VerificationContext';
+import TwoFactorCard from './TwoFactorCard';
 
 function Stat({ label, value, testId }) {
   return (
@@ -163,7 +165,8 @@ function EmailBindModal({ status, onClose, onDone }) {
     showError(t('personal.codeRequired'));
     return false;
   };
-  const { submit: bind, loading } = useSubmit(() => emailBind(email, code), {
+  const { withVerification } = useVerification();
+  const { submit: bind, loading } = useSubmit(() => withVerification(() => emailBind(email, code)), {
     validate: codeGiven, success: t('personal.emailBound'), onSuccess: onDone,
   });
   return (
@@ -227,7 +230,8 @@ function PasswordModal({ onClose }) {
     }
     return true;
   };
-  const { submit, loading } = useSubmit(() => updateSelf({ original_password: original, password }), {
+  const { withVerification } = useVerification();
+  const { submit, loading } = useSubmit(() => withVerification(() => updateSelf({ original_password: original, password })), {
     validate: passwordsValid, success: t('personal.passwordChanged'), onSuccess: onClose,
   });
   return (
@@ -379,6 +383,7 @@ export default function PersonalSetting() {
       <CustomOAuthBindings />
       <SecurityCard self={self} />
       <PasskeysCard />
+      <TwoFactorCard />
     </div>
   );
 }

@@ -5,6 +5,8 @@ import useUsers from '../../hooks/useUsers';
 import useGroups from '../../hooks/useGroups';
 import useListPage from '../../hooks/useListPage';
 import { manageUser } from '../../api/user';
+import { resetUserTwoFactor } from '../../api/twofa';
+import { useVerification } from '../../context/VerificationContext';
 import { showSuccess } from '../../lib/toast';
 import { renderNumber, renderQuota } from '../../lib/format';
 import { ROLE_LABELS, STATUS_LABELS } from '../../constants/user';
@@ -48,6 +50,7 @@ function RowActions({ user, onAction, onEdit }) {
         : button('enable', { className: 'is-success is-light', disabled: user.status === 3 }))}
       <button type="button" className="button is-small is-link is-light" onClick={() => onEdit(user.id)}>{t('common.edit')}</button>
       <ResetPasskeysButton user={user} />
+      {button('reset2fa', { className: 'is-light' })}
       {user.role < 100 && button('delete', { className: 'is-danger is-light' })}
     </div>
   );
@@ -67,11 +70,21 @@ export default function UserPage() {
   const { items, total, isLoading, mutate } = useUsers(list.params);
   const { groups } = useGroups();
 
+  const { withVerification } = useVerification();
   const runAction = async ({ user, action }) => {
     setPending(null);
+    if (action === 'reset2fa') {
+      try {
+        await resetUserTwoFactor(user.id);
+        showSuccess(t('user.twofaReset', { username: user.username }));
+      } catch {
+        /* the client showed why */
+      }
+      return;
+    }
     try {
       await patchOptimistically(mutate, user.id, OPTIMISTIC[action], async () => {
-        const data = await manageUser(user.id, action);
+        const data = await withVerification(() => manageUser(user.id, action));
         if (action === 'delete') return { DeletedAt: (data && data.DeletedAt) || true };
         return { role: data.role, status: data.status };
       });
