@@ -3,6 +3,7 @@ import { MemoryRouter, Route, Routes, useLocation } from 'react-router-dom';
 import { SWRConfig } from 'swr';
 import { fetcher } from '../api/client';
 import { UserProvider } from '../context/UserContext';
+import { VerificationProvider } from '../context/VerificationContext';
 import Toaster from '../components/Toaster';
 import { setStoredUser } from '../lib/storage';
 import { ROUTER_FUTURE } from '../constants/router';
@@ -21,7 +22,9 @@ export function Providers({ children, route = '/' }) {
     <SWRConfig value={{ provider: () => new Map(), fetcher, dedupingInterval: 0, shouldRetryOnError: false, revalidateOnFocus: false }}>
       <UserProvider>
         <MemoryRouter initialEntries={[route]} future={ROUTER_FUTURE}>
-          {children}
+          <VerificationProvider>
+            {children}
+          </VerificationProvider>
           <LocationDisplay />
         </MemoryRouter>
         <Toaster />
