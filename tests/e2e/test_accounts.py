@@ -45,6 +45,9 @@ async def test_root_changes_the_default_password(page, settings) -> None:
     await modal.get_by_label("New password", exact=True).fill("a-much-better-password")
     await modal.get_by_label("Confirm new password").fill("a-much-better-password")
     await modal.get_by_role("button", name="Confirm").click()
+    verify = page.get_by_test_id("verification-modal")  # a password change needs a fresh verification
+    await verify.get_by_label("Password", exact=True).fill("123456")
+    await verify.get_by_role("button", name="Verify").click()
     await expect(page.get_by_test_id("toaster")).to_contain_text("Password changed!")
     root = await _user(settings, "root")
     assert await _verify(root.password, "a-much-better-password")
@@ -96,8 +99,11 @@ async def test_invite_register_token_and_admin_actions(page, browser, backend, s
     await page.goto("/user")
     row = page.get_by_test_id(f"user-row-{alice.id}")
     await row.get_by_role("button", name="Promote").click()
+    await page.get_by_test_id("confirm-modal").get_by_role("button", name="Confirm").click()
+    verify = page.get_by_test_id("verification-modal")  # root's role changes need a fresh verification
+    await verify.get_by_label("Password", exact=True).fill("123456")
     async with page.expect_response(lambda r: r.url.endswith("/api/user/manage")) as answer:
-        await page.get_by_test_id("confirm-modal").get_by_role("button", name="Confirm").click()
+        await verify.get_by_role("button", name="Verify").click()
     assert (await (await answer.value).json())["success"]  # the row updates optimistically before this
     await expect(row).to_contain_text("Admin")
     assert (await _user(settings, "alice")).role == Role.ADMIN

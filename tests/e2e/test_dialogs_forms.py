@@ -126,6 +126,11 @@ async def test_every_drawer_and_dialog_takes_focus_traps_tab_closes_on_escape_an
     await dialog.get_by_label("New password", exact=True).fill("password456")
     await dialog.get_by_label("Confirm new password").fill("password456")
     await dialog.get_by_label("Confirm new password").press("Enter")
+    # The verification dialog opens on top, its field focused; Enter there verifies and the change goes through.
+    verify = page.get_by_test_id("verification-modal")
+    await expect(verify.get_by_label("Password", exact=True)).to_be_focused()
+    await page.keyboard.type("123456")
+    await page.keyboard.press("Enter")
     await expect(page.get_by_test_id("toaster")).to_contain_text("Password changed!")
     await expect(dialog).to_be_hidden()
 
