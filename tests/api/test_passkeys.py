@@ -404,3 +404,26 @@ async def test_a_disabled_or_deleted_users_passkey_logs_nobody_in(client, browse
     await alice.filter(id=alice.id).update(status=int(UserStatus.ENABLED), deleted_at=1)
     assert (await passkey_login(stranger, authenticator))["message"] == "This user has been banned"
     assert (await stranger.request("GET", "/api/user/self", expect_status=401))["success"] is False
+
+
+async def test_a_passkey_is_the_second_factor_a_password_needs(client, browsers: Browsers, enabled) -> None:
+    """An account with two-factor login on: its password login waits for a code, its passkey login
+    starts the session at once (a passkey is a strong factor); verification offers the passkey."""
+    import pyotp
+
+    alice, browser = await browsers.user("alice")
+    setup = await browser.post("/api/user/2fa/setup")
+    assert (await browser.post("/api/user/2fa/enable", {"code": pyotp.TOTP(setup["data"]["secret"]).now()}))["success"]
+    authenticator = Authenticator(ORIGIN)
+    await register(browser, authenticator)
+    assert "passkey" in (await browser.get("/api/verify/status"))["data"]["methods"]
+
+    by_password = browsers.new()
+    body = await by_password.post("/api/user/login", {"username": "alice", "password": "password123"})
+    assert body["success"] and body["data"]["require_2fa"] is True, body
+    assert (await by_password.get("/api/user/self", expect_status=401))["success"] is False  # no session yet
+
+    by_passkey = browsers.new()
+    body = await passkey_login(by_passkey, authenticator)
+    assert body["success"] and not body["data"].get("require_2fa"), body
+    assert (await by_passkey.get("/api/user/self"))["data"]["id"] == alice.id

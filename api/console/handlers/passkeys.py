@@ -109,7 +109,7 @@ async def login_finish(request: web.Request) -> web.Response:
                                 _binding(request, session), body)
     # A passkey with user verification is a strong factor: a two-factor gate of the session starter
     # has nothing to add.
-    response = await start_session(request, user)
+    response = await start_session(request, user, second_factor=True)  # a passkey is a strong factor
     guard = login_guard.LoginGuard(request.config_dict[keys.STORE], sessions.secret)
     await guard.trust(user.id, response, sessions.secure)
     return response

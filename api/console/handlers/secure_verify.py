@@ -26,17 +26,19 @@ from api.services.accounts import two_factor
 from api.services.passwords import verify_password
 from api.web import fresh_auth, login_guard
 from api.web.sessions import sessions_of
-from models import User
+from models import PasskeyCredential, User
 
 routes = web.RouteTableDef()
 
 
 async def methods_of(user: User) -> list[str]:
-    """How the user can prove themselves again: `password` (a password is set), `2fa` (on). The
-    passkey method adds `passkey` here for a user with a passkey."""
+    """How the user can prove themselves again: `password` (a password is set), `2fa` (on),
+    `passkey` (one registered)."""
     methods = ["password"] if user.password else []
     if await two_factor.is_enabled(user.id):
         methods.append("2fa")
+    if await PasskeyCredential.filter(user_id=user.id).exists():
+        methods.append("passkey")
     return methods
 
 

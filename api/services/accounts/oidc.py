@@ -38,7 +38,7 @@ from api.services.accounts.users import (
     normalize_email,
 )
 from api.services.passwords import constant_time_equals
-from models import CustomOAuthProvider, User, UserOAuthBinding
+from models import CustomOAuthProvider, PasskeyCredential, User, UserOAuthBinding
 
 FLOW_TTL = 600  # seconds a started login may take at the provider
 SLUG_PREFIX = 11  # of a new account's username: slug[:11] + "_" + 8 random characters (20 at most)
@@ -183,9 +183,9 @@ async def bind(services: Services, user: User, provider: CustomOAuthProvider, ex
 
 
 async def other_logins(user: User, provider_id: int) -> bool:
-    """Whether the user can still log in without this provider: a password, a built-in login, or a
-    binding to another provider."""
-    if user.password:
+    """Whether the user can still log in without this provider: a password, a passkey, a built-in
+    login, or a binding to another provider."""
+    if user.password or await PasskeyCredential.filter(user_id=user.id).exists():
         return True
     if any(getattr(user, field_name) for field_name, _, _ in PROVIDERS.values()):
         return True
