@@ -1,4 +1,5 @@
 """The data model. Tortoise discovers every model re-exported here."""
+from .audit import AuditEntry
 from .channel import Ability, Channel
 from .custom_oauth import CustomOAuthProvider, UserOAuthBinding
 from .log import Log, QuotaData, Settlement
@@ -13,6 +14,7 @@ from .user import User
 
 __all__ = [
     "Ability",
+    "AuditEntry",
     "Channel",
     "CustomOAuthProvider",
     "Log",

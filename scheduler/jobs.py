@@ -26,6 +26,9 @@ JOBS: tuple[Timed, ...] = (
     Timed("channel-probe", "channel.probe_disabled", 30),
     Timed("channel-notify", "channel.notify_root", 60),
     Timed("logs-purge", "logs.purge", 600),
+    # The audit log: entries a lost message or a killed worker left in Redis; its retention.
+    Timed("audit-sweep", "audit.write", 30),
+    Timed("audit-purge", "audit.purge", 600),
     # Billing: settlement records whose billing.apply was lost (a process that died).
     Timed("billing-sweep", "billing.sweep", 30),
     # Tasks: one poll per platform; workers claim leased batches, so a slow poll never blocks the next.

@@ -17,3 +17,4 @@ class Queue(StrEnum):
     CHANNEL = "channel"
     TASKS = "tasks"
     LOGS = "logs"
+    AUDIT = "audit"

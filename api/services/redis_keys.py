@@ -38,8 +38,10 @@ Outside the users' layout, under the same prefix:
   {inflight}:procs  {inflight}:p:<proc>        requests in flight per API process (api.relay.load)
   {errlog}:rows  {errlog}:due                  error-log rows waiting for the worker; their send mark;
   {errlog}:n:<t<token>|u<user>>:<minute>         rows per key and minute (api.services.error_logs)
+  {audit}:rows  {audit}:due  {audit}:lock     audit entries waiting for the worker; their send mark; the
+                                                 writer's lease (api.services.audit_queue)
   set-aside:<writer>                           rows a batch writer could not write (errlog, settlement,
-                                                 record_log), newest first, capped (api.services.set_aside)
+                                                 record_log, audit), newest first, capped (api.services.set_aside)
   mj-image:<row>:<url digest>                  a Midjourney image (api.relay.tasks.mj_media)
   mj-notify-early:<task>                       a Midjourney callback ahead of its task's row (api.relay.tasks.notify)
   rtsecret:<digest>                            a realtime client secret's grant (api.relay.realtime.secrets)
@@ -47,7 +49,8 @@ Outside the users' layout, under the same prefix:
   billing:lock:<user>  billing:retry:<user>  billing:remind:<user>   settlement (api.services.billing.settlement)
   lock:<name>[:<part>…]                        locks: lock:identity:<provider>:<digest>, lock:channel_test[:<id>],
                                                  lock:channel_test_all, lock:channel_balance_all …
-  sched:<job>                                  a periodic job's last run (run claims: channel.*, logs.purge)
+  sched:<job>                                  a periodic job's last run (run claims: channel.*, logs.purge,
+                                                 audit.purge)
   heartbeat:worker  heartbeat:scheduler        liveness, read by /readyz
   scheduler:leader                             the scheduler's leader lock
   dramatiq  dramatiq:<queue> …                 Dramatiq's namespace and its queues' lists (workers.broker)
@@ -217,6 +220,18 @@ def error_log_due(store: Prefixed) -> str:
 
 def error_log_count(store: Prefixed, who: str, minute: int) -> str:
     return f"{store.prefix}{{errlog}}:n:{who}:{minute}"
+
+
+def audit_rows(store: Prefixed) -> str:
+    return f"{store.prefix}{{audit}}:rows"
+
+
+def audit_due(store: Prefixed) -> str:
+    return f"{store.prefix}{{audit}}:due"
+
+
+def audit_lock(store: Prefixed) -> str:
+    return f"{store.prefix}{{audit}}:lock"
 
 
 def set_aside(store: Prefixed, writer: str) -> str:

@@ -40,6 +40,7 @@ from aiohttp import web
 from api.services import redis_keys
 from api.services.passwords import sha256_hex
 from api.services.store import Store
+from api.web import audit
 from api.web.net import client_ip
 from api.web.sessions import COOKIE as SESSION_COOKIE
 from api.web.sessions import sessions_of
@@ -57,10 +58,13 @@ _DEVICE_VALUE = re.compile(r"^[A-Za-z0-9_-]{32,64}$")
 clock = time.time  # the guard's "now"; tests move it
 
 # KEYS: the counters a failure counts in. ARGV: 1 now (s), 2 free failures, 3 max wait, 4 forget after.
+# → {the wait, 1 when this failure is the first past the free ones of a counter (a burst begins)}
 _FAILED = """
 local wait = 0
+local burst = 0
 for _, key in ipairs(KEYS) do
   local count = redis.call('HINCRBY', key, 'count', 1)
+  if count == tonumber(ARGV[2]) + 1 then burst = 1 end
   if count > tonumber(ARGV[2]) then
     local w = math.min(2 ^ (count - tonumber(ARGV[2])), tonumber(ARGV[3]))
     redis.call('HSET', key, 'until', tonumber(ARGV[1]) + w)
@@ -68,7 +72,7 @@ for _, key in ipairs(KEYS) do
   end
   redis.call('EXPIRE', key, tonumber(ARGV[4]))
 end
-return wait
+return {wait, burst}
 """
 
 
@@ -149,11 +153,17 @@ class LoginGuard:
             wait = max(wait, _left(account_until, now))
         return Attempt(account, source, user_id, device, wait)
 
-    async def failed(self, attempt: Attempt) -> int:
+    async def failed(self, attempt: Attempt, request: web.Request | None = None, identifier: str = "") -> int:
+        """Count a wrong password (or code) → the wait it earns. With `request`: the failure that
+        starts a burst (the first past FREE_FAILURES of a counter, once per counter until it is
+        forgotten) writes one audit entry, `login.burst`, on the account."""
         keys = [self.source_key(attempt.account, attempt.source)]
         if not attempt.known:
             keys.append(self.account_key(attempt.account))
-        return int(await self._failed(keys=keys, args=[round(clock(), 3), FREE_FAILURES, MAX_WAIT, FORGET_AFTER]))
+        wait, burst = await self._failed(keys=keys, args=[round(clock(), 3), FREE_FAILURES, MAX_WAIT, FORGET_AFTER])
+        if burst and request is not None:
+            await audit.login_burst(request, attempt.user_id, identifier, FREE_FAILURES + 1, int(wait), attempt.known)
+        return int(wait)
 
     async def succeeded(self, attempt: Attempt, response: web.StreamResponse, secure: bool) -> None:
         """Clear the source's counter (the account's too, for an unknown source) and make this browser

@@ -12,12 +12,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import sys
+from urllib.parse import urlsplit
 
 from redis.exceptions import RedisError
 
 from api.resources import Resources, open_resources
-from api.services import redis_keys
+from api.services import audit, redis_keys
 from api.services.store import Store
+from models.enums import Role
 from models.settings import Settings
 from workers.broker import send
 
@@ -104,6 +106,7 @@ async def import_into(resources: Resources, args: argparse.Namespace) -> int:
               f"values, among them {money(report)}", file=sys.stderr)
     # A --new-only import into a live gateway keeps what changed here: later runs still ask.
     await live.record_import(kept=args.new_only and activity.live)
+    await audit.push(store, resources.jobs, import_entry(args, report))
     if args.new_only:
         await refresh_new_rows(resources, report)
         print("live balances of the new users and keys and the caches in Redis reloaded; "
@@ -112,6 +115,20 @@ async def import_into(resources: Resources, args: argparse.Namespace) -> int:
         await refresh_live_state(resources, report)
         print("live balances, key caches and options in Redis dropped: every process reloads them")
     return 0
+
+
+def import_entry(args: argparse.Namespace, report: Report) -> audit.Entry:
+    """The audit entry of an import that changed the database: by the importer (root's to read), the
+    source named without its credentials, what each table got."""
+    parts = urlsplit(args.source if "://" in args.source else f"sqlite://{args.source}")
+    host = parts.hostname or ""
+    source = f"{parts.scheme}://{host}{f':{parts.port}' if parts.port else ''}{parts.path}"
+    tables = {name: {"created": t.created, "updated": t.updated, "left": t.left}
+              for name, t in report.tables.items() if t.created or t.updated or t.left}
+    return audit.make_entry("import.run", "import", report.flavour or "new-api", None,
+                            {"source": source, "tables": tables, "logs": bool(args.logs),
+                             "new_only": bool(args.new_only), "overwrite_live": bool(args.overwrite_live)},
+                            actor_name="importer", actor_role=int(Role.ROOT), actor_ip="command line")
 
 
 async def forget_balances(store: Store, users: dict[int, list[str]]) -> None:

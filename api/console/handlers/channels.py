@@ -20,8 +20,9 @@ from api.services.events import EventBus
 from api.services.paging import id_sort, read_page
 from api.services.params import body_ids, id_value
 from api.upstream import catalogue
+from api.web import audit
 from models import Channel
-from models.enums import Role
+from models.enums import ChannelStatus, Role
 
 routes = web.RouteTableDef()
 
@@ -138,6 +139,7 @@ async def reveal_channel_key(request: web.Request) -> web.Response:
 @admin_required
 async def create_channel(request: web.Request) -> web.Response:
     created = await service.create_channels(await read_json(request), _events(request))
+    await audit.new_rows(request, "channel.create", created)
     return ok([c.public_dict() for c in created], _text(request, "channel_created"))
 
 
@@ -147,7 +149,9 @@ async def create_channel(request: web.Request) -> web.Response:
 async def update_channel(request: web.Request) -> web.Response:
     """Only root may send a channel's stored keys to a new address; an admin gives the key again."""
     keeps_keys = the_user(request).role >= Role.ROOT
-    channel = await multi_key.update_channel(await read_json(request), _events(request), keeps_keys=keeps_keys)
+    body = await read_json(request)
+    channel = await audit.each_row(request, "channel.update", Channel.filter(id__in=audit.ids(body.get("id"))),
+                                   multi_key.update_channel(body, _events(request), keeps_keys=keeps_keys))
     return ok(channel.public_dict(), _text(request, "channel_updated"))
 
 
@@ -157,13 +161,15 @@ async def copy_channel(request: web.Request) -> web.Response:
     """Copy server-side, so the copy keeps the key the browser never sees."""
     suffix = request.query.get("suffix", "_copy")
     channel = await service.copy_channel(_channel_id(request), suffix, _events(request))
+    await audit.new_rows(request, "channel.copy", [channel])
     return ok(channel.public_dict(), _text(request, "channel_copied"))
 
 
 @routes.delete("/channel/disabled")
 @admin_required
 async def delete_disabled_channels(request: web.Request) -> web.Response:
-    count = await service.delete_disabled(_events(request))
+    disabled = Channel.filter(status__in=[ChannelStatus.MANUALLY_DISABLED, ChannelStatus.AUTO_DISABLED])
+    count = await audit.each_row(request, "channel.delete", disabled, service.delete_disabled(_events(request)))
     return ok(count, _text(request, "channel_deleted_disabled", count=count))
 
 
@@ -171,7 +177,9 @@ async def delete_disabled_channels(request: web.Request) -> web.Response:
 @routes.delete(r"/channel/{id:\d+}/")
 @admin_required
 async def delete_channel(request: web.Request) -> web.Response:
-    if not await service.delete_channels([_channel_id(request)], _events(request)):
+    channel_id = _channel_id(request)
+    if not await audit.each_row(request, "channel.delete", Channel.filter(id=channel_id),
+                                service.delete_channels([channel_id], _events(request))):
         raise ApiError("channel_not_found")
     return ok()
 
@@ -182,7 +190,8 @@ async def delete_channel_batch(request: web.Request) -> web.Response:
     ids = (await read_json(request)).get("ids")
     if not isinstance(ids, list) or not ids:
         raise ApiError("channel_ids_required")
-    count = await service.delete_channels(body_ids(ids), _events(request))
+    count = await audit.each_row(request, "channel.delete", Channel.filter(id__in=audit.ids(ids)),
+                                 service.delete_channels(body_ids(ids), _events(request)))
     return ok(count, _text(request, "channel_deleted_count", count=count))
 
 
@@ -190,6 +199,7 @@ async def delete_channel_batch(request: web.Request) -> web.Response:
 @admin_required
 async def fix_channels(request: web.Request) -> web.Response:
     count = await service.fix_abilities(_events(request))
+    await audit.record(request, "channel.fix", "channel", "", None, {"channels": count})
     return ok(count, _text(request, "channel_fixed_count", count=count))
 
 
@@ -201,7 +211,10 @@ async def manage_channel_keys(request: web.Request) -> web.Response:
     """The keys of a multi-key channel: {channel_id, action, key_index | fingerprint, keys, page, page_size,
     status} (api/channels/multi_key.py)."""
     app = request.config_dict
-    outcome = await multi_key.manage(await read_json(request), app[keys.STORE], app[keys.EVENTS])
+    body = await read_json(request)
+    outcome = await audit.each_row(request, f"channel.keys.{str(body.get('action'))[:40]}",
+                                   Channel.filter(id__in=audit.ids(body.get("channel_id"))),
+                                   multi_key.manage(body, app[keys.STORE], app[keys.EVENTS]))
     message = _text(request, outcome.message, **(outcome.params or {})) if outcome.message else ""
     return ok(outcome.data, message)
 
@@ -211,7 +224,8 @@ async def manage_channel_keys(request: web.Request) -> web.Response:
 async def disable_tag_channels(request: web.Request) -> web.Response:
     """{tag}: every channel of the tag disabled by hand; data: the count changed."""
     tag = tags.tag_of(await read_json(request))
-    count = await tags.disable_tag(tag, _events(request))
+    count = await audit.each_row(request, "channel.tag_disable", Channel.filter(tag=tag),
+                                 tags.disable_tag(tag, _events(request)))
     return ok(count, _text(request, "channel_tag_disabled", count=count, tag=tag))
 
 
@@ -220,7 +234,8 @@ async def disable_tag_channels(request: web.Request) -> web.Response:
 async def enable_tag_channels(request: web.Request) -> web.Response:
     """{tag}: every disabled channel of the tag enabled; data: the count changed."""
     tag = tags.tag_of(await read_json(request))
-    count = await tags.enable_tag(tag, _events(request))
+    count = await audit.each_row(request, "channel.tag_enable", Channel.filter(tag=tag),
+                                 tags.enable_tag(tag, _events(request)))
     return ok(count, _text(request, "channel_tag_enabled", count=count, tag=tag))
 
 
@@ -228,7 +243,9 @@ async def enable_tag_channels(request: web.Request) -> web.Response:
 @admin_required
 async def edit_tag_channels(request: web.Request) -> web.Response:
     """{tag, new_tag?, priority?, weight?, models?, groups?, model_mapping?} on every channel of the tag."""
-    count = await tags.edit_tag(await read_json(request), _events(request))
+    body = await read_json(request)
+    count = await audit.each_row(request, "channel.tag_edit", Channel.filter(tag=tags.tag_of(body)),
+                                 tags.edit_tag(body, _events(request)))
     return ok(count, _text(request, "channel_tag_updated", count=count))
 
 
@@ -237,7 +254,8 @@ async def edit_tag_channels(request: web.Request) -> web.Response:
 async def set_channel_tags(request: web.Request) -> web.Response:
     """{ids, tag}: the tag of these channels (null or "" removes it); data: the count found."""
     body = await read_json(request)
-    count = await tags.set_tags(body.get("ids"), body.get("tag"), _events(request))
+    count = await audit.each_row(request, "channel.tag_set", Channel.filter(id__in=audit.ids(body.get("ids"))),
+                                 tags.set_tags(body.get("ids"), body.get("tag"), _events(request)))
     return ok(count, _text(request, "channel_tag_set", count=count))
 
 

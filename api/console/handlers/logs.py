@@ -10,6 +10,7 @@ from api.services import logs
 from api.services.logs import LogFilter
 from api.services.paging import read_page
 from api.services.params import query_int
+from api.web import audit
 
 routes = web.RouteTableDef()
 
@@ -69,4 +70,6 @@ async def delete_old_logs(request: web.Request) -> web.Response:
     target = query_int(request.query, "target_timestamp", 0)
     if target <= 0:
         raise ApiError("log_target_time_required")
-    return ok(await logs.delete_before(target))
+    deleted = await logs.delete_before(target)
+    await audit.record(request, "log.delete", "log", "", None, {"before_timestamp": target, "deleted": deleted})
+    return ok(deleted)

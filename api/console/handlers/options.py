@@ -1,4 +1,5 @@
-"""Runtime options (root only)."""
+"""Runtime options (root only); each change also writes an audit entry (api.web.audit) beside the
+MANAGE log row it always wrote."""
 from __future__ import annotations
 
 from aiohttp import web
@@ -7,8 +8,10 @@ from api import keys
 from api.console.auth import root_required, the_user
 from api.errors import ApiError
 from api.response import ok, read_json
+from api.services.audit import option_is_secret
 from api.services.configuration.option_rules import DEFAULTS, SECRET_OPTIONS
 from api.services.logs import log_event
+from api.web import audit
 from models.enums import LogType
 
 routes = web.RouteTableDef()
@@ -28,7 +31,10 @@ async def update_option(request: web.Request) -> web.Response:
     if not isinstance(key, str) or not key:
         raise ApiError("invalid_param", name="key")
     options = request.config_dict[keys.OPTIONS]
+    old = options.values.get(key)
     value = await options.update(key, body.get("value"))
+    await audit.record(request, "option.set", "option", key, {"value": old}, {"value": value},
+                       secret_fields=("value",) if option_is_secret(key) else ())
     user = the_user(request)
     hidden = key in SECRET_OPTIONS
     shown = "(hidden)" if hidden else (value if len(value) <= 200 else value[:200] + "…")
@@ -41,5 +47,8 @@ async def update_option(request: web.Request) -> web.Response:
 @routes.post("/option/rest_model_ratio")
 @root_required
 async def reset_model_ratio(request: web.Request) -> web.Response:
-    await request.config_dict[keys.OPTIONS].update("ModelRatio", DEFAULTS["ModelRatio"])
+    options = request.config_dict[keys.OPTIONS]
+    old = options.values.get("ModelRatio")
+    value = await options.update("ModelRatio", DEFAULTS["ModelRatio"])
+    await audit.record(request, "option.reset", "option", "ModelRatio", {"value": old}, {"value": value})
     return ok()

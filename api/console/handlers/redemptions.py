@@ -10,6 +10,8 @@ from api.response import ok, read_json
 from api.services.billing import redemptions
 from api.services.paging import read_page
 from api.services.params import body_id, path_id
+from api.web import audit
+from models import Redemption
 
 routes = web.RouteTableDef()
 
@@ -46,7 +48,9 @@ async def create_redemptions(request: web.Request) -> web.Response:
     name = redemptions.clean_name(body.get("name"))
     quota = redemptions.clean_quota(body.get("quota", redemptions.DEFAULT_QUOTA))
     count = redemptions.clean_count(body.get("count", 1))
-    return ok(await redemptions.create_codes(the_user(request), name, quota, count))
+    created = await redemptions.create_codes(the_user(request), name, quota, count)
+    await audit.new_rows(request, "redemption.create", await Redemption.filter(key__in=created).order_by("id"))
+    return ok(created)
 
 
 @routes.put("/redemption/")
@@ -55,15 +59,17 @@ async def create_redemptions(request: web.Request) -> web.Response:
 async def update_redemption(request: web.Request) -> web.Response:
     body = await read_json(request)
     code_id = body_id(body.get("id"))
+    this_code = Redemption.filter(id=code_id)
     if request.query.get("status_only", "") not in ("", "false", "0"):
-        code = await redemptions.set_code_status(code_id, body.get("status"))
+        code = await audit.each_row(request, "redemption.status", this_code,
+                                    redemptions.set_code_status(code_id, body.get("status")))
         return ok(redemptions.redemption_dict(code))
     fields: dict[str, Any] = {}
     if body.get("name") is not None:
         fields["name"] = redemptions.clean_name(body["name"])
     if body.get("quota") is not None:
         fields["quota"] = redemptions.clean_quota(body["quota"])
-    code = await redemptions.update_code(code_id, fields)
+    code = await audit.each_row(request, "redemption.update", this_code, redemptions.update_code(code_id, fields))
     return ok(redemptions.redemption_dict(code))
 
 
@@ -71,5 +77,6 @@ async def update_redemption(request: web.Request) -> web.Response:
 @routes.delete(r"/redemption/{id:\d+}")
 @admin_required
 async def delete_redemption(request: web.Request) -> web.Response:
-    await redemptions.delete_code(path_id(request))
+    code_id = path_id(request)
+    await audit.each_row(request, "redemption.delete", Redemption.filter(id=code_id), redemptions.delete_code(code_id))
     return ok()

@@ -14,6 +14,7 @@ from api.response import ok, read_json
 from api.services.accounts import two_factor, user_admin
 from api.services.accounts.deps import Services
 from api.services.paging import read_page
+from api.web import audit
 from models import User
 from models.enums import Role
 
@@ -51,6 +52,7 @@ async def get_user(request: web.Request) -> web.Response:
 async def create_user(request: web.Request) -> web.Response:
     body = await read_json(request)
     user = await user_admin.admin_create_user(request.config_dict[keys.OPTIONS], the_user(request), body)
+    await audit.record(request, "user.create", "user", user.id, None, user)
     return ok(user.public_dict())
 
 
@@ -58,7 +60,9 @@ async def create_user(request: web.Request) -> web.Response:
 @admin_required
 async def update_user(request: web.Request) -> web.Response:
     body = await read_json(request)
+    before = await audit.current(User, body.get("id"))
     user = await user_admin.admin_update_user(services(request), the_user(request), body)
+    await audit.record(request, "user.update", "user", user.id, before, user)
     return ok(user.public_dict())
 
 
@@ -72,14 +76,18 @@ async def manage_user(request: web.Request) -> web.Response:
     body = await read_json(request)
     if body.get("action") in ("promote", "demote") and the_user(request).role >= Role.ROOT:
         await require_fresh(request, the_user(request))  # root changes roles after verifying
+    before = await audit.current(User, body.get("id"))
     user = await user_admin.manage_user(services(request), the_user(request), body.get("id"), body.get("action"))
+    await audit.record(request, f"user.{body.get('action')}", "user", user.id, before, user)
     return ok(_manage_result(user))
 
 
 @routes.delete(r"/user/{id:\d+}")
 @admin_required
 async def delete_user(request: web.Request) -> web.Response:
+    before = await audit.current(User, request.match_info["id"])
     user = await user_admin.manage_user(services(request), the_user(request), request.match_info["id"], "delete")
+    await audit.record(request, "user.delete", "user", user.id, before, user)
     return ok(_manage_result(user))
 
 
@@ -89,6 +97,8 @@ async def reset_two_factor(request: web.Request) -> web.Response:
     """Turn a user's two-factor login off (root for anyone, an admin for users below them)."""
     target = await user_admin.get_managed_user(the_user(request), request.match_info["id"])
     await reset_user_two_factor(services(request), the_user(request), target)
+    await audit.record(request, "user.2fa.reset", "user", target.id, {"two_factor": True}, {"two_factor": False},
+                       target_role=target.role)
     return ok(None, translate("two_factor_reset", language(request)))
 
 

@@ -139,7 +139,7 @@ async def login(request: web.Request) -> web.Response:
         user = await accounts.check_login(user, password)
     except ApiError as exc:
         if exc.message == "login_failed":
-            await guard.failed(attempt)
+            await guard.failed(attempt, request, username)
         raise
     default = (user.role == Role.ROOT and user.username == DEFAULT_ROOT_USERNAME
                and password == DEFAULT_ROOT_PASSWORD)

@@ -112,6 +112,7 @@ DEFAULTS: dict[str, str] = {
     # Logs and dashboard
     "LogConsumeEnabled": "true",
     "LogRetentionDays": "0",
+    "AuditRetentionDays": "0",  # audit entries older than this are deleted; 0 = kept for ever
     "DataExportEnabled": "true",
     "DataExportInterval": "5",
     "DataExportDefaultTime": "hour",
@@ -227,6 +228,7 @@ NUMERIC_LIMITS: dict[str, tuple[float, float | None, bool]] = {
     "RetryTimes": (0, 10, True),
     "SMTPPort": (1, 65535, True),
     "LogRetentionDays": (0, None, True),
+    "AuditRetentionDays": (0, None, True),
     "ChannelTestIntervalMinutes": (0, None, True),
     "ChannelBalanceIntervalMinutes": (0, None, True),
     "ChannelTestTimeoutSeconds": (1, 600, False),
