@@ -3,7 +3,8 @@
 Built from the route table itself (every route, its path parameters, the role its handler requires
 as `x-role`, the first line of its docstring as summary), plus the query parameters and body
 fields below; tests/api/test_openapi.py checks that each entry here names a real route, and fuzzes
-every operation as every role. Every answer is the envelope {success, message, data}.
+every operation as every role. Every answer is the envelope {success, message, data}, but for
+the files of FILES (exports), whose errors are the envelope.
 """
 from __future__ import annotations
 
@@ -19,6 +20,8 @@ PAGING = {"p": "integer", "page_size": "integer"}
 LOG_FILTERS = {**PAGING, "type": "integer", "start_timestamp": "integer", "end_timestamp": "integer",
                "username": "string", "token_name": "string", "model_name": "string", "channel": "integer",
                "group": "string"}
+AUDIT_FILTERS = {"actor_id": "integer", "actor": "string", "action": "string", "target_type": "string",
+                 "target_id": "string", "start_timestamp": "integer", "end_timestamp": "integer"}
 TASK_FILTERS = {**PAGING, "channel_id": "integer", "start_timestamp": "integer", "end_timestamp": "integer",
                 "mj_id": "string", "task_id": "string", "platform": "string"}
 
@@ -31,6 +34,8 @@ QUERY: dict[str, dict[str, str]] = {
                "default_time": "string", "by_user": "string"},
     "/data/self/": {"start_timestamp": "integer", "end_timestamp": "integer", "default_time": "string"},
     "/log/": LOG_FILTERS,
+    "/audit/": {**PAGING, **AUDIT_FILTERS},
+    "/audit/export": {**AUDIT_FILTERS, "format": "string"},
     "/log/self/": LOG_FILTERS,
     "/log/stat": LOG_FILTERS,
     "/log/self/stat": LOG_FILTERS,
@@ -98,6 +103,9 @@ BODY: dict[tuple[str, str], dict[str, Any]] = {
     ("POST", "/channel/fetch_models"): {"type": ANY, "base_url": ANY, "key": ANY, "other": ANY},
 }
 
+# path → what its 200 answer is when it is a file, not the envelope (its errors are the envelope)
+FILES: dict[str, tuple[str, ...]] = {"/audit/export": ("application/x-ndjson", "text/csv")}
+
 _PARAM = re.compile(r"{(\w+)(?::[^}]*)?}")
 
 
@@ -143,7 +151,9 @@ def build(console: web.Application, prefix: str = "/api") -> dict[str, Any]:
             "summary": ((handler.__doc__ or "").strip().splitlines() or [""])[0],
             "x-role": _role(handler),
             "parameters": params,
-            "responses": {"200": {"description": "the envelope", "content": {"application/json": {"schema": envelope}}},
+            "responses": {"200": {"description": "a file" if path in FILES else "the envelope",
+                                  "content": {kind: {"schema": {"type": "string"}} for kind in FILES[path]}
+                                  if path in FILES else {"application/json": {"schema": envelope}}},
                           "default": {"description": "an error, in the envelope",
                                       "content": {"application/json": {"schema": envelope}}}},
         }

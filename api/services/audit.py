@@ -8,12 +8,11 @@ never the request. Each entry carries an id made here (`entry_id`, unique in the
 writer is idempotent, so an entry taken twice (a worker killed after its commit) is written once.
 
 Masking (`mask`) is driven by field names, one rule for every entry: a field whose name says it
-holds a secret (`is_secret_name`: key, keys, password, token, secret, …) keeps only whether it
-was set: "***" for a value, the empty value as it was. An option's value is masked when the
-option is one of the secret options (SECRET_OPTIONS, those GET /api/option/ never returns) or its
-name says it holds a secret (`option_is_secret`). Before and after are compared before masking:
-an update keeps only the fields that changed, so a secret that changed shows as "***" on both
-sides, one that did not is absent.
+holds a secret (`is_secret_name`: key, keys, password, token, secret, …), or that the caller names
+(`secret_fields`: an option's value when the option is secret, api.web.audit.option_is_secret),
+keeps only whether it was set: "***" for a value, the empty value as it was. Before and after
+are compared before masking: an update keeps only the fields that changed, so a secret that
+changed shows as "***" on both sides, one that did not is absent.
 """
 from __future__ import annotations
 
@@ -31,7 +30,6 @@ from tortoise.models import Model
 
 from api.services import redis_keys
 from api.services.columns import cut
-from api.services.configuration.option_rules import SECRET_OPTIONS
 from api.services.jobs import Jobs
 from api.services.store import Script, Store
 from models import AuditEntry, Channel, User
@@ -73,10 +71,6 @@ def is_secret_name(name: str) -> bool:
     if flat in _NOT_SECRET:
         return False
     return flat in _SECRET_NAMES or flat.endswith(_SECRET_ENDINGS) or any(part in flat for part in _SECRET_PARTS)
-
-
-def option_is_secret(key: str) -> bool:
-    return key in SECRET_OPTIONS or is_secret_name(key)
 
 
 def masked(value: Any) -> Any:

@@ -20,7 +20,8 @@ from tortoise.queryset import QuerySet
 
 from api import keys
 from api.services import audit as entries
-from api.services.audit import Entry, make_entry
+from api.services.audit import Entry, is_secret_name, make_entry
+from api.services.configuration.option_rules import SECRET_OPTIONS
 from api.services.params import MAX_ID, id_value
 from api.web.net import client_ip
 from models import User
@@ -33,6 +34,12 @@ async def current(model: type[M], row_id: object) -> M | None:
     change is compared with. The action's own checks stay the action's."""
     found = ids(row_id) if not isinstance(row_id, list) else []
     return await model.filter(id=found[0]).first() if found else None
+
+
+def option_is_secret(key: str) -> bool:
+    """Whether an option's value is a secret: one of those GET /api/option/ never returns, or one
+    whose name says so (a client secret, a token …)."""
+    return key in SECRET_OPTIONS or is_secret_name(key)
 
 
 def ids(value: object) -> list[int]:

@@ -8,7 +8,6 @@ from api import keys
 from api.console.auth import root_required, the_user
 from api.errors import ApiError
 from api.response import ok, read_json
-from api.services.audit import option_is_secret
 from api.services.configuration.option_rules import DEFAULTS, SECRET_OPTIONS
 from api.services.logs import log_event
 from api.web import audit
@@ -34,7 +33,7 @@ async def update_option(request: web.Request) -> web.Response:
     old = options.values.get(key)
     value = await options.update(key, body.get("value"))
     await audit.record(request, "option.set", "option", key, {"value": old}, {"value": value},
-                       secret_fields=("value",) if option_is_secret(key) else ())
+                       secret_fields=("value",) if audit.option_is_secret(key) else ())
     user = the_user(request)
     hidden = key in SECRET_OPTIONS
     shown = "(hidden)" if hidden else (value if len(value) <= 200 else value[:200] + "…")
