@@ -25,6 +25,7 @@ const Chat2Link = lazy(() => import('./Chat/Chat2Link'));
 const DetailPage = lazy(() => import('./Detail'));
 const MidjourneyPage = lazy(() => import('./Midjourney'));
 const TaskPage = lazy(() => import('./Task'));
+const AuditPage = lazy(() => import('./Audit'));
 
 // The chat links of the sidebar, one per configured chat (status.chats).
 const chatLinks = (status) => parseChats(status.chats).map((chat, index) => ({ key: `chat-${index}`, label: chat.name, to: `/chat/${index}` }));
@@ -62,6 +63,7 @@ export const PAGES = [
   { path: '/user/edit/:id', component: UserPage, role: 'admin' },
   { path: '/user/edit', component: SettingPage, role: 'user' },
   { path: '/log', component: LogPage, role: 'user', sidebar: { label: 'log', order: 90 } },
+  { path: '/audit', component: AuditPage, role: 'admin', sidebar: { label: 'audit', order: 95 } },
   { path: '/detail', component: DetailPage, role: 'user', sidebar: { label: 'detail', order: 100, when: (s) => Boolean(s.enable_data_export) } },
   { path: '/midjourney', component: MidjourneyPage, role: 'user', sidebar: { label: 'midjourney', order: 110, when: (s) => Boolean(s.enable_drawing) } },
   { path: '/task', component: TaskPage, role: 'user', sidebar: { label: 'task', order: 120, when: (s) => Boolean(s.enable_task) } },
