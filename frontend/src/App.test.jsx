@@ -35,7 +35,7 @@ test('admins see channel, redemption and user entries; flags add dashboard, draw
   });
   await waitFor(() => expect(sidebarLinks()).toContain('Data dashboard'));
   expect(sidebarLinks()).toEqual(['Playground', 'Model pricing', 'Channels', 'ChatGPT Next', 'Tokens', 'Redemption codes',
-    'Wallet', 'User management', 'Logs', 'Data dashboard', 'Drawing', 'Async tasks', 'Settings']);
+    'Wallet', 'User management', 'Logs', 'Audit log', 'Data dashboard', 'Drawing', 'Async tasks', 'Settings']);
 });
 
 test('the sidebar is collapsed when DefaultCollapseSidebar is on and toggles from the top bar', async () => {
