@@ -48,7 +48,7 @@ _SECRET_ENDINGS = ("key", "keys", "secret", "secrets", "password", "passwd", "to
                    "credentials", "cookie")
 _SECRET_PARTS = ("secret", "password", "privatekey", "apikey", "totp")
 _SECRET_NAMES = frozenset({"code", "codes", "backupcodes", "recoverycodes", "otp", "session", "sig", "signature"})
-_NOT_SECRET = frozenset({"maxtokens", "prompttokens", "completiontokens", "totaltokens", "cachetokens"})
+_NOT_SECRET = frozenset({"maxtokens", "prompttokens", "completiontokens", "totaltokens", "cachetokens", "cacheperkey"})
 _SEPARATORS = re.compile(r"[_\-\s.]")
 # Fields that change by use, not by an administrator (left out of snapshots: diffs show changes only)
 _VOLATILE = {

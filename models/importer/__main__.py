@@ -123,8 +123,9 @@ def import_entry(args: argparse.Namespace, report: Report) -> audit.Entry:
     parts = urlsplit(args.source if "://" in args.source else f"sqlite://{args.source}")
     host = parts.hostname or ""
     source = f"{parts.scheme}://{host}{f':{parts.port}' if parts.port else ''}{parts.path}"
-    tables = {name: {"created": t.created, "updated": t.updated, "left": t.left}
-              for name, t in report.tables.items() if t.created or t.updated or t.left}
+    # a list, not a dict keyed by table: a table's name ("tokens") is no field name to mask
+    tables = [{"table": name, "created": t.created, "updated": t.updated, "left": t.left}
+              for name, t in report.tables.items() if t.created or t.updated or t.left]
     return audit.make_entry("import.run", "import", report.flavour or "new-api", None,
                             {"source": source, "tables": tables, "logs": bool(args.logs),
                              "new_only": bool(args.new_only), "overwrite_live": bool(args.overwrite_live)},

@@ -40,7 +40,8 @@ async def test_the_audit_page(page, backend, settings) -> None:
         await make_user("bob")
 
     await login(page, "root", "123456")  # root's default password: a reminder dialog covers the page
-    await expect(page.get_by_test_id("sidebar").get_by_role("link", name="Audit log")).to_have_attribute("href", "/audit")
+    link = page.get_by_test_id("sidebar").get_by_role("link", name="Audit log")
+    await expect(link).to_have_attribute("href", "/audit")
     await page.goto("/audit")
     await expect(page.get_by_role("heading", name="Audit log")).to_be_visible()
     update = page.get_by_test_id(f"audit-row-{entries[1].id}")

@@ -18,8 +18,10 @@ import bcrypt
 import orjson
 import pytest
 
+from api import keys
+from api.services.audit_queue import write_pending
 from api.upstream.catalogue import ChannelType
-from models import Channel, Log, Option, Redemption, Token, User
+from models import AuditEntry, Channel, Log, Option, Redemption, Token, User
 from models.channel import Ability
 from models.enums import LogType
 from tests.conftest import ROOT, process_env
@@ -289,6 +291,15 @@ async def test_import_then_log_in_and_relay(client, settings, upstreams, tmp_pat
         for line in second.stdout.splitlines():
             if " were created, " in line:
                 assert " 0 were created, 0 updated" in line, second.stdout  # a second run changes nothing
+        # Each run leaves one audit entry (root's to read): the tables it changed, no credential.
+        await write_pending(client.server.app[keys.STORE])
+        runs = await AuditEntry.filter(action="import.run").order_by("id")
+        assert [(e.actor_name, e.actor_role, e.target_type) for e in runs] == [("importer", 100, "import")] * 2
+        tables = {t["table"]: t for t in orjson.loads(runs[0].after)["tables"]}
+        assert tables["token"]["created"] >= 1 and tables["user"]["created"] >= 1
+        assert orjson.loads(runs[1].after)["tables"] == []
+        for entry in runs:
+            assert "@" not in orjson.loads(entry.after)["source"] and KEY not in entry.after
 
         alice = await User.get(username="alice")
         assert (alice.id, alice.quota, alice.used_quota, alice.github_id) == (7, 800_000, 12_345, "gh-7")
