@@ -80,6 +80,7 @@ async def test_every_audited_action_leaves_one_entry_and_no_secret(client, root:
     uid = user["id"]
     await ok(root, "PUT", "/api/user/", {"id": uid, "password": USER_PASSWORD_2, "quota": 5000,
                                          "display_name": "Carol B"})
+    await ok(root, "POST", "/api/verify", {"method": "password", "password": "123456"})  # root's role changes
     for action in ("promote", "demote", "disable", "enable"):
         await ok(root, "POST", "/api/user/manage", {"id": uid, "action": action})
     await ok(root, "DELETE", f"/api/user/{uid}")
@@ -179,6 +180,7 @@ async def test_every_audited_action_leaves_one_entry_and_no_secret(client, root:
 async def test_an_update_that_changes_nothing_writes_no_entry(client, root: ApiClient) -> None:
     user = await make_user("dave")
     await ok(root, "PUT", "/api/user/", {"id": user.id, "display_name": "dave"})
+    await ok(root, "POST", "/api/verify", {"method": "password", "password": "123456"})  # root's role changes
     refused = await root.post("/api/user/manage", {"id": user.id, "action": "demote"})
     assert not refused["success"]  # already a common user: refused, nothing recorded
     assert await drained(client) == []
@@ -305,3 +307,47 @@ async def test_a_burst_of_failed_logins_is_one_entry(client, monkeypatch, login_
     resp = await admin.client.get("/api/audit/export?format=csv", headers={"New-Api-User": str(admin.user_id)})
     rows = list(csv.reader(io.StringIO(await resp.text())))
     assert [r[8] for r in rows[1:]] == ["'=cmd|' /C calc'!A0", str(dave.id)]
+
+
+CLIENT_SECRET = "oidc-audit-client-secret-31415926"
+
+
+async def test_account_security_actions_leave_their_entries(client, root: ApiClient, login_as) -> None:
+    """A custom login provider created, edited and deleted (its client secret in no entry), a user's
+    two-factor login turned off by its owner and reset by root, a user's passkeys reset."""
+    import pyotp
+
+    from models import PasskeyCredential
+
+    provider = (await ok(root, "POST", "/api/custom-oauth-provider/", {
+        "name": "Corp", "slug": "corp", "enabled": True, "client_id": "gw", "client_secret": CLIENT_SECRET,
+        "authorization_endpoint": "https://idp.example/authorize", "token_endpoint": "https://idp.example/token",
+        "user_info_endpoint": "https://idp.example/userinfo", "scopes": "profile"}))["data"]
+    await ok(root, "PUT", f"/api/custom-oauth-provider/{provider['id']}", {**provider, "name": "Corp SSO",
+                                                                            "client_secret": CLIENT_SECRET + "2"})
+    await ok(root, "DELETE", f"/api/custom-oauth-provider/{provider['id']}")
+
+    dave, dave_user = await login_as("dave", Role.USER)
+    for _ in range(2):  # on, off by its owner (after a verification), on again, reset by root
+        setup = (await ok(dave, "POST", "/api/user/2fa/setup"))["data"]
+        await ok(dave, "POST", "/api/user/2fa/enable", {"code": pyotp.TOTP(setup["secret"]).now()})
+        if _ == 0:
+            await ok(dave, "POST", "/api/verify", {"method": "password", "password": "password123"})
+            await ok(dave, "POST", "/api/user/2fa/disable", {"password": "password123"})
+    await ok(root, "DELETE", f"/api/user/{dave_user.id}/2fa")
+    await PasskeyCredential.create(user_id=dave_user.id, name="Laptop", credential_id="cred-1", public_key="pk")
+    await ok(root, "DELETE", f"/api/user/{dave_user.id}/reset_passkey")
+
+    entries = await drained(client)
+    created, updated, deleted = (of(entries, f"oauth_provider.{verb}", provider["id"])
+                                 for verb in ("create", "update", "delete"))
+    assert len(created) == len(updated) == len(deleted) == 1
+    assert sides(updated[0])[1]["name"] == "Corp SSO"
+    for verb, entry in (("disable", of(entries, "user.2fa.disable", dave_user.id)),
+                        ("reset", of(entries, "user.2fa.reset", dave_user.id)),
+                        ("passkeys", of(entries, "user.passkey.reset", dave_user.id))):
+        assert len(entry) == 1, verb
+    assert of(entries, "user.2fa.reset", dave_user.id)[0].actor_name == "root"
+    assert of(entries, "user.2fa.disable", dave_user.id)[0].actor_name == "dave"
+    everything = b"".join(orjson.dumps([e.before, e.after]) for e in entries)
+    assert CLIENT_SECRET.encode() not in everything

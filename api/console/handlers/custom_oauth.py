@@ -10,10 +10,13 @@ from api.console import oidc_client
 from api.console.auth import root_required
 from api.response import ok, read_json
 from api.services.accounts import oidc_providers as providers
+from api.services.audit import snapshot
+from api.web import audit
 from models import CustomOAuthProvider
 
 routes = web.RouteTableDef()
 PREFIX = "/custom-oauth-provider"
+SECRETS = ("client_secret",)  # masked in the audit entries whatever the masking by name finds
 
 
 @routes.get(PREFIX + "/")
@@ -34,6 +37,8 @@ async def get_provider(request: web.Request) -> web.Response:
 @root_required
 async def create_provider(request: web.Request) -> web.Response:
     provider = await providers.create_provider(await read_json(request))
+    await audit.record(request, "oauth_provider.create", "oauth_provider", provider.id, None, provider,
+                       secret_fields=SECRETS)
     return ok(providers.provider_data(provider))
 
 
@@ -42,13 +47,21 @@ async def create_provider(request: web.Request) -> web.Response:
 async def update_provider(request: web.Request) -> web.Response:
     body = await read_json(request)
     provider = await providers.provider_by_id(request.match_info["id"])
-    return ok(providers.provider_data(await providers.update_provider(provider, body)))
+    before = snapshot(provider)
+    updated = await providers.update_provider(provider, body)
+    await audit.record(request, "oauth_provider.update", "oauth_provider", updated.id, before, updated,
+                       secret_fields=SECRETS)
+    return ok(providers.provider_data(updated))
 
 
 @routes.delete(PREFIX + r"/{id:\d+}")
 @root_required
 async def delete_provider(request: web.Request) -> web.Response:
-    await providers.delete_provider(await providers.provider_by_id(request.match_info["id"]))
+    provider = await providers.provider_by_id(request.match_info["id"])
+    before = snapshot(provider)
+    await providers.delete_provider(provider)
+    await audit.record(request, "oauth_provider.delete", "oauth_provider", provider.id, before, None,
+                       secret_fields=SECRETS)
     return ok()
 
 

@@ -20,7 +20,7 @@ from api.errors import ApiError
 from api.response import ok, read_json
 from api.services.accounts import passkeys
 from api.services.params import id_value
-from api.web import fresh_auth, login_guard
+from api.web import audit, fresh_auth, login_guard
 from api.web.sessions import Session, sessions_of
 
 routes = web.RouteTableDef()
@@ -143,5 +143,7 @@ async def verify_finish(request: web.Request) -> web.Response:
 @admin_required
 async def reset_passkey(request: web.Request) -> web.Response:
     """Every passkey of the user goes: an admin's for users below them, root's for anyone."""
-    await passkeys.reset_for(the_user(request), request.match_info["id"])
+    target = await passkeys.reset_for(the_user(request), request.match_info["id"])
+    await audit.record(request, "user.passkey.reset", "user", target.id, {"passkeys": True}, {"passkeys": False},
+                       target_role=target.role)
     return ok()

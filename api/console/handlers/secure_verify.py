@@ -60,7 +60,7 @@ async def prove(request: web.Request, user: User, check: Callable[[], Awaitable[
     if attempt.wait:
         raise TooManyRequests("two_factor_backoff", seconds=attempt.wait)
     if not await check():
-        await guard.failed(attempt)
+        await guard.failed(attempt, request, user.username)
         raise ApiError(wrong)
 
 

@@ -16,6 +16,7 @@ from api.i18n import language, translate
 from api.response import ok, read_json
 from api.services.accounts import two_factor
 from api.services.passwords import verify_password
+from api.web import audit
 from api.web.sessions import sessions_of
 from models import User
 
@@ -103,6 +104,8 @@ async def disable(request: web.Request) -> web.Response:
     else:
         raise ApiError("two_factor_disable_proof")
     await disable_two_factor(user.id)
+    await audit.record(request, "user.2fa.disable", "user", user.id, {"two_factor": True}, {"two_factor": False},
+                       target_role=user.role)
     return ok(None, _said(request, "two_factor_disabled"))
 
 

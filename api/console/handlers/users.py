@@ -172,7 +172,7 @@ async def login_second_factor(request: web.Request) -> web.Response:
     if not isinstance(code, str) or not code.strip():
         raise ApiError("two_factor_code_required")
     if not await two_factor.check_code(sealing_key(request), user.id, code):
-        await guard.failed(attempt)
+        await guard.failed(attempt, request, user.username)
         raise ApiError("two_factor_code_invalid")
     response = await start_session(request, user, default, second_factor=True)
     await guard.succeeded(attempt, response, sessions.secure)
