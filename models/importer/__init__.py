@@ -37,6 +37,7 @@ from models.task import Midjourney, Task
 
 from .channels import channel_converter
 from .oauth import import_custom_oauth
+from .oidc_builtin import CARRIED_OPTIONS, import_builtin_oidc
 from .report import Report as Report
 from .rows import convert_log, convert_plain, convert_token, convert_user, text
 from .source import Source
@@ -65,7 +66,7 @@ async def detect(source: Source, report: Report) -> tuple[bool, set[str]]:
             ("token model lists", "models" in token_columns), ("token subnets", "subnet" in token_columns),
             ("channel config", "config" in channel_columns)) if present]
     for column in ("lark_id", "oidc_id", "discord_id"):
-        if column in user_columns:
+        if column in user_columns and not (new_api and column == "oidc_id"):  # new-api's: oidc_builtin
             report.notes.append(f"users.{column}: logins through that provider are not supported here (not carried)")
     return not new_api, tables
 
@@ -76,6 +77,8 @@ async def import_options(source: Source, report: Report, dry: bool, new_only: bo
     part = report.table("option")
     for row in await source.all_rows("options"):
         key, value = text(row.get("key")), text(row.get("value"))
+        if key in CARRIED_OPTIONS:
+            continue  # carried by the custom provider `oidc`
         if key not in DEFAULTS:
             part.skipped.append(f"{key}: no such option here")
             continue
@@ -124,6 +127,8 @@ async def run(url: str, *, logs: bool = False, dry: bool = False, new_only: bool
             if table in tables:
                 await copy(table, model, convert_plain(model))
         await import_custom_oauth(source, tables, report, dry, new_only)
+        if not one_api:
+            await import_builtin_oidc(source, tables, report, dry)
         copied: list[type[Model]] = [User, Token, Channel, Redemption, TopUp, Midjourney, Task,
                                      CustomOAuthProvider, UserOAuthBinding]
         if logs:

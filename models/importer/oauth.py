@@ -5,7 +5,8 @@ Only providers of the authorization code kind are served here: the others (`jwt_
 `trusted_header`) are skipped with the reason, and so are their bindings. A provider with an access
 policy is carried disabled, with a note: the policy is not enforced here, and turning the provider on
 is root's decision. Client secrets are carried as they were (stored as channel keys are). A binding
-whose provider identity is already held by another binding here is skipped and listed.
+whose provider identity is already held by another binding here is skipped and listed, and so is a
+provider or binding whose id here is another row's (one made here for the built-in OIDC login).
 """
 from __future__ import annotations
 
@@ -58,10 +59,14 @@ async def import_custom_oauth(source: Source, tables: set[str], report: Report, 
         converted["id"] = raw["id"]
         rows.append(converted)
     slugs = {p.slug: p.id for p in await CustomOAuthProvider.filter(slug__in=[r.get("slug") for r in rows])}
+    by_id = {p.id: p.slug for p in await CustomOAuthProvider.filter(id__in=[r["id"] for r in rows])}
     for r in list(rows):
         owner = slugs.get(str(r.get("slug")))
         if owner is not None and owner != r["id"]:
             part.skipped.append(f"id {r['id']}: slug {r.get('slug')!r} belongs to provider {owner} here")
+            rows.remove(r)
+        elif by_id.get(r["id"], r.get("slug")) != r.get("slug"):  # e.g. the built-in OIDC login's, made here
+            part.skipped.append(f"id {r['id']}: that id is provider {by_id[r['id']]!r} here")
             rows.remove(r)
     if rows:
         await upsert(CustomOAuthProvider, rows, part, dry, new_only)
@@ -74,6 +79,7 @@ async def _import_bindings(source: Source, providers: set[int], report: Report, 
     here = await UserOAuthBinding.all()
     held: dict[tuple[Any, Any], int] = {(b.provider_id, b.provider_user_id): b.id for b in here}
     held_by_user: dict[tuple[Any, Any], int] = {(b.user_id, b.provider_id): b.id for b in here}
+    pairs = {b.id: (b.user_id, b.provider_id) for b in here}  # a binding's id here, for whom to what
     rows: list[dict[str, Any]] = []
     for raw in await source.all_rows("user_oauth_bindings"):
         out = pick(raw, UserOAuthBinding, {"created_at": "_"})
@@ -81,6 +87,9 @@ async def _import_bindings(source: Source, providers: set[int], report: Report, 
         out["provider_user_id"] = text(out.get("provider_user_id"))
         if out.get("provider_id") not in providers:
             part.skipped.append(f"id {raw['id']}: its provider {out.get('provider_id')} was not carried")
+            continue
+        if pairs.get(raw["id"], (out.get("user_id"), out["provider_id"])) != (out.get("user_id"), out["provider_id"]):
+            part.skipped.append(f"id {raw['id']}: that id is another binding here")
             continue
         for held_at, key in ((held, (out["provider_id"], out["provider_user_id"])),
                              (held_by_user, (out.get("user_id"), out["provider_id"]))):
