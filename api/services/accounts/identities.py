@@ -63,18 +63,23 @@ async def login_with_identity(services: Services, identity: Identity, aff_code: 
             return user
         if not options.get_bool("RegisterEnabled"):
             raise ApiError("registration_disabled")
-        email = ""
-        if identity.email:
-            try:
-                candidate = normalize_email(identity.email)
-            except ApiError:
-                candidate = ""
-            if candidate and not await email_in_use(candidate):
-                email = candidate
+        email = await usable_email(identity.email)
         username = await unique_username(identity.provider)
         display_name = identity.display_name.strip()[:DISPLAY_NAME_MAX] or username
         return await create_account(options, NewAccount(username=username, display_name=display_name, email=email,
                                                         aff_code=aff_code, identity=_identity_fields(identity)))
+
+
+async def usable_email(address: str) -> str:
+    """The e-mail address a provider gave, for a new account: normalised, or "" when it is not a valid
+    address or another account already has it (the account is made without one)."""
+    if not address:
+        return ""
+    try:
+        candidate = normalize_email(address)
+    except ApiError:
+        return ""
+    return candidate if candidate and not await email_in_use(candidate) else ""
 
 
 async def bind_identity(services: Services, user: User, identity: Identity) -> None:

@@ -26,16 +26,14 @@ from tortoise.transactions import in_transaction
 
 from api.errors import ApiError
 from api.services.accounts.deps import Services
-from api.services.accounts.identities import unique_username
+from api.services.accounts.identities import unique_username, usable_email
 from api.services.accounts.users import (
     DISPLAY_NAME_MAX,
     PROVIDERS,
     NewAccount,
     check_can_log_in,
     create_account,
-    email_in_use,
     identity_lock,
-    normalize_email,
 )
 from api.services.passwords import constant_time_equals
 from models import CustomOAuthProvider, PasskeyCredential, User, UserOAuthBinding
@@ -148,14 +146,7 @@ async def login_with_binding(services: Services, provider: CustomOAuthProvider, 
             return user
         if not services.options.get_bool("RegisterEnabled"):
             raise ApiError("registration_disabled")
-        email = ""
-        if external.email:
-            try:
-                candidate = normalize_email(external.email)
-            except ApiError:
-                candidate = ""
-            if candidate and not await email_in_use(candidate):
-                email = candidate
+        email = await usable_email(external.email)
         username = await unique_username(provider.slug[:SLUG_PREFIX])
         display_name = (external.display_name or external.username).strip()[:DISPLAY_NAME_MAX] or username
         async with in_transaction():
