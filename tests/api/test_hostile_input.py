@@ -190,6 +190,7 @@ async def test_a_new_password_ends_the_access_token(client, login_as, root: ApiC
     bearer.user_id = user.id
     bearer.headers = {"Authorization": f"Bearer {token}"}
     assert (await bearer.get("/api/user/self"))["success"]
+    assert (await api.post("/api/verify", {"method": "password", "password": "password123"}))["success"]
     body = await api.put("/api/user/self", {"password": "newpassword1", "original_password": "password123"})
     assert body["success"], body
     await bearer.get("/api/user/self", expect_status=401)

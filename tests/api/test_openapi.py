@@ -8,7 +8,12 @@ import re
 
 import pytest
 import requests
+
+# schemathesis.specs.openapi.schemas imported here, in the main thread: imported first by the fuzz's worker
+# thread, its modules were compiled by pytest's assertion rewriting off the main thread, which CPython 3.11
+# failed with "SystemError: AST constructor recursion depth mismatch".
 import schemathesis
+import schemathesis.specs.openapi.schemas
 from hypothesis import HealthCheck, Phase, given, settings
 
 from api.console import openapi
