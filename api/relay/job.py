@@ -32,7 +32,6 @@ from api.upstream.base import (
 )
 from api.upstream.errors import RelayError
 from api.upstream.masking import mask_bytes, mask_secrets
-from api.web.header_values import header_value
 
 # -- errors the client sees -----------------------------------------------------------------------
 
@@ -132,10 +131,11 @@ DROPPED_HEADER = "X-Gateway-Dropped"
 
 def answer_headers(job: Job) -> dict[str, str]:
     """An answer's own headers, streamed or not: the request id, and what conversion left out for
-    the channel (so the client can see it), always sendable (api/web/header_values.py)."""
+    the channel (so the client can see it: `facts.dropped` is made sendable where it is made,
+    api.web.header_values.header_list)."""
     headers = {REQUEST_ID_HEADER: job.request.get(keys.REQUEST_ID, "")}
     if job.facts is not None and job.facts.dropped:
-        headers[DROPPED_HEADER] = header_value(job.facts.dropped)
+        headers[DROPPED_HEADER] = job.facts.dropped
     return headers
 
 
