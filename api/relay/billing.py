@@ -189,8 +189,6 @@ STRATEGIES: Mapping[Billing, Strategy] = {
 
 
 def strategy(job: Job) -> Strategy:
-    if job.task:
-        return STRATEGIES[Billing.VIDEO if job.task == "video" else Billing.TASK]
     return STRATEGIES[MODES[job.mode].billing]
 
 

@@ -137,4 +137,6 @@ MODES: Mapping[RelayMode, Mode] = {
         convert=lambda a, body: cast(RerankMixin, a).convert_rerank_request(body),
         read=lambda a, data: cast(RerankMixin, a).convert_rerank_response(data)),
     RelayMode.REALTIME: Mode(billing=Billing.REALTIME),  # a WebSocket session: api/relay/realtime
+    RelayMode.TASK: Mode(billing=Billing.TASK),  # a task submission: api/relay/tasks
+    RelayMode.VIDEO: Mode(billing=Billing.VIDEO),  # a video task submission: api/relay/tasks
 }

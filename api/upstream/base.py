@@ -70,6 +70,8 @@ class RelayMode(StrEnum):
     TRANSLATION = "translation"
     RERANK = "rerank"
     REALTIME = "realtime"  # a /v1/realtime WebSocket session (api/relay/realtime): no adaptor call
+    TASK = "task"  # a task submission (Midjourney, Suno: api/relay/tasks), its task adaptor's call
+    VIDEO = "video"  # a video task submission (/v1/videos: api/relay/tasks), its task adaptor's call
 
 
 OPENAI_PATHS: Mapping[RelayMode, str] = {

@@ -14,6 +14,7 @@ import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import aiohttp
 
@@ -22,6 +23,7 @@ from api.upstream.base import Adaptor, UpstreamContext, UpstreamRequest
 from api.upstream.credentials import process_credentials
 from api.upstream.errors import RelayError, mask_secrets
 from api.upstream.metrics import Histogram, Labels
+from api.upstream.task_base import TaskAdaptor
 
 RELAY, TEST, QUERY, TASK = "relay", "test", "query", "task"
 
@@ -43,18 +45,21 @@ class UpstreamStats:
 
 STATS = UpstreamStats()
 ErrorHook = Callable[[int, bytes], Awaitable[None]]
+Unanswered = Callable[[RelayError], Exception]
 
 
 async def call(http: aiohttp.ClientSession, request: UpstreamRequest, timeout: aiohttp.ClientTimeout, *,
-               caller: str, channel_type: int, adaptor: Adaptor | None = None, ctx: UpstreamContext | None = None,
-               secrets: Sequence[str] = (), on_error: ErrorHook | None = None) -> client.Answer:
+               caller: str, channel_type: int, adaptor: Adaptor | TaskAdaptor | None = None,
+               ctx: UpstreamContext | None = None, secrets: Sequence[str] = (), on_error: ErrorHook | None = None,
+               unanswered: Unanswered | None = None) -> client.Answer:
     """Send `request` and return the open answer (the caller reads, streams or closes it).
 
-    With an `adaptor`, the request is authorized through it first and an error status raises its
-    `convert_error` of the body (after `on_error(status, body)`, for a caller that learns from
-    it); without one (task protocols, whose errors the task code reads) every answer is returned.
-    A failure to connect or a timeout raises RelayError (api/upstream/client.py). `secrets` are
-    masked in every message raised (the relay masks its own later, on every path to the user)."""
+    With an `adaptor`, the request is authorized through it first. A chat adaptor's error status
+    raises its `convert_error` of the body (after `on_error(status, body)`, for a caller that learns
+    from it); a task adaptor's answers are all returned (its protocol reads its own errors), as are
+    all answers without an adaptor. A failure to connect or a timeout raises RelayError
+    (api/upstream/client.py), or what `unanswered` makes of it. `secrets` are masked in every
+    message raised (the relay masks its own later, on every path to the user)."""
     if adaptor is not None:
         await adaptor.authorize(request, ctx or UpstreamContext(http, process_credentials()))
     request.headers["Accept-Encoding"] = "identity"
@@ -65,9 +70,11 @@ async def call(http: aiohttp.ClientSession, request: UpstreamRequest, timeout: a
         STATS.record(caller, channel_type, str(err.code or "failed"), None)
         if secrets:
             err.message = mask_secrets(err.message, *secrets)
+        if unanswered is not None:
+            raise unanswered(err) from err
         raise
     STATS.record(caller, channel_type, f"{resp.status // 100}xx", time.monotonic() - started)
-    if adaptor is not None and not 200 <= resp.status < 300:
+    if isinstance(adaptor, Adaptor) and not 200 <= resp.status < 300:
         raw = await client.read_error(resp)
         if on_error is not None:
             await on_error(resp.status, raw)
@@ -79,7 +86,14 @@ async def call(http: aiohttp.ClientSession, request: UpstreamRequest, timeout: a
 
 
 async def call_whole(http: aiohttp.ClientSession, request: UpstreamRequest, timeout: aiohttp.ClientTimeout,
-                     limit: int, **how: object) -> tuple[int, bytes]:
-    """`call`, then the whole answer: (status, body), a body over `limit` bytes refused."""
-    resp = await call(http, request, timeout, **how)  # type: ignore[arg-type]
-    return resp.status, await client.read_body(resp, limit)  # (it releases the answer)
+                     limit: int, **how: Any) -> tuple[int, bytes]:
+    """`call`, then the whole answer: (status, body), a body over `limit` bytes refused (a RelayError,
+    or what `unanswered` makes of it, as a failure to connect)."""
+    resp = await call(http, request, timeout, **how)
+    try:
+        return resp.status, await client.read_body(resp, limit)  # (it releases the answer)
+    except RelayError as err:
+        unanswered: Unanswered | None = how.get("unanswered")
+        if unanswered is not None:
+            raise unanswered(err) from err
+        raise

@@ -6,7 +6,9 @@ the console (`GET /api/channel/types`) all read these rows; nothing else in the 
 
 Adding a provider: an OpenAI-compatible one is one row here (its base URL, and `paths`/`modes`
 when it differs); one that speaks its own API is a module in api/upstream/providers/ with its
-adaptor, a row here naming it, a strict fake and a test (README, "Adding a provider").
+adaptor, a row here naming it, a strict fake and a test (README, "Adding a provider"). A task or
+video protocol is the same: its `TaskAdaptor` (api/upstream/task_base.py) in the provider's module
+(beside its chat adaptor where it has one), named by the row's `task` or `video`.
 Type numbers are new-api's, so that databases and scripts move over unchanged.
 """
 from __future__ import annotations
@@ -51,14 +53,23 @@ from api.upstream.providers.custom import CustomAdaptor
 from api.upstream.providers.dify import DifyAdaptor
 from api.upstream.providers.gemini import GeminiAdaptor
 from api.upstream.providers.gemini.adaptor import MODELS as GEMINI_MODELS
+from api.upstream.providers.gemini.veo import VeoGeminiAdaptor
+from api.upstream.providers.jimeng import JimengAdaptor
+from api.upstream.providers.kling import KlingAdaptor
+from api.upstream.providers.midjourney import MidjourneyAdaptor, MidjourneyPlusAdaptor
 from api.upstream.providers.minimax import MiniMaxAdaptor
 from api.upstream.providers.ollama import OllamaAdaptor
 from api.upstream.providers.openai import OpenAIAdaptor
+from api.upstream.providers.openai_videos import OpenAIVideoAdaptor
 from api.upstream.providers.qianfan import QianfanAdaptor
+from api.upstream.providers.seedance import SeedanceAdaptor
+from api.upstream.providers.suno import SunoAdaptor
 from api.upstream.providers.tencent import TencentAdaptor
 from api.upstream.providers.unserved import UnservedAdaptor
 from api.upstream.providers.vertex import VertexAdaptor
 from api.upstream.providers.vertex.adaptor import MODELS as VERTEX_MODELS
+from api.upstream.providers.vertex.veo import VeoVertexAdaptor
+from api.upstream.providers.vidu import ViduAdaptor
 from api.upstream.providers.xunfei import XunfeiAdaptor
 from api.upstream.providers.zhipu import ZhipuV4Adaptor
 from api.upstream.signing import google
@@ -136,9 +147,9 @@ GLM_CODING = ("glm-4.6", "glm-4.5-air")
 PROVIDERS: tuple[Provider, ...] = (
     Provider(1, "OPENAI", ("OpenAI", "OpenAI"), OpenAIAdaptor, "https://api.openai.com", models=OPENAI_MODELS,
              native=frozenset({RESPONSES}), stream_options=True, balance=True, fetch_models=True, organization=True,
-             video="openai", image_edits=True),
+             video=OpenAIVideoAdaptor, image_edits=True),
     Provider(2, "MIDJOURNEY", ("Midjourney Proxy", "Midjourney Proxy"), UnservedAdaptor, models=MJ_MODELS,
-             task="midjourney"),
+             task=MidjourneyAdaptor),
     Provider(3, "AZURE", ("Azure OpenAI", "Azure OpenAI"), AzureAdaptor, models=AZURE_MODELS,
              native=frozenset({RESPONSES}), stream_options=True, import_config=_config("other", "api_version"),
              image_edits=True,
@@ -154,7 +165,7 @@ PROVIDERS: tuple[Provider, ...] = (
              models=("llama3.3", "qwen3", "gemma3", "mistral", "deepseek-r1", "nomic-embed-text"),
              modes=frozenset({CHAT, COMPLETIONS, EMBEDDINGS}), fetch_models=True),
     Provider(5, "MIDJOURNEY_PLUS", ("Midjourney Proxy Plus", "Midjourney Proxy Plus"), UnservedAdaptor,
-             models=MJ_MODELS, task="midjourney-plus"),
+             models=MJ_MODELS, task=MidjourneyPlusAdaptor),
     Provider(8, "CUSTOM", ("Custom", "自定义渠道"), CustomAdaptor, models=OPENAI_MODELS, base_url_help=CUSTOM_URL_HELP,
              balance=True, organization=True, image_edits=True),
     Provider(11, "PALM", ("Google PaLM2", "Google PaLM2"), UnservedAdaptor,
@@ -216,7 +227,7 @@ PROVIDERS: tuple[Provider, ...] = (
              key=KeyFormat(("An API key from the Hunyuan console, or AppId|SecretId|SecretKey",
                             "混元控制台的 API Key，或 AppId|SecretId|SecretKey"), tencent.key_problem)),
     Provider(24, "GEMINI", ("Google Gemini", "Google Gemini"), GeminiAdaptor, "https://generativelanguage.googleapis.com",
-             models=GEMINI_MODELS, native=frozenset({GEMINI}), disable_on_403=True, video="veo",
+             models=GEMINI_MODELS, native=frozenset({GEMINI}), disable_on_403=True, video=VeoGeminiAdaptor,
              modes=frozenset({CHAT, EMBEDDINGS, IMAGES, RelayMode.IMAGES_EDIT})),
     Provider(25, "MOONSHOT", ("Moonshot", "Moonshot"), OpenAIAdaptor, "https://api.moonshot.cn",
              models=("kimi-k2.6", "kimi-k2.5", "kimi-k2-thinking", "kimi-k2-turbo-preview", "moonshot-v1-128k"),
@@ -252,7 +263,8 @@ PROVIDERS: tuple[Provider, ...] = (
              models=("MiniMax-M3", "MiniMax-M2.7", "MiniMax-M2.7-highspeed", "MiniMax-M2.5", "MiniMax-M2.5-highspeed",
                      "MiniMax-M2.1", "MiniMax-M2.1-highspeed", "MiniMax-M2"),
              paths={CHAT: "/v1/chat/completions"}, modes=frozenset({CHAT})),
-    Provider(36, "SUNO", ("Suno API", "Suno API"), UnservedAdaptor, models=("suno_music", "suno_lyrics"), task="suno"),
+    Provider(36, "SUNO", ("Suno API", "Suno API"), UnservedAdaptor, models=("suno_music", "suno_lyrics"),
+             task=SunoAdaptor),
     Provider(37, "DIFY", ("Dify", "Dify"), DifyAdaptor, "https://api.dify.ai", models=("dify",)),
     Provider(38, "JINA", ("Jina", "Jina"), RerankingAdaptor, "https://api.jina.ai",
              models=("jina-embeddings-v4", "jina-embeddings-v3", "jina-clip-v2", "jina-reranker-m0",
@@ -271,7 +283,7 @@ PROVIDERS: tuple[Provider, ...] = (
              balance=True, fetch_models=True),
     Provider(41, "VERTEX_AI", ("Vertex AI", "Vertex AI"), VertexAdaptor, derived_url=True, models=VERTEX_MODELS,
              modes=frozenset({CHAT, EMBEDDINGS, IMAGES, RelayMode.IMAGES_EDIT}),
-             import_config=_config("other", "region"), video="veo-vertex",
+             import_config=_config("other", "region"), video=VeoVertexAdaptor,
              native=frozenset({ANTHROPIC}), native_models=lambda model: model.startswith("claude"),
              key=KeyFormat(("A Google Cloud service-account JSON key (paste the whole file; Gemini, Claude and "
                             "embedding models, region per model below), or a Vertex AI API key on one line "
@@ -301,7 +313,8 @@ PROVIDERS: tuple[Provider, ...] = (
              "https://ark.cn-beijing.volces.com",
              models=("doubao-seedance-2-0-260128", "doubao-seedance-2-0-fast-260128", "doubao-seedance-1-5-pro-251215",
                      "doubao-seedance-1-0-pro-250528", "doubao-seedance-1-0-pro-fast-251015",
-                     "doubao-seedance-1-0-lite-t2v-250428", "doubao-seedance-1-0-lite-i2v-250428"), video="seedance"),
+                     "doubao-seedance-1-0-lite-t2v-250428", "doubao-seedance-1-0-lite-i2v-250428"),
+             video=SeedanceAdaptor),
     Provider(46, "QIANFAN", ("Baidu Qianfan V2", "百度千帆 V2"), QianfanAdaptor, "https://qianfan.baidubce.com",
              models=("ernie-5.0", "ernie-5.0-thinking-preview", "ernie-x1.1", "ernie-x1.1-preview",
                      "ernie-x1-turbo-32k",
@@ -313,20 +326,20 @@ PROVIDERS: tuple[Provider, ...] = (
              other=OtherField(("App ID (optional)", "应用 ID（可选）"), placeholder="app-…",
                               check=_message(qianfan.other_problem))),
     Provider(52, "VIDU", ("Vidu", "Vidu"), UnservedAdaptor, "https://api.vidu.com",
-             models=("viduq3-pro", "viduq3-turbo", "viduq2", "viduq1", "vidu2.0", "vidu1.5"), video="vidu"),
-    # Kling's video API (api/relay/tasks/video_kling.py): the key pair signs a JWT; new-api's type 50.
+             models=("viduq3-pro", "viduq3-turbo", "viduq2", "viduq1", "vidu2.0", "vidu1.5"), video=ViduAdaptor),
+    # Kling's video API (api/upstream/providers/kling.py): the key pair signs a JWT; new-api's type 50.
     Provider(50, "KLING", ("Kling", "可灵"), UnservedAdaptor, "https://api-singapore.klingai.com",
              models=("kling-v2-6", "kling-v2-5-turbo", "kling-v2-1-master", "kling-v2-master", "kling-v1-6",
                      "kling-v1"),
              key=KeyFormat(("AccessKey|SecretKey", "AccessKey|SecretKey"), parts_key(2, "channel_key_kling")),
-             video="kling"),
-    # Jimeng (即梦) on Volcengine's visual API (api/relay/tasks/video_jimeng.py): the key pair signs each
+             video=KlingAdaptor),
+    # Jimeng (即梦) on Volcengine's visual API (api/upstream/providers/jimeng.py): the key pair signs each
     # call (Volcengine's HMAC-SHA256 signature); new-api's type 51.
     Provider(51, "JIMENG", ("Jimeng", "即梦"), UnservedAdaptor, "https://visual.volcengineapi.com",
              models=("jimeng_v30", "jimeng_v30_1080p", "jimeng_v30_pro", "jimeng_t2v_v30", "jimeng_i2v_first_v30",
                      "jimeng_t2v_v30_1080p", "jimeng_i2v_first_v30_1080", "jimeng_ti2v_v30_pro"),
              key=KeyFormat(("AccessKey|SecretKey", "AccessKey|SecretKey"), parts_key(2, "channel_key_jimeng")),
-             video="jimeng"),
+             video=JimengAdaptor),
     Provider(48, "XAI", ("xAI", "xAI"), OpenAIAdaptor, "https://api.x.ai",
              models=("grok-4.3", "grok-4.20-0309-reasoning", "grok-4.20-0309-non-reasoning", "grok-4-1-fast-reasoning",
                      "grok-4-1-fast-non-reasoning", "grok-code-fast-1", "grok-3-mini"),

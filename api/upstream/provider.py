@@ -14,9 +14,11 @@ from api.upstream.base import RelayMode
 
 if TYPE_CHECKING:
     from api.upstream.base import Adaptor
+    from api.upstream.task_base import TaskAdaptor
 
 Text = tuple[str, str]  # (English, Chinese)
 AdaptorClass = type["Adaptor"]  # (named before `Provider`, whose field `type` shadows the builtin there)
+TaskAdaptorClass = type["TaskAdaptor"]
 
 # Client formats a channel may take as the client sent them (api/relay/inbound/).
 ANTHROPIC = "anthropic"
@@ -113,8 +115,9 @@ class Provider:
     balance: bool = False  # the adaptor's balance query works against this provider today
     fetch_models: bool = False  # GET {base}/v1/models lists the channel's models
     image_edits: bool = False  # OpenAI's image API in full: the edits form, streamed images (OpenAI, Azure, gateways)
-    task: str = ""  # the task protocol ("midjourney", "midjourney-plus", "suno"): relayed by api/relay/tasks/
-    video: str = ""  # the video protocol of /v1/videos ("openai", "veo", "veo-vertex"): api/relay/tasks/video_*.py
+    # The task adaptor of a task type (Midjourney, Suno: its channels serve tasks only), relayed by api/relay/tasks/.
+    task: TaskAdaptorClass | None = None
+    video: TaskAdaptorClass | None = None  # the video protocol of /v1/videos on this type's channels (a VideoAdaptor)
     organization: bool = False  # the channel may name an OpenAI organization (OpenAI-Organization header)
     retry_400: bool = False  # a 400 may be an overload answer (Anthropic): retried elsewhere
     disable_on_403: bool = False  # a 403 means the key is unusable (Gemini)

@@ -15,8 +15,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from api.relay.tasks import midjourney as mj
 from api.upstream.catalogue import ChannelType
+from api.upstream.providers import midjourney as mj
 from models import Midjourney, Task
 from tests.helpers import both_databases
 from tests.relay.fake_tasks import MJ_SECRET, SUNO_KEY, FakeMidjourney, FakeSuno

@@ -14,9 +14,9 @@ import pytest
 
 from api import keys
 from api.relay.tasks.poll import VIDEO, poll
-from api.relay.tasks.video_seedance import SeedanceAdaptor
 from api.services.billing import pricing
 from api.upstream.catalogue import ChannelType
+from api.upstream.providers.seedance import SeedanceAdaptor
 from models import Task
 from tests.relay.fake_seedance import ARK_KEY, MP4, FakeSeedance, png
 from tests.relay.fakes import add_channel, drain, gateway, live_balance, make_key, rich_user  # noqa: F401

@@ -7,10 +7,10 @@ from aiohttp import web
 
 from api.console.auth import the_user, user_required
 from api.errors import ApiError, NotFound
-from api.relay.tasks.base import SUCCESS
 from api.relay.tasks.video_content import video_content
 from api.relay.tasks.video_shape import PLATFORM
 from api.upstream.errors import RelayError
+from api.upstream.task_base import SUCCESS
 from models import Task
 from models.enums import Role
 

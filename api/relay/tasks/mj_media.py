@@ -22,12 +22,12 @@ from redis.client import NEVER_DECODE
 from api import keys
 from api.relay.handler import key_caller
 from api.relay.state import relay_state
-from api.relay.tasks import midjourney as mj
-from api.relay.tasks.base import SUCCESS
 from api.relay.tasks.relay import call, origin_channel, path_id, task_error
 from api.services import redis_keys
 from api.services.store import Store
 from api.upstream.media import fetch_image
+from api.upstream.providers.midjourney import MidjourneyAdaptor
+from api.upstream.task_base import SUCCESS
 from api.web.header_values import header_value
 from api.web.net import client_ip
 from models import Midjourney
@@ -108,10 +108,10 @@ async def mj_image_seed(request: web.Request) -> web.Response:
     if row is None:
         raise task_error(request, 404, "relay_task_not_found", "task_not_found", id=task_id)
     channel = await origin_channel(request, row, task_id)
-    adaptor = mj.MidjourneyAdaptor(channel.base_url, channel.key)
+    adaptor = MidjourneyAdaptor(channel.base_url, channel.key)
     http = relay_state(request).http or request.config_dict[keys.HTTP]
     try:
-        status, raw = await call(http, adaptor.image_seed(task_id), 30.0, channel.type)
+        status, raw = await call(http, adaptor.image_seed(task_id), 30.0, channel.type, adaptor=adaptor)
     except Exception:
         raise task_error(request, 502, "relay_task_unreachable", "upstream_unreachable") from None
     try:

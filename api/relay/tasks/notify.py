@@ -8,7 +8,7 @@ of the submission (its settlement id, chosen before the upstream call and kept o
 callback changes only the row of that channel whose upstream id is the callback's task id AND whose
 settlement id is the signed one: a signature of task Y does not move task X, an expired one moves
 nothing, and the per-channel signatures of before are refused. The hook is never shown to users
-(api.relay.tasks.redact strips it from the properties midjourney-proxy echoes).
+(api/upstream/providers/midjourney.py strips it from the properties midjourney-proxy echoes).
 
 A callback may arrive before the submission's answer, so before the task row exists: a signed
 callback for a row not written yet is kept in Redis (EARLY_TTL, EARLY_MAX bytes) under the signed
@@ -31,14 +31,14 @@ from aiohttp import web
 
 from api import keys
 from api.relay.state import relay_state
-from api.relay.tasks.base import TASK_TIMEOUT, TaskUpdate
 from api.relay.tasks.billing import TaskCharge
-from api.relay.tasks.midjourney import MidjourneyAdaptor
-from api.relay.tasks.poll import MIDJOURNEY, apply_update, new_owner
+from api.relay.tasks.poll import MIDJOURNEY, TASK_TIMEOUT, apply_update, new_owner
 from api.relay.tasks.relay import json_body, task_error
 from api.services import redis_keys
 from api.services.params import id_value
 from api.services.store import Store
+from api.upstream.providers.midjourney import MidjourneyAdaptor
+from api.upstream.task_base import TaskUpdate
 from models import Channel, Midjourney, keyring
 
 NOTIFY_TTL = 2 * TASK_TIMEOUT  # seconds a callback URL stays valid after its submission

@@ -26,14 +26,13 @@ from tortoise.exceptions import IntegrityError, OperationalError
 from tortoise.models import Model
 from tortoise.transactions import in_transaction
 
-from api.relay.tasks.base import FAILURE, FINAL, SUCCESS, TASK_TIMEOUT, TaskAdaptor, TaskUpdate
 from api.relay.tasks.billing import Refund, TaskCharge, refund
-from api.relay.tasks.relay import ADAPTORS, call
-from api.relay.tasks.video_protocols import VIDEO_ADAPTORS
-from api.relay.tasks.video_shape import PLATFORM as VIDEO_PLATFORM
+from api.relay.tasks.relay import call
 from api.relay.tasks.video_shape import properties
 from api.services.store import Store
 from api.upstream.errors import mask_secrets
+from api.upstream.registry import TASK_ADAPTORS, VIDEO_ADAPTORS
+from api.upstream.task_base import FAILURE, FINAL, SUCCESS, VIDEO_PLATFORM, TaskAdaptor, TaskUpdate
 from models import Channel, Midjourney, Task, keyring
 
 log = logging.getLogger(__name__)
@@ -42,6 +41,7 @@ BATCH = 500
 FETCH_TIMEOUT = 15.0
 FETCH_CONCURRENCY = 8  # one-task fetches of one channel at a time
 DONE = "100%"
+TASK_TIMEOUT = 3600  # seconds: a task not finished an hour after its submission fails (and is refunded)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,7 +50,7 @@ class Table:
     platform: str  # "mj": the midjourney table; else the task table's platform
     id_field: str  # the upstream's task id column
     time_unit: int  # submit_time units per second (milliseconds for drawings)
-    adaptors: Mapping[int, type[TaskAdaptor]] = field(default_factory=lambda: ADAPTORS)  # by channel type
+    adaptors: Mapping[int, type[TaskAdaptor]] = field(default_factory=lambda: TASK_ADAPTORS)  # by channel type
     own_ids: bool = False  # the id column holds the gateway's id; the upstream's is properties' `upstream_id`
 
     @property
@@ -244,8 +244,8 @@ async def _poll_channel(table: Table, store: Store, http: aiohttp.ClientSession,
 async def _fetch(http: aiohttp.ClientSession, adaptor: TaskAdaptor, ids: list[str], channel_type: int,
                  gate: asyncio.Semaphore) -> list[TaskUpdate]:
     async with gate:
-        up = await adaptor.authorize(adaptor.fetch(ids), http)
-        status, raw = await call(http, up, adaptor.fetch_timeout or FETCH_TIMEOUT, channel_type, adaptor.answer_limit)
+        status, raw = await call(http, adaptor.fetch(ids), adaptor.fetch_timeout or FETCH_TIMEOUT, channel_type,
+                                 adaptor.answer_limit, adaptor)
     return adaptor.read_fetched(ids, status, raw)
 
 

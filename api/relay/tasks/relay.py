@@ -3,15 +3,15 @@ price, the reservation: api/relay/admission.py), the attempts over channels of t
 (api/relay/attempts.py, with the task's own Route), then the settlement (api/relay/settling.py): the
 charge settled in full when the upstream took the task and its row was written for the pollers, or
 the reservation returned when it did not. Follow-up actions go to the channel of the task they act
-on, which must be the caller's own. A task provider brings its adaptor (api/relay/tasks/base.py)
-and nothing of this.
+on, which must be the caller's own. A task provider brings its adaptor (api/upstream/task_base.py,
+named by its catalogue row) and nothing of this.
 """
 from __future__ import annotations
 
 import logging
 import re
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,37 +29,19 @@ from api.relay.failure_log import log_failure
 from api.relay.job import Caller, Job, Outcome
 from api.relay.settling import settle_shielded
 from api.relay.state import relay_state
-from api.relay.tasks.base import Submitted, TaskAdaptor, Upstream
 from api.relay.tasks.billing import TaskCharge
 from api.relay.tasks.bodies import Check, type_problem
-from api.relay.tasks.midjourney import MidjourneyAdaptor
-from api.relay.tasks.suno import SunoAdaptor
 from api.services.model_name import ModelName
 from api.upstream import call as upstream
-from api.upstream import catalogue
 from api.upstream.base import RelayMode, TokenUsage, UpstreamRequest
 from api.upstream.errors import ChannelCannotServe, RelayError
+from api.upstream.registry import TASK_ADAPTORS
+from api.upstream.task_base import Submitted, TaskAdaptor
 from models import Midjourney, Task
 
 log = logging.getLogger("api.relay")
 SUBMIT_TIMEOUT = 60.0  # seconds for an upstream to take a task
 MAX_ANSWER = 4 * 1024 * 1024
-
-# The task protocols (a catalogue row's `task`) and their adaptors.
-PROTOCOLS: dict[str, type[TaskAdaptor]] = {
-    "midjourney": MidjourneyAdaptor,
-    "midjourney-plus": MidjourneyAdaptor,
-    "suno": SunoAdaptor,
-}
-ADAPTORS: dict[int, type[TaskAdaptor]] = {
-    number: PROTOCOLS[row.task] for number, row in catalogue.CATALOGUE.items() if row.task in PROTOCOLS
-}
-
-
-def types_of(*protocols: str) -> frozenset[int]:
-    """The channel types that speak one of these task protocols."""
-    return frozenset(number for number, row in catalogue.CATALOGUE.items() if row.task in protocols)
-
 
 def task_error(request: web.Request, status: int, message_key: str, code: str, /, **params: object) -> RelayError:
     """A refusal by the gateway itself, shaped by the route's error class (Midjourney's or Suno's)."""
@@ -100,25 +82,26 @@ async def origin_channel(request: web.Request, row: Any, task_id: str) -> Channe
     return channel
 
 
-async def call(http: aiohttp.ClientSession, up: Upstream, timeout: float, channel_type: int = 0,
-               limit: int = MAX_ANSWER) -> tuple[int, bytes]:
-    """One upstream call through the one upstream call (api/upstream/call.py: redirects not
-    followed, timed and counted): (status, body up to `limit` bytes). Whatever status comes,
-    the task code reads the answer in its protocol. A failure raises aiohttp.ClientError, as the
-    callers expect of a transport failure."""
-    request = UpstreamRequest(up.url, dict(up.headers), up.data(), up.method)
-    try:
-        return await upstream.call_whole(http, request, aiohttp.ClientTimeout(total=timeout), limit,
-                                         caller=upstream.TASK, channel_type=channel_type)
-    except RelayError as exc:
-        raise aiohttp.ClientPayloadError(exc.message) from exc
+def unanswered(err: RelayError) -> Exception:
+    """A task call that got no answer (unreachable, timed out, cut, too large), as the task code reads one."""
+    return aiohttp.ClientPayloadError(err.message)
+
+
+async def call(http: aiohttp.ClientSession, up: UpstreamRequest, timeout: float, channel_type: int = 0,
+               limit: int = MAX_ANSWER, adaptor: TaskAdaptor | None = None) -> tuple[int, bytes]:
+    """One upstream call through the one upstream call (api/upstream/call.py: authorized by
+    `adaptor`, redirects not followed, timed and counted): (status, body up to `limit` bytes).
+    Whatever status comes, the task code reads the answer in its protocol. No answer raises
+    aiohttp.ClientError, as the callers expect of a transport failure."""
+    return await upstream.call_whole(http, up, aiohttp.ClientTimeout(total=timeout), limit, caller=upstream.TASK,
+                                     channel_type=channel_type, adaptor=adaptor, unanswered=unanswered)
 
 
 @dataclass(slots=True)
 class Submission:
     """One task to submit: what it is, where it goes below the platform prefix, and what it carries."""
 
-    platform: str  # "mj" or "suno"
+    platform: str  # "mj", "suno" or "video"
     action: str  # IMAGINE, UPSCALE, …, MUSIC, LYRICS
     model: str  # the priced model (mj_imagine, suno_music, …)
     path: str  # "/submit/imagine", "/submit/music", …
@@ -130,7 +113,8 @@ class Submission:
     for_channel: Callable[[ChannelInfo, dict[str, Any], str], dict[str, Any]] | None = None
     task_id: str = ""  # the gateway's own id of the task (the client's); "": the upstream's id is the task's
     properties: dict[str, Any] = field(default_factory=dict)  # kept on the task row (what the answers show)
-    adaptors: Mapping[int, type[TaskAdaptor]] | None = None  # the platform's adaptors by channel type (ADAPTORS)
+    adaptors: Mapping[int, type[TaskAdaptor]] | None = None  # the platform's adaptors by channel type (TASK_ADAPTORS)
+    mode: RelayMode = RelayMode.TASK  # how it is billed: per call (TASK), or per second of video (VIDEO)
 
 
 def task_key(channel: ChannelInfo) -> ChannelInfo:
@@ -150,7 +134,7 @@ async def submit(request: web.Request, caller: Caller, sub: Submission) -> tuple
     options = state.options if state.options is not None else request.config_dict[keys.OPTIONS]
     if sub.origin is not None:  # a follow-up goes to its task's channel, and nowhere else
         caller = Caller(caller.user, caller.token, task_key(sub.origin))
-    job = Job(request, state, options, RelayMode.IMAGES, f"/{sub.platform}{sub.path}", caller, sub.body,
+    job = Job(request, state, options, sub.mode, f"/{sub.platform}{sub.path}", caller, sub.body,
               name=ModelName(sub.model), task=sub.platform)
     try:
         job.group = usable_group(request, options, caller.user, caller.token.group if caller.token else "")
@@ -204,12 +188,12 @@ def task_route(sub: Submission) -> Route:
                              group=job.group)
         facts, charge = job.facts, job.charge
         assert facts is not None and charge is not None
-        adaptor = (sub.adaptors or ADAPTORS)[channel.type](channel.base_url, channel.key, channel.other)
+        adaptor = (sub.adaptors or TASK_ADAPTORS)[channel.type](channel.base_url, channel.key, channel.other)
         http = job.state.http if job.state.http is not None else job.request.config_dict[keys.HTTP]
         try:
             body = sub.for_channel(channel, sub.body, facts.request_id) if sub.for_channel is not None else sub.body
-            up = await adaptor.authorize(adaptor.submit(sub.path, body), http)
-            status, raw = await call(http, up, SUBMIT_TIMEOUT, channel.type, adaptor.answer_limit)
+            up = adaptor.submit(sub.path, body)
+            status, raw = await call(http, up, SUBMIT_TIMEOUT, channel.type, adaptor.answer_limit, adaptor)
             result = adaptor.read_submit(status, raw)
         except (aiohttp.ClientError, TimeoutError) as exc:
             log.info("task channel %s unreachable for %s: %s", channel.id, sub.model, type(exc).__name__)
@@ -225,7 +209,7 @@ def task_route(sub: Submission) -> Route:
                              caller.token.name if caller.token else "").dumps()
         # The row before the settlement: a process that dies in between leaves a task the user can
         # fetch (and the reservation, closed by the sweep), never a charge for a task it cannot see.
-        row = await _insert(sub, caller, channel, result.task_id, charge.pre, billing, result.row)
+        row = await ROWS[adaptor.table](sub, caller, channel, result.task_id, charge.pre, billing, result.row)
         return Outcome(web.Response(), TokenUsage(), job.pre, result=(result.answer, row))
 
     def retry(job: Job, channel: ChannelInfo, err: RelayError, left: int) -> bool:
@@ -233,7 +217,8 @@ def task_route(sub: Submission) -> Route:
 
     def final(job: Job, channel: ChannelInfo, err: RelayError) -> Exception:
         if isinstance(err, NotTaken | Busy):
-            return _refused(job.request, sub, err.result.answer, err.result.reason)
+            protocol = (sub.adaptors or TASK_ADAPTORS).get(channel.type)
+            return _refused(job.request, protocol, err.result.answer, err.result.reason)
         return err
 
     return Route(attempt, serves=lambda channel: channel.type in sub.types, keyed=task_key, retry=retry,
@@ -248,23 +233,29 @@ class Refused(Exception):
         self.answer = answer
 
 
-def _refused(request: web.Request, sub: Submission, answer: dict[str, Any], reason: str) -> Exception:
-    if answer and sub.platform == "mj" and isinstance(answer.get("code"), int):
-        return Refused(answer)  # midjourney-proxy's own refusal (queue full, banned prompt): HTTP 200, its code
+def _refused(request: web.Request, protocol: type[TaskAdaptor] | None, answer: dict[str, Any],
+             reason: str) -> Exception:
+    if answer and protocol is not None and protocol.relays_refusal(answer):
+        return Refused(answer)  # the upstream's own refusal (midjourney-proxy's queue full, banned prompt), as it is
     message = translate("relay_task_refused", language(request), reason=reason)
     return RelayError(502 if not answer else 400, message, "upstream_error", "task_submit_failed")
 
 
-async def _insert(sub: Submission, caller: Caller, channel: ChannelInfo, task_id: str, quota: int, billing: str,
-                  known: dict[str, Any]) -> Any:
+async def _insert_drawing(sub: Submission, caller: Caller, channel: ChannelInfo, task_id: str, quota: int,
+                          billing: str, known: dict[str, Any]) -> Any:
+    """A task of an adaptor whose table is "midjourney": a row of midjourney-proxy's shape."""
+    token_id = caller.token.id if caller.token else 0
+    fields: dict[str, Any] = {"code": 1, "status": "SUBMITTED", "progress": "0%", "description": "", **known}
+    return await Midjourney.create(
+        user_id=caller.user.id, token_id=token_id, action=sub.action, mj_id=task_id, prompt=sub.prompt,
+        submit_time=int(time.time() * 1000), channel_id=channel.id, quota=quota, billing=billing, **fields)
+
+
+async def _insert_task(sub: Submission, caller: Caller, channel: ChannelInfo, task_id: str, quota: int, billing: str,
+                       known: dict[str, Any]) -> Any:
+    """A task of the task table, under its platform."""
     now = time.time()
     token_id = caller.token.id if caller.token else 0
-    if sub.platform == "mj":
-        fields: dict[str, Any] = {"code": 1, "status": "SUBMITTED", "progress": "0%", "description": "",
-                                  **known}
-        return await Midjourney.create(
-            user_id=caller.user.id, token_id=token_id, action=sub.action, mj_id=task_id, prompt=sub.prompt,
-            submit_time=int(now * 1000), channel_id=channel.id, quota=quota, billing=billing, **fields)
     properties = {**({"prompt": sub.prompt} if sub.prompt else {}), **sub.properties}
     if sub.task_id:  # the client knows the task by the gateway's id; the pollers ask by the upstream's
         properties["upstream_id"] = task_id
@@ -272,3 +263,7 @@ async def _insert(sub: Submission, caller: Caller, channel: ChannelInfo, task_id
         task_id=sub.task_id or task_id, platform=sub.platform, user_id=caller.user.id, token_id=token_id,
         channel_id=channel.id, quota=quota, action=sub.action, status="SUBMITTED", progress="0%", submit_time=int(now),
         properties=orjson.dumps(properties).decode() if properties else "", billing=billing)
+
+
+# The row a taken task is written as, by its adaptor's `table`.
+ROWS: dict[str, Callable[..., Awaitable[Any]]] = {"midjourney": _insert_drawing, "task": _insert_task}

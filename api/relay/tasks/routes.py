@@ -18,19 +18,23 @@ from api.relay.handler import key_caller
 from api.relay.inbound.base import REQUEST_INBOUND
 from api.relay.middleware import cors_middleware, openai_errors_middleware
 from api.relay.state import relay_state
-from api.relay.tasks import bodies, suno
-from api.relay.tasks import midjourney as mj
-from api.relay.tasks.base import SUCCESS
+from api.relay.tasks import bodies
+from api.relay.tasks import mj_shape as mj
+from api.relay.tasks import suno_shape as suno
 from api.relay.tasks.mj_media import mj_image, mj_image_seed
 from api.relay.tasks.notify import mj_notify, notify_hook, take_early
-from api.relay.tasks.relay import Refused, Submission, json_body, origin_channel, path_id, submit, task_error, types_of
+from api.relay.tasks.relay import Refused, Submission, json_body, origin_channel, path_id, submit, task_error
 from api.relay.tasks.video_routes import create_videos_app
 from api.upstream.errors import RelayError
+from api.upstream.providers.midjourney import PLUS_ONLY, SUBMIT_ACTIONS, MidjourneyAdaptor, MidjourneyPlusAdaptor
+from api.upstream.providers.suno import SunoAdaptor
+from api.upstream.registry import task_types
+from api.upstream.task_base import SUCCESS
 from models import Midjourney, Task
 
-MJ_TYPES = types_of("midjourney", "midjourney-plus")
-MJ_PLUS_TYPES = types_of("midjourney-plus")
-SUNO_TYPES = types_of("suno")
+MJ_TYPES = task_types(MidjourneyAdaptor)
+MJ_PLUS_TYPES = task_types(MidjourneyPlusAdaptor)
+SUNO_TYPES = task_types(SunoAdaptor)
 MJ_MODES = ("mj-fast", "mj-turbo", "mj-relax")
 
 
@@ -78,7 +82,7 @@ def _invalid(request: web.Request, reason: str) -> RelayError:
 
 def _mj_action(request: web.Request, path: str, body: dict[str, Any]) -> tuple[str, str]:
     """(action, origin task id or "") of a submission, with the request checked."""
-    fixed = mj.SUBMIT_ACTIONS[path]
+    fixed = SUBMIT_ACTIONS[path]
     if path == "/submit/imagine" and not _text(body, "prompt"):
         raise _invalid(request, "prompt is required")
     if path == "/submit/shorten" and not _text(body, "prompt"):
@@ -155,12 +159,12 @@ def mj_submit(path: str) -> Callable[[web.Request], Awaitable[web.StreamResponse
                                  task_status=row.status or "-")
             origin = await origin_channel(request, row, origin_id)
         upstream = _upstream_body(request, body)
-        if origin is not None and path in mj.PLUS_ONLY and origin.type not in MJ_PLUS_TYPES:
+        if origin is not None and path in PLUS_ONLY and origin.type not in MJ_PLUS_TYPES:
             raise _invalid(request, f"{path} needs a Midjourney Proxy Plus channel")
         prompt = _text(body, "prompt") or _text(body, "content")
         hook = notify_hook(request) if "notifyHook" not in upstream else None
         sub = Submission("mj", action, mj.model_of(action), path, upstream,
-                         MJ_PLUS_TYPES if path in mj.PLUS_ONLY else MJ_TYPES, origin, prompt, hook)
+                         MJ_PLUS_TYPES if path in PLUS_ONLY else MJ_TYPES, origin, prompt, hook)
         try:
             answer, row = await submit(request, caller, sub)
         except Refused as refused:
@@ -286,7 +290,7 @@ def _task_app(errors: type) -> web.Application:
 
 def create_mj_app() -> web.Application:
     app = _task_app(MidjourneyErrors)
-    for path in mj.SUBMIT_ACTIONS:
+    for path in SUBMIT_ACTIONS:
         app.router.add_post(path, mj_submit(path))
     app.router.add_get("/task/{id}/fetch", mj_fetch)
     app.router.add_get("/task/{id}/image-seed", mj_image_seed)

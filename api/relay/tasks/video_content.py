@@ -23,20 +23,21 @@ from yarl import URL
 
 from api import keys
 from api.relay.state import relay_state
-from api.relay.tasks.base import TaskAdaptor, Upstream
 from api.relay.tasks.relay import call, task_error, task_key
-from api.relay.tasks.video_jimeng import JimengAdaptor
-from api.relay.tasks.video_kling import KlingAdaptor
-from api.relay.tasks.video_openai import OpenAIVideoAdaptor
-from api.relay.tasks.video_protocols import VIDEO_ADAPTORS
-from api.relay.tasks.video_seedance import SeedanceAdaptor
 from api.relay.tasks.video_shape import properties, result
-from api.relay.tasks.video_veo import VeoGeminiAdaptor, VeoVertexAdaptor, inline_video
-from api.relay.tasks.video_vidu import ViduAdaptor
 from api.upstream import call as upstream
 from api.upstream import media
 from api.upstream.base import UpstreamRequest
 from api.upstream.errors import RelayError
+from api.upstream.providers.gemini.veo import VeoGeminiAdaptor
+from api.upstream.providers.jimeng import JimengAdaptor
+from api.upstream.providers.kling import KlingAdaptor
+from api.upstream.providers.openai_videos import OpenAIVideoAdaptor
+from api.upstream.providers.seedance import SeedanceAdaptor
+from api.upstream.providers.vertex.veo import VeoVertexAdaptor, inline_video
+from api.upstream.providers.vidu import ViduAdaptor
+from api.upstream.registry import VIDEO_ADAPTORS
+from api.upstream.task_base import TaskAdaptor, upstream_request
 from api.web.header_values import header_value
 
 log = logging.getLogger("api.relay")
@@ -58,8 +59,8 @@ async def delete_upstream(request: web.Request, row: Any) -> None:
     adaptor = OpenAIVideoAdaptor(channel.base_url, channel.key, channel.other)
     http = relay_state(request).http or request.config_dict[keys.HTTP]
     try:
-        up = await adaptor.authorize(adaptor.delete(upstream_id), http)
-        status, raw = await call(http, up, DELETE_TIMEOUT, channel.type, adaptor.answer_limit)
+        status, raw = await call(http, adaptor.delete(upstream_id), DELETE_TIMEOUT, channel.type, adaptor.answer_limit,
+                                 adaptor)
     except (aiohttp.ClientError, TimeoutError, ValueError) as exc:
         log.warning("video %s: its upstream copy was not deleted (%s)", row.task_id, type(exc).__name__)
         return
@@ -87,8 +88,8 @@ async def video_content(request: web.Request, row: Any, variant: str) -> web.Str
     upstream_id = str(properties(row).get("upstream_id") or "")
     if isinstance(adaptor, VeoVertexAdaptor):  # the video is inline in the finished operation
         try:
-            up = await adaptor.authorize(adaptor.fetch([upstream_id]), http)
-            status, raw = await call(http, up, CONTENT_TIMEOUT, channel.type, adaptor.answer_limit)
+            status, raw = await call(http, adaptor.fetch([upstream_id]), CONTENT_TIMEOUT, channel.type,
+                                     adaptor.answer_limit, adaptor)
         except (aiohttp.ClientError, TimeoutError, ValueError):
             raise _unavailable(request) from None
         video = inline_video(raw) if status == 200 else None
@@ -110,19 +111,19 @@ async def video_content(request: web.Request, row: Any, variant: str) -> web.Str
     else:
         assert isinstance(adaptor, OpenAIVideoAdaptor)
         up = adaptor.content(upstream_id, variant)
-    return await _relay(request, http, up, channel.type, secrets)
+    return await _relay(request, http, up, channel.type, secrets, adaptor)
 
 
-async def _open(http: aiohttp.ClientSession, up: Upstream, channel_type: int) -> Any:
-    request = UpstreamRequest(up.url, dict(up.headers), up.data(), up.method)
-    return await upstream.call(http, request, aiohttp.ClientTimeout(total=CONTENT_TIMEOUT), caller=upstream.TASK,
-                               channel_type=channel_type)
+async def _open(http: aiohttp.ClientSession, up: UpstreamRequest, channel_type: int,
+                adaptor: TaskAdaptor | None = None) -> Any:
+    return await upstream.call(http, up, aiohttp.ClientTimeout(total=CONTENT_TIMEOUT), caller=upstream.TASK,
+                               channel_type=channel_type, adaptor=adaptor)
 
 
-async def _relay(request: web.Request, http: aiohttp.ClientSession, up: Upstream, channel_type: int,
-                 secrets: list[str]) -> web.StreamResponse:
+async def _relay(request: web.Request, http: aiohttp.ClientSession, up: UpstreamRequest, channel_type: int,
+                 secrets: list[str], adaptor: TaskAdaptor) -> web.StreamResponse:
     try:
-        resp = await _open(http, up, channel_type)
+        resp = await _open(http, up, channel_type, adaptor)
     except RelayError:
         raise _unavailable(request) from None
     if resp.status in (301, 302, 303, 307, 308) and resp.headers.get("Location"):
@@ -184,7 +185,7 @@ async def _follow(request: web.Request, http: aiohttp.ClientSession, url: str, c
     """One redirect, followed without the key, under the media policy."""
     checked = await _check_policy(request, url)
     try:
-        return await _open(http, Upstream("GET", str(checked), {}), channel_type)
+        return await _open(http, upstream_request("GET", str(checked), {}), channel_type)
     except RelayError:
         raise _unavailable(request) from None
 

@@ -20,12 +20,8 @@ from api.relay.forms import read_form
 from api.relay.handler import key_caller
 from api.relay.middleware import relay_sub_app
 from api.relay.state import relay_state
-from api.relay.tasks.base import FAILURE, SUCCESS
 from api.relay.tasks.relay import Submission, json_body, path_id, submit, task_error
 from api.relay.tasks.video_content import VARIANTS, delete_upstream, video_content
-from api.relay.tasks.video_kling import KlingAdaptor, KlingUnfit, kling_body
-from api.relay.tasks.video_protocols import VIDEO_ADAPTORS, VIDEO_TYPES
-from api.relay.tasks.video_seedance import SeedanceAdaptor, SeedanceUnfit, seedance_body
 from api.relay.tasks.video_shape import (
     ACTION,
     PLATFORM,
@@ -35,12 +31,18 @@ from api.relay.tasks.video_shape import (
     read_request,
     video_object,
 )
-from api.relay.tasks.video_veo import VeoGeminiAdaptor, VeoUnfit, VeoVertexAdaptor, veo_body
 from api.services.params import is_integer_text
+from api.upstream.base import RelayMode
 from api.upstream.errors import RelayError
+from api.upstream.providers.gemini.veo import VeoAdaptor, VeoUnfit, veo_body
+from api.upstream.providers.kling import KlingAdaptor, KlingUnfit, kling_body
+from api.upstream.providers.seedance import SeedanceAdaptor, SeedanceUnfit, seedance_body
+from api.upstream.registry import VIDEO_ADAPTORS
+from api.upstream.task_base import FAILURE, SUCCESS
 from models import Task
 
 LIST_LIMIT = 100
+VIDEO_TYPES = frozenset(VIDEO_ADAPTORS)
 
 
 def _json(body: Any, status: int = 200) -> web.Response:
@@ -78,9 +80,9 @@ async def create_video(request: web.Request) -> web.Response:
         if video.image is not None:
             out["image"] = {"mime": video.image.mime, "data": video.image.data}
         protocol = VIDEO_ADAPTORS[channel.type]
-        if issubclass(protocol, VeoGeminiAdaptor | VeoVertexAdaptor):  # what Veo cannot render: the client's 400
+        if issubclass(protocol, VeoAdaptor):  # what Veo cannot render: the client's 400
             try:
-                veo_body(out, vertex=issubclass(protocol, VeoVertexAdaptor))
+                veo_body(out, vertex=protocol.vertex)
             except VeoUnfit as unfit:
                 raise _bad(request, "size", str(unfit)) from None
         if issubclass(protocol, SeedanceAdaptor):  # what Seedance cannot render: the client's 400
@@ -96,7 +98,7 @@ async def create_video(request: web.Request) -> web.Response:
         return out
 
     sub = Submission(PLATFORM, ACTION, video.model, "/v1/videos", video.body(), VIDEO_TYPES, None, video.prompt,
-                     for_channel, task_id=video_id, adaptors=VIDEO_ADAPTORS,
+                     for_channel, task_id=video_id, adaptors=VIDEO_ADAPTORS, mode=RelayMode.VIDEO,
                      properties={"model": video.model, "seconds": video.seconds, "size": video.size})
     _, row = await submit(request, caller, sub)
     return _json(video_object(row))

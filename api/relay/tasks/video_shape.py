@@ -20,10 +20,10 @@ from typing import Any
 import orjson
 
 from api.relay.form_shape import FormShape
-from api.relay.tasks.base import FAILURE, SUCCESS
 from api.services.params import is_integer_text
+from api.upstream.task_base import FAILURE, SUCCESS, VIDEO_PLATFORM
 
-PLATFORM = "video"  # the task table's platform of video tasks
+PLATFORM = VIDEO_PLATFORM  # the task table's platform of video tasks
 ACTION = "GENERATE"
 DEFAULT_SECONDS = 4  # "Defaults to 4 seconds" (ibid.)
 DEFAULT_SIZE = "720x1280"  # "Defaults to 720x1280" (ibid.)

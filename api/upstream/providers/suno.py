@@ -14,21 +14,15 @@ from typing import Any
 
 import orjson
 
-from api.relay.tasks.base import FAILURE, SUCCESS, Submitted, TaskAdaptor, TaskUpdate, Upstream, percent, text
-from api.relay.tasks.redact import masked
+from api.upstream.base import UpstreamRequest
+from api.upstream.task_base import FAILURE, SUCCESS, Submitted, TaskAdaptor, TaskUpdate, percent, text, upstream_request
 
-ACTIONS = {"music": "MUSIC", "lyrics": "LYRICS"}
-DEFAULT_MV = "chirp-v3-0"
 _STATUSES = {
     "not_start": "NOT_START", "submitted": "SUBMITTED", "queued": "QUEUED", "queueing": "QUEUED",
     "in_progress": "IN_PROGRESS", "processing": "IN_PROGRESS", "streaming": "IN_PROGRESS",
     "success": SUCCESS, "complete": SUCCESS, "completed": SUCCESS, "failure": FAILURE, "failed": FAILURE,
     "error": FAILURE, "unknown": "UNKNOWN",
 }
-
-
-def model_of(action: str) -> str:
-    return f"suno_{action.lower()}"
 
 
 def status_of(value: Any) -> str:
@@ -41,12 +35,8 @@ class SunoAdaptor(TaskAdaptor):
     def _headers(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.key}", "Content-Type": "application/json"}
 
-    def mask(self, value: Any) -> Any:
-        """Upstream words (text or JSON) with the channel's key and address masked."""
-        return masked(value, self.key, self.base_url)
-
-    def submit(self, path: str, body: dict[str, Any]) -> Upstream:
-        return Upstream("POST", f"{self.base_url}/suno{path}", self._headers(), body)
+    def submit(self, path: str, body: dict[str, Any]) -> UpstreamRequest:
+        return upstream_request("POST", f"{self.base_url}/suno{path}", self._headers(), body)
 
     def read_submit(self, status: int, raw: bytes) -> Submitted:
         try:
@@ -65,8 +55,8 @@ class SunoAdaptor(TaskAdaptor):
             return Submitted(False, answer=answer, reason="the upstream accepted the task without an id")
         return Submitted(True, task_id=task_id, answer={**answer, "data": task_id})
 
-    def fetch(self, task_ids: list[str]) -> Upstream:
-        return Upstream("POST", f"{self.base_url}/suno/fetch", self._headers(), {"ids": task_ids})
+    def fetch(self, task_ids: list[str]) -> UpstreamRequest:
+        return upstream_request("POST", f"{self.base_url}/suno/fetch", self._headers(), {"ids": task_ids})
 
     def read_fetch(self, raw: bytes) -> list[TaskUpdate]:
         body = orjson.loads(raw)
@@ -86,24 +76,3 @@ class SunoAdaptor(TaskAdaptor):
                 fields["data"] = orjson.dumps(self.mask(item["data"])).decode()
             updates.append(TaskUpdate(str(item["task_id"]), status, fields))
         return updates
-
-
-def clip_ids(row: Any) -> set[str]:
-    """The ids of the clips a finished task made (its data: a clip or a list of clips, each with `id`)."""
-    try:
-        data = orjson.loads(row.data) if row.data else None
-    except orjson.JSONDecodeError:
-        return set()
-    clips = data if isinstance(data, list) else [data]
-    return {c["id"] for c in clips if isinstance(c, dict) and isinstance(c.get("id"), str) and c["id"]}
-
-
-def task_answer(row: Any) -> dict[str, Any]:
-    """A task row as the gateway answers /suno/fetch (the upstream's data parsed back)."""
-    try:
-        data = orjson.loads(row.data) if row.data else None
-    except orjson.JSONDecodeError:
-        data = None
-    return {"task_id": row.task_id, "action": row.action, "status": row.status, "fail_reason": row.fail_reason,
-            "submit_time": row.submit_time, "start_time": row.start_time, "finish_time": row.finish_time,
-            "progress": row.progress, "data": data}

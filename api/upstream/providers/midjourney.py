@@ -11,18 +11,27 @@ SUCCESS, CANCEL).
 """
 from __future__ import annotations
 
-import re
 import uuid
 from typing import Any
 
 import orjson
 
-from api.relay.tasks.base import FAILURE, SUCCESS, Submitted, TaskAdaptor, TaskUpdate, Upstream, percent, text
-from api.relay.tasks.redact import masked, public_properties, without_callbacks
+from api.services.task_callbacks import without_callbacks
+from api.upstream.base import UpstreamRequest
+from api.upstream.task_base import (
+    FAILURE,
+    SUCCESS,
+    Submitted,
+    TaskAdaptor,
+    TaskUpdate,
+    masked,
+    percent,
+    text,
+    upstream_request,
+)
 
 ACCEPTED = frozenset({1, 21, 22})
 QUEUE_FULL = 23
-MODE_FLAGS = re.compile(r"\s*--(?:fast|relax|turbo)\b")
 
 # Route below /mj → the task action it submits (None: the action is in the body).
 SUBMIT_ACTIONS: dict[str, str | None] = {
@@ -34,54 +43,16 @@ SUBMIT_ACTIONS: dict[str, str | None] = {
 # What only the Plus variant (type 5) serves.
 PLUS_ONLY = frozenset({"/submit/action", "/submit/modal", "/submit/shorten", "/submit/upload-discord-images",
                        "/submit/video", "/submit/edits", "/insight-face/swap"})
-CHANGE_ACTIONS = frozenset({"UPSCALE", "VARIATION", "REROLL"})
-
-
-def model_of(action: str) -> str:
-    """The priced model of an action: mj_imagine, mj_upscale, …; face swap is swap_face."""
-    return "swap_face" if action == "SWAP_FACE" else f"mj_{action.lower()}"
-
-
-def simple_change(content: Any) -> tuple[str, str, int] | None:
-    """"<task id> U2" → (task id, UPSCALE, 2); "<id> V1" → VARIATION; "<id> R" → REROLL."""
-    if not isinstance(content, str):
-        return None
-    parts = content.split()
-    if len(parts) != 2:
-        return None
-    task_id, code = parts[0], parts[1].lower()
-    if code == "r":
-        return task_id, "REROLL", 0
-    if len(code) == 2 and code[0] in "uv" and code[1] in "1234":
-        return task_id, "UPSCALE" if code[0] == "u" else "VARIATION", int(code[1])
-    return None
-
-
-def action_of_custom_id(custom_id: Any) -> str | None:
-    """A Plus button's customId ("MJ::JOB::upsample::2::<hash>") → the action it performs."""
-    if not isinstance(custom_id, str) or not custom_id.startswith("MJ::"):
-        return None
-    parts = custom_id.split("::")
-    name = parts[2] if len(parts) > 2 and parts[1] == "JOB" else parts[1] if len(parts) > 1 else ""
-    table = {"upsample": "UPSCALE", "variation": "VARIATION", "low_variation": "LOW_VARIATION",
-             "high_variation": "HIGH_VARIATION", "reroll": "REROLL", "Outpaint": "ZOOM", "CustomZoom": "CUSTOM_ZOOM",
-             "Inpaint": "INPAINT"}
-    if name in table:
-        return table[name]
-    if name.startswith("pan_"):
-        return "PAN"
-    if name.startswith("upsample_"):  # upsample_v6_2x_subtle and the like
-        return "UPSCALE"
-    return None
-
-
-def clear_mode(prompt: Any) -> Any:
-    """The prompt without --fast/--relax/--turbo (option MjModeClearEnabled)."""
-    return MODE_FLAGS.sub("", prompt) if isinstance(prompt, str) else prompt
 
 
 class MidjourneyAdaptor(TaskAdaptor):
     platform = "mj"
+    table = "midjourney"
+
+    @classmethod
+    def relays_refusal(cls, answer: dict[str, Any]) -> bool:
+        """midjourney-proxy's own refusal (queue full, banned prompt): HTTP 200 with its code."""
+        return isinstance(answer.get("code"), int)
 
     def _headers(self) -> dict[str, str]:
         return {"mj-api-secret": self.key.removeprefix("Bearer ").strip(), "Content-Type": "application/json"}
@@ -103,11 +74,11 @@ class MidjourneyAdaptor(TaskAdaptor):
                 out[name] = self.mask(without_callbacks(value) if name == "properties" else value)
         return out
 
-    def submit(self, path: str, body: dict[str, Any]) -> Upstream:
-        return Upstream("POST", f"{self.base_url}/mj{path}", self._headers(), body)
+    def submit(self, path: str, body: dict[str, Any]) -> UpstreamRequest:
+        return upstream_request("POST", f"{self.base_url}/mj{path}", self._headers(), body)
 
-    def image_seed(self, task_id: str) -> Upstream:
-        return Upstream("GET", f"{self.base_url}/mj/task/{task_id}/image-seed", self._headers())
+    def image_seed(self, task_id: str) -> UpstreamRequest:
+        return upstream_request("GET", f"{self.base_url}/mj/task/{task_id}/image-seed", self._headers())
 
     def read_submit(self, status: int, raw: bytes) -> Submitted:
         if status != 200:
@@ -141,8 +112,9 @@ class MidjourneyAdaptor(TaskAdaptor):
         answer = {**answer, "code": 1} if code in (21, 22) else answer
         return Submitted(True, task_id=task_id, answer=answer, row=row)
 
-    def fetch(self, task_ids: list[str]) -> Upstream:
-        return Upstream("POST", f"{self.base_url}/mj/task/list-by-condition", self._headers(), {"ids": task_ids})
+    def fetch(self, task_ids: list[str]) -> UpstreamRequest:
+        return upstream_request("POST", f"{self.base_url}/mj/task/list-by-condition", self._headers(),
+                                {"ids": task_ids})
 
     def read_fetch(self, raw: bytes) -> list[TaskUpdate]:
         items = orjson.loads(raw)
@@ -175,16 +147,5 @@ def _int(value: Any) -> int:
     return int(value) if isinstance(value, int | float) and not isinstance(value, bool) and 0 <= value < 2**62 else 0
 
 
-def task_answer(row: Any, image_url: str) -> dict[str, Any]:
-    """A task row as midjourney-proxy answers a fetch (camelCase, times in milliseconds)."""
-    def parsed(text: str, empty: Any) -> Any:
-        try:
-            return orjson.loads(text) if text else empty
-        except orjson.JSONDecodeError:
-            return empty
-
-    return {"id": row.mj_id, "action": row.action, "prompt": row.prompt, "promptEn": row.prompt_en,
-            "description": row.description, "state": row.state, "submitTime": row.submit_time,
-            "startTime": row.start_time, "finishTime": row.finish_time, "imageUrl": image_url,
-            "status": row.status, "progress": row.progress, "failReason": row.fail_reason,
-            "buttons": parsed(row.buttons, []), "properties": parsed(public_properties(row.properties), {})}
+class MidjourneyPlusAdaptor(MidjourneyAdaptor):
+    """Midjourney Proxy Plus (type 5): the same protocol, and the routes of PLUS_ONLY."""

@@ -30,8 +30,19 @@ from urllib.parse import quote
 
 import orjson
 
-from api.relay.tasks.base import FAILURE, SUCCESS, Submitted, TaskUpdate, Upstream, text
-from api.relay.tasks.video_adaptor import VideoAdaptor, json_or_none, mapped_status, not_json
+from api.upstream.base import UpstreamRequest
+from api.upstream.task_base import (
+    FAILURE,
+    SUCCESS,
+    Submitted,
+    TaskUpdate,
+    VideoAdaptor,
+    json_or_none,
+    mapped_status,
+    not_json,
+    text,
+    upstream_request,
+)
 
 ARK_HOST = "https://ark.cn-beijing.volces.com"
 TASKS = "/api/v3/contents/generations/tasks"
@@ -97,8 +108,8 @@ class SeedanceAdaptor(VideoAdaptor):
     def _auth(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.key}"}
 
-    def submit(self, path: str, body: dict[str, Any]) -> Upstream:
-        return Upstream("POST", self._base() + TASKS, {**self._auth(), "Content-Type": "application/json"},
+    def submit(self, path: str, body: dict[str, Any]) -> UpstreamRequest:
+        return upstream_request("POST", self._base() + TASKS, {**self._auth(), "Content-Type": "application/json"},
                         seedance_body(body))
 
     def read_submit(self, status: int, raw: bytes) -> Submitted:
@@ -115,9 +126,9 @@ class SeedanceAdaptor(VideoAdaptor):
             return Submitted(False, answer=answer, reason="the upstream answered a task id too long to keep")
         return Submitted(True, task_id=task_id, answer=answer)
 
-    def fetch(self, task_ids: list[str]) -> Upstream:
+    def fetch(self, task_ids: list[str]) -> UpstreamRequest:
         [task_id] = task_ids
-        return Upstream("GET", f"{self._base()}{TASKS}/{quote(task_id, safe='')}", self._auth())
+        return upstream_request("GET", f"{self._base()}{TASKS}/{quote(task_id, safe='')}", self._auth())
 
     def read_fetch(self, raw: bytes) -> list[TaskUpdate]:
         task = json_or_none(raw)

@@ -32,9 +32,20 @@ from urllib.parse import quote
 
 import orjson
 
-from api.relay.tasks.base import FAILURE, SUCCESS, Submitted, TaskUpdate, Upstream, text
-from api.relay.tasks.video_adaptor import VideoAdaptor, json_or_none, mapped_status, not_json
+from api.upstream.base import UpstreamRequest
 from api.upstream.errors import RelayError
+from api.upstream.task_base import (
+    FAILURE,
+    SUCCESS,
+    Submitted,
+    TaskUpdate,
+    VideoAdaptor,
+    json_or_none,
+    mapped_status,
+    not_json,
+    text,
+    upstream_request,
+)
 
 HOST = "https://api.vidu.com"
 URL_LIFETIME = 24 * 3600  # "valid for 24 hours" (docs/get-generation)
@@ -115,9 +126,9 @@ class ViduAdaptor(VideoAdaptor):
     def _auth(self) -> dict[str, str]:
         return {"Authorization": f"Token {self.key}"}
 
-    def submit(self, path: str, body: dict[str, Any]) -> Upstream:
+    def submit(self, path: str, body: dict[str, Any]) -> UpstreamRequest:
         where, out = vidu_body(body)
-        return Upstream("POST", self._base() + where, {**self._auth(), "Content-Type": "application/json"}, out)
+        return upstream_request("POST", self._base() + where, {**self._auth(), "Content-Type": "application/json"}, out)
 
     def read_submit(self, status: int, raw: bytes) -> Submitted:
         body = json_or_none(raw)
@@ -133,9 +144,9 @@ class ViduAdaptor(VideoAdaptor):
             return Submitted(False, answer=answer, reason="the upstream answered a task id too long to keep")
         return Submitted(True, task_id=task_id, answer=answer)
 
-    def fetch(self, task_ids: list[str]) -> Upstream:
+    def fetch(self, task_ids: list[str]) -> UpstreamRequest:
         [task_id] = task_ids
-        return Upstream("GET", f"{self._base()}/ent/v2/tasks/{quote(task_id, safe='')}/creations", self._auth())
+        return upstream_request("GET", f"{self._base()}/ent/v2/tasks/{quote(task_id, safe='')}/creations", self._auth())
 
     def read_fetch(self, raw: bytes) -> list[TaskUpdate]:
         body = json_or_none(raw)

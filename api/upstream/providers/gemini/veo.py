@@ -1,4 +1,5 @@
-"""Video tasks converted for Google's Veo: on the Gemini API (channel type 24) and on Vertex AI (41).
+"""Video tasks converted for Google's Veo: on the Gemini API (channel type 24) here, and on Vertex AI (41)
+in api/upstream/providers/vertex/veo.py.
 
 Both take a long-running prediction (googleapis/python-genai, google/genai/models.py
 `generate_videos`; ai.google.dev/gemini-api/docs/video; cloud.google.com/vertex-ai/generative-ai/docs/
@@ -22,29 +23,29 @@ videos. OpenAI's `size` becomes the aspect ratio and resolution (SIZES); `second
 from __future__ import annotations
 
 import base64
-import binascii
-import hashlib
-import re
 import time
 from typing import Any
 from urllib.parse import urlsplit
 
-import aiohttp
 import orjson
 
-from api.relay.tasks.base import FAILURE, SUCCESS, Submitted, TaskUpdate, Upstream, text
-from api.relay.tasks.video_adaptor import VideoAdaptor, json_or_none, not_json
-from api.upstream.credentials import Credential, process_credentials
-from api.upstream.providers.vertex import checks
-from api.upstream.signing import google
+from api.upstream.base import UpstreamRequest
+from api.upstream.task_base import (
+    FAILURE,
+    SUCCESS,
+    Submitted,
+    TaskUpdate,
+    VideoAdaptor,
+    json_or_none,
+    not_json,
+    text,
+    upstream_request,
+)
 
 GEMINI_HOST = "https://generativelanguage.googleapis.com"
-EXPRESS_HOST = "https://aiplatform.googleapis.com"
 # OpenAI's size → Veo's aspect ratio and resolution (the sizes Veo renders: 720p and 1080p, landscape or portrait).
 SIZES = {"1280x720": ("16:9", "720p"), "720x1280": ("9:16", "720p"),
          "1920x1080": ("16:9", "1080p"), "1080x1920": ("9:16", "1080p")}
-_VERTEX_OPERATION = re.compile(
-    r"^(?:projects/[^/]+/locations/[^/]+/)?publishers/google/models/([^/:]+)/operations/[^/]+$")
 
 
 class VeoUnfit(ValueError):
@@ -73,7 +74,9 @@ def veo_body(body: dict[str, Any], vertex: bool) -> dict[str, Any]:
     return {"instances": [instance], "parameters": parameters}
 
 
-class _Veo(VideoAdaptor):
+class VeoAdaptor(VideoAdaptor):
+    """What Veo reads alike on both APIs: the operation a submission answers, and the operation polled."""
+
     vertex = False
 
     def read_submit(self, status: int, raw: bytes) -> Submitted:
@@ -114,7 +117,7 @@ class _Veo(VideoAdaptor):
         raise NotImplementedError
 
 
-class VeoGeminiAdaptor(_Veo):
+class VeoGeminiAdaptor(VeoAdaptor):
     """Veo on the Gemini API."""
 
     def _base(self) -> str:
@@ -123,13 +126,13 @@ class VeoGeminiAdaptor(_Veo):
     def _headers(self) -> dict[str, str]:
         return {"x-goog-api-key": self.key, "Content-Type": "application/json"}
 
-    def submit(self, path: str, body: dict[str, Any]) -> Upstream:
-        return Upstream("POST", f"{self._base()}/v1beta/models/{body['model']}:predictLongRunning", self._headers(),
-                        veo_body(body, vertex=False))
+    def submit(self, path: str, body: dict[str, Any]) -> UpstreamRequest:
+        return upstream_request("POST", f"{self._base()}/v1beta/models/{body['model']}:predictLongRunning",
+                                self._headers(), veo_body(body, vertex=False))
 
-    def fetch(self, task_ids: list[str]) -> Upstream:
+    def fetch(self, task_ids: list[str]) -> UpstreamRequest:
         [name] = task_ids
-        return Upstream("GET", f"{self._base()}/v1beta/{name}", {"x-goog-api-key": self.key})
+        return upstream_request("GET", f"{self._base()}/v1beta/{name}", {"x-goog-api-key": self.key})
 
     def result(self, response: dict[str, Any]) -> dict[str, Any] | None:
         samples = (response.get("generateVideoResponse") or {}).get("generatedSamples")
@@ -138,92 +141,10 @@ class VeoGeminiAdaptor(_Veo):
         uri = (samples[0].get("video") or {}).get("uri")
         return {"kind": "veo", "uri": uri} if isinstance(uri, str) and uri else None
 
-    def content(self, data: dict[str, Any]) -> Upstream | None:
+    def content(self, data: dict[str, Any]) -> UpstreamRequest | None:
         """The video file, asked with the key — only of the channel's own origin (None: elsewhere)."""
         uri = str(data.get("uri") or "")
         mine, there = urlsplit(self._base()), urlsplit(uri)
         if (there.scheme, there.netloc) != (mine.scheme, mine.netloc):
             return None
-        return Upstream("GET", uri, {"x-goog-api-key": self.key})
-
-
-class VeoVertexAdaptor(_Veo):
-    """Veo on Vertex AI (a service-account key or an express-mode API key)."""
-
-    vertex = True
-    answer_limit = 256 * 1024 * 1024  # the operation carries the video inline, in base64
-    fetch_timeout = 120.0  # and a finished one is read whole
-
-    @property
-    def express(self) -> bool:
-        return checks.is_api_key(self.key)
-
-    def _host(self, region: str) -> str:
-        if self.base_url:
-            return self.base_url
-        return EXPRESS_HOST if self.express or region == "global" else f"https://{region}-aiplatform.googleapis.com"
-
-    def _model_path(self, model: str) -> str:
-        if self.express:
-            return f"publishers/google/models/{model}"
-        account = google.parse_service_account(self.key)
-        region = checks.region_for(self.other, model)
-        return f"projects/{account.project_id}/locations/{region}/publishers/google/models/{model}"
-
-    def _url(self, model: str, action: str) -> str:
-        region = "global" if self.express else checks.region_for(self.other, model)
-        return f"{self._host(region)}/v1/{self._model_path(model)}:{action}"
-
-    def _headers(self) -> dict[str, str]:
-        headers = {"Content-Type": "application/json"}
-        return {**headers, "x-goog-api-key": self.key.strip()} if self.express else headers
-
-    def submit(self, path: str, body: dict[str, Any]) -> Upstream:
-        return Upstream("POST", self._url(body["model"], "predictLongRunning"), self._headers(),
-                        veo_body(body, vertex=True))
-
-    def fetch(self, task_ids: list[str]) -> Upstream:
-        [name] = task_ids
-        match = _VERTEX_OPERATION.match(name)
-        if match is None:
-            raise ValueError("not a Vertex AI operation name")
-        return Upstream("POST", self._url(match.group(1), "fetchPredictOperation"), self._headers(),
-                        {"operationName": name})
-
-    async def authorize(self, up: Upstream, http: aiohttp.ClientSession) -> Upstream:
-        if self.express:
-            return up
-        account = google.parse_service_account(self.key)
-
-        async def exchange() -> Credential:
-            return await google.exchange(http, account, time.time())
-
-        cache_key = "vertex:" + hashlib.sha256(self.key.encode()).hexdigest()  # the chat adaptor's entry too
-        token = await process_credentials().get(cache_key, exchange)
-        return Upstream(up.method, up.url, {**up.headers, "Authorization": f"Bearer {token}"}, up.body, up.raw)
-
-    def result(self, response: dict[str, Any]) -> dict[str, Any] | None:
-        videos = response.get("videos")
-        if not isinstance(videos, list) or not videos or not isinstance(videos[0], dict):
-            return None
-        first = videos[0]
-        mime = first.get("mimeType") if isinstance(first.get("mimeType"), str) else "video/mp4"
-        if isinstance(first.get("bytesBase64Encoded"), str):
-            return {"kind": "vertex", "inline": True, "mimeType": mime}
-        if isinstance(first.get("gcsUri"), str):
-            return {"kind": "vertex", "gcsUri": first["gcsUri"], "mimeType": mime}
-        return None
-
-
-def inline_video(raw: bytes) -> tuple[str, bytes] | None:
-    """(mime type, bytes) of the first video a finished Vertex operation carries inline."""
-    op = json_or_none(raw)
-    videos = ((op or {}).get("response") or {}).get("videos") if isinstance(op, dict) else None
-    if not isinstance(videos, list) or not videos or not isinstance(videos[0], dict):
-        return None
-    try:
-        data = base64.b64decode(str(videos[0].get("bytesBase64Encoded") or ""), validate=True)
-    except (binascii.Error, ValueError):
-        return None
-    mime = videos[0].get("mimeType")
-    return (mime if isinstance(mime, str) and mime.startswith("video/") else "video/mp4"), data
+        return upstream_request("GET", uri, {"x-goog-api-key": self.key})

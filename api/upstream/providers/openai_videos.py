@@ -19,8 +19,19 @@ from urllib.parse import quote
 
 import orjson
 
-from api.relay.tasks.base import FAILURE, SUCCESS, Submitted, TaskUpdate, Upstream, percent, text
-from api.relay.tasks.video_adaptor import VideoAdaptor, json_or_none, not_json
+from api.upstream.base import UpstreamRequest
+from api.upstream.task_base import (
+    FAILURE,
+    SUCCESS,
+    Submitted,
+    TaskUpdate,
+    VideoAdaptor,
+    json_or_none,
+    not_json,
+    percent,
+    text,
+    upstream_request,
+)
 
 _STATUSES = {"queued": "QUEUED", "in_progress": "IN_PROGRESS", "completed": SUCCESS, "failed": FAILURE}
 
@@ -45,14 +56,14 @@ class OpenAIVideoAdaptor(VideoAdaptor):
     def _auth(self) -> dict[str, str]:
         return {"Authorization": f"Bearer {self.key}"}
 
-    def submit(self, path: str, body: dict[str, Any]) -> Upstream:
+    def submit(self, path: str, body: dict[str, Any]) -> UpstreamRequest:
         fields = {"prompt": body["prompt"], "model": body["model"], "seconds": str(body["seconds"]),
                   "size": body["size"]}
         image = body.get("image")
         files = [("input_reference", "reference" + _suffix(image["mime"]), image["mime"], image["data"])] \
             if image else []
         content_type, raw = multipart(fields, files)
-        return Upstream("POST", f"{self.base_url}/v1/videos", {**self._auth(), "Content-Type": content_type},
+        return upstream_request("POST", f"{self.base_url}/v1/videos", {**self._auth(), "Content-Type": content_type},
                         raw=raw)
 
     def read_submit(self, status: int, raw: bytes) -> Submitted:
@@ -69,9 +80,9 @@ class OpenAIVideoAdaptor(VideoAdaptor):
             return Submitted(False, answer=answer, reason="the upstream accepted the video without an id")
         return Submitted(True, task_id=task_id, answer=answer)
 
-    def fetch(self, task_ids: list[str]) -> Upstream:
+    def fetch(self, task_ids: list[str]) -> UpstreamRequest:
         [task_id] = task_ids
-        return Upstream("GET", f"{self.base_url}/v1/videos/{quote(task_id, safe='')}", self._auth())
+        return upstream_request("GET", f"{self.base_url}/v1/videos/{quote(task_id, safe='')}", self._auth())
 
     def read_fetch(self, raw: bytes) -> list[TaskUpdate]:
         body = json_or_none(raw)
@@ -96,12 +107,12 @@ class OpenAIVideoAdaptor(VideoAdaptor):
             fields["data"] = orjson.dumps(data).decode()
         return [TaskUpdate(body["id"], status, fields)]
 
-    def delete(self, task_id: str) -> Upstream:
-        return Upstream("DELETE", f"{self.base_url}/v1/videos/{quote(task_id, safe='')}", self._auth())
+    def delete(self, task_id: str) -> UpstreamRequest:
+        return upstream_request("DELETE", f"{self.base_url}/v1/videos/{quote(task_id, safe='')}", self._auth())
 
-    def content(self, task_id: str, variant: str) -> Upstream:
+    def content(self, task_id: str, variant: str) -> UpstreamRequest:
         """The video's bytes (or its thumbnail, spritesheet), asked of the upstream with the channel's key."""
-        return Upstream("GET", f"{self.base_url}/v1/videos/{quote(task_id, safe='')}/content?variant={variant}",
+        return upstream_request("GET", f"{self.base_url}/v1/videos/{quote(task_id, safe='')}/content?variant={variant}",
                         self._auth())
 
 

@@ -38,10 +38,22 @@ from typing import Any
 
 import orjson
 
-from api.relay.tasks.base import FAILURE, SUCCESS, Submitted, TaskUpdate, Upstream, text
-from api.relay.tasks.video_adaptor import VideoAdaptor, json_or_none, key_pair, mapped_status, not_json
+from api.upstream.base import UpstreamContext, UpstreamRequest
 from api.upstream.errors import RelayError
 from api.upstream.signing import volc
+from api.upstream.task_base import (
+    FAILURE,
+    SUCCESS,
+    Submitted,
+    TaskUpdate,
+    VideoAdaptor,
+    json_or_none,
+    key_pair,
+    mapped_status,
+    not_json,
+    text,
+    upstream_request,
+)
 
 HOST = "https://visual.volcengineapi.com"
 REGION, SERVICE, VERSION = "cn-north-1", "cv", "2022-08-31"
@@ -138,15 +150,22 @@ def _gateway_error(body: dict[str, Any]) -> str | None:
 class JimengAdaptor(VideoAdaptor):
     req_key = ""  # of this adaptor's submission (one adaptor per attempt)
 
-    def _call(self, action: str, body: dict[str, Any]) -> Upstream:
-        access, secret = key_pair(self.key, "Jimeng", "AccessKey|SecretKey")
-        raw = orjson.dumps(body)
-        url = f"{self.base_url or HOST}/?Action={action}&Version={VERSION}"
-        headers = volc.sign("POST", url, {"Content-Type": "application/json"}, raw, access_key=access,
-                            secret_key=secret, region=REGION, service=SERVICE, now=datetime.now(UTC))
-        return Upstream("POST", url, headers, raw=raw)
+    def _pair(self) -> tuple[str, str]:
+        return key_pair(self.key, "Jimeng", "AccessKey|SecretKey")
 
-    def submit(self, path: str, body: dict[str, Any]) -> Upstream:
+    def _call(self, action: str, body: dict[str, Any]) -> UpstreamRequest:
+        self._pair()  # a key that is not a pair fails here, before anything is sent
+        url = f"{self.base_url or HOST}/?Action={action}&Version={VERSION}"
+        return upstream_request("POST", url, {"Content-Type": "application/json"}, raw=orjson.dumps(body))
+
+    async def authorize(self, request: UpstreamRequest, ctx: UpstreamContext) -> None:
+        """Volcengine's signature of the call (api/upstream/signing/volc.py) with the key pair."""
+        access, secret = self._pair()
+        raw = request.body if isinstance(request.body, bytes) else b""
+        request.headers = volc.sign(request.method, request.url, request.headers, raw, access_key=access,
+                                    secret_key=secret, region=REGION, service=SERVICE, now=datetime.now(UTC))
+
+    def submit(self, path: str, body: dict[str, Any]) -> UpstreamRequest:
         request = jimeng_body(body)
         self.req_key = request["req_key"]
         return self._call("CVSync2AsyncSubmitTask", request)
@@ -169,7 +188,7 @@ class JimengAdaptor(VideoAdaptor):
             return Submitted(False, answer=answer, reason="the upstream answered a task id that cannot be kept")
         return Submitted(True, task_id=f"{self.req_key}/{task_id}", answer=answer)
 
-    def fetch(self, task_ids: list[str]) -> Upstream:
+    def fetch(self, task_ids: list[str]) -> UpstreamRequest:
         [task_id] = task_ids
         req_key, _, upstream_id = task_id.partition("/")
         if not req_key or not upstream_id:

@@ -3,9 +3,8 @@
 Wire facts (Kling's API reference, app.klingai.com/global/dev/document-api/apiReference/commonInfo and
 …/model/textToVideo, …/model/imageToVideo; summarised in inference-sh/grid api/klingai/docs/00-general.md,
 03-video-text2video.md, 04-video-image2video.md):
-- auth: a JWT (HS256, header `{"alg": "HS256", "typ": "JWT"}`) with `iss` = the access key, `exp` = now +
-  1800, `nbf` = now - 5, signed with the secret key, sent as `Authorization: Bearer <jwt>`; the channel's
-  key is `accesskey|secretkey` (new-api's convention for its Kling channels, type 50);
+- auth: a JWT signed with the key pair (api/upstream/signing/kling.py), sent as `Authorization: Bearer
+  <jwt>`; the channel's key is `accesskey|secretkey` (new-api's convention for its Kling channels, type 50);
 - `POST /v1/videos/text2video` `{model_name, prompt, negative_prompt?, mode: std | pro, aspect_ratio:
   16:9 | 9:16 | 1:1, duration: "5" | "10", …}`; `POST /v1/videos/image2video` the same with `image` (a
   URL or base64 *without* a `data:` prefix; JPEG or PNG) and no `aspect_ratio` (the image's own);
@@ -24,19 +23,28 @@ answer does not name its endpoint: its update is given under both, and only the 
 from __future__ import annotations
 
 import base64
-import hashlib
-import hmac
 import time
 from typing import Any
 
 import orjson
 
-from api.relay.tasks.base import FAILURE, SUCCESS, Submitted, TaskUpdate, Upstream, text
-from api.relay.tasks.video_adaptor import VideoAdaptor, json_or_none, key_pair, not_json
+from api.upstream.base import UpstreamContext, UpstreamRequest
 from api.upstream.masking import remember
+from api.upstream.signing import kling
+from api.upstream.task_base import (
+    FAILURE,
+    SUCCESS,
+    Submitted,
+    TaskUpdate,
+    VideoAdaptor,
+    json_or_none,
+    key_pair,
+    not_json,
+    text,
+    upstream_request,
+)
 
 KLING_HOST = "https://api-singapore.klingai.com"
-TOKEN_LIFETIME = 1800  # seconds, as Kling's own example signs them
 RETENTION = 30 * 86400  # Kling deletes a generated video after 30 days
 # OpenAI's size → Kling's aspect ratio and mode (std renders 720p, pro 1080p).
 SIZES = {"1280x720": ("16:9", "std"), "720x1280": ("9:16", "std"), "720x720": ("1:1", "std"),
@@ -82,35 +90,28 @@ def kling_body(body: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     return "image2video", {**out, "image": base64.b64encode(image["data"]).decode()}
 
 
-def _b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-def kling_token(access: str, secret: str, now: float) -> tuple[str, int]:
-    """(JWT, its expiry) for the key pair: HS256 over {iss, exp, nbf}."""
-    expires = int(now) + TOKEN_LIFETIME
-    head = _b64(orjson.dumps({"alg": "HS256", "typ": "JWT"}))
-    claims = _b64(orjson.dumps({"iss": access, "exp": expires, "nbf": int(now) - 5}))
-    signature = hmac.new(secret.encode(), f"{head}.{claims}".encode(), hashlib.sha256).digest()
-    return f"{head}.{claims}.{_b64(signature)}", expires
-
-
 class KlingAdaptor(VideoAdaptor):
     endpoint = "text2video"  # the endpoint of this adaptor's submission (one adaptor per attempt)
 
     def _base(self) -> str:
         return self.base_url or KLING_HOST
 
-    def _headers(self) -> dict[str, str]:
-        access, secret = key_pair(self.key, "Kling", "accesskey|secretkey")
-        token, expires = kling_token(access, secret, time.time())
-        remember(token, expires)  # masked in any upstream text while it is valid
-        return {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+    def _pair(self) -> tuple[str, str]:
+        return key_pair(self.key, "Kling", "accesskey|secretkey")
 
-    def submit(self, path: str, body: dict[str, Any]) -> Upstream:
+    async def authorize(self, request: UpstreamRequest, ctx: UpstreamContext) -> None:
+        """The key pair's JWT (api/upstream/signing/kling.py), signed for each call."""
+        access, secret = self._pair()
+        token, expires = kling.token(access, secret, time.time())
+        remember(token, expires)  # masked in any upstream text while it is valid
+        request.headers["Authorization"] = f"Bearer {token}"
+
+    def submit(self, path: str, body: dict[str, Any]) -> UpstreamRequest:
         endpoint, request = kling_body(body)
+        self._pair()  # a key that is not a pair fails here, before anything is sent
         self.endpoint = endpoint
-        return Upstream("POST", f"{self._base()}/v1/videos/{endpoint}", self._headers(), request)
+        return upstream_request("POST", f"{self._base()}/v1/videos/{endpoint}", {"Content-Type": "application/json"},
+                                request)
 
     def read_submit(self, status: int, raw: bytes) -> Submitted:
         body = json_or_none(raw)
@@ -127,14 +128,13 @@ class KlingAdaptor(VideoAdaptor):
             return Submitted(False, answer=answer, reason="the upstream answered a task id that cannot be kept")
         return Submitted(True, task_id=f"{self.endpoint}/{task_id}", answer=answer)
 
-    def fetch(self, task_ids: list[str]) -> Upstream:
+    def fetch(self, task_ids: list[str]) -> UpstreamRequest:
         [task_id] = task_ids
         endpoint, _, upstream_id = task_id.partition("/")
         if endpoint not in ENDPOINTS or not upstream_id:
             raise ValueError("not a Kling task id")
-        headers = self._headers()
-        del headers["Content-Type"]
-        return Upstream("GET", f"{self._base()}/v1/videos/{endpoint}/{upstream_id}", headers)
+        self._pair()
+        return upstream_request("GET", f"{self._base()}/v1/videos/{endpoint}/{upstream_id}", {})
 
     def read_fetch(self, raw: bytes) -> list[TaskUpdate]:
         body = json_or_none(raw)
