@@ -14,11 +14,12 @@ from api.upstream.base import RelayMode
 
 if TYPE_CHECKING:
     from api.upstream.base import Adaptor
-    from api.upstream.task_base import TaskAdaptor
+    from api.upstream.task_base import TaskAdaptor, VideoAdaptor
 
 Text = tuple[str, str]  # (English, Chinese)
 AdaptorClass = type["Adaptor"]  # (named before `Provider`, whose field `type` shadows the builtin there)
 TaskAdaptorClass = type["TaskAdaptor"]
+VideoAdaptorClass = type["VideoAdaptor"]
 
 # Client formats a channel may take as the client sent them (api/relay/inbound/).
 ANTHROPIC = "anthropic"
@@ -117,7 +118,7 @@ class Provider:
     image_edits: bool = False  # OpenAI's image API in full: the edits form, streamed images (OpenAI, Azure, gateways)
     # The task adaptor of a task type (Midjourney, Suno: its channels serve tasks only), relayed by api/relay/tasks/.
     task: TaskAdaptorClass | None = None
-    video: TaskAdaptorClass | None = None  # the video protocol of /v1/videos on this type's channels (a VideoAdaptor)
+    video: VideoAdaptorClass | None = None  # the video protocol of /v1/videos on this type's channels
     organization: bool = False  # the channel may name an OpenAI organization (OpenAI-Organization header)
     retry_400: bool = False  # a 400 may be an overload answer (Anthropic): retried elsewhere
     disable_on_403: bool = False  # a 403 means the key is unusable (Gemini)

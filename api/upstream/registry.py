@@ -12,7 +12,7 @@ from api.upstream.base import Adaptor, RelayMeta
 from api.upstream.catalogue import CATALOGUE, provider
 from api.upstream.provider import Provider
 from api.upstream.providers.unserved import UnservedAdaptor
-from api.upstream.task_base import TaskAdaptor
+from api.upstream.task_base import TaskAdaptor, VideoAdaptor
 
 # (class, type) → the bound class; a row replaced under the same type (a test's) is bound anew.
 _BOUND: dict[tuple[type[Adaptor], int], type[Adaptor]] = {}
@@ -55,7 +55,7 @@ def build_adaptor(meta: RelayMeta) -> Adaptor:
 
 # The task protocols of the task types (Midjourney, Suno) and the video protocols of /v1/videos, by type.
 TASK_ADAPTORS: dict[int, type[TaskAdaptor]] = {t: row.task for t, row in CATALOGUE.items() if row.task is not None}
-VIDEO_ADAPTORS: dict[int, type[TaskAdaptor]] = {t: row.video for t, row in CATALOGUE.items() if row.video is not None}
+VIDEO_ADAPTORS: dict[int, type[VideoAdaptor]] = {t: row.video for t, row in CATALOGUE.items() if row.video is not None}
 
 
 def task_types(protocol: type[TaskAdaptor]) -> frozenset[int]:

@@ -119,6 +119,12 @@ class VideoAdaptor(TaskAdaptor):
     platform = VIDEO_PLATFORM
     batched = False
 
+    @classmethod
+    def unfit(cls, body: dict[str, Any]) -> tuple[str, str] | None:
+        """What of a video request (api/relay/tasks/video_shape.py) this protocol cannot render, as
+        (parameter, reason): the client's 400 before anything is charged; None when it can."""
+        return None
+
 
 # -- reading upstream answers ---------------------------------------------------------------------
 

@@ -34,9 +34,6 @@ from api.relay.tasks.video_shape import (
 from api.services.params import is_integer_text
 from api.upstream.base import RelayMode
 from api.upstream.errors import RelayError
-from api.upstream.providers.gemini.veo import VeoAdaptor, VeoUnfit, veo_body
-from api.upstream.providers.kling import KlingAdaptor, KlingUnfit, kling_body
-from api.upstream.providers.seedance import SeedanceAdaptor, SeedanceUnfit, seedance_body
 from api.upstream.registry import VIDEO_ADAPTORS
 from api.upstream.task_base import FAILURE, SUCCESS
 from models import Task
@@ -80,21 +77,9 @@ async def create_video(request: web.Request) -> web.Response:
         if video.image is not None:
             out["image"] = {"mime": video.image.mime, "data": video.image.data}
         protocol = VIDEO_ADAPTORS[channel.type]
-        if issubclass(protocol, VeoAdaptor):  # what Veo cannot render: the client's 400
-            try:
-                veo_body(out, vertex=protocol.vertex)
-            except VeoUnfit as unfit:
-                raise _bad(request, "size", str(unfit)) from None
-        if issubclass(protocol, SeedanceAdaptor):  # what Seedance cannot render: the client's 400
-            try:
-                seedance_body(out)
-            except SeedanceUnfit as unfit:
-                raise _bad(request, unfit.param, str(unfit)) from None
-        if issubclass(protocol, KlingAdaptor):  # what Kling cannot render or take: the client's 400
-            try:
-                kling_body(out)
-            except KlingUnfit as unfit:
-                raise _bad(request, unfit.param, str(unfit)) from None
+        unfit = protocol.unfit(out)
+        if unfit is not None:  # what the channel's protocol cannot render or take: the client's 400
+            raise _bad(request, *unfit)
         return out
 
     sub = Submission(PLATFORM, ACTION, video.model, "/v1/videos", video.body(), VIDEO_TYPES, None, video.prompt,

@@ -93,6 +93,14 @@ def kling_body(body: dict[str, Any]) -> tuple[str, dict[str, Any]]:
 class KlingAdaptor(VideoAdaptor):
     endpoint = "text2video"  # the endpoint of this adaptor's submission (one adaptor per attempt)
 
+    @classmethod
+    def unfit(cls, body: dict[str, Any]) -> tuple[str, str] | None:
+        try:
+            kling_body(body)
+        except KlingUnfit as unfit:
+            return unfit.param, str(unfit)
+        return None
+
     def _base(self) -> str:
         return self.base_url or KLING_HOST
 

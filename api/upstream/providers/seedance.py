@@ -101,6 +101,14 @@ def seedance_body(body: dict[str, Any]) -> dict[str, Any]:
 class SeedanceAdaptor(VideoAdaptor):
     """Seedance on Volcengine Ark (or BytePlus ModelArk at its own base URL)."""
 
+    @classmethod
+    def unfit(cls, body: dict[str, Any]) -> tuple[str, str] | None:
+        try:
+            seedance_body(body)
+        except SeedanceUnfit as unfit:
+            return unfit.param, str(unfit)
+        return None
+
     def _base(self) -> str:
         """The channel's base URL; one given with Ark's `/api/v3` (as Ark's SDKs take it) is the same host."""
         return (self.base_url or ARK_HOST).removesuffix("/api/v3")

@@ -79,6 +79,14 @@ class VeoAdaptor(VideoAdaptor):
 
     vertex = False
 
+    @classmethod
+    def unfit(cls, body: dict[str, Any]) -> tuple[str, str] | None:
+        try:
+            veo_body(body, vertex=cls.vertex)
+        except VeoUnfit as unfit:
+            return "size", str(unfit)
+        return None
+
     def read_submit(self, status: int, raw: bytes) -> Submitted:
         body = json_or_none(raw)
         if not isinstance(body, dict):
