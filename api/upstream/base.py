@@ -18,9 +18,9 @@ Conversion is pure (no I/O); the pipeline, not the adaptor, counts what the stre
 billing never depends on an adaptor remembering to count. An adaptor instance serves one attempt,
 so it may keep per-stream state on `self`.
 
-Extra endpoints are opt-in mixins (api/upstream/endpoints.py); `Adaptor.supports(mode)` tells the
-pipeline whether to answer 501. Reading upstream JSON is api/upstream/payloads.py; balances are
-api/upstream/balance.py.
+The endpoints (`RelayMode`: name, OpenAI's path, capability) and their opt-in mixins are
+api/upstream/endpoints.py; `Adaptor.supports(mode)` tells the pipeline whether to answer 501.
+Reading upstream JSON is api/upstream/payloads.py; balances are api/upstream/balance.py.
 """
 
 from __future__ import annotations
@@ -28,7 +28,6 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from enum import StrEnum
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import orjson
@@ -37,15 +36,8 @@ from api.services.billing.records import TokenUsage as TokenUsage  # the adaptor
 from api.services.configuration.capabilities import Capability
 from api.services.configuration.capability_lookup import capability
 from api.services.model_name import ModelName
-from api.upstream.endpoints import (
-    AudioMixin,
-    CompletionsMixin,
-    EmbeddingsMixin,
-    ImageEditsMixin,
-    ImagesMixin,
-    ModerationsMixin,
-    RerankMixin,
-)
+from api.upstream.endpoints import OPENAI_PATHS as OPENAI_PATHS  # the endpoints, defined with their capabilities
+from api.upstream.endpoints import RelayMode as RelayMode
 from api.upstream.errors import RelayError
 from api.upstream.payloads import json_object, openai_error
 from api.upstream.sse import SSEEvent, SSEParser
@@ -57,35 +49,6 @@ if TYPE_CHECKING:
     from api.upstream.credentials import CredentialCache
     from api.upstream.provider import Provider
 
-
-class RelayMode(StrEnum):
-    CHAT = "chat"
-    COMPLETIONS = "completions"
-    EMBEDDINGS = "embeddings"
-    MODERATIONS = "moderations"
-    IMAGES = "images"
-    IMAGES_EDIT = "images_edit"
-    SPEECH = "speech"
-    TRANSCRIPTION = "transcription"
-    TRANSLATION = "translation"
-    RERANK = "rerank"
-    REALTIME = "realtime"  # a /v1/realtime WebSocket session (api/relay/realtime): no adaptor call
-    TASK = "task"  # a task submission (Midjourney, Suno: api/relay/tasks), its task adaptor's call
-    VIDEO = "video"  # a video task submission (/v1/videos: api/relay/tasks), its task adaptor's call
-
-
-OPENAI_PATHS: Mapping[RelayMode, str] = {
-    RelayMode.CHAT: "/v1/chat/completions",
-    RelayMode.COMPLETIONS: "/v1/completions",
-    RelayMode.EMBEDDINGS: "/v1/embeddings",
-    RelayMode.MODERATIONS: "/v1/moderations",
-    RelayMode.IMAGES: "/v1/images/generations",
-    RelayMode.IMAGES_EDIT: "/v1/images/edits",
-    RelayMode.SPEECH: "/v1/audio/speech",
-    RelayMode.TRANSCRIPTION: "/v1/audio/transcriptions",
-    RelayMode.TRANSLATION: "/v1/audio/translations",
-    RelayMode.RERANK: "/v1/rerank",
-}
 
 class Passthrough:
     """A chunk forwarded verbatim: `data` is its JSON as the upstream sent it, `chunk` the parsed
@@ -230,7 +193,7 @@ class Adaptor(ABC):
     def supports(self, mode: RelayMode) -> bool:
         if self.modes is not None and mode not in self.modes:
             return False
-        capability = MODE_CAPABILITIES.get(mode)
+        capability = mode.capability
         return capability is None or isinstance(self, capability)
 
     # -- the request ------------------------------------------------------------------------------
@@ -315,16 +278,3 @@ class Adaptor(ABC):
             body["model"] = self.meta.name.upstream
         return body
 
-
-MODE_CAPABILITIES: Mapping[RelayMode, type | None] = {
-    RelayMode.CHAT: None,
-    RelayMode.COMPLETIONS: CompletionsMixin,
-    RelayMode.EMBEDDINGS: EmbeddingsMixin,
-    RelayMode.MODERATIONS: ModerationsMixin,
-    RelayMode.IMAGES: ImagesMixin,
-    RelayMode.IMAGES_EDIT: ImageEditsMixin,
-    RelayMode.SPEECH: AudioMixin,
-    RelayMode.TRANSCRIPTION: AudioMixin,
-    RelayMode.TRANSLATION: AudioMixin,
-    RelayMode.RERANK: RerankMixin,
-}

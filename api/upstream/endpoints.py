@@ -1,9 +1,14 @@
-"""The opt-in endpoints beyond chat: one mixin per capability, whose default implementations speak
-OpenAI's format. An adaptor serves a mode when it has the mode's mixin (base.MODE_CAPABILITIES);
-otherwise the pipeline answers 501."""
+"""The relay's endpoints as the seam knows them: `RelayMode`, one member per endpoint with OpenAI's
+path for it and the capability an adaptor needs to serve it. The capabilities are opt-in mixins, one
+per kind of endpoint beyond chat, whose default implementations speak OpenAI's format; an adaptor
+without the mode's mixin does not serve it (`Adaptor.supports`) and the pipeline answers 501.
+
+What the relay does with an endpoint (its routes, check, prompt count, how its answer is read, its
+billing) is the endpoint's row in api/relay/modes.py, which says how a new endpoint is added."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from enum import StrEnum
 from typing import Any, ClassVar
 
 from api.services.billing.records import TokenUsage
@@ -99,3 +104,37 @@ class RerankMixin:
             completion = int(tokens.get("output_tokens") or 0)
             usage = TokenUsage(prompt, completion) if prompt or completion else None
         return body, usage
+
+
+class RelayMode(StrEnum):
+    """An endpoint of the relay: its name, OpenAI's path for it (what an adaptor's `paths` start from,
+    and under /v1 the route the relay serves it on; "" = neither) and the mixin an adaptor must have to
+    serve it (None: every adaptor does)."""
+
+    path: str
+    capability: type | None
+
+    def __new__(cls, value: str, path: str = "", capability: type | None = None) -> RelayMode:
+        member = str.__new__(cls, value)
+        member._value_ = value
+        member.path = path
+        member.capability = capability
+        return member
+
+    CHAT = "chat", "/v1/chat/completions"
+    COMPLETIONS = "completions", "/v1/completions", CompletionsMixin
+    EMBEDDINGS = "embeddings", "/v1/embeddings", EmbeddingsMixin
+    MODERATIONS = "moderations", "/v1/moderations", ModerationsMixin
+    IMAGES = "images", "/v1/images/generations", ImagesMixin
+    IMAGES_EDIT = "images_edit", "/v1/images/edits", ImageEditsMixin
+    SPEECH = "speech", "/v1/audio/speech", AudioMixin
+    TRANSCRIPTION = "transcription", "/v1/audio/transcriptions", AudioMixin
+    TRANSLATION = "translation", "/v1/audio/translations", AudioMixin
+    RERANK = "rerank", "/v1/rerank", RerankMixin
+    REALTIME = "realtime"  # a /v1/realtime WebSocket session (api/relay/realtime): no adaptor call
+    TASK = "task"  # a task submission (Midjourney, Suno: api/relay/tasks), its task adaptor's call
+    VIDEO = "video"  # a video task submission (/v1/videos: api/relay/tasks), its task adaptor's call
+
+
+# OpenAI's paths, the default of every adaptor's `paths`.
+OPENAI_PATHS: Mapping[RelayMode, str] = {mode: mode.path for mode in RelayMode if mode.path}
