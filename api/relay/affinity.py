@@ -36,11 +36,12 @@ from typing import Any
 import orjson
 from aiohttp import web
 
+from api.relay.modes import MODES
 from api.services import redis_keys
 from api.services.store import Store
 from api.upstream.base import RelayMode
 
-CACHED_MODES = frozenset({RelayMode.CHAT, RelayMode.COMPLETIONS})
+CACHED_MODES = frozenset(mode for mode, spec in MODES.items() if spec.cached)  # their rows say so (modes.py)
 ONE_HOUR = 3600
 ONE_DAY = 86400
 SKETCH_BYTES = 8192  # a long prefix is digested by its two ends and its length

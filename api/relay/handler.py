@@ -19,7 +19,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Mapping
 from typing import Any
 
 import aiohttp
@@ -32,31 +31,29 @@ from api.channels.index import ChannelInfo
 from api.middlewares import RETRY_AFTER
 from api.relay import billing, responses_support
 from api.relay.admission import admission, check_model_allowed, check_sensitive, usable_group
+from api.relay.answers import READERS
 from api.relay.attempts import Route, first_channel, relay_with_retries
 from api.relay.auth import parse_key
 from api.relay.disconnects import client_gone
 from api.relay.failure_log import log_failure
 from api.relay.forms import read_form
-from api.relay.image_stream import relay_events, whole_as_events
+from api.relay.image_stream import relay_events
 from api.relay.inbound.base import Inbound
-from api.relay.job import Caller, Form, Job, Outcome, answer_headers, refuse
-from api.relay.modes import MODES, Billing, text_field
+from api.relay.job import Caller, Form, Job, Outcome, refuse
+from api.relay.modes import MODES
 from api.relay.settling import settle_shielded
 from api.relay.state import RelayState, relay_state
-from api.relay.streaming import relay_stream, stream_headers
+from api.relay.streaming import relay_stream
 from api.relay.validate import Invalid, check_body
 from api.services.configuration.capability_lookup import table_of
 from api.services.model_name import ModelName
 from api.services.params import id_value
 from api.upstream import call as upstream_call
 from api.upstream import catalogue, client
-from api.upstream.base import Adaptor, AnswerReader, RelayMeta, RelayMode, TokenUsage, UpstreamContext
-from api.upstream.endpoints import ImagesMixin
+from api.upstream.base import Adaptor, AnswerReader, RelayMeta, RelayMode, UpstreamContext
 from api.upstream.errors import ChannelCannotServe, RelayError
-from api.upstream.payloads import json_object
 from api.upstream.registry import build_adaptor
-from api.upstream.tokenizer import count_response, count_speech_input, count_text
-from api.web.header_values import header_list, header_value
+from api.web.header_values import header_list
 from api.web.net import client_ip
 from models.enums import Role, TokenStatus, UserStatus
 
@@ -148,7 +145,7 @@ async def run(request: web.Request, mode: RelayMode, route: str, caller: Caller,
     try:
         try:
             if form is None:
-                check_body(mode, body)
+                check_body(body, MODES[mode].check)
             elif (check_form := MODES[mode].check_form) is not None:
                 check_form(body, form)
         except Invalid as bad:
@@ -306,45 +303,7 @@ def upstream_form(adaptor: Adaptor, form: Form) -> aiohttp.FormData:
 
 
 def answer(job: Job, adaptor: AnswerReader, resp: client.Answer, raw: bytes, native: bool = False) -> Outcome:
-    """A complete (non-streamed) upstream answer → the client's answer, its usage and the amount
-    to settle (api/relay/billing.py)."""
-    spec = MODES[job.mode]
-    headers = answer_headers(job)
-    if spec.billing == Billing.SPEECH:
-        usage = TokenUsage(count_speech_input(text_field(job.body, "input")), 0)
-        response = web.Response(body=raw, headers={**headers, "Content-Type": header_value(resp.headers.get(
-            "Content-Type", "application/octet-stream"))})
-        return Outcome(response, usage, billing.final(job, usage))
-    if spec.billing == Billing.TRANSCRIPTION:
-        text = text_field(json_object(raw), "text") if resp.content_type == "application/json" else \
-            raw.decode("utf-8", "replace")
-        usage = TokenUsage(0, count_text(text))
-        response = web.Response(body=raw, headers={**headers, "Content-Type": header_value(resp.headers.get(
-            "Content-Type", "application/json"))})
-        return Outcome(response, usage, billing.final(job, usage))
-    assert spec.read is not None, f"{job.mode} answers are not JSON"
-    out, reported = spec.read(adaptor, adaptor.decode_body(raw))
-    if spec.billing == Billing.IMAGES:  # by the image tokens reported, else per image (api/relay/billing.py)
-        usage = reported or TokenUsage(0, 0)
-        if isinstance(adaptor, ImagesMixin) and adaptor.bills_produced_images and isinstance(out.get("data"), list):
-            job.images = len(out["data"])
-        if job.is_stream:  # asked as a stream, answered whole: the completed events of that stream
-            response = web.Response(body=whole_as_events(job, out), headers=stream_headers(job))
-            return Outcome(response, usage, billing.final(job, usage))
-        return Outcome(json_response(out, headers), usage, billing.final(job, usage))
-    if reported is not None:
-        usage = reported
-    elif spec.text:
-        usage = TokenUsage(job.prompt_tokens, count_response(out))
-    else:
-        usage = TokenUsage(job.prompt_tokens, 0)
-    if native:  # the client's own format from the upstream: relayed as it came
-        response = web.Response(body=raw, headers=headers, content_type="application/json")
-        return Outcome(response, usage, billing.final(job, usage))
-    if job.inbound is not None:
-        out = job.inbound.render(out)
-    return Outcome(json_response(out, headers), usage, billing.final(job, usage))
-
-
-def json_response(body: Any, headers: Mapping[str, str]) -> web.Response:
-    return web.Response(body=orjson.dumps(body), headers=dict(headers), content_type="application/json")
+    """A complete (non-streamed) upstream answer → the client's answer and its usage, read as its mode's
+    row says (api/relay/answers.py), and the amount to settle (api/relay/billing.py)."""
+    response, usage = READERS[MODES[job.mode].reading](job, adaptor, resp, raw, native)
+    return Outcome(response, usage, billing.final(job, usage))

@@ -25,6 +25,7 @@ from api.relay.job import refuse
 from api.relay.lifetime import relay_ctx, stop_relay
 from api.relay.middleware import relay_sub_app
 from api.relay.model_lists import gemini_model, gemini_models, get_model, list_models
+from api.relay.modes import MODES
 from api.relay.realtime.handler import setup_realtime
 from api.relay.state import relay_state
 from api.relay.validate import Invalid
@@ -121,19 +122,13 @@ async def not_implemented(request: web.Request) -> web.Response:
 # -- tables -----------------------------------------------------------------------------------------
 
 
-RELAYED: tuple[tuple[str, RelayMode], ...] = (
-    ("/chat/completions", RelayMode.CHAT),
-    ("/completions", RelayMode.COMPLETIONS),
-    ("/embeddings", RelayMode.EMBEDDINGS),
-    ("/engines/{model}/embeddings", RelayMode.EMBEDDINGS),
-    ("/moderations", RelayMode.MODERATIONS),
-    ("/images/generations", RelayMode.IMAGES),
-    ("/images/edits", RelayMode.IMAGES_EDIT),
-    ("/audio/speech", RelayMode.SPEECH),
-    ("/audio/transcriptions", RelayMode.TRANSCRIPTION),
-    ("/audio/translations", RelayMode.TRANSLATION),
-    ("/rerank", RelayMode.RERANK),
-)
+def relayed() -> tuple[tuple[str, RelayMode], ...]:
+    """The OpenAI endpoints, as the v1 app is made: each one's OpenAI path under /v1 (its RelayMode
+    member's) and the further routes its row names (api/relay/modes.py)."""
+    return tuple((route, mode) for mode, spec in MODES.items() if mode.path
+                 for route in (mode.path.removeprefix("/v1"), *spec.routes))
+
+
 # OpenAI routes the gateway does not relay (reference: RelayNotImplemented).
 NOT_IMPLEMENTED: tuple[tuple[str, str], ...] = (
     ("POST", "/edits"), ("POST", "/images/variations"),
@@ -146,7 +141,7 @@ NOT_IMPLEMENTED: tuple[tuple[str, str], ...] = (
 
 def create_v1_app() -> web.Application:
     v1 = relay_sub_app()
-    for path, mode in RELAYED:
+    for path, mode in relayed():
         v1.router.add_post(path, relay_handler(mode, "/v1" + path))
     v1.router.add_post("/messages", inbound_handler(AnthropicInbound, "/v1/messages"))
     v1.router.add_post("/messages/count_tokens", anthropic_count_tokens)

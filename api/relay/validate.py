@@ -3,20 +3,21 @@ field the gateway itself (or a converter) reads must have the type it reads, els
 `invalid_request_error` naming the field (`messages[2].content[0].text: must be a string`). Unknown
 fields, and the values of known ones, are the upstream's to judge: they pass through unchanged.
 
-Hand-written per format (this module: the OpenAI formats, per relay mode; the client formats in
-api/relay/inbound/shapes.py) because it runs on every request: a 17 KB Claude Code request is
-checked in a few tens of microseconds."""
+Hand-written per format (this module: the OpenAI formats, one check per endpoint, named by the
+endpoint's row in api/relay/modes.py; the client formats in api/relay/inbound/shapes.py) because it
+runs on every request: a 17 KB Claude Code request is checked in a few tens of microseconds."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from api.upstream.base import RelayMode
-
 MAX_DEPTH = 64  # JSON nesting of a request body; real requests stay below ~10
 MAX_TOKENS = 10_000_000
 NUMBERS = ("temperature", "top_p", "presence_penalty", "frequency_penalty", "repetition_penalty", "top_k")
 COUNTS = ("max_tokens", "max_completion_tokens", "max_output_tokens", "n")
+
+
+Check = Callable[[dict[str, Any]], None]  # an endpoint's own checks of a JSON body
 
 
 class Invalid(ValueError):
@@ -106,8 +107,9 @@ def check_depth(body: Any) -> None:
 # -- the OpenAI formats --------------------------------------------------------------------------------
 
 
-def check_body(mode: RelayMode, body: dict[str, Any]) -> None:
-    """Raises Invalid for the first problem found."""
+def check_body(body: dict[str, Any], check: Check | None = None) -> None:
+    """What every JSON body must be, then its endpoint's own `check` (its mode's row in
+    api/relay/modes.py, one of the checks below); raises Invalid for the first problem found."""
     check_depth(body)
     stream = body.get("stream")
     if stream is not None and not isinstance(stream, bool):
@@ -124,7 +126,6 @@ def check_body(mode: RelayMode, body: dict[str, Any]) -> None:
             raise Invalid(name, "must be an integer")
         if value < (1 if name == "n" else 0) or value > MAX_TOKENS:
             raise Invalid(name, f"must be between {1 if name == 'n' else 0} and {MAX_TOKENS:,}")
-    check = CHECKS.get(mode)
     if check is not None:
         check(body)
 
@@ -145,7 +146,7 @@ FUNCTION_FIELDS: Mapping[str, Kind] = {"name": STRING, "arguments": STRING, "des
 PART_TEXTS = frozenset({"text", "input_text", "output_text"})
 
 
-def _check_chat(body: dict[str, Any]) -> None:
+def check_chat(body: dict[str, Any]) -> None:
     _check_messages(body.get("messages"))
     check_fields(body, CHAT_FIELDS)
     tools = body.get("tools")
@@ -263,43 +264,33 @@ DOCUMENTS: Kind = (list, "an array of strings or of objects with a string text",
     isinstance(d, str) or (isinstance(d, dict) and isinstance(d.get("text", ""), str)) for d in v))
 
 
-def _check_completions(body: dict[str, Any]) -> None:
+def check_completions(body: dict[str, Any]) -> None:
     check_fields(body, {"prompt": INPUT, "stop": STRING_OR_STRINGS, "suffix": STRING, "echo": BOOLEAN,
                         "best_of": INTEGER, "logprobs": INTEGER, "user": STRING, "stream_options": OBJECT})
 
 
-def _check_embeddings(body: dict[str, Any]) -> None:
+def check_embeddings(body: dict[str, Any]) -> None:
     need(body, "input", INPUT)
     check_fields(body, {"dimensions": INTEGER, "encoding_format": STRING, "user": STRING})
 
 
-def _check_moderations(body: dict[str, Any]) -> None:
+def check_moderations(body: dict[str, Any]) -> None:
     need(body, "input", MODERATION_INPUT)
 
 
-def _check_images(body: dict[str, Any]) -> None:
+def check_images(body: dict[str, Any]) -> None:
     check_fields(body, {"prompt": STRING, "size": STRING, "quality": STRING, "style": STRING,
                         "response_format": STRING, "user": STRING})
 
 
-def _check_speech(body: dict[str, Any]) -> None:
+def check_speech(body: dict[str, Any]) -> None:
     need(body, "input", STRING)
     check_fields(body, {"voice": STRING_OR_OBJECT, "speed": NUMBER, "response_format": STRING,
                         "instructions": STRING})
 
 
-def _check_rerank(body: dict[str, Any]) -> None:
+def check_rerank(body: dict[str, Any]) -> None:
     need(body, "query", STRING)
     need(body, "documents", DOCUMENTS)
     check_fields(body, {"top_n": INTEGER, "return_documents": BOOLEAN})
 
-
-CHECKS: Mapping[RelayMode, Callable[[dict[str, Any]], None]] = {
-    RelayMode.CHAT: _check_chat,
-    RelayMode.COMPLETIONS: _check_completions,
-    RelayMode.EMBEDDINGS: _check_embeddings,
-    RelayMode.MODERATIONS: _check_moderations,
-    RelayMode.IMAGES: _check_images,
-    RelayMode.SPEECH: _check_speech,
-    RelayMode.RERANK: _check_rerank,
-}
