@@ -4,8 +4,9 @@ its `RelayMode`: the seam's part (its name, OpenAI's path, the adaptor capabilit
 the member in api/upstream/endpoints.py, below the relay, where adaptors and the channel tests read
 it; the relay's part (further routes, its check, prompt count, conversion, how its answer is read,
 its billing) is its `Mode` row here, since those name the relay's own checks and strategies. Every
-other per-endpoint table is derived from the two: the routes under /v1 (routes.RELAYED), an
-adaptor's default paths (OPENAI_PATHS) and what it serves (`Adaptor.supports`).
+other per-endpoint table is derived from the two: the routes under /v1 (routes.relayed), an
+adaptor's default paths (OPENAI_PATHS) and what it serves (`Adaptor.supports`), the modes whose
+sessions keep to a channel (affinity.CACHED_MODES).
 
 A new /v1 endpoint:
 1. api/upstream/endpoints.py: its capability, a mixin whose default methods speak OpenAI's format
