@@ -38,7 +38,9 @@ def test_every_endpoint_has_its_row_and_every_kind_its_implementation() -> None:
     assert set(MODES) == set(RelayMode)
     assert set(READERS) == set(Reading)
     assert set(STRATEGIES) == set(Billing)
-    assert OPENAI_PATHS == {mode: mode.path for mode in RelayMode if mode is not RelayMode.REALTIME}
+    # Every endpoint an adaptor serves has OpenAI's path; a session or a task is no adaptor's path.
+    assert {mode for mode in RelayMode if mode not in OPENAI_PATHS} == {
+        RelayMode.REALTIME, RelayMode.TASK, RelayMode.VIDEO}
 
 
 def test_every_endpoint_is_routed_at_its_openai_path_and_its_rows_routes() -> None:
@@ -79,9 +81,9 @@ class Reranking(RerankMixin, Bare):
 
 def test_an_adaptor_serves_an_endpoint_by_the_capability_its_member_names() -> None:
     meta = RelayMeta(channel_id=1, channel_type=1, key="k")
-    assert {mode for mode in RelayMode if Bare(meta).supports(mode)} == {RelayMode.CHAT, RelayMode.REALTIME}
-    assert {mode for mode in RelayMode if Reranking(meta).supports(mode)} == {
-        RelayMode.CHAT, RelayMode.REALTIME, RelayMode.RERANK}
+    every = {RelayMode.CHAT, RelayMode.REALTIME, RelayMode.TASK, RelayMode.VIDEO}  # no capability asked
+    assert {mode for mode in RelayMode if Bare(meta).supports(mode)} == every
+    assert {mode for mode in RelayMode if Reranking(meta).supports(mode)} == every | {RelayMode.RERANK}
 
 
 # -- a row drives the endpoint ---------------------------------------------------------------------
