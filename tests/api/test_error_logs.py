@@ -22,7 +22,6 @@ from api.upstream.catalogue import ChannelType
 from models import Log, QuotaData, Task, User
 from models.enums import LogType, Role
 from tests.helpers import ApiClient, both_databases, eventually, make_user
-from tests.relay.fake_tasks import SUNO_KEY, FakeSuno
 from tests.relay.fakes import (  # noqa: F401
     add_channel,
     drain,
@@ -34,6 +33,7 @@ from tests.relay.fakes import (  # noqa: F401
     rich_user,
     upstreams,
 )
+from tests.upstream.providers.fake_tasks import SUNO_KEY, FakeSuno
 from workers.actors.logs import purge_consume_logs
 
 CHAT = {"model": "gpt-4", "messages": [{"role": "user", "content": "Say hello."}]}

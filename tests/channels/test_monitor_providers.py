@@ -11,8 +11,8 @@ from api.services import locks
 from api.upstream.catalogue import ChannelType
 from models import Channel
 from models.enums import ChannelStatus
-from tests.relay.fake_anthropic import FakeClaude
-from tests.relay.fake_gemini import FakeGemini
+from tests.upstream.providers.claude.fake_anthropic import FakeClaude
+from tests.upstream.providers.gemini.fake_gemini import FakeGemini
 
 
 class Sent(list):

@@ -15,7 +15,7 @@ from api.services.billing import pricing
 from api.services.configuration.options import OptionsService
 from models import User
 from tests.relay.fakes import drain, live_balance
-from tests.relay.provider_kit import consume_logs
+from tests.upstream.providers.kit import consume_logs
 
 # Prices of the models the CLIs ask for that the shipped tables do not carry (USD per 1M tokens / 2).
 MODEL_RATIO = {"gpt-5": 0.625, "gpt-5.5": 2.5, "gemini-3.1-pro-preview": 1.0, "claude-opus-5-5": 2.5}

@@ -11,8 +11,8 @@ import pytest
 from aiohttp import web
 
 from tests.clients.clis import PROMPT, CliRun, missing_tools
-from tests.relay.agent_script import Recorded
 from tests.relay.fakes import gateway, make_key, rich_user  # noqa: F401  (gateway: on a real local port)
+from tests.upstream.providers.agent_script import Recorded
 
 FILE_LINE = "The launch code is PERIWINKLE-42."
 

@@ -10,13 +10,13 @@ from api.upstream.catalogue import ChannelType
 from tests.clients import clis
 from tests.clients.charges import Tokens, assert_charged, claude_tokens, gemini_tokens, set_prices
 from tests.clients.conftest import Workspace, assert_tool_loop, run_cli
-from tests.relay.agent_script import Recorded, read_file_script
-from tests.relay.fake_anthropic import FakeClaude
-from tests.relay.fake_anthropic_models import sign
-from tests.relay.fake_gemini import FakeGemini
-from tests.relay.fake_openai_strict import FakeOpenAI
 from tests.relay.fakes import add_channel
-from tests.relay.test_provider_bedrock import ACCESS, REGION, SECRET, FakeBedrock
+from tests.upstream.providers.agent_script import Recorded, read_file_script
+from tests.upstream.providers.aws.test_provider_bedrock import ACCESS, REGION, SECRET, FakeBedrock
+from tests.upstream.providers.claude.fake_anthropic import FakeClaude
+from tests.upstream.providers.claude.fake_anthropic_models import sign
+from tests.upstream.providers.gemini.fake_gemini import FakeGemini
+from tests.upstream.providers.openai.fake_openai_strict import FakeOpenAI
 
 THINKING = "The user wants the file; I will read it."
 CLAUDE_USAGE = {"input_tokens": 500, "cache_creation_input_tokens": 500, "cache_read_input_tokens": 3000,

@@ -10,10 +10,10 @@ from api.upstream.catalogue import ChannelType
 from tests.clients import clis
 from tests.clients.charges import Tokens, assert_charged, gemini_tokens, set_prices
 from tests.clients.conftest import Workspace, assert_tool_loop, run_cli
-from tests.relay.agent_script import Recorded, read_file_script
-from tests.relay.fake_gemini import FakeGemini
-from tests.relay.fake_openai_strict import FakeOpenAI
 from tests.relay.fakes import add_channel
+from tests.upstream.providers.agent_script import Recorded, read_file_script
+from tests.upstream.providers.gemini.fake_gemini import FakeGemini
+from tests.upstream.providers.openai.fake_openai_strict import FakeOpenAI
 
 THINKING = "The user wants the file; I will read it."
 GEMINI_USAGE = {"promptTokenCount": 4000, "cachedContentTokenCount": 3000, "candidatesTokenCount": 28,

@@ -16,8 +16,8 @@ from models.enums import LogType
 from tests.e2e.conftest import shot
 from tests.e2e.ui import console_api, database, login
 from tests.helpers import eventually, make_user
-from tests.relay.fake_tasks import SUNO_KEY, FakeSuno
 from tests.relay.fakes import FakeUpstream, new_key
+from tests.upstream.providers.fake_tasks import SUNO_KEY, FakeSuno
 
 PASSWORD = "password123"  # make_user's
 

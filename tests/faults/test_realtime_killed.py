@@ -24,8 +24,8 @@ from models import Channel, Log
 from models.enums import LogType
 from tests.faults.ledger import accounts, check_books, report
 from tests.helpers import eventually
-from tests.relay.fake_realtime import REPLY_PIECES
-from tests.relay.realtime_kit import MODEL, USER_TEXT, realtime_fakes  # noqa: F401
+from tests.relay.realtime.fake_realtime import REPLY_PIECES
+from tests.relay.realtime.realtime_kit import MODEL, USER_TEXT, realtime_fakes  # noqa: F401
 
 TTL = 60  # RESERVATION_TTL of the API process; the sweep runs with the clock moved past it
 AUDIO = bytes(9600)  # 0.2 s of 24 kHz 16-bit PCM after each piece of the transcript: 4 tokens

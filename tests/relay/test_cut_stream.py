@@ -21,10 +21,10 @@ from api.upstream.base import StreamState, TokenUsage
 from api.upstream.catalogue import ChannelType
 from api.upstream.tokenizer import count_chat_request, count_text
 from tests.helpers import eventually
-from tests.relay.fake_anthropic import FakeClaude
-from tests.relay.fake_gemini import FakeGemini
 from tests.relay.fakes import add_channel, drain, gateway, make_key, rich_user  # noqa: F401
-from tests.relay.provider_kit import settled_log
+from tests.upstream.providers.claude.fake_anthropic import FakeClaude
+from tests.upstream.providers.gemini.fake_gemini import FakeGemini
+from tests.upstream.providers.kit import settled_log
 
 CLAUDE = "claude-3-5-sonnet-20241022"  # ratio 1.5, completion ratio 5, cache read 0.1, cache write 1.25
 GEMINI = "gemini-2.0-flash"  # ratio 0.05, completion ratio 4, cache read 0.25

@@ -22,8 +22,6 @@ from api.relay.forms import TURN_EVERY, read_form
 from api.relay.image_edit_form import EDIT_FORM
 from api.upstream.errors import RelayError
 from models import Token, User
-from tests.relay.fake_images import KEY, FakeImages
-from tests.relay.fake_tasks import PNG
 from tests.relay.fakes import (  # noqa: F401
     add_channel,
     gateway,
@@ -33,6 +31,8 @@ from tests.relay.fakes import (  # noqa: F401
     rich_user,
     upstreams,
 )
+from tests.upstream.providers.fake_tasks import PNG
+from tests.upstream.providers.openai.fake_images import KEY, FakeImages
 
 START = 10_000_000
 BOUNDARY = b"gw"

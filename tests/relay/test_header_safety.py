@@ -15,11 +15,11 @@ import pytest
 
 from api.upstream.catalogue import ChannelType
 from api.web.header_values import MAX_VALUE, header_list, header_value
-from tests.relay.fake_gemini import REPLY as GEMINI_REPLY
-from tests.relay.fake_gemini import FakeGemini
 from tests.relay.fakes import REPLY, add_channel, drain, gateway, headers_for, make_key, rich_user, upstreams  # noqa: F401
-from tests.relay.provider_kit import consume_logs
-from tests.relay.test_provider_xunfei import http_channel, spark_http  # noqa: F401
+from tests.upstream.providers.gemini.fake_gemini import REPLY as GEMINI_REPLY
+from tests.upstream.providers.gemini.fake_gemini import FakeGemini
+from tests.upstream.providers.kit import consume_logs
+from tests.upstream.providers.xunfei.test_provider_xunfei import http_channel, spark_http  # noqa: F401
 
 NAMES = ("a\u0001b", "x\r\ny", "é,%")  # a control character, CR/LF, non-ASCII with the list's separator
 HI = [{"role": "user", "content": "Say hello."}]

@@ -14,13 +14,13 @@ from aiohttp import web
 
 from api.upstream.catalogue import ChannelType
 from api.upstream.reasoning import GEMINI_SKIP_SIGNATURE
-from tests.relay.agent_script import Script
-from tests.relay.fake_anthropic import FakeClaude
-from tests.relay.fake_gemini import FakeGemini
-from tests.relay.fake_openai_strict import FakeOpenAI
-from tests.relay.fake_responses import FakeResponses
 from tests.sdk.recorder import Exchange
 from tests.sdk.scenario import CALL_ARGS, TOOL_NAME, TOOL_RESULT
+from tests.upstream.providers.agent_script import Script
+from tests.upstream.providers.claude.fake_anthropic import FakeClaude
+from tests.upstream.providers.gemini.fake_gemini import FakeGemini
+from tests.upstream.providers.openai.fake_openai_strict import FakeOpenAI
+from tests.upstream.providers.openai.fake_responses import FakeResponses
 
 
 @dataclass(frozen=True)

@@ -14,11 +14,11 @@ from api import keys
 from api.services.billing import pricing
 from models import Log, Token, User
 from models.enums import LogType
-from tests.relay.agent_script import Script
 from tests.relay.fakes import add_channel, drain, gateway, make_key, rich_user  # noqa: F401
 from tests.sdk.channels import ChannelKit, Usage
 from tests.sdk.clients import Loop
 from tests.sdk.recorder import Recorder
+from tests.upstream.providers.agent_script import Script
 
 START_QUOTA = 50_000_000
 # The models of the matrix, priced (none of them is in the shipped tables); cache reads at a tenth,

@@ -1,6 +1,6 @@
 """The one conversation every client has with every channel: a question, a weather tool call with
 thinking before it, the tool's answer sent back, the model's final words; and the scripted model
-that plays it behind each fake upstream (tests/relay/agent_script.py)."""
+that plays it behind each fake upstream (tests/upstream/providers/agent_script.py)."""
 from __future__ import annotations
 
 import copy
@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel
 
-from tests.relay.agent_script import AgentView, Turn
+from tests.upstream.providers.agent_script import AgentView, Turn
 
 QUESTION = "What is the weather in Paris today? Use the tool."
 TOOL_NAME = "get_weather"

@@ -18,9 +18,6 @@ from api.services import redis_keys
 from api.upstream.blame import names_the_request
 from api.upstream.catalogue import ChannelType
 from api.upstream.errors import RelayError, should_disable_channel, should_retry_error
-from tests.relay.fake_gemini import FakeGemini
-from tests.relay.fake_openai_strict import FakeOpenAI
-from tests.relay.fake_responses import FakeResponses
 from tests.relay.fakes import (  # noqa: F401
     FakeUpstream,
     add_channel,
@@ -31,6 +28,9 @@ from tests.relay.fakes import (  # noqa: F401
     rich_user,
     upstreams,
 )
+from tests.upstream.providers.gemini.fake_gemini import FakeGemini
+from tests.upstream.providers.openai.fake_openai_strict import FakeOpenAI
+from tests.upstream.providers.openai.fake_responses import FakeResponses
 
 CHAT_ON_COMPLETIONS = ("This is a chat model and not supported in the v1/completions endpoint. Did you mean to use "
                        "v1/chat/completions?")

@@ -22,11 +22,11 @@ from api.upstream.errors import RelayError
 from api.upstream.masking import DERIVED, DerivedSecrets, mask_bytes, mask_secrets, remember
 from api.upstream.signing import google
 from tests.helpers import ApiClient
-from tests.relay.fake_anthropic import FakeClaude
-from tests.relay.fake_gemini import FakeGemini
-from tests.relay.fake_responses import FakeResponses
-from tests.relay.fake_vertex import FakeVertex, error
 from tests.relay.fakes import add_channel, drain, gateway, make_key, rich_user  # noqa: F401
+from tests.upstream.providers.claude.fake_anthropic import FakeClaude
+from tests.upstream.providers.gemini.fake_gemini import FakeGemini
+from tests.upstream.providers.openai.fake_responses import FakeResponses
+from tests.upstream.providers.vertex.fake_vertex import FakeVertex, error
 
 SAY_HELLO = [{"role": "user", "content": "Say hello."}]
 

@@ -19,8 +19,8 @@ from api.upstream.signing import google
 from models import Channel
 from models.enums import ChannelStatus
 from tests.helpers import eventually
-from tests.relay.fake_vertex import FakeVertex, error
 from tests.relay.fakes import add_channel, gateway, headers_for, make_key, rich_user  # noqa: F401
+from tests.upstream.providers.vertex.fake_vertex import FakeVertex, error
 
 REGION = '{"default": "us-central1"}'
 

@@ -16,8 +16,8 @@ from api.upstream.catalogue import ChannelType
 from api.upstream.errors import RelayError
 from api.upstream.media import FETCH_CONCURRENCY, MAX_IMAGES, MAX_MEDIA_BYTES, fetch_images
 from tests.helpers import eventually
-from tests.relay.fake_gemini import FakeGemini
 from tests.relay.fakes import add_channel, gateway, headers_for, make_key, rich_user  # noqa: F401
+from tests.upstream.providers.gemini.fake_gemini import FakeGemini
 
 MODEL = "gemini-2.0-flash"
 

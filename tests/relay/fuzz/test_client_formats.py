@@ -12,9 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.relay.fake_anthropic_models import sign
 from tests.relay.fuzz.strategies import HEADER_VALUES, JSON, mutated
 from tests.relay.fuzz.world import CHAT_MODELS, GEMINI_EMBEDDING, World
+from tests.upstream.providers.claude.fake_anthropic_models import sign
 
 pytestmark = pytest.mark.asyncio(loop_scope="module")
 FUZZ = settings(max_examples=150, derandomize=True, deadline=None, database=None,

@@ -29,10 +29,10 @@ from models.enums import LogType
 from models.settings import Settings
 from tests.conftest import PREFIX, REDIS_URL
 from tests.helpers import eventually
-from tests.relay.fake_anthropic import FakeClaude
-from tests.relay.fake_gemini import FakeGemini
-from tests.relay.fake_responses import FakeResponses
 from tests.relay.fakes import FakeUpstream, add_channel, drain, live_balance, make_key, relay_of, rich_user
+from tests.upstream.providers.claude.fake_anthropic import FakeClaude
+from tests.upstream.providers.gemini.fake_gemini import FakeGemini
+from tests.upstream.providers.openai.fake_responses import FakeResponses
 
 OPENAI_MODELS = ("gpt-4o", "text-embedding-3-small", "text-moderation-latest", "dall-e-2", "dall-e-3", "tts-1",
                  "whisper-1")

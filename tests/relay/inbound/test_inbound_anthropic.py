@@ -22,15 +22,15 @@ from api.upstream.catalogue import ChannelType
 from api.upstream.reasoning import GEMINI, seal
 from api.upstream.tokenizer import count_chat_request
 from models import Token
-from tests.relay.agent_script import AgentView, Turn
-from tests.relay.fake_anthropic import REPLY as CLAUDE_REPLY
-from tests.relay.fake_anthropic import FakeClaude
-from tests.relay.fake_gemini import FakeGemini
 from tests.relay.fakes import REPLY, add_channel, drain, gateway, make_key, rich_user, upstreams  # noqa: F401
-from tests.relay.provider_kit import consume_logs
-from tests.relay.test_provider_bedrock import ACCESS, REGION, SECRET, bedrock  # noqa: F401
-from tests.relay.test_provider_bedrock import MODEL as BEDROCK_MODEL
-from tests.relay.test_provider_vertex import vertex  # noqa: F401
+from tests.upstream.providers.agent_script import AgentView, Turn
+from tests.upstream.providers.aws.test_provider_bedrock import ACCESS, REGION, SECRET, bedrock  # noqa: F401
+from tests.upstream.providers.aws.test_provider_bedrock import MODEL as BEDROCK_MODEL
+from tests.upstream.providers.claude.fake_anthropic import REPLY as CLAUDE_REPLY
+from tests.upstream.providers.claude.fake_anthropic import FakeClaude
+from tests.upstream.providers.gemini.fake_gemini import FakeGemini
+from tests.upstream.providers.kit import consume_logs
+from tests.upstream.providers.vertex.test_provider_vertex import vertex  # noqa: F401
 
 MODEL = "gpt-4o"
 CLAUDE_MODEL = "claude-3-5-sonnet-20241022"

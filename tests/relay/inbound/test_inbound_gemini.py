@@ -24,12 +24,12 @@ from api.upstream.catalogue import ChannelType
 from api.upstream.reasoning import ANTHROPIC, GEMINI_SKIP_SIGNATURE, seal
 from api.upstream.tokenizer import count_chat_request
 from models import Token
-from tests.relay.agent_script import AgentView, Turn
-from tests.relay.fake_anthropic import FakeClaude
-from tests.relay.fake_gemini import REPLY as GEMINI_REPLY
-from tests.relay.fake_gemini import FakeGemini
 from tests.relay.fakes import REPLY, add_channel, drain, gateway, make_key, rich_user, upstreams  # noqa: F401
-from tests.relay.provider_kit import consume_logs
+from tests.upstream.providers.agent_script import AgentView, Turn
+from tests.upstream.providers.claude.fake_anthropic import FakeClaude
+from tests.upstream.providers.gemini.fake_gemini import REPLY as GEMINI_REPLY
+from tests.upstream.providers.gemini.fake_gemini import FakeGemini
+from tests.upstream.providers.kit import consume_logs
 
 MODEL = "gpt-4o"
 GEMINI = "gemini-2.0-flash"

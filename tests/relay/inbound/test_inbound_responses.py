@@ -15,9 +15,9 @@ from aiohttp import web
 
 from api.services.billing import pricing
 from api.upstream.catalogue import ChannelType
-from tests.relay.fake_responses import FakeResponses
 from tests.relay.fakes import REPLY, add_channel, drain, gateway, make_key, rich_user, upstreams  # noqa: F401
-from tests.relay.provider_kit import consume_logs, sdk
+from tests.upstream.providers.kit import consume_logs, sdk
+from tests.upstream.providers.openai.fake_responses import FakeResponses
 
 MODEL = "deepseek-chat"  # a chat-completions channel (DeepSeek): converted
 NATIVE = "gpt-4o"  # an OpenAI channel: relayed as sent

@@ -19,12 +19,12 @@ from api import keys
 from api.services.billing import pricing
 from api.upstream.catalogue import ChannelType
 from api.upstream.reasoning import ANTHROPIC, GEMINI, unseal
-from tests.relay.agent_script import AgentView, Turn
-from tests.relay.fake_anthropic import FakeClaude
-from tests.relay.fake_anthropic_models import sign
-from tests.relay.fake_gemini import FakeGemini
 from tests.relay.fakes import add_channel, drain, gateway, make_key, rich_user  # noqa: F401
-from tests.relay.provider_kit import consume_logs, sdk
+from tests.upstream.providers.agent_script import AgentView, Turn
+from tests.upstream.providers.claude.fake_anthropic import FakeClaude
+from tests.upstream.providers.claude.fake_anthropic_models import sign
+from tests.upstream.providers.gemini.fake_gemini import FakeGemini
+from tests.upstream.providers.kit import consume_logs, sdk
 
 MODEL = "claude-sonnet-4-5-20250929"
 THOUGHT = "The bug is in login.py; a patch fixes it."

@@ -18,9 +18,9 @@ from api import keys
 from api.services import redis_keys
 from api.services.billing import pricing
 from api.upstream.reasoning import TEXT, unseal
-from tests.relay.fake_responses import FakeResponses
 from tests.relay.fakes import REPLY, FakeUpstream, add_channel, drain, gateway, make_key, relay_of, rich_user  # noqa: F401
-from tests.relay.provider_kit import consume_logs, sdk
+from tests.upstream.providers.kit import consume_logs, sdk
+from tests.upstream.providers.openai.fake_responses import FakeResponses
 
 MODEL = "gpt-4o"
 HISTORY = [{"role": "user", "content": "Fix the login bug."},

@@ -8,9 +8,9 @@ two, answering as they do and refusing what they refuse. Each rule cites its sou
   lib/azure.py `_configure_realtime`);
 - a wrong key: HTTP 401 before the upgrade, OpenAI's `invalid_api_key` error (developers.openai.com/api/docs/guides/
   error-codes, "401 - Invalid Authentication"); Azure's `{"error":{"code":"401","message":"Access denied due to invalid
-  subscription key or wrong API endpoint…"}}` (as tests/relay/fake_azure.py cites);
+  subscription key or wrong API endpoint…"}}` (as tests/upstream/providers/azure/fake_azure.py cites);
 - a handshake that names no model, or a model/deployment the account does not have: HTTP 400 / 404 before the upgrade
-  (OpenAI's `model_not_found`; Azure's `DeploymentNotFound`, as tests/relay/fake_azure.py cites);
+  (OpenAI's `model_not_found`; Azure's `DeploymentNotFound`, as tests/upstream/providers/azure/fake_azure.py cites);
 - on open the server sends `session.created` (types/realtime/session_created_event.py);
 - client events: the types of the SDK's types/realtime/realtime_client_event.py; any other type, or a frame that is not
   a JSON object, gets an `error` event (types/realtime/realtime_error_event.py) and changes nothing;

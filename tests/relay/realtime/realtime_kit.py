@@ -15,7 +15,7 @@ from api.services.billing import pricing
 from api.services.billing.realtime_pricing import RealtimeUsage, audio_price_of, realtime_quota
 from models import Token
 from tests.helpers import eventually
-from tests.relay.fake_realtime import FakeRealtime
+from tests.relay.realtime.fake_realtime import FakeRealtime
 
 MODEL = "gpt-realtime-1.5"
 USER_TEXT = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Hello?"}]}

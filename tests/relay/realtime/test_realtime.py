@@ -13,7 +13,7 @@ from api import keys
 from models import Log
 from models.enums import LogType
 from tests.relay.fakes import add_channel, drain, gateway, live_balance, make_key, rich_user  # noqa: F401
-from tests.relay.realtime_kit import (  # noqa: F401
+from tests.relay.realtime.realtime_kit import (  # noqa: F401
     MODEL,
     QUOTA_1,
     QUOTA_2,

@@ -16,9 +16,9 @@ from api.upstream.tokenizer import count_text
 from models import Log
 from models.enums import LogType
 from tests.helpers import eventually
-from tests.relay.fake_realtime import REPLY_PIECES
 from tests.relay.fakes import add_channel, drain, gateway, make_key, relay_of, rich_user  # noqa: F401
-from tests.relay.realtime_kit import (  # noqa: F401
+from tests.relay.realtime.fake_realtime import REPLY_PIECES
+from tests.relay.realtime.realtime_kit import (  # noqa: F401
     MODEL,
     QUOTA_1,
     USAGE_1,

@@ -17,7 +17,7 @@ from api.services.billing.reservations import close_orphans
 from models import Log
 from models.enums import LogType
 from tests.relay.fakes import add_channel, drain, gateway, live_balance, make_key, relay_of, rich_user  # noqa: F401
-from tests.relay.realtime_kit import (  # noqa: F401
+from tests.relay.realtime.realtime_kit import (  # noqa: F401
     MODEL,
     QUOTA_1,
     QUOTA_2,

@@ -13,7 +13,7 @@ import pytest
 from api import keys
 from api.relay.realtime import limits
 from tests.relay.fakes import add_channel, gateway, make_key, rich_user  # noqa: F401
-from tests.relay.realtime_kit import MODEL, realtime_fakes  # noqa: F401
+from tests.relay.realtime.realtime_kit import MODEL, realtime_fakes  # noqa: F401
 
 ROUTE = "/v1/realtime/client_secrets"
 

@@ -17,9 +17,9 @@ from api.services.billing import pricing
 from api.upstream.tokenizer import count_text
 from models import Log
 from models.enums import LogType
-from tests.relay.fake_realtime import TRANSCRIPT
 from tests.relay.fakes import add_channel, drain, gateway, live_balance, make_key, rich_user  # noqa: F401
-from tests.relay.realtime_kit import (  # noqa: F401
+from tests.relay.realtime.fake_realtime import TRANSCRIPT
+from tests.relay.realtime.realtime_kit import (  # noqa: F401
     MODEL,
     QUOTA_1,
     USAGE_1,

@@ -19,8 +19,8 @@ from api.upstream.catalogue import ChannelType
 from api.upstream.providers import midjourney as mj
 from models import Midjourney, Task
 from tests.helpers import both_databases
-from tests.relay.fake_tasks import MJ_SECRET, SUNO_KEY, FakeMidjourney, FakeSuno
 from tests.relay.fakes import add_channel, gateway, live_balance, make_key, rich_user  # noqa: F401
+from tests.upstream.providers.fake_tasks import MJ_SECRET, SUNO_KEY, FakeMidjourney, FakeSuno
 
 MJ_MODELS = "mj_imagine,mj_upscale,mj_variation,mj_reroll,mj_blend,mj_describe,mj_modal,mj_upload,mj_shorten," \
             "mj_video,mj_edits,mj_pan,mj_zoom,mj_custom_zoom,mj_inpaint,mj_low_variation,mj_high_variation,swap_face"

@@ -13,8 +13,8 @@ from api.relay.tasks.poll import MIDJOURNEY, SUNO, poll
 from api.upstream.catalogue import ChannelType
 from models import Midjourney, Task
 from tests.helpers import both_databases
-from tests.relay.fake_tasks import MJ_SECRET, SUNO_KEY, FakeMidjourney, FakeSuno
 from tests.relay.fakes import add_channel, gateway, make_key, rich_user  # noqa: F401
+from tests.upstream.providers.fake_tasks import MJ_SECRET, SUNO_KEY, FakeMidjourney, FakeSuno
 
 
 @pytest.fixture

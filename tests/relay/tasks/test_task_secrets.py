@@ -14,8 +14,8 @@ from api import keys
 from api.relay.tasks.poll import MIDJOURNEY, SUNO, poll
 from api.upstream.catalogue import ChannelType
 from models import Midjourney, Task
-from tests.relay.fake_tasks import MJ_SECRET, SUNO_KEY, FakeMidjourney, FakeSuno
 from tests.relay.fakes import add_channel, gateway, live_balance, make_key, rich_user  # noqa: F401
+from tests.upstream.providers.fake_tasks import MJ_SECRET, SUNO_KEY, FakeMidjourney, FakeSuno
 
 
 @pytest.fixture

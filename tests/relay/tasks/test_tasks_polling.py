@@ -19,8 +19,8 @@ from api.upstream.catalogue import ChannelType
 from models import Log, Midjourney, Task, Token, User
 from models.enums import LogType
 from tests.helpers import both_databases
-from tests.relay.fake_tasks import MJ_SECRET, SUNO_KEY, FakeMidjourney, FakeSuno
 from tests.relay.fakes import add_channel, drain, gateway, live_balance, make_key, rich_user  # noqa: F401
+from tests.upstream.providers.fake_tasks import MJ_SECRET, SUNO_KEY, FakeMidjourney, FakeSuno
 
 MUSIC = pricing.per_call_quota(0.1)
 LYRICS = pricing.per_call_quota(0.01)

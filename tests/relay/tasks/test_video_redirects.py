@@ -11,12 +11,12 @@ from aiohttp import web
 
 from api import keys
 from models import Task
-from tests.relay.fake_videos import MP4, FakeOpenAIVideos
 from tests.relay.fakes import gateway  # noqa: F401
-from tests.relay.provider_kit import sdk
-from tests.relay.test_videos import poll_all, setup
-from tests.relay.test_videos_seedance import PRO, ark, channel, customer  # noqa: F401
-from tests.relay.test_videos_seedance import poll_all as poll_seedance
+from tests.upstream.providers.fake_videos import MP4, FakeOpenAIVideos
+from tests.upstream.providers.kit import sdk
+from tests.upstream.providers.openai.test_videos import poll_all, setup
+from tests.upstream.providers.seedance.test_videos_seedance import PRO, ark, channel, customer  # noqa: F401
+from tests.upstream.providers.seedance.test_videos_seedance import poll_all as poll_seedance
 
 pytestmark = pytest.mark.filterwarnings("ignore:The Sora API is scheduled:DeprecationWarning")
 REFUSED = ["http://169.254.169.254/latest/meta-data/iam/security-credentials/", "http://10.1.2.3/v.mp4",

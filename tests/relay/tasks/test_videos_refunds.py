@@ -16,10 +16,10 @@ from api.upstream.catalogue import ChannelType
 from models import Log, Task, Token, User
 from models.enums import LogType
 from tests.helpers import both_databases
-from tests.relay.fake_videos import OPENAI_KEY, FakeOpenAIVideos
 from tests.relay.fakes import add_channel, drain, gateway, live_balance, make_key, rich_user  # noqa: F401
-from tests.relay.provider_kit import sdk
-from tests.relay.test_videos import MODEL, priced
+from tests.upstream.providers.fake_videos import OPENAI_KEY, FakeOpenAIVideos
+from tests.upstream.providers.kit import sdk
+from tests.upstream.providers.openai.test_videos import MODEL, priced
 
 pytestmark = pytest.mark.filterwarnings("ignore:The Sora API is scheduled:DeprecationWarning")
 

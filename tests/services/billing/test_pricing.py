@@ -30,7 +30,6 @@ from api.services.billing.pricing import (
 from api.upstream.catalogue import ChannelType
 from models import Log, Token, User
 from models.enums import LogType
-from tests.relay.fake_anthropic import FakeClaude
 from tests.relay.fakes import (  # noqa: F401
     add_channel,
     drain,
@@ -40,6 +39,7 @@ from tests.relay.fakes import (  # noqa: F401
     make_key,
     rich_user,
 )
+from tests.upstream.providers.claude.fake_anthropic import FakeClaude
 
 
 def test_reference_defaults() -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from api.services.billing import pricing
 from api.services.billing.realtime_pricing import AudioPrice, RealtimeUsage, audio_price_of, realtime_quota
-from tests.relay.realtime_kit import QUOTA_1, QUOTA_2, USAGE_1, USAGE_2
+from tests.relay.realtime.realtime_kit import QUOTA_1, QUOTA_2, USAGE_1, USAGE_2
 
 PRICE = pricing.Price("gpt-realtime-1.5", 2, 4, 1, cache_ratio=0.1)
 AUDIO = AudioPrice(8, 2, 0.0125)

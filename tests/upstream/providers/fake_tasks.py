@@ -17,7 +17,7 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
-from tests.relay.provider_kit import FakeBase
+from tests.upstream.providers.kit import FakeBase
 
 MJ_SECRET = "mj-upstream-secret"
 SUNO_KEY = "suno-upstream-key"

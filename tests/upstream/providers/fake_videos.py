@@ -48,10 +48,10 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from tests.relay.fake_vertex import API_KEY as VERTEX_API_KEY
-from tests.relay.fake_vertex import FakeVertex, api_key_of
-from tests.relay.fake_vertex import error as google_error
-from tests.relay.provider_kit import FakeBase
+from tests.upstream.providers.kit import FakeBase
+from tests.upstream.providers.vertex.fake_vertex import API_KEY as VERTEX_API_KEY
+from tests.upstream.providers.vertex.fake_vertex import FakeVertex, api_key_of
+from tests.upstream.providers.vertex.fake_vertex import error as google_error
 
 OPENAI_KEY = "sk-video-upstream-secret"
 GEMINI_KEY = "AIzaSyVideoVideoVideoVideoVideo0000000"

@@ -1,5 +1,5 @@
 """A strict fake of DashScope's image edit endpoints (Alibaba Cloud Model Studio), for
-tests/relay/test_ali_image_edits.py: what DashScope documents as refused is refused, in its native
+tests/upstream/providers/ali/test_ali_image_edits.py: what DashScope documents as refused is refused, in its native
 shape `{code, message, request_id}` with the documented HTTP status. Sources (stored copies):
 
 - [codes] DashScope status codes, help.aliyun.com/zh/dashscope/return-status-code-description and
@@ -38,7 +38,7 @@ from typing import Any
 
 from aiohttp import web
 
-from tests.relay.provider_kit import FakeBase
+from tests.upstream.providers.kit import FakeBase
 
 KEY = "sk-dashscope-images"
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9aw"

@@ -1,6 +1,6 @@
 # ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """`/v1/images/edits` on Alibaba channels (type 17) through the official openai SDK against the strict
-fake of tests/relay/fake_dashscope_images.py: Qwen's image models synchronously, the Wan models as a
+fake of tests/upstream/providers/ali/fake_dashscope_images.py: Qwen's image models synchronously, the Wan models as a
 task polled to its end; the uploaded images sent inline as data URLs; billed per image produced (fewer
 than asked: those); `b64_json` fetched under the media policy; an upstream refusal relayed and
 refunded; what the model cannot take refused with a 400 naming the field, nothing sent or charged."""
@@ -16,9 +16,9 @@ from api import keys
 from api.upstream.catalogue import ChannelType
 from api.upstream.providers.ali import AliAdaptor
 from models import User
-from tests.relay.fake_dashscope_images import KEY, PNG, FakeDashScopeImages
 from tests.relay.fakes import add_channel, drain, gateway, live_balance, make_key, rich_user  # noqa: F401
-from tests.relay.provider_kit import consume_logs, sdk, settled_log
+from tests.upstream.providers.ali.fake_dashscope_images import KEY, PNG, FakeDashScopeImages
+from tests.upstream.providers.kit import consume_logs, sdk, settled_log
 
 JPEG = b"\xff\xd8\xff\xe0" + b"\0" * 32
 PRICES = {"qwen-image-edit-plus": 0.03, "qwen-image-edit": 0.045, "wan2.5-i2i-preview": 0.04,

@@ -1,6 +1,6 @@
 # ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """The Wan image models on Alibaba channels (type 17) through the official openai SDK against the strict
-fake of tests/relay/fake_dashscope_images.py: wan2.6-image and wan2.7-image(-pro) edits, and wan2.7's
+fake of tests/upstream/providers/ali/fake_dashscope_images.py: wan2.6-image and wan2.7-image(-pro) edits, and wan2.7's
 text-to-image on `/v1/images/generations`, sent as a task to DashScope's image-generation endpoint and
 polled to its end; billed per image produced; an upstream refusal relayed and refunded; what the model
 cannot take refused with a 400 naming the field, nothing sent or charged."""
@@ -12,10 +12,10 @@ import openai
 import pytest
 
 from models import User
-from tests.relay.fake_dashscope_images import PNG
 from tests.relay.fakes import add_channel, drain, gateway, live_balance, make_key, rich_user  # noqa: F401
-from tests.relay.provider_kit import consume_logs, sdk, settled_log
-from tests.relay.test_ali_image_edits import JPEG, START, customer, dashscope, inline, per_image  # noqa: F401
+from tests.upstream.providers.ali.fake_dashscope_images import PNG
+from tests.upstream.providers.ali.test_ali_image_edits import JPEG, START, customer, dashscope, inline, per_image  # noqa: F401
+from tests.upstream.providers.kit import consume_logs, sdk, settled_log
 
 PATH = "/api/v1/services/aigc/image-generation/generation"
 

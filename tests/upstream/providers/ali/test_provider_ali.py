@@ -19,7 +19,7 @@ from api.upstream.catalogue import ChannelType
 from api.upstream.providers.ali import AliAdaptor
 from tests.helpers import ApiClient
 from tests.relay.fakes import add_channel, drain, gateway, make_key, rich_user  # noqa: F401
-from tests.relay.provider_kit import FakeBase, consume_logs, finish_reasons, sdk, settled_log, stream_chat
+from tests.upstream.providers.kit import FakeBase, consume_logs, finish_reasons, sdk, settled_log, stream_chat
 
 KEY = "sk-dashscope"
 MESSAGES = [{"role": "user", "content": "Say hello."}]

@@ -23,7 +23,7 @@ from aiohttp import web
 
 from api.upstream.decoders import encode_event_stream_message
 from api.upstream.signing import sigv4
-from tests.relay.fake_anthropic import FakeClaude
+from tests.upstream.providers.claude.fake_anthropic import FakeClaude
 
 ACCESS, SECRET, REGION = "AKIAFAKE", "fake/Secret+Key", "us-west-2"
 API_KEY = "ABSKQmVkcm9ja0FQSUtleS1mYWtlLWF0LTEyMzQ1Njc4OTA="

@@ -25,7 +25,7 @@ answering as Azure does and refusing what Azure refuses, in Azure's error shape.
 
 Answers: chat completions as OpenAI's with Azure's `prompt_filter_results` / `content_filter_results`; a stream ends
 with the usage chunk when `stream_options.include_usage` is asked; embeddings with usage; the Responses API as
-OpenAI's (tests/relay/fake_responses.py's model of it, behind Azure's key and deployment rules).
+OpenAI's (tests/upstream/providers/openai/fake_responses.py's model of it, behind Azure's key and deployment rules).
 """
 from __future__ import annotations
 
@@ -35,8 +35,8 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from tests.relay.fake_responses import FakeResponses
-from tests.relay.provider_kit import FakeBase
+from tests.upstream.providers.kit import FakeBase
+from tests.upstream.providers.openai.fake_responses import FakeResponses
 
 KEY = "azure-resource-key-0123456789abcdef"
 DEPLOYMENTS = frozenset({"gpt-4.1", "gpt-4.1-mini", "gpt-5", "gpt-35-turbo", "text-embedding-3-small"})

@@ -1,6 +1,6 @@
 # ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """Azure OpenAI channels (type 3) through the official openai SDK against a fake Azure resource
-(tests/relay/fake_azure.py): the v1 API by default (OpenAI's paths under `/openai/v1`, the deployment
+(tests/upstream/providers/azure/fake_azure.py): the v1 API by default (OpenAI's paths under `/openai/v1`, the deployment
 named in `model`, no api-version), chat streamed and not with the usage billed to the unit, tools,
 embeddings, the Responses API relayed as sent, Azure's errors; a channel with a dated api-version on
 the deployment URLs."""
@@ -18,9 +18,9 @@ from api.upstream.base import RelayMeta, RelayMode
 from api.upstream.catalogue import ChannelType
 from api.upstream.providers.azure import AzureAdaptor, endpoint_of, other_problem
 from models import Channel
-from tests.relay.fake_azure import BLOCKED_WORD, KEY, FakeAzure
 from tests.relay.fakes import add_channel, drain, gateway, make_key, rich_user  # noqa: F401
-from tests.relay.provider_kit import consume_logs, finish_reasons, sdk, settled_log, stream_chat
+from tests.upstream.providers.azure.fake_azure import BLOCKED_WORD, KEY, FakeAzure
+from tests.upstream.providers.kit import consume_logs, finish_reasons, sdk, settled_log, stream_chat
 
 MESSAGES: list[Any] = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Say hello."}]
 REPLY = "Hello from Azure."

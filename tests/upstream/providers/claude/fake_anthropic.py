@@ -8,7 +8,7 @@ event stream (message_start, content_block_start/delta/stop with text, thinking 
 redacted_thinking, tool_use, server_tool_use and web_search_tool_result, citations, message_delta,
 message_stop), with usage (cache reads and writes, by TTL when configured). Thinking blocks it emits
 are signed (HMAC of their text); a replayed block with a missing or altered signature is refused.
-With a `script`, what it answers comes from the script (tests/relay/agent_script.py).
+With a `script`, what it answers comes from the script (tests/upstream/providers/agent_script.py).
 """
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ import orjson
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
-from tests.relay.agent_script import AgentView, Script, Turn
-from tests.relay.fake_anthropic_models import (
+from tests.upstream.providers.agent_script import AgentView, Script, Turn
+from tests.upstream.providers.claude.fake_anthropic_models import (
     EFFORTS,
     Model,
     block_events,

@@ -18,8 +18,8 @@ from api.upstream.providers.claude import ClaudeAdaptor
 from api.upstream.providers.claude.answer import usage_of
 from api.upstream.providers.vertex.adaptor import VertexClaudeAdaptor
 from api.upstream.sse import SSEEvent
-from tests.relay.fake_anthropic import REPLY, THINKING, FakeClaude
-from tests.relay.fake_anthropic_models import SEARCH_TITLE, SEARCH_URL, sign
+from tests.upstream.providers.claude.fake_anthropic import REPLY, THINKING, FakeClaude
+from tests.upstream.providers.claude.fake_anthropic_models import SEARCH_TITLE, SEARCH_URL, sign
 
 MODEL = "claude-opus-5-5"
 USAGE = {"input_tokens": 40, "output_tokens": 12, "cache_read_input_tokens": 1000,

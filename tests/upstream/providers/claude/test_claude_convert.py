@@ -13,8 +13,8 @@ from api.upstream.providers.aws.adaptor import BedrockAdaptor
 from api.upstream.providers.claude import ClaudeAdaptor
 from api.upstream.providers.vertex.adaptor import VertexClaudeAdaptor
 from api.upstream.reasoning import TEXT, seal
-from tests.relay.fake_anthropic import FakeClaude
-from tests.relay.fake_anthropic_models import sign
+from tests.upstream.providers.claude.fake_anthropic import FakeClaude
+from tests.upstream.providers.claude.fake_anthropic_models import sign
 
 # Adaptive thinking with its text shown (Opus 4.7 and later omit it unless asked).
 ADAPTIVE = {"type": "adaptive", "display": "summarized"}

@@ -19,13 +19,13 @@ from api import keys
 from api.services.billing import pricing
 from api.upstream.catalogue import ChannelType
 from models import Token
-from tests.relay.agent_script import AgentView, Turn
-from tests.relay.fake_anthropic import FakeClaude
-from tests.relay.fake_anthropic_models import SEARCH_URL, sign
 from tests.relay.fakes import add_channel, drain, gateway, make_key, rich_user  # noqa: F401
-from tests.relay.provider_kit import consume_logs
-from tests.relay.test_provider_bedrock import ACCESS, REGION, SECRET, FakeBedrock
-from tests.relay.test_provider_vertex import FakeVertex
+from tests.upstream.providers.agent_script import AgentView, Turn
+from tests.upstream.providers.aws.test_provider_bedrock import ACCESS, REGION, SECRET, FakeBedrock
+from tests.upstream.providers.claude.fake_anthropic import FakeClaude
+from tests.upstream.providers.claude.fake_anthropic_models import SEARCH_URL, sign
+from tests.upstream.providers.kit import consume_logs
+from tests.upstream.providers.vertex.test_provider_vertex import FakeVertex
 
 # Adaptive thinking with its text shown (Opus 4.7 and later omit it unless asked).
 ADAPTIVE = {"type": "adaptive", "display": "summarized"}

@@ -14,8 +14,6 @@ from api.upstream.tokenizer import count_chat_request, count_text
 from models import Channel, Log
 from models.enums import LogType
 from tests.helpers import ApiClient, eventually
-from tests.relay.fake_anthropic import REPLY, THINKING, FakeClaude
-from tests.relay.fake_anthropic_models import sign
 from tests.relay.fakes import (  # noqa: F401
     add_channel,
     drain,
@@ -25,6 +23,8 @@ from tests.relay.fakes import (  # noqa: F401
     relay_of,
     rich_user,
 )
+from tests.upstream.providers.claude.fake_anthropic import REPLY, THINKING, FakeClaude
+from tests.upstream.providers.claude.fake_anthropic_models import sign
 
 MODEL = "claude-3-5-sonnet-20241022"  # ratio 1.5, completion ratio 5, cache read 0.1, cache write 1.25
 MESSAGES = [{"role": "system", "content": "You are terse."}, {"role": "user", "content": "Say hello."}]

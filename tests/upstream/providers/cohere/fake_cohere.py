@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from tests.relay.provider_kit import FakeBase
+from tests.upstream.providers.kit import FakeBase
 
 KEY = "co-upstream"
 REPLY_PIECES = ["Hello ", "again, ", "from Cohere."]

@@ -1,6 +1,6 @@
 # ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """Cohere channels (type 34) through the official openai SDK against a strict fake of Cohere's v2
-API (tests/relay/fake_cohere.py): chat with OpenAI-like messages, its SSE stream, tools and tool
+API (tests/upstream/providers/cohere/fake_cohere.py): chat with OpenAI-like messages, its SSE stream, tools and tool
 results, thinking on the reasoning models, billed units as usage, rerank and embeddings v2, the
 retired `-internet` models, and Cohere's error bodies."""
 from __future__ import annotations
@@ -18,7 +18,8 @@ from api.upstream.catalogue import ChannelType
 from api.upstream.tokenizer import count_input, count_text
 from models import Channel
 from tests.helpers import ApiClient
-from tests.relay.fake_cohere import (
+from tests.relay.fakes import add_channel, drain, gateway, make_key, relay_of, rich_user  # noqa: F401
+from tests.upstream.providers.cohere.fake_cohere import (
     EMBED_UNITS,
     KEY,
     REPLY_PIECES,
@@ -27,8 +28,7 @@ from tests.relay.fake_cohere import (
     UNITS,
     FakeCohere,
 )
-from tests.relay.fakes import add_channel, drain, gateway, make_key, relay_of, rich_user  # noqa: F401
-from tests.relay.provider_kit import consume_logs, finish_reasons, sdk, settled_log, stream_chat
+from tests.upstream.providers.kit import consume_logs, finish_reasons, sdk, settled_log, stream_chat
 
 MODEL = "command-a-03-2025"
 REASONING = "command-a-reasoning-08-2025"

@@ -1,7 +1,7 @@
 # ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """Providers speaking OpenAI's format at their own paths with their own credentials: Jina
 (embeddings, rerank), Cloudflare Workers AI (account id in the path); through the official openai
-SDK, billed from the provider's usage. Zhipu GLM (type 26): tests/relay/test_provider_zhipu_v4.py."""
+SDK, billed from the provider's usage. Zhipu GLM (type 26): tests/upstream/providers/zhipu/test_provider_zhipu_v4.py."""
 from __future__ import annotations
 
 from typing import Any

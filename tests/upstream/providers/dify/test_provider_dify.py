@@ -21,7 +21,7 @@ from api.upstream.tokenizer import count_chat_request, count_text
 from models import Channel
 from tests.helpers import ApiClient
 from tests.relay.fakes import add_channel, drain, gateway, make_key, relay_of, rich_user  # noqa: F401
-from tests.relay.provider_kit import FakeBase, consume_logs, finish_reasons, sdk, settled_log, stream_chat
+from tests.upstream.providers.kit import FakeBase, consume_logs, finish_reasons, sdk, settled_log, stream_chat
 
 APP_KEY = "app-upstream"
 MESSAGES = [{"role": "user", "content": "What is in the handbook?"}]

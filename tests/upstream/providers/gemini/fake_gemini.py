@@ -16,7 +16,7 @@ Strict where Gemini is (each rule cites where the refusal is documented or repor
   one the API issued, or the documented placeholder (ai.google.dev/gemini-api/docs/thought-signatures);
 - function responses answer every call of the step before them; googleSearch beside function
   declarations (ai.google.dev/gemini-api/docs/tool-combination).
-Answers: the `script` hook (tests/relay/agent_script.py) or the fixed reply/thought/call, with a
+Answers: the `script` hook (tests/upstream/providers/agent_script.py) or the fixed reply/thought/call, with a
 thoughtSignature on every functionCall part (and on the last part when a Gemini 3 model thinks),
 groundingMetadata when googleSearch is declared, and usageMetadata.
 """
@@ -31,7 +31,7 @@ from aiohttp import web
 from aiohttp.test_utils import TestServer
 
 from api.upstream.reasoning import GEMINI_SKIP_SIGNATURE
-from tests.relay.agent_script import AgentView, Script, Turn
+from tests.upstream.providers.agent_script import AgentView, Script, Turn
 
 REPLY = "Hello from Gemini, streamed in parts."
 REQUEST_FIELDS = {"contents", "tools", "toolConfig", "safetySettings", "systemInstruction", "generationConfig",

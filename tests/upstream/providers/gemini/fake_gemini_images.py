@@ -1,10 +1,10 @@
 """A fake of Google's image generation: Gemini's image models (`:generateContent`, `:streamGenerateContent`
 with `alt=sse`, answering `inlineData` image parts) and Imagen (`:predict`), on the Gemini API
 (`/{version}/models/{model}:{action}`, `x-goog-api-key`) and on Vertex AI (FakeVertexImages: the project
-and express paths of tests/relay/fake_vertex.py, its credentials checked as there).
+and express paths of tests/upstream/providers/vertex/fake_vertex.py, its credentials checked as there).
 
 Strict where Google is (each rule cites where the refusal is documented or reported):
-- the body's structure is judged by FakeGemini (tests/relay/fake_gemini.py: only the fields the API
+- the body's structure is judged by FakeGemini (tests/upstream/providers/gemini/fake_gemini.py: only the fields the API
   defines, thinking rules, …); `responseModalities` takes TEXT, IMAGE, AUDIO
   (ai.google.dev/api/generate-content#Modality); IMAGE on a model without image output is refused:
   "Model does not support the requested response modalities: text,image" (QuantumNous/new-api#866);
@@ -36,8 +36,8 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from tests.relay.fake_gemini import FakeGemini, canonical
-from tests.relay.fake_vertex import FakeVertex, api_key_of, error
+from tests.upstream.providers.gemini.fake_gemini import FakeGemini, canonical
+from tests.upstream.providers.vertex.fake_vertex import FakeVertex, api_key_of, error
 
 PNG = base64.b64decode("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9aw"
                        "AAAABJRU5ErkJggg==")
@@ -227,7 +227,7 @@ class FakeGeminiImages:
 
 
 class FakeVertexImages(FakeVertex):
-    """Vertex AI (tests/relay/fake_vertex.py) whose image models and Imagen answer as FakeGeminiImages."""
+    """Vertex AI (providers/vertex/fake_vertex.py) whose image models and Imagen answer as FakeGeminiImages."""
 
     def __init__(self, filtered: int = 0) -> None:
         super().__init__()

@@ -19,11 +19,11 @@ from api import keys
 from api.services.billing import pricing
 from api.upstream.catalogue import ChannelType
 from api.upstream.reasoning import GEMINI_SKIP_SIGNATURE
-from tests.relay.agent_script import AgentView, Turn
-from tests.relay.fake_gemini import FakeGemini
 from tests.relay.fakes import add_channel, drain, gateway, headers_for, make_key, rich_user  # noqa: F401
-from tests.relay.provider_kit import consume_logs, sdk
-from tests.relay.test_gemini_convert import BASH_SCHEMA
+from tests.upstream.providers.agent_script import AgentView, Turn
+from tests.upstream.providers.gemini.fake_gemini import FakeGemini
+from tests.upstream.providers.gemini.test_gemini_convert import BASH_SCHEMA
+from tests.upstream.providers.kit import consume_logs, sdk
 
 MODEL = "gemini-3-pro-preview"
 USAGE = {"promptTokenCount": 1200, "candidatesTokenCount": 30, "thoughtsTokenCount": 45,

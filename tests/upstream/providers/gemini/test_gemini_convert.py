@@ -18,7 +18,7 @@ from api.upstream.providers.gemini.schema import to_gemini
 from api.upstream.providers.gemini.stream import GeminiStream
 from api.upstream.reasoning import GEMINI_SKIP_SIGNATURE
 from api.upstream.sse import SSEEvent
-from tests.relay.fake_gemini import FakeGemini, canonical, schema_problem
+from tests.upstream.providers.gemini.fake_gemini import FakeGemini, canonical, schema_problem
 
 PRO = "gemini-3-pro-preview"
 # A Claude Code tool, as Claude Code declares it (JSON Schema draft 7 from zod).

@@ -11,11 +11,17 @@ import openai
 import pytest
 
 from api.upstream.catalogue import ChannelType
-from tests.relay.fake_gemini_images import IMAGE_TOKENS, INPUT_IMAGE_TOKENS, PNG, PNG_B64, PROMPT_TOKENS
-from tests.relay.fake_vertex import API_KEY
 from tests.relay.fakes import add_channel, gateway, live_balance, make_key, rich_user  # noqa: F401
-from tests.relay.provider_kit import consume_logs, sdk, settled_log
-from tests.relay.test_gemini_images import FLASH_IMAGE, PRO_IMAGE, google, priced, setup, vertex  # noqa: F401
+from tests.upstream.providers.gemini.fake_gemini_images import (
+    IMAGE_TOKENS,
+    INPUT_IMAGE_TOKENS,
+    PNG,
+    PNG_B64,
+    PROMPT_TOKENS,
+)
+from tests.upstream.providers.gemini.test_gemini_images import FLASH_IMAGE, PRO_IMAGE, google, priced, setup, vertex  # noqa: F401
+from tests.upstream.providers.kit import consume_logs, sdk, settled_log
+from tests.upstream.providers.vertex.fake_vertex import API_KEY
 
 JPEG = b"\xff\xd8\xff\xe0" + b"\0" * 32
 

@@ -1,6 +1,6 @@
 # ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """Gemini's image models and Imagen through the gateway, against strict fakes of Google's APIs
-(tests/relay/fake_gemini_images.py): images in chat answers (OpenAI's format streamed or not through the
+(fake_gemini_images.py beside this file): images in chat answers (OpenAI's format streamed or not through the
 openai SDK, Anthropic's through the anthropic SDK, Gemini's through google-genai), `/v1/images/generations`
 on Gemini image models (Gemini API and Vertex AI express mode) and on Imagen (Gemini API and Vertex AI
 with a service-account key), each billed to the unit; refusals change nothing."""
@@ -19,7 +19,8 @@ from google.genai import types
 from api import keys
 from api.services.configuration.default_prices import DEFAULT_IMAGE_OUTPUT_RATIO, DEFAULT_MODEL_PRICE
 from api.upstream.catalogue import ChannelType
-from tests.relay.fake_gemini_images import (
+from tests.relay.fakes import add_channel, drain, gateway, live_balance, make_key, rich_user  # noqa: F401
+from tests.upstream.providers.gemini.fake_gemini_images import (
     IMAGE_TOKENS,
     PNG_B64,
     PROMPT_TOKENS,
@@ -29,9 +30,8 @@ from tests.relay.fake_gemini_images import (
     FakeGeminiImages,
     FakeVertexImages,
 )
-from tests.relay.fake_vertex import API_KEY
-from tests.relay.fakes import add_channel, drain, gateway, live_balance, make_key, rich_user  # noqa: F401
-from tests.relay.provider_kit import consume_logs, sdk, settled_log
+from tests.upstream.providers.kit import consume_logs, sdk, settled_log
+from tests.upstream.providers.vertex.fake_vertex import API_KEY
 
 FLASH_IMAGE = "gemini-2.5-flash-image"
 PRO_IMAGE = "gemini-3-pro-image"

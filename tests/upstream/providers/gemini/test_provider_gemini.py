@@ -20,8 +20,8 @@ from api.upstream.tokenizer import count_chat_request, count_input, count_text
 from models import Log
 from models.enums import LogType
 from tests.helpers import ApiClient, eventually
-from tests.relay.fake_gemini import REPLY, FakeGemini
 from tests.relay.fakes import add_channel, drain, gateway, make_key, relay_of, rich_user  # noqa: F401
+from tests.upstream.providers.gemini.fake_gemini import REPLY, FakeGemini
 
 MODEL = "gemini-2.0-flash"  # ratio 0.05, completion ratio 4, cache read 0.25
 MESSAGES = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Say hello."}]

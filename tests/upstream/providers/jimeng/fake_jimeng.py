@@ -35,8 +35,8 @@ from urllib.parse import quote
 import orjson
 from aiohttp import web
 
-from tests.relay.fake_videos import MP4
-from tests.relay.provider_kit import FakeBase
+from tests.upstream.providers.fake_videos import MP4
+from tests.upstream.providers.kit import FakeBase
 
 ACCESS_KEY = "AKLTjimengAccess0123456789"
 SECRET_KEY = "SkJimengSecretValue0123456789abcdef=="

@@ -31,8 +31,8 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from tests.relay.fake_videos import MP4
-from tests.relay.provider_kit import FakeBase
+from tests.upstream.providers.fake_videos import MP4
+from tests.upstream.providers.kit import FakeBase
 
 ACCESS_KEY = "AkKlingAccess0123456789"
 SECRET_KEY = "SkKlingSecretValue0123456789abcdef"

@@ -19,11 +19,11 @@ from api.services.billing import pricing
 from api.upstream.catalogue import ChannelType
 from models import Channel, Task
 from tests.helpers import eventually
-from tests.relay.fake_kling import ACCESS_KEY, KEY, SECRET_KEY, FakeKling
-from tests.relay.fake_tasks import PNG
-from tests.relay.fake_videos import MP4
 from tests.relay.fakes import add_channel, drain, gateway, live_balance, make_key, rich_user  # noqa: F401
-from tests.relay.provider_kit import consume_logs, sdk
+from tests.upstream.providers.fake_tasks import PNG
+from tests.upstream.providers.fake_videos import MP4
+from tests.upstream.providers.kit import consume_logs, sdk
+from tests.upstream.providers.kling.fake_kling import ACCESS_KEY, KEY, SECRET_KEY, FakeKling
 
 pytestmark = pytest.mark.filterwarnings("ignore:The Sora API is scheduled:DeprecationWarning")
 MODEL = "kling-v2-6"

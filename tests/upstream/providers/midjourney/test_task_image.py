@@ -14,8 +14,8 @@ from api.app import create_app
 from api.relay.tasks.mj_media import is_channel_address
 from api.upstream.catalogue import ChannelType
 from models import Midjourney
-from tests.relay.fake_tasks import MJ_SECRET, PNG, FakeMidjourney
 from tests.relay.fakes import add_channel, gateway, make_key, rich_user  # noqa: F401
+from tests.upstream.providers.fake_tasks import MJ_SECRET, PNG, FakeMidjourney
 
 
 @pytest.fixture

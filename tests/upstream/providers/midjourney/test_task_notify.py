@@ -24,8 +24,8 @@ from api.upstream.catalogue import ChannelType
 from models import Midjourney
 from models.enums import Role
 from tests.helpers import ApiClient
-from tests.relay.fake_tasks import MJ_SECRET, FakeMidjourney
 from tests.relay.fakes import add_channel, gateway, live_balance, make_key, rich_user  # noqa: F401
+from tests.upstream.providers.fake_tasks import MJ_SECRET, FakeMidjourney
 
 IMAGINE = pricing.per_call_quota(0.1)
 SECRET = "test-session-secret"  # the settings fixture's SESSION_SECRET

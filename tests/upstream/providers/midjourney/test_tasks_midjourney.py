@@ -18,8 +18,8 @@ from api.services.billing import pricing
 from api.upstream.catalogue import ChannelType
 from models import Channel, Log, Midjourney, User
 from models.enums import LogType
-from tests.relay.fake_tasks import MJ_SECRET, PNG, FakeMidjourney
 from tests.relay.fakes import add_channel, drain, gateway, live_balance, make_key, rich_user  # noqa: F401
+from tests.upstream.providers.fake_tasks import MJ_SECRET, PNG, FakeMidjourney
 
 IMAGINE = pricing.per_call_quota(0.1)  # mj_imagine's default price: 50,000
 UPSCALE = pricing.per_call_quota(0.05)

@@ -12,7 +12,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from tests.relay.provider_kit import FakeBase
+from tests.upstream.providers.kit import FakeBase
 
 KEY = "sk-api-Mx7fQ2pL9vR4tY8wZ1aB3cD5eF7gH9jK"
 REPLY_PIECES = ["Hello! ", "I am ", "MiniMax."]

@@ -4,7 +4,7 @@
 
 - a key that is not the account's: OpenAI 401 `invalid_api_key` (platform.openai.com/docs/guides/error-codes,
   "401 - Invalid Authentication"); Azure 401 `{"error":{"code":"401","message":"Access denied …"}}` with the
-  key in `api-key` (tests/relay/fake_azure.py's sources);
+  key in `api-key` (tests/upstream/providers/azure/fake_azure.py's sources);
 - Azure: a deployment URL without `api-version`, 404 "Resource not found" (MicrosoftDocs/azure-docs#114602);
   a deployment the resource does not have, 404 `DeploymentNotFound` (fake_azure.py's sources);
 - no `prompt`, no `image`: 400 `missing_required_parameter` (both `Required` in openai-python
@@ -41,7 +41,7 @@ from typing import Any
 import orjson
 from aiohttp import BodyPartReader, web
 
-from tests.relay.provider_kit import FakeBase
+from tests.upstream.providers.kit import FakeBase
 
 KEY = "sk-upstream-secret"
 AZURE_KEY = "azure-resource-key-0123456789abcdef"

@@ -3,7 +3,7 @@ path), `GET /v1/models`; any other path is a 404 with OpenAI's "Invalid URL" bod
 OpenAI's status and error shape, what OpenAI refuses for the model asked (each rule names where the
 refusal is documented or reported), and in DeepSeek mode (a `deepseek-*` model, or `mode="deepseek"`)
 what DeepSeek refuses. Answers are JSON or SSE (the usage chunk when `stream_options.include_usage`), with usage
-(`cached_tokens` when `cached` is set); `script` drives agent loops (tests/relay/agent_script.py).
+(`cached_tokens` when `cached` is set); `script` drives agent loops (tests/upstream/providers/agent_script.py).
 Every request body it received is in `seen`.
 """
 from __future__ import annotations
@@ -15,8 +15,8 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from tests.relay.agent_script import AgentView, Script, Turn
-from tests.relay.provider_kit import FakeBase
+from tests.upstream.providers.agent_script import AgentView, Script, Turn
+from tests.upstream.providers.kit import FakeBase
 
 REPLY = "Hello from a strict OpenAI model."
 LOW_TO_HIGH = ("low", "medium", "high")

@@ -1,6 +1,6 @@
 """A fake OpenAI Responses API (`POST /v1/responses`, `POST /v1/responses/compact`), strict about
 what OpenAI refuses, answering JSON or the typed event stream with usage, driven by a `script`
-(tests/relay/agent_script.py) like the other agent fakes.
+(tests/upstream/providers/agent_script.py) like the other agent fakes.
 
 Refused as OpenAI refuses it (each rule cites where the behaviour is documented or reported):
 - a wrong key: 401 `invalid_api_key`;
@@ -29,8 +29,8 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from tests.relay.agent_script import AgentView, Script, Turn
-from tests.relay.provider_kit import FakeBase
+from tests.upstream.providers.agent_script import AgentView, Script, Turn
+from tests.upstream.providers.kit import FakeBase
 
 CHAT_ONLY = ("messages", "max_tokens", "max_completion_tokens")
 INPUT_TYPES = frozenset({

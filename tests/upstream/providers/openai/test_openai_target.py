@@ -28,10 +28,10 @@ from api.upstream.catalogue import ChannelType
 from api.upstream.providers.openai import json_schema
 from api.upstream.registry import build_adaptor
 from models import Token
-from tests.relay.agent_script import Recorded, read_file_script
-from tests.relay.fake_openai_strict import REPLY, FakeOpenAI
 from tests.relay.fakes import add_channel, drain, gateway, make_key, rich_user, upstreams  # noqa: F401
-from tests.relay.provider_kit import consume_logs, sdk
+from tests.upstream.providers.agent_script import Recorded, read_file_script
+from tests.upstream.providers.kit import consume_logs, sdk
+from tests.upstream.providers.openai.fake_openai_strict import REPLY, FakeOpenAI
 
 READ_TOOL = {"name": "Read", "description": "Reads a file from the local filesystem.", "input_schema": {
     "$schema": "http://json-schema.org/draft-07/schema#", "type": "object", "additionalProperties": False,

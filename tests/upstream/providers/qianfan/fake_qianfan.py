@@ -21,7 +21,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from tests.relay.provider_kit import FakeBase
+from tests.upstream.providers.kit import FakeBase
 
 KEY = "bce-v3/ALTAK-KZke3fXq9/f1d6ee0c7a2b4e19a7e0c4d2b8f1a6e3"
 CHAT_MODELS = frozenset({"ernie-4.5-turbo-128k", "ernie-x1.1"})

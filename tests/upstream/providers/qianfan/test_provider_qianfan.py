@@ -19,9 +19,9 @@ from api.upstream.catalogue import ChannelType
 from api.upstream.providers.qianfan import key_problem, other_problem
 from models import Channel
 from models.enums import ChannelStatus
-from tests.relay.fake_qianfan import KEY, PIECES, USAGE, FakeQianfan
 from tests.relay.fakes import add_channel, gateway, make_key, relay_of, rich_user  # noqa: F401
-from tests.relay.provider_kit import finish_reasons, sdk, settled_log, stream_chat
+from tests.upstream.providers.kit import finish_reasons, sdk, settled_log, stream_chat
+from tests.upstream.providers.qianfan.fake_qianfan import KEY, PIECES, USAGE, FakeQianfan
 
 MODEL = "ernie-4.5-turbo-128k"
 MESSAGES: Any = [{"role": "system", "content": "简短回答。"}, {"role": "user", "content": "你好"}]

@@ -37,7 +37,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from tests.relay.provider_kit import FakeBase
+from tests.upstream.providers.kit import FakeBase
 
 ARK_KEY = "ark-0123456789abcdef-seedance-secret"
 MP4 = b"\x00\x00\x00\x18ftypisom" + bytes(range(256)) * 4

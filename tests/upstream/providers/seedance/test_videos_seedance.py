@@ -18,12 +18,12 @@ from api.services.billing import pricing
 from api.upstream.catalogue import ChannelType
 from api.upstream.providers.seedance import SeedanceAdaptor
 from models import Task
-from tests.relay.fake_seedance import ARK_KEY, MP4, FakeSeedance, png
 from tests.relay.fakes import add_channel, drain, gateway, live_balance, make_key, rich_user  # noqa: F401
-from tests.relay.provider_kit import (
+from tests.upstream.providers.kit import (
     consume_logs,
     sdk,
 )
+from tests.upstream.providers.seedance.fake_seedance import ARK_KEY, MP4, FakeSeedance, png
 
 pytestmark = pytest.mark.filterwarnings("ignore:The Sora API is scheduled:DeprecationWarning")
 PRO = "doubao-seedance-1-0-pro-250528"  # $0.10 a second by default

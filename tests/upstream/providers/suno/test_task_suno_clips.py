@@ -10,8 +10,8 @@ from api.relay.tasks.poll import SUNO, poll
 from api.services.billing import pricing
 from api.upstream.catalogue import ChannelType
 from models import Task
-from tests.relay.fake_tasks import SUNO_KEY, FakeSuno
 from tests.relay.fakes import add_channel, gateway, live_balance, make_key, rich_user  # noqa: F401
+from tests.upstream.providers.fake_tasks import SUNO_KEY, FakeSuno
 
 MUSIC = pricing.per_call_quota(0.1)
 

@@ -19,7 +19,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from tests.relay.provider_kit import FakeBase
+from tests.upstream.providers.kit import FakeBase
 
 REPLY_PIECES = ["Hello ", "from ", "Hunyuan."]
 LOWER_CASE_FIELDS = {"model", "messages", "stream", "temperature", "tools", "max_tokens"}

@@ -19,9 +19,9 @@ from api.upstream.registry import build_adaptor
 from api.upstream.signing import tc3
 from models import Channel
 from tests.helpers import ApiClient, eventually
-from tests.relay.fake_tencent import REPLY_PIECES, FakeTencent
 from tests.relay.fakes import add_channel, gateway, make_key, relay_of, rich_user  # noqa: F401
-from tests.relay.provider_kit import finish_reasons, sdk, settled_log, stream_chat
+from tests.upstream.providers.kit import finish_reasons, sdk, settled_log, stream_chat
+from tests.upstream.providers.tencent.fake_tencent import REPLY_PIECES, FakeTencent
 
 MODEL = "hunyuan-pro"
 MESSAGES = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Say hello."}]

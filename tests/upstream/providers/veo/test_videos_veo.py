@@ -15,12 +15,12 @@ from api.relay.tasks.poll import VIDEO, poll
 from api.services.billing import pricing
 from api.upstream.catalogue import ChannelType
 from models import Task
-from tests.relay.fake_tasks import PNG
-from tests.relay.fake_vertex import API_KEY as VERTEX_API_KEY
-from tests.relay.fake_vertex import PROJECT
-from tests.relay.fake_videos import GEMINI_KEY, MP4, FakeVeoGemini, FakeVeoVertex
 from tests.relay.fakes import add_channel, drain, gateway, live_balance, make_key, rich_user  # noqa: F401
-from tests.relay.provider_kit import sdk
+from tests.upstream.providers.fake_tasks import PNG
+from tests.upstream.providers.fake_videos import GEMINI_KEY, MP4, FakeVeoGemini, FakeVeoVertex
+from tests.upstream.providers.kit import sdk
+from tests.upstream.providers.vertex.fake_vertex import API_KEY as VERTEX_API_KEY
+from tests.upstream.providers.vertex.fake_vertex import PROJECT
 
 pytestmark = pytest.mark.filterwarnings("ignore:The Sora API is scheduled:DeprecationWarning")
 VEO = "veo-3.1-generate-preview"  # $0.40 a second by default

@@ -44,8 +44,8 @@ from aiohttp import web
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import padding, rsa
 
-from tests.relay.fake_anthropic import FakeClaude
-from tests.relay.fake_gemini import FakeGemini, canonical
+from tests.upstream.providers.claude.fake_anthropic import FakeClaude
+from tests.upstream.providers.gemini.fake_gemini import FakeGemini, canonical
 
 API_KEY = "AQ.Ab8RN6Jexpress-mode-key-0123456789abcdef"
 BLOCKED_KEY = "AIzaSyBlockedBlockedBlockedBlocked00000"

@@ -22,11 +22,11 @@ from api.upstream.providers.vertex.adaptor import vertex_model
 from models import Log
 from models.enums import LogType
 from tests.helpers import ApiClient, eventually
-from tests.relay.fake_anthropic import REPLY as CLAUDE_REPLY
-from tests.relay.fake_gemini import REPLY as GEMINI_REPLY
-from tests.relay.fake_vertex import API_KEY, BLOCKED_KEY, FakeVertex, token_count
 from tests.relay.fakes import add_channel, drain, gateway, make_key, rich_user  # noqa: F401
-from tests.relay.provider_kit import consume_logs, settled_log, stream_chat
+from tests.upstream.providers.claude.fake_anthropic import REPLY as CLAUDE_REPLY
+from tests.upstream.providers.gemini.fake_gemini import REPLY as GEMINI_REPLY
+from tests.upstream.providers.kit import consume_logs, settled_log, stream_chat
+from tests.upstream.providers.vertex.fake_vertex import API_KEY, BLOCKED_KEY, FakeVertex, token_count
 
 MESSAGES = [{"role": "user", "content": "Say hello."}]
 REGIONS = '{"default": "us-central1", "claude-3-5-sonnet-20240620": "europe-west1"}'

@@ -32,7 +32,7 @@ from typing import Any
 
 from aiohttp import web
 
-from tests.relay.provider_kit import FakeBase
+from tests.upstream.providers.kit import FakeBase
 
 VIDU_KEY = "vda_0123456789abcdef0123456789abcdef"
 MP4 = b"\x00\x00\x00\x18ftypmp42" + bytes(range(256)) * 3

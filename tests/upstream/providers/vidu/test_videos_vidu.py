@@ -19,10 +19,10 @@ from api.services.billing import pricing
 from api.upstream.catalogue import ChannelType
 from models import Log, Task
 from models.enums import LogType
-from tests.relay.fake_tasks import PNG
-from tests.relay.fake_vidu import MP4, VIDU_KEY, FakeVidu
 from tests.relay.fakes import add_channel, drain, gateway, live_balance, make_key, rich_user  # noqa: F401
-from tests.relay.provider_kit import sdk
+from tests.upstream.providers.fake_tasks import PNG
+from tests.upstream.providers.kit import sdk
+from tests.upstream.providers.vidu.fake_vidu import MP4, VIDU_KEY, FakeVidu
 
 pytestmark = pytest.mark.filterwarnings("ignore:The Sora API is scheduled:DeprecationWarning")
 Q2, Q1, V2 = "viduq2", "viduq1", "vidu2.0"

@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from tests.relay.provider_kit import FakeBase
+from tests.upstream.providers.kit import FakeBase
 
 PASSWORD = "KpvsQcuLyVRUvOwrjOHx:oLXdBzlgoXDPrzBcmCeB"  # an APIPassword, as the console shows it
 APP_ID, API_SECRET, API_KEY = "5f1a2b3c", "spark-secret", "spark-key"

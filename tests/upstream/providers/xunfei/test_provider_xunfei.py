@@ -30,9 +30,9 @@ from api.services.billing import pricing
 from api.upstream.catalogue import ChannelType
 from models import Channel
 from tests.helpers import ApiClient
-from tests.relay.fake_xunfei_http import PASSWORD, FakeSparkHttp
 from tests.relay.fakes import add_channel, drain, gateway, make_key, relay_of, rich_user  # noqa: F401
-from tests.relay.provider_kit import FakeBase, consume_logs, finish_reasons, sdk, stream_chat
+from tests.upstream.providers.kit import FakeBase, consume_logs, finish_reasons, sdk, stream_chat
+from tests.upstream.providers.xunfei.fake_xunfei_http import PASSWORD, FakeSparkHttp
 
 APP_ID, API_SECRET, API_KEY = "5f1a2b3c", "spark-secret", "spark-key"
 MESSAGES = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Say hello."}]

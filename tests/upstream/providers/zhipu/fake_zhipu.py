@@ -11,7 +11,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from tests.relay.provider_kit import FakeBase
+from tests.upstream.providers.kit import FakeBase
 
 KEY = "5f0c3e7d9a2b4c6e8f1a3b5c7d9e0f21.Xy7Kq2LmN9pR4sTv"
 REPLY_PIECES = ["你好，", "我是 ", "GLM。"]

@@ -1,6 +1,6 @@
 # ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """Zhipu GLM channels (type 26, `/api/paas/v4`) through the official openai SDK against a strict fake
-(tests/relay/fake_zhipu.py): the console's API key sent as it is, thinking, tools, embeddings,
+(tests/upstream/providers/zhipu/fake_zhipu.py): the console's API key sent as it is, thinking, tools, embeddings,
 Zhipu's finish reasons and business error codes."""
 from __future__ import annotations
 
@@ -16,9 +16,9 @@ from api.upstream.catalogue import ChannelType
 from api.upstream.providers.zhipu import key_problem
 from models import Channel
 from tests.helpers import ApiClient
-from tests.relay.fake_zhipu import KEY, REPLY_PIECES, THOUGHT_PIECES, USAGE, FakeZhipu
 from tests.relay.fakes import add_channel, gateway, make_key, relay_of, rich_user  # noqa: F401
-from tests.relay.provider_kit import finish_reasons, sdk, settled_log, stream_chat
+from tests.upstream.providers.kit import finish_reasons, sdk, settled_log, stream_chat
+from tests.upstream.providers.zhipu.fake_zhipu import KEY, REPLY_PIECES, THOUGHT_PIECES, USAGE, FakeZhipu
 
 MODEL = "glm-4.6"
 MESSAGES: list[Any] = [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "Say hello."}]
