@@ -8,28 +8,13 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 import orjson
-import pytest
 
 from api import keys
 from api.relay.tasks.poll import MIDJOURNEY, SUNO, poll
 from api.upstream.catalogue import ChannelType
 from models import Midjourney, Task
 from tests.relay.fakes import add_channel, gateway, live_balance, make_key, rich_user  # noqa: F401
-from tests.upstream.providers.fake_tasks import MJ_SECRET, SUNO_KEY, FakeMidjourney, FakeSuno
-
-
-@pytest.fixture
-async def proxy(aiohttp_server):
-    fake = FakeMidjourney()
-    fake.server = await aiohttp_server(fake.app())
-    return fake
-
-
-@pytest.fixture
-async def suno_api(aiohttp_server):
-    fake = FakeSuno()
-    fake.server = await aiohttp_server(fake.app())
-    return fake
+from tests.upstream.providers.fake_tasks import MJ_SECRET, SUNO_KEY
 
 
 def leaks(raw: bytes | str, *secrets: str) -> list[str]:

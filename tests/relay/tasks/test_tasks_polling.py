@@ -10,7 +10,6 @@ import signal
 import time
 
 import orjson
-import pytest
 
 from api import keys
 from api.relay.tasks.poll import MIDJOURNEY, SUNO, claim, poll
@@ -20,25 +19,11 @@ from models import Log, Midjourney, Task, Token, User
 from models.enums import LogType
 from tests.helpers import both_databases
 from tests.relay.fakes import add_channel, drain, gateway, live_balance, make_key, rich_user  # noqa: F401
-from tests.upstream.providers.fake_tasks import MJ_SECRET, SUNO_KEY, FakeMidjourney, FakeSuno
+from tests.upstream.providers.fake_tasks import MJ_SECRET, SUNO_KEY
 
 MUSIC = pricing.per_call_quota(0.1)
 LYRICS = pricing.per_call_quota(0.01)
 IMAGINE = pricing.per_call_quota(0.1)
-
-
-@pytest.fixture
-async def suno_api(aiohttp_server):
-    fake = FakeSuno()
-    fake.server = await aiohttp_server(fake.app())
-    return fake
-
-
-@pytest.fixture
-async def proxy(aiohttp_server):
-    fake = FakeMidjourney()
-    fake.server = await aiohttp_server(fake.app())
-    return fake
 
 
 def auth(key) -> dict[str, str]:

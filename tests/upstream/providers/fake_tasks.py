@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import aiohttp
+import pytest
 from aiohttp import web
 
 from tests.upstream.providers.kit import FakeBase
@@ -197,3 +198,20 @@ class FakeSuno(FakeBase):
         ids = (await request.json())["ids"]
         return web.json_response({"code": "success", "message": "",
                                   "data": [self.tasks[i] for i in ids if i in self.tasks]})
+
+
+# -- fixtures: each fake started on a local port (the conftest.py of the task tests' folders) ---------
+
+
+@pytest.fixture
+async def proxy(aiohttp_server: Any) -> FakeMidjourney:
+    fake = FakeMidjourney()
+    fake.server = await aiohttp_server(fake.app())
+    return fake
+
+
+@pytest.fixture
+async def suno_api(aiohttp_server: Any) -> FakeSuno:
+    fake = FakeSuno()
+    fake.server = await aiohttp_server(fake.app())
+    return fake

@@ -1,10 +1,13 @@
 """What the provider tests share: the official openai SDK pointed at the gateway, a fake
-provider started on a local port, and the consume log of a request once settled."""
+provider started on a local port (`serve`, a fixture of every provider's tests through
+tests/upstream/providers/conftest.py), and the consume log of a request once settled."""
 from __future__ import annotations
 
-from typing import Any, Protocol
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol, TypeVar
 
 import openai
+import pytest
 from aiohttp import web
 from aiohttp.test_utils import TestServer
 
@@ -21,6 +24,18 @@ class Fake(Protocol):
     server: TestServer | None
 
     def app(self) -> web.Application: ...
+
+
+F = TypeVar("F", bound=Fake)
+
+
+@pytest.fixture
+async def serve(aiohttp_server: Any) -> Callable[[F], Awaitable[F]]:
+    """Starts a fake on a local port (its `server`, and so its `url`) and gives it back."""
+    async def start(fake: F) -> F:
+        fake.server = await aiohttp_server(fake.app())
+        return fake
+    return start
 
 
 class FakeBase:

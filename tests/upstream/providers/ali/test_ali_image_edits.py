@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """`/v1/images/edits` on Alibaba channels (type 17) through the official openai SDK against the strict
 fake of tests/upstream/providers/ali/fake_dashscope_images.py: Qwen's image models synchronously, the Wan models as a
 task polled to its end; the uploaded images sent inline as data URLs; billed per image produced (fewer
@@ -16,7 +15,7 @@ from api import keys
 from api.upstream.catalogue import ChannelType
 from api.upstream.providers.ali import AliAdaptor
 from models import User
-from tests.relay.fakes import add_channel, drain, gateway, live_balance, make_key, rich_user  # noqa: F401
+from tests.relay.fakes import add_channel, drain, live_balance, make_key, rich_user
 from tests.upstream.providers.ali.fake_dashscope_images import KEY, PNG, FakeDashScopeImages
 from tests.upstream.providers.kit import consume_logs, sdk, settled_log
 

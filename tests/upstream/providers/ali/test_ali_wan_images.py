@@ -12,7 +12,7 @@ import openai
 import pytest
 
 from models import User
-from tests.relay.fakes import add_channel, drain, gateway, live_balance, make_key, rich_user  # noqa: F401
+from tests.relay.fakes import add_channel, drain, live_balance, make_key, rich_user  # noqa: F401
 from tests.upstream.providers.ali.fake_dashscope_images import PNG
 from tests.upstream.providers.ali.test_ali_image_edits import JPEG, START, customer, dashscope, inline, per_image  # noqa: F401
 from tests.upstream.providers.kit import consume_logs, sdk, settled_log

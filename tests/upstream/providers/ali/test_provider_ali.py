@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """Alibaba Qwen channels (type 17) through the official openai SDK against a fake DashScope:
 chat in its OpenAI-compatible mode (streams with the usage chunk it sends when asked), embeddings
 in the native format, and image synthesis as an asynchronous task the adaptor polls to the end."""
@@ -18,7 +17,7 @@ from api.services.billing import pricing
 from api.upstream.catalogue import ChannelType
 from api.upstream.providers.ali import AliAdaptor
 from tests.helpers import ApiClient
-from tests.relay.fakes import add_channel, drain, gateway, make_key, rich_user  # noqa: F401
+from tests.relay.fakes import add_channel, drain, make_key, rich_user
 from tests.upstream.providers.kit import FakeBase, consume_logs, finish_reasons, sdk, settled_log, stream_chat
 
 KEY = "sk-dashscope"

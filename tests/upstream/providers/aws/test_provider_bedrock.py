@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """AWS Bedrock channels (type 33) against a strict fake Bedrock runtime (tests/upstream/providers/aws/fake_bedrock.py)
 that checks the SigV4 signature or the Bedrock API key of what reaches it over the wire, refuses base
 ids of models served through inference profiles only, and answers InvokeModel (Claude, JSON and
@@ -24,7 +23,7 @@ from api.upstream.registry import build_adaptor
 from models import Log
 from models.enums import LogType
 from tests.helpers import ApiClient
-from tests.relay.fakes import add_channel, drain, gateway, make_key, rich_user  # noqa: F401
+from tests.relay.fakes import add_channel, drain, make_key, rich_user
 from tests.upstream.providers.aws.fake_bedrock import ACCESS, API_KEY, REGION, SECRET, ConverseScript, FakeBedrock
 from tests.upstream.providers.claude.fake_anthropic import REPLY, FakeClaude
 from tests.upstream.providers.kit import settled_log, stream_chat

@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """Azure OpenAI channels (type 3) through the official openai SDK against a fake Azure resource
 (tests/upstream/providers/azure/fake_azure.py): the v1 API by default (OpenAI's paths under `/openai/v1`, the deployment
 named in `model`, no api-version), chat streamed and not with the usage billed to the unit, tools,
@@ -18,7 +17,7 @@ from api.upstream.base import RelayMeta, RelayMode
 from api.upstream.catalogue import ChannelType
 from api.upstream.providers.azure import AzureAdaptor, endpoint_of, other_problem
 from models import Channel
-from tests.relay.fakes import add_channel, drain, gateway, make_key, rich_user  # noqa: F401
+from tests.relay.fakes import add_channel, drain, make_key, rich_user
 from tests.upstream.providers.azure.fake_azure import BLOCKED_WORD, KEY, FakeAzure
 from tests.upstream.providers.kit import consume_logs, finish_reasons, sdk, settled_log, stream_chat
 
@@ -30,10 +29,8 @@ WEATHER: Any = {"type": "function", "function": {"name": "get_weather", "descrip
 
 
 @pytest.fixture
-async def azure(aiohttp_server) -> FakeAzure:
-    fake = FakeAzure()
-    fake.server = await aiohttp_server(fake.app())
-    return fake
+async def azure(serve) -> FakeAzure:
+    return await serve(FakeAzure())
 
 
 async def azure_channel(gateway, fake: FakeAzure, models: str = "gpt-4.1", **fields) -> Channel:

@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """Current Claude models through the gateway, against the strict fakes of Anthropic, Bedrock and
 Vertex AI: OpenAI chat, Responses and Gemini clients (official SDKs) converted, with thinking on; a
 tool loop whose second request replays the thinking block with its signature; web search and its
@@ -19,7 +18,7 @@ from api import keys
 from api.services.billing import pricing
 from api.upstream.catalogue import ChannelType
 from models import Token
-from tests.relay.fakes import add_channel, drain, gateway, make_key, rich_user  # noqa: F401
+from tests.relay.fakes import add_channel, drain, make_key, rich_user
 from tests.upstream.providers.agent_script import AgentView, Turn
 from tests.upstream.providers.aws.test_provider_bedrock import ACCESS, REGION, SECRET, FakeBedrock
 from tests.upstream.providers.claude.fake_anthropic import FakeClaude

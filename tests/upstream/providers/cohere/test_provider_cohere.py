@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """Cohere channels (type 34) through the official openai SDK against a strict fake of Cohere's v2
 API (tests/upstream/providers/cohere/fake_cohere.py): chat with OpenAI-like messages, its SSE stream, tools and tool
 results, thinking on the reasoning models, billed units as usage, rerank and embeddings v2, the
@@ -18,7 +17,7 @@ from api.upstream.catalogue import ChannelType
 from api.upstream.tokenizer import count_input, count_text
 from models import Channel
 from tests.helpers import ApiClient
-from tests.relay.fakes import add_channel, drain, gateway, make_key, relay_of, rich_user  # noqa: F401
+from tests.relay.fakes import add_channel, drain, make_key, relay_of, rich_user
 from tests.upstream.providers.cohere.fake_cohere import (
     EMBED_UNITS,
     KEY,

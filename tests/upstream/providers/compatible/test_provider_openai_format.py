@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """Providers speaking OpenAI's format at their own paths with their own credentials: Jina
 (embeddings, rerank), Cloudflare Workers AI (account id in the path); through the official openai
 SDK, billed from the provider's usage. Zhipu GLM (type 26): tests/upstream/providers/zhipu/test_provider_zhipu_v4.py."""
@@ -14,7 +13,7 @@ from api.upstream.catalogue import ChannelType
 from models import Log
 from models.enums import LogType
 from tests.helpers import ApiClient
-from tests.relay.fakes import add_channel, drain, gateway, make_key, rich_user  # noqa: F401
+from tests.relay.fakes import add_channel, drain, make_key, rich_user
 
 MESSAGES = [{"role": "user", "content": "Say hello."}]
 

@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """Dify channels (type 37) and AI Proxy knowledge-base channels (type 21) through the official
 openai SDK against fakes of their APIs: Dify's chat-messages (blocking, and SSE with its event
 types: message, agent_message, agent_thought, workflow events, message_end with the usage, error),
@@ -20,7 +19,7 @@ from api.upstream.catalogue import ChannelType
 from api.upstream.tokenizer import count_chat_request, count_text
 from models import Channel
 from tests.helpers import ApiClient
-from tests.relay.fakes import add_channel, drain, gateway, make_key, relay_of, rich_user  # noqa: F401
+from tests.relay.fakes import add_channel, drain, make_key, relay_of, rich_user
 from tests.upstream.providers.kit import FakeBase, consume_logs, finish_reasons, sdk, settled_log, stream_chat
 
 APP_KEY = "app-upstream"
@@ -106,17 +105,13 @@ class FakeLibrary(FakeBase):
 
 
 @pytest.fixture
-async def dify(aiohttp_server):
-    fake = FakeDify()
-    fake.server = await aiohttp_server(fake.app())
-    return fake
+async def dify(serve):
+    return await serve(FakeDify())
 
 
 @pytest.fixture
-async def library(aiohttp_server):
-    fake = FakeLibrary()
-    fake.server = await aiohttp_server(fake.app())
-    return fake
+async def library(serve):
+    return await serve(FakeLibrary())
 
 
 async def dify_channel(gateway, fake: FakeDify, **fields) -> Channel:

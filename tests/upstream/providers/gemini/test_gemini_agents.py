@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """Coding-agent tool loops through the gateway to a Gemini 3 channel (a strict fake that refuses
 function calls replayed without the signature it issued, and Schema keys Gemini does not define):
 the official openai SDK (chat completions), the anthropic SDK (Messages, as Claude Code talks) and
@@ -19,7 +18,7 @@ from api import keys
 from api.services.billing import pricing
 from api.upstream.catalogue import ChannelType
 from api.upstream.reasoning import GEMINI_SKIP_SIGNATURE
-from tests.relay.fakes import add_channel, drain, gateway, headers_for, make_key, rich_user  # noqa: F401
+from tests.relay.fakes import add_channel, drain, headers_for, make_key, rich_user
 from tests.upstream.providers.agent_script import AgentView, Turn
 from tests.upstream.providers.gemini.fake_gemini import FakeGemini
 from tests.upstream.providers.gemini.test_gemini_convert import BASH_SCHEMA

@@ -11,7 +11,7 @@ import openai
 import pytest
 
 from api.upstream.catalogue import ChannelType
-from tests.relay.fakes import add_channel, gateway, live_balance, make_key, rich_user  # noqa: F401
+from tests.relay.fakes import add_channel, live_balance, make_key, rich_user
 from tests.upstream.providers.gemini.fake_gemini_images import (
     IMAGE_TOKENS,
     INPUT_IMAGE_TOKENS,

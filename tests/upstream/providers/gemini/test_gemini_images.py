@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """Gemini's image models and Imagen through the gateway, against strict fakes of Google's APIs
 (fake_gemini_images.py beside this file): images in chat answers (OpenAI's format streamed or not through the
 openai SDK, Anthropic's through the anthropic SDK, Gemini's through google-genai), `/v1/images/generations`
@@ -19,7 +18,7 @@ from google.genai import types
 from api import keys
 from api.services.configuration.default_prices import DEFAULT_IMAGE_OUTPUT_RATIO, DEFAULT_MODEL_PRICE
 from api.upstream.catalogue import ChannelType
-from tests.relay.fakes import add_channel, drain, gateway, live_balance, make_key, rich_user  # noqa: F401
+from tests.relay.fakes import add_channel, drain, live_balance, make_key, rich_user
 from tests.upstream.providers.gemini.fake_gemini_images import (
     IMAGE_TOKENS,
     PNG_B64,

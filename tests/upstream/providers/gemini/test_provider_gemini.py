@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """Google Gemini channels (type 24) through the official openai SDK against a fake Gemini API:
 answers, SSE streams without an end marker, tools, images (inline and fetched under the media
 policy), thinking, JSON mode, usage with cached and thought tokens billed to the unit, errors,
@@ -20,7 +19,7 @@ from api.upstream.tokenizer import count_chat_request, count_input, count_text
 from models import Log
 from models.enums import LogType
 from tests.helpers import ApiClient, eventually
-from tests.relay.fakes import add_channel, drain, gateway, make_key, relay_of, rich_user  # noqa: F401
+from tests.relay.fakes import add_channel, drain, make_key, relay_of, rich_user
 from tests.upstream.providers.gemini.fake_gemini import REPLY, FakeGemini
 
 MODEL = "gemini-2.0-flash"  # ratio 0.05, completion ratio 4, cache read 0.25

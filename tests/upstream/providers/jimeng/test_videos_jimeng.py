@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """/v1/videos converted for Jimeng (channel type 51): each call signed with Volcengine's signature (the key
 pair never sent, never in an answer or a log), the req_key picked by the model and the image, polls naming
 it, the video fetched from its URL without a credential; billed per second to the unit; what Jimeng cannot
@@ -20,7 +19,7 @@ from api.services.billing import pricing
 from api.upstream.catalogue import ChannelType
 from models import Channel, Task
 from tests.helpers import eventually
-from tests.relay.fakes import add_channel, drain, gateway, live_balance, make_key, rich_user  # noqa: F401
+from tests.relay.fakes import add_channel, drain, live_balance, make_key, rich_user
 from tests.upstream.providers.fake_tasks import PNG
 from tests.upstream.providers.fake_videos import MP4
 from tests.upstream.providers.jimeng.fake_jimeng import ACCESS_KEY, KEY, SECRET_KEY, FakeJimeng
@@ -34,10 +33,8 @@ QUOTA = 10_000_000
 
 
 @pytest.fixture
-async def jimeng(aiohttp_server) -> FakeJimeng:
-    fake = FakeJimeng()
-    fake.server = await aiohttp_server(fake.app())
-    return fake
+async def jimeng(serve) -> FakeJimeng:
+    return await serve(FakeJimeng())
 
 
 async def priced(gateway) -> None:

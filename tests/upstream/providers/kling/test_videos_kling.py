@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """/v1/videos converted for Kling (channel type 50): a JWT signed with the channel's secret key (never the
 key itself, and never the token in an answer or a log), text2video and image2video with their own polls,
 the video fetched from the CDN without a credential; billed per second to the unit; what Kling cannot
@@ -19,7 +18,7 @@ from api.services.billing import pricing
 from api.upstream.catalogue import ChannelType
 from models import Channel, Task
 from tests.helpers import eventually
-from tests.relay.fakes import add_channel, drain, gateway, live_balance, make_key, rich_user  # noqa: F401
+from tests.relay.fakes import add_channel, drain, live_balance, make_key, rich_user
 from tests.upstream.providers.fake_tasks import PNG
 from tests.upstream.providers.fake_videos import MP4
 from tests.upstream.providers.kit import consume_logs, sdk
@@ -32,10 +31,8 @@ QUOTA = 10_000_000
 
 
 @pytest.fixture
-async def kling(aiohttp_server) -> FakeKling:
-    fake = FakeKling()
-    fake.server = await aiohttp_server(fake.app())
-    return fake
+async def kling(serve) -> FakeKling:
+    return await serve(FakeKling())
 
 
 async def setup(gateway, kling: FakeKling):

@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """GET /mj/image/{id} (no key): the image is fetched upstream once and then served from the cache;
 the route is rate-limited per client address (429 in Midjourney's shape); a private address is
 fetched only when it is the task's own channel, host AND port."""
@@ -6,7 +5,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import pytest
 from aiohttp import web
 
 from api import keys
@@ -14,15 +12,8 @@ from api.app import create_app
 from api.relay.tasks.mj_media import is_channel_address
 from api.upstream.catalogue import ChannelType
 from models import Midjourney
-from tests.relay.fakes import add_channel, gateway, make_key, rich_user  # noqa: F401
+from tests.relay.fakes import add_channel, make_key, rich_user
 from tests.upstream.providers.fake_tasks import MJ_SECRET, PNG, FakeMidjourney
-
-
-@pytest.fixture
-async def proxy(aiohttp_server):
-    fake = FakeMidjourney()
-    fake.server = await aiohttp_server(fake.app())
-    return fake
 
 
 async def drawn(client, proxy: FakeMidjourney, image_path: str = "/images/a.png") -> str:

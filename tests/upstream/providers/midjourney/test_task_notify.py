@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """Midjourney callbacks signed per task: a signature moves only the task it was made for, expires,
 and the per-channel signatures of before are refused; the callback URL is never shown to anyone
 (fetch, list-by-condition, the console's drawing lists, the submission's answer); a callback that
@@ -24,18 +23,11 @@ from api.upstream.catalogue import ChannelType
 from models import Midjourney
 from models.enums import Role
 from tests.helpers import ApiClient
-from tests.relay.fakes import add_channel, gateway, live_balance, make_key, rich_user  # noqa: F401
+from tests.relay.fakes import add_channel, live_balance, make_key, rich_user
 from tests.upstream.providers.fake_tasks import MJ_SECRET, FakeMidjourney
 
 IMAGINE = pricing.per_call_quota(0.1)
 SECRET = "test-session-secret"  # the settings fixture's SESSION_SECRET
-
-
-@pytest.fixture
-async def proxy(aiohttp_server):
-    fake = FakeMidjourney()
-    fake.server = await aiohttp_server(fake.app())
-    return fake
 
 
 @pytest.fixture

@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """Midjourney through the gateway against a fake midjourney-proxy: submissions charged at the
 action's price (user and key, to the unit), follow-up actions on the origin task's channel, the
 upstream's refusals uncharged, fetch / list-by-condition / image-seed / image proxy, the signed
@@ -18,18 +17,11 @@ from api.services.billing import pricing
 from api.upstream.catalogue import ChannelType
 from models import Channel, Log, Midjourney, User
 from models.enums import LogType
-from tests.relay.fakes import add_channel, drain, gateway, live_balance, make_key, rich_user  # noqa: F401
+from tests.relay.fakes import add_channel, drain, live_balance, make_key, rich_user
 from tests.upstream.providers.fake_tasks import MJ_SECRET, PNG, FakeMidjourney
 
 IMAGINE = pricing.per_call_quota(0.1)  # mj_imagine's default price: 50,000
 UPSCALE = pricing.per_call_quota(0.05)
-
-
-@pytest.fixture
-async def proxy(aiohttp_server):
-    fake = FakeMidjourney()
-    fake.server = await aiohttp_server(fake.app())
-    return fake
 
 
 async def mj_channel(gateway, fake: FakeMidjourney, plus: bool = True, **fields) -> Channel:

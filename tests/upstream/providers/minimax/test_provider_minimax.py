@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """MiniMax channels (type 35, the OpenAI-compatible `/v1/chat/completions`) through the official
 openai SDK against a strict fake (tests/upstream/providers/minimax/fake_minimax.py): thinking split off and read as
 `reasoning_content`, tools with the thinking replayed, failures answered with HTTP 200 and
@@ -15,7 +14,7 @@ from api import keys
 from api.services.billing import pricing
 from api.upstream.catalogue import ChannelType
 from models import Channel
-from tests.relay.fakes import add_channel, gateway, make_key, relay_of, rich_user  # noqa: F401
+from tests.relay.fakes import add_channel, make_key, relay_of, rich_user
 from tests.upstream.providers.kit import finish_reasons, sdk, settled_log, stream_chat
 from tests.upstream.providers.minimax.fake_minimax import KEY, REPLY_PIECES, THOUGHT, USAGE, FakeMiniMax
 

@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """POST /v1/images/edits through the official openai SDK (`client.images.edit`), on OpenAI and Azure
 channels, against the strict fake of fake_images.py beside this file: the form relayed as sent, streamed and
 not, billed to the unit (per image for a per-call price; by the reported image tokens at their own
@@ -18,7 +17,7 @@ from api.services.billing import pricing
 from api.upstream.tokenizer import count_text
 from models import Log, User
 from models.enums import LogType
-from tests.relay.fakes import add_channel, drain, gateway, headers_for, live_balance, make_key, rich_user  # noqa: F401
+from tests.relay.fakes import add_channel, drain, headers_for, live_balance, make_key, rich_user
 from tests.upstream.providers.openai.fake_images import (
     AZURE_KEY,
     IMAGE_TOKENS,

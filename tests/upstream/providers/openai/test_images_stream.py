@@ -17,7 +17,7 @@ from api.services.billing import pricing
 from api.upstream.catalogue import ChannelType
 from api.upstream.tokenizer import count_text
 from models import User
-from tests.relay.fakes import add_channel, drain, gateway, live_balance, make_key, rich_user  # noqa: F401
+from tests.relay.fakes import add_channel, drain, live_balance, make_key, rich_user
 from tests.upstream.providers.openai.fake_images import KEY, OUTPUT_TOKENS, PNG, FakeImages
 from tests.upstream.providers.openai.test_images_edit import START, consume_logs, fake, sdk, token_quota  # noqa: F401
 

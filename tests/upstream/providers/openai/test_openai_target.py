@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """OpenAI-format targets (OpenAI, Azure, DeepSeek, Kimi, xAI, compatible servers) take what conversion
 sends: the conversion rules one by one (output limit, sampling, reasoning, the internal form's
 additions, tools, fields OpenAI's chat API does not define), the strict fake's own refusals, and
@@ -28,7 +27,7 @@ from api.upstream.catalogue import ChannelType
 from api.upstream.providers.openai import json_schema
 from api.upstream.registry import build_adaptor
 from models import Token
-from tests.relay.fakes import add_channel, drain, gateway, make_key, rich_user, upstreams  # noqa: F401
+from tests.relay.fakes import add_channel, drain, make_key, rich_user
 from tests.upstream.providers.agent_script import Recorded, read_file_script
 from tests.upstream.providers.kit import consume_logs, sdk
 from tests.upstream.providers.openai.fake_openai_strict import REPLY, FakeOpenAI

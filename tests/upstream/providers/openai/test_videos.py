@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """/v1/videos through the openai SDK on an OpenAI-format upstream: create (a form with an image) →
 the workers' poll → retrieve, list → download_content, billed per second to the unit; the gateway's
 own ids; another user's video is 404; bad input is a 400 that changes nothing; the per-video
@@ -17,7 +16,7 @@ from api.services.billing import pricing
 from api.upstream.catalogue import ChannelType
 from models import Log, Task
 from models.enums import LogType
-from tests.relay.fakes import add_channel, drain, gateway, live_balance, make_key, rich_user  # noqa: F401
+from tests.relay.fakes import add_channel, drain, live_balance, make_key, rich_user
 from tests.upstream.providers.fake_tasks import PNG
 from tests.upstream.providers.fake_videos import MP4, OPENAI_KEY, FakeOpenAIVideos
 from tests.upstream.providers.kit import sdk
@@ -29,10 +28,8 @@ QUOTA = 1_000_000
 
 
 @pytest.fixture
-async def upstream(aiohttp_server) -> FakeOpenAIVideos:
-    fake = FakeOpenAIVideos()
-    fake.server = await aiohttp_server(fake.app())
-    return fake
+async def upstream(serve) -> FakeOpenAIVideos:
+    return await serve(FakeOpenAIVideos())
 
 
 async def priced(gateway, **extra: str) -> None:

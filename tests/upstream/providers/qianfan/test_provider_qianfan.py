@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """Baidu Qianfan V2 channels (type 46) through the official openai SDK against a fake Qianfan V2:
 chat under /v2 with the usage Qianfan reports (in the last chunk of a stream, which the gateway asks
 for), tools, embeddings and rerank, the optional appid header, and Qianfan's errors answered for
@@ -19,7 +18,7 @@ from api.upstream.catalogue import ChannelType
 from api.upstream.providers.qianfan import key_problem, other_problem
 from models import Channel
 from models.enums import ChannelStatus
-from tests.relay.fakes import add_channel, gateway, make_key, relay_of, rich_user  # noqa: F401
+from tests.relay.fakes import add_channel, make_key, relay_of, rich_user
 from tests.upstream.providers.kit import finish_reasons, sdk, settled_log, stream_chat
 from tests.upstream.providers.qianfan.fake_qianfan import KEY, PIECES, USAGE, FakeQianfan
 

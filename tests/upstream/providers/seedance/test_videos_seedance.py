@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """/v1/videos converted for Volcengine Ark's Seedance (channel type 54): text- and image-to-video billed
 per second at the default price, the signed result URL fetched without the key (or handed out in
 redirect mode), sizes and durations Seedance has not refused before anything is kept, a model Ark does
@@ -18,7 +17,7 @@ from api.services.billing import pricing
 from api.upstream.catalogue import ChannelType
 from api.upstream.providers.seedance import SeedanceAdaptor
 from models import Task
-from tests.relay.fakes import add_channel, drain, gateway, live_balance, make_key, rich_user  # noqa: F401
+from tests.relay.fakes import add_channel, drain, live_balance, make_key, rich_user
 from tests.upstream.providers.kit import (
     consume_logs,
     sdk,
@@ -32,10 +31,8 @@ FRAME = png(640, 480)
 
 
 @pytest.fixture
-async def ark(aiohttp_server) -> FakeSeedance:
-    fake = FakeSeedance()
-    fake.server = await aiohttp_server(fake.app())
-    return fake
+async def ark(serve) -> FakeSeedance:
+    return await serve(FakeSeedance())
 
 
 async def customer():

@@ -1,26 +1,16 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """Suno continuations: a user continues only a clip of one of their own tasks; someone else's clip
 is refused in Suno's shape, nothing charged, nothing sent upstream."""
 from __future__ import annotations
-
-import pytest
 
 from api import keys
 from api.relay.tasks.poll import SUNO, poll
 from api.services.billing import pricing
 from api.upstream.catalogue import ChannelType
 from models import Task
-from tests.relay.fakes import add_channel, gateway, live_balance, make_key, rich_user  # noqa: F401
-from tests.upstream.providers.fake_tasks import SUNO_KEY, FakeSuno
+from tests.relay.fakes import add_channel, live_balance, make_key, rich_user
+from tests.upstream.providers.fake_tasks import SUNO_KEY
 
 MUSIC = pricing.per_call_quota(0.1)
-
-
-@pytest.fixture
-async def suno_api(aiohttp_server):
-    fake = FakeSuno()
-    fake.server = await aiohttp_server(fake.app())
-    return fake
 
 
 async def song(gateway, suno_api, key, clip: str) -> str:

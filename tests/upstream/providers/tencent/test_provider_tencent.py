@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """Tencent Hunyuan channels (type 23) through the official openai SDK against a fake TencentCloud
 API that checks every TC3 signature, and Hunyuan's OpenAI-compatible endpoint for a channel whose
 key is one API key; the signer itself against Tencent's published example."""
@@ -19,7 +18,7 @@ from api.upstream.registry import build_adaptor
 from api.upstream.signing import tc3
 from models import Channel
 from tests.helpers import ApiClient, eventually
-from tests.relay.fakes import add_channel, gateway, make_key, relay_of, rich_user  # noqa: F401
+from tests.relay.fakes import add_channel, make_key, relay_of, rich_user
 from tests.upstream.providers.kit import finish_reasons, sdk, settled_log, stream_chat
 from tests.upstream.providers.tencent.fake_tencent import REPLY_PIECES, FakeTencent
 

@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """/v1/videos converted for Veo: on the Gemini API (the key only ever sent to the channel's origin, the
 content always proxied) and on Vertex AI with a service-account key and with an express API key (the
 video inline in the operation); billed per second at the default Veo prices; sizes and durations Veo
@@ -15,7 +14,7 @@ from api.relay.tasks.poll import VIDEO, poll
 from api.services.billing import pricing
 from api.upstream.catalogue import ChannelType
 from models import Task
-from tests.relay.fakes import add_channel, drain, gateway, live_balance, make_key, rich_user  # noqa: F401
+from tests.relay.fakes import add_channel, drain, live_balance, make_key, rich_user
 from tests.upstream.providers.fake_tasks import PNG
 from tests.upstream.providers.fake_videos import GEMINI_KEY, MP4, FakeVeoGemini, FakeVeoVertex
 from tests.upstream.providers.kit import sdk
@@ -29,17 +28,13 @@ QUOTA = 10_000_000
 
 
 @pytest.fixture
-async def gemini(aiohttp_server) -> FakeVeoGemini:
-    fake = FakeVeoGemini()
-    fake.server = await aiohttp_server(fake.app())
-    return fake
+async def gemini(serve) -> FakeVeoGemini:
+    return await serve(FakeVeoGemini())
 
 
 @pytest.fixture
-async def vertex(aiohttp_server) -> FakeVeoVertex:
-    fake = FakeVeoVertex()
-    fake.server = await aiohttp_server(fake.app())
-    return fake
+async def vertex(serve) -> FakeVeoVertex:
+    return await serve(FakeVeoVertex())
 
 
 async def customer():

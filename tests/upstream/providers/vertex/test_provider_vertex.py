@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """Vertex AI channels (type 41): Gemini and Claude models behind one service-account key, exchanged
 for an access token (once, cached, refreshed before expiry) at a fake token endpoint that verifies
 the assertion, region per model from `other`; or behind a Vertex AI API key (express mode: Gemini
@@ -22,7 +21,7 @@ from api.upstream.providers.vertex.adaptor import vertex_model
 from models import Log
 from models.enums import LogType
 from tests.helpers import ApiClient, eventually
-from tests.relay.fakes import add_channel, drain, gateway, make_key, rich_user  # noqa: F401
+from tests.relay.fakes import add_channel, drain, make_key, rich_user
 from tests.upstream.providers.claude.fake_anthropic import REPLY as CLAUDE_REPLY
 from tests.upstream.providers.gemini.fake_gemini import REPLY as GEMINI_REPLY
 from tests.upstream.providers.kit import consume_logs, settled_log, stream_chat

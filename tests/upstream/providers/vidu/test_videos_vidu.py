@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """/v1/videos converted for Vidu (channel type 52) through the openai SDK: text-to-video and
 image-to-video (the image as a data URL), `Authorization: Token <key>`, the poller in-process, the
 content fetched from Vidu's signed URL without the key (or handed out in redirect mode), billed per
@@ -19,7 +18,7 @@ from api.services.billing import pricing
 from api.upstream.catalogue import ChannelType
 from models import Log, Task
 from models.enums import LogType
-from tests.relay.fakes import add_channel, drain, gateway, live_balance, make_key, rich_user  # noqa: F401
+from tests.relay.fakes import add_channel, drain, live_balance, make_key, rich_user
 from tests.upstream.providers.fake_tasks import PNG
 from tests.upstream.providers.kit import sdk
 from tests.upstream.providers.vidu.fake_vidu import MP4, VIDU_KEY, FakeVidu
@@ -31,10 +30,8 @@ QUOTA = 10_000_000
 
 
 @pytest.fixture
-async def vidu(aiohttp_server) -> FakeVidu:
-    fake = FakeVidu()
-    fake.server = await aiohttp_server(fake.app())
-    return fake
+async def vidu(serve) -> FakeVidu:
+    return await serve(FakeVidu())
 
 
 async def vidu_channel(gateway, vidu: FakeVidu, models: str, secret: str = VIDU_KEY):

@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """iFlytek Spark channels (type 18) through the official openai SDK.
 
 A channel whose key is an APIPassword speaks the OpenAI-compatible HTTP API (tests/relay/
@@ -30,7 +29,7 @@ from api.services.billing import pricing
 from api.upstream.catalogue import ChannelType
 from models import Channel
 from tests.helpers import ApiClient
-from tests.relay.fakes import add_channel, drain, gateway, make_key, relay_of, rich_user  # noqa: F401
+from tests.relay.fakes import add_channel, drain, make_key, relay_of, rich_user
 from tests.upstream.providers.kit import FakeBase, consume_logs, finish_reasons, sdk, stream_chat
 from tests.upstream.providers.xunfei.fake_xunfei_http import PASSWORD, FakeSparkHttp
 
@@ -103,10 +102,8 @@ class FakeSpark(FakeBase):
 
 
 @pytest.fixture
-async def spark(aiohttp_server):
-    fake = FakeSpark()
-    fake.server = await aiohttp_server(fake.app())
-    return fake
+async def spark(serve):
+    return await serve(FakeSpark())
 
 
 async def spark_channel(gateway, fake: FakeSpark, model: str = "SparkDesk-v3.5", **fields) -> Channel:

@@ -1,4 +1,3 @@
-# ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """Zhipu GLM channels (type 26, `/api/paas/v4`) through the official openai SDK against a strict fake
 (tests/upstream/providers/zhipu/fake_zhipu.py): the console's API key sent as it is, thinking, tools, embeddings,
 Zhipu's finish reasons and business error codes."""
@@ -16,7 +15,7 @@ from api.upstream.catalogue import ChannelType
 from api.upstream.providers.zhipu import key_problem
 from models import Channel
 from tests.helpers import ApiClient
-from tests.relay.fakes import add_channel, gateway, make_key, relay_of, rich_user  # noqa: F401
+from tests.relay.fakes import add_channel, make_key, relay_of, rich_user
 from tests.upstream.providers.kit import finish_reasons, sdk, settled_log, stream_chat
 from tests.upstream.providers.zhipu.fake_zhipu import KEY, REPLY_PIECES, THOUGHT_PIECES, USAGE, FakeZhipu
 
