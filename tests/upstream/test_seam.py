@@ -30,7 +30,7 @@ from api.upstream.catalogue import ChannelType
 from api.upstream.credentials import Credential
 from api.upstream.decoders import NDJSONDecoder
 from api.upstream.provider import Provider
-from api.upstream.providers.compatible import API2GPTAdaptor
+from api.upstream.providers.compatible import API2GPTAdaptor, RerankingAdaptor
 from api.upstream.providers.openai import OpenAIAdaptor
 from api.upstream.providers.unserved import UnservedAdaptor
 from api.upstream.sse import SSEEvent
@@ -51,21 +51,14 @@ from tests.relay.fakes import (  # noqa: F401
 
 MESSAGES = [{"role": "user", "content": "Say hello."}]
 
-# Types spoken to through the OpenAI adaptor or one built on it (docs/compatibility.md, "Channel types":
-# the "OpenAI format" rows, and the providers whose own adaptor speaks that format).
-OPENAI_COMPATIBLE = {
-    ChannelType.OPENAI, ChannelType.AZURE, ChannelType.OLLAMA, ChannelType.CUSTOM, ChannelType.AI360,
-    ChannelType.OPENROUTER, ChannelType.FASTGPT, ChannelType.MOONSHOT, ChannelType.PERPLEXITY,
-    ChannelType.LINGYIWANWU, ChannelType.MINIMAX, ChannelType.SILICONFLOW, ChannelType.MISTRAL,
-    ChannelType.DEEPSEEK, ChannelType.VOLCENGINE, ChannelType.XAI, ChannelType.QIANFAN,
-    # new-api's resellers, each with its balance endpoint
-    ChannelType.AIPROXY, ChannelType.API2GPT, ChannelType.AIGC2D,
-    # OpenAI's format at the provider's own paths, with its own auth (Zhipu's JWT) or account (Cloudflare)
-    ChannelType.ZHIPU_V4, ChannelType.JINA, ChannelType.CLOUDFLARE,
-    # chat in OpenAI's format (DashScope's compatible mode), embeddings and images native
-    ChannelType.ALI,
-}
-TASK_TYPES = {ChannelType.MIDJOURNEY, ChannelType.MIDJOURNEY_PLUS, ChannelType.SUNO}
+# The catalogue's own facts, read from its rows (adding a row adds it here, and to the tests below).
+OPENAI_COMPATIBLE = {t for t, row in catalogue.CATALOGUE.items() if issubclass(row.adaptor, OpenAIAdaptor)}
+TASK_TYPES = {t for t, row in catalogue.CATALOGUE.items() if row.task}
+# The rows that are one row and nothing else: OpenAI's own adaptor (or the reranking one) at the row's
+# address, paths and modes (README, "Adding a provider"); each is relayed below against a fake that
+# answers at any path.
+ONE_ROW = sorted(t for t, row in catalogue.CATALOGUE.items()
+                 if row.adaptor in (OpenAIAdaptor, RerankingAdaptor) and registry.is_relayable(t))
 
 
 def sdk(gateway, token) -> openai.AsyncOpenAI:
@@ -89,6 +82,55 @@ def test_every_type_is_dedicated_or_compatible_and_none_refuses() -> None:
         assert not registry.is_relayable(channel_type)
     assert issubclass(registry.get_adaptor(12), API2GPTAdaptor)  # new-api's resellers
     assert registry.get_adaptor(9999).provider is catalogue.UNKNOWN
+
+
+def test_the_catalogue_has_compatible_and_task_rows_to_check() -> None:
+    assert {ChannelType.OPENAI, ChannelType.AZURE, ChannelType.DEEPSEEK, ChannelType.JINA} <= OPENAI_COMPATIBLE
+    assert {ChannelType.MIDJOURNEY, ChannelType.SUNO} <= TASK_TYPES and not OPENAI_COMPATIBLE & TASK_TYPES
+    assert {ChannelType.OPENAI, ChannelType.MISTRAL, ChannelType.JINA} <= set(ONE_ROW)
+    assert ChannelType.AZURE not in ONE_ROW  # its own adaptor (deployment paths, api-key)
+
+
+@pytest.mark.parametrize("channel_type", ONE_ROW, ids=lambda t: catalogue.CATALOGUE[t].name)
+async def test_each_one_row_provider_is_relayed_at_its_own_path(gateway, aiohttp_server, channel_type) -> None:
+    """A row of OpenAI's format alone is a whole provider: its address, its first model (priced by
+    default), its path for its first mode; the request reaches the provider there with the key."""
+    row = catalogue.CATALOGUE[channel_type]
+    assert row.base_url.startswith("https://"), row.name  # a channel can be made without an address
+    mode = RelayMode.CHAT if row.modes is None or RelayMode.CHAT in row.modes else RelayMode.EMBEDDINGS
+    assert row.modes is None or mode in row.modes, row.name
+    model = row.models[0] if row.models else "gpt-4"
+    pricing.resolve_price(model)  # a default price, or PriceNotConfigured
+    seen: list[tuple[str, str | None, str]] = []
+
+    async def anything(request: web.Request) -> web.Response:
+        body = await request.json()
+        seen.append((request.path, request.headers.get("Authorization"), body["model"]))
+        usage = {"prompt_tokens": 5, "completion_tokens": 2, "total_tokens": 7}
+        if mode is RelayMode.CHAT:
+            return web.json_response({"id": "c", "object": "chat.completion", "created": 0, "model": model,
+                                      "choices": [{"index": 0, "message": {"role": "assistant", "content": REPLY},
+                                                   "finish_reason": "stop"}], "usage": usage})
+        return web.json_response({"object": "list", "model": model, "usage": usage,
+                                  "data": [{"object": "embedding", "index": 0, "embedding": [0.5, 0.25]}]})
+
+    app = web.Application()
+    app.router.add_post("/{tail:.*}", anything)
+    server = await aiohttp_server(app)
+    base_url = str(server.make_url("")).rstrip("/")
+    await add_channel(gateway, None, models=model, type=int(channel_type), base_url=base_url)
+    user = await rich_user()
+    token = await make_key(user)
+    async with sdk(gateway, token) as client:
+        if mode is RelayMode.CHAT:
+            answer = await client.chat.completions.create(model=model, messages=MESSAGES)
+            assert answer.choices[0].message.content == REPLY
+        else:
+            vectors = await client.embeddings.create(model=model, input="hello", encoding_format="float")
+            assert vectors.data[0].embedding == [0.5, 0.25]
+    assert seen == [(registry.ADAPTORS[channel_type].paths[mode], "Bearer sk-upstream-secret", model)]
+    await drain(gateway)
+    assert await Log.filter(user_id=user.id, type=LogType.CONSUME).count() == 1
 
 
 async def test_a_mode_the_channel_cannot_serve_is_501_and_never_its_fault(gateway, upstreams) -> None:
