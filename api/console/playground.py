@@ -9,9 +9,10 @@ from aiohttp import web
 
 from api.console.auth import current_user
 from api.relay.auth import UserInfo
+from api.relay.caller import Caller
 from api.relay.handler import run
-from api.relay.job import Caller, refuse
 from api.relay.middleware import relay_sub_app
+from api.relay.refusals import refuse
 from api.upstream.base import RelayMode
 from api.web.sessions import sessions_of
 from models.enums import UserStatus

@@ -3,7 +3,7 @@ clients' own formats, tasks): may the caller use the group and the model, at wha
 channel there for it, and then the rate limits and the pre-charge of user and key in one Redis call
 (services/billing/quota.py), the reservation renewed by this process until the settlement.
 
-1. who (the key: api.relay.handler.key_caller) and 2. what (the body, the model) come before;
+1. who (the key: api.relay.caller.key_caller) and 2. what (the body, the model) come before;
 the attempts (api/relay/attempts.py) and the settlement (api/relay/settling.py) after.
 """
 from __future__ import annotations
@@ -17,8 +17,9 @@ from aiohttp import web
 from api import keys
 from api.relay import affinity, billing
 from api.relay.auth import UserInfo
-from api.relay.job import Job, refuse
+from api.relay.job import Job
 from api.relay.modes import MODES, Billing
+from api.relay.refusals import refuse
 from api.relay.streaming import produced_usage
 from api.services.billing import pricing
 from api.services.billing.quota import BalanceUnavailable, Charge, Limits, QuotaRefused, RateLimited

@@ -17,7 +17,8 @@ from api.channels.index import ChannelInfo
 from api.i18n import language, translate
 from api.middlewares import REDIS_DOWN
 from api.relay import affinity
-from api.relay.job import Job, Outcome, refuse
+from api.relay.job import Job, Outcome
+from api.relay.refusals import refuse
 from api.services.store import Store
 from api.upstream.errors import ChannelCannotServe, RelayError, should_disable_for_error, should_retry_error
 

@@ -18,7 +18,7 @@ from aiohttp import web
 
 from api import keys
 from api.relay.auth import parse_key
-from api.relay.job import refuse
+from api.relay.refusals import refuse
 from api.relay.state import relay_state
 from api.upstream.errors import RelayError
 from api.upstream.tokenizer import OFF_LOOP_BYTES, count_chat_request, count_off_loop

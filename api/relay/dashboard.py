@@ -11,7 +11,7 @@ from aiohttp import web
 
 from api import keys
 from api.i18n import language, translate
-from api.relay.handler import key_caller
+from api.relay.caller import key_caller
 from api.relay.state import RELAY, RelayState, relay_state
 from api.services import redis_keys
 from api.services.billing.records import SettlementRecord

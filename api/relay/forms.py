@@ -22,7 +22,8 @@ from aiohttp.http_exceptions import HttpProcessingError
 
 from api.bodies import check_inflated
 from api.relay.form_shape import FormShape
-from api.relay.job import Form, refuse
+from api.relay.job import Form
+from api.relay.refusals import refuse
 
 # What parsing a malformed form raises: aiohttp's own ValueErrors (boundary missed, reading after
 # EOF; UnicodeDecodeError and binascii.Error are ValueErrors too), a part's headers it cannot parse

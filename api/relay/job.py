@@ -1,22 +1,19 @@
-"""The relay request as it goes through the pipeline (api.relay.handler): who asked, what, and what
-came of it; and the errors the gateway itself answers, in the client's format."""
+"""The relay request as it goes through its lifecycle (api.relay.lifecycle): who asked (api.relay.caller),
+what, and what came of it. The gateway's own refusals are api.relay.refusals."""
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
 from aiohttp import web
 
 from api import keys
 from api.channels.index import ChannelInfo
-from api.i18n import language, translate
 from api.middlewares import REQUEST_ID_HEADER
 from api.relay.affinity import Pin, Session
-from api.relay.auth import TokenInfo, UserInfo
-from api.relay.inbound.base import REQUEST_INBOUND, Inbound
+from api.relay.caller import Caller
+from api.relay.inbound.base import Inbound
 from api.relay.modes import MODES
 from api.relay.state import RelayState
 from api.services.billing import pricing
@@ -30,41 +27,9 @@ from api.upstream.base import (
     StreamState,
     TokenUsage,
 )
-from api.upstream.errors import RelayError
 from api.upstream.masking import mask_bytes, mask_secrets
 
-# -- errors the client sees -----------------------------------------------------------------------
-
-
-def refuse(request: web.Request, status: int, message_key: str, code: str, error_type: str = "new_api_error",
-           headers: Mapping[str, str] | None = None, **params: object) -> RelayError:
-    """A refusal by the gateway itself (never retried, never a reason to disable a channel)."""
-    err = RelayError.local_error(status, translate(message_key, language(request), **params), code, error_type)
-    err.headers = dict(headers or {})
-    return err
-
-
-def error_response(request: web.Request, err: RelayError) -> web.Response:
-    """The error in the shape of the client's format (OpenAI's unless the route is another's)."""
-    request_id = request.get(keys.REQUEST_ID, "")
-    headers = {REQUEST_ID_HEADER: request_id, **err.headers}
-    inbound: type[Inbound] | None = request.get(REQUEST_INBOUND)
-    body = inbound.error_body(err, request_id) if inbound is not None else err.to_body(request_id)
-    return web.Response(body=orjson.dumps(body), status=err.status, headers=headers, content_type="application/json")
-
-
 # -- the request as it goes -----------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class Caller:
-    user: UserInfo
-    token: TokenInfo | None
-    pinned: ChannelInfo | None = None
-
-    @property
-    def token_limited(self) -> bool:
-        return self.token is not None and not self.token.unlimited
 
 
 @dataclass(slots=True)

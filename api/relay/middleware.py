@@ -14,7 +14,7 @@ from api.i18n import language, translate
 from api.middlewares import REDIS_DOWN, RETRY_AFTER
 from api.relay.inbound.anthropic import AnthropicInbound
 from api.relay.inbound.base import REQUEST_INBOUND
-from api.relay.job import error_response
+from api.relay.refusals import error_response
 from api.upstream.errors import RelayError
 from models.db import database_unreachable
 

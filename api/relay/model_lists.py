@@ -8,10 +8,10 @@ import orjson
 from aiohttp import web
 
 from api import keys
-from api.relay.handler import key_caller
+from api.relay.caller import key_caller
 from api.relay.inbound.base import REQUEST_INBOUND
 from api.relay.inbound.gemini import GeminiInbound
-from api.relay.job import refuse
+from api.relay.refusals import refuse
 from api.relay.state import relay_state
 
 

@@ -13,20 +13,21 @@ from aiohttp import web
 from aiohttp.typedefs import Handler
 
 from api.i18n import language, translate
+from api.relay.caller import key_caller
 from api.relay.counting import admit_count, client_count
 from api.relay.dashboard import billing_subscription, billing_usage, metrics
-from api.relay.handler import key_caller, read_input, requested_model, run
+from api.relay.handler import read_input, requested_model, run
 from api.relay.inbound.anthropic import AnthropicInbound
 from api.relay.inbound.base import REQUEST_INBOUND, Inbound
 from api.relay.inbound.gemini import GeminiEmbedInbound, GeminiInbound
 from api.relay.inbound.responses import ResponsesCompactInbound, ResponsesInbound
 from api.relay.inbound.shapes import check_gemini_embed
-from api.relay.job import refuse
 from api.relay.lifetime import relay_ctx, stop_relay
 from api.relay.middleware import relay_sub_app
 from api.relay.model_lists import gemini_model, gemini_models, get_model, list_models
 from api.relay.modes import MODES
 from api.relay.realtime.handler import setup_realtime
+from api.relay.refusals import refuse
 from api.relay.state import relay_state
 from api.relay.validate import Invalid
 from api.upstream.base import RelayMode

@@ -18,13 +18,14 @@ from aiohttp import web
 from api.relay.admission import admission, check_model_allowed, usable_group
 from api.relay.attempts import first_channel, relay_with_retries
 from api.relay.auth import parse_key
-from api.relay.handler import caller_of
-from api.relay.job import Job, refuse
+from api.relay.caller import caller_of
+from api.relay.job import Job
 from api.relay.realtime.hub import HUB, Hub, close_sessions
 from api.relay.realtime.limits import Refused, take
 from api.relay.realtime.secrets import create_client_secret, first_update, is_secret, resolve
 from api.relay.realtime.session import RealtimeSession
 from api.relay.realtime.upstream import MAX_FRAME, UPSTREAM
+from api.relay.refusals import refuse
 from api.relay.settling import settle_shielded
 from api.relay.state import relay_state
 from api.services.billing.realtime_pricing import audio_price_of

@@ -31,9 +31,10 @@ from aiohttp import web
 from api.bodies import read_body
 from api.relay.admission import admit, check_model_allowed, check_served, new_facts, price_of, usable_group
 from api.relay.auth import parse_key
-from api.relay.handler import caller_of
-from api.relay.job import Job, refuse
+from api.relay.caller import caller_of
+from api.relay.job import Job
 from api.relay.realtime.limits import SECRETS, take_place
+from api.relay.refusals import refuse
 from api.relay.settling import settle_shielded
 from api.relay.state import relay_state
 from api.relay.validate import MAX_DEPTH, Invalid, check_depth

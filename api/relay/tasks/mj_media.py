@@ -20,7 +20,7 @@ from aiohttp import web
 from redis.client import NEVER_DECODE
 
 from api import keys
-from api.relay.handler import key_caller
+from api.relay.caller import key_caller
 from api.relay.state import relay_state
 from api.relay.tasks.relay import call, origin_channel, path_id, task_error
 from api.services import redis_keys

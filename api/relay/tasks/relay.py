@@ -25,8 +25,9 @@ from api.channels.index import ChannelInfo
 from api.i18n import language, translate
 from api.relay.admission import admission, check_model_allowed, usable_group
 from api.relay.attempts import Route, first_channel, relay_with_retries
+from api.relay.caller import Caller
 from api.relay.failure_log import log_failure
-from api.relay.job import Caller, Job, Outcome
+from api.relay.job import Job, Outcome
 from api.relay.settling import settle_shielded
 from api.relay.state import relay_state
 from api.relay.tasks.billing import TaskCharge

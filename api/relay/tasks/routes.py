@@ -14,7 +14,7 @@ from aiohttp import web
 from aiohttp.typedefs import Handler, Middleware
 
 from api import keys
-from api.relay.handler import key_caller
+from api.relay.caller import key_caller
 from api.relay.inbound.base import REQUEST_INBOUND
 from api.relay.middleware import cors_middleware, openai_errors_middleware
 from api.relay.state import relay_state

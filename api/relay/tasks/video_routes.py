@@ -16,8 +16,8 @@ from typing import Any
 import orjson
 from aiohttp import web
 
+from api.relay.caller import key_caller
 from api.relay.forms import read_form
-from api.relay.handler import key_caller
 from api.relay.middleware import relay_sub_app
 from api.relay.state import relay_state
 from api.relay.tasks.relay import Submission, json_body, path_id, submit, task_error
