@@ -1,8 +1,9 @@
-"""The relay pipeline, top to bottom (docs/billing.md is the contract it follows):
+"""The relay pipeline for the OpenAI modes and the clients' own formats (docs/billing.md is the
+contract it follows):
 
-1. who      the API key and its owner (or the console session for /pg), a pinned channel
-2. what     the body (JSON or multipart), the model, the group
-3. may they IP allow-list, model limits, group, sensitive words, a price for the model
+1. who      the API key and its owner (api/relay/caller.py; the console session for /pg), a pinned channel
+2. what     the body (JSON or multipart), its parameters, the model
+3. may they the group, the model limits, sensitive words, a price for the model
 4. where    some channel serves the model (the index in this process)
 5. admit    rate limits + pre-charge of user and key: one Redis call (api/relay/admission.py)
 6. relay    adaptor → upstream → client; a failed attempt moves to a channel not tried yet
@@ -10,13 +11,13 @@
 7. settle   the exact amount (api/relay/billing.py: one strategy per kind), or everything back when
             nothing was produced; the record goes to the workers through Redis (api/relay/settling.py)
 
-Tasks (api/relay/tasks) go through the same admission, attempts and settlement with their own
-Route. Adaptors (api/upstream/providers) only translate; this module reads the request and makes one
-attempt, api.relay.streaming the streamed answers, api.relay.job the request's state.
+Steps 2 (the group) to 7, the failure log and the metrics are the lifecycle's (api/relay/lifecycle.py),
+the same for tasks (api/relay/tasks) and Realtime sessions with their own Flow. This module reads the
+request, gives the lifecycle its Flow (CHAT_FLOW) and makes one attempt; api.relay.streaming relays the
+streamed answers, api.relay.job holds the request's state. Adaptors (api/upstream/providers) only translate.
 """
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from typing import Any
@@ -25,24 +26,20 @@ import aiohttp
 import orjson
 from aiohttp import web
 
-from api import keys
 from api.bodies import read_body
 from api.channels.index import ChannelInfo
-from api.middlewares import RETRY_AFTER
 from api.relay import billing, responses_support
-from api.relay.admission import admission, check_model_allowed, check_sensitive, usable_group
+from api.relay.admission import check_sensitive
 from api.relay.answers import READERS
-from api.relay.attempts import Route, first_channel, relay_with_retries
+from api.relay.attempts import Route
 from api.relay.caller import Caller
-from api.relay.disconnects import client_gone
-from api.relay.failure_log import log_failure
 from api.relay.forms import read_form
 from api.relay.image_stream import relay_events
 from api.relay.inbound.base import Inbound
 from api.relay.job import Form, Job, Outcome
+from api.relay.lifecycle import Flow, serve
 from api.relay.modes import MODES
 from api.relay.refusals import refuse
-from api.relay.settling import settle_shielded
 from api.relay.state import relay_state
 from api.relay.streaming import relay_stream
 from api.relay.validate import Invalid, check_body
@@ -51,7 +48,7 @@ from api.services.model_name import ModelName
 from api.upstream import call as upstream_call
 from api.upstream import catalogue, client
 from api.upstream.base import Adaptor, AnswerReader, RelayMeta, RelayMode, UpstreamContext
-from api.upstream.errors import ChannelCannotServe, RelayError
+from api.upstream.errors import ChannelCannotServe
 from api.upstream.registry import build_adaptor
 from api.web.header_values import header_list
 
@@ -85,71 +82,31 @@ def requested_model(request: web.Request, mode: RelayMode, body: dict[str, Any])
     return model.strip()
 
 
-# -- 3. may they, 4. where, 5. admit (api/relay/admission.py), 6. relay, 7. settle -----------------
+# -- 3. may they, 4. where, 5. admit, 6. relay, 7. settle: the lifecycle (api/relay/lifecycle.py) ------
 
 
 async def run(request: web.Request, mode: RelayMode, route: str, caller: Caller,
               inbound: Inbound | None = None) -> web.StreamResponse:
     state = relay_state(request)
-    options = state.options if state.options is not None else request.config_dict[keys.OPTIONS]
     body, form = (inbound.openai, None) if inbound is not None else await read_input(request, mode)
-    job = Job(request, state, options, mode, route, caller, body, form, inbound=inbound)
-    # The key's group, or the playground's `group` field (not an OpenAI field: never sent upstream).
-    wanted = caller.token.group if caller.token else str(body.pop("group", "") or "")
-    status = 500
+    job = Job(request, state, state.options, mode, route, caller, body, form, inbound=inbound)
+    return (await serve(job, CHAT_FLOW)).response
+
+
+def read(job: Job) -> None:
+    """The body's parameters checked (a problem is a 400 naming the field), then its model named."""
+    request, mode, body, form = job.request, job.mode, job.body, job.form
     try:
-        try:
-            if form is None:
-                check_body(body, MODES[mode].check)
-            elif (check_form := MODES[mode].check_form) is not None:
-                check_form(body, form)
-        except Invalid as bad:
-            refused = refuse(request, 400, "relay_invalid_param", "invalid_parameter", "invalid_request_error",
-                             param=bad.param, problem=bad.problem)
-            refused.param = bad.param
-            raise refused from None
-        job.name = ModelName(requested_model(request, mode, body))
-        job.group = usable_group(request, options, caller.user, wanted)
-        check_model_allowed(job)
-        check_sensitive(job)
-        await admission(job)
-        outcome: Outcome | None = None
-        try:
-            job.channel = first_channel(job, CHAT)
-            try:
-                with state.disconnects.watch(request):  # a client that leaves cancels the upstream call
-                    outcome = await relay_with_retries(job, CHAT)
-            except asyncio.CancelledError:
-                if not state.disconnects.server_stopped(request):
-                    raise
-                # The server stops before the answer came: refunded, 503.
-                raise refuse(request, 503, "service_unavailable", "service_unavailable",
-                             headers={"Retry-After": str(RETRY_AFTER)}) from None
-            if not job.is_stream and client_gone(request):
-                # The answer came after its client left: nothing was delivered (docs/billing.md, Refunds).
-                outcome.produced = False
-                if job.facts is not None:
-                    job.facts.incomplete = "the client went away"
-        finally:
-            await settle_shielded(job, outcome or job.partial)
-        status = outcome.response.status
-        return outcome.response
-    except RelayError as err:
-        status = err.status
-        state.metrics.error(route, _label(job), job.channel.id if job.channel else 0,
-                            err.code and str(err.code) or err.type)
-        log_failure(job, err)
-        raise
-    finally:
-        frt = job.facts.first_response_ms / 1000 if job.facts and job.facts.first_response_ms else None
-        state.metrics.request_done(route, _label(job), job.facts.channel_id if job.facts else 0, status,
-                                   time.monotonic() - job.started, job.is_stream, frt)
-
-
-def _label(job: Job) -> str:
-    """The model as a metrics label once a channel is known to serve it (a client's made-up names
-    never become labels)."""
-    return job.model if job.facts is not None else "-"
+        if form is None:
+            check_body(body, MODES[mode].check)
+        elif (check_form := MODES[mode].check_form) is not None:
+            check_form(body, form)
+    except Invalid as bad:
+        refused = refuse(request, 400, "relay_invalid_param", "invalid_parameter", "invalid_request_error",
+                         param=bad.param, problem=bad.problem)
+        refused.param = bad.param
+        raise refused from None
+    job.name = ModelName(requested_model(request, mode, body))
 
 
 # -- 6. one attempt ---------------------------------------------------------------------------------
@@ -183,9 +140,8 @@ async def attempt(job: Job, channel: ChannelInfo) -> Outcome:
 
 async def attempt_on(job: Job, channel: ChannelInfo, native: bool) -> Outcome:
     state = job.state
-    settings = state.settings if state.settings is not None else job.request.config_dict[keys.SETTINGS]
+    settings, http = state.settings, state.http
     adaptor = new_adaptor(job, channel)
-    http = state.http if state.http is not None else job.request.config_dict[keys.HTTP]
     ctx = UpstreamContext(http, state.credentials)
     payload: dict[str, Any] | aiohttp.FormData
     native_headers: dict[str, str] = {}
@@ -235,6 +191,7 @@ async def attempt_on(job: Job, channel: ChannelInfo, native: bool) -> Outcome:
 
 
 CHAT = Route(attempt=attempt)  # the OpenAI modes and the clients' own formats
+CHAT_FLOW = Flow(CHAT, read=read, permits=(check_sensitive,), watched=True)
 
 
 def upstream_body(adaptor: Adaptor, job: Job) -> dict[str, Any]:

@@ -1,37 +1,36 @@
 """`GET /v1/realtime?model=…`: a Realtime session opened the way every relay request starts — the key
 (an `Authorization` header, or a browser's `openai-insecure-api-key.<key>` subprotocol) checked before the
-upgrade, so a refusal is a plain HTTP answer in OpenAI's error shape and nothing is opened upstream; the
-group, the model's permission, its price and a channel serving it; a place among the key's and the user's
-open sessions; the first response's reservation (api/relay/admission.py); then the channel's WebSocket
-(api/relay/attempts.py with the Route of upstream.py) and only then the client's upgrade. A failure before
-the upgrade refunds the reservation at once.
+upgrade, so a refusal is a plain HTTP answer in OpenAI's error shape and nothing is opened upstream; then
+the relay's lifecycle (api/relay/lifecycle.py) with the session's own steps: the group, the model's
+permission, its price and a channel serving it; a place among the key's and the user's open sessions; the
+first response's reservation (api/relay/admission.py); then the channel's WebSocket (api/relay/attempts.py
+with the Route of upstream.py) and only then the client's upgrade. A failure before the upgrade refunds
+the reservation at once; after it, the session settles its responses itself.
 """
 from __future__ import annotations
 
 import contextlib
 import logging
 import os
-import time
 
 from aiohttp import web
 
-from api.relay.admission import admission, check_model_allowed, usable_group
-from api.relay.attempts import first_channel, relay_with_retries
+from api.relay.admission import admission
+from api.relay.attempts import Route, relay_with_retries
 from api.relay.auth import parse_key
 from api.relay.caller import caller_of
-from api.relay.job import Job
+from api.relay.job import Job, Outcome
+from api.relay.lifecycle import Flow, serve
 from api.relay.realtime.hub import HUB, Hub, close_sessions
-from api.relay.realtime.limits import Refused, take
+from api.relay.realtime.limits import Refused, Slot, take
 from api.relay.realtime.secrets import create_client_secret, first_update, is_secret, resolve
 from api.relay.realtime.session import RealtimeSession
 from api.relay.realtime.upstream import MAX_FRAME, UPSTREAM
 from api.relay.refusals import refuse
-from api.relay.settling import settle_shielded
 from api.relay.state import relay_state
 from api.services.billing.realtime_pricing import audio_price_of
 from api.services.model_name import ModelName
-from api.upstream.base import RelayMode
-from api.upstream.errors import RelayError
+from api.upstream.base import RelayMode, TokenUsage
 
 log = logging.getLogger("api.relay")
 ROUTE = "/v1/realtime"
@@ -62,44 +61,44 @@ async def realtime(request: web.Request) -> web.StreamResponse:
     options = state.options
     job = Job(request, state, options, RelayMode.REALTIME, ROUTE, caller, {"model": model})
     job.name = ModelName(model)
-    job.group = usable_group(request, options, caller.user, caller.token.group if caller.token else "")
-    check_model_allowed(job)
     token_id = caller.token.id if caller.token else 0
     session_id = "rt_" + os.urandom(12).hex()
-    slot = await take(state.auth.store, caller.user.id, token_id, session_id,
-                      options.get_int("RealtimeMaxSessionsPerKey"), options.get_int("RealtimeMaxSessionsPerUser"))
-    if isinstance(slot, Refused):
-        raise refuse(request, 429, "relay_realtime_user_too_many" if slot.per_user else "relay_realtime_too_many",
-                     "too_many_sessions", "rate_limit_error", limit=slot.limit)
-    started, status = time.monotonic(), 500
-    try:
+    places: list[Slot] = []
+
+    async def admit(job: Job) -> None:
+        """A place among the key's and the user's open sessions, then the first response's reservation."""
+        slot = await take(state.auth.store, caller.user.id, token_id, session_id,
+                          options.get_int("RealtimeMaxSessionsPerKey"), options.get_int("RealtimeMaxSessionsPerUser"))
+        if isinstance(slot, Refused):
+            raise refuse(request, 429, "relay_realtime_user_too_many" if slot.per_user else "relay_realtime_too_many",
+                         "too_many_sessions", "rate_limit_error", limit=slot.limit)
+        places.append(slot)
         job.audio = audio_price_of(options, model)
         await admission(job)
-        try:
-            job.channel = first_channel(job, UPSTREAM)
-            upstream = (await relay_with_retries(job, UPSTREAM)).result
-        except BaseException:
-            await settle_shielded(job, None)  # nothing opened upstream: the reservation back
-            raise
+
+    async def open_both(job: Job, route: Route) -> Outcome:
+        """The channel's WebSocket (the attempts over channels), then the client's upgrade: a failure of
+        either leaves nothing open, and the lifecycle refunds the reservation."""
+        upstream = (await relay_with_retries(job, route)).result
         try:
             await client.prepare(request)
         except BaseException:
             with contextlib.suppress(Exception):
                 await upstream.close()
-            await settle_shielded(job, None)
             raise
-        status = 101
+        return Outcome(client, TokenUsage(0, 0), 0, result=upstream)
+
+    async def converse(job: Job, opened: Outcome) -> None:
+        """The session, which settles its responses' reservations itself (api/relay/realtime/session.py)."""
         first = first_update(grant) if grant is not None else None
-        await RealtimeSession(job, client, upstream, slot, hub, session_id, first).run()
+        await RealtimeSession(job, client, opened.result, places[0], hub, session_id, first).run()
+
+    try:
+        await serve(job, Flow(UPSTREAM, attempts=open_both, admit=admit, session=converse, logged=False))
         return client
-    except RelayError as err:
-        status = err.status
-        raise
     finally:
-        await slot.release()
-        channel = job.facts.channel_id if job.facts is not None else 0
-        state.metrics.request_done(ROUTE, job.model if job.facts is not None else "-", channel,
-                                   status, time.monotonic() - started, True, None)
+        if places:
+            await places[0].release()
 
 
 def setup_realtime(v1: web.Application) -> None:

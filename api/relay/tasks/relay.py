@@ -1,9 +1,10 @@
-"""Task submissions through the relay pipeline: admission (the key's group and model limits, the
-price, the reservation: api/relay/admission.py), the attempts over channels of the task's protocol
-(api/relay/attempts.py, with the task's own Route), then the settlement (api/relay/settling.py): the
-charge settled in full when the upstream took the task and its row was written for the pollers, or
-the reservation returned when it did not. Follow-up actions go to the channel of the task they act
-on, which must be the caller's own. A task provider brings its adaptor (api/upstream/task_base.py,
+"""Task submissions through the relay's lifecycle (api/relay/lifecycle.py): admission (the key's group
+and model limits, the price, the reservation: api/relay/admission.py), the attempts over channels of
+the task's protocol (api/relay/attempts.py, with the task's own Route), then the settlement
+(api/relay/settling.py): the charge settled in full when the upstream took the task and its row was
+written for the pollers, or the reservation returned when it did not. Follow-up actions go to the
+channel of the task they act on, which must be the caller's own. A task provider brings its adaptor
+(api/upstream/task_base.py,
 named by its catalogue row) and nothing of this.
 """
 from __future__ import annotations
@@ -19,16 +20,13 @@ import aiohttp
 import orjson
 from aiohttp import web
 
-from api import keys
 from api.bodies import read_body
 from api.channels.index import ChannelInfo
 from api.i18n import language, translate
-from api.relay.admission import admission, check_model_allowed, usable_group
-from api.relay.attempts import Route, first_channel, relay_with_retries
+from api.relay.attempts import Route
 from api.relay.caller import Caller
-from api.relay.failure_log import log_failure
 from api.relay.job import Job, Outcome
-from api.relay.settling import settle_shielded
+from api.relay.lifecycle import Declined, Flow, serve
 from api.relay.state import relay_state
 from api.relay.tasks.billing import TaskCharge
 from api.relay.tasks.bodies import Check, type_problem
@@ -128,36 +126,17 @@ def task_key(channel: ChannelInfo) -> ChannelInfo:
 
 
 async def submit(request: web.Request, caller: Caller, sub: Submission) -> tuple[dict[str, Any], Any]:
-    """Run a submission through the relay's pipeline — admission, the attempts, the settlement —
-    and answer (the upstream's answer for the client, the task row written). Raises Refused
-    (Midjourney's own refusal, answered as it is) or a RelayError when the upstream did not take it."""
+    """Run a submission through the relay's lifecycle — admission, the attempts, the settlement, the
+    failure log (submissions are not in the relay's metrics) — and answer (the upstream's answer for
+    the client, the task row written). Raises Refused (Midjourney's own refusal, answered as it is) or
+    a RelayError when the upstream did not take it."""
     state = relay_state(request)
-    options = state.options if state.options is not None else request.config_dict[keys.OPTIONS]
     if sub.origin is not None:  # a follow-up goes to its task's channel, and nowhere else
         caller = Caller(caller.user, caller.token, task_key(sub.origin))
-    job = Job(request, state, options, sub.mode, f"/{sub.platform}{sub.path}", caller, sub.body,
+    job = Job(request, state, state.options, sub.mode, f"/{sub.platform}{sub.path}", caller, sub.body,
               name=ModelName(sub.model), task=sub.platform)
-    try:
-        job.group = usable_group(request, options, caller.user, caller.token.group if caller.token else "")
-        check_model_allowed(job)
-        await admission(job)
-        route = task_route(sub)
-        outcome: Outcome | None = None
-        try:
-            job.channel = first_channel(job, route)
-            outcome = await relay_with_retries(job, route)
-        finally:
-            await settle_shielded(job, outcome)
-        answer, row = outcome.result
-        return answer, row
-    except RelayError as err:
-        log_failure(job, err)
-        raise
-    except Refused as refused:  # midjourney-proxy's own refusal: the operator sees it in the logs too
-        answer = refused.answer
-        log_failure(job, RelayError(400, str(answer.get("description") or answer.get("code")), "upstream_error",
-                                    answer.get("code")))
-        raise
+    answer, row = (await serve(job, Flow(task_route(sub), metered=False))).result
+    return answer, row
 
 
 class NotTaken(RelayError):
@@ -190,7 +169,7 @@ def task_route(sub: Submission) -> Route:
         facts, charge = job.facts, job.charge
         assert facts is not None and charge is not None
         adaptor = (sub.adaptors or TASK_ADAPTORS)[channel.type](channel.base_url, channel.key, channel.other)
-        http = job.state.http if job.state.http is not None else job.request.config_dict[keys.HTTP]
+        http = job.state.http
         try:
             body = sub.for_channel(channel, sub.body, facts.request_id) if sub.for_channel is not None else sub.body
             up = adaptor.submit(sub.path, body)
@@ -226,12 +205,15 @@ def task_route(sub: Submission) -> Route:
                  final_error=final, unserved=final, counts=False)
 
 
-class Refused(Exception):
-    """The upstream did not take the task: its own answer (a Midjourney code) goes back as it is."""
+class Refused(Declined):
+    """The upstream did not take the task: its own answer (a Midjourney code) goes back as it is, and the
+    operator sees it in the error log too."""
 
     def __init__(self, answer: dict[str, Any]) -> None:
         super().__init__(str(answer))
         self.answer = answer
+        self.error = RelayError(400, str(answer.get("description") or answer.get("code")), "upstream_error",
+                                answer.get("code"))
 
 
 def _refused(request: web.Request, protocol: type[TaskAdaptor] | None, answer: dict[str, Any],
