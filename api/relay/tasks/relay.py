@@ -4,8 +4,7 @@ the task's protocol (api/relay/attempts.py, with the task's own Route), then the
 (api/relay/settling.py): the charge settled in full when the upstream took the task and its row was
 written for the pollers, or the reservation returned when it did not. Follow-up actions go to the
 channel of the task they act on, which must be the caller's own. A task provider brings its adaptor
-(api/upstream/task_base.py,
-named by its catalogue row) and nothing of this.
+(api/upstream/task_base.py, named by its catalogue row) and nothing of this.
 """
 from __future__ import annotations
 
