@@ -62,10 +62,11 @@ async def check(database_url: str, dialect: str) -> int:
     try:
         await command.init()
         from aerich import migrate as aerich_migrate
+        from aerich.utils import get_models_describe
 
         # The same diff `aerich migrate` computes, without writing a file.
         migrator = aerich_migrate.Migrate
-        new = aerich_migrate.get_models_describe("models")
+        new = get_models_describe("models")
         last, new = migrator._exclude_model_name_changes(migrator._last_version_content or {}, new)
         migrator.diff_models(last, new, no_input=True)
         migrator.diff_models(new, last, False, no_input=True)

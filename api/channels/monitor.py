@@ -27,6 +27,7 @@ from typing import Any
 from api.channels import admin as channel_service
 from api.channels import keys as channel_keys
 from api.channels.channel_test import TestResult, is_testable, record_test, run_test, test_timeout
+from api.channels.index import fingerprint
 from api.channels.monitor_deps import Deps as Deps
 from api.channels.probes import probe_failed, schedule_probe
 from api.channels.status_mail import flush_notifications, note_status_change
@@ -151,7 +152,7 @@ async def key_verdicts(deps: Deps, channel: Channel, ring: keyring.Keyring, resu
             continue
         probe = await run_test(deps.http, channel, "", timeout, key=key)
         if probe.success and not is_too_slow(probe, threshold):
-            await channel_keys.set_key_status(channel.id, channel_keys.fingerprint(key), keyring.ENABLED,
+            await channel_keys.set_key_status(channel.id, fingerprint(key), keyring.ENABLED,
                                               only_from=(keyring.AUTO,), events=deps.events)
     return decision
 

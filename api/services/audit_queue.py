@@ -25,6 +25,7 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import AsyncIterator
+from typing import cast
 
 from tortoise.transactions import in_transaction
 
@@ -127,8 +128,8 @@ async def _insert(entries: list[Entry]) -> int:
     could trim it."""
     rows = {e.entry_id: e.row() for e in entries}
     async with in_transaction() as conn:
-        done = set(await AuditEntry.filter(entry_id__in=list(rows)).using_db(conn)
-                   .values_list("entry_id", flat=True))
+        done = set(cast(list[str], await AuditEntry.filter(entry_id__in=list(rows)).using_db(conn)
+                        .values_list("entry_id", flat=True)))
         new = [row for entry_id, row in rows.items() if entry_id not in done]
         await insert_rows(conn, AuditEntry, new)
     return len(new)

@@ -20,7 +20,7 @@ models.importer.oauth skips a source row that later takes such an id.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from api.errors import ApiError
 from api.services.accounts.oidc_providers import check_url
@@ -175,7 +175,7 @@ async def _bind(source: Source, tables: set[str], provider_id: int, bound: dict[
     by_user = {b.user_id: b.provider_user_id for b in here}
     ids, users = list(bound), set()
     for start in range(0, len(ids), BATCH):
-        users.update(await User.filter(id__in=ids[start:start + BATCH]).values_list("id", flat=True))
+        users.update(cast(list[int], await User.filter(id__in=ids[start:start + BATCH]).values_list("id", flat=True)))
     rows: list[dict[str, Any]] = []
     for user_id, oidc_id in bound.items():
         holder = by_identity.get(oidc_id)

@@ -17,6 +17,7 @@ from api.errors import ApiError, Unauthorized
 from api.response import ok
 from api.services.accounts import identities, mail
 from api.services.accounts import users as accounts
+from api.services.accounts.identities import Identity
 from api.web import oauth
 from api.web.sessions import sessions_of
 from models import User
@@ -39,7 +40,7 @@ def _code(request: web.Request) -> str:
     return code
 
 
-async def _login_or_bind(request: web.Request, identity: oauth.Identity, aff: str) -> web.Response:
+async def _login_or_bind(request: web.Request, identity: Identity, aff: str) -> web.Response:
     options = request.config_dict[keys.OPTIONS]
     oauth.check_linuxdo_level(options, identity)
     caller = await current_user(request)
@@ -69,7 +70,7 @@ async def linuxdo_callback(request: web.Request) -> web.Response:
 
 
 async def _code_callback(request: web.Request, provider: str,
-                         identity_of: Callable[[web.Request, str], Awaitable[oauth.Identity]]) -> web.Response:
+                         identity_of: Callable[[web.Request, str], Awaitable[Identity]]) -> web.Response:
     """An OAuth code callback: provider on, state matches the session, code → identity → login or bind."""
     _require_enabled(request, provider)
     code = _code(request)

@@ -39,6 +39,7 @@ import logging
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import cast
 
 from tortoise.expressions import F
 from tortoise.transactions import in_transaction
@@ -96,8 +97,8 @@ async def _apply_records(user_id: int, records: Mapping[str, SettlementRecord], 
     async with in_transaction() as conn:
         # Lock the user row first: balance loaders (api.services.billing.quota) lock it too.
         user = await User.filter(id=user_id).using_db(conn).select_for_update().first()
-        done = set(await Settlement.filter(request_id__in=list(records)).using_db(conn)
-                   .values_list("request_id", flat=True))
+        done = set(cast(list[str], await Settlement.filter(request_id__in=list(records)).using_db(conn)
+                        .values_list("request_id", flat=True)))
         new = sorted(((rid, r) for rid, r in records.items() if rid not in done),
                      key=lambda item: (item[1].at, item[0]))
         if not new:
