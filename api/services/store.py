@@ -4,13 +4,16 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import redis.asyncio as aioredis
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError
+
+if TYPE_CHECKING:
+    from redis.asyncio.cluster import RedisCluster
 
 _hiredis_pack: Any
 try:
@@ -67,7 +70,7 @@ class FastBlockingConnectionPool(aioredis.BlockingConnectionPool):
 
 
 class Store:
-    def __init__(self, redis: aioredis.Redis, prefix: str) -> None:
+    def __init__(self, redis: aioredis.Redis | RedisCluster, prefix: str) -> None:
         # Any: connections decode replies (every reply is a str), which redis-py's annotations cannot
         # express (they say bytes | str everywhere); and a cluster client stands in for a Redis one.
         self.redis: Any = redis
@@ -86,7 +89,7 @@ class Store:
 
             client = RedisCluster.from_url(url, decode_responses=True, max_connections=pool_size,
                                            retry=Retry(NoBackoff(), 2, (RedisConnectionError,)))
-            return cls(client, prefix)  # type: ignore[arg-type]
+            return cls(client, prefix)
         # A blocking pool: past `pool_size` busy connections a caller waits for one (up to 10 s)
         # instead of failing; redis-py's default pool raises "Too many connections" at 100.
         # After a Redis restart every pooled connection is dead: a command on one fails with a

@@ -14,7 +14,7 @@ import time
 from collections import defaultdict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Required, TypedDict, Unpack
 
 import aiohttp
 
@@ -46,6 +46,18 @@ class UpstreamStats:
 STATS = UpstreamStats()
 ErrorHook = Callable[[int, bytes], Awaitable[None]]
 Unanswered = Callable[[RelayError], Exception]
+
+
+class CallOptions(TypedDict, total=False):
+    """`call`'s keywords, for the callers that pass them on."""
+
+    caller: Required[str]
+    channel_type: Required[int]
+    adaptor: Adaptor | TaskAdaptor | None
+    ctx: UpstreamContext | None
+    secrets: Sequence[str]
+    on_error: ErrorHook | None
+    unanswered: Unanswered | None
 
 
 async def call(http: aiohttp.ClientSession, request: UpstreamRequest, timeout: aiohttp.ClientTimeout, *,
@@ -86,14 +98,14 @@ async def call(http: aiohttp.ClientSession, request: UpstreamRequest, timeout: a
 
 
 async def call_whole(http: aiohttp.ClientSession, request: UpstreamRequest, timeout: aiohttp.ClientTimeout,
-                     limit: int, **how: Any) -> tuple[int, bytes]:
+                     limit: int, **how: Unpack[CallOptions]) -> tuple[int, bytes]:
     """`call`, then the whole answer: (status, body), a body over `limit` bytes refused (a RelayError,
     or what `unanswered` makes of it, as a failure to connect)."""
     resp = await call(http, request, timeout, **how)
     try:
         return resp.status, await client.read_body(resp, limit)  # (it releases the answer)
     except RelayError as err:
-        unanswered: Unanswered | None = how.get("unanswered")
+        unanswered = how.get("unanswered")
         if unanswered is not None:
             raise unanswered(err) from err
         raise

@@ -367,7 +367,9 @@ def _index(rows: Iterable[Provider]) -> dict[int, Provider]:
 CATALOGUE: Mapping[int, Provider] = _index(PROVIDERS)
 
 # The types by name, for tests and scripts (`ChannelType.OPENAI == 1`); the code reads the rows.
-ChannelType: Any = IntEnum("ChannelType", [(row.name, row.type) for row in CATALOGUE.values()])  # type: ignore[misc]
+# Any: its members are made from the rows at import time, so no static type can name them.
+_MEMBERS = [(row.name, row.type) for row in CATALOGUE.values()]
+ChannelType: Any = IntEnum("ChannelType", _MEMBERS)  # type: ignore[misc]  # members from the rows: mypy reads literals only
 
 # A type outside the catalogue (a reseller of the reference we do not know): OpenAI's format.
 UNKNOWN = Provider(0, "UNKNOWN", ("Unknown", "未知"), OpenAIAdaptor, image_edits=True)

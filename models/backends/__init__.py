@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import math
-from typing import Any
+from typing import Any, Literal
 
 from tortoise.backends.base.config_generator import expand_db_url
 
@@ -68,7 +68,7 @@ class BoundedLock(asyncio.Lock):
         super().__init__()
         self.timeout = timeout
 
-    async def acquire(self) -> bool:  # type: ignore[override]
+    async def acquire(self) -> Literal[True]:
         async with asyncio.timeout(self.timeout):
             return await super().acquire()
 

@@ -292,8 +292,7 @@ async def _check_assertion(rp: RelyingParty, pending: Pending, stored: PasskeyCr
     The library compares counters before it checks the signature; it is given 0 (no comparison) so
     that only a signed answer can mark a passkey as cloned, and the comparison is made below with
     the same rule (WebAuthn §7.2 step 21)."""
-    response = credential.get("response") if isinstance(credential, dict) else None
-    if not isinstance(response, dict):
+    if not isinstance(credential, dict) or not isinstance(response := credential.get("response"), dict):
         raise ApiError("passkey_response_invalid")
     user_handle = response.get("userHandle")
     if isinstance(user_handle, str) and user_handle:
@@ -305,7 +304,7 @@ async def _check_assertion(rp: RelyingParty, pending: Pending, stored: PasskeyCr
             raise ApiError("passkey_unknown")
     try:
         checked = verify_authentication_response(
-            credential=credential, expected_challenge=pending.challenge, expected_rp_id=rp.id,  # type: ignore[arg-type]
+            credential=credential, expected_challenge=pending.challenge, expected_rp_id=rp.id,
             expected_origin=rp.origin, credential_public_key=codec.from_b64(stored.public_key),
             credential_current_sign_count=0, require_user_verification=True)
     except _MALFORMED as exc:
