@@ -275,8 +275,8 @@ async def delete_channels(ids: Sequence[int], events: EventBus | None) -> int:
 
 
 async def delete_disabled(events: EventBus | None) -> int:
-    ids = await Channel.filter(status__in=[ChannelStatus.MANUALLY_DISABLED, ChannelStatus.AUTO_DISABLED]) \
-        .values_list("id", flat=True)
+    ids = (await Channel.filter(status__in=[ChannelStatus.MANUALLY_DISABLED, ChannelStatus.AUTO_DISABLED])
+           .values_list("id", flat=True))
     return await delete_channels(cast(list[int], ids), events)
 
 

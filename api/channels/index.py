@@ -344,8 +344,8 @@ class ChannelIndex:
         if not channel.keys:
             return channel
         keys = [k for k in channel.keys if (channel.id, k[2]) not in exclude_keys]
-        if pin is not None and pin.channel_id == channel.id and pin.fingerprint and channel.cache_per_key \
-                and channel.key_mode == "affinity":
+        if (pin is not None and pin.channel_id == channel.id and pin.fingerprint and channel.cache_per_key
+                and channel.key_mode == "affinity"):
             for index, key, fp in keys:
                 if fp == pin.fingerprint:
                     return channel.with_key(index, key)

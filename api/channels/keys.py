@@ -144,8 +144,8 @@ async def follow_keys(channel: Channel, events: EventBus | None) -> None:
         return
     if not ring.enabled():
         await channels.auto_disable(channel.id, ALL_KEYS_DISABLED, events)
-    elif channel.status == int(ChannelStatus.AUTO_DISABLED) and \
-            parse_other_info(channel.other_info).get("status_reason") == ALL_KEYS_DISABLED:
+    elif (channel.status == int(ChannelStatus.AUTO_DISABLED) and
+            parse_other_info(channel.other_info).get("status_reason") == ALL_KEYS_DISABLED):
         await channels.auto_enable(channel.id, events)
 
 

@@ -136,8 +136,8 @@ async def key_verdicts(deps: Deps, channel: Channel, ring: keyring.Keyring, resu
     automatically disabled key is tested on its own and comes back when it answers (the channel
     follows its keys: api/channels/keys.py). Returns what is left of the channel's verdict."""
     enabled = ring.enabled()
-    if decision is not None and decision[0] == DISABLE and enabled and result.error is not None \
-            and should_disable_for_error(result.error, channel.type):
+    if (decision is not None and decision[0] == DISABLE and enabled and result.error is not None
+            and should_disable_for_error(result.error, channel.type)):
         await channel_keys.set_key_status(channel.id, enabled[0], keyring.AUTO, reason=decision[1],
                                           only_from=(keyring.ENABLED,), events=deps.events)
         decision = None

@@ -147,8 +147,8 @@ def progress(job: Job) -> tuple[int, int]:
     produced = job.produced
     if produced is None:
         stream = job.stream
-        produced = produced_usage(stream, job.prompt_tokens).completion_tokens if stream is not None and stream.events \
-            else 0
+        produced = (produced_usage(stream, job.prompt_tokens).completion_tokens if stream is not None and stream.events
+                    else 0)
     return produced, job.facts.channel_id if job.facts is not None else 0
 
 

@@ -70,8 +70,8 @@ async def metrics(request: web.Request) -> web.Response:
     token = request.config_dict[keys.OPTIONS].get("MetricsToken")
     auth = request.headers.get("Authorization", "")
     given = auth[7:].strip() if auth[:7].lower() == "bearer " else ""
-    allowed = hmac.compare_digest(given.encode(errors="surrogateescape"), token.encode()) if token \
-        else _private(client_ip(request))
+    allowed = (hmac.compare_digest(given.encode(errors="surrogateescape"), token.encode()) if token
+               else _private(client_ip(request)))
     if not allowed:
         return web.Response(status=403, text=translate("relay_metrics_forbidden", language(request)))
     state: RelayState = request.config_dict[RELAY]

@@ -190,8 +190,8 @@ async def refund_links(rows: Sequence[Log]) -> RefundLinks:
         columns = ("id", "billing", "platform") if model is Task else ("id", "billing")
         for task in await model.filter(condition, user_id__in=users).values(*columns):
             tasks[(task.get("platform", MIDJOURNEY_PLATFORM), task["id"])] = _settlement_id(task["billing"])
-    wanted = [f"{REFUND_ID_PREFIX}{platform}:{row_id}" for platform, row_id in tasks] + \
-        [sid for sid in tasks.values() if sid]
+    wanted = ([f"{REFUND_ID_PREFIX}{platform}:{row_id}" for platform, row_id in tasks] +
+              [sid for sid in tasks.values() if sid])
     if not wanted:
         return NO_LINKS
     by_request = {r["request_id"]: r["id"] for r in await Log.filter(request_id__in=wanted).values("id", "request_id")}

@@ -175,8 +175,8 @@ async def read_body(resp: Answer, limit: int = MAX_BODY) -> bytes:
         raise RelayError(504, "the upstream did not answer in time", "upstream_error", "upstream_timeout") from exc
     except aiohttp.ClientError as exc:
         raise RelayError(502, f"reading the upstream answer failed: {what_failed(exc, where=False)}",
-                         "upstream_error", "bad_response_body", detail=f"reading the upstream answer failed: {exc}") \
-            from exc
+                         "upstream_error", "bad_response_body",
+                         detail=f"reading the upstream answer failed: {exc}") from exc
     finally:
         resp.release()
 

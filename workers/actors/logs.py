@@ -27,8 +27,8 @@ async def purge_consume_logs(cutoff: int, batch: int = BATCH, max_batches: int =
     """Delete consume and error logs created before `cutoff` (unix seconds); returns how many were deleted."""
     deleted = 0
     for _ in range(max_batches):
-        ids = await Log.filter(type__in=RETAINED_TYPES, created_at__lt=cutoff).order_by("id").limit(batch) \
-            .values_list("id", flat=True)
+        ids = (await Log.filter(type__in=RETAINED_TYPES, created_at__lt=cutoff).order_by("id").limit(batch)
+               .values_list("id", flat=True))
         if not ids:
             break
         deleted += await Log.filter(id__gte=ids[0], id__lte=ids[-1], type__in=RETAINED_TYPES,

@@ -354,8 +354,8 @@ async def fetch_models_for_form(request: web.Request) -> web.Response:
     server: browsers cannot ask most providers themselves (no CORS headers)."""
     body = await read_json(request)
     kind, base_url, key = body.get("type"), body.get("base_url") or "", body.get("key") or ""
-    if isinstance(kind, bool) or not isinstance(kind, int) or not isinstance(base_url, str) \
-            or not isinstance(key, str):
+    if (isinstance(kind, bool) or not isinstance(kind, int) or not isinstance(base_url, str)
+            or not isinstance(key, str)):
         raise ApiError("invalid_param", name="type, base_url, key")
     if not catalogue.provider(kind).fetch_models:
         raise ApiError("channel_fetch_models_unsupported")

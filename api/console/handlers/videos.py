@@ -23,8 +23,8 @@ async def own_video_content(request: web.Request) -> web.StreamResponse:
     user = the_user(request)
     video_id = request.match_info["id"]
     query = Task.filter(task_id=video_id, platform=PLATFORM, status=SUCCESS)
-    row = await (query if user.role >= Role.ADMIN else query.filter(user_id=user.id)).first() \
-        if len(video_id) <= 191 and "\x00" not in video_id else None
+    row = (await (query if user.role >= Role.ADMIN else query.filter(user_id=user.id)).first()
+           if len(video_id) <= 191 and "\x00" not in video_id else None)
     if row is None:
         raise NotFound("relay_task_not_found", id=video_id[:64])
     try:

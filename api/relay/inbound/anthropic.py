@@ -119,8 +119,8 @@ class AnthropicInbound(Inbound):
             return body if body.get("model") == upstream_model else {**body, "model": upstream_model}
         out = {**body, "model": upstream_model, "messages": messages}
         thinking = body.get("thinking")
-        if isinstance(thinking, Mapping) and thinking.get("type") in ("enabled", "adaptive") \
-                and lacks_leading_thinking(messages):
+        if (isinstance(thinking, Mapping) and thinking.get("type") in ("enabled", "adaptive")
+                and lacks_leading_thinking(messages)):
             if capability(upstream_model).thinks_by_default:
                 out["thinking"] = {"type": "disabled"}
             else:

@@ -75,8 +75,8 @@ def answer_usage(usage: Any) -> TokenUsage:
         return parsed
     details = usage.get("prompt_tokens_details")
     details = details if isinstance(details, Mapping) else {}
-    written = usage.get("cache_creation_input_tokens") or details.get("cache_creation_tokens") or \
-        details.get("cache_write_tokens")
+    written = (usage.get("cache_creation_input_tokens") or details.get("cache_creation_tokens") or
+               details.get("cache_write_tokens"))
     breakdown = usage.get("cache_creation")
     hour = breakdown.get("ephemeral_1h_input_tokens") if isinstance(breakdown, Mapping) else None
     if isinstance(written, int) and written > 0:

@@ -116,8 +116,8 @@ class AnthropicStreamWriter(StreamWriter):
 
     def _claude_block(self, block: Mapping[str, Any]) -> bytes:
         if block.get("type") == "redacted_thinking":
-            return self._open("redacted_thinking", {"type": "redacted_thinking", "data": block.get("data") or ""}) + \
-                self._close()
+            return (self._open("redacted_thinking", {"type": "redacted_thinking", "data": block.get("data") or ""}) +
+                    self._close())
         out = b""
         if block.get("thinking"):
             out += self._reasoning(str(block["thinking"]))

@@ -77,14 +77,14 @@ def text_parts(content: Any) -> list[dict[str, Any]]:
 
 def claude_thinking(message: Mapping[str, Any]) -> list[dict[str, Any]]:
     blocks = message.get("thinking_blocks")
-    return [dict(b) for b in blocks if isinstance(b, Mapping) and b.get("type") in ("thinking", "redacted_thinking")] \
-        if isinstance(blocks, list) else []
+    return ([dict(b) for b in blocks if isinstance(b, Mapping) and b.get("type") in ("thinking", "redacted_thinking")]
+            if isinstance(blocks, list) else [])
 
 
 def carry(parts: list[dict[str, Any]], signature: str) -> None:
     """Put an envelope on the first functionCall part, else the first text part, else a new one."""
-    target = next((p for p in parts if "functionCall" in p), None) or \
-        next((p for p in parts if "text" in p and not p.get("thought")), None)
+    target = (next((p for p in parts if "functionCall" in p), None) or
+              next((p for p in parts if "text" in p and not p.get("thought")), None))
     if target is None:
         parts.append(target := {"text": ""})
     target["thoughtSignature"] = signature

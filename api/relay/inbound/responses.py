@@ -247,12 +247,12 @@ class ResponsesCompactInbound(ResponsesInbound):
         reads: codex-rs/protocol/src/models.rs `ResponseItem::Message`): they stay in the history."""
         given = self.body.get("input")
         items = [{"role": "user", "content": given}] if isinstance(given, str) else given
-        return [{"type": "message", "id": item.get("id") or new_id("msg"), "status": "completed", "role": "user",
-                 "content": [{"type": "input_text", "text": item["content"]}] if isinstance(item.get("content"), str)
-                 else item.get("content") or []}
-                for item in items if isinstance(item, Mapping)
-                and (item.get("type") or "message") == "message" and item.get("role") == "user"] \
-            if isinstance(items, list) else []
+        return ([{"type": "message", "id": item.get("id") or new_id("msg"), "status": "completed", "role": "user",
+                  "content": [{"type": "input_text", "text": item["content"]}] if isinstance(item.get("content"), str)
+                  else item.get("content") or []}
+                 for item in items if isinstance(item, Mapping)
+                 and (item.get("type") or "message") == "message" and item.get("role") == "user"]
+                if isinstance(items, list) else [])
 
     def writer(self, model: str, prompt_tokens: int) -> StreamWriter:
         raise TypeError("compaction requests do not stream")

@@ -212,8 +212,8 @@ class ResponsesStreamWriter(StreamWriter):
         delta = str(function.get("arguments") or "")
         if delta:
             self.arguments[index] = self.arguments.get(index, "") + delta
-            if self.items[index]["type"] == "function_call" and self.open is not None \
-                    and index == len(self.items) - 1:
+            if (self.items[index]["type"] == "function_call" and self.open is not None
+                    and index == len(self.items) - 1):
                 self.items[index]["arguments"] += delta
                 out += self._event("response.function_call_arguments.delta", {
                     "item_id": self.items[index]["id"], "output_index": index, "delta": delta})

@@ -45,8 +45,8 @@ async def realtime(request: web.Request) -> web.StreamResponse:
     grant = await resolve(state.auth.store, key) if is_secret(key) else None
     if is_secret(key) and grant is None:  # a client secret unknown or expired
         raise refuse(request, 401, "relay_invalid_key", "invalid_api_key", "invalid_request_error")
-    caller = await caller_of(request, state, grant.key, "") if grant is not None else \
-        await caller_of(request, state, key, pinned_text)
+    caller = (await caller_of(request, state, grant.key, "") if grant is not None else
+              await caller_of(request, state, key, pinned_text))
     client = web.WebSocketResponse(protocols=(SUBPROTOCOL,), max_msg_size=MAX_FRAME, heartbeat=HEARTBEAT)
     if not client.can_prepare(request).ok:
         raise refuse(request, 400, "relay_realtime_not_websocket", "websocket_required", "invalid_request_error")

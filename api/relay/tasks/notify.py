@@ -173,8 +173,8 @@ async def apply_callback(request: web.Request, row: Midjourney, update: TaskUpda
     """The callback's view of the task onto its row, under a short lease (pollers skip it meanwhile)."""
     now = int(time.time())
     owner = f"notify-{new_owner()}"
-    held = await Midjourney.filter(id=row.id, lease_until__lt=now).exclude(progress="100%") \
-        .update(lease_until=now + 30, lease_owner=owner)
+    held = (await Midjourney.filter(id=row.id, lease_until__lt=now).exclude(progress="100%")
+            .update(lease_until=now + 30, lease_owner=owner))
     if not held:
         return
     try:

@@ -201,8 +201,8 @@ async def _poll_channel(table: Table, store: Store, http: aiohttp.ClientSession,
     for row in rows:
         task_id = table.upstream_id(row)
         if channel is None or channel.type not in table.adaptors or not task_id:
-            why = "the task's channel no longer exists" if channel is None or channel.type not in table.adaptors \
-                else "the task has no upstream id"
+            why = ("the task's channel no longer exists" if channel is None or channel.type not in table.adaptors
+                   else "the task has no upstream id")
             await _fail(table, store, row, owner, why, now, result)
         elif now - row.submit_time // table.time_unit > TASK_TIMEOUT:
             await _fail(table, store, row, owner, "the upstream task timed out (over 1 hour)", now, result)

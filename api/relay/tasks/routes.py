@@ -217,8 +217,8 @@ async def _clip_channel(request: web.Request, user_id: int, body: dict[str, Any]
     origin_id, clip_id = _text(body, "task_id"), body["continue_clip_id"]
     if not origin_id:
         raise _invalid(request, "task_id is required to continue a clip")
-    row = await Task.filter(task_id=origin_id, platform="suno", user_id=user_id).first() \
-        if len(origin_id) <= 191 else None
+    row = (await Task.filter(task_id=origin_id, platform="suno", user_id=user_id).first()
+           if len(origin_id) <= 191 else None)
     if row is None:
         raise task_error(request, 404, "relay_task_not_found", "task_not_found", id=origin_id)
     if clip_id not in suno.clip_ids(row):

@@ -92,8 +92,8 @@ async def create_video(request: web.Request) -> web.Response:
 async def _own(request: web.Request) -> Any:
     caller = await key_caller(request, relay_state(request))
     video_id = path_id(request)
-    row = await Task.filter(task_id=video_id, platform=PLATFORM, user_id=caller.user.id, deleted_at=0).first() \
-        if video_id else None
+    row = (await Task.filter(task_id=video_id, platform=PLATFORM, user_id=caller.user.id, deleted_at=0).first()
+           if video_id else None)
     if row is None:
         raise task_error(request, 404, "relay_task_not_found", "video_not_found", id=video_id)
     return row

@@ -176,8 +176,8 @@ def progress_of(row: Any) -> int:
 def video_object(row: Any) -> dict[str, Any]:
     """A video task row as OpenAI's `Video` object (the gateway's own id, never the upstream's)."""
     props, status = properties(row), status_of(row)
-    error = {"code": "video_generation_failed", "message": row.fail_reason or "the video failed"} \
-        if status == "failed" else None
+    error = ({"code": "video_generation_failed", "message": row.fail_reason or "the video failed"}
+             if status == "failed" else None)
     expires = result(row).get("expires_at")
     return {"id": row.task_id, "object": "video", "model": props.get("model", ""), "status": status,
             "progress": progress_of(row), "created_at": int(row.submit_time or row.created_at),

@@ -347,8 +347,8 @@ async def transfer_aff_quota(services: Services, user: User, amount: object) -> 
 async def usable_models(group: str, options: OptionsService) -> list[str]:
     """Models of the group served by at least one enabled channel and priced (the relay refuses the others)."""
     enabled = Channel.filter(status=int(ChannelStatus.ENABLED)).values("id")
-    rows = await Ability.filter(group=group, enabled=True, channel_id__in=Subquery(enabled)) \
-        .distinct().values_list("model", flat=True)
+    rows = (await Ability.filter(group=group, enabled=True, channel_id__in=Subquery(enabled))
+            .distinct().values_list("model", flat=True))
     return sorted({str(model) for model in rows if pricing.is_priced(options, str(model))})
 
 

@@ -381,8 +381,8 @@ class QuotaService:
                     token_remain = int(trow[0]["remain_quota"]) if trow else 0
                 applied: set[str] = set()
                 if records:
-                    found = await Settlement.filter(request_id__in=list(records)).using_db(conn) \
-                        .values_list("request_id", flat=True)
+                    found = (await Settlement.filter(request_id__in=list(records)).using_db(conn)
+                             .values_list("request_id", flat=True))
                     applied = {str(rid) for rid in found}
             unapplied = [r for rid, r in records.items() if rid not in applied]
             user_value = user_quota - sum(r.quota for r in unapplied)

@@ -271,8 +271,8 @@ def _fit_message(message: dict[str, Any], keep_reasoning: bool, thinking: bool, 
                  moved: list[dict[str, Any]]) -> dict[str, Any]:
     drop = [k for k in message if k in FOREIGN_MESSAGE_KEYS or (k == "reasoning_content" and not keep_reasoning)]
     content = message.get("content")
-    parts = _fit_parts(content, cap, meta, moved if message.get("role") == "tool" else None) \
-        if isinstance(content, list) else content
+    parts = (_fit_parts(content, cap, meta, moved if message.get("role") == "tool" else None)
+             if isinstance(content, list) else content)
     calls = message.get("tool_calls")
     # DeepSeek and Kimi refuse a tool turn without the field in thinking mode; a client that kept no
     # reasoning sends it empty

@@ -60,8 +60,8 @@ class OpenAIVideoAdaptor(VideoAdaptor):
         fields = {"prompt": body["prompt"], "model": body["model"], "seconds": str(body["seconds"]),
                   "size": body["size"]}
         image = body.get("image")
-        files = [("input_reference", "reference" + _suffix(image["mime"]), image["mime"], image["data"])] \
-            if image else []
+        files = ([("input_reference", "reference" + _suffix(image["mime"]), image["mime"], image["data"])]
+                 if image else [])
         content_type, raw = multipart(fields, files)
         return upstream_request("POST", f"{self.base_url}/v1/videos", {**self._auth(), "Content-Type": content_type},
                         raw=raw)
@@ -96,8 +96,8 @@ class OpenAIVideoAdaptor(VideoAdaptor):
             error: dict[str, Any] = body["error"] if isinstance(body.get("error"), dict) else {}
             fields["fail_reason"] = self.mask(text(error.get("message") or error.get("code") or "the video failed"))
         completed = body.get("completed_at")
-        if status == SUCCESS and isinstance(completed, int) and not isinstance(completed, bool) \
-                and 0 < completed < 2**40:
+        if (status == SUCCESS and isinstance(completed, int) and not isinstance(completed, bool)
+                and 0 < completed < 2**40):
             fields["finish_time"] = completed
         expires = body.get("expires_at")
         if status == SUCCESS:

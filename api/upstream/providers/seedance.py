@@ -155,8 +155,8 @@ class SeedanceAdaptor(VideoAdaptor):
                 fields.update(status=FAILURE, fail_reason="the upstream finished the task without a video URL")
                 return [TaskUpdate(task["id"], FAILURE, fields)]
             updated = task.get("updated_at")
-            finished = updated if isinstance(updated, int) and not isinstance(updated, bool) \
-                and 0 < updated < 2**40 else int(time.time())
+            finished = (updated if isinstance(updated, int) and not isinstance(updated, bool)
+                        and 0 < updated < 2**40 else int(time.time()))
             fields["finish_time"] = finished
             # The signed URL lives 24 hours (the query API reference: "生成的视频会在24小时后被清理").
             fields["data"] = orjson.dumps({"kind": "seedance", "url": url, "expires_at": finished + 86_400}).decode()

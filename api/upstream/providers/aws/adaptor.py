@@ -166,8 +166,8 @@ class BedrockConverseAdaptor(BedrockAuth, Adaptor):
     def convert_request(self, req: Mapping[str, Any]) -> dict[str, Any]:
         model_id = self.model_id()
         body = converse.convert_request(req, self.meta, model_id)
-        self.whole_answer = self.meta.is_stream and "toolConfig" in body \
-            and converse.base_id(model_id).startswith(converse.NO_STREAMING_TOOLS)
+        self.whole_answer = (self.meta.is_stream and "toolConfig" in body
+                             and converse.base_id(model_id).startswith(converse.NO_STREAMING_TOOLS))
         return body
 
     async def prepare(self, body: dict[str, Any], ctx: UpstreamContext) -> None:

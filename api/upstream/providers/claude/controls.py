@@ -39,8 +39,8 @@ def thinking_of(req: Mapping[str, Any], cap: Capability, drop: Drop) -> Thinking
     wanted = as_mapping(req.get("thinking"))
     kind = wanted.get("type")
     effort = req.get("reasoning_effort") if isinstance(req.get("reasoning_effort"), str) else None
-    budget = wanted.get("budget_tokens") if kind == "enabled" and isinstance(wanted.get("budget_tokens"), int) \
-        else None
+    budget = (wanted.get("budget_tokens") if kind == "enabled" and isinstance(wanted.get("budget_tokens"), int)
+              else None)
     off = kind == "disabled" or effort == "none"
     asked = kind in ("enabled", "adaptive") or bool(effort and effort != "none")
     display = wanted.get("display") if wanted.get("display") in DISPLAYS else None
@@ -87,8 +87,8 @@ def output_limit(req: Mapping[str, Any], cap: Capability, thinking: Thinking, dr
     """`max_tokens`: the client's (clamped to the model's cap), else the row's default; above the
     thinking budget when there is one (Claude wants `budget_tokens < max_tokens`)."""
     requested = req.get("max_completion_tokens", req.get("max_tokens"))
-    requested = requested if isinstance(requested, int) and not isinstance(requested, bool) and requested > 0 \
-        else None
+    requested = (requested if isinstance(requested, int) and not isinstance(requested, bool) and requested > 0
+                 else None)
     if requested and cap.max_output and requested > cap.max_output:
         drop("max_tokens")
     limit = cap.output_limit(requested) or ANSWER_ROOM
@@ -120,8 +120,8 @@ def sampling(req: Mapping[str, Any], cap: Capability, thinking_on: bool, drop: D
         del out["top_p"]
         drop("top_p")
     stop = req.get("stop")
-    stops = [stop] if isinstance(stop, str) else [s for s in stop if isinstance(s, str)] if isinstance(stop, list) \
-        else []
+    stops = ([stop] if isinstance(stop, str) else [s for s in stop if isinstance(s, str)] if isinstance(stop, list)
+             else [])
     if stops:
         out["stop_sequences"] = stops
     for name in ("presence_penalty", "frequency_penalty", "seed", "logprobs", "top_logprobs", "logit_bias"):

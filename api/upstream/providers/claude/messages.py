@@ -152,8 +152,8 @@ def thinking_of(message: Mapping[str, Any]) -> list[Block]:
     blocks: list[Block] = []
     given = [b for b in message.get("thinking_blocks") or () if isinstance(b, Mapping)]
     reasoning = message.get("reasoning_content")
-    if len(given) == 1 and given[0].get("type") == "thinking" and not given[0].get("thinking") and \
-            isinstance(reasoning, str) and reasoning:
+    if (len(given) == 1 and given[0].get("type") == "thinking" and not given[0].get("thinking") and
+            isinstance(reasoning, str) and reasoning):
         given = [{**given[0], "thinking": reasoning}]
     for block in given:
         if block.get("type") == "thinking":

@@ -136,8 +136,8 @@ def thinking_config(req: Mapping[str, Any], meta: RelayMeta) -> dict[str, Any] |
         return None
     config: dict[str, Any] = {} if disabled else {"includeThoughts": True}
     if cap.reasoning == "gemini-level":
-        level = _lowest(cap.efforts) if disabled and cap.efforts else cap.effort(effort) if effort else \
-            cap.effort(_level_for_budget(budget)) if budget is not None else None
+        level = (_lowest(cap.efforts) if disabled and cap.efforts else cap.effort(effort) if effort else
+                 cap.effort(_level_for_budget(budget)) if budget is not None else None)
         if level:
             config["thinkingLevel"] = level
         return config

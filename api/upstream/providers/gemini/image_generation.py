@@ -90,16 +90,16 @@ def openai_usage(usage: TokenUsage) -> dict[str, Any]:
 def convert_response(body: Mapping[str, Any]) -> tuple[dict[str, Any], TokenUsage]:
     """One answer, or the answers joined by `join` (`{"answers": [...]}`)."""
     joined = body.get("answers")
-    answers: list[Mapping[str, Any]] = [a for a in joined if isinstance(a, Mapping)] \
-        if isinstance(joined, list) else [body]
+    answers: list[Mapping[str, Any]] = ([a for a in joined if isinstance(a, Mapping)]
+                                        if isinstance(joined, list) else [body])
     data: list[dict[str, Any]] = []
     reasons: list[str] = []
     for answer in answers:
         for candidate in answer.get("candidates") or ():
             for part in (candidate.get("content") or {}).get("parts") or ():
                 inline = part.get("inlineData") if isinstance(part, Mapping) else None
-                if isinstance(inline, Mapping) and not part.get("thought") and \
-                        str(inline.get("mimeType") or "").startswith("image/"):
+                if (isinstance(inline, Mapping) and not part.get("thought") and
+                        str(inline.get("mimeType") or "").startswith("image/")):
                     data.append({"b64_json": inline.get("data") or ""})
             if candidate.get("finishReason") not in (None, "STOP"):
                 reasons.append(str(candidate.get("finishMessage") or candidate["finishReason"]))

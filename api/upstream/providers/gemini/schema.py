@@ -166,8 +166,8 @@ class Reducer:
 
     def _types(self, node: Mapping[str, Any], out: dict[str, Any], notes: list[str]) -> None:
         kind = node.get("type")
-        kinds = [kind] if isinstance(kind, str) else [k for k in kind if isinstance(k, str)] \
-            if isinstance(kind, list) else []
+        kinds = ([kind] if isinstance(kind, str) else [k for k in kind if isinstance(k, str)]
+                 if isinstance(kind, list) else [])
         if "null" in kinds:
             out["nullable"] = True
         kinds = [k for k in kinds if k in TYPES]
@@ -243,11 +243,11 @@ class Reducer:
         if isinstance(patterns, Mapping):
             notes.extend(f"(properties named like {p}: {_summary(s)})" for p, s in patterns.items())
         items = node.get("items")
-        prefix = node.get("prefixItems") if isinstance(node.get("prefixItems"), list) else \
-            items if isinstance(items, list) else None
+        prefix = (node.get("prefixItems") if isinstance(node.get("prefixItems"), list) else
+                  items if isinstance(items, list) else None)
         if prefix is not None:
-            out["items"] = {"anyOf": [self.reduce(i, refs) for i in prefix]} if len(prefix) > 1 else \
-                self.reduce(prefix[0], refs) if prefix else {"type": "string"}
+            out["items"] = ({"anyOf": [self.reduce(i, refs) for i in prefix]} if len(prefix) > 1 else
+                            self.reduce(prefix[0], refs) if prefix else {"type": "string"})
             notes.append("(items in this order: " + "; ".join(_summary(i) for i in prefix) + ")")
         elif isinstance(items, Mapping) or items is True:
             out["items"] = self.reduce(items, refs)

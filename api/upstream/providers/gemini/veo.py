@@ -114,8 +114,8 @@ class VeoAdaptor(VideoAdaptor):
         response: dict[str, Any] = op["response"] if isinstance(op.get("response"), dict) else {}
         data = self.result(response)
         if data is None:
-            reasons = response.get("raiMediaFilteredReasons") or \
-                (response.get("generateVideoResponse") or {}).get("raiMediaFilteredReasons")
+            reasons = (response.get("raiMediaFilteredReasons") or
+                       (response.get("generateVideoResponse") or {}).get("raiMediaFilteredReasons"))
             reason = "; ".join(map(str, reasons)) if isinstance(reasons, list) and reasons else "no video was made"
             return [TaskUpdate(op["name"], FAILURE, {"status": FAILURE, "fail_reason": self.mask(text(reason, 1000))})]
         fields = {"status": SUCCESS, "finish_time": int(time.time()), "data": orjson.dumps(data).decode()}
