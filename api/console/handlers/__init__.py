@@ -1,1 +1,1 @@
-"""Console handlers: one module per resource, each exposing `routes` (a web.RouteTableDef)."""
+"""Console handlers: one module per resource; their routes are the table in api/console/routes.py."""

@@ -14,7 +14,6 @@ from api.services.audit_query import CSV_COLUMNS, AuditFilter
 from api.services.paging import read_page
 from api.services.params import query_int
 
-routes = web.RouteTableDef()
 FORMATS = {"ndjson": "application/x-ndjson", "csv": "text/csv; charset=utf-8"}
 
 
@@ -26,8 +25,6 @@ def read_filter(request: web.Request) -> AuditFilter:
         start=query_int(q, "start_timestamp", 0), end=query_int(q, "end_timestamp", 0))
 
 
-@routes.get("/audit/")
-@routes.get("/audit")
 @admin_required
 async def list_entries(request: web.Request) -> web.Response:
     """`p` from 1; filters actor_id, actor, action (its beginning), target_type, target_id,
@@ -37,7 +34,6 @@ async def list_entries(request: web.Request) -> web.Response:
     return ok(page.envelope(items, total))
 
 
-@routes.get("/audit/export")
 @admin_required
 async def export_entries(request: web.Request) -> web.StreamResponse:
     """The filtered entries as a file: `format=ndjson` (one JSON object a line) or `csv`."""

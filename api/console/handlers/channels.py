@@ -24,8 +24,6 @@ from api.web import audit
 from models import Channel
 from models.enums import ChannelStatus, Role
 
-routes = web.RouteTableDef()
-
 
 def _events(request: web.Request) -> EventBus:
     return request.config_dict[keys.EVENTS]
@@ -62,14 +60,12 @@ def _deps(request: web.Request) -> monitor.Deps:
 
 # -- model lists -----------------------------------------------------------------------------------
 
-@routes.get("/models")
 @user_required
 async def list_type_models(request: web.Request) -> web.Response:
     """Channel type → built-in model list (the console keeps it as channel_models)."""
     return ok(service.models_by_type())
 
 
-@routes.get("/channel/types")
 @admin_required
 async def list_channel_types(request: web.Request) -> web.Response:
     """The provider catalogue as the channel form needs it (api/upstream/catalogue.py): every type's
@@ -77,13 +73,11 @@ async def list_channel_types(request: web.Request) -> web.Response:
     return ok(catalogue_view.types())
 
 
-@routes.get("/channel/models")
 @admin_required
 async def list_all_models(request: web.Request) -> web.Response:
     return ok([{"id": m, "object": "model", "owned_by": "system"} for m in await service.all_model_ids()])
 
 
-@routes.post("/channel/unpriced")
 @admin_required
 async def list_unpriced_models(request: web.Request) -> web.Response:
     """{models: [...]} → those of them without a price (the channel form marks them)."""
@@ -95,8 +89,6 @@ async def list_unpriced_models(request: web.Request) -> web.Response:
 
 # -- reads -----------------------------------------------------------------------------------------
 
-@routes.get("/channel/")
-@routes.get("/channel")
 @admin_required
 async def list_channels(request: web.Request) -> web.Response:
     """A page of channels (`tag` keeps those of one tag)."""
@@ -105,7 +97,6 @@ async def list_channels(request: web.Request) -> web.Response:
     return ok(_with_unpriced(request, await service.page_of(Channel.filter(where), page, newest_first)))
 
 
-@routes.get("/channel/search")
 @admin_required
 async def search_channels(request: web.Request) -> web.Response:
     query = request.query
@@ -115,14 +106,11 @@ async def search_channels(request: web.Request) -> web.Response:
     return ok(_with_unpriced(request, await service.page_of(Channel.filter(where), page, newest_first)))
 
 
-@routes.get(r"/channel/{id:\d+}")
-@routes.get(r"/channel/{id:\d+}/")
 @admin_required
 async def get_channel(request: web.Request) -> web.Response:
     return ok((await service.get_channel(_channel_id(request))).public_dict())
 
 
-@routes.post(r"/channel/{id:\d+}/key")
 @root_required
 async def reveal_channel_key(request: web.Request) -> web.Response:
     """A channel's stored key text (every key of a multi-key channel, one a line), root's only and
@@ -134,8 +122,6 @@ async def reveal_channel_key(request: web.Request) -> web.Response:
 
 # -- writes ----------------------------------------------------------------------------------------
 
-@routes.post("/channel/")
-@routes.post("/channel")
 @admin_required
 async def create_channel(request: web.Request) -> web.Response:
     created = await service.create_channels(await read_json(request), _events(request))
@@ -143,8 +129,6 @@ async def create_channel(request: web.Request) -> web.Response:
     return ok([c.public_dict() for c in created], _text(request, "channel_created"))
 
 
-@routes.put("/channel/")
-@routes.put("/channel")
 @admin_required
 async def update_channel(request: web.Request) -> web.Response:
     """Only root may send a channel's stored keys to a new address; an admin gives the key again."""
@@ -155,7 +139,6 @@ async def update_channel(request: web.Request) -> web.Response:
     return ok(channel.public_dict(), _text(request, "channel_updated"))
 
 
-@routes.post(r"/channel/copy/{id:\d+}")
 @admin_required
 async def copy_channel(request: web.Request) -> web.Response:
     """Copy server-side, so the copy keeps the key the browser never sees."""
@@ -165,7 +148,6 @@ async def copy_channel(request: web.Request) -> web.Response:
     return ok(channel.public_dict(), _text(request, "channel_copied"))
 
 
-@routes.delete("/channel/disabled")
 @admin_required
 async def delete_disabled_channels(request: web.Request) -> web.Response:
     disabled = Channel.filter(status__in=[ChannelStatus.MANUALLY_DISABLED, ChannelStatus.AUTO_DISABLED])
@@ -173,8 +155,6 @@ async def delete_disabled_channels(request: web.Request) -> web.Response:
     return ok(count, _text(request, "channel_deleted_disabled", count=count))
 
 
-@routes.delete(r"/channel/{id:\d+}")
-@routes.delete(r"/channel/{id:\d+}/")
 @admin_required
 async def delete_channel(request: web.Request) -> web.Response:
     channel_id = _channel_id(request)
@@ -184,7 +164,6 @@ async def delete_channel(request: web.Request) -> web.Response:
     return ok()
 
 
-@routes.post("/channel/batch")
 @admin_required
 async def delete_channel_batch(request: web.Request) -> web.Response:
     ids = (await read_json(request)).get("ids")
@@ -195,7 +174,6 @@ async def delete_channel_batch(request: web.Request) -> web.Response:
     return ok(count, _text(request, "channel_deleted_count", count=count))
 
 
-@routes.post("/channel/fix")
 @admin_required
 async def fix_channels(request: web.Request) -> web.Response:
     count = await service.fix_abilities(_events(request))
@@ -205,7 +183,6 @@ async def fix_channels(request: web.Request) -> web.Response:
 
 # -- multi-key channels and tags ------------------------------------------------------------------
 
-@routes.post("/channel/multi_key/manage")
 @admin_required
 async def manage_channel_keys(request: web.Request) -> web.Response:
     """The keys of a multi-key channel: {channel_id, action, key_index | fingerprint, keys, page, page_size,
@@ -219,7 +196,6 @@ async def manage_channel_keys(request: web.Request) -> web.Response:
     return ok(outcome.data, message)
 
 
-@routes.post("/channel/tag/disabled")
 @admin_required
 async def disable_tag_channels(request: web.Request) -> web.Response:
     """{tag}: every channel of the tag disabled by hand; data: the count changed."""
@@ -229,7 +205,6 @@ async def disable_tag_channels(request: web.Request) -> web.Response:
     return ok(count, _text(request, "channel_tag_disabled", count=count, tag=tag))
 
 
-@routes.post("/channel/tag/enabled")
 @admin_required
 async def enable_tag_channels(request: web.Request) -> web.Response:
     """{tag}: every disabled channel of the tag enabled; data: the count changed."""
@@ -239,7 +214,6 @@ async def enable_tag_channels(request: web.Request) -> web.Response:
     return ok(count, _text(request, "channel_tag_enabled", count=count, tag=tag))
 
 
-@routes.put("/channel/tag")
 @admin_required
 async def edit_tag_channels(request: web.Request) -> web.Response:
     """{tag, new_tag?, priority?, weight?, models?, groups?, model_mapping?} on every channel of the tag."""
@@ -249,7 +223,6 @@ async def edit_tag_channels(request: web.Request) -> web.Response:
     return ok(count, _text(request, "channel_tag_updated", count=count))
 
 
-@routes.post("/channel/batch/tag")
 @admin_required
 async def set_channel_tags(request: web.Request) -> web.Response:
     """{ids, tag}: the tag of these channels (null or "" removes it); data: the count found."""
@@ -267,8 +240,6 @@ def _test_answer(success: bool, message: str, seconds: float) -> web.Response:
     return web.Response(body=json_body(body), content_type="application/json")
 
 
-@routes.get(r"/channel/test/{id:\d+}")
-@routes.get(r"/channel/test/{id:\d+}/")
 @admin_required
 async def test_channel(request: web.Request) -> web.Response:
     """One minimal request through the channel's adaptor; records response_time and test_time.
@@ -314,8 +285,6 @@ async def _start_run(request: web.Request, lock_name: str, actor: str, running: 
     return ok(None, _text(request, started))
 
 
-@routes.get("/channel/test")
-@routes.get("/channel/test/")
 @admin_required
 async def test_all_channels(request: web.Request) -> web.Response:
     return await _start_run(request, "channel_test_all", "channel.test_all", "channel_test_all_running",
@@ -324,8 +293,6 @@ async def test_all_channels(request: web.Request) -> web.Response:
 
 # -- balances and provider models ------------------------------------------------------------------
 
-@routes.get(r"/channel/update_balance/{id:\d+}")
-@routes.get(r"/channel/update_balance/{id:\d+}/")
 @admin_required
 async def update_channel_balance(request: web.Request) -> web.Response:
     channel = await service.get_channel(_channel_id(request))
@@ -339,15 +306,12 @@ async def update_channel_balance(request: web.Request) -> web.Response:
     return ok(balance, balance=balance)
 
 
-@routes.get("/channel/update_balance")
-@routes.get("/channel/update_balance/")
 @admin_required
 async def update_all_balances(request: web.Request) -> web.Response:
     return await _start_run(request, "channel_balance_all", "channel.update_balances",
                             "channel_balance_all_running", "channel_balance_all_started")
 
 
-@routes.post("/channel/fetch_models")
 @admin_required
 async def fetch_models_for_form(request: web.Request) -> web.Response:
     """The model list of a channel not saved yet (the form's type, base URL and key), asked by the
@@ -364,7 +328,6 @@ async def fetch_models_for_form(request: web.Request) -> web.Response:
     return ok(await _fetch_models(request, channel))
 
 
-@routes.get(r"/channel/fetch_models/{id:\d+}")
 @admin_required
 async def fetch_channel_models(request: web.Request) -> web.Response:
     return ok(await _fetch_models(request, await service.get_channel(_channel_id(request))))

@@ -14,26 +14,19 @@ from api.services.audit import snapshot
 from api.web import audit
 from models import CustomOAuthProvider
 
-routes = web.RouteTableDef()
-PREFIX = "/custom-oauth-provider"
 SECRETS = ("client_secret",)  # masked in the audit entries whatever the masking by name finds
 
 
-@routes.get(PREFIX + "/")
-@routes.get(PREFIX)
 @root_required
 async def list_providers(request: web.Request) -> web.Response:
     return ok([providers.provider_data(p) for p in await CustomOAuthProvider.all().order_by("id")])
 
 
-@routes.get(PREFIX + r"/{id:\d+}")
 @root_required
 async def get_provider(request: web.Request) -> web.Response:
     return ok(providers.provider_data(await providers.provider_by_id(request.match_info["id"])))
 
 
-@routes.post(PREFIX + "/")
-@routes.post(PREFIX)
 @root_required
 async def create_provider(request: web.Request) -> web.Response:
     provider = await providers.create_provider(await read_json(request))
@@ -42,7 +35,6 @@ async def create_provider(request: web.Request) -> web.Response:
     return ok(providers.provider_data(provider))
 
 
-@routes.put(PREFIX + r"/{id:\d+}")
 @root_required
 async def update_provider(request: web.Request) -> web.Response:
     body = await read_json(request)
@@ -54,7 +46,6 @@ async def update_provider(request: web.Request) -> web.Response:
     return ok(providers.provider_data(updated))
 
 
-@routes.delete(PREFIX + r"/{id:\d+}")
 @root_required
 async def delete_provider(request: web.Request) -> web.Response:
     provider = await providers.provider_by_id(request.match_info["id"])
@@ -65,7 +56,6 @@ async def delete_provider(request: web.Request) -> web.Response:
     return ok()
 
 
-@routes.post(PREFIX + "/discovery")
 @root_required
 async def fetch_discovery(request: web.Request) -> web.Response:
     url, issuer = providers.discovery_target(await read_json(request))

@@ -26,7 +26,6 @@ from api.web.sessions import sessions_of
 from models import CustomOAuthProvider, User
 from models.enums import Role
 
-routes = web.RouteTableDef()
 FLOW_FIELD = "custom_oauth_flow"
 BIND = "bind"
 
@@ -40,7 +39,6 @@ async def _enabled(slug: str) -> CustomOAuthProvider:
     return provider
 
 
-@routes.get(r"/oauth/{slug:[a-z0-9-]{1,64}}/authorize")
 @critical("oauth")
 async def authorize(request: web.Request) -> web.Response:
     provider = await _enabled(request.match_info["slug"])
@@ -58,7 +56,6 @@ async def _take_flow(request: web.Request, provider: CustomOAuthProvider) -> oid
     return oidc.check_flow(oidc.Flow.loads(raw) if raw else None, provider, request.query.get("state", ""))
 
 
-@routes.get(r"/oauth/{slug:[a-z0-9-]{1,64}}")
 @critical("oauth")
 async def callback(request: web.Request) -> web.Response:
     provider = await _enabled(request.match_info["slug"])
@@ -78,13 +75,11 @@ async def callback(request: web.Request) -> web.Response:
     return await start_session(request, user)
 
 
-@routes.get("/user/oauth/bindings")
 @user_required
 async def my_bindings(request: web.Request) -> web.Response:
     return ok(await oidc.bindings_of(the_user(request).id))
 
 
-@routes.delete(r"/user/oauth/bindings/{provider_id:\d+}")
 @user_required
 async def unbind_mine(request: web.Request) -> web.Response:
     provider = await providers.provider_by_id(request.match_info["provider_id"])
@@ -103,13 +98,11 @@ async def _managed_user(request: web.Request) -> User:
     return target
 
 
-@routes.get(r"/user/{id:\d+}/oauth/bindings")
 @admin_required
 async def user_bindings(request: web.Request) -> web.Response:
     return ok(await oidc.bindings_of((await _managed_user(request)).id))
 
 
-@routes.delete(r"/user/{id:\d+}/oauth/bindings/{provider_id:\d+}")
 @admin_required
 async def unbind_user(request: web.Request) -> web.Response:
     target = await _managed_user(request)

@@ -9,11 +9,7 @@ from api.response import ok
 from api.services import logs
 from api.services.params import query_int
 
-routes = web.RouteTableDef()
 
-
-@routes.get("/data/")
-@routes.get("/data")
 @admin_required
 async def all_quota_data(request: web.Request) -> web.Response:
     q = request.query
@@ -23,8 +19,6 @@ async def all_quota_data(request: web.Request) -> web.Response:
     return ok(await logs.quota_data(start, end, username=username, by_user=by_user))
 
 
-@routes.get("/data/self/")
-@routes.get("/data/self")
 @user_required
 async def own_quota_data(request: web.Request) -> web.Response:
     q = request.query

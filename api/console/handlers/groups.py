@@ -8,10 +8,7 @@ from api.console.auth import admin_required
 from api.response import ok
 from api.services.accounts.users import group_names
 
-routes = web.RouteTableDef()
 
-
-@routes.get("/group/")
 @admin_required
 async def list_groups(request: web.Request) -> web.Response:
     return ok(group_names(request.config_dict[keys.OPTIONS]))

@@ -12,8 +12,6 @@ from api.services.paging import read_page
 from api.services.params import query_int
 from api.web import audit
 
-routes = web.RouteTableDef()
-
 
 def read_filter(request: web.Request, *, admin: bool) -> LogFilter:
     """The query's filters; username and channel only for the admin routes, the own id otherwise."""
@@ -37,34 +35,26 @@ async def _page(request: web.Request, *, admin: bool) -> web.Response:
     return ok(page.envelope([logs.log_dict(r, admin=admin, links=links) for r in rows], total))
 
 
-@routes.get("/log/")
-@routes.get("/log")
 @admin_required
 async def list_all_logs(request: web.Request) -> web.Response:
     return await _page(request, admin=True)
 
 
-@routes.get("/log/self/")
-@routes.get("/log/self")
 @user_required
 async def list_own_logs(request: web.Request) -> web.Response:
     return await _page(request, admin=False)
 
 
-@routes.get("/log/stat")
 @admin_required
 async def all_logs_stat(request: web.Request) -> web.Response:
     return ok(await logs.stat(read_filter(request, admin=True)))
 
 
-@routes.get("/log/self/stat")
 @user_required
 async def own_logs_stat(request: web.Request) -> web.Response:
     return ok(await logs.stat(read_filter(request, admin=False)))
 
 
-@routes.delete("/log/")
-@routes.delete("/log")
 @root_required
 async def delete_old_logs(request: web.Request) -> web.Response:
     target = query_int(request.query, "target_timestamp", 0)

@@ -23,7 +23,6 @@ from api.web.sessions import sessions_of
 from models import User
 from models.enums import UserStatus
 
-routes = web.RouteTableDef()
 BIND = "bind"
 
 
@@ -51,19 +50,16 @@ async def _login_or_bind(request: web.Request, identity: Identity, aff: str) -> 
     return await start_session(request, user)
 
 
-@routes.get("/oauth/state")
 @critical("oauth")
 async def get_state(request: web.Request) -> web.Response:
     return ok(await oauth.new_state(request, request.query.get("aff", "").strip()))
 
 
-@routes.get("/oauth/github")
 @critical("oauth")
 async def github_callback(request: web.Request) -> web.Response:
     return await _code_callback(request, "github", oauth.github_identity)
 
 
-@routes.get("/oauth/linuxdo")
 @critical("oauth")
 async def linuxdo_callback(request: web.Request) -> web.Response:
     return await _code_callback(request, "linuxdo", oauth.linuxdo_identity)
@@ -79,7 +75,6 @@ async def _code_callback(request: web.Request, provider: str,
     return await _login_or_bind(request, identity, request.query.get("aff", "") or remembered_aff)
 
 
-@routes.get("/oauth/wechat")
 @critical("oauth")
 async def wechat_login(request: web.Request) -> web.Response:
     _require_enabled(request, "wechat")
@@ -89,7 +84,6 @@ async def wechat_login(request: web.Request) -> web.Response:
     return await start_session(request, user)
 
 
-@routes.get("/oauth/wechat/bind")
 @critical("oauth")
 @user_required
 async def wechat_bind(request: web.Request) -> web.Response:
@@ -99,7 +93,6 @@ async def wechat_bind(request: web.Request) -> web.Response:
     return ok()
 
 
-@routes.get("/oauth/email/bind")
 @critical("oauth")
 @user_required
 async def email_bind(request: web.Request) -> web.Response:
@@ -119,7 +112,6 @@ async def email_bind(request: web.Request) -> web.Response:
     return ok()
 
 
-@routes.get("/oauth/telegram/login")
 @critical("oauth")
 async def telegram_login(request: web.Request) -> web.Response:
     _require_enabled(request, "telegram")
@@ -129,7 +121,6 @@ async def telegram_login(request: web.Request) -> web.Response:
     return await start_session(request, user)
 
 
-@routes.get("/oauth/telegram/bind")
 @critical("oauth")
 async def telegram_bind(request: web.Request) -> web.StreamResponse:
     """Called by the console (New-Api-User header: JSON answer) or reached by the login widget's

@@ -6,10 +6,7 @@ from aiohttp import web
 from api.console import openapi
 from api.response import json_body
 
-routes = web.RouteTableDef()
 
-
-@routes.get("/openapi.json")
 async def describe(request: web.Request) -> web.Response:
     """The OpenAPI description of every console route (built from the route table: a few ms)."""
     return web.Response(body=json_body(openapi.build(request.app)), content_type="application/json")

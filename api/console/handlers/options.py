@@ -13,16 +13,12 @@ from api.services.logs import log_event
 from api.web import audit
 from models.enums import LogType
 
-routes = web.RouteTableDef()
 
-
-@routes.get("/option/")
 @root_required
 async def list_options(request: web.Request) -> web.Response:
     return ok(request.config_dict[keys.OPTIONS].public_items())
 
 
-@routes.put("/option/")
 @root_required
 async def update_option(request: web.Request) -> web.Response:
     body = await read_json(request)
@@ -43,7 +39,6 @@ async def update_option(request: web.Request) -> web.Response:
     return ok()
 
 
-@routes.post("/option/rest_model_ratio")
 @root_required
 async def reset_model_ratio(request: web.Request) -> web.Response:
     options = request.config_dict[keys.OPTIONS]

@@ -23,8 +23,6 @@ from api.services.params import id_value
 from api.web import audit, fresh_auth, login_guard
 from api.web.sessions import Session, sessions_of
 
-routes = web.RouteTableDef()
-
 
 def _binding(request: web.Request, session: Session) -> str:
     """What a ceremony's challenge is kept under: the session, by a digest only the server can make."""
@@ -41,14 +39,12 @@ async def _user_session(request: web.Request) -> str:
 
 
 # -- the user's own passkeys -------------------------------------------------------------------------
-@routes.get("/user/passkey")
 @user_required
 async def passkey_status(request: web.Request) -> web.Response:
     """`enabled` and `last_used_at` (new-api's), and `passkeys`: id, name, times — no key material."""
     return ok(await passkeys.status_of(the_user(request)))
 
 
-@routes.post("/user/passkey/register/begin")
 @user_required
 async def register_begin(request: web.Request) -> web.Response:
     """Body (optional): {"name": "…"} to register the passkey under."""
@@ -59,7 +55,6 @@ async def register_begin(request: web.Request) -> web.Response:
     return ok({"options": options})
 
 
-@routes.post("/user/passkey/register/finish")
 @user_required
 async def register_finish(request: web.Request) -> web.Response:
     body = await read_json(request)
@@ -69,7 +64,6 @@ async def register_finish(request: web.Request) -> web.Response:
     return ok(passkey.public_dict())
 
 
-@routes.delete("/user/passkey")
 @user_required
 async def delete_passkey(request: web.Request) -> web.Response:
     """`?id=` deletes that passkey; without it every passkey of the user goes (new-api's one-passkey route)."""
@@ -84,7 +78,6 @@ async def delete_passkey(request: web.Request) -> web.Response:
 
 
 # -- login ---------------------------------------------------------------------------------------------
-@routes.post("/user/passkey/login/begin")
 @critical("passkey")
 async def login_begin(request: web.Request) -> web.Response:
     """Body (optional): {"username": "…"} to limit the login to that user's passkeys."""
@@ -95,7 +88,6 @@ async def login_begin(request: web.Request) -> web.Response:
     return ok({"options": options})
 
 
-@routes.post("/user/passkey/login/finish")
 @critical("passkey")
 async def login_finish(request: web.Request) -> web.Response:
     """The session starts as a password login's does (same answer); this browser becomes one the
@@ -116,7 +108,6 @@ async def login_finish(request: web.Request) -> web.Response:
 
 
 # -- re-verification -----------------------------------------------------------------------------------
-@routes.post("/user/passkey/verify/begin")
 @user_required
 async def verify_begin(request: web.Request) -> web.Response:
     binding = await _user_session(request)
@@ -125,7 +116,6 @@ async def verify_begin(request: web.Request) -> web.Response:
     return ok({"options": options})
 
 
-@routes.post("/user/passkey/verify/finish")
 @critical("passkey")
 @user_required
 async def verify_finish(request: web.Request) -> web.Response:
@@ -139,7 +129,6 @@ async def verify_finish(request: web.Request) -> web.Response:
 
 
 # -- administration ------------------------------------------------------------------------------------
-@routes.delete(r"/user/{id:\d+}/reset_passkey")
 @admin_required
 async def reset_passkey(request: web.Request) -> web.Response:
     """Every passkey of the user goes: an admin's for users below them, root's for anyone."""

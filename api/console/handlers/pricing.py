@@ -21,8 +21,6 @@ from api.services.events import EventBus
 from models import Ability, Channel
 from models.enums import ChannelStatus, Role
 
-routes = web.RouteTableDef()
-
 
 def _table(options: OptionsService, key: str, defaults: Mapping[str, float]) -> dict[str, float]:
     """The built-in table overlaid with the admin's option (the option's entries win)."""
@@ -139,7 +137,6 @@ def cache_of(events: EventBus) -> PricingCache:
     return cache
 
 
-@routes.get("/pricing")
 async def get_pricing(request: web.Request) -> web.Response:
     options = request.config_dict[keys.OPTIONS]
     try:

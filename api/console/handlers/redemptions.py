@@ -13,11 +13,7 @@ from api.services.params import body_id, path_id
 from api.web import audit
 from models import Redemption
 
-routes = web.RouteTableDef()
 
-
-@routes.get("/redemption/")
-@routes.get("/redemption")
 @admin_required
 async def list_redemptions(request: web.Request) -> web.Response:
     page = read_page(request.query, first=0)
@@ -25,7 +21,6 @@ async def list_redemptions(request: web.Request) -> web.Response:
     return ok(page.envelope([redemptions.redemption_dict(c) for c in items], total))
 
 
-@routes.get("/redemption/search")
 @admin_required
 async def search_redemptions(request: web.Request) -> web.Response:
     page = read_page(request.query, first=0)
@@ -33,15 +28,12 @@ async def search_redemptions(request: web.Request) -> web.Response:
     return ok(page.envelope([redemptions.redemption_dict(c) for c in items], total))
 
 
-@routes.get(r"/redemption/{id:\d+}")
 @admin_required
 async def get_redemption(request: web.Request) -> web.Response:
     code = await redemptions.get_code(path_id(request))
     return ok(redemptions.redemption_dict(code))
 
 
-@routes.post("/redemption/")
-@routes.post("/redemption")
 @admin_required
 async def create_redemptions(request: web.Request) -> web.Response:
     body = await read_json(request)
@@ -53,8 +45,6 @@ async def create_redemptions(request: web.Request) -> web.Response:
     return ok(created)
 
 
-@routes.put("/redemption/")
-@routes.put("/redemption")
 @admin_required
 async def update_redemption(request: web.Request) -> web.Response:
     body = await read_json(request)
@@ -73,8 +63,6 @@ async def update_redemption(request: web.Request) -> web.Response:
     return ok(redemptions.redemption_dict(code))
 
 
-@routes.delete(r"/redemption/{id:\d+}/")
-@routes.delete(r"/redemption/{id:\d+}")
 @admin_required
 async def delete_redemption(request: web.Request) -> web.Response:
     code_id = path_id(request)

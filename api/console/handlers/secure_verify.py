@@ -28,8 +28,6 @@ from api.web import fresh_auth, login_guard
 from api.web.sessions import sessions_of
 from models import PasskeyCredential, User
 
-routes = web.RouteTableDef()
-
 
 async def methods_of(user: User) -> list[str]:
     """How the user can prove themselves again: `password` (a password is set), `2fa` (on),
@@ -71,7 +69,6 @@ def _text(request: web.Request, field: str, body: dict[str, object], missing: st
     return value
 
 
-@routes.post("/verify")
 @user_required
 async def verify(request: web.Request) -> web.Response:
     user = the_user(request)
@@ -98,7 +95,6 @@ async def verify(request: web.Request) -> web.Response:
     return ok({"verified": True, "expires_at": until, "method": method}, translate("verified", language(request)))
 
 
-@routes.get("/verify/status")
 @user_required
 async def verify_status(request: web.Request) -> web.Response:
     """Whether this session is verified (and until when), and the methods the user can verify with."""

@@ -12,8 +12,6 @@ from api.services.accounts.oidc_providers import enabled_providers
 from api.services.configuration.options import OptionsService
 from models.settings import VERSION
 
-routes = web.RouteTableDef()
-
 
 def payment_ready(options: OptionsService) -> bool:
     return (options.get_bool("PaymentEnabled") and bool(options.get("StripeApiSecret"))
@@ -96,7 +94,6 @@ def setup_status_cache(app: web.Application) -> None:
     app.cleanup_ctx.append(ctx)
 
 
-@routes.get("/status")
 async def get_status(request: web.Request) -> web.Response:
     options = request.config_dict[keys.OPTIONS]
     cache = request.config_dict.get(STATUS_CACHE)
@@ -105,16 +102,13 @@ async def get_status(request: web.Request) -> web.Response:
     return ok({**data, "custom_oauth_providers": await enabled_providers()})
 
 
-@routes.get("/notice")
 async def get_notice(request: web.Request) -> web.Response:
     return ok(request.config_dict[keys.OPTIONS].get("Notice"))
 
 
-@routes.get("/about")
 async def get_about(request: web.Request) -> web.Response:
     return ok(request.config_dict[keys.OPTIONS].get("About"))
 
 
-@routes.get("/home_page_content")
 async def get_home_page_content(request: web.Request) -> web.Response:
     return ok(request.config_dict[keys.OPTIONS].get("HomePageContent"))

@@ -8,11 +8,9 @@ from api.i18n import language, translate
 from api.response import fail, ok
 from api.services.billing import payments
 
-routes = web.RouteTableDef()
 MAX_EVENT_BYTES = 1024 * 1024
 
 
-@routes.post("/stripe/webhook")
 async def stripe_webhook(request: web.Request) -> web.Response:
     """403 unless Stripe is configured, 400 on a bad signature, 200 once handled (500 → Stripe retries)."""
     if request.content_length is not None and request.content_length > MAX_EVENT_BYTES:

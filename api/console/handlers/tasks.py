@@ -15,8 +15,6 @@ from api.services.paging import read_page
 from api.services.params import query_int
 from api.services.tasks import MjFilter, TaskFilter
 
-routes = web.RouteTableDef()
-
 
 def _text(request: web.Request, name: str) -> str:
     return request.query.get(name, "").strip()
@@ -59,29 +57,21 @@ async def _task_page(request: web.Request, *, admin: bool) -> web.Response:
     return ok(page.envelope([tasks.task_dict(r, admin=admin) for r in rows], total))
 
 
-@routes.get("/mj/")
-@routes.get("/mj")
 @admin_required
 async def list_all_mj(request: web.Request) -> web.Response:
     return await _mj_page(request, admin=True)
 
 
-@routes.get("/mj/self/")
-@routes.get("/mj/self")
 @user_required
 async def list_own_mj(request: web.Request) -> web.Response:
     return await _mj_page(request, admin=False)
 
 
-@routes.get("/task/")
-@routes.get("/task")
 @admin_required
 async def list_all_tasks(request: web.Request) -> web.Response:
     return await _task_page(request, admin=True)
 
 
-@routes.get("/task/self/")
-@routes.get("/task/self")
 @user_required
 async def list_own_tasks(request: web.Request) -> web.Response:
     return await _task_page(request, admin=False)

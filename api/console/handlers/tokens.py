@@ -10,12 +10,9 @@ from api.services.accounts import tokens
 from api.services.paging import read_page
 from api.services.params import body_id, path_id
 
-routes = web.RouteTableDef()
 SIZE_PARAMS = ("size", "page_size")
 
 
-@routes.get("/token/")
-@routes.get("/token")
 @user_required
 async def list_tokens(request: web.Request) -> web.Response:
     page = read_page(request.query, first=0, size_params=SIZE_PARAMS)
@@ -23,7 +20,6 @@ async def list_tokens(request: web.Request) -> web.Response:
     return ok(page.envelope([tokens.token_dict(t) for t in items], total))
 
 
-@routes.get("/token/search")
 @user_required
 async def search_tokens(request: web.Request) -> web.Response:
     page = read_page(request.query, first=0, size_params=SIZE_PARAMS)
@@ -33,15 +29,12 @@ async def search_tokens(request: web.Request) -> web.Response:
     return ok(page.envelope([tokens.token_dict(t) for t in items], total))
 
 
-@routes.get(r"/token/{id:\d+}")
 @user_required
 async def get_token(request: web.Request) -> web.Response:
     token = await tokens.get_token(the_user(request).id, path_id(request))
     return ok(tokens.token_dict(token))
 
 
-@routes.post("/token/")
-@routes.post("/token")
 @user_required
 async def create_token(request: web.Request) -> web.Response:
     user = the_user(request)
@@ -54,8 +47,6 @@ async def create_token(request: web.Request) -> web.Response:
     return ok(tokens.token_dict(token))
 
 
-@routes.put("/token/")
-@routes.put("/token")
 @user_required
 async def update_token(request: web.Request) -> web.Response:
     user = the_user(request)
@@ -71,8 +62,6 @@ async def update_token(request: web.Request) -> web.Response:
     return ok(tokens.token_dict(token))
 
 
-@routes.delete(r"/token/{id:\d+}/")
-@routes.delete(r"/token/{id:\d+}")
 @user_required
 async def delete_token(request: web.Request) -> web.Response:
     await tokens.delete_token(request.config_dict[keys.STORE], request.config_dict[keys.EVENTS],

@@ -9,10 +9,7 @@ from api.errors import ApiError
 from api.response import ok, read_json
 from api.services.billing import payments, redemptions
 
-routes = web.RouteTableDef()
 
-
-@routes.post("/user/topup")
 @user_required
 async def redeem_code(request: web.Request) -> web.Response:
     body = await read_json(request)
@@ -22,7 +19,6 @@ async def redeem_code(request: web.Request) -> web.Response:
     return ok(quota)
 
 
-@routes.post("/user/amount")
 @user_required
 async def quote_topup(request: web.Request) -> web.Response:
     options = request.config_dict[keys.OPTIONS]
@@ -32,7 +28,6 @@ async def quote_topup(request: web.Request) -> web.Response:
     return ok(payments.quote_dict(payments.checked_quote(options, the_user(request).group, amount)), "success")
 
 
-@routes.post("/user/pay")
 @user_required
 @critical("pay")
 async def pay_topup(request: web.Request) -> web.Response:

@@ -20,8 +20,6 @@ from api.web import audit
 from api.web.sessions import sessions_of
 from models import User
 
-routes = web.RouteTableDef()
-
 
 def _said(request: web.Request, key: str) -> str:
     return translate(key, language(request))
@@ -39,7 +37,6 @@ async def _enrolling(request: web.Request) -> tuple[User, bool, bool]:
     return pending[0], True, pending[1]
 
 
-@routes.get("/user/2fa/status")
 @user_required
 async def get_status(request: web.Request) -> web.Response:
     user = the_user(request)
@@ -48,7 +45,6 @@ async def get_status(request: web.Request) -> web.Response:
     return ok(answer)
 
 
-@routes.post("/user/2fa/setup")
 async def setup(request: web.Request) -> web.Response:
     """A new pending secret: `secret`, `qr_code_data` (the otpauth:// URI, issuer SystemName) and
     `backup_codes` (valid once enabled); shown once."""
@@ -59,7 +55,6 @@ async def setup(request: web.Request) -> web.Response:
               _said(request, "two_factor_setup_started"))
 
 
-@routes.post("/user/2fa/enable")
 async def enable(request: web.Request) -> web.Response:
     """`{"code": …}` of the pending secret turns two-factor login on and ends the account's other
     sessions (they were opened without it); a setup-only session becomes the login."""
@@ -83,7 +78,6 @@ async def _confirmed(request: web.Request, user: User, code: object) -> bool:
     return True
 
 
-@routes.post("/user/2fa/disable")
 @user_required
 async def disable(request: web.Request) -> web.Response:
     """`{"code": …}` (authenticator or backup code) or `{"password": …}`, in a session verified in the
@@ -114,7 +108,6 @@ async def disable_two_factor(user_id: int) -> bool:
     return await two_factor.remove(user_id)
 
 
-@routes.post("/user/2fa/backup_codes")
 @user_required
 async def regenerate_backup_codes(request: web.Request) -> web.Response:
     """`{"code": …}` of the authenticator: ten new backup codes replace the old ones; shown once."""
@@ -128,7 +121,6 @@ async def regenerate_backup_codes(request: web.Request) -> web.Response:
     return ok({"backup_codes": codes}, _said(request, "two_factor_backup_codes_new"))
 
 
-@routes.get("/user/2fa/stats")
 @admin_required
 async def get_stats(request: web.Request) -> web.Response:
     return ok(await two_factor.stats())

@@ -18,8 +18,6 @@ from api.web import audit
 from models import User
 from models.enums import Role
 
-routes = web.RouteTableDef()
-
 
 async def _page_of_users(request: web.Request, keyword: str = "", group: str = "") -> web.Response:
     """`p` is 0-based; page_size 10 by default, at most 100."""
@@ -28,26 +26,22 @@ async def _page_of_users(request: web.Request, keyword: str = "", group: str = "
     return ok(page.envelope([u.public_dict() for u in users], total))
 
 
-@routes.get("/user/")
 @admin_required
 async def list_users(request: web.Request) -> web.Response:
     return await _page_of_users(request)
 
 
-@routes.get("/user/search")
 @admin_required
 async def search_users(request: web.Request) -> web.Response:
     return await _page_of_users(request, request.query.get("keyword", ""), request.query.get("group", ""))
 
 
-@routes.get(r"/user/{id:\d+}")
 @admin_required
 async def get_user(request: web.Request) -> web.Response:
     user = await user_admin.get_managed_user(the_user(request), request.match_info["id"])
     return ok(user.public_dict())
 
 
-@routes.post("/user/")
 @admin_required
 async def create_user(request: web.Request) -> web.Response:
     body = await read_json(request)
@@ -56,7 +50,6 @@ async def create_user(request: web.Request) -> web.Response:
     return ok(user.public_dict())
 
 
-@routes.put("/user/")
 @admin_required
 async def update_user(request: web.Request) -> web.Response:
     body = await read_json(request)
@@ -70,7 +63,6 @@ def _manage_result(user: User) -> dict[str, Any]:
     return {"role": user.role, "status": user.status, "DeletedAt": user.deleted_at}
 
 
-@routes.post("/user/manage")
 @admin_required
 async def manage_user(request: web.Request) -> web.Response:
     body = await read_json(request)
@@ -82,7 +74,6 @@ async def manage_user(request: web.Request) -> web.Response:
     return ok(_manage_result(user))
 
 
-@routes.delete(r"/user/{id:\d+}")
 @admin_required
 async def delete_user(request: web.Request) -> web.Response:
     before = await audit.current(User, request.match_info["id"])
@@ -91,7 +82,6 @@ async def delete_user(request: web.Request) -> web.Response:
     return ok(_manage_result(user))
 
 
-@routes.delete(r"/user/{id:\d+}/2fa")
 @admin_required
 async def reset_two_factor(request: web.Request) -> web.Response:
     """Turn a user's two-factor login off (root for anyone, an admin for users below them)."""

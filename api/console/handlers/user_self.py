@@ -10,16 +10,12 @@ from api.response import ok, read_json
 from api.services.accounts import users as accounts
 from api.web.sessions import sessions_of
 
-routes = web.RouteTableDef()
 
-
-@routes.get("/user/self")
 @user_required
 async def get_self(request: web.Request) -> web.Response:
     return ok(the_user(request).public_dict())
 
 
-@routes.put("/user/self")
 @user_required
 async def update_self(request: web.Request) -> web.Response:
     """Profile fields; a new password needs `original_password` (unless the account has none yet)
@@ -36,7 +32,6 @@ async def update_self(request: web.Request) -> web.Response:
     return ok()
 
 
-@routes.delete("/user/self")
 @user_required
 async def delete_self(request: web.Request) -> web.Response:
     await accounts.delete_self(services(request), the_user(request))
@@ -44,19 +39,16 @@ async def delete_self(request: web.Request) -> web.Response:
     return ok()
 
 
-@routes.get("/user/token")
 @user_required
 async def generate_access_token(request: web.Request) -> web.Response:
     return ok(await accounts.new_access_token(the_user(request)))
 
 
-@routes.get("/user/aff")
 @user_required
 async def get_aff_code(request: web.Request) -> web.Response:
     return ok(await accounts.aff_code_of(the_user(request)))
 
 
-@routes.post("/user/aff_transfer")
 @user_required
 async def transfer_aff_quota(request: web.Request) -> web.Response:
     body = await read_json(request)
@@ -65,19 +57,16 @@ async def transfer_aff_quota(request: web.Request) -> web.Response:
     return ok()
 
 
-@routes.get("/user/models")
 @user_required
 async def list_usable_models(request: web.Request) -> web.Response:
     return ok(await accounts.usable_models(the_user(request).group, request.config_dict[keys.OPTIONS]))
 
 
-@routes.get("/user/groups")
 async def list_public_groups(request: web.Request) -> web.Response:
     """The groups users may pick, with their descriptions (the reference's playground and key editor ask this)."""
     return ok(accounts.public_groups(request.config_dict[keys.OPTIONS]))
 
 
-@routes.get("/user/self/groups")
 @user_required
 async def list_self_groups(request: web.Request) -> web.Response:
     return ok(accounts.selectable_groups(request.config_dict[keys.OPTIONS], the_user(request)))

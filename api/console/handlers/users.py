@@ -20,8 +20,6 @@ from api.web.turnstile import turnstile_checked
 from models import User
 from models.enums import Role
 
-routes = web.RouteTableDef()
-
 
 def login_data(user: User, default_password: bool = False) -> dict[str, Any]:
     return {
@@ -109,7 +107,6 @@ async def start_session(request: web.Request, user: User, default_password: bool
     return (await _open(request, user, default_password, second_factor))[0]
 
 
-@routes.post("/user/login")
 async def login(request: web.Request) -> web.Response:
     # The address's critical limit spares a browser known to the account it logs in to: behind a
     # shared address (NAT, a proxy missing from TRUSTED_PROXIES) guessers must not lock the owner out.
@@ -149,7 +146,6 @@ async def login(request: web.Request) -> web.Response:
     return response
 
 
-@routes.post("/user/login/2fa")
 async def login_second_factor(request: web.Request) -> web.Response:
     """`{"code": …}`: a code of the authenticator app or a backup code, in the browser whose password
     login answered require_2fa. Wrong codes count per account and source with wrong passwords
@@ -184,13 +180,11 @@ def sealing_key(request: web.Request) -> bytes:
     return two_factor.sealing_key(request.config_dict[keys.SETTINGS].session_secret)
 
 
-@routes.get("/user/logout")
 async def logout(request: web.Request) -> web.Response:
     await sessions_of(request).logout(request)
     return ok()
 
 
-@routes.post("/user/register")
 @critical("register")
 @turnstile_checked
 async def register(request: web.Request) -> web.Response:

@@ -17,11 +17,9 @@ from api.web.sessions import sessions_of
 from api.web.turnstile import turnstile_checked
 from models import User
 
-routes = web.RouteTableDef()
 NEW_PASSWORD_LENGTH = 12
 
 
-@routes.get("/verification")
 @critical("verification")
 @turnstile_checked
 async def send_verification_code(request: web.Request) -> web.Response:
@@ -40,7 +38,6 @@ async def send_verification_code(request: web.Request) -> web.Response:
     return ok()
 
 
-@routes.get("/reset_password")
 @critical("reset")
 @turnstile_checked
 async def send_reset_mail(request: web.Request) -> web.Response:
@@ -64,7 +61,6 @@ async def send_reset_mail(request: web.Request) -> web.Response:
     return ok()
 
 
-@routes.post("/user/reset")
 @critical("reset")
 async def reset_password(request: web.Request) -> web.Response:
     """A valid reset link sets a new random password, returned once; every session of the user ends.

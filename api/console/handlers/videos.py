@@ -14,10 +14,7 @@ from api.upstream.task_base import SUCCESS
 from models import Task
 from models.enums import Role
 
-routes = web.RouteTableDef()
 
-
-@routes.get("/task/video/{id}/content")
 @user_required
 async def own_video_content(request: web.Request) -> web.StreamResponse:
     user = the_user(request)
