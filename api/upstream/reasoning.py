@@ -47,9 +47,11 @@ from __future__ import annotations
 
 import base64
 import binascii
-from typing import Any
+from typing import Any, overload
 
 import orjson
+
+from api.upstream.chat import ChatMessage, ToolCall
 
 SEAL_PREFIX = "gwr1."
 # Which provider a sealed state goes back to.
@@ -94,7 +96,18 @@ def gemini_signature(call: Any) -> str | None:
     return signature if isinstance(signature, str) and signature else None
 
 
-def with_gemini_signature(target: dict[str, Any], signature: str | None) -> dict[str, Any]:
+Signed = ToolCall | ChatMessage | dict[str, Any]  # a tool call, a message, or an answer's (a delta, …)
+
+
+@overload
+def with_gemini_signature(target: ToolCall, signature: str | None) -> ToolCall: ...
+@overload
+def with_gemini_signature(target: ChatMessage, signature: str | None) -> ChatMessage: ...
+@overload
+def with_gemini_signature(target: dict[str, Any], signature: str | None) -> dict[str, Any]: ...
+
+
+def with_gemini_signature(target: Signed, signature: str | None) -> Signed:
     """`target` (a tool call or a message) carrying a Gemini thought signature."""
     if signature:
         target["extra_content"] = {"google": {"thought_signature": signature}}

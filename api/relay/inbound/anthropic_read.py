@@ -25,6 +25,7 @@ import orjson
 
 from api.relay.inbound.anthropic_tools import cached, read_tool, tool_choice
 from api.relay.inbound.base import assistant_message, collapse, note
+from api.upstream.chat import ChatMessage, ContentPart, FileRef, ToolCall
 from api.upstream.reasoning import ANTHROPIC, GEMINI, TEXT, unseal, with_gemini_signature
 
 # Top-level fields no other provider has: noticed when the request is converted.
@@ -46,7 +47,7 @@ def _data_url(media_type: str, data: str) -> str:
     return f"data:{media_type};base64,{data}"
 
 
-def _image(block: Mapping[str, Any], notices: list[str]) -> dict[str, Any] | None:
+def _image(block: Mapping[str, Any], notices: list[str]) -> ContentPart | None:
     source = block.get("source")
     source = source if isinstance(source, Mapping) else {}
     if source.get("type") == "base64":
@@ -59,14 +60,15 @@ def _image(block: Mapping[str, Any], notices: list[str]) -> dict[str, Any] | Non
     return cached(block, {"type": "image_url", "image_url": {"url": url}})
 
 
-def _plain_file(text: str) -> dict[str, str]:
+def _plain_file(text: str) -> FileRef:
     return {"file_data": _data_url("text/plain", base64.b64encode(text.encode()).decode())}
 
 
-def _document(block: Mapping[str, Any], notices: list[str]) -> dict[str, Any] | None:
+def _document(block: Mapping[str, Any], notices: list[str]) -> ContentPart | None:
     source = block.get("source")
     source = source if isinstance(source, Mapping) else {}
     kind = source.get("type")
+    file: FileRef
     if kind == "base64":
         file = {"file_data": _data_url(str(source.get("media_type") or "application/pdf"),
                                        str(source.get("data") or ""))}
@@ -82,20 +84,20 @@ def _document(block: Mapping[str, Any], notices: list[str]) -> dict[str, Any] | 
     else:
         note(notices, f"document.{kind}")
         return None
-    part: dict[str, Any] = {"type": "file", "file": file}
+    part: ContentPart = {"type": "file", "file": file}
     meta = {k: block[k] for k in ("title", "context", "citations") if block.get(k) is not None}
     if meta:
         part["document"] = meta
     return cached(block, part)
 
 
-def _search_result(block: Mapping[str, Any]) -> dict[str, Any]:
+def _search_result(block: Mapping[str, Any]) -> ContentPart:
     texts = "\n".join(str(b.get("text") or "") for b in _blocks(block.get("content")) if b.get("type") == "text")
     heading = f"{block.get('title') or ''} ({block.get('source') or ''})"
     return cached(block, {"type": "text", "text": f"{heading}\n{texts}"})
 
 
-def content_part(block: Mapping[str, Any], notices: list[str]) -> dict[str, Any] | None:
+def content_part(block: Mapping[str, Any], notices: list[str]) -> ContentPart | None:
     """One user-side content block → an internal part (None: nothing the internal form holds)."""
     kind = block.get("type")
     if kind == "text":
@@ -111,7 +113,7 @@ def content_part(block: Mapping[str, Any], notices: list[str]) -> dict[str, Any]
     return None
 
 
-def _tool_message(block: Mapping[str, Any], notices: list[str]) -> dict[str, Any]:
+def _tool_message(block: Mapping[str, Any], notices: list[str]) -> ChatMessage:
     raw = block.get("content")
     parts = [p for b in _blocks(raw) if (p := content_part(b, notices)) is not None]
     if block.get("is_error"):  # the internal form has no error flag: the text says it
@@ -119,12 +121,12 @@ def _tool_message(block: Mapping[str, Any], notices: list[str]) -> dict[str, Any
             parts[0] = {**parts[0], "text": f"Error: {parts[0]['text']}"}
         else:
             parts.insert(0, {"type": "text", "text": "Error"})
-    message: dict[str, Any] = {"role": "tool", "tool_call_id": str(block.get("tool_use_id") or ""),
-                               "content": collapse(parts) if parts else ""}
+    message: ChatMessage = {"role": "tool", "tool_call_id": str(block.get("tool_use_id") or ""),
+                            "content": collapse(parts) if parts else ""}
     return cached(block, message)
 
 
-def _system_parts(blocks: list[Mapping[str, Any]], block: Mapping[str, Any] | None = None) -> list[dict[str, Any]]:
+def _system_parts(blocks: list[Mapping[str, Any]], block: Mapping[str, Any] | None = None) -> list[ContentPart]:
     parts = [cached(b, {"type": "text", "text": str(b.get("text") or "")}) for b in blocks if b.get("type") == "text"]
     if block is not None and parts:
         cached(block, parts[-1])
@@ -141,8 +143,8 @@ class Reader:
         self.removed: set[str] = set()  # tool names removed by system messages (and not added again)
         self.effort: str | None = None
 
-    def messages(self, body: Mapping[str, Any]) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
+    def messages(self, body: Mapping[str, Any]) -> list[ChatMessage]:
+        out: list[ChatMessage] = []
         system = body.get("system")
         if isinstance(system, str) and system:
             out.append({"role": "system", "content": system})
@@ -165,7 +167,7 @@ class Reader:
             _cache_last(out[-1], control)
         return out
 
-    def system(self, message: Mapping[str, Any]) -> list[dict[str, Any]]:
+    def system(self, message: Mapping[str, Any]) -> list[ChatMessage]:
         config = message.get("output_config")
         if isinstance(config, Mapping) and isinstance(config.get("effort"), str):
             self.effort = config["effort"]
@@ -190,11 +192,11 @@ class Reader:
         if isinstance(definition, Mapping):
             self.added.append(definition)
 
-    def user(self, blocks: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    def user(self, blocks: list[Mapping[str, Any]]) -> list[ChatMessage]:
         """Tool results first (as `tool` messages, answering the calls before them), then the rest
         as a user message; a `mid_conv_system` block becomes a system message where it stands."""
         out = [_tool_message(b, self.notices) for b in blocks if b.get("type") == "tool_result"]
-        parts: list[dict[str, Any]] = []
+        parts: list[ContentPart] = []
         for block in blocks:
             kind = block.get("type")
             if kind == "tool_result":
@@ -215,9 +217,9 @@ class Reader:
             out.append({"role": "user", "content": collapse(parts)})
         return out
 
-    def assistant(self, blocks: list[Mapping[str, Any]]) -> dict[str, Any]:
-        parts: list[dict[str, Any]] = []
-        calls: list[dict[str, Any]] = []
+    def assistant(self, blocks: list[Mapping[str, Any]]) -> ChatMessage:
+        parts: list[ContentPart] = []
+        calls: list[ToolCall] = []
         thinking: list[dict[str, Any]] = []
         reasoning: list[str] = []
         signatures: dict[str, str] = {}  # Gemini's, by call id
@@ -255,7 +257,7 @@ class Reader:
                                  text_signature if isinstance(text_signature, str) else None)
 
 
-def _cache_last(message: dict[str, Any], control: Mapping[str, Any]) -> None:
+def _cache_last(message: ChatMessage, control: Mapping[str, Any]) -> None:
     """A top-level `cache_control` marks the last cacheable block: the last message's last part."""
     content = message.get("content")
     if isinstance(content, str) and content:

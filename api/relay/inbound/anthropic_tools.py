@@ -9,9 +9,10 @@ execution, tool search, …) only Anthropic runs: left out, and said (`notices`)
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, overload
 
 from api.relay.inbound.base import note
+from api.upstream.chat import ChatMessage, ContentPart
 
 _STR = {"type": "string"}
 _INT = {"type": "integer"}
@@ -33,7 +34,18 @@ DESCRIPTIONS = {
 }
 
 
-def cached(block: Mapping[str, Any], part: dict[str, Any]) -> dict[str, Any]:
+Cacheable = ContentPart | ChatMessage | dict[str, Any]  # a part, a tool message or a tool
+
+
+@overload
+def cached(block: Mapping[str, Any], part: ContentPart) -> ContentPart: ...
+@overload
+def cached(block: Mapping[str, Any], part: ChatMessage) -> ChatMessage: ...
+@overload
+def cached(block: Mapping[str, Any], part: dict[str, Any]) -> dict[str, Any]: ...
+
+
+def cached(block: Mapping[str, Any], part: Cacheable) -> Cacheable:
     control = block.get("cache_control")
     if isinstance(control, Mapping):
         part["cache_control"] = dict(control)

@@ -20,6 +20,7 @@ from aiohttp import web
 from api.relay.validate import check_depth
 from api.upstream import catalogue
 from api.upstream.base import AnswerReader, TokenUsage
+from api.upstream.chat import ChatMessage, Content, ContentPart, ToolCall
 from api.upstream.errors import RelayError
 from api.upstream.reasoning import with_gemini_signature
 
@@ -110,18 +111,18 @@ def note(notices: list[str], what: str) -> None:
         notices.append(what)
 
 
-def collapse(parts: list[dict[str, Any]]) -> str | list[dict[str, Any]]:
+def collapse(parts: list[ContentPart]) -> Content:
     """One plain text part → its text; anything else stays a list of parts."""
     if len(parts) == 1 and parts[0]["type"] == "text" and "cache_control" not in parts[0]:
         return str(parts[0]["text"])
     return parts
 
 
-def assistant_message(parts: list[dict[str, Any]], calls: list[dict[str, Any]], reasoning: list[str],
-                      thinking_blocks: list[dict[str, Any]], text_signature: str | None) -> dict[str, Any]:
+def assistant_message(parts: list[ContentPart], calls: list[ToolCall], reasoning: list[str],
+                      thinking_blocks: list[dict[str, Any]], text_signature: str | None) -> ChatMessage:
     """An assistant turn in the internal form: its content, tool calls, reasoning text, Claude's
     thinking blocks and the Gemini signature of its first text part."""
-    message: dict[str, Any] = {"role": "assistant", "content": collapse(parts) if parts else None if calls else ""}
+    message: ChatMessage = {"role": "assistant", "content": collapse(parts) if parts else None if calls else ""}
     if calls:
         message["tool_calls"] = calls
     if any(reasoning):

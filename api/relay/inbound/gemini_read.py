@@ -31,6 +31,7 @@ import orjson
 
 from api.relay.inbound.base import assistant_message, collapse, note
 from api.relay.inbound.gemini_schema import camel, to_json_schema
+from api.upstream.chat import ChatMessage, ContentPart, FileRef, ToolCall
 from api.upstream.reasoning import ANTHROPIC, SEAL_PREFIX, TEXT, unseal, with_gemini_signature
 
 WRAPPED_PREFIX = base64.b64encode(SEAL_PREFIX.encode()).decode()[:6]  # "Z3dyMS": a wrapped seal begins so
@@ -87,7 +88,7 @@ def is_ours(signature: Any) -> bool:
 # -- contents ------------------------------------------------------------------------------------------
 
 
-def texts_of(content: Any) -> list[dict[str, Any]]:
+def texts_of(content: Any) -> list[ContentPart]:
     if isinstance(content, str):
         return [{"type": "text", "text": content}] if content else []
     parts = pick(content, "parts")
@@ -95,7 +96,7 @@ def texts_of(content: Any) -> list[dict[str, Any]]:
             if isinstance(p, Mapping) and isinstance(p.get("text"), str) and not p.get("thought")]
 
 
-def media(part: Mapping[str, Any]) -> dict[str, Any] | None:
+def media(part: Mapping[str, Any]) -> ContentPart | None:
     """inlineData / fileData → an image part (images) or a file part (anything else)."""
     inline = pick(part, "inlineData")
     if isinstance(inline, Mapping):
@@ -103,7 +104,7 @@ def media(part: Mapping[str, Any]) -> dict[str, Any] | None:
         url = f"data:{mime};base64,{inline.get('data') or ''}"
         if mime.startswith("image/"):
             return {"type": "image_url", "image_url": {"url": url}}
-        file: dict[str, Any] = {"file_data": url}
+        file: FileRef = {"file_data": url}
         if pick(inline, "displayName"):
             file["filename"] = str(pick(inline, "displayName"))
         return {"type": "file", "file": file}
@@ -127,8 +128,8 @@ class Contents:
         self.notices = notices
         self.pending: dict[str, list[str]] = {}  # function name → ids of its calls not answered yet
 
-    def messages(self, body: Mapping[str, Any]) -> list[dict[str, Any]]:
-        out: list[dict[str, Any]] = []
+    def messages(self, body: Mapping[str, Any]) -> list[ChatMessage]:
+        out: list[ChatMessage] = []
         system = texts_of(pick(body, "systemInstruction"))
         if system:
             out.append({"role": "system", "content": collapse(system)})
@@ -149,9 +150,9 @@ class Contents:
             index += 1
         return out
 
-    def model(self, parts: list[Mapping[str, Any]], turn_index: int) -> dict[str, Any]:
-        content: list[dict[str, Any]] = []
-        calls: list[dict[str, Any]] = []
+    def model(self, parts: list[Mapping[str, Any]], turn_index: int) -> ChatMessage:
+        content: list[ContentPart] = []
+        calls: list[ToolCall] = []
         reasoning: list[str] = []
         sealed_reasoning: list[str] = []  # ours, for clients that drop thought parts
         blocks: list[dict[str, Any]] = []
@@ -187,7 +188,7 @@ class Contents:
             content = []  # empty text parts only carried signatures
         return assistant_message(content, calls, reasoning, blocks, text_signature)
 
-    def response(self, answer: Mapping[str, Any]) -> dict[str, Any]:
+    def response(self, answer: Mapping[str, Any]) -> ChatMessage:
         name = str(answer.get("name") or "")
         pending = self.pending.get(name) or []
         call_id = str(answer.get("id") or "") or (pending.pop(0) if pending else f"call_{name}")
@@ -196,7 +197,7 @@ class Contents:
         return {"role": "tool", "tool_call_id": call_id,
                 "content": [{"type": "text", "text": text}, *extra] if extra else text}
 
-    def user(self, parts: list[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    def user(self, parts: list[Mapping[str, Any]]) -> list[ChatMessage]:
         """Function responses first (as `tool` messages), then the rest as a user message. Responses
         with an id answer that call; the others, the oldest unanswered calls of their name."""
         answers = [a for p in parts if isinstance(a := pick(p, "functionResponse"), Mapping)]
@@ -205,7 +206,7 @@ class Contents:
             if answer.get("id") in pending:
                 pending.remove(answer["id"])
         out = [self.response(answer) for answer in answers]
-        content: list[dict[str, Any]] = []
+        content: list[ContentPart] = []
         for part in parts:
             if pick(part, "functionResponse") is not None:
                 continue

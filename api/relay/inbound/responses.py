@@ -36,6 +36,7 @@ from api.relay.inbound.responses_stream import ResponsesReader, ResponsesStreamW
 from api.relay.inbound.responses_tools import ToolMap, new_id
 from api.relay.inbound.shapes import check_responses
 from api.upstream.base import AnswerReader, TokenUsage
+from api.upstream.chat import ChatMessage
 from api.upstream.errors import RelayError
 from api.upstream.provider import RESPONSES
 from api.upstream.reasoning import TEXT, is_sealed, seal, unseal
@@ -93,7 +94,7 @@ class ResponsesInbound(Inbound):
         for item in items:
             if isinstance(item, Mapping) and item.get("type") == "additional_tools":
                 self.tools.read(item.get("tools") or ())
-        messages: list[dict[str, Any]] = []
+        messages: list[ChatMessage] = []
         if isinstance(body.get("instructions"), str) and body["instructions"]:
             messages.append({"role": "system", "content": body["instructions"]})
         if isinstance(given, str):

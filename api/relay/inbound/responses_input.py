@@ -29,6 +29,7 @@ from typing import Any
 import orjson
 
 from api.relay.inbound.responses_tools import LOCAL_SHELL, TOOL_SEARCH, ToolMap, shell_arguments
+from api.upstream.chat import ChatMessage, Content, ContentPart, FileRef, ImageURL, ToolCall
 from api.upstream.errors import RelayError
 from api.upstream.reasoning import ANTHROPIC, GEMINI, TEXT, unseal, with_gemini_signature
 
@@ -45,12 +46,12 @@ def _data_url(data: str, filename: str) -> str:
     return f"data:{mime or 'application/pdf'};base64,{data}"
 
 
-def content_of(parts: Any, notices: list[str]) -> str | list[dict[str, Any]]:
+def content_of(parts: Any, notices: list[str]) -> Content:
     """Responses content (a string or parts) → internal content: one text stays a string, several
     parts stay a list of parts."""
     if isinstance(parts, str):
         return parts
-    out: list[dict[str, Any]] = []
+    out: list[ContentPart] = []
     for part in parts if isinstance(parts, list) else ():
         if not isinstance(part, Mapping):
             continue
@@ -62,7 +63,7 @@ def content_of(parts: Any, notices: list[str]) -> str | list[dict[str, Any]]:
         elif kind == "input_image":
             url = part.get("image_url") or part.get("url")
             if isinstance(url, str) and url:
-                image: dict[str, Any] = {"url": url}
+                image: ImageURL = {"url": url}
                 if part.get("detail") and part["detail"] != "auto":
                     image["detail"] = part["detail"]
                 out.append({"type": "image_url", "image_url": image})
@@ -81,10 +82,10 @@ def content_of(parts: Any, notices: list[str]) -> str | list[dict[str, Any]]:
     return out if out else ""
 
 
-def _file(part: Mapping[str, Any]) -> dict[str, Any] | None:
+def _file(part: Mapping[str, Any]) -> FileRef | None:
     filename = str(part.get("filename") or "")
     if isinstance(part.get("file_data"), str) and part["file_data"]:
-        file: dict[str, Any] = {"file_data": _data_url(part["file_data"], filename)}
+        file: FileRef = {"file_data": _data_url(part["file_data"], filename)}
         if filename:
             file["filename"] = filename
         return file
@@ -137,14 +138,14 @@ class History:
     def __init__(self, tools: ToolMap, notices: list[str]) -> None:
         self.tools = tools
         self.notices = notices
-        self.messages: list[dict[str, Any]] = []
-        self.turn: dict[str, Any] | None = None  # the open assistant message
+        self.messages: list[ChatMessage] = []
+        self.turn: ChatMessage | None = None  # the open assistant message
         self.pending: list[Reasoning] = []  # reasoning read before its turn's first output
         self.signatures: dict[str, str] = {}  # Gemini signatures of the open turn, by call id
 
     # -- messages of other roles ------------------------------------------------------------------
 
-    def add(self, message: dict[str, Any]) -> None:
+    def add(self, message: ChatMessage) -> None:
         self._close()
         self.pending.clear()
         self.messages.append(message)
@@ -158,7 +159,7 @@ class History:
 
     # -- the assistant turn ------------------------------------------------------------------------
 
-    def _open(self) -> dict[str, Any]:
+    def _open(self) -> ChatMessage:
         if self.turn is None:
             self.turn = {"role": "assistant", "content": None}
             self.messages.append(self.turn)
@@ -187,7 +188,7 @@ class History:
         if state.text_signature and "extra_content" not in turn:
             with_gemini_signature(turn, state.text_signature)
 
-    def text(self, content: str | list[dict[str, Any]]) -> None:
+    def text(self, content: Content) -> None:
         turn = self._open()
         if turn["content"] is None:
             turn["content"] = content
@@ -197,22 +198,22 @@ class History:
 
     def call(self, call_id: str, name: str, arguments: str) -> None:
         turn = self._open()  # first: the turn's pending reasoning may carry this call's signature
-        call = {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+        call: ToolCall = {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
         with_gemini_signature(call, self.signatures.get(call_id))
         turn.setdefault("tool_calls", []).append(call)
 
-    def finish(self) -> list[dict[str, Any]]:
+    def finish(self) -> list[ChatMessage]:
         self._close()
         return self.messages
 
 
-def _parts(content: Any) -> list[dict[str, Any]]:
+def _parts(content: Any) -> list[ContentPart]:
     if isinstance(content, str):
         return [{"type": "text", "text": content}] if content else []
     return list(content) if isinstance(content, list) else []
 
 
-def _output(value: Any, notices: list[str]) -> str | list[dict[str, Any]]:
+def _output(value: Any, notices: list[str]) -> Content:
     """A tool call's output (a string, content items, or the `{content, success}` object older Codex
     versions sent for a failure) → the tool message's content."""
     if isinstance(value, str | list):
@@ -228,7 +229,7 @@ def refuse_reference() -> RelayError:
         "themselves in `input`", "item_reference_not_supported", "invalid_request_error")
 
 
-def read_items(items: list[Any], tools: ToolMap, notices: list[str]) -> list[dict[str, Any]]:
+def read_items(items: list[Any], tools: ToolMap, notices: list[str]) -> list[ChatMessage]:
     """The input items → messages (see the module's docstring)."""
     history = History(tools, notices)
     for item in items:
