@@ -66,3 +66,21 @@ class ChatMessage(TypedDict, total=False):
     thinking_blocks: list[dict[str, Any]]  # Claude's own blocks, as Claude made them
     extra_content: ExtraContent
     cache_control: CacheControl
+
+
+class FunctionSpec(TypedDict, total=False):
+    name: Required[str]
+    description: str
+    parameters: Any  # a JSON Schema, as the client gave it
+    strict: bool
+
+
+class FunctionTool(TypedDict, total=False):
+    type: Required[str]  # "function"
+    function: Required[FunctionSpec]
+    cache_control: CacheControl
+
+
+# A request's tool: a function, or a hosted tool ({"type": "web_search", "max_uses"?, "allowed_domains"?,
+# "user_location"?, …}), which every target maps to its own or drops with a notice.
+ChatTool = FunctionTool | dict[str, Any]

@@ -25,7 +25,7 @@ import orjson
 
 from api.relay.inbound.anthropic_tools import cached, read_tool, tool_choice
 from api.relay.inbound.base import assistant_message, collapse, note
-from api.upstream.chat import ChatMessage, ContentPart, FileRef, ToolCall
+from api.upstream.chat import ChatMessage, ChatTool, ContentPart, FileRef, ToolCall
 from api.upstream.reasoning import ANTHROPIC, GEMINI, TEXT, unseal, with_gemini_signature
 
 # Top-level fields no other provider has: noticed when the request is converted.
@@ -266,7 +266,7 @@ def _cache_last(message: ChatMessage, control: Mapping[str, Any]) -> None:
         content[-1] = {**content[-1], "cache_control": dict(control)}
 
 
-def read_tools(body: Mapping[str, Any], reader: Reader) -> list[dict[str, Any]]:
+def read_tools(body: Mapping[str, Any], reader: Reader) -> list[ChatTool]:
     declared = [t for t in body.get("tools") or () if isinstance(t, Mapping)]
     tools = [t for raw in [*declared, *reader.added] if (t := read_tool(raw, reader.notices)) is not None]
     if reader.removed:

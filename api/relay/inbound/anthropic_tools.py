@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any, overload
 
 from api.relay.inbound.base import note
-from api.upstream.chat import ChatMessage, ContentPart
+from api.upstream.chat import ChatMessage, ChatTool, ContentPart, FunctionSpec, FunctionTool
 
 _STR = {"type": "string"}
 _INT = {"type": "integer"}
@@ -34,13 +34,15 @@ DESCRIPTIONS = {
 }
 
 
-Cacheable = ContentPart | ChatMessage | dict[str, Any]  # a part, a tool message or a tool
+Cacheable = ContentPart | ChatMessage | FunctionTool | dict[str, Any]  # a part, a tool message or a tool
 
 
 @overload
 def cached(block: Mapping[str, Any], part: ContentPart) -> ContentPart: ...
 @overload
 def cached(block: Mapping[str, Any], part: ChatMessage) -> ChatMessage: ...
+@overload
+def cached(block: Mapping[str, Any], part: FunctionTool) -> FunctionTool: ...
 @overload
 def cached(block: Mapping[str, Any], part: dict[str, Any]) -> dict[str, Any]: ...
 
@@ -52,8 +54,8 @@ def cached(block: Mapping[str, Any], part: Cacheable) -> Cacheable:
     return part
 
 
-def _function(name: str, description: str, schema: Any, tool: Mapping[str, Any]) -> dict[str, Any]:
-    function: dict[str, Any] = {"name": name, "parameters": schema if isinstance(schema, Mapping) else {
+def _function(name: str, description: str, schema: Any, tool: Mapping[str, Any]) -> FunctionTool:
+    function: FunctionSpec = {"name": name, "parameters": schema if isinstance(schema, Mapping) else {
         "type": "object", "properties": {}}}
     if description:
         function["description"] = description
@@ -69,7 +71,7 @@ def _editor_schema(kind: str) -> dict[str, Any]:
         "old_str": _STR, "new_str": _STR, "insert_line": _INT}}
 
 
-def read_tool(tool: Mapping[str, Any], notices: list[str]) -> dict[str, Any] | None:
+def read_tool(tool: Mapping[str, Any], notices: list[str]) -> ChatTool | None:
     """One Messages tool → an internal tool (None, noticed, for a server tool only Anthropic runs)."""
     kind = str(tool.get("type") or "custom")
     name = str(tool.get("name") or "")

@@ -31,7 +31,7 @@ import orjson
 
 from api.relay.inbound.base import assistant_message, collapse, note
 from api.relay.inbound.gemini_schema import camel, to_json_schema
-from api.upstream.chat import ChatMessage, ContentPart, FileRef, ToolCall
+from api.upstream.chat import ChatMessage, ChatTool, ContentPart, FileRef, FunctionSpec, FunctionTool, ToolCall
 from api.upstream.reasoning import ANTHROPIC, SEAL_PREFIX, TEXT, unseal, with_gemini_signature
 
 WRAPPED_PREFIX = base64.b64encode(SEAL_PREFIX.encode()).decode()[:6]  # "Z3dyMS": a wrapped seal begins so
@@ -278,19 +278,19 @@ def read_config(config: Any, notices: list[str]) -> dict[str, Any]:
     return out
 
 
-def _declaration(declaration: Mapping[str, Any]) -> dict[str, Any]:
+def _declaration(declaration: Mapping[str, Any]) -> FunctionTool:
     schema = pick(declaration, "parametersJsonSchema")
     if schema is None and pick(declaration, "parameters") is not None:
         schema = to_json_schema(pick(declaration, "parameters"))
-    function: dict[str, Any] = {"name": str(declaration.get("name") or ""), "parameters": schema if isinstance(
+    function: FunctionSpec = {"name": str(declaration.get("name") or ""), "parameters": schema if isinstance(
         schema, Mapping) else {"type": "object", "properties": {}}}
     if declaration.get("description"):
         function["description"] = str(declaration["description"])
     return {"type": "function", "function": function}
 
 
-def read_tools(body: Mapping[str, Any], notices: list[str]) -> list[dict[str, Any]]:
-    functions: list[dict[str, Any]] = []
+def read_tools(body: Mapping[str, Any], notices: list[str]) -> list[ChatTool]:
+    functions: list[ChatTool] = []
     search = False
     for tool in pick(body, "tools") or ():
         if not isinstance(tool, Mapping):
@@ -306,7 +306,7 @@ def read_tools(body: Mapping[str, Any], notices: list[str]) -> list[dict[str, An
     return functions + ([{"type": "web_search"}] if search else [])
 
 
-def tool_choice(body: Mapping[str, Any], tools: list[dict[str, Any]]) -> tuple[Any, list[dict[str, Any]]]:
+def tool_choice(body: Mapping[str, Any], tools: list[ChatTool]) -> tuple[Any, list[ChatTool]]:
     """(tool_choice, tools): `ANY` with allowed names calls one of those, so only those are offered."""
     calling = pick(pick(body, "toolConfig"), "functionCallingConfig")
     if not isinstance(calling, Mapping):

@@ -40,6 +40,8 @@ from typing import Any
 
 import orjson
 
+from api.upstream.chat import ChatTool, FunctionSpec
+
 DEFAULT_NAMESPACE = "functions"  # Codex: members callable by their bare name
 NAMESPACE_JOIN = "__"  # flat name of a namespaced tool: <namespace>__<name> (Codex's own MCP spelling)
 MAX_NAME = 64  # the strictest provider limit on a tool name (OpenAI, Claude, Gemini)
@@ -112,7 +114,7 @@ class ToolMap:
 
     def __init__(self, notices: list[str]) -> None:
         self.notices = notices
-        self.tools: list[dict[str, Any]] = []
+        self.tools: list[ChatTool] = []
         self.declared: dict[str, Declared] = {}
 
     def read(self, tools: Iterable[Any]) -> None:
@@ -153,8 +155,8 @@ class ToolMap:
             parameters = tool.get("parameters") or {"type": "object", "properties": {}}
         if namespace and namespace != DEFAULT_NAMESPACE and group.strip():
             description = f"{description}\n\n({namespace}: {group.strip()})" if description else group.strip()
-        function: dict[str, Any] = {"name": flat_name(name, namespace), "description": description,
-                                    "parameters": parameters}
+        function: FunctionSpec = {"name": flat_name(name, namespace), "description": description,
+                                  "parameters": parameters}
         if kind == "function" and isinstance(tool.get("strict"), bool):
             function["strict"] = tool["strict"]
         self._add(Declared(kind, name, namespace or None), function)
@@ -172,7 +174,7 @@ class ToolMap:
         if not any(t.get("type") == "web_search" for t in self.tools):
             self.tools.append(hosted)
 
-    def _add(self, declared: Declared, function: dict[str, Any]) -> None:
+    def _add(self, declared: Declared, function: FunctionSpec) -> None:
         flat = function["name"]
         if flat in self.declared:  # declared twice (additional_tools repeated in the history): the first wins
             return
