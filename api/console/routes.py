@@ -1,11 +1,13 @@
 """The console route table: every route of /api, its handler and the least role it requires, paths as
 new-api's (docs/compatibility.md).
 
-A row marked EITHER is answered at its path and at its path with a trailing slash (new-api's clients
-use both forms of those); every other path is answered only as written, a trailing slash included. The role
-is checked by the handler's own `require` decorator (api/console/auth.py), where it sits among the
-handler's other wrappers; `add_console_routes` refuses a row whose role is not the one its handler
-requires, so the table can be read as the console's role matrix.
+Trailing slashes: a row marked EITHER is answered at its path and at its path with a trailing slash
+(new-api's clients use both forms of those); every other row only as written, slash included.
+
+Roles: each handler checks its own with its `require` decorator (api/console/auth.py), where that
+sits among the handler's other wrappers (a critical-route limit counts before or after it);
+`add_console_routes` refuses a row whose role is not the one its handler requires, so the table
+can be read as the console's role matrix.
 """
 from __future__ import annotations
 
@@ -50,9 +52,9 @@ EITHER = True  # also answered with a trailing slash
 
 class Route(NamedTuple):
     method: str
-    path: str
+    path: str  # under /api
     handler: Handler
-    role: Role | None
+    role: Role | None  # the least role the handler requires (ANYONE: none)
     either_slash: bool = False
 
     def paths(self) -> tuple[str, ...]:
