@@ -71,8 +71,8 @@ def transcript_answer(job: Job, adaptor: AnswerReader, resp: client.Answer, raw:
                       native: bool) -> tuple[web.Response, TokenUsage]:
     """A transcription or translation as it came (JSON, or text in the format asked): the text heard is
     its output."""
-    text = text_field(json_object(raw), "text") if resp.content_type == "application/json" else \
-        raw.decode("utf-8", "replace")
+    text = (text_field(json_object(raw), "text") if resp.content_type == "application/json" else
+            raw.decode("utf-8", "replace"))
     usage = TokenUsage(0, count_text(text))
     return as_it_came(job, resp, raw, "application/json"), usage
 
