@@ -12,9 +12,10 @@ from __future__ import annotations
 import time
 from collections import deque
 
+from api.channels.error_rules import should_disable_for_error
 from api.services.configuration.options import OptionsService
 from api.upstream.blame import names_the_request
-from api.upstream.errors import RelayError, should_disable_for_error
+from api.upstream.errors import RelayError
 
 MAX_SAMPLES = 1000  # per channel; a busy channel's window is judged on its last 1000 attempts
 

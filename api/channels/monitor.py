@@ -27,6 +27,7 @@ from typing import Any
 from api.channels import admin as channel_service
 from api.channels import keys as channel_keys
 from api.channels.channel_test import TestResult, is_testable, record_test, run_test, test_timeout
+from api.channels.error_rules import should_disable_for_error
 from api.channels.index import fingerprint
 from api.channels.monitor_deps import Deps as Deps
 from api.channels.probes import probe_failed, schedule_probe
@@ -35,7 +36,6 @@ from api.channels.test_outcome import parse_other_info
 from api.channels.verdicts import DISABLE, ENABLE, is_too_slow, verdict
 from api.services import locks, redis_keys
 from api.services.store import Store
-from api.upstream.errors import should_disable_for_error
 from models import Channel, keyring
 from models.enums import ChannelStatus
 

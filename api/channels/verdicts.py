@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from api.channels.channel_test import TestResult
+from api.channels.error_rules import should_disable_for_error
 from api.services.configuration.options import OptionsService
-from api.upstream.errors import should_disable_for_error
 from models import Channel
 from models.enums import ChannelStatus
 

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from api import keys
 from api.channels import keys as channel_keys
+from api.channels.error_rules import should_disable_for_error, should_retry_error
 from api.channels.index import ChannelInfo
 from api.i18n import language, translate
 from api.middlewares import REDIS_DOWN
@@ -20,7 +21,7 @@ from api.relay import affinity
 from api.relay.job import Job, Outcome
 from api.relay.refusals import refuse
 from api.services.store import Store
-from api.upstream.errors import ChannelCannotServe, RelayError, should_disable_for_error, should_retry_error
+from api.upstream.errors import ChannelCannotServe, RelayError
 
 log = logging.getLogger("api.relay")
 

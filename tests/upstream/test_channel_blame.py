@@ -12,12 +12,13 @@ import pytest
 from aiohttp import web
 
 from api import keys
+from api.channels.error_rules import should_disable_channel, should_retry_error
 from api.channels.health import about_the_channel
 from api.relay import responses_support
 from api.services import redis_keys
 from api.upstream.blame import names_the_request
 from api.upstream.catalogue import ChannelType
-from api.upstream.errors import RelayError, should_disable_channel, should_retry_error
+from api.upstream.errors import RelayError
 from tests.relay.fakes import (  # noqa: F401
     FakeUpstream,
     add_channel,

@@ -3,17 +3,17 @@
 
 import pytest
 
-from api.upstream.catalogue import ChannelType
-from api.upstream.errors import (
+from api.channels.error_rules import (
     DEFAULT_RETRY_STATUS_RANGES,
-    RelayError,
-    parse_status_ranges,
     should_disable_channel,
     should_disable_for_error,
     should_retry,
     should_retry_error,
     status_in_ranges,
 )
+from api.services.configuration.option_rules import parse_status_ranges
+from api.upstream.catalogue import ChannelType
+from api.upstream.errors import RelayError
 
 OPENAI = ChannelType.OPENAI
 
