@@ -8,6 +8,7 @@ COPY api ./api
 COPY models ./models
 COPY workers ./workers
 COPY scheduler ./scheduler
+COPY importer ./importer
 COPY pyproject.toml ./
 RUN useradd --system --uid 10001 gateway && mkdir -p /app/data && chown gateway /app/data
 USER gateway

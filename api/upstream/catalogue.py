@@ -106,19 +106,6 @@ def _message(problem: Callable[[str], str | None]) -> Callable[[str], tuple[str,
     return check
 
 
-def _config(field: str, name: str) -> Callable[[Mapping[str, Any]], dict[str, str]]:
-    """one-api's `config[name]` → this gateway's channel `field`."""
-    def convert(config: Mapping[str, Any]) -> dict[str, str]:
-        return {field: str(config[name])} if config.get(name) else {}
-    return convert
-
-
-def _aws_config(config: Mapping[str, Any]) -> dict[str, str]:
-    if not config.get("ak"):
-        return {}
-    return {"key": f"{config['ak']}|{config.get('sk', '')}|{config.get('region', '')}"}
-
-
 OPENAI_MODELS = (
     "gpt-5.5", "gpt-5.4", "gpt-5.2", "gpt-5.1", "gpt-5", "gpt-5-mini", "gpt-5-nano", "gpt-5.3-codex",
     "gpt-4.1", "gpt-4.1-mini", "gpt-4.1-nano", "gpt-4o", "gpt-4o-mini", "o3", "o4-mini",
@@ -151,7 +138,7 @@ PROVIDERS: tuple[Provider, ...] = (
     Provider(2, "MIDJOURNEY", ("Midjourney Proxy", "Midjourney Proxy"), UnservedAdaptor, models=MJ_MODELS,
              task=MidjourneyAdaptor),
     Provider(3, "AZURE", ("Azure OpenAI", "Azure OpenAI"), AzureAdaptor, models=AZURE_MODELS,
-             native=frozenset({RESPONSES}), stream_options=True, import_config=_config("other", "api_version"),
+             native=frozenset({RESPONSES}), stream_options=True,
              image_edits=True,
              base_url_label=("Endpoint, e.g. https://<resource>.openai.azure.com",
                              "终结点，例如 https://<resource>.openai.azure.com"),
@@ -244,7 +231,7 @@ PROVIDERS: tuple[Provider, ...] = (
     Provider(31, "LINGYIWANWU", ("Yi", "零一万物"), OpenAIAdaptor, "https://api.lingyiwanwu.com",
              models=("yi-lightning", "yi-large", "yi-medium", "yi-vision"), fetch_models=True),
     Provider(33, "AWS", ("AWS Bedrock", "AWS Bedrock"), BedrockAdaptor, derived_url=True, models=BEDROCK_MODELS,
-             import_config=_aws_config, native=frozenset({ANTHROPIC}), native_models=is_claude,
+             native=frozenset({ANTHROPIC}), native_models=is_claude,
              key=KeyFormat(("AccessKeyId|SecretAccessKey|Region (e.g. AKIA…|wJal…|us-east-1), or BedrockApiKey|Region "
                             "with a Bedrock API key (ABSK… or bedrock-api-key-…, e.g. ABSK…|us-east-1)",
                             "AccessKeyId|SecretAccessKey|Region（例如 AKIA…|wJal…|us-east-1），"
@@ -274,7 +261,7 @@ PROVIDERS: tuple[Provider, ...] = (
              models=("@cf/openai/gpt-oss-120b", "@cf/meta/llama-4-scout-17b-16e-instruct",
                      "@cf/meta/llama-3.3-70b-instruct-fp8-fast", "@cf/meta/llama-3.1-8b-instruct",
                      "@cf/qwen/qwq-32b", "@cf/baai/bge-m3", "@cf/baai/bge-base-en-v1.5"),
-             modes=frozenset({CHAT, EMBEDDINGS}), stream_options=True, import_config=_config("other", "user_id"),
+             modes=frozenset({CHAT, EMBEDDINGS}), stream_options=True,
              other=OtherField(("Account ID", "Account ID"), check=_cloudflare_account)),
     Provider(40, "SILICONFLOW", ("SiliconFlow", "硅基流动"), SiliconFlowAdaptor, "https://api.siliconflow.cn",
              models=("deepseek-ai/DeepSeek-V3.2", "Qwen/Qwen3-235B-A22B-Instruct-2507",
@@ -283,7 +270,7 @@ PROVIDERS: tuple[Provider, ...] = (
              balance=True, fetch_models=True),
     Provider(41, "VERTEX_AI", ("Vertex AI", "Vertex AI"), VertexAdaptor, derived_url=True, models=VERTEX_MODELS,
              modes=frozenset({CHAT, EMBEDDINGS, IMAGES, RelayMode.IMAGES_EDIT}),
-             import_config=_config("other", "region"), video=VeoVertexAdaptor,
+             video=VeoVertexAdaptor,
              native=frozenset({ANTHROPIC}), native_models=lambda model: model.startswith("claude"),
              key=KeyFormat(("A Google Cloud service-account JSON key (paste the whole file; Gemini, Claude and "
                             "embedding models, region per model below), or a Vertex AI API key on one line "

@@ -124,8 +124,6 @@ class Provider:
     disable_on_403: bool = False  # a 403 means the key is unusable (Gemini)
     retired: Text | None = None
     presets: tuple[Preset, ...] = ()
-    # one-api's provider settings (its channel `config`) → the fields this gateway keeps them in (importer)
-    import_config: Callable[[Mapping[str, Any]], dict[str, str]] | None = None
 
     @property
     def base_url_required(self) -> bool:

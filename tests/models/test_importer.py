@@ -1,7 +1,7 @@
 # ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
 """Moving a one-api or new-api deployment over: source databases built from one-api's and new-api's
 schemas (one-api of two eras, new-api), on SQLite, MySQL and PostgreSQL, imported with
-`python -m models.importer`; then an imported user logs in with the old password and an imported key
+`python -m importer`; then an imported user logs in with the old password and an imported key
 relays through an imported channel, and a second run changes nothing. Run again after this gateway
 has served traffic, the import is refused unless told to add only the source's new rows or to let the
 source overwrite what was served here."""
@@ -258,7 +258,7 @@ async def drop_source(dialect: str) -> None:
 
 
 def importer(settings, *args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "models.importer", *args], cwd=ROOT, env=process_env(settings),
+    return subprocess.run([sys.executable, "-m", "importer", *args], cwd=ROOT, env=process_env(settings),
                           capture_output=True, text=True, timeout=300)
 
 

@@ -16,12 +16,13 @@ requires the ID token. The bindings are carried either way, so users log in as b
 
 A provider with slug `oidc` already here (carried earlier, or made by root) is left as it is, and the
 bindings go to it: a second run changes nothing. The rows made here get ids past the source's, and
-models.importer.oauth skips a source row that later takes such an id.
+importer.oauth skips a source row that later takes such an id.
 """
 from __future__ import annotations
 
 from typing import Any, cast
 
+from api.console.oidc_client import AddressRefused, CallFailed, call
 from api.errors import ApiError
 from api.services.accounts.oidc_providers import check_url
 from models import CustomOAuthProvider, Option, User, UserOAuthBinding
@@ -53,8 +54,6 @@ async def _settings(source: Source) -> dict[str, str]:
 async def _discover(url: str) -> dict[str, Any]:
     """The discovery document, fetched as the console's Discover does (private addresses only when
     MediaFetchPrivateEnabled is on here); NotCarried with the reason otherwise."""
-    from api.console.oidc_client import AddressRefused, CallFailed, call
-
     allowed = await Option.filter(key="MediaFetchPrivateEnabled").first()
     try:
         status, body = await call(url, allow_private=allowed is not None and allowed.value == "true")

@@ -1,4 +1,4 @@
-"""Move a one-api or new-api deployment over: `python -m models.importer SOURCE_URL [--logs] [--dry-run]`.
+"""Move a one-api or new-api deployment over: `python -m importer SOURCE_URL [--logs] [--dry-run]`.
 
 The source (a SQLite file, or a PostgreSQL or MySQL URL of the old database) is only read. Rows keep
 their ids, so tokens, logs and tasks keep pointing at their users and channels; every table is copied
@@ -16,8 +16,8 @@ new users' and keys' balances: the others did not change).
 
 Rows already here that differ from the source are set to the source's values, unless `new_only`:
 then only rows whose id is not here are created and every existing row is left as it is (counted as
-`left`). Which of the two a run may do is decided by the command (models.importer.__main__) from
-whether this gateway has served traffic since the last import (models.importer.live).
+`left`). Which of the two a run may do is decided by the command (importer.__main__) from
+whether this gateway has served traffic since the last import (importer.live).
 
 This module is the run itself; the source is read by `source.py`, its rows converted by `rows.py` and
 `channels.py`, written by `writing.py`, and what happened told by `report.py`.
@@ -30,6 +30,8 @@ from typing import Any
 from tortoise import Model
 from tortoise.transactions import in_transaction
 
+from api.channels.admin import abilities_of
+from api.services.configuration.option_rules import DEFAULTS
 from models import Channel, CustomOAuthProvider, Log, Option, Redemption, Token, TopUp, User, UserOAuthBinding
 from models.channel import Ability
 from models.log import QuotaData
@@ -72,8 +74,6 @@ async def detect(source: Source, report: Report) -> tuple[bool, set[str]]:
 
 
 async def import_options(source: Source, report: Report, dry: bool, new_only: bool = False) -> None:
-    from api.services.configuration.option_rules import DEFAULTS
-
     part = report.table("option")
     for row in await source.all_rows("options"):
         key, value = text(row.get("key")), text(row.get("value"))
@@ -98,8 +98,6 @@ async def import_options(source: Source, report: Report, dry: bool, new_only: bo
 
 
 async def rebuild_abilities(report: Report, dry: bool) -> None:
-    from api.channels.admin import abilities_of
-
     if dry:
         return
     async with in_transaction():

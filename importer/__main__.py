@@ -1,6 +1,6 @@
-"""`python -m models.importer SOURCE_URL [--logs] [--dry-run] [--new-only | --overwrite-live]`: see models.importer.
+"""`python -m importer SOURCE_URL [--logs] [--dry-run] [--new-only | --overwrite-live]`: see importer.
 
-Into a gateway that has served traffic since the last import (models.importer.live), a plain run is
+Into a gateway that has served traffic since the last import (importer.live), a plain run is
 refused (exit code 2) with what was found and the two ways on: `--new-only` creates only the rows
 whose id is not here and leaves every existing row (balances, keys, channels) as it is here;
 `--overwrite-live` sets the rows that differ to the source's values, balances included, and
@@ -18,6 +18,7 @@ from redis.exceptions import RedisError
 
 from api.resources import Resources, open_resources
 from api.services import audit, redis_keys
+from api.services.redis_keys import every_user, pending_version, quota, token_quota, user_key, user_of
 from api.services.store import Store
 from models.enums import Role
 from models.settings import Settings
@@ -136,8 +137,6 @@ async def forget_balances(store: Store, users: dict[int, list[str]]) -> None:
     """Drop these users' balance keys, each user's with its change counter moved in the same step, so
     that a reload that read the database before the import does not write what it read (quota._LOAD);
     a charge pre-charged against a dropped balance settles against the reloaded one (its gen differs)."""
-    from api.services.redis_keys import pending_version
-
     for user_id, doomed in users.items():
         async with store.redis.pipeline(transaction=True) as pipe:
             pipe.incr(pending_version(store, user_id))
@@ -149,8 +148,6 @@ async def forget_balances(store: Store, users: dict[int, list[str]]) -> None:
 async def refresh_new_rows(resources: Resources, report: Report) -> None:
     """After a --new-only import: what Redis may hold under the new users' and keys' ids is dropped;
     the balances of existing users and keys, unchanged in the database, stay as they are."""
-    from api.services.redis_keys import quota, token_quota, user_key
-
     store = resources.store
     users: dict[int, list[str]] = {}
     for user_id in report.new_users:
@@ -164,8 +161,6 @@ async def refresh_new_rows(resources: Resources, report: Report) -> None:
 
 async def refresh_live_state(resources: Resources, report: Report) -> None:
     """What Redis holds of the imported rows is reloaded from the database on next use."""
-    from api.services.redis_keys import every_user, user_of
-
     store = resources.store
     users: dict[int, list[str]] = {user_id: [] for user_id in report.changed_users + report.new_users}
     users.update({user_id: [] for user_id, _ in report.changed_tokens + report.new_tokens if user_id})
@@ -193,7 +188,7 @@ async def reload_caches(resources: Resources) -> None:
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m models.importer",
+    parser = argparse.ArgumentParser(prog="python -m importer",
                                      description="Import a one-api or new-api database into this gateway.")
     parser.add_argument("source", help="the old database: a SQLite file path, postgres://… or mysql://…")
     parser.add_argument("--logs", action="store_true", help="also import logs and dashboard aggregates (resumable)")

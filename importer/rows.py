@@ -1,5 +1,5 @@
 """The source's rows as this gateway's: value conversions, and the converters of users, keys, logs and
-the tables copied as they are (channels: models.importer.channels)."""
+the tables copied as they are (channels: importer.channels)."""
 from __future__ import annotations
 
 import datetime as dt

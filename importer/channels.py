@@ -4,11 +4,14 @@ moved into the key or `other`, new-api's multi-key channels carried with each ke
 types with no counterpart here left behind with why."""
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import orjson
 
+from api.channels.keys import ALL_KEYS_DISABLED
+from api.channels.pasted_keys import check_storable
+from api.errors import ApiError
 from api.upstream import catalogue
 from models import Channel, keyring
 
@@ -40,6 +43,27 @@ ONE_API_TYPES: dict[int, tuple[int, str]] = {
 ONE_API_SAME = {1, 3, *range(6, 26), 31}
 
 
+def _config(field: str, name: str) -> Callable[[Mapping[str, Any]], dict[str, str]]:
+    """one-api's `config[name]` → this gateway's channel `field`."""
+    def convert(config: Mapping[str, Any]) -> dict[str, str]:
+        return {field: str(config[name])} if config.get(name) else {}
+    return convert
+
+
+def _aws_config(config: Mapping[str, Any]) -> dict[str, str]:
+    if not config.get("ak"):
+        return {}
+    return {"key": f"{config['ak']}|{config.get('sk', '')}|{config.get('region', '')}"}
+
+
+# one-api keeps provider settings in a channel's `config`; this gateway, like new-api, in the key or
+# `other`. By this gateway's type (Azure, AWS Bedrock, Cloudflare, Vertex AI).
+ONE_API_CONFIG: dict[int, Callable[[Mapping[str, Any]], dict[str, str]]] = {
+    3: _config("other", "api_version"), 33: _aws_config, 39: _config("other", "user_id"),
+    41: _config("other", "region"),
+}
+
+
 def convert_channel(row: dict[str, Any], one_api: bool) -> dict[str, Any] | str:
     out = pick(row, Channel, {"config": "_", "system_prompt": "_"})
     kind = integer(row.get("type"))
@@ -59,10 +83,8 @@ def convert_channel(row: dict[str, Any], one_api: bool) -> dict[str, Any] | str:
         return f"channel type {kind} is not supported here"
     out["type"], out["base_url"] = kind, base_url
     config = json_dict(row.get("config")) if one_api else {}
-    row_of_type = catalogue.provider(kind)
-    if config and row_of_type.import_config is not None:
-        # one-api keeps provider settings in `config`; this gateway, like new-api, in key and other
-        out.update(row_of_type.import_config(config))
+    if config and kind in ONE_API_CONFIG:
+        out.update(ONE_API_CONFIG[kind](config))
     for name in ("models", "group", "model_mapping", "status_code_mapping", "other", "other_info", "name",
                  "openai_organization", "test_model", "key", "tag"):
         if name in out:
@@ -82,10 +104,6 @@ def carry_keys(row: dict[str, Any], out: dict[str, Any]) -> str | None:
     here they are dropped). A channel new-api disabled automatically with no key left enabled gets the
     reason under which it comes back by itself when a key is enabled again. Returns why the channel
     cannot be carried, None when it was."""
-    from api.channels.keys import ALL_KEYS_DISABLED
-    from api.channels.pasted_keys import check_storable
-    from api.errors import ApiError
-
     raw = row.get("channel_info")
     info = raw if isinstance(raw, dict) else json_dict(raw if isinstance(raw, str | bytes) else None)
     if not info.get("is_multi_key"):
