@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from .backends import bounded_connection
+
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_DATA_DIR = ROOT / "data"
 VERSION = "0.1.0"
@@ -223,8 +225,6 @@ def tortoise_config(database_url: str, with_aerich: bool = True,
     modules = [*MODEL_MODULES, "aerich.models"] if with_aerich else list(MODEL_MODULES)
     connection: str | dict[str, Any] = database_url
     if timeouts is not None:
-        from .backends import bounded_connection
-
         connection = bounded_connection(database_url, timeouts)
     return {
         "connections": {"default": connection},

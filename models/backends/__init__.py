@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import asyncio
 import math
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from tortoise.backends.base.config_generator import expand_db_url
 
-from ..settings import DatabaseTimeouts
+if TYPE_CHECKING:  # read, never built, here: models.settings builds it and calls bounded_connection
+    from ..settings import DatabaseTimeouts
 
 ENGINES = {
     "tortoise.backends.asyncpg": "models.backends.postgres",
