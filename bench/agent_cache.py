@@ -398,9 +398,9 @@ class CacheBench:
                     noted.append(f"channel {channel.id} ({upstream}): status {row.status}, keys disabled "
                                  f"{sorted(disabled_keys)}")
                     if disabled_keys:
-                        from models import keyring
+                        from models.channel import update_keys
 
-                        await keyring.update(channel.id, lambda ring: ring.states.clear())
+                        await update_keys(channel.id, lambda ring: ring.states.clear())
                     await self.root.call("PUT", "/api/channel/", {"id": channel.id, "status": 1})
         await asyncio.sleep(1.0)
         return noted

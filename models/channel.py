@@ -1,10 +1,14 @@
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from tortoise import fields
+from tortoise.transactions import in_transaction
 
 from .base import BaseModel, now
 from .enums import ChannelStatus
-from .keyring import public_channel_info
+from .keyring import Keyring, load, public_channel_info
+
+T = TypeVar("T")
 
 
 class Channel(BaseModel):
@@ -73,6 +77,19 @@ class Channel(BaseModel):
             "max_inflight": self.max_inflight,
             "channel_info": public_channel_info(self.channel_info, self.key),
         }
+
+
+async def update_keys(channel_id: int, change: Callable[[Keyring], T]) -> tuple[Channel, T]:
+    """Change a channel's keys or their states (models/keyring.py) under a row lock (one writer at a
+    time: the console, the workers that disable a key, the monitor that brings one back). Returns the
+    saved channel and what `change` returned; raises tortoise's DoesNotExist for an unknown channel."""
+    async with in_transaction() as conn:
+        channel = await Channel.select_for_update().using_db(conn).get(id=channel_id)
+        ring = load(channel.key, channel.channel_info)
+        result = change(ring)
+        channel.key, channel.channel_info = ring.key_text(), ring.info_text()
+        await channel.save(using_db=conn, update_fields=["key", "channel_info"])
+    return channel, result
 
 
 class Ability(BaseModel):

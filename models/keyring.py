@@ -10,15 +10,14 @@ key's state follows the key, not its old position.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 import orjson
 
 from .enums import ChannelStatus
 
-T = TypeVar("T")
 MODES = ("random", "polling", "affinity")
 DEFAULT_MODE = "affinity"
 MAX_KEYS = 1000  # keys one channel may hold
@@ -174,20 +173,3 @@ def mask(key: str) -> str:
     if len(key) >= 8:
         return f"…{key[-3:]}"
     return "…"
-
-
-async def update(channel_id: int, change: Callable[[Keyring], T]) -> tuple[Any, T]:
-    """Change a channel's keys or their states under a row lock (one writer at a time: the console,
-    the workers that disable a key, the monitor that brings one back). Returns the saved channel and
-    what `change` returned; raises tortoise's DoesNotExist for an unknown channel."""
-    from tortoise.transactions import in_transaction
-
-    from .channel import Channel
-
-    async with in_transaction() as conn:
-        channel = await Channel.select_for_update().using_db(conn).get(id=channel_id)
-        ring = load(channel.key, channel.channel_info)
-        result = change(ring)
-        channel.key, channel.channel_info = ring.key_text(), ring.info_text()
-        await channel.save(using_db=conn, update_fields=["key", "channel_info"])
-    return channel, result

@@ -35,6 +35,7 @@ from api.services.paging import Page
 from api.services.params import id_value
 from api.upstream import catalogue
 from models import Ability, Channel, keyring
+from models.channel import update_keys
 from models.enums import ChannelStatus
 
 
@@ -237,7 +238,7 @@ async def update_channel(body: Mapping[str, Any], events: EventBus | None, *, ke
             setattr(channel, name, value)
         await channel.save(update_fields=list(form.fields))
         if (new.key_text(), new.info_text()) != (ring.key_text(), ring.info_text()):
-            channel, _ = await keyring.update(channel.id, lambda stored: _replace(stored, new))
+            channel, _ = await update_keys(channel.id, lambda stored: _replace(stored, new))
         await rebuild_abilities(channel)
     await publish(events, [channel.id])
     return channel

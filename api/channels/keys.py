@@ -6,7 +6,7 @@ and the logs name it by position. Counters live in Redis (`chkey:<channel id>`, 
 `<fingerprint>:used|failed|last_error|last_error_time`): uses are added by the in-flight sync
 (api/relay/load.py) in batches, failures when they happen.
 
-Every state change goes through `set_key_status`: one writer at a time (models.keyring.update), the
+Every state change goes through `set_key_status`: one writer at a time (models.channel.update_keys), the
 channel follows its keys (disabled automatically when its last key goes, enabled again when a key
 comes back after that), and every API process hears of it (the `channel` event).
 """
@@ -26,6 +26,7 @@ from api.services import redis_keys
 from api.services.events import EventBus
 from api.services.store import Store
 from models import Channel, keyring
+from models.channel import update_keys
 from models.enums import ChannelStatus
 
 ALL_KEYS_DISABLED = "all keys disabled"  # the channel's status reason when its last key went
@@ -109,7 +110,7 @@ async def set_key_status(channel_id: int, which: int | str, status: int, *, reas
         return True
 
     try:
-        channel, changed = await keyring.update(channel_id, change)
+        channel, changed = await update_keys(channel_id, change)
     except DoesNotExist:
         return False
     if changed:
@@ -129,7 +130,7 @@ async def set_all_keys(channel_id: int, status: int, *, events: EventBus | None)
                 changed += 1
         return changed
 
-    channel, changed = await keyring.update(channel_id, change)
+    channel, changed = await update_keys(channel_id, change)
     if changed:
         await follow_keys(channel, events)
         await channels.publish(events, [channel_id])

@@ -4,7 +4,7 @@ and answer shapes), and an edit of a channel followed by the channel's state fol
 A key is named by its fingerprint when the console sends one (a position may have moved since the
 page was drawn: another admin deleted a key, the relay disabled one), else by its position. State
 changes go through api.channels.keys (one writer; the channel follows its keys; every process
-hears the `channel` event); changes to the list through models.keyring.update, then the same. No key
+hears the `channel` event); changes to the list through models.channel.update_keys, then the same. No key
 ever leaves this module: the rows carry a masked preview.
 """
 from __future__ import annotations
@@ -21,6 +21,7 @@ from api.services.events import EventBus
 from api.services.params import positive_int, row_id
 from api.services.store import Store
 from models import Channel, keyring
+from models.channel import update_keys
 
 DEFAULT_PAGE_SIZE = 50  # new-api's
 MAX_PAGE_SIZE = 500
@@ -129,9 +130,9 @@ def _which(body: Mapping[str, Any], ring: keyring.Keyring) -> int | str:
 
 
 async def _change_list(channel_id: int, change: Callable[[keyring.Keyring], int], events: EventBus | None) -> int:
-    """A change of the key list under the row lock (models.keyring.update); then the channel follows
+    """A change of the key list under the row lock (models.channel.update_keys); then the channel follows
     its keys and every process reloads it. Returns what `change` returned."""
-    channel, result = await keyring.update(channel_id, change)
+    channel, result = await update_keys(channel_id, change)
     await channel_keys.follow_keys(channel, events)
     await channels.publish(events, [channel_id])
     return result
