@@ -22,6 +22,8 @@ from dramatiq.middleware import (
 from api.services import redis_keys
 from models.settings import Settings
 
+from .middleware import ParentWatch, ResourcesMiddleware, ShutdownGuard
+
 _broker: RedisBroker | None = None
 SHUTDOWN_TIMEOUT_MS = 30_000  # --worker-shutdown-timeout: running messages get this long to finish
 
@@ -31,8 +33,6 @@ def queue_of(actor_name: str) -> str:
 
 
 def build_broker(settings: Settings) -> RedisBroker:
-    from .middleware import ParentWatch, ResourcesMiddleware, ShutdownGuard
-
     middleware = [
         AgeLimit(max_age=3_600_000),  # drop a message that waited over an hour (actors resend what matters)
         TimeLimit(time_limit=600_000),  # no actor runs longer than 10 minutes
@@ -43,7 +43,7 @@ def build_broker(settings: Settings) -> RedisBroker:
         AsyncIO(),  # one event-loop thread per worker process (started in before_worker_boot)
         # The process's resources (api.resources: database, Redis store, events, options, HTTP session, jobs)
         # on that loop; before_* hooks run in list order, so after AsyncIO.
-        ResourcesMiddleware(settings),
+        ResourcesMiddleware(settings, send),
         # Repeated stop signals ignored, a stop bounded in time. Resources close in after_worker_shutdown,
         # which runs in reverse list order: ResourcesMiddleware (jobs, HTTP session, events, Redis, then the
         # database), then AsyncIO stops the loop.

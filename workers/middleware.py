@@ -17,9 +17,9 @@ from dramatiq.asyncio import EventLoopThread, get_event_loop_thread
 from dramatiq.middleware import Middleware, MiddlewareError
 
 from api.resources import HttpPool, open_resources
+from api.services.jobs import Send
 from models.settings import Settings
 
-from .broker import send
 from .context import set_context
 
 log = logging.getLogger(__name__)
@@ -40,10 +40,11 @@ class ResourcesMiddleware(Middleware):
     """The process's resources (api.resources: database, Redis store, events, options, HTTP session,
     jobs), opened on the AsyncIO middleware's loop and closed there. Tortoise runs on that loop with
     its global fallback, which lets actor coroutines (started from other threads' contexts) see the
-    connection set up here."""
+    connection set up here. `send` is the broker's (workers.broker.send), for the jobs actors enqueue."""
 
-    def __init__(self, settings: Settings) -> None:
+    def __init__(self, settings: Settings, send: Send) -> None:
         self.settings = settings
+        self.send = send
         self._stack: contextlib.AsyncExitStack | None = None
 
     def before_worker_boot(self, broker: dramatiq.Broker, worker: dramatiq.Worker) -> None:
@@ -59,7 +60,7 @@ class ResourcesMiddleware(Middleware):
     async def _open(self) -> None:
         async with contextlib.AsyncExitStack() as stack:
             resources = await stack.enter_async_context(
-                open_resources(self.settings, send=send, http=WORKER_HTTP, listen=True))
+                open_resources(self.settings, send=self.send, http=WORKER_HTTP, listen=True))
             set_context(resources)
             self._stack = stack.pop_all()  # left open until _close
 
