@@ -8,11 +8,12 @@
     api.channels    channel administration: the form, keys, tags, tests, the health monitor
     api.relay       the relay pipeline (inbound formats, tasks)
     api.console     the console's handlers and the playground
-    api.app, api.resources, workers, scheduler   the programs (api.resources: what each of them opens)
+    api.app, api.resources, workers, scheduler, importer   the programs (api.resources: what each of them opens)
 
 A module imports only from its own layer or a layer below; packages never import each other in a
-cycle. Imports under `if TYPE_CHECKING:` are names for the checker, not arrows, and are not counted.
-models/importer is a command-line program kept beside the models it fills: it may use any layer.
+cycle, and no module imports itself round a cycle of modules, whether the import stands at the top
+of a file or inside a function. Imports under `if TYPE_CHECKING:` are names for the checker, not
+arrows, and are not counted.
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 
+TOPS = ("api", "models", "workers", "scheduler", "importer")
 KERNEL = ("api.errors", "api.i18n", "api.keys", "api.security")
 WEB = ("api.web", "api.bodies", "api.response", "api.middlewares", "api.static", "api.health")
 LAYERS: tuple[tuple[str, ...], ...] = (
@@ -33,9 +35,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("api.channels",),
     ("api.relay",),
     ("api.console",),
-    ("api.app", "api.resources", "api.__main__", "api.launch", "workers", "scheduler"),
+    ("api.app", "api.resources", "api.__main__", "api.launch", "workers", "scheduler", "importer"),
 )
-PROGRAMS = ("models.importer",)
 # Packages whose modules may not import each other both ways (their own cycles are their business).
 PACKAGES = ("api.services.billing", "api.services.accounts", "api.services.configuration",
             *(p for layer in LAYERS for p in layer))
@@ -87,7 +88,7 @@ def imports_of(path: Path) -> set[str]:
 
 def modules(root: Path) -> dict[str, Path]:
     found = {}
-    for top in ("api", "models", "workers", "scheduler"):
+    for top in TOPS:
         for path in sorted((root / top).rglob("*.py")):
             parts = list(path.relative_to(root).with_suffix("").parts)
             if parts[-1] == "__init__":
@@ -100,7 +101,7 @@ def upward_imports(root: Path) -> list[str]:
     found = []
     for module, path in modules(root).items():
         own = layer_of(module)
-        if own is None or _within(module, PROGRAMS):
+        if own is None:
             continue
         limits = next((v for k, v in PROGRAM_LIMITS.items() if _within(module, (k,))), ())
         for name in sorted(imports_of(path)):
@@ -110,18 +111,8 @@ def upward_imports(root: Path) -> list[str]:
     return found
 
 
-def package_cycles(root: Path) -> list[list[str]]:
-    """Strongly connected groups of packages (Tarjan) bigger than one: each is a cycle."""
-    mods = modules(root)
-    graph: dict[str, set[str]] = {}
-    for module, path in mods.items():
-        source = package_of(module)
-        if source is None or _within(module, PROGRAMS):
-            continue
-        for name in imports_of(path):
-            target = package_of(name)
-            if target is not None and target != source and not _within(name, PROGRAMS):
-                graph.setdefault(source, set()).add(target)
+def strongly_connected(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected groups of nodes (Tarjan) bigger than one: each holds a cycle."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -152,7 +143,84 @@ def package_cycles(root: Path) -> list[list[str]]:
     for node in sorted(graph):
         if node not in index:
             visit(node)
-    return groups
+    return sorted(groups)
+
+
+def package_cycles(root: Path) -> list[list[str]]:
+    graph: dict[str, set[str]] = {}
+    for module, path in modules(root).items():
+        source = package_of(module)
+        if source is None:
+            continue
+        for name in imports_of(path):
+            target = package_of(name)
+            if target is not None and target != source:
+                graph.setdefault(source, set()).add(target)
+    return strongly_connected(graph)
+
+
+def _imported_modules(module: str, path: Path, known: dict[str, Path]) -> set[str]:
+    """The tree's modules `module` imports, wherever the import stands (a function's body included),
+    except under `if TYPE_CHECKING:`.
+
+    `import a.b` and `from a import b` name the module `a.b` when it is one; `from a.b import name`
+    with `name` an attribute names `a.b` (a package's `__init__`). The packages Python runs on the way
+    to a module (`a` for `a.b`) are not arrows: running them first is how every import works.
+    """
+    package = module.split(".") if path.name == "__init__.py" else module.split(".")[:-1]
+    targets: set[str] = set()
+
+    def nearest(name: str) -> None:
+        while name and name not in known:
+            name = name.rpartition(".")[0]
+        if name and name != module:
+            targets.add(name)
+
+    for node in _runtime_nodes(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                nearest(alias.name)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package[: len(package) - node.level + 1]
+                base = ".".join([*parts, base] if base else parts)
+            for alias in node.names:
+                nearest(f"{base}.{alias.name}" if f"{base}.{alias.name}" in known else base)
+    return targets
+
+
+def import_graph(root: Path) -> dict[str, set[str]]:
+    known = modules(root)
+    return {module: _imported_modules(module, path, known) for module, path in known.items()}
+
+
+def shortest_cycle(graph: dict[str, set[str]], start: str) -> list[str]:
+    """The shortest way from `start` back to itself (breadth first), as the modules in order."""
+    came_from: dict[str, str] = {}
+    frontier = [start]
+    while frontier:
+        following = []
+        for node in frontier:
+            for nxt in sorted(graph.get(node, ())):
+                if nxt == start:
+                    path = [node]
+                    while path[-1] != start:
+                        path.append(came_from[path[-1]])
+                    return [*reversed(path), start]
+                if nxt not in came_from:
+                    came_from[nxt] = node
+                    following.append(nxt)
+        frontier = following
+    return []
+
+
+def module_cycles(root: Path) -> list[str]:
+    """One line per group of modules that import each other round (wherever the import stands): its
+    modules, and the shortest cycle through the first of them."""
+    graph = import_graph(root)
+    return [f"{len(group)} modules: {', '.join(group)}; e.g. {' -> '.join(shortest_cycle(graph, group[0]))}"
+            for group in strongly_connected(graph)]
 
 
 def test_no_module_imports_a_layer_above_it() -> None:
@@ -161,6 +229,11 @@ def test_no_module_imports_a_layer_above_it() -> None:
 
 def test_no_two_packages_import_each_other() -> None:
     assert package_cycles(ROOT) == []
+
+
+def test_no_module_imports_itself_round_a_cycle() -> None:
+    cycles = module_cycles(ROOT)
+    assert cycles == [], "\n".join(cycles)
 
 
 def test_every_module_has_a_layer() -> None:
@@ -193,3 +266,28 @@ def test_the_checks_see_what_they_forbid(tmp_path: Path) -> None:
                                     "api.services.jobs imports workers.broker",
                                     "api.services.jobs imports workers.broker.send"]
     assert package_cycles(root) == [["api.console", "api.relay"], ["api.services.accounts", "api.services.billing"]]
+
+
+def test_a_cycle_through_a_function_is_seen(tmp_path: Path) -> None:
+    """Three modules in a cycle closed by an import inside a function, and a package whose `__init__`
+    re-exports a submodule that imports a sibling: the cycle is reported, the package is not."""
+    root = _tree(tmp_path, {
+        "api/__init__.py": "",
+        "api/upstream/__init__.py": "",
+        "api/upstream/errors.py": "def row(t):\n"
+                                  "    from api.upstream.catalogue import provider\n    return provider(t)\n",
+        "api/upstream/catalogue.py": "from api.upstream.providers import openai\n",
+        "api/upstream/providers/__init__.py": "",
+        "api/upstream/providers/openai.py": "from api.upstream import errors\n",
+        "models/__init__.py": "from .channel import Channel\n",
+        "models/channel.py": "from .base import BaseModel\nfrom models.enums import ChannelType\n",
+        "models/base.py": "",
+        "models/enums.py": "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from models import Channel\n",
+    })
+    assert import_graph(root)["models"] == {"models.channel"}
+    assert import_graph(root)["models.channel"] == {"models.base", "models.enums"}
+    assert module_cycles(root) == [
+        "3 modules: api.upstream.catalogue, api.upstream.errors, api.upstream.providers.openai; e.g. "
+        "api.upstream.catalogue -> api.upstream.providers.openai -> api.upstream.errors -> api.upstream.catalogue"]
+    (root / "api/upstream/errors.py").write_text("def row(t):\n    return t\n")
+    assert module_cycles(root) == []
