@@ -5,7 +5,8 @@
     api.services    billing, accounts, configuration and the shared ground (store, keys, events, jobs…)
     api.web         the HTTP-bound helpers: addresses, sessions, login guard, OAuth, Turnstile, bodies…
     api.upstream    adaptors, signing, decoders, credentials, media, the one upstream call
-    api.channels    channel administration: the form, keys, tags, tests, the health monitor
+    api.channels    channel administration: the form, keys, tags, tests, the health monitor, the retry
+                    and disable rules
     api.relay       the relay pipeline (inbound formats, tasks)
     api.console     the console's handlers and the playground
     api.app, api.resources, workers, scheduler, importer   the programs (api.resources: what each of them opens)
@@ -37,7 +38,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("api.console",),
     ("api.app", "api.resources", "api.__main__", "api.launch", "workers", "scheduler", "importer"),
 )
-# Packages whose modules may not import each other both ways (their own cycles are their business).
+# Packages that may not import each other both ways, even through modules that form no cycle.
 PACKAGES = ("api.services.billing", "api.services.accounts", "api.services.configuration",
             *(p for layer in LAYERS for p in layer))
 # The programs may use what they run, except the layers a program never needs.
