@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: run test install install-dev frontend lint clean screenshots bench bench-smoke bench-cache
+.PHONY: run test install install-dev frontend lint clean screenshots bench bench-smoke bench-cache lighthouse
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -55,3 +55,7 @@ bench-smoke:
 # Prompt-cache affinity: cached share of the input with ChannelAffinityEnabled off and on, failover, CPU.
 bench-cache: install
 	$(PY) -m bench.agent_cache $(BENCH_ARGS)
+
+# Lighthouse (mobile) on /login and a user's dashboard: accessibility, best practices, performance (bench/lighthouse.sh).
+lighthouse: install frontend
+	bash bench/lighthouse.sh

@@ -69,7 +69,7 @@ async def test_token_create_toggle_delete(page, settings) -> None:
     row = page.get_by_test_id(f"token-row-{token.id}")
     await expect(row).to_contain_text("e2e-key")
     await expect(row).to_contain_text("$5.00")
-    await row.get_by_role("button", name="Key of e2e-key").click()
+    await row.get_by_role("button", name="View the key of e2e-key").click()
     await expect(page.get_by_test_id(f"token-key-{token.id}")).to_have_text(f"sk-{token.key}")
     await shot(page, "tokens")
 

@@ -122,7 +122,7 @@ export default function Login() {
           {step === 'password' && (<>
           <form onSubmit={onSubmit} noValidate>
             <TextInput label={t('login.username')} value={username} onChange={setUsername} autoComplete="username"
-              name="username" data-testid="login-username" />
+              name="username" data-testid="login-username" autoFocus />
             <TextInput label={t('login.password')} type="password" value={password} onChange={setPassword}
               autoComplete="current-password" name="password" data-testid="login-password" />
             {turnstile.widget && <Turnstile {...turnstile.widget} />}

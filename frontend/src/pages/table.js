@@ -34,7 +34,7 @@ const chatLinks = (status) => parseChats(status.chats).map((chat, index) => ({ k
  * Every console page: the router (App.jsx) and the sidebar (layout/Sidebar.jsx) both read this table.
  *   path       the route
  *   component  the page (lazy past the login), given `props`
- *   role       undefined: public; 'user': signed in; 'admin': an administrator (others see "forbidden")
+ *   role       undefined: public; 'user': signed in (a chat needs the user's key); 'admin': an administrator (others see "forbidden")
  *   sidebar    {label, order, when?, links?}: its sidebar entry, labelled t(`sidebar.${label}`), placed by order;
  *              `when(status)` shows it only when the server enables the feature; `links(status)` makes it a group of links.
  *              Admin pages are offered to administrators only; the others to everyone (the route asks for the login).
@@ -54,8 +54,8 @@ export const PAGES = [
   { path: '/channel', component: ChannelPage, role: 'admin', sidebar: { label: 'channel', order: 30 } },
   { path: '/channel/add', component: ChannelPage, role: 'admin' },
   { path: '/channel/edit/:id', component: ChannelPage, role: 'admin' },
-  { path: '/chat/:id?', component: ChatPage, sidebar: { label: 'chat', order: 40, links: chatLinks } },
-  { path: '/chat2link', component: Chat2Link },
+  { path: '/chat/:id?', component: ChatPage, role: 'user', sidebar: { label: 'chat', order: 40, links: chatLinks } },
+  { path: '/chat2link', component: Chat2Link, role: 'user' },
   { path: '/token', component: TokenPage, role: 'user', sidebar: { label: 'token', order: 50 } },
   { path: '/redemption', component: RedemptionPage, role: 'admin', sidebar: { label: 'redemption', order: 60 } },
   { path: '/topup', component: TopUpPage, role: 'user', sidebar: { label: 'topup', order: 70 } },

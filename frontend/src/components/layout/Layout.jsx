@@ -1,5 +1,6 @@
 import { Suspense, useEffect, useState } from 'react';
 import { Outlet } from 'react-router-dom';
+import { useTranslation } from 'react-i18next';
 import useStatus from '../../hooks/useStatus';
 import { useIsMobile } from '../../hooks/useMediaQuery';
 import { saveStatus } from '../../lib/storage';
@@ -9,6 +10,18 @@ import TopBar from './TopBar';
 import Sidebar from './Sidebar';
 import Footer from './Footer';
 import NoticeModal from './NoticeModal';
+
+export const MAIN_ID = 'main-content';
+
+// The first Tab stop of every page: Enter moves the focus to the page's own content, past the top bar and the sidebar.
+function SkipLink() {
+  const { t } = useTranslation();
+  const onClick = (e) => {
+    e.preventDefault();
+    document.getElementById(MAIN_ID).focus();
+  };
+  return <a className="skip-link" href={`#${MAIN_ID}`} onClick={onClick} data-testid="skip-link">{t('shell.skipToContent')}</a>;
+}
 
 // `pages`: the page table (pages/table.js), for the sidebar.
 export default function Layout({ pages }) {
@@ -33,11 +46,12 @@ export default function Layout({ pages }) {
 
   return (
     <div className={`app ${isMobile ? 'is-mobile' : ''}`}>
+      <SkipLink />
       <TopBar status={status} theme={theme} onToggleTheme={() => setTheme(theme === 'dark' ? 'light' : 'dark')}
         onToggleSidebar={() => setSidebarOpen(!sidebarOpen)} onMenuOpen={() => isMobile && setSidebarOpen(false)} />
       <div className="app-body">
         {sidebarOpen && <Sidebar pages={pages} status={status} onNavigate={isMobile ? () => setSidebarOpen(false) : undefined} />}
-        <main className="app-main">
+        <main className="app-main" id={MAIN_ID} tabIndex={-1}>
           <Suspense fallback={null}><Outlet /></Suspense>
         </main>
       </div>

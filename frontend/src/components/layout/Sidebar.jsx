@@ -4,9 +4,10 @@ import { useUser } from '../../context/UserContext';
 import { isAdmin } from '../../lib/auth';
 
 // The sidebar's entries of the page table (pages/table.js, given by the app) for this status and user, in order:
-// {key, to}, or {key, children: [{key, label, to}]} for a group of links.
-export function sidebarEntries(pages, status, admin) {
-  return pages.filter((page) => page.sidebar && (page.role !== 'admin' || admin))
+// {key, to}, or {key, children: [{key, label, to}]} for a group of links. A visitor who is not signed in is offered
+// the public pages only (the others would only send them to the login).
+export function sidebarEntries(pages, status, admin, signedIn = true) {
+  return pages.filter((page) => page.sidebar && (!page.role || signedIn) && (page.role !== 'admin' || admin))
     .sort((a, b) => a.sidebar.order - b.sidebar.order)
     .flatMap(({ path, sidebar }) => {
       if (sidebar.when && !sidebar.when(status)) return [];
@@ -23,7 +24,7 @@ export default function Sidebar({ pages, status, onNavigate }) {
   return (
     <aside className="app-sidebar menu" data-testid="sidebar" aria-label={t('shell.sidebar')}>
       <ul className="menu-list">
-        {sidebarEntries(pages, status, isAdmin(user)).map((entry) => (
+        {sidebarEntries(pages, status, isAdmin(user), Boolean(user)).map((entry) => (
           <li key={entry.key}>
             {entry.children ? (
               <>

@@ -31,7 +31,7 @@ export default function CustomOAuthBindings() {
   return (
     <div className="card mb-5" data-testid="custom-oauth-bindings">
       <header className="card-header"><p className="card-header-title">{t('customOAuth.bindings')}</p></header>
-      <div className="card-content table-container">
+      <div className="card-content table-container" tabIndex={0} role="region" aria-label={t('customOAuth.bindings')}>
         <table className="table is-fullwidth">
           <tbody>
             {shown.map((p) => {

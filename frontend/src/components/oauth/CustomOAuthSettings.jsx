@@ -43,11 +43,11 @@ export default function CustomOAuthSettings({ server }) {
             data-testid="custom-oauth-add">{t('common.add')}</button>
         </div>
       </header>
-      <div className="card-content table-container">
+      <div className="card-content table-container" tabIndex={0} role="region" aria-label={t('customOAuth.title')}>
         <p className="help mb-3">{t('customOAuth.help')}</p>
         <table className="table is-fullwidth">
           <thead>
-            <tr><th>{t('customOAuth.name')}</th><th>Slug</th><th>{t('customOAuth.kind')}</th><th>{t('customOAuth.enabled')}</th><th /></tr>
+            <tr><th>{t('customOAuth.name')}</th><th>Slug</th><th>{t('customOAuth.kind')}</th><th>{t('customOAuth.enabled')}</th><th><span className="is-sr-only">{t('common.actions')}</span></th></tr>
           </thead>
           <tbody>
             {(providers || []).map((p) => (

@@ -66,10 +66,10 @@ export default function PasskeysCard() {
         <p className="help mb-3">{t('passkey.hint')}</p>
         {!supported && <div className="notification is-warning is-light">{t('passkey.unsupported')}</div>}
         {passkeys.length === 0 ? <p className="has-text-grey mb-3">{t('passkey.none')}</p> : (
-          <div className="table-container">
+          <div className="table-container" tabIndex={0} role="region" aria-label={t('passkey.title')}>
             <table className="table is-fullwidth" data-testid="passkey-table">
               <thead>
-                <tr><th>{t('passkey.name')}</th><th>{t('passkey.created')}</th><th>{t('passkey.lastUsed')}</th><th /></tr>
+                <tr><th>{t('passkey.name')}</th><th>{t('passkey.created')}</th><th>{t('passkey.lastUsed')}</th><th><span className="is-sr-only">{t('common.actions')}</span></th></tr>
               </thead>
               <tbody>
                 {passkeys.map((p) => (

@@ -56,7 +56,7 @@ function EntryDetails({ entry, onClose }) {
         {timestamp2string(entry.created_at)} · {entry.actor_name || t('audit.nobody')} · {entry.actor_ip}
       </p>
       {fields.length === 0 ? <p>{t('audit.noFields')}</p> : (
-        <div className="table-container">
+        <div className="table-container" tabIndex={0} role="region" aria-label={t('audit.fields')}>
           <table className="table is-fullwidth is-narrow" data-testid="audit-diff">
             <thead>
               <tr><th scope="col">{t('audit.field')}</th><th scope="col">{t('audit.before')}</th><th scope="col">{t('audit.after')}</th></tr>
@@ -147,7 +147,7 @@ export default function AuditPage() {
           </div>
         </div>
       </form>
-      <div className="table-container">
+      <div className="table-container" tabIndex={0} role="region" aria-label={t('audit.title')}>
         <table className="table is-fullwidth is-hoverable is-narrow log-table" data-testid="audit-table">
           <thead>
             <tr>{columns.map((c) => <th key={c} scope="col">{t(`audit.column.${c}`)}</th>)}</tr>

@@ -120,7 +120,7 @@ export default function KeysPanel({ channel, onClose, onChanged = () => {} }) {
           <button type="button" className="button" onClick={() => mutate()}>{t('common.refresh')}</button>
         </div>
       </div>
-      <div className="table-container">
+      <div className="table-container" tabIndex={0} role="region" aria-label={t('channel.form.keys')}>
         <table className="table is-fullwidth is-narrow keys-table" data-testid="keys-table">
           <thead>
             <tr>

@@ -262,11 +262,11 @@ export default function ChannelPage() {
         <TagActions tag={tag} onEnable={() => onTagStatus(true)} onDisable={() => onTagStatus(false)}
           onEdit={() => setTagDialog('edit')} onClear={() => list.setFilter('tag', '')} />
       )}
-      <div className="table-container">
+      <div className="table-container" tabIndex={0} role="region" aria-label={t('channel.title')}>
         <table className="table is-fullwidth is-hoverable channel-table" data-testid="channel-table">
           <thead>
             <tr>
-              {batch && <th aria-label={t('channel.select')} />}
+              {batch && <th><span className="is-sr-only">{t('channel.select')}</span></th>}
               <th>ID</th><th>{t('channel.nameTypeGroups')}</th><th className="channel-tag-head">{t('channel.tags.column')}</th><th>{t('channel.statusResponseTime')}</th>
               <th>{t('channel.balanceColumn')}</th><th>{t('channel.priorityWeight')}</th><th>{t('common.actions')}</th>
             </tr>

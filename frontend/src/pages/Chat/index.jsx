@@ -27,9 +27,17 @@ export default function ChatPage() {
     if (problem) showError(t(problem));
   }, [problem, t]);
 
+  // The page's heading is for screen readers: the frame holds the chat's own.
+  const heading = <h1 className="is-sr-only">{chat.entry ? chat.entry.name : t('sidebar.chat')}</h1>;
   if (key && chat.entry) {
-    return <iframe className="content-frame chat-frame" title={chat.entry.name} src={fillChatLink(chat.entry.url, key)} width="100%"
-      data-testid="chat-frame" />;
+    return (<>
+      {heading}
+      <iframe className="content-frame chat-frame" title={chat.entry.name} src={fillChatLink(chat.entry.url, key)} width="100%"
+        data-testid="chat-frame" />
+    </>);
   }
-  return <p className="has-text-centered mt-6" data-testid="chat-loading">{problem ? t(problem) : t('chat.redirecting')}</p>;
+  return (<>
+    {heading}
+    <p className="has-text-centered mt-6" data-testid="chat-loading">{problem ? t(problem) : t('chat.redirecting')}</p>
+  </>);
 }

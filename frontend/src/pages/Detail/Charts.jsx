@@ -45,14 +45,15 @@ export function stackedSeries(rows, bucketOfRow, named, metric) {
   return Array.from(points.values()).sort((a, b) => a.key - b.key);
 }
 
-function ChartBox({ title, testId, children, extra }) {
+// `summary`: the chart's values in words, its text alternative (the drawing itself is hidden from screen readers).
+function ChartBox({ title, testId, children, extra, summary }) {
   return (
     <div className="box chart-box" data-testid={testId}>
       <div className="is-flex is-justify-content-space-between is-align-items-center is-flex-wrap-wrap">
         <h2 className="subtitle mb-2">{title}</h2>
         {extra}
       </div>
-      <div className="chart-area">{children}</div>
+      <div className="chart-area" role="img" aria-label={summary} data-testid={`${testId}-summary`}>{children}</div>
     </div>
   );
 }
@@ -71,10 +72,12 @@ export function ModelPie({ byModel, metric }) {
     data.push({ key: OTHER, name: t('detail.other'), value: byModel.filter((g) => !named.includes(g.key)).reduce((s, g) => s + g[metric], 0) });
   }
   return (
-    <ChartBox title={t('detail.chartModels')} testId="detail-chart-models">
+    <ChartBox title={t('detail.chartModels')} testId="detail-chart-models" summary={t('detail.chartSummary', {
+      title: t('detail.chartModels'), values: data.map((d) => `${d.name} ${formatMetric(metric, d.value)}`).join(', ') })}>
       <ResponsiveContainer width="100%" height={280}>
         <PieChart>
-          <Pie data={data} dataKey="value" nameKey="name" innerRadius="45%" outerRadius="80%" isAnimationActive={false}>
+          <Pie data={data} dataKey="value" nameKey="name" innerRadius="45%" outerRadius="80%" isAnimationActive={false}
+            rootTabIndex={-1}>
             {data.map((d) => <Cell key={d.key} fill={colourOf(d.key)} />)}
           </Pie>
           <Tooltip formatter={(v) => formatMetric(metric, v)} contentStyle={tooltipStyle} itemStyle={{ color: 'var(--bulma-text)' }} />
@@ -91,6 +94,9 @@ export function TimeBars({ rows, byModel, bucketOfRow, metric, onMetric }) {
   const series = folded ? [...named, OTHER] : named;
   const data = stackedSeries(rows, bucketOfRow, named, metric);
   const colourOf = colours(byModel);
+  const nameOf = (s) => (s === OTHER ? t('detail.other') : s);
+  const values = data.map((point) => `${point.label}: ${series.filter((s) => point[s])
+    .map((s) => `${nameOf(s)} ${formatMetric(metric, point[s])}`).join(', ')}`).join('; ');
   const picker = (
     <div className="select is-small">
       <select aria-label={t('detail.metric')} value={metric} onChange={(e) => onMetric(e.target.value)} data-testid="detail-metric">
@@ -99,7 +105,8 @@ export function TimeBars({ rows, byModel, bucketOfRow, metric, onMetric }) {
     </div>
   );
   return (
-    <ChartBox title={t('detail.chartTime')} testId="detail-chart-time" extra={picker}>
+    <ChartBox title={t('detail.chartTime')} testId="detail-chart-time" extra={picker}
+      summary={t('detail.chartSummary', { title: t('detail.chartTime'), values })}>
       <ResponsiveContainer width="100%" height={280}>
         <BarChart data={data} margin={{ top: 8, right: 8, bottom: 8, left: 8 }}>
           <CartesianGrid strokeDasharray="3 3" stroke="var(--bulma-border)" />
@@ -108,7 +115,7 @@ export function TimeBars({ rows, byModel, bucketOfRow, metric, onMetric }) {
           <Tooltip formatter={(v) => formatMetric(metric, v)} contentStyle={tooltipStyle} cursor={{ fillOpacity: 0.1 }} />
           <Legend formatter={legendText} />
           {series.map((s) => (
-            <Bar key={s} dataKey={s} name={s === OTHER ? t('detail.other') : s} stackId="usage" fill={colourOf(s)}
+            <Bar key={s} dataKey={s} name={nameOf(s)} stackId="usage" fill={colourOf(s)}
               isAnimationActive={false} />
           ))}
         </BarChart>

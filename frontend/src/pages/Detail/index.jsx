@@ -58,7 +58,7 @@ function UsageTable({ title, firstColumn, groups, testId, error, onRetry, cache 
   return (
     <div className="box">
       <h2 className="subtitle">{title}</h2>
-      <div className="table-container">
+      <div className="table-container" tabIndex={0} role="region" aria-label={title}>
         <table className="table is-fullwidth is-narrow log-table" data-testid={testId}>
           <thead>
             <tr>

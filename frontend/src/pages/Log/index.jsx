@@ -126,7 +126,7 @@ export default function LogPage() {
           <button type="submit" className="button is-small is-info">{t('log.query')}</button>
         </div>
       </form>
-      <div className="table-container">
+      <div className="table-container" tabIndex={0} role="region" aria-label={t('log.title')}>
         <table className="table is-fullwidth is-hoverable is-narrow log-table" data-testid="log-table">
           <thead>
             <tr>{columns.map((c) => <th key={c}>{t(`log.column.${c}`)}</th>)}</tr>

@@ -52,7 +52,7 @@ export default function MidjourneyPage() {
         <div className="notification is-info is-light" data-testid="mj-callback-banner">{t('mj.callbackOff')}</div>
       )}
       <TaskFilterForm prefix="mj" admin={admin} field={list.field} idName="mjId" onSubmit={onSearch} />
-      <div className="table-container">
+      <div className="table-container" tabIndex={0} role="region" aria-label={t('mj.title')}>
         <table className="table is-fullwidth is-hoverable is-narrow" data-testid="mj-table">
           <thead><tr>{columns.map((c) => <th key={c}>{t(`mj.column.${c}`)}</th>)}</tr></thead>
           <tbody>

@@ -123,11 +123,11 @@ export default function PricingPage() {
         </div>
       </div>
       {explain && <div className="notification is-info is-light content pre-wrap" data-testid="pricing-ratio-help">{t('pricing.ratioHelpText')}<RatioExplanation /></div>}
-      <div className="table-container">
+      <div className="table-container" tabIndex={0} role="region" aria-label={t('pricing.title')}>
         <table className="table is-fullwidth is-hoverable" data-testid="pricing-table">
           <thead>
             <tr>
-              <th aria-label={t('token.select')} />
+              <th><span className="is-sr-only">{t('token.select')}</span></th>
               <th>{t('pricing.availability')}</th><th>{t('pricing.model')}</th><th>{t('pricing.billingType')}</th>
               <th>{t('pricing.groups')}</th><th>{t('pricing.ratios')}</th><th>{t('pricing.price')}</th>
             </tr>

@@ -99,11 +99,11 @@ export default function RedemptionPage() {
         <button type="button" className="button is-primary" onClick={() => setEditing({ id: null })}>{t('redemption.add')}</button>
         <button type="button" className="button" onClick={onCopySelected}>{t('redemption.copySelected')}</button>
       </div>
-      <div className="table-container">
+      <div className="table-container" tabIndex={0} role="region" aria-label={t('redemption.title')}>
         <table className="table is-fullwidth is-hoverable" data-testid="redemption-table">
           <thead>
             <tr>
-              <th aria-label={t('token.select')} />
+              <th><span className="is-sr-only">{t('token.select')}</span></th>
               <th>ID</th><th>{t('redemption.name')}</th><th>{t('common.status')}</th><th>{t('redemption.quota')}</th>
               <th>{t('redemption.createdTime')}</th><th>{t('redemption.redeemer')}</th><th>{t('common.actions')}</th>
             </tr>

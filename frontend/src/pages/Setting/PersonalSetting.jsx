@@ -289,7 +289,7 @@ function BindingsCard({ self, status, onChanged }) {
   return (
     <div className="card mb-5" data-testid="bindings-card">
       <header className="card-header"><p className="card-header-title">{t('personal.bindings')}</p></header>
-      <div className="card-content table-container">
+      <div className="card-content table-container" tabIndex={0} role="region" aria-label={t('personal.bindings')}>
         <table className="table is-fullwidth">
           <tbody>
             <BindRow label={t('personal.email')} value={self.email}>

@@ -22,19 +22,22 @@ export default function SettingPage() {
   const Tab = TABS[tab];
   return (
     <section>
-      <div className="tabs" role="tablist">
-        <ul>
+      <h1 className="title is-4">{t('sidebar.setting')}</h1>
+      <div className="tabs">
+        <ul role="tablist" aria-label={t('setting.tabs')}>
           {visible.map((name) => (
-            <li key={name} className={name === tab ? 'is-active' : undefined}>
-              <a href={`?tab=${name}`} role="tab" aria-selected={name === tab}
-                onClick={(e) => { e.preventDefault(); setSearchParams({ tab: name }); }}>
+            <li key={name} role="presentation" className={name === tab ? 'is-active' : undefined}>
+              <a href={`?tab=${name}`} role="tab" id={`setting-tab-${name}`} aria-selected={name === tab}
+                aria-controls="setting-panel" onClick={(e) => { e.preventDefault(); setSearchParams({ tab: name }); }}>
                 {t(`setting.tab.${name}`)}
               </a>
             </li>
           ))}
         </ul>
       </div>
-      <Tab />
+      <div role="tabpanel" id="setting-panel" aria-labelledby={`setting-tab-${tab}`}>
+        <Tab />
+      </div>
     </section>
   );
 }

@@ -62,7 +62,7 @@ export default function TaskPage() {
     <section>
       <h1 className="title is-4">{t('task.title')}</h1>
       <TaskFilterForm prefix="task" admin={admin} field={list.field} idName="taskId" onSubmit={onSearch} />
-      <div className="table-container">
+      <div className="table-container" tabIndex={0} role="region" aria-label={t('task.title')}>
         <table className="table is-fullwidth is-hoverable is-narrow" data-testid="task-table">
           <thead><tr>{columns.map((c) => <th key={c}>{t(`task.column.${c}`)}</th>)}</tr></thead>
           <tbody>

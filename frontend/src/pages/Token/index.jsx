@@ -107,11 +107,11 @@ export default function TokenPage() {
         <button type="button" className="button is-primary" onClick={() => setEditing({ id: null })}>{t('token.add')}</button>
         <button type="button" className="button" onClick={onCopySelected}>{t('token.copySelected')}</button>
       </div>
-      <div className="table-container">
+      <div className="table-container" tabIndex={0} role="region" aria-label={t('token.title')}>
         <table className="table is-fullwidth is-hoverable" data-testid="token-table">
           <thead>
             <tr>
-              <th aria-label={t('token.select')} />
+              <th><span className="is-sr-only">{t('token.select')}</span></th>
               <th>{t('token.name')}</th><th>{t('common.status')}</th><th>{t('token.usedQuota')}</th>
               <th>{t('token.remainQuota')}</th><th>{t('token.createdTime')}</th><th>{t('token.expiredTime')}</th>
               <th>{t('common.actions')}</th>

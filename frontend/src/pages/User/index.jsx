@@ -120,7 +120,7 @@ export default function UserPage() {
           <button type="button" className="button is-primary" onClick={() => setAdding(true)}>{t('user.add')}</button>
         </div>
       </form>
-      <div className="table-container">
+      <div className="table-container" tabIndex={0} role="region" aria-label={t('user.title')}>
         <table className="table is-fullwidth is-hoverable" data-testid="user-table">
           <thead>
             <tr>

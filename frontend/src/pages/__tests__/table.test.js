@@ -31,6 +31,14 @@ test('every page with a sidebar label is offered to the roles it allows, and adm
   expect(forAdmin).toHaveLength(labelled.length);
 });
 
+test('a visitor who is not signed in is offered the public pages only', () => {
+  const anonymous = keys(sidebarEntries(PAGES, ALL_ON, false, false));
+  const open = PAGES.filter((page) => page.sidebar && !page.role).map((page) => page.sidebar.label);
+  expect(anonymous).toEqual(expect.arrayContaining(open));
+  expect(anonymous).toHaveLength(open.length);
+  expect(anonymous).not.toContain('token');
+});
+
 test('the sidebar follows the order of the table; features the server turns off are not offered', () => {
   const ordered = PAGES.filter((page) => page.sidebar).sort((a, b) => a.sidebar.order - b.sidebar.order).map((page) => page.sidebar.label);
   expect(keys(sidebarEntries(PAGES, ALL_ON, true))).toEqual(ordered);

@@ -59,7 +59,7 @@ test('view, copy, and copy selected (none selected is refused)', async () => {
   const copied = mockClipboard();
   setup();
   const promo = await row(1);
-  await userEvent.click(within(promo).getByRole('button', { name: 'Code promo' }));
+  await userEvent.click(within(promo).getByRole('button', { name: 'View code promo' }));
   expect(screen.getByTestId('redemption-key-1')).toHaveTextContent(CODES[0].key);
   await userEvent.click(within(promo).getByRole('button', { name: 'Copy' }));
   await waitFor(() => expect(copied).toEqual([CODES[0].key]));

@@ -99,7 +99,7 @@ test('view shows the key with sk- in a popover; copy puts it on the clipboard', 
   const copied = mockClipboard();
   setup();
   const main = await row(1);
-  await userEvent.click(within(main).getByRole('button', { name: 'Key of main' }));
+  await userEvent.click(within(main).getByRole('button', { name: 'View the key of main' }));
   expect(screen.getByTestId('token-key-1')).toHaveTextContent('sk-abc111');
   await userEvent.click(within(main).getByRole('button', { name: 'Copy' }));
   expect(await screen.findByText('Copied to the clipboard!')).toBeInTheDocument();
@@ -301,7 +301,7 @@ test('edit: loaded from the server, from the right, sent with the id', async () 
 test('an open key popover closes after an outside click, which still reaches its button', async () => {
   const calls = setup();
   const main = await row(1);
-  await userEvent.click(within(main).getByRole('button', { name: 'Key of main' }));
+  await userEvent.click(within(main).getByRole('button', { name: 'View the key of main' }));
   expect(screen.getByTestId('token-key-1')).toBeInTheDocument();
   await userEvent.click(within(main).getByRole('button', { name: 'Disable' }));
   await waitFor(() => expect(callsTo(calls, 'PUT', '/api/token/')).toHaveLength(1));
