@@ -78,7 +78,7 @@ export function ModelPie({ byModel, metric }) {
         <PieChart>
           <Pie data={data} dataKey="value" nameKey="name" innerRadius="45%" outerRadius="80%" isAnimationActive={false}
             rootTabIndex={-1}>
-            {data.map((d) => <Cell key={d.key} fill={colourOf(d.key)} />)}
+            {data.map((d) => <Cell key={d.key} fill={colourOf(d.key)} aria-label={`${d.name} ${formatMetric(metric, d.value)}`} />)}
           </Pie>
           <Tooltip formatter={(v) => formatMetric(metric, v)} contentStyle={tooltipStyle} itemStyle={{ color: 'var(--bulma-text)' }} />
           <Legend formatter={legendText} />

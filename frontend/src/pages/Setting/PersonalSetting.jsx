@@ -46,11 +46,11 @@ function ProfileCard({ self }) {
           {self.role >= ROLE.ROOT && <span className="tag is-danger ml-2" data-testid="admin-tag">{t('personal.adminTag')}</span>}
         </p>
         <p className="subtitle is-6">{self.username} · {t('personal.group')}: {self.group}</p>
-        <nav className="level">
+        <div className="level">
           <Stat label={t('personal.balance')} value={renderQuota(self.quota)} testId="self-quota" />
           <Stat label={t('personal.usedQuota')} value={renderQuota(self.used_quota)} />
           <Stat label={t('personal.requestCount')} value={renderNumber(self.request_count)} />
-        </nav>
+        </div>
       </div>
     </div>
   );
@@ -124,11 +124,11 @@ function InviteCard({ self, onTransferred }) {
             </>
           )}
         </Field>
-        <nav className="level">
+        <div className="level">
           <Stat label={t('personal.affCount')} value={renderNumber(self.aff_count)} />
           <Stat label={t('personal.affHistoryQuota')} value={renderQuota(self.aff_history_quota)} />
           <Stat label={t('personal.affQuota')} value={renderQuota(self.aff_quota)} testId="aff-quota" />
-        </nav>
+        </div>
         <button type="button" className="button is-primary is-light" onClick={() => setTransferring(true)}>{t('personal.transfer')}</button>
       </div>
       {transferring && (
