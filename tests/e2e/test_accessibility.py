@@ -119,7 +119,8 @@ NO_TRANSITIONS = "*, *::before, *::after { transition: none !important; }"
 AXE_RUN = """async () => {
   const result = await axe.run(document, { resultTypes: ['violations'], iframes: false });
   return result.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help,
-    nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ') + ' :: ' + n.failureSummary.split('\\n').slice(1, 2).join('')) }));
+    nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ') + ' :: '
+      + n.failureSummary.split('\\n').slice(1, 2).join('')) }));
 }"""
 
 
@@ -145,8 +146,8 @@ async def test_axe_finds_no_serious_violation_on_any_page(browser, backend: str,
             else:
                 await page.goto("/")
             for theme, lang in _combos():
-                await page.evaluate("([t, l]) => { localStorage.setItem('theme', t); localStorage.setItem('i18nextLng', l); }",
-                                    [theme, lang])
+                await page.evaluate("([t, l]) => { localStorage.setItem('theme', t); "
+                                    "localStorage.setItem('i18nextLng', l); }", [theme, lang])
                 await page.goto("/")
                 await page.add_style_tag(content=NO_TRANSITIONS)
                 await network.settle()
@@ -177,7 +178,8 @@ FOCUS = """() => {
   const el = document.activeElement;
   return { inMain: Boolean(el && el.closest('main')), skip: Boolean(el && el.matches('a.skip-link')),
            control: Boolean(el && el.matches('a[href], button, input, select, textarea, [tabindex="0"], [role="tab"]')),
-           name: el ? (el.getAttribute('aria-label') || el.textContent || el.name || el.tagName).trim().slice(0, 40) : '' };
+           name: el ? (el.getAttribute('aria-label') || el.textContent || el.name || el.tagName).trim().slice(0, 40)
+                    : '' };
 }"""
 HAS_CONTROL = """() => Boolean(document.querySelector('main').querySelector(
   'a[href], button:not([disabled]), input:not([disabled]), select:not([disabled]), textarea, [tabindex="0"]'))"""
