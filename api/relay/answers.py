@@ -8,6 +8,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
+from api.relay import kept_reasoning
 from api.relay.image_stream import whole_as_events
 from api.relay.job import Job, answer_headers
 from api.relay.modes import MODES, Reading, text_field
@@ -39,6 +40,8 @@ def json_answer(job: Job, adaptor: AnswerReader, resp: client.Answer, raw: bytes
         usage = TokenUsage(job.prompt_tokens, 0)
     if native:
         return web.Response(body=raw, headers=headers, content_type="application/json"), usage
+    if job.kept is not None:  # the reasoning state of a converted answer, kept for a client that drops it
+        kept_reasoning.keep_answer(job, out)
     if job.inbound is not None:
         out = job.inbound.render(out)
     return json_response(out, headers), usage

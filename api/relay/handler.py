@@ -28,7 +28,7 @@ from aiohttp import web
 
 from api.bodies import read_body
 from api.channels.index import ChannelInfo
-from api.relay import billing, responses_support
+from api.relay import billing, kept_reasoning, responses_support
 from api.relay.admission import check_sensitive
 from api.relay.answers import READERS
 from api.relay.attempts import Route
@@ -153,7 +153,7 @@ async def attempt_on(job: Job, channel: ChannelInfo, native: bool) -> Outcome:
         payload, native_headers = adaptor.native_request(job.inbound.native_body(adaptor.meta.model),
                                                          job.inbound.native_headers(adaptor.request_headers()))
     else:
-        payload = upstream_body(adaptor, job)
+        payload = upstream_body(adaptor, job, await kept_reasoning.body_for(job, adaptor))
         if adaptor.prepares:
             ctx.allow_private_urls = job.options.get_bool("MediaFetchPrivateEnabled")
             await adaptor.prepare(payload, ctx)
@@ -191,13 +191,14 @@ async def attempt_on(job: Job, channel: ChannelInfo, native: bool) -> Outcome:
 
 
 CHAT = Route(attempt=attempt)  # the OpenAI modes and the clients' own formats
-CHAT_FLOW = Flow(CHAT, read=read, permits=(check_sensitive,), watched=True)
+CHAT_FLOW = Flow(CHAT, read=read, permits=(check_sensitive,), watched=True, settled=kept_reasoning.flush)
 
 
-def upstream_body(adaptor: Adaptor, job: Job) -> dict[str, Any]:
+def upstream_body(adaptor: Adaptor, job: Job, body: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The request converted for this adaptor (`body`: the request with reasoning state put back)."""
     convert = MODES[job.mode].convert
     assert convert is not None, f"{job.mode} sends a form"
-    body = job.body
+    body = job.body if body is None else body
     if job.inbound is not None:
         body = job.inbound.for_channel(body, adaptor.meta.channel_type)
     return convert(adaptor, body)

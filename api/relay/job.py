@@ -14,6 +14,7 @@ from api.middlewares import REQUEST_ID_HEADER
 from api.relay.affinity import Pin, Session
 from api.relay.caller import Caller
 from api.relay.inbound.base import Inbound
+from api.relay.kept_reasoning import StreamCollector
 from api.relay.modes import MODES
 from api.relay.state import RelayState
 from api.services.billing import pricing
@@ -71,6 +72,7 @@ class Job:
     new_pin: Pin | None = None  # where it is pinned from now on, when that changed
     task: str = ""  # a task submission's platform ("mj", "suno"): charged as a task, logged under it
     audio: AudioPrice | None = None  # a Realtime session's audio ratios, resolved with its price
+    kept: StreamCollector | None = None  # the reasoning state its answer leaves (api/relay/kept_reasoning.py)
 
     @property
     def model(self) -> str:

@@ -50,6 +50,8 @@ class Flow:
               left is refunded); a server that stops before the answer answers 503, refunded
     session   what takes a successful outcome on and settles its own reservations (a Realtime
               session); without one, the lifecycle settles the outcome
+    settled   what runs once the request is settled, whatever its outcome (chat: the answer's reasoning
+              state kept, in the background, for a client that drops it)
     logged    whether a failure writes its error log row
     metered   whether the request is counted in the metrics (its errors by kind, its duration)
     """
@@ -61,6 +63,7 @@ class Flow:
     admit: Callable[[Job], Awaitable[None]] = admission
     watched: bool = False
     session: Callable[[Job, Outcome], Awaitable[None]] | None = None
+    settled: Callable[[Job], None] | None = None
     logged: bool = True
     metered: bool = True
 
@@ -110,6 +113,8 @@ async def serve(job: Job, flow: Flow) -> Outcome:
         finally:
             if outcome is None or flow.session is None:
                 await settle_shielded(job, outcome or job.partial)
+            if flow.settled is not None:
+                flow.settled(job)
         status = outcome.response.status
         if flow.session is not None:
             await flow.session(job, outcome)

@@ -14,7 +14,7 @@ from aiohttp import web
 
 from api import keys
 from api.i18n import language, translate
-from api.relay import billing
+from api.relay import billing, kept_reasoning
 from api.relay.inbound.base import StreamWriter
 from api.relay.job import Job, Outcome, answer_headers
 from api.upstream import client
@@ -60,6 +60,7 @@ async def relay_stream(job: Job, adaptor: AnswerReader, resp: client.Answer, dec
     gone = False
     writer = job.inbound.writer(job.model, job.prompt_tokens) if job.inbound is not None and not native else None
     held: list[bytes] = []  # native: upstream bytes not yet written (held until the first event converts)
+    kept = job.kept if not native else None  # the reasoning state it leaves (api/relay/kept_reasoning.py)
 
     async def forward(events: list[SSEEvent], raw: bytes = b"") -> None:
         """Convert, count and write; what converted before a bad event is still written."""
@@ -79,6 +80,8 @@ async def relay_stream(job: Job, adaptor: AnswerReader, resp: client.Answer, dec
                     await out.write(b"".join(held))
                     held.clear()
             elif frames:
+                if kept is not None:
+                    kept.add(frames)
                 out = out or await open_stream(job, writer.content_type if writer is not None else "text/event-stream")
                 await out.write(writer.frames(frames) if writer is not None else encode_many(frames))
 
@@ -122,6 +125,8 @@ async def relay_stream(job: Job, adaptor: AnswerReader, resp: client.Answer, dec
             gone = True
     if not gone and out is not None:
         await finish_stream(job, out, state, produced_usage(state, job.prompt_tokens), writer)
+    if kept is not None and state.done and not facts.incomplete:
+        kept_reasoning.keep_stream(job)
     return stream_outcome(job, out, state)
 
 

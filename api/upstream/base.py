@@ -179,6 +179,9 @@ class Adaptor(ABC):
     default_base_url: ClassVar[str] = ""
     paths: ClassVar[Mapping[RelayMode, str]] = OPENAI_PATHS
     modes: ClassVar[frozenset[RelayMode] | None] = None  # the row's endpoints, when it serves only some
+    # Whose opaque reasoning state its converted answers carry and its requests take back
+    # (api/upstream/reasoning.py): "claude" (thinking blocks), "gemini" (thought signatures), or none.
+    reasoning_family: ClassVar[str] = ""
 
     def __init__(self, meta: RelayMeta) -> None:
         self.meta = meta

@@ -61,6 +61,9 @@ TEXT = "text"  # visible reasoning only, nobody's signature (payload: {"text": .
 # What Gemini 3 takes in place of a thought signature on a function call it did not make itself
 # (history from another model): ai.google.dev/gemini-api/docs/thought-signatures (FAQ).
 GEMINI_SKIP_SIGNATURE = "skip_thought_signature_validator"
+# The families of adaptors whose state is kept for clients that drop it (Adaptor.reasoning_family).
+CLAUDE_FAMILY = "claude"
+GEMINI_FAMILY = "gemini"
 
 
 def seal(provider: str, payload: dict[str, Any]) -> str:

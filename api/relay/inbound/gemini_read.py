@@ -30,7 +30,7 @@ from typing import Any
 import orjson
 
 from api.relay.inbound.base import assistant_message, collapse, note
-from api.relay.inbound.gemini_schema import camel, to_json_schema
+from api.relay.inbound.gemini_schema import camel, json_schema_of, to_json_schema
 from api.upstream.chat import ChatMessage, ChatTool, ContentPart, FileRef, FunctionSpec, FunctionTool, ToolCall
 from api.upstream.reasoning import ANTHROPIC, SEAL_PREFIX, TEXT, unseal, with_gemini_signature
 
@@ -245,7 +245,7 @@ def read_thinking(config: Any) -> dict[str, Any]:
 
 
 def response_format(config: Mapping[str, Any]) -> dict[str, Any] | None:
-    schema = pick(config, "responseJsonSchema")
+    schema = json_schema_of(pick(config, "responseJsonSchema"))
     if schema is None and pick(config, "responseSchema") is not None:
         schema = to_json_schema(pick(config, "responseSchema"))
     if isinstance(schema, Mapping):
@@ -279,7 +279,7 @@ def read_config(config: Any, notices: list[str]) -> dict[str, Any]:
 
 
 def _declaration(declaration: Mapping[str, Any]) -> FunctionTool:
-    schema = pick(declaration, "parametersJsonSchema")
+    schema = json_schema_of(pick(declaration, "parametersJsonSchema"))
     if schema is None and pick(declaration, "parameters") is not None:
         schema = to_json_schema(pick(declaration, "parameters"))
     function: FunctionSpec = {"name": str(declaration.get("name") or ""), "parameters": schema if isinstance(

@@ -8,12 +8,18 @@ fields that the proto JSON may write as strings (`maxItems: "3"`) become numbers
 `examples`, `defs`/`ref` → `$defs`/`$ref`. The google-genai SDK writes nested fields in snake case
 (`property_ordering`, `any_of`): both spellings are read. Property and definition names are kept as
 they are.
+
+`responseJsonSchema` and `parametersJsonSchema` are JSON Schema, yet Google takes its own type names
+there too (Gemini CLI's model router sends `OBJECT`/`STRING` in `responseJsonSchema`): such a schema
+is converted as well (`json_schema_of`), so no other provider receives the dialect.
 """
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
 from typing import Any
+
+from api.upstream.schema_dialect import is_gemini_dialect
 
 COUNTS = frozenset({"minItems", "maxItems", "minLength", "maxLength", "minProperties", "maxProperties"})
 BOUNDS = frozenset({"minimum", "maximum"})
@@ -91,3 +97,8 @@ def to_json_schema(schema: Any) -> Any:
     if schema.get("nullable") is True:
         _nullable(out)
     return out
+
+
+def json_schema_of(schema: Any) -> Any:
+    """A field meant to hold JSON Schema, in JSON Schema (converted when written in Gemini's dialect)."""
+    return to_json_schema(schema) if isinstance(schema, Mapping) and is_gemini_dialect(schema) else schema

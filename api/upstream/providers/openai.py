@@ -9,13 +9,11 @@ out is said in `meta.notices`; nothing is copied unless it changes."""
 
 from __future__ import annotations
 
-import re
+import hashlib
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
-
-import orjson
 
 from api.services.configuration.capabilities import SAMPLING, Capability
 from api.upstream.balance import BalanceMixin, Fetch, balance_number
@@ -29,6 +27,7 @@ from api.upstream.endpoints import (
     ModerationsMixin,
 )
 from api.upstream.payloads import EVENT_NOT_OBJECT, json_object
+from api.upstream.schema_dialect import is_gemini_dialect, json_schema
 from api.upstream.sse import SSEEvent
 
 OPENAI_HOST = "api.openai.com"
@@ -123,11 +122,9 @@ OPENAI_CHAT_FIELDS = frozenset({
 # The internal form's additions to a message that belong to another provider (api/upstream/reasoning.py).
 FOREIGN_MESSAGE_KEYS = frozenset({"thinking_blocks", "extra_content", "cache_control"})
 REPLAYED_KEYS = FOREIGN_MESSAGE_KEYS | {"reasoning_content", "tool_calls"}
+IDENTIFIER_FIELDS = ("user", "safety_identifier", "prompt_cache_key")
+IDENTIFIER_LIMIT = 64
 BREAKPOINT = {"mode": "explicit"}  # OpenAI's prompt_cache_breakpoint (gpt-5.6 and later)
-# Gemini's schema dialect in a JSON text (upper-case type names, `nullable`), and where schemas nest.
-GEMINI_SCHEMA = re.compile(rb'"type":"(?:STRING|NUMBER|INTEGER|BOOLEAN|ARRAY|OBJECT|NULL)"|"nullable":')
-SCHEMA_MAPS = frozenset({"properties", "patternProperties", "$defs", "definitions"})
-SCHEMA_NODES = frozenset({"items", "additionalProperties", "not", "anyOf", "oneOf", "allOf", "prefixItems"})
 _refused: dict[frozenset[str], frozenset[str]] = {}
 
 
@@ -149,10 +146,21 @@ def fit_chat(body: dict[str, Any], meta: RelayMeta) -> None:
     if "tools" in body:
         _fit_tools(body, cap, meta)
     if meta.inbound:
+        _fit_identifiers(body)
         for name in [k for k in body if k not in OPENAI_CHAT_FIELDS]:
             if name != "thinking" or cap.reasoning != "switch":
                 del body[name]
                 meta.drop(name)
+
+
+def _fit_identifiers(body: dict[str, Any]) -> None:
+    """An end-user identifier longer than OpenAI takes (64 characters; Claude Code's `metadata.user_id`
+    is about 150) → its SHA-256 digest in hex: as stable, so abuse tracking and cache routing still
+    group the same user's requests (maximhq/bifrost#1000, mnfst/llm-gateway#2789)."""
+    for name in IDENTIFIER_FIELDS:
+        value = body.get(name)
+        if isinstance(value, str) and len(value) > IDENTIFIER_LIMIT:
+            body[name] = hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def _fit_output(body: dict[str, Any], cap: Capability, known: bool, meta: RelayMeta) -> None:
@@ -355,7 +363,7 @@ def _fit_tools(body: dict[str, Any], cap: Capability, meta: RelayMeta) -> None:
             out.append({k: v for k, v in tool.items() if k != "cache_control"})
         else:
             out.append(tool)
-    if meta.inbound and GEMINI_SCHEMA.search(orjson.dumps(out)):
+    if meta.inbound and is_gemini_dialect(out):
         out = [{**t, "function": {**t["function"], "parameters": json_schema(t["function"].get("parameters"))}}
                if isinstance(t, Mapping) and isinstance(t.get("function"), Mapping) else t for t in out]
     if not out:  # OpenAI refuses an empty tool list, and a tool_choice without tools
@@ -379,20 +387,3 @@ def _search_options(tool: Mapping[str, Any], meta: RelayMeta) -> dict[str, Any]:
         if tool.get(name):
             meta.drop(f"tools.web_search.{name}")
     return options
-
-
-def json_schema(schema: Any) -> Any:
-    """A schema in Gemini's dialect (upper-case type names, `nullable`) → JSON Schema."""
-    if isinstance(schema, list):
-        return [json_schema(item) for item in schema]
-    if not isinstance(schema, Mapping):
-        return schema
-    out = {key: (value.lower() if key == "type" and isinstance(value, str) else
-                 {name: json_schema(item) for name, item in value.items()} if key in SCHEMA_MAPS
-                 and isinstance(value, Mapping) else json_schema(value) if key in SCHEMA_NODES else value)
-           for key, value in schema.items() if key != "nullable"}
-    if schema.get("nullable") is True and isinstance(out.get("type"), str):
-        out["type"] = [out["type"], "null"]
-    elif schema.get("nullable") is True and isinstance(out.get("anyOf"), list):
-        out["anyOf"] = [*out["anyOf"], {"type": "null"}]
-    return out

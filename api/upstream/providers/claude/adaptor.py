@@ -10,6 +10,7 @@ from api.upstream.base import Adaptor, RelayMeta, RelayMode, StreamChunk, Stream
 from api.upstream.errors import RelayError
 from api.upstream.providers.claude import answer, convert
 from api.upstream.providers.claude.stream import ClaudeStream
+from api.upstream.reasoning import CLAUDE_FAMILY
 from api.upstream.sse import SSEEvent
 
 ANTHROPIC_VERSION = "2023-06-01"
@@ -30,6 +31,7 @@ def beta_flags(*values: str | None) -> list[str]:
 
 class ClaudeAdaptor(Adaptor):
     platform: ClassVar[convert.Platform] = convert.ANTHROPIC_API
+    reasoning_family: ClassVar[str] = CLAUDE_FAMILY
 
     def __init__(self, meta: RelayMeta) -> None:
         super().__init__(meta)

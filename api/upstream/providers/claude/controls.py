@@ -32,10 +32,11 @@ class Thinking:
     budget: int | None = None
 
 
-def thinking_of(req: Mapping[str, Any], cap: Capability, drop: Drop) -> Thinking:
+def thinking_of(req: Mapping[str, Any], cap: Capability, drop: Drop, model_default: bool = False) -> Thinking:
     """Thinking as the model controls it: adaptive + an effort (from `reasoning_effort`, or from a
     budget), a budget (from the internal `thinking`, or from the effort), or none; `disabled` where
-    the model can be switched off."""
+    the model can be switched off. A client that asked nothing gets no thinking where the model can
+    be switched off, unless `model_default` (a Messages client: it gets the model's own default)."""
     wanted = as_mapping(req.get("thinking"))
     kind = wanted.get("type")
     effort = req.get("reasoning_effort") if isinstance(req.get("reasoning_effort"), str) else None
@@ -48,7 +49,7 @@ def thinking_of(req: Mapping[str, Any], cap: Capability, drop: Drop) -> Thinking
         drop("thinking" if kind in ("enabled", "adaptive") else "reasoning_effort")  # switched off: that goes
     if cap.reasoning == "claude-adaptive":
         level = effort if effort and effort != "none" else (cap.effort_for(budget) if budget else None)
-        return _adaptive(cap, off, asked, cap.effort(level) if level else None, display, drop)
+        return _adaptive(cap, off, asked, cap.effort(level) if level else None, display, drop, model_default)
     if cap.reasoning == "claude-budget":
         if off or not asked:
             return Thinking()
@@ -63,9 +64,9 @@ def thinking_of(req: Mapping[str, Any], cap: Capability, drop: Drop) -> Thinking
 
 
 def _adaptive(cap: Capability, off: bool, asked: bool, level: str | None, display: str | None,
-              drop: Drop) -> Thinking:
+              drop: Drop, model_default: bool) -> Thinking:
     can_off = "none" in cap.efforts
-    if off and can_off:
+    if (off or not (asked or model_default)) and can_off:
         return Thinking(False, {"type": "disabled"} if cap.thinks_by_default else None)
     if off:
         drop("thinking.disabled")  # this model always thinks: the least effort it takes instead

@@ -49,7 +49,7 @@ def convert_request(req: Mapping[str, Any], meta: RelayMeta, platform: Platform 
     cap, drop, model = meta.cap, meta.drop, meta.model
     system, messages = convert_messages(req.get("messages"), drop,
                                         platform.system_messages and takes_system_messages(base_name(model)))
-    thinking = controls.thinking_of(req, cap, drop)
+    thinking = controls.thinking_of(req, cap, drop, model_default=meta.inbound == "anthropic")
     # Adaptive thinking may skip a turn's thinking (build-with-claude/adaptive-thinking), so only a
     # budget's turns must come back with theirs.
     if thinking.budget is not None and open_tool_turn_lacks_thinking(messages):

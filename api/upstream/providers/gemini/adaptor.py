@@ -34,6 +34,7 @@ from api.upstream.media import fetch_images
 from api.upstream.providers.gemini import convert, image_edit, image_generation, imagen
 from api.upstream.providers.gemini.images import is_image_model, is_imagen
 from api.upstream.providers.gemini.stream import GeminiStream
+from api.upstream.reasoning import GEMINI_FAMILY
 from api.upstream.sse import SSEEvent, SSEParser
 
 DEFAULT_VERSION = "v1beta"
@@ -51,6 +52,7 @@ MODELS: tuple[str, ...] = (
 class GeminiAdaptor(EmbeddingsMixin, ImagesMixin, ImageEditsMixin, Adaptor):
     prepares: ClassVar[bool] = True
     completes: ClassVar[bool] = True
+    reasoning_family: ClassVar[str] = GEMINI_FAMILY
 
     def __init__(self, meta: RelayMeta) -> None:
         super().__init__(meta)

@@ -202,13 +202,19 @@ class FakeClaude:
             return "This model does not support assistant message prefill. The conversation must end with a user " \
                    "message"
         # With a budget every turn thinks, and its thinking must come back with its tool results
-        # (extended-thinking, "Preserving thinking blocks"); adaptive thinking may skip a turn's.
-        if (body.get("thinking") or {}).get("type") == "enabled":
+        # (extended-thinking, "Preserving thinking blocks"); adaptive thinking may skip a turn's, except
+        # on a 5.x model thinking by its default, which thinks every turn (models/opus-5-5/
+        # whats-new-opus-5-5; the refusal as Opus 5.5 words it: "messages.1.content.0.type: Expected
+        # thinking or redacted_thinking, but found text").
+        kind = (body.get("thinking") or {}).get("type")
+        if kind == "enabled" or (rules.thinks_by_default and thinking_on(body, rules)):
             final = next((m for m in reversed(messages) if m.get("role") == "assistant"), None)
             content = final.get("content") if final else None
             if isinstance(content, list) and any(b.get("type") == "tool_use" for b in content) and \
                     content[0].get("type") not in ("thinking", "redacted_thinking"):
-                return ("Expected `thinking` or `redacted_thinking`, but found `" + content[0].get("type") + "`. When "
+                at = messages.index(final)
+                return (f"messages.{at}.content.0.type: Expected `thinking` or `redacted_thinking`, but found `"
+                        + content[0].get("type") + "`. When "
                         "`thinking` is enabled, a final `assistant` message must start with a thinking block.")
         return None
 

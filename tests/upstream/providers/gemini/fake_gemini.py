@@ -152,6 +152,7 @@ class FakeGemini:
     cut_after: int | None = None  # stream: close after this many text chunks, before the last one
     bearers: set[str] | None = None  # Vertex: the access tokens accepted instead of the key
     issued: set[str] = field(default_factory=set)  # the thought signatures this fake handed out
+    signed_calls: set[bytes] = field(default_factory=set)  # the function calls it signed (canonical JSON)
     seen: list[dict[str, Any]] = field(default_factory=list)
     server: TestServer | None = None
 
@@ -286,6 +287,14 @@ class FakeGemini:
                 signature = part.get("thoughtSignature")
                 if signature is not None and signature not in self.issued | {GEMINI_SKIP_SIGNATURE}:
                     return "Corrupted thought signature."
+                # Stricter than Google (which takes it): the placeholder is for a call the model did not
+                # make, and degrades its reasoning (thought-signatures, FAQ "skip_thought_signature_validator");
+                # a gateway that relayed the call itself had the real signature to send back.
+                if signature == GEMINI_SKIP_SIGNATURE and "functionCall" in part and \
+                        self.call_key(part["functionCall"]) in self.signed_calls:
+                    return ("fake: the placeholder thought signature on a function call this API signed "
+                            f"(`{part['functionCall'].get('name')}`): send back the signature it issued. "
+                            f"{THOUGHT_DOCS}")
         start = next((i for i in range(len(contents) - 1, -1, -1) if contents[i].get("role") == "user" and any(
             "functionResponse" not in p for p in contents[i].get("parts") or ())), 0)
         for index in range(start, len(contents)):
@@ -300,10 +309,16 @@ class FakeGemini:
 
     # -- answers ---------------------------------------------------------------------------------
 
-    def sign(self) -> str:
+    def sign(self, call: dict[str, Any] | None = None) -> str:
         signature = base64.b64encode(f"fake-gemini-thought-{len(self.issued)}".encode()).decode()
         self.issued.add(signature)
+        if call is not None:
+            self.signed_calls.add(self.call_key(call))
         return signature
+
+    @staticmethod
+    def call_key(call: dict[str, Any]) -> bytes:
+        return orjson.dumps({"name": call.get("name"), "args": call.get("args") or {}}, option=orjson.OPT_SORT_KEYS)
 
     @staticmethod
     def view(body: dict[str, Any]) -> AgentView:
@@ -339,7 +354,7 @@ class FakeGemini:
             parts.append({"text": turn.text})
         if turn.tool:
             call = {"functionCall": {"name": turn.tool["name"], "args": turn.tool.get("input") or {}}}
-            parts.append({**call, "thoughtSignature": self.sign()} if is_gemini_3(model) else call)
+            parts.append({**call, "thoughtSignature": self.sign(call["functionCall"])} if is_gemini_3(model) else call)
         elif is_gemini_3(model) and turn.thinking and parts:
             parts[-1]["thoughtSignature"] = self.sign()
         return parts

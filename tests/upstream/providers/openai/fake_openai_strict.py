@@ -195,6 +195,30 @@ def check_part(part: dict[str, Any], path: str, types: tuple[str, ...], model: M
                           "missing_required_parameter")
 
 
+# Identifiers OpenAI takes up to 64 characters ("Invalid 'user': string too long. Expected a string with
+# maximum length 64, but got a string with length 150 instead." for Claude Code's `metadata.user_id`:
+# maximhq/bifrost#1000, ujisati/claude-code-provider-proxy#11; `safety_identifier`: mnfst/llm-gateway#2789).
+IDENTIFIER_LIMITS = {"user": 64, "safety_identifier": 64}
+
+
+def check_identifiers(body: dict[str, Any]) -> None:
+    for name, limit in IDENTIFIER_LIMITS.items():
+        value = body.get(name)
+        if isinstance(value, str) and len(value) > limit:
+            raise Refused(f"Invalid '{name}': string too long. Expected a string with maximum length {limit}, but "
+                          f"got a string with length {len(value)} instead.", name, "string_above_max_length")
+
+
+def check_response_format(body: dict[str, Any]) -> None:
+    """A structured output's schema in JSON Schema (Gemini's "OBJECT" is refused, as in tool parameters)."""
+    fmt = body.get("response_format")
+    spec = fmt.get("json_schema") if isinstance(fmt, dict) and fmt.get("type") == "json_schema" else None
+    bad = bad_type(spec.get("schema")) if isinstance(spec, dict) else None
+    if bad is not None:
+        raise Refused(f"Invalid schema for response_format '{spec.get('name')}': '{bad}' is not valid under any of "
+                      "the given schemas.", "response_format", "invalid_json_schema")
+
+
 def check_tools(body: dict[str, Any]) -> None:
     tools = body.get("tools")
     if tools is None:
@@ -316,6 +340,8 @@ class FakeOpenAI(FakeBase):
             check_arguments(body, model)
             check_messages(body, model)
             check_tools(body)
+            check_identifiers(body)
+            check_response_format(body)
         except Refused as refused:
             return self.error(400, refused.message, param=refused.param, code=refused.code)
         turn = self.script(view_of(body)) if self.script else Turn(text=self.reply)

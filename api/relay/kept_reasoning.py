@@ -1,0 +1,325 @@
+"""Reasoning state kept on the gateway's side for clients that drop it.
+
+Claude signs its thinking and Gemini 3 its function calls (api/upstream/reasoning.py); the next turn
+must carry them back (Claude: "Expected thinking or redacted_thinking, but found text" when a tool
+turn comes back without its thinking; Gemini 3: a 400 without the call's `thoughtSignature`). Many
+OpenAI-format clients echo an assistant turn's `content`, `tool_calls` and `reasoning_content` but
+neither `thinking_blocks` nor `extra_content` (opencode's and Qwen Code's OpenAI-compatible
+providers, `llm`, LangChain's ChatOpenAI). So the state of each converted answer is kept, and found
+again by what every client echoes:
+
+  {u<user>}:rsn:<family>:<digest>   one assistant turn's state (JSON), for TTL_SECONDS
+  {u<user>}:rsn                     the user's entries by when they were kept (a sorted set)
+
+`<family>` is the adaptor's (`claude`: thinking blocks; `gemini`: thought signatures), so a state
+goes back only to a channel of the family that made it; `<digest>` digests the turn's first tool
+call id, or, for a turn without tool calls, its text. Keys live under the user's hash tag: one
+user's state is never read for another, and every API process finds it (Redis).
+
+Bounds: at most MAX_ENTRIES per user (the oldest go first), MAX_ENTRY_BYTES per entry (a larger
+state is not kept), TTL_SECONDS each (renewed for the index on every write).
+
+Cost on the relay's path: a lookup (one MGET) only when a converted request to a Claude or Gemini
+channel has an assistant turn with tool calls but without that family's state; the write (one
+script) runs after the answer was written, in the background.
+"""
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
+
+import orjson
+from redis.exceptions import RedisError
+
+from api.services import redis_keys
+from api.services.store import Script, Store
+from api.upstream.base import Adaptor, RelayMode
+from api.upstream.reasoning import CLAUDE_FAMILY, GEMINI_FAMILY, gemini_signature, is_sealed, with_gemini_signature
+
+if TYPE_CHECKING:
+    from api.relay.job import Job
+
+log = logging.getLogger("api.relay")
+
+TTL_SECONDS = 3600  # an agent's next turn comes within seconds to minutes; an hour covers a pause
+MAX_ENTRIES = 256  # per user: a few long-running agents' recent turns
+MAX_ENTRY_BYTES = 64 * 1024  # Claude's summarized thinking with its signature is a few KiB
+MAX_LOOKUPS = 16  # the most recent turns looked up per request (the open tool turn is the last)
+FAMILIES = frozenset({CLAUDE_FAMILY, GEMINI_FAMILY})
+
+# KEYS: the index, then the entries; ARGV: now (ms), TTL (s), the cap, then each entry's value.
+KEEP = """
+local index, now, ttl, cap = KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+for i = 2, #KEYS do
+  redis.call('SET', KEYS[i], ARGV[i + 2], 'EX', ttl)
+  redis.call('ZADD', index, now, KEYS[i])
+end
+redis.call('ZREMRANGEBYSCORE', index, '-inf', now - ttl * 1000)
+local over = redis.call('ZCARD', index) - cap
+if over > 0 then
+  local old = redis.call('ZRANGE', index, 0, over - 1)
+  redis.call('DEL', unpack(old))
+  redis.call('ZREMRANGEBYRANK', index, 0, over - 1)
+end
+redis.call('EXPIRE', index, ttl)
+return over
+"""
+
+
+def _digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(p.get("text") or "" for p in content if isinstance(p, Mapping) and p.get("type") == "text"
+                       and isinstance(p.get("text"), str))
+    return ""
+
+
+def turn_ref(message: Mapping[str, Any]) -> str:
+    """What finds a turn's state again: its first tool call's id, else its text ("" when neither)."""
+    for call in message.get("tool_calls") or ():
+        if isinstance(call, Mapping) and isinstance(call.get("id"), str) and call["id"]:
+            return _digest("c\0" + call["id"])
+    text = _text_of(message.get("content"))
+    return _digest("t\0" + text) if text else ""
+
+
+def _has_state(message: Mapping[str, Any], family: str) -> bool:
+    if family == CLAUDE_FAMILY:
+        return any(isinstance(b, Mapping) and (b.get("type") == "redacted_thinking" or (
+            isinstance(b.get("signature"), str) and b["signature"] and not is_sealed(b["signature"])))
+            for b in message.get("thinking_blocks") or ())
+    return any(gemini_signature(c) for c in message.get("tool_calls") or ()) or bool(gemini_signature(message))
+
+
+def wanted(messages: Any, family: str) -> list[tuple[int, str]]:
+    """(message index, ref) of the recent assistant turns without `family`'s state; none unless one
+    of them calls a tool (a turn with tool calls is where a missing state is refused)."""
+    if family not in FAMILIES or not isinstance(messages, list):
+        return []
+    out: list[tuple[int, str]] = []
+    calls = False
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if not isinstance(message, Mapping) or message.get("role") != "assistant" or _has_state(message, family):
+            continue
+        ref = turn_ref(message)
+        if ref:
+            out.append((index, ref))
+            calls = calls or bool(message.get("tool_calls"))
+            if len(out) == MAX_LOOKUPS:
+                break
+    return out if calls else []
+
+
+def restored(body: dict[str, Any], family: str, found: Mapping[int, Mapping[str, Any]]) -> dict[str, Any]:
+    """`body` with the kept states put back on their turns (a copy: the request's own body is kept
+    for an attempt on a channel of another family)."""
+    messages = list(body["messages"])
+    for index, state in found.items():
+        message = dict(messages[index])
+        if family == CLAUDE_FAMILY and isinstance(state.get("blocks"), list):
+            message["thinking_blocks"] = state["blocks"]
+        elif family == GEMINI_FAMILY:
+            given = state.get("calls")
+            signatures: Mapping[Any, Any] = given if isinstance(given, Mapping) else {}
+            if message.get("tool_calls"):
+                message["tool_calls"] = [with_gemini_signature(dict(c), signatures.get(c.get("id")))
+                                         if isinstance(c, Mapping) and isinstance(signatures.get(c.get("id")), str)
+                                         else c for c in message["tool_calls"]]
+            if isinstance(state.get("text"), str):
+                with_gemini_signature(message, state["text"])
+        messages[index] = message
+    return {**body, "messages": messages}
+
+
+def state_of(message: Mapping[str, Any], family: str) -> dict[str, Any] | None:
+    """The state to keep of an answer's message (None: nothing to keep)."""
+    if family == CLAUDE_FAMILY:
+        blocks = [dict(b) for b in message.get("thinking_blocks") or () if isinstance(b, Mapping)]
+        blocks = [{k: v for k, v in b.items() if k != "index"} for b in blocks
+                  if b.get("type") == "redacted_thinking" or (b.get("signature") and not is_sealed(b["signature"]))]
+        return {"blocks": blocks} if blocks else None
+    calls = {c["id"]: sig for c in message.get("tool_calls") or ()
+             if isinstance(c, Mapping) and isinstance(c.get("id"), str) and (sig := gemini_signature(c))}
+    text = gemini_signature(message)
+    if not calls and not text:
+        return None
+    return {"calls": calls, **({"text": text} if text else {})}
+
+
+class StreamCollector:
+    """A streamed answer's state, gathered from its chunks as they go to the client: Claude's
+    thinking text (`reasoning_content`) up to each signature makes one block; tool call ids, Gemini's
+    signatures and the text (digested as it comes) as they arrive."""
+
+    __slots__ = ("blocks", "calls", "entry", "family", "ids", "reasoning", "signature", "size", "text")
+
+    def __init__(self, family: str) -> None:
+        self.family = family
+        self.blocks: list[dict[str, Any]] = []
+        self.reasoning: list[str] = []
+        self.ids: dict[int, str] = {}  # tool call index → id
+        self.calls: dict[int, str] = {}  # tool call index → Gemini signature
+        self.signature: str | None = None
+        self.entry: tuple[str, dict[str, Any]] | None = None  # (ref, state) to keep once the answer is complete
+        self.size = 0  # bytes of state gathered: past MAX_ENTRY_BYTES nothing is kept (memory stays bounded)
+        self.text = hashlib.blake2b(b"t\0", digest_size=16)  # only for a turn without tool calls
+
+    def add(self, chunks: list[Any]) -> None:
+        for chunk in chunks:
+            for choice in chunk.get("choices") or () if isinstance(chunk, Mapping) else ():
+                delta = choice.get("delta")
+                if isinstance(delta, Mapping):
+                    self._delta(delta)
+
+    def _delta(self, delta: Mapping[str, Any]) -> None:
+        content, reasoning = delta.get("content"), delta.get("reasoning_content")
+        if isinstance(content, str) and content:
+            self.text.update(content.encode("utf-8", "surrogatepass"))
+        if isinstance(reasoning, str) and reasoning and self.family == CLAUDE_FAMILY:
+            self.size += len(reasoning)
+            if self.size <= MAX_ENTRY_BYTES:
+                self.reasoning.append(reasoning)
+        for block in delta.get("thinking_blocks") or ():
+            if isinstance(block, Mapping) and block.get("type") == "redacted_thinking":
+                self.blocks.append({"type": "redacted_thinking", "data": block.get("data") or ""})
+            elif isinstance(block, Mapping) and isinstance(block.get("signature"), str) and block["signature"]:
+                self.blocks.append({"type": "thinking", "thinking": "".join(self.reasoning),
+                                    "signature": block["signature"]})
+                self.reasoning.clear()
+        for call in delta.get("tool_calls") or ():
+            if not isinstance(call, Mapping):
+                continue
+            given = call.get("index")
+            index = given if isinstance(given, int) else len(self.ids)
+            if isinstance(call.get("id"), str) and call["id"]:
+                self.ids.setdefault(index, call["id"])
+            signature = gemini_signature(call)
+            if signature:
+                self.calls[index] = signature
+        signature = gemini_signature(delta)
+        if signature:
+            self.signature = signature
+
+    def finished(self) -> tuple[str, dict[str, Any]] | None:
+        """(ref, state) of the streamed turn, or None."""
+        if self.ids:
+            ref = _digest("c\0" + self.ids[min(self.ids)])
+        else:
+            ref = self.text.hexdigest() if self.text.digest() != _EMPTY_TEXT else ""
+        if not ref or self.size > MAX_ENTRY_BYTES:
+            return None
+        if self.family == CLAUDE_FAMILY:
+            state: dict[str, Any] | None = {"blocks": self.blocks} if self.blocks else None
+        else:
+            calls = {self.ids[i]: s for i, s in self.calls.items() if i in self.ids}
+            state = ({"calls": calls, **({"text": self.signature} if self.signature else {})}
+                     if calls or self.signature else None)
+        return (ref, state) if state is not None else None
+
+
+_EMPTY_TEXT = hashlib.blake2b(b"t\0", digest_size=16).digest()
+
+
+class KeptReasoning:
+    """The kept states in Redis (see the module's docstring)."""
+
+    def __init__(self, store: Store, clock: Callable[[], float] = time.time) -> None:
+        self.store = store
+        self.clock = clock
+        self.script = Script(store.redis, KEEP)
+
+    def index_key(self, user_id: int) -> str:
+        return redis_keys.user_key(self.store, user_id, "rsn")
+
+    def key(self, user_id: int, family: str, ref: str) -> str:
+        return redis_keys.user_key(self.store, user_id, "rsn", family, ref)
+
+    async def fetch(self, user_id: int, family: str, refs: list[tuple[int, str]]) -> dict[int, dict[str, Any]]:
+        """The kept states of these turns (by message index), in one round trip."""
+        values = await self.store.redis.mget([self.key(user_id, family, ref) for _, ref in refs])
+        found: dict[int, dict[str, Any]] = {}
+        for (index, _), value in zip(refs, values, strict=True):
+            if value:
+                try:
+                    state = orjson.loads(value)
+                except orjson.JSONDecodeError:
+                    continue
+                if isinstance(state, dict):
+                    found[index] = state
+        return found
+
+    async def keep(self, user_id: int, family: str, entries: list[tuple[str, dict[str, Any]]]) -> None:
+        """Keep these (ref, state) entries; one larger than MAX_ENTRY_BYTES is left out."""
+        keys: list[str] = [self.index_key(user_id)]
+        values: list[bytes] = []
+        for ref, state in entries:
+            value = orjson.dumps(state)
+            if len(value) <= MAX_ENTRY_BYTES:
+                keys.append(self.key(user_id, family, ref))
+                values.append(value)
+        if values:
+            await self.script(keys, [int(self.clock() * 1000), TTL_SECONDS, MAX_ENTRIES, *values])
+
+
+# -- the pipeline's calls (api/relay/handler.py, api/relay/streaming.py) ---------------------------------
+
+
+async def body_for(job: Job, adaptor: Adaptor) -> dict[str, Any]:
+    """The request for a converted attempt on this adaptor: with the kept states of its turns put
+    back where the client dropped them (the request's own body when there is nothing to look up)."""
+    family, kept = adaptor.reasoning_family, job.state.reasoning
+    job.kept = None
+    if not family or kept is None or job.mode != RelayMode.CHAT:
+        return job.body
+    job.kept = StreamCollector(family)
+    refs = wanted(job.body.get("messages"), family)
+    if not refs:
+        return job.body
+    try:
+        found = await kept.fetch(job.caller.user.id, family, refs)
+    except RedisError as exc:  # the turn goes as the client sent it
+        log.warning("request %s: kept reasoning state not read: %s", job.facts.request_id if job.facts else "", exc)
+        return job.body
+    return restored(job.body, family, found) if found else job.body
+
+
+def keep_answer(job: Job, answer: Mapping[str, Any]) -> None:
+    """A whole converted answer's state, noted to be kept once the request is settled."""
+    collector = job.kept
+    choices = answer.get("choices")
+    message = (choices[0].get("message") if isinstance(choices, list) and choices
+               and isinstance(choices[0], Mapping) else None)
+    if collector is not None and isinstance(message, Mapping):
+        ref, state = turn_ref(message), state_of(message, collector.family)
+        collector.entry = (ref, state) if ref and state is not None else None
+
+
+def keep_stream(job: Job) -> None:
+    """A streamed converted answer's state (gathered on the way), noted to be kept."""
+    if job.kept is not None:
+        job.kept.entry = job.kept.finished()
+
+
+def flush(job: Job) -> None:
+    """The answer's state written in the background (after its settlement: the client never waits
+    for it, and it never delays what the request is charged)."""
+    collector, kept = job.kept, job.state.reasoning
+    if collector is not None and kept is not None and collector.entry is not None:
+        job.state.spawn(_keep(kept, job.caller.user.id, collector.family, [collector.entry]))
+        collector.entry = None
+
+
+async def _keep(kept: KeptReasoning, user_id: int, family: str, entries: list[tuple[str, dict[str, Any]]]) -> None:
+    try:
+        await kept.keep(user_id, family, entries)
+    except RedisError as exc:  # the next turn then goes as its client sends it
+        log.warning("kept reasoning state not written for user %s: %s", user_id, exc)
