@@ -82,3 +82,13 @@ def test_the_check_sees_the_ways_a_key_was_built(tmp_path: Path) -> None:
     assert sorted(_built_keys(module, _heads())) == [
         "m.py:1 puts the prefix in an f-string", "m.py:1 spells a key: 'chkey:'", "m.py:2 adds to the prefix",
         "m.py:3 calls store.key", "m.py:4 spells a key: 'relay:native_missing'"]
+
+
+def test_kept_reasoning_state_lives_under_the_users_hash_tag() -> None:
+    from types import SimpleNamespace
+
+    from api.relay.kept_reasoning import KeptReasoning
+
+    kept = KeptReasoning(SimpleNamespace(prefix="gw:", redis=None))  # type: ignore[arg-type]
+    assert kept.index_key(42) == "gw:{u42}:rsn"
+    assert kept.key(42, "claude", "0f1e") == "gw:{u42}:rsn:claude:0f1e"

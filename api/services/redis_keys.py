@@ -12,6 +12,8 @@ deployment's prefix (REDIS_PREFIX):
   {u}:rpm:<minute> {u}:tpm:<minute> {u}:conc, {u}:trpm:<token>:<minute> {u}:ttpm:… {u}:tconc:<token>
   {u}:refunded:<platform>:<row>       a task's refund, once
   {u}:aff:<model>:<session>           a conversation's channel and key (api.relay.affinity)
+  {u}:rsn  {u}:rsn:<family>:<digest>  reasoning state kept for clients that drop it, and its index by
+                                      time (api.relay.kept_reasoning)
   {u}:rts:<token>  {u}:rts            a key's and the user's open realtime sessions (api.relay.realtime.limits)
   {u}:rtsec:<token>  {u}:rtsec        a key's and the user's live realtime client secrets
   {g:<group>}:rpm:<minute> …:tpm:<minute> …:conc
