@@ -120,9 +120,10 @@ def claude_replayed(first: Exchange, second: Exchange, carries: bool) -> None:
     assistant = next(m for m in messages if m["role"] == "assistant")
     content = assistant["content"] if isinstance(assistant["content"], list) else []
     sent_thinking = [_thinking_keys(b) for b in content if b.get("type") in ("thinking", "redacted_thinking")]
-    if carries or sent_thinking:  # never a block Claude did not make
-        assert sent_thinking == thinking, content
-        assert content[0].get("type") in ("thinking", "redacted_thinking"), content  # thinking leads the turn
+    # Exactly the blocks Claude made, also for a client that dropped them (the gateway kept them:
+    # api/relay/kept_reasoning.py), and leading the turn.
+    assert sent_thinking == thinking, content
+    assert content[0].get("type") in ("thinking", "redacted_thinking"), content
     uses = [b for b in content if b.get("type") == "tool_use"]
     assert [(u["name"], u["input"]) for u in uses] == [(TOOL_NAME, CALL_ARGS)], content
     results = [b for m in messages if m["role"] == "user" and isinstance(m["content"], list)
@@ -171,8 +172,8 @@ def gemini_replayed(first: Exchange, second: Exchange, carries: bool) -> None:
     sent = [p for c in contents if c.get("role") == "model" for p in c.get("parts") or () if "functionCall" in p]
     calls = [(p["functionCall"]["name"], p["functionCall"].get("args")) for p in sent]
     assert calls == [(TOOL_NAME, CALL_ARGS)], f"the model's call is not in the history sent back: {contents}"
-    allowed = {call["thoughtSignature"]} if carries else {call["thoughtSignature"], GEMINI_SKIP_SIGNATURE}
-    assert sent[0].get("thoughtSignature") in allowed, sent
+    # The signature Gemini issued, also for a client that dropped it (kept by the gateway), never the placeholder.
+    assert sent[0].get("thoughtSignature") == call["thoughtSignature"] != GEMINI_SKIP_SIGNATURE, sent
     responses = [p["functionResponse"] for c in contents if c.get("role") == "user" for p in c.get("parts") or ()
                  if "functionResponse" in p]
     assert [r["name"] for r in responses] == [TOOL_NAME], contents

@@ -44,7 +44,8 @@ CLIENTS = (
     # as a plain STRING.
     Client("lc-google", langchain_google, nullable=False),
     # ChatOpenAI keeps only OpenAI's own fields (its module docstring says so): nothing rides along but
-    # the tool call's id, so the gateway may only fall back (no thinking, Gemini's documented skip value).
+    # the tool call's id, by which the gateway finds the Claude or Gemini state it kept (DeepSeek's
+    # reasoning_content it does not keep: an empty one goes back).
     Client("lc-openai", langchain_openai, carries=False),
     Client("lc-openai-responses", langchain_openai_responses),
 )
