@@ -18,6 +18,7 @@ from api.relay.kept_reasoning import (
     StreamCollector,
     restored,
     state_of,
+    keeps_own,
     turn_ref,
     wanted,
 )
@@ -99,6 +100,8 @@ def test_looked_up_only_when_a_tool_turn_lacks_the_familys_state() -> None:
     assert wanted([user, signed, user], CLAUDE_FAMILY) == [(1, turn_ref(signed))]  # not Claude's state
     assert wanted([user, text_only, user, call_turn("c2")], "") == []  # a family that keeps nothing
     assert [i for i, _ in wanted([user, text_only, user, call_turn("c2")], CLAUDE_FAMILY)] == [3, 1]
+    # A client whose history carries the state keeps it itself: its answers are not written.
+    assert keeps_own([user, signed, user], GEMINI_FAMILY) and not keeps_own([user, signed, user], CLAUDE_FAMILY)
 
 
 def test_restored_on_a_copy_for_that_family_only() -> None:

@@ -1,0 +1,126 @@
+"""The relay's kept-reasoning work per converted request, timed in-process (CPU time, not wall time).
+
+The gateway's CPU per request over its whole process tree (~1 ms, README "Performance") moves by more
+than this code can cost on a shared machine; so the work itself is timed on a Claude tool loop as an
+OpenAI-format client sends it (the thinking blocks dropped): converting the request to Claude (the
+plain path), then what the kept state adds — looking for turns without their state, putting the
+state back, gathering a 16-chunk stream's state — and the client side of its two Redis calls (the
+MGET before, the keep script after the answer) against the Redis at REDIS_URL.
+
+    .venv/bin/python -m bench.kept_reasoning_cost [--repeat 2000]
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+from api.relay.kept_reasoning import CLAUDE_FAMILY, KeptReasoning, StreamCollector, restored, turn_ref, wanted
+from api.services.configuration.capability_lookup import table_of
+from api.services.model_name import ModelName
+from api.services.store import Store
+from api.upstream.base import RelayMeta
+from api.upstream.catalogue import ChannelType
+from api.upstream.providers.claude import ClaudeAdaptor
+
+MODEL = "claude-opus-5-5"
+TOOLS = [{"type": "function", "function": {"name": f"tool_{n}", "description": "A tool " * 20, "parameters": {
+    "type": "object", "properties": {"path": {"type": "string"}, "limit": {"type": "integer"}}}}} for n in range(15)]
+STATE = {"blocks": [{"type": "thinking", "thinking": "I should read the file first. " * 20, "signature": "c2ln" * 60}]}
+
+
+def request(turns: int) -> dict[str, Any]:
+    messages: list[dict[str, Any]] = [{"role": "system", "content": "You are a coding agent. " * 200},
+                                      {"role": "user", "content": "Fix the failing test."}]
+    for n in range(turns):
+        messages.append({"role": "assistant", "content": "", "reasoning_content": "I should read the file first.",
+                         "tool_calls": [{"id": f"toolu_{n:04d}", "type": "function", "function": {
+                             "name": "tool_1", "arguments": '{"path": "tests/test_x.py"}'}}]})
+        messages.append({"role": "tool", "tool_call_id": f"toolu_{n:04d}", "content": "def test_x(): ...\n" * 40})
+    return {"model": MODEL, "messages": messages, "tools": TOOLS, "stream": True}
+
+
+def chunks() -> list[dict[str, Any]]:
+    def chunk(delta: dict[str, Any]) -> dict[str, Any]:
+        return {"id": "chatcmpl-x", "object": "chat.completion.chunk", "choices": [{"index": 0, "delta": delta}]}
+    out = [chunk({"reasoning_content": "Reading the test. "}) for _ in range(4)]
+    out.append(chunk({"thinking_blocks": [{"index": 0, "type": "thinking", "thinking": "", "signature": "c2ln" * 60}]}))
+    out += [chunk({"content": "Now I read it. "}) for _ in range(10)]
+    out.append(chunk({"tool_calls": [{"index": 0, "id": "toolu_next", "type": "function",
+                                      "function": {"name": "tool_1", "arguments": ""}}]}))
+    return out
+
+
+def cpu_us(work: Callable[[], Any], repeat: int) -> float:
+    work()
+    started = time.process_time()
+    for _ in range(repeat):
+        work()
+    return (time.process_time() - started) / repeat * 1e6
+
+
+async def redis_us(repeat: int) -> tuple[float, float, float]:
+    store = Store.from_url(os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"), "bench-kept:", 4)
+    kept = KeptReasoning(store)
+    refs = wanted(request(8)["messages"], CLAUDE_FAMILY)
+    try:
+        await kept.keep(1, CLAUDE_FAMILY, [(refs[0][1], STATE)])
+        started = time.process_time()
+        for _ in range(repeat):
+            await store.redis.get(kept.key(1, CLAUDE_FAMILY, refs[0][1]))
+        one = (time.process_time() - started) / repeat * 1e6
+        started = time.process_time()
+        for _ in range(repeat):
+            await kept.fetch(1, CLAUDE_FAMILY, refs)
+        fetch = (time.process_time() - started) / repeat * 1e6
+        started = time.process_time()
+        for _ in range(repeat):
+            await kept.keep(1, CLAUDE_FAMILY, [(turn_ref({"tool_calls": [{"id": "toolu_next"}]}), STATE)])
+        keep = (time.process_time() - started) / repeat * 1e6
+        await store.redis.delete(kept.index_key(1), *[kept.key(1, CLAUDE_FAMILY, r) for _, r in refs],
+                                 kept.key(1, CLAUDE_FAMILY, turn_ref({"tool_calls": [{"id": "toolu_next"}]})))
+    finally:
+        await store.close()
+    return fetch, keep, one
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=2000)
+    args = parser.parse_args()
+    body, stream = request(8), chunks()
+    found = {index: STATE for index, _ in wanted(body["messages"], CLAUDE_FAMILY)}
+
+    def convert() -> Any:
+        meta = RelayMeta(1, int(ChannelType.ANTHROPIC), "k", name=ModelName(MODEL, MODEL), inbound="",
+                         capability=table_of("")(MODEL))
+        return ClaudeAdaptor(meta).convert_request(body)
+
+    def gather() -> Any:
+        collector = StreamCollector(CLAUDE_FAMILY)
+        collector.add(stream)
+        return collector.finished()
+
+    plain = cpu_us(convert, args.repeat)
+    look = cpu_us(lambda: wanted(body["messages"], CLAUDE_FAMILY), args.repeat)
+    put_back = cpu_us(lambda: restored(body, CLAUDE_FAMILY, found), args.repeat)
+    streamed = cpu_us(gather, args.repeat)
+    fetch, keep, one = asyncio.run(redis_us(max(200, args.repeat // 10)))
+    added = look + put_back + streamed + fetch + keep
+    print("| work (8 tool turns, 15 tools, 16-chunk answer) | CPU µs per request |\n|---|---|")
+    for name, value in (("convert to Claude (the plain path's conversion)", plain), ("find turns without state", look),
+                        ("put the kept state back", put_back), ("gather the stream's state", streamed),
+                        ("MGET (client side)", fetch), ("keep script (client side, after the answer)", keep),
+                        ("kept state, all of it", added), ("for scale: one GET on the same connection", one)):
+        print(f"| {name} | {value:.1f} |")
+    local = look + put_back + streamed
+    print(f"\nadded ÷ a request's ~1000 µs over the gateway tree: {local / 1000:.1%} without Redis (a client that "
+          f"keeps its state), {added / 1000:.1%} with the lookup and the write (one that drops it); "
+          f"the two calls as GETs: {(local + 2 * one) / 1000:.1%}")
+
+
+if __name__ == "__main__":
+    main()
