@@ -16,9 +16,9 @@ from api.relay.kept_reasoning import (
     TTL_SECONDS,
     KeptReasoning,
     StreamCollector,
+    keeps_own,
     restored,
     state_of,
-    keeps_own,
     turn_ref,
     wanted,
 )
