@@ -153,7 +153,9 @@ def test_a_tool_turn_back_without_its_thinking_gets_no_budget() -> None:
     assert "thinking" not in body and notices == ["thinking"]
 
 
-@pytest.mark.parametrize("model", ["claude-opus-4-6", "claude-opus-5-5"])
+# Not Opus 5.5, which thinks every turn and refuses that turn (the gateway's kept state supplies its
+# thinking: tests/relay/test_kept_reasoning.py).
+@pytest.mark.parametrize("model", ["claude-opus-4-6", "claude-opus-4-7"])
 def test_adaptive_thinking_takes_a_tool_turn_without_thinking(model: str) -> None:
     """Adaptive thinking may skip a turn's thinking: the turn goes as it is, thinking on."""
     body, notices = convert(model, {"messages": tool_loop(None), "tools": [WEATHER], "reasoning_effort": "high"})
