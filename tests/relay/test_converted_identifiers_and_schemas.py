@@ -10,10 +10,10 @@ import hashlib
 import aiohttp
 import anthropic
 
-from tests.relay.fake_openai_strict import REPLY
 from tests.relay.fakes import gateway, headers_for, make_key, rich_user  # noqa: F401
-from tests.relay.test_openai_target import strict_channel
+from tests.upstream.providers.openai.fake_openai_strict import REPLY
 from tests.upstream.providers.openai.test_identifiers import CLAUDE_CODE_USER
+from tests.upstream.providers.openai.test_openai_target import strict_channel
 
 # What Gemini CLI's classifier asks (packages/core: the model router's `generateJson` call).
 ROUTER_SCHEMA = {"type": "OBJECT", "properties": {"reasoning": {"type": "STRING"},

@@ -20,12 +20,12 @@ from api.relay.kept_reasoning import CLAUDE_FAMILY
 from api.services import redis_keys
 from api.upstream.catalogue import ChannelType
 from tests.helpers import eventually
-from tests.relay.agent_script import AgentView, Turn
-from tests.relay.fake_anthropic import FakeClaude
-from tests.relay.fake_anthropic_models import sign
-from tests.relay.fake_gemini import FakeGemini
 from tests.relay.fakes import add_channel, gateway, headers_for, make_key, rich_user  # noqa: F401
-from tests.relay.provider_kit import sdk
+from tests.upstream.providers.agent_script import AgentView, Turn
+from tests.upstream.providers.claude.fake_anthropic import FakeClaude
+from tests.upstream.providers.claude.fake_anthropic_models import sign
+from tests.upstream.providers.gemini.fake_gemini import FakeGemini
+from tests.upstream.providers.kit import sdk
 
 CLAUDE, GEMINI = "claude-opus-5-5", "gemini-3-pro-preview"
 WEATHER = {"type": "function", "function": {"name": "get_weather", "description": "The weather in a city",

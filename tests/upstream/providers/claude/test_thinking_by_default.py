@@ -12,7 +12,7 @@ from api.services.model_name import ModelName
 from api.upstream.base import RelayMeta
 from api.upstream.catalogue import ChannelType
 from api.upstream.providers.claude import ClaudeAdaptor
-from tests.relay.fake_anthropic import FakeClaude
+from tests.upstream.providers.claude.fake_anthropic import FakeClaude
 
 WEATHER = {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object", "properties": {}}}}
 

@@ -11,7 +11,7 @@ from api.services.model_name import ModelName
 from api.upstream.base import RelayMeta
 from api.upstream.catalogue import ChannelType
 from api.upstream.registry import build_adaptor
-from tests.relay.fake_openai_strict import MODELS, Refused, check_identifiers
+from tests.upstream.providers.openai.fake_openai_strict import MODELS, Refused, check_identifiers
 
 # Claude Code's metadata.user_id: a JSON object of the device, account and session (about 150 characters).
 CLAUDE_CODE_USER = ('{"device_id":"' + "d" * 64 + '","account_uuid":"0c4a3e2f-5b8d-4f6a-9e1c-2d7b8a9f0e1d",'
