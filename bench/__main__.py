@@ -34,6 +34,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m bench", description=__doc__.splitlines()[0])
     p.add_argument("--smoke", action="store_true", help="correctness checks only (CI); never fails on timing")
     p.add_argument("--litellm", action="store_true", help="add the LiteLLM proxy leg (installs it once)")
+    p.add_argument("--portkey", action="store_true",
+                   help="add Portkey's gateway leg, non-streamed (npm ci into bench/portkey once)")
     p.add_argument("--quick", action="store_true", help="3 s runs, 100 latency samples, 500 streams")
     p.add_argument("--duration", type=float, default=8.0, help="seconds per throughput run (default 8)")
     p.add_argument("--rounds", type=int, default=1, help="interleaved rounds; figures are medians (default 1)")
@@ -55,7 +57,8 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
 def options_from(args: argparse.Namespace, db: str) -> Options:
     o = Options(duration=args.duration, rounds=args.rounds, rate=args.rate,
                 streams=tuple(int(s) for s in (args.streams or "1000").split(",") if s.strip()), chunks=args.chunks,
-                litellm=args.litellm, logs=not args.no_logs and db == "postgres", log_rows=args.log_rows,
+                litellm=args.litellm, portkey=args.portkey, logs=not args.no_logs and db == "postgres",
+                log_rows=args.log_rows,
                 soak=args.soak, api_procs=args.api_procs, db=db, profile=args.profile)
     if args.quick:
         o.duration, o.latency_requests = 3.0, 100
@@ -132,6 +135,15 @@ async def start_all(o: Options, procs: Procs, sampler: Sampler, started: Started
         sampler.add(lite.tree)
         legs.append(Leg("litellm", "LiteLLM", lite.url, lite.url, lite.tree, token=lite.token,
                         slow_model="gpt-4o"))
+    if o.portkey:
+        from bench.portkey_leg import Portkey
+
+        print("starting Portkey's gateway ...", flush=True)
+        portkey = Portkey(procs, mock_base)
+        await portkey.start()
+        sampler.add(portkey.tree)
+        legs.append(Leg("portkey", "Portkey", portkey.url, portkey.url, portkey.tree, token=portkey.token,
+                        headers=portkey.headers, streams=False))
     return mock_base, mock_tree, legs
 
 
@@ -168,27 +180,32 @@ async def main_async(args: argparse.Namespace) -> int:
         await runner.run()
         from bench import report
 
-        sections = [f"Machine: {machine()}. Date: {datetime.date.today().isoformat()}. "
-                    f"Command: `{' '.join(['python -m bench', *sys.argv[1:]])}`. Gateway: {o.api_procs} API "
-                    f"processes (REUSE_PORT), 1 worker process × 8 threads, scheduler, own redis-server (AOF), "
-                    f"{o.db}; mock streams {o.chunks} chunks; load from "
-                    f"{'wrk -t1' if runner.wrk else 'the Python generator'} (throughput) and bench.loadgen "
-                    "(latency, fixed rate, streams).", "",
-                    report.main_table(legs, o), "", report.FOOTNOTES, "", report.goals_table(legs, o)]
+        header = (f"Machine: {machine()}. Date: {datetime.date.today().isoformat()}. "
+                  f"Command: `{' '.join(['python -m bench', *sys.argv[1:]])}`. Gateway: {o.api_procs} API "
+                  f"processes (REUSE_PORT), 1 worker process × 8 threads, scheduler, own redis-server (AOF), "
+                  f"{o.db}; mock streams {o.chunks} chunks; load from "
+                  f"{'wrk -t1' if runner.wrk else 'the Python generator'} (throughput) and bench.loadgen "
+                  "(latency, fixed rate, streams).")
         extra: dict = {}
         gw_leg = next(leg for leg in legs if leg.key == "gateway")
+        samples: list = []
         if o.soak > 0:
             samples = await runner.soak(gw_leg, o.soak)
-            sections += ["", report.soak_table(samples, o.soak)]
             extra["soak"] = samples
+        # The report's sections, each under its own heading: the README's Benchmark section takes them as
+        # they are (bench/README.md, What it prints).
+        sections = [header, "", "#### Goals", "", report.goals_table(legs, o, samples), "",
+                    "#### The legs side by side", "", report.main_table(legs, o), "", report.FOOTNOTES]
+        if samples:
+            sections += ["", "#### Soak", "", report.soak_table(samples, o.soak)]
         if o.profile > 0:
-            sections += ["", await profile(gw, runner, o.profile, out_dir)]
+            sections += ["", "#### Where the gateway's CPU goes", "", await profile(gw, runner, o.profile, out_dir)]
         if o.logs:
             from bench.log_routes import time_queries
 
             print(f"log queries: generating {o.log_rows:,} rows ...", flush=True)
             rows, how, fill_seconds = await time_queries(gw, o.log_rows)
-            sections += ["", report.logs_table(rows, how, o.log_rows, fill_seconds)]
+            sections += ["", "#### Log queries", "", report.logs_table(rows, how, o.log_rows, fill_seconds)]
             extra["log_queries"] = rows
         if runner.notes:
             sections += ["", *[f"Note: {n}" for n in runner.notes]]
@@ -212,7 +229,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parse(argv)
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # children inherit it: 1000+ streams
-    limit = args.max_minutes or (5 if args.smoke else 30 + (args.soak / 60) + (15 if args.litellm else 0))
+    limit = args.max_minutes or (5 if args.smoke else 30 + (args.soak / 60) + (15 if args.litellm else 0)
+                                 + (10 if args.portkey else 0))
 
     def stop(*_: object) -> None:
         raise KeyboardInterrupt

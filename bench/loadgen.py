@@ -92,6 +92,9 @@ def make_spec(args: argparse.Namespace) -> Spec:
     headers = {"Content-Type": "application/json"}
     if args.token:
         headers["Authorization"] = f"Bearer {args.token}"
+    for header in args.header:
+        name, _, value = header.partition(":")
+        headers[name.strip()] = value.strip()
     body = payload(args.model, args.stream, args.include_usage, args.max_tokens, args.format)
     usage = args.stream and (args.include_usage or args.format == "anthropic")
     return Spec(args.url, body, headers, args.stream, usage, args.expect_chunks, parse=args.mode != "closed",
@@ -308,6 +311,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("mode", choices=("latency", "rate", "closed", "streams", "check"))
     parser.add_argument("--url", required=True)
     parser.add_argument("--token", default="")
+    parser.add_argument("--header", action="append", default=[], metavar="NAME:VALUE",
+                        help="a further request header (repeatable)")
     parser.add_argument("--model", default="gpt-4o-mini")
     parser.add_argument("--stream", action="store_true")
     parser.add_argument("--include-usage", action="store_true")

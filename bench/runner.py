@@ -37,6 +37,7 @@ class Options:
     latency_requests: int = 300
     chunks: int = CHUNKS
     litellm: bool = False
+    portkey: bool = False
     logs: bool = True
     log_rows: int = 1_000_000
     soak: float = 0.0
@@ -57,6 +58,8 @@ class Leg:
     model: str = FAST_MODEL  # what the fast scenarios ask for
     settle: Callable[[], Awaitable[object]] | None = None
     fmt: str = "openai"  # the client format spoken: openai, or anthropic (/v1/messages)
+    headers: dict[str, str] = field(default_factory=dict)  # further request headers (Portkey's routing)
+    streams: bool = True  # False: the streamed scenarios are skipped (a peer whose streams fail)
     metrics: dict[str, list[float]] = field(default_factory=dict)
     errors: dict[str, int] = field(default_factory=dict)
     rss_idle: dict[str, list[int]] = field(default_factory=dict)
@@ -130,6 +133,8 @@ class Runner:
                 "--expect-chunks", str(SLOW_CHUNKS if slow else self.o.chunks), "--format", leg.fmt]
         if leg.token:
             args += ["--token", leg.token]
+        for name, value in leg.headers.items():
+            args += ["--header", f"{name}: {value}"]
         if stream:
             args += ["--stream"] + (["--include-usage"] if usage and not slow else [])
         for name, value in kw.items():
@@ -145,7 +150,8 @@ class Runner:
                     "seconds": res["duration"], "p50": res["latency"]["p50"], "p99": res["latency"]["p99"]}
         env = {**os.environ, "BENCH_BODY": payload(leg.model, stream, stream, fmt=leg.fmt).decode(),
                "BENCH_TOKEN": leg.token, "BENCH_EXPECT": str(self.o.chunks), "BENCH_STREAM": "1" if stream else "0",
-               "BENCH_DONE": DONE_MARKERS[leg.fmt].decode()}
+               "BENCH_DONE": DONE_MARKERS[leg.fmt].decode(),
+               "BENCH_HEADERS": "\n".join(f"{k}: {v}" for k, v in leg.headers.items())}
         out = json.loads(await self._exec(
             [self.wrk, "-t1", f"-c{concurrency}", f"-d{duration:g}s", "--timeout", "10s", "-s", str(LUA), leg.url],
             env, duration + 60))
@@ -177,6 +183,8 @@ class Runner:
         return sum(u + s for u, s in cpu.values()) - db, db
 
     async def throughput(self, leg: Leg, concurrency: int, stream: bool) -> None:
+        if stream and not leg.streams:
+            return
         name = f"{'st' if stream else 'ns'}{concurrency}"
         res, cpu, mock_cpu = await self.measured(leg, lambda: self.closed(leg, concurrency, stream))
         own, db = self._split(cpu)
@@ -204,6 +212,8 @@ class Runner:
         leg.put("lat_p50", res["latency"]["p50"])
         leg.put("lat_p99", res["latency"]["p99"])
         leg.add_result_errors("c=1", res, self.notes)
+        if not leg.streams:
+            return
         res = await self.loadgen("latency", leg, stream=True, requests=self.o.latency_requests)
         for key, src in (("ttfb", "ttfb"), ("ttlb", "latency")):
             leg.put(f"{key}_p50", res[src]["p50"])
@@ -221,6 +231,8 @@ class Runner:
         leg.add_result_errors("fixed rate", res, self.notes)
 
     async def concurrent_streams(self, leg: Leg) -> None:
+        if not leg.streams:
+            return
         for count in self.o.streams:
             res = await self.loadgen("streams", leg, stream=True, slow=True, concurrency=count, timeout=180)
             leg.put(f"streams_{count}_clean", res["clean"])
@@ -231,7 +243,7 @@ class Runner:
 
     async def warm(self, leg: Leg) -> None:
         """A short verified run per leg (the answers are checked), then its idle RSS."""
-        for stream in (False, True):
+        for stream in (False, True) if leg.streams else (False,):
             res = await self.loadgen("check", leg, stream=stream, requests=200, concurrency=8)
             if res["ok"] == 0:
                 raise RuntimeError(f"{leg.title}: no good answer: {res['error_kinds']} {res['error_samples']}")

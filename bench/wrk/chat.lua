@@ -1,7 +1,8 @@
 -- wrk script of the bench: POST a chat completion, verify each answer, print one JSON line at the end.
 -- Env: BENCH_BODY (request JSON), BENCH_TOKEN (sent as Bearer, optional), BENCH_EXPECT (content
 -- chunks expected per answer: the mock's chunk count for streams, 16 occurrences in a whole body too),
--- BENCH_DONE (what ends a stream: "data: [DONE]", or "event: message_stop" for Anthropic's format).
+-- BENCH_DONE (what ends a stream: "data: [DONE]", or "event: message_stop" for Anthropic's format),
+-- BENCH_HEADERS (further headers, one "Name: value" a line, optional).
 local marker = "bench "
 local expect = tonumber(os.getenv("BENCH_EXPECT") or "16")
 local is_stream = os.getenv("BENCH_STREAM") == "1"
@@ -12,6 +13,12 @@ wrk.headers["Content-Type"] = "application/json"
 local token = os.getenv("BENCH_TOKEN") or ""
 if token ~= "" then
   wrk.headers["Authorization"] = "Bearer " .. token
+end
+for line in string.gmatch(os.getenv("BENCH_HEADERS") or "", "[^\n]+") do
+  local name, value = string.match(line, "^%s*([^:]+):%s*(.-)%s*$")
+  if name then
+    wrk.headers[name] = value
+  end
 end
 
 local threads = {}
