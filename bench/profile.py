@@ -1,4 +1,4 @@
-"""Where the gateway's CPU goes: py-spy on one API process while wrk drives c=32 non-streamed load.
+"""Where the gateway's CPU goes: py-spy on every process of the gateway at c=32 and at c=1.
 
 py-spy is installed into bench/.venv-tools on first use. The raw (collapsed) stacks are kept in the
 run's folder (open them with speedscope or flamegraph.pl); the summary gives the share of samples
@@ -65,28 +65,58 @@ def summarize(raw: str, top: int = 15) -> tuple[int, list[tuple[str, float]], li
             [(k, v / total) for k, v in inclusive.most_common(top + 10)])
 
 
-async def profile_api(gw, runner, seconds: float, out_dir: Path) -> str:
+async def _record(exe: Path, pid: int, seconds: float, path: Path, children: bool) -> asyncio.subprocess.Process:
+    args = [str(exe), "record", "-p", str(pid), "-d", str(int(seconds)), "-r", "250", "-f", "raw", "-o", str(path),
+            "--nonblocking", *(["--subprocesses"] if children else [])]
+    return await asyncio.create_subprocess_exec(*args, stdout=asyncio.subprocess.DEVNULL,
+                                                stderr=asyncio.subprocess.PIPE)
+
+
+async def profile_run(gw, runner, leg, seconds: float, out_dir: Path, name: str, load) -> dict[str, tuple[str, float]]:
+    """py-spy on every Python process of the gateway (the worker with its children) while `load` runs;
+    label → (raw stacks of its processes, their CPU ms per request over the run)."""
     exe = ensure_pyspy()
-    api_pid = next(pid for pid, label in gw.tree.roots.items() if label == "api")
-    raw_path = out_dir / "profile-api.txt"
+    spies: list[tuple[str, Path, asyncio.subprocess.Process]] = []
+    for i, (pid, label) in enumerate(sorted(gw.tree.roots.items())):
+        if label in ("api", "worker", "scheduler"):
+            path = out_dir / f"profile-{name}-{label}-{i}.txt"
+            spies.append((label, path, await _record(exe, pid, seconds, path, label == "worker")))
+    result, cpu, _ = await runner.measured(leg, load)
+    served = max(int(result.get("ok", 0)), 1)
+    out: dict[str, tuple[str, float]] = {}
+    for label, path, spy in spies:
+        await asyncio.wait_for(spy.communicate(), seconds + 60)
+        raw = path.read_text() if path.exists() else ""
+        ms = sum(u + s for lab, (u, s) in cpu.items() if lab.split("+")[0] == label) * 1000 / served
+        before = out.get(label, ("", 0.0))[0]
+        out[label] = (before + raw, ms)
+    return out
+
+
+async def profile_api(gw, runner, seconds: float, out_dir: Path) -> str:
+    """The gateway's CPU per request by part (bench/features.py), every Python process profiled, at c=32
+    (non-streamed, closed loop) and at c=1 (one request after the other)."""
+    from bench.features import cost_table
+
     leg = next(leg for leg in runner.legs if leg.key == "gateway")
-    spy = await asyncio.create_subprocess_exec(str(exe), "record", "-p", str(api_pid), "-d", str(int(seconds)),
-                                               "-r", "250", "-f", "raw", "-o", str(raw_path), "--nonblocking",
-                                               stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
     saved = runner.o.duration
     runner.o.duration = seconds
     try:
-        await runner.closed(leg, 32, False)
+        busy = await profile_run(gw, runner, leg, seconds, out_dir, "c32", lambda: runner.closed(leg, 32, False))
     finally:
         runner.o.duration = saved
-    _, err = await asyncio.wait_for(spy.communicate(), seconds + 60)
-    if not raw_path.exists():
-        return f"Profile: py-spy wrote nothing ({err.decode()[-500:]})"
-    total, packages, functions = summarize(raw_path.read_text())
-    lines = [f"Profile of one API process under c=32 non-streamed load ({total:,} py-spy samples at 250 Hz, "
-             f"idle excluded; raw stacks in {raw_path.relative_to(ROOT)}):", "",
-             "| where the samples end (self time, by package) | share |", "|---|---|"]
+    # c=1: about as many requests as the profile lasts at a few ms each (py-spy stops after `seconds`).
+    one = await profile_run(gw, runner, leg, seconds, out_dir, "c1", lambda: runner.loadgen(
+        "latency", leg, requests=int(seconds * 150), timeout=seconds + 120))
+    columns = {f"{label}, c={c}": stacks for c, run in ((32, busy), (1, one)) for label, stacks in run.items()
+               if label != "scheduler"}
+    total, packages, functions = summarize(busy["api"][0])
+    lines = [f"CPU per request by part of the request: py-spy (250 Hz, idle excluded) on every API process and "
+             f"the worker with its children, {seconds:g} s at c=32 (non-streamed) and then at c=1; each share of "
+             "a process's samples times its CPU per request over the same run (raw stacks: "
+             f"{out_dir.relative_to(ROOT)}/profile-*.txt).", "", cost_table(columns), "",
+             "| where the API samples end at c=32 (self time, by package) | share |", "|---|---|"]
     lines += [f"| {name} | {share:.1%} |" for name, share in packages]
-    lines += ["", "| gateway function (inclusive: on the stack) | share |", "|---|---|"]
+    lines += ["", "| gateway function at c=32 (inclusive: on the stack) | share |", "|---|---|"]
     lines += [f"| `{name}` | {share:.1%} |" for name, share in functions]
     return "\n".join(lines)
