@@ -51,6 +51,7 @@ FEATURES: tuple[tuple[str, str], ...] = (
 _COMPILED = tuple((name, re.compile(pattern)) for name, pattern in FEATURES)
 IO_LEAVES = ("StreamWriter._writelines", "StreamWriter.writelines", "_HiredisParser.read_from_socket",
              "socket.sendall", "socket.recv_into")
+LOOP_LEAVES = ("run_app", "run_forever", "run_until_complete")  # the loop itself runs, no Python frame above
 ELSEWHERE = (("aiohttp server (parse, dispatch, write)", "aiohttp/web_"), ("aiohttp client", "aiohttp/"),
              ("Redis client", "redis/"), ("database (Tortoise, asyncpg)", "tortoise/"), ("database (Tortoise, asyncpg)",
                                                                                        "asyncpg/"),
@@ -72,6 +73,8 @@ def part_of(frames: list[tuple[str, str]]) -> str:
         for part, pattern in _COMPILED:
             if pattern.search(text):
                 return part
+    if frames and frames[-1][0] in LOOP_LEAVES:
+        return "event loop (uvloop's C code)"
     for part, prefix in ELSEWHERE:
         if any(path.startswith(prefix) for _, path in frames):
             return part
