@@ -25,9 +25,17 @@ log = logging.getLogger("api")
 REQUEST_ID_HEADER = "X-Oneapi-Request-Id"
 
 
+_stamp: tuple[int, str] = (-1, "")  # the last second formatted, and its text
+
+
 def new_request_id() -> str:
-    """yyyyMMddHHmmss + 8 random hex chars: sortable, unique enough, safe to log."""
-    return time.strftime("%Y%m%d%H%M%S", time.gmtime()) + os.urandom(4).hex()
+    """yyyyMMddHHmmss + 8 random hex chars: sortable, unique enough, safe to log. The time is
+    formatted once per second (every request of that second shares the text)."""
+    global _stamp
+    now = int(time.time())
+    if _stamp[0] != now:
+        _stamp = (now, time.strftime("%Y%m%d%H%M%S", time.gmtime(now)))
+    return _stamp[1] + os.urandom(4).hex()
 
 
 @web.middleware

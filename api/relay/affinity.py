@@ -187,9 +187,16 @@ class Pins:
 
     def __init__(self, store: Store) -> None:
         self.store = store
+        self._bases: dict[tuple[int, str, str], str] = {}  # (user, group, model) → the key up to the session
 
     def key(self, user_id: int, group: str, model: str, session: Session) -> str:
-        return redis_keys.user_key(self.store, user_id, "aff", _digest(group + chr(0) + model), session.digest)
+        base = self._bases.get((user_id, group, model))
+        if base is None:
+            if len(self._bases) >= 4096:
+                self._bases.clear()
+            base = self._bases[user_id, group, model] = redis_keys.user_key(
+                self.store, user_id, "aff", _digest(group + chr(0) + model), "")
+        return base + session.digest
 
     async def write(self, key: str, pin: Pin, ttl: int) -> None:
         await self.store.redis.set(key, pin.text(), ex=ttl)

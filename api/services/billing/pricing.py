@@ -72,10 +72,22 @@ class PriceNotConfigured(Exception):
         self.model = model
 
 
+_FLOATS: dict[float, Decimal] = {}  # the ratios and prices of the tables, converted once each
+
+
 def _dec(x: float | int | Decimal) -> Decimal:
     if isinstance(x, Decimal):
         return x
-    return Decimal(x) if isinstance(x, int) else Decimal(repr(x))
+    if isinstance(x, int):
+        return Decimal(x)
+    found = _FLOATS.get(x)
+    if found is None:
+        found = Decimal(repr(x))
+        if x:  # 0.0 and -0.0 would share a key (and NaN finds none): those are converted each time
+            if len(_FLOATS) >= 4096:
+                _FLOATS.clear()
+            _FLOATS[x] = found
+    return found
 
 
 def round_half_up(x: Decimal | float | int) -> int:
