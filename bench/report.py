@@ -129,7 +129,7 @@ SOAK_FLAT_MIB = 5.0  # growth per API process over the soak that still counts as
 
 
 def goals_table(legs: list[Leg], o: Options, soak: list[dict[str, list[int]]] | None = None) -> str:
-    """The goals of the gateway (issue 42), each with its target, what this run measured and whether it
+    """The gateway's performance goals, each with its target, what this run measured and whether it
     is met; a goal whose leg did not run (Portkey, LiteLLM, the soak) says so with –."""
     gw = _leg(legs, "gateway")
     if gw is None:
