@@ -19,6 +19,17 @@ gateway fails the run at once; the subprocess timeout is only a safety net.
   limits the main model to one attempt; GEMINI_CLI_TRUST_WORKSPACE trusts the working directory
   (headless runs refuse untrusted folders). An explicit --model keeps it from routing: with its default
   `auto` it first asks a flash-lite model to classify the prompt.
+- opencode: `opencode run … --format json` (the answer is the text of its `text` events), its
+  config in XDG_CONFIG_HOME naming the gateway as a provider of one model, through the AI SDK's
+  Anthropic provider (`/v1/messages`) or its OpenAI-compatible one (`/v1/chat/completions`), both
+  bundled in the binary. OPENCODE_DISABLE_AUTOUPDATE, OPENCODE_DISABLE_MODELS_FETCH (no models.dev),
+  `--pure` (no plugins), `share: disabled` and `--title` (no request for a session title) keep it
+  to the gateway; the config directory is given a `node_modules` and a lock naming
+  `@opencode-ai/plugin`, without which it installs that package from the npm registry at start.
+- Qwen Code (a fork of Gemini CLI speaking OpenAI's chat completions): `qwen -p … --yolo -o json`
+  (the answer is the `result` of the JSON array it prints) with OPENAI_BASE_URL / OPENAI_API_KEY;
+  settings.json turns off auto-update, usage statistics and telemetry, selects the `openai` auth
+  and retries nothing (`model.generationConfig.maxRetries`).
 """
 from __future__ import annotations
 
@@ -182,3 +193,71 @@ async def gemini_cli(gateway: str, key: str, model: str, home: Path, workdir: Pa
     argv = [binary("gemini"), "-p", prompt, "--model", model, "--yolo", "--output-format", "json"]
     code, out, err = await run(argv, env, workdir)
     return CliRun(argv, code, out, err, _json_field(out, "response"))
+
+
+def opencode_config(gateway: str, model: str, provider: str) -> dict[str, Any]:
+    """opencode's config: the gateway as its only provider, through the AI SDK's `provider` package."""
+    return {"$schema": "https://opencode.ai/config.json", "autoupdate": False, "share": "disabled",
+            "provider": {"gateway": {"npm": provider, "name": "gateway",
+                                     "options": {"baseURL": f"{gateway}/v1", "apiKey": "{env:GATEWAY_API_KEY}"},
+                                     "models": {model: {"name": model}}}}}
+
+
+OPENCODE_PROVIDERS = {"anthropic": "@ai-sdk/anthropic", "openai-compatible": "@ai-sdk/openai-compatible"}
+
+
+async def opencode(gateway: str, key: str, model: str, home: Path, workdir: Path, prompt: str,
+                   provider: str = "openai-compatible") -> CliRun:
+    config = home / ".config" / "opencode"
+    (config / "node_modules").mkdir(parents=True, exist_ok=True)
+    (config / "opencode.json").write_text(json.dumps(opencode_config(gateway, model, OPENCODE_PROVIDERS[provider])))
+    # What it would otherwise install from the registry at start, marked as installed.
+    (config / "package-lock.json").write_text(json.dumps({"packages": {"": {"dependencies": {
+        "@opencode-ai/plugin": "*"}}}}))
+    env = base_env(home) | {"XDG_CONFIG_HOME": str(home / ".config"), "GATEWAY_API_KEY": key,
+                            "OPENCODE_DISABLE_AUTOUPDATE": "1", "OPENCODE_DISABLE_MODELS_FETCH": "1"}
+    argv = [binary("opencode"), "run", "--pure", "--format", "json", "--title", "read a file", "-m",
+            f"gateway/{model}", prompt]
+    code, out, err = await run(argv, env, workdir)
+    return CliRun(argv, code, out, err, _opencode_text(out))
+
+
+def _opencode_text(stdout: str) -> str:
+    """The text parts of opencode's JSON events, one event a line."""
+    texts = []
+    for line in stdout.splitlines():
+        with contextlib.suppress(json.JSONDecodeError):
+            event = json.loads(line)
+            if isinstance(event, dict) and event.get("type") == "text":
+                texts.append(str((event.get("part") or {}).get("text", "")))
+    return "".join(texts)
+
+
+QWEN_SETTINGS = {
+    "general": {"enableAutoUpdate": False},
+    "privacy": {"usageStatisticsEnabled": False},
+    "telemetry": {"enabled": False},
+    "security": {"auth": {"selectedType": "openai"}},
+    "model": {"generationConfig": {"maxRetries": 0}},
+}
+
+
+async def qwen_code(gateway: str, key: str, model: str, home: Path, workdir: Path, prompt: str) -> CliRun:
+    settings = home / ".qwen" / "settings.json"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(json.dumps(QWEN_SETTINGS))
+    env = base_env(home) | {"OPENAI_BASE_URL": f"{gateway}/v1", "OPENAI_API_KEY": key, "OPENAI_MODEL": model}
+    argv = [binary("qwen"), "-p", prompt, "--model", model, "--yolo", "--output-format", "json"]
+    code, out, err = await run(argv, env, workdir)
+    return CliRun(argv, code, out, err, _qwen_result(out))
+
+
+def _qwen_result(stdout: str) -> str:
+    """The `result` of the JSON array of messages Qwen Code prints."""
+    start = stdout.find("[")
+    try:
+        messages: Any = json.JSONDecoder().raw_decode(stdout[start:])[0] if start >= 0 else []
+    except json.JSONDecodeError:
+        return ""
+    results = [m.get("result") for m in messages if isinstance(m, dict) and m.get("type") == "result"]
+    return results[-1] if results and isinstance(results[-1], str) else ""

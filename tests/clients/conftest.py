@@ -13,6 +13,7 @@ from aiohttp import web
 from tests.clients.clis import PROMPT, CliRun, missing_tools
 from tests.relay.fakes import gateway, make_key, rich_user  # noqa: F401  (gateway: on a real local port)
 from tests.upstream.providers.agent_script import Recorded
+from tests.upstream.providers.claude.fake_anthropic_models import sign
 
 FILE_LINE = "The launch code is PERIWINKLE-42."
 
@@ -80,3 +81,11 @@ def assert_tool_loop(script: Recorded, seen: list[Any], tool: str) -> None:
     assert [len(view.tool_results) for view in script.views] == [0, 1]
     assert script.turns[0].tool is not None and script.turns[0].tool["name"] == tool
     assert FILE_LINE in script.views[1].tool_results[0]
+
+
+def thinking_replayed(body: dict[str, Any]) -> bool:
+    """Whether the assistant turn of a Claude request went back with the thinking block Claude signed
+    before its call."""
+    blocks = [block for message in body["messages"] if message["role"] == "assistant" for block in message["content"]]
+    return [b["type"] for b in blocks] == ["thinking", "tool_use"] and blocks[0]["signature"] == sign(
+        blocks[0]["thinking"])

@@ -9,12 +9,11 @@ from typing import Any
 from api.upstream.catalogue import ChannelType
 from tests.clients import clis
 from tests.clients.charges import Tokens, assert_charged, claude_tokens, gemini_tokens, set_prices
-from tests.clients.conftest import Workspace, assert_tool_loop, run_cli
+from tests.clients.conftest import Workspace, assert_tool_loop, run_cli, thinking_replayed
 from tests.relay.fakes import add_channel
 from tests.upstream.providers.agent_script import Recorded, read_file_script
 from tests.upstream.providers.aws.test_provider_bedrock import ACCESS, REGION, SECRET, FakeBedrock
 from tests.upstream.providers.claude.fake_anthropic import FakeClaude
-from tests.upstream.providers.claude.fake_anthropic_models import sign
 from tests.upstream.providers.gemini.fake_gemini import FakeGemini
 from tests.upstream.providers.openai.fake_openai_strict import FakeOpenAI
 
@@ -27,14 +26,6 @@ GEMINI_USAGE = {"promptTokenCount": 4000, "cachedContentTokenCount": 3000, "cand
 
 async def run_claude_code(gateway: Any, workspace: Workspace, model: str) -> tuple[clis.CliRun, Any, int]:
     return await run_cli(clis.claude_code, gateway, workspace, model)
-
-
-
-def thinking_replayed(body: dict[str, Any]) -> bool:
-    """Whether the assistant turn went back with the thinking block Claude signed before its call."""
-    blocks = [block for message in body["messages"] if message["role"] == "assistant" for block in message["content"]]
-    return [b["type"] for b in blocks] == ["thinking", "tool_use"] and blocks[0]["signature"] == sign(
-        blocks[0]["thinking"])
 
 
 async def test_on_an_openai_channel_serving_gpt_5(gateway, serve, workspace) -> None:

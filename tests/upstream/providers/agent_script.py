@@ -34,9 +34,10 @@ Script = Callable[[AgentView], Turn]
 
 # -- the read-a-file tool loop: the same two turns whichever CLI asks --------------------------------
 # Each CLI's own tool for reading a file, and the arguments that read `path` with it:
-# Claude Code's `Read` {file_path} and Gemini CLI's `read_file` {file_path} (older releases:
-# {absolute_path}) read the file; Codex has no read tool, so its shell runs `cat` (`exec_command`
-# {cmd} in current releases, `shell_command` {command: str} and `shell` {command: [argv]} before).
+# Claude Code's `Read` {file_path}, Gemini CLI's and Qwen Code's `read_file` {file_path} (older
+# releases: {absolute_path}) and opencode's `read` {filePath} read the file; Codex has no read tool,
+# so its shell runs `cat` (`exec_command` {cmd} in current releases, `shell_command` {command: str}
+# and `shell` {command: [argv]} before).
 ReadCall = Callable[[dict[str, Any], str], dict[str, Any]]
 
 
@@ -48,6 +49,7 @@ def _path_argument(schema: dict[str, Any], path: str) -> dict[str, Any]:
 READERS: dict[str, ReadCall] = {
     "Read": _path_argument,
     "read_file": _path_argument,
+    "read": lambda _schema, path: {"filePath": path},
     "exec_command": lambda _schema, path: {"cmd": f"cat {shlex.quote(path)}"},
     "shell_command": lambda _schema, path: {"command": f"cat {shlex.quote(path)}"},
     "shell": lambda _schema, path: {"command": ["cat", path]},
