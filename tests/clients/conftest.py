@@ -89,3 +89,11 @@ def thinking_replayed(body: dict[str, Any]) -> bool:
     blocks = [block for message in body["messages"] if message["role"] == "assistant" for block in message["content"]]
     return [b["type"] for b in blocks] == ["thinking", "tool_use"] and blocks[0]["signature"] == sign(
         blocks[0]["thinking"])
+
+
+def signature_replayed(fake: Any, tool: str) -> bool:
+    """Whether a Gemini fake's second request replayed the call to `tool` with a thought signature it
+    issued (Gemini 3 refuses a call without one, and its documented placeholder is not one)."""
+    calls = [part for content in fake.seen[1]["body"]["contents"] if content["role"] == "model"
+             for part in content["parts"] if "functionCall" in part]
+    return [c["functionCall"]["name"] for c in calls] == [tool] and calls[0].get("thoughtSignature") in fake.issued

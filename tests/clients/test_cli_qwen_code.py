@@ -9,7 +9,7 @@ from typing import Any
 from api.upstream.catalogue import ChannelType
 from tests.clients import clis
 from tests.clients.charges import Tokens, assert_charged, claude_tokens, gemini_tokens, set_prices
-from tests.clients.conftest import Workspace, assert_tool_loop, run_cli, thinking_replayed
+from tests.clients.conftest import Workspace, assert_tool_loop, run_cli, signature_replayed, thinking_replayed
 from tests.relay.fakes import add_channel
 from tests.upstream.providers.agent_script import Recorded, read_file_script
 from tests.upstream.providers.claude.fake_anthropic import FakeClaude
@@ -36,3 +36,30 @@ async def test_on_its_native_openai_channel(gateway, serve, workspace) -> None:
     _, user, start = await run_qwen_code(gateway, workspace, model)
     assert_tool_loop(script, fake.seen, "read_file")
     await assert_charged(gateway, user, start, model, [Tokens(4000, 40, 3000)] * 2)
+
+
+async def test_on_claude_opus_5_5_always_thinking(gateway, serve, workspace) -> None:
+    model = "claude-opus-5-5"
+    await set_prices(gateway)
+    script = Recorded(read_file_script(str(workspace.file), thinking=THINKING))
+    fake = FakeClaude(script=script, usage=CLAUDE_USAGE)
+    await add_channel(gateway, None, models=model, type=int(ChannelType.ANTHROPIC), base_url=await serve(fake.app()),
+                      key=fake.key)
+    _, user, start = await run_qwen_code(gateway, workspace, model)
+    assert_tool_loop(script, fake.seen, "read_file")
+    # The client echoes only `reasoning_content`; Claude refuses the tool turn without its signed thinking.
+    assert thinking_replayed(fake.seen[1]["body"])
+    await assert_charged(gateway, user, start, model, [claude_tokens(CLAUDE_USAGE)] * 2)
+
+
+async def test_on_a_gemini_3_channel(gateway, serve, workspace) -> None:
+    model = "gemini-3.1-pro-preview"
+    await set_prices(gateway)
+    script = Recorded(read_file_script(str(workspace.file), thinking=THINKING))
+    fake = FakeGemini(script=script, usage=GEMINI_USAGE)
+    await add_channel(gateway, None, models=model, type=int(ChannelType.GEMINI), base_url=await serve(fake.app()),
+                      key=fake.key)
+    _, user, start = await run_qwen_code(gateway, workspace, model)
+    assert_tool_loop(script, fake.seen, "read_file")
+    assert signature_replayed(fake, "read_file")
+    await assert_charged(gateway, user, start, model, [gemini_tokens(GEMINI_USAGE)] * 2)
