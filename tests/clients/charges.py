@@ -18,9 +18,12 @@ from tests.relay.fakes import drain, live_balance
 from tests.upstream.providers.kit import consume_logs
 
 # Prices of the models the CLIs ask for that the shipped tables do not carry (USD per 1M tokens / 2).
-MODEL_RATIO = {"gpt-5": 0.625, "gpt-5.5": 2.5, "gemini-3.1-pro-preview": 1.0, "claude-opus-5-5": 2.5}
-COMPLETION_RATIO = {"gpt-5": 8, "gpt-5.5": 6, "gemini-3.1-pro-preview": 6, "claude-opus-5-5": 5}
-CACHE_RATIO = {"gpt-5": 0.1, "gpt-5.5": 0.1, "gemini-3.1-pro-preview": 0.1, "claude-opus-5-5": 0.1}
+MODEL_RATIO = {"gpt-5": 0.625, "gpt-5.5": 2.5, "gemini-3.1-pro-preview": 1.0, "claude-opus-5-5": 2.5,
+               "gemini-3.8-flash": 0.25, "gemini-3.5-flash-lite": 0.05}
+COMPLETION_RATIO = {"gpt-5": 8, "gpt-5.5": 6, "gemini-3.1-pro-preview": 6, "claude-opus-5-5": 5,
+                    "gemini-3.8-flash": 6, "gemini-3.5-flash-lite": 4}
+CACHE_RATIO = {"gpt-5": 0.1, "gpt-5.5": 0.1, "gemini-3.1-pro-preview": 0.1, "claude-opus-5-5": 0.1,
+               "gemini-3.8-flash": 0.1, "gemini-3.5-flash-lite": 0.1}
 CREATE_CACHE_RATIO = {"claude-opus-5-5": 1.25}
 
 
@@ -69,13 +72,20 @@ def gemini_tokens(usage: dict[str, Any]) -> Tokens:
 async def assert_charged(gateway: TestClient, user: User, start: int, model: str, usages: list[Tokens]) -> None:
     """One consume log per upstream request, each at the price of `model` on its usage; the user's
     balance, in the database and live, is the start less their sum."""
+    await assert_charged_each(gateway, user, start, [(model, tokens) for tokens in usages])
+
+
+async def assert_charged_each(gateway: TestClient, user: User, start: int, requests: list[tuple[str, Tokens]]) -> None:
+    """One consume log per upstream request, in order, each at its model's price on its usage; the
+    user's balance, in the database and live, is the start less their sum."""
     await drain(gateway)
-    price = pricing.resolve_configured(options_of(gateway), model, user.group)
-    expected = [(t.prompt, t.completion, pricing.settle_quota(price, t.prompt, t.completion, cached_tokens=t.cached,
-                                                              cache_creation_tokens=t.written)) for t in usages]
+    expected = []
+    for model, t in requests:
+        price = pricing.resolve_configured(options_of(gateway), model, user.group)
+        expected.append((model, t.prompt, t.completion, pricing.settle_quota(
+            price, t.prompt, t.completion, cached_tokens=t.cached, cache_creation_tokens=t.written)))
     logs = await consume_logs(user)
-    assert [(log.model_name, log.prompt_tokens, log.completion_tokens, log.quota) for log in logs] == [
-        (model, *row) for row in expected]
-    balance = start - sum(quota for _, _, quota in expected)
+    assert [(log.model_name, log.prompt_tokens, log.completion_tokens, log.quota) for log in logs] == expected
+    balance = start - sum(quota for *_, quota in expected)
     assert (await User.get(id=user.id)).quota == balance
     assert await live_balance(gateway, user.id) == balance

@@ -17,8 +17,9 @@ gateway fails the run at once; the subprocess timeout is only a safety net.
 - Gemini CLI: `gemini -p … --yolo -o json` (the answer is the JSON's `response`) with GEMINI_API_KEY
   and GOOGLE_GEMINI_BASE_URL; settings.json turns off auto-update, usage statistics and telemetry and
   limits the main model to one attempt; GEMINI_CLI_TRUST_WORKSPACE trusts the working directory
-  (headless runs refuse untrusted folders). An explicit --model keeps it from routing: with its default
-  `auto` it first asks a flash-lite model to classify the prompt.
+  (headless runs refuse untrusted folders). An explicit --model keeps it from routing; without one
+  (model "") it routes as it ships (`auto`): it first asks a flash-lite model to classify the prompt
+  as simple or complex, then sends the turns to the flash or the pro model chosen.
 - opencode: `opencode run … --format json` (the answer is the text of its `text` events), its
   config in XDG_CONFIG_HOME naming the gateway as a provider of one model, through the AI SDK's
   Anthropic provider (`/v1/messages`) or its OpenAI-compatible one (`/v1/chat/completions`), both
@@ -190,7 +191,7 @@ async def gemini_cli(gateway: str, key: str, model: str, home: Path, workdir: Pa
     settings.write_text(json.dumps(GEMINI_SETTINGS))
     env = base_env(home) | {"GEMINI_API_KEY": key, "GOOGLE_GEMINI_BASE_URL": gateway,
                             "GEMINI_CLI_TRUST_WORKSPACE": "true"}
-    argv = [binary("gemini"), "-p", prompt, "--model", model, "--yolo", "--output-format", "json"]
+    argv = [binary("gemini"), "-p", prompt, *(["--model", model] if model else []), "--yolo", "--output-format", "json"]
     code, out, err = await run(argv, env, workdir)
     return CliRun(argv, code, out, err, _json_field(out, "response"))
 

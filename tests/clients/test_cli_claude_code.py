@@ -28,7 +28,7 @@ async def run_claude_code(gateway: Any, workspace: Workspace, model: str) -> tup
     return await run_cli(clis.claude_code, gateway, workspace, model)
 
 
-async def test_on_an_openai_channel_serving_gpt_5(gateway, serve, workspace) -> None:
+async def test_on_an_openai_channel_serving_gpt_5_its_user_fitted(gateway, serve, workspace) -> None:
     await set_prices(gateway)
     script = Recorded(read_file_script(str(workspace.file), thinking=THINKING))
     fake = FakeOpenAI(script=script, usage=(4000, 40), cached=3000)
@@ -38,6 +38,9 @@ async def test_on_an_openai_channel_serving_gpt_5(gateway, serve, workspace) -> 
     first = fake.seen[0]
     assert "max_tokens" not in first and first["max_completion_tokens"] > 0  # gpt-5 refuses max_tokens
     assert "Read" in {tool["function"]["name"] for tool in first["tools"]}
+    # Its `metadata.user_id` (~150 characters) becomes OpenAI's `user`, which OpenAI refuses past 64.
+    users = {seen.get("user") for seen in fake.seen}
+    assert len(users) == 1 and 0 < len(users.pop() or "") <= 64
     await assert_charged(gateway, user, start, "gpt-5", [Tokens(4000, 40, 3000)] * 2)
 
 
