@@ -12,7 +12,9 @@ gateway fails the run at once; the subprocess timeout is only a safety net.
   gateway sees only the `POST /v1/messages?beta=true` turns.
 - Codex: `codex exec` with a config.toml in CODEX_HOME naming the gateway as a Responses provider
   (`base_url = <gateway>/v1`, `wire_api = "responses"`, the key in an env var); commands run without
-  approval and without Codex's sandbox (`danger-full-access`), which this container cannot host.
+  approval and without Codex's sandbox (`danger-full-access`), which this container cannot host;
+  its plugins are off (`features.plugins`, `features.remote_plugin`), which would otherwise sync
+  the curated plugin list from GitHub and chatgpt.com at start.
   The answer is the file written by `--output-last-message`. Codex's tool set is left as it ships.
 - Gemini CLI: `gemini -p … --yolo -o json` (the answer is the JSON's `response`) with GEMINI_API_KEY
   and GOOGLE_GEMINI_BASE_URL; settings.json turns off auto-update, usage statistics and telemetry and
@@ -149,6 +151,10 @@ enabled = false
 
 [history]
 persistence = "none"
+
+[features]
+plugins = false
+remote_plugin = false
 
 [model_providers.gateway]
 name = "gateway"
