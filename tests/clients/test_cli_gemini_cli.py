@@ -40,7 +40,6 @@ def routed(script: Script) -> Script:
     return answer
 
 
-
 async def test_on_an_openai_channel_serving_gpt_4_1(gateway, serve, workspace) -> None:
     model = "gpt-4.1"
     await set_prices(gateway)
