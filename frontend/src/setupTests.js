@@ -20,3 +20,7 @@ if (!global.ResizeObserver) {
     disconnect() {}
   };
 }
+
+// A test's speed is not its verdict: the limit only stops a test that hangs (a loaded machine runs the whole suite
+// several times slower than a quiet one, and no test waits anywhere near this long).
+jest.setTimeout(60_000);

@@ -7,6 +7,17 @@ import { TYPE_CATALOGUE, VERTEX_TEMPLATE } from '../../../test/channelTypes';
 import i18n from '../../../i18n';
 
 const t = i18n.t.bind(i18n);
+
+// The user's events without a timer between them (a key press each), and `fill`: text put in a field at once, as a
+// paste does. Typing key by key re-renders the form once per character; only tests of keys (Enter) press them.
+let user;
+beforeEach(() => {
+  user = userEvent.setup({ delay: null });
+});
+const fill = async (field, text) => {
+  await user.click(field);
+  await user.paste(text);
+};
 const base = { name: 'c', key: 'k', type: 1, models: ['m'], groups: ['default'], model_mapping: '', status_code_mapping: '', base_url: '', other: '', auto_ban: 1, priority: 0, weight: 0 };
 const typeEntry = (type) => TYPE_CATALOGUE.find((e) => e.type === type);
 
@@ -89,7 +100,7 @@ function setup(id = null, extra = {}) {
   return { calls, saved, drawer: screen.getByTestId('channel-drawer') };
 }
 
-const submit = (drawer) => userEvent.click(within(drawer).getByRole('button', { name: 'Submit' }));
+const submit = (drawer) => user.click(within(drawer).getByRole('button', { name: 'Submit' }));
 
 const typeOptions = (drawer) => Array.from(within(drawer).getByTestId('channel-type').options);
 const typeOption = (drawer, type) => typeOptions(drawer).find((o) => o.value === String(type));
@@ -101,7 +112,7 @@ test('the type select offers the catalogue\'s types under their labels, the reti
   expect(typeOptions(drawer).map((o) => o.textContent)).toEqual(['OpenAI', 'Azure OpenAI', 'Custom', 'Anthropic Claude', 'Suno', 'Vertex AI']);
   expect(typeOption(drawer, 16)).toBeUndefined();
   expect(within(drawer).queryByTestId('channel-retired-notice')).not.toBeInTheDocument();
-  await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '36');
+  await user.selectOptions(within(drawer).getByLabelText('Type'), '36');
   expect(within(drawer).getByLabelText('Type')).toHaveValue('36');
   await toChinese();
   expect(typeOption(drawer, 8).textContent).toBe('自定义渠道');
@@ -122,10 +133,10 @@ test('an existing channel of a retired type shows its type, marked retired, and 
   expect(d.querySelector('form').firstElementChild).toBe(notice);
   expect(within(d).getByTestId('channel-key-format').textContent).toBe('id.secret, the API key as the Zhipu console shows it');
   // Another type chosen: the notice goes, the retired type stays offered (the channel's own).
-  await userEvent.selectOptions(within(d).getByLabelText('Type'), '1');
+  await user.selectOptions(within(d).getByLabelText('Type'), '1');
   expect(within(d).queryByTestId('channel-retired-notice')).not.toBeInTheDocument();
   expect(typeOption(d, 16)).toBeDefined();
-  await userEvent.selectOptions(within(d).getByLabelText('Type'), '16');
+  await user.selectOptions(within(d).getByLabelText('Type'), '16');
   await toChinese();
   expect(typeOption(d, 16).textContent).toBe('智谱 ChatGLM（已停用）');
   expect(within(d).getByTestId('channel-retired-notice')).toHaveTextContent('该渠道类型已停用：智谱已关闭 v3 接口：请改用智谱 GLM-4（类型 26）。');
@@ -148,7 +159,7 @@ test('while the catalogue loads the type select is disabled; the rest of the for
   const select = within(drawer).getByLabelText('Type');
   expect(select).toBeDisabled();
   expect(select).toHaveTextContent('Loading...');
-  await userEvent.type(within(drawer).getByLabelText('Name'), 'n');
+  await fill(within(drawer).getByLabelText('Name'), 'n');
   expect(within(drawer).getByLabelText('Name')).toHaveValue('n');
 });
 
@@ -162,7 +173,7 @@ test('a failed catalogue says so with a Retry that loads it', async () => {
   expect(within(drawer).queryByLabelText('Type')).not.toBeInTheDocument();
   expect(within(drawer).getByLabelText('Name')).toBeInTheDocument();
   down = false;
-  await userEvent.click(within(error).getByRole('button', { name: 'Retry' }));
+  await user.click(within(error).getByRole('button', { name: 'Retry' }));
   expect(await within(drawer).findByLabelText('Type')).toHaveValue('1');
   expect(within(drawer).queryByTestId('channel-types-error')).not.toBeInTheDocument();
 });
@@ -172,11 +183,11 @@ test('the key field shows the chosen type\'s key_hint from the catalogue, in bot
   await settle();
   const format = () => within(drawer).getByTestId('channel-key-format');
   expect(format().textContent).toBe('sk-…, the API key (one per line to create several channels at once)');
-  await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '3');
+  await user.selectOptions(within(drawer).getByLabelText('Type'), '3');
   expect(format().textContent).toBe('The key of the Azure OpenAI resource (one per line to create several channels at once)');
   await toChinese();
   expect(format().textContent).toBe('Azure OpenAI 资源的密钥（每行一个，可一次创建多个渠道）');
-  await userEvent.selectOptions(within(drawer).getByLabelText('类型'), '41');
+  await user.selectOptions(within(drawer).getByLabelText('类型'), '41');
   expect(format().textContent).toBe('完整的服务账号 JSON 密钥文件（单行或格式化均可），整段文本为一个密钥');  // key_whole: no "one per line"
   await act(() => i18n.changeLanguage('en'));
   expect(format().textContent).toBe('The whole service-account JSON key file (one line or pretty-printed); the whole text is one key');
@@ -185,17 +196,17 @@ test('the key field shows the chosen type\'s key_hint from the catalogue, in bot
 test('Vertex AI: the key field is multi-line and a pretty-printed service-account file is posted whole', async () => {
   const { calls, drawer } = setup();
   await settle();
-  await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '41');
+  await user.selectOptions(within(drawer).getByLabelText('Type'), '41');
   const keyField = within(drawer).getByLabelText('Key');
   expect(keyField.tagName).toBe('TEXTAREA');
   const sa = JSON.stringify({ type: 'service_account', project_id: 'p', client_email: 'a@p.iam.gserviceaccount.com',
     private_key: '-----BEGIN PRIVATE KEY-----\nMII\n-----END PRIVATE KEY-----\n' }, null, 2);
-  await userEvent.type(within(drawer).getByLabelText('Name'), 'vertex');
-  await userEvent.click(keyField);
-  await userEvent.paste(sa);
-  await userEvent.type(within(drawer).getByLabelText('Custom model names'), 'gemini-2.0-flash-001');
-  await userEvent.click(within(drawer).getByRole('button', { name: 'Add' }));
-  await userEvent.click(within(drawer).getByTestId('channel-other-template'));
+  await fill(within(drawer).getByLabelText('Name'), 'vertex');
+  await user.click(keyField);
+  await user.paste(sa);
+  await fill(within(drawer).getByLabelText('Custom model names'), 'gemini-2.0-flash-001');
+  await user.click(within(drawer).getByRole('button', { name: 'Add' }));
+  await user.click(within(drawer).getByTestId('channel-other-template'));
   await submit(drawer);
   expect(await screen.findByText('Channel created!')).toBeInTheDocument();
   const [post] = callsTo(calls, 'POST', '/api/channel/');
@@ -212,24 +223,24 @@ test('the base URL is marked required where the catalogue says so, under its lab
   expect(baseUrl()).toHaveAttribute('placeholder', 'https://api.openai.com');  // the type's default address
   expect(within(drawer).queryByTestId('channel-base-url-required')).not.toBeInTheDocument();
   for (const type of [3, 8, 36]) {
-    await userEvent.selectOptions(within(drawer).getByLabelText('Type'), String(type));
+    await user.selectOptions(within(drawer).getByLabelText('Type'), String(type));
     expect(baseUrl()).toBeRequired();
     expect(within(drawer).getByTestId('channel-base-url-required')).toHaveTextContent(
       'Required: this channel type has no default API address.');
     expect(within(drawer).getByTestId('channel-base-url-required')).toHaveClass('has-text-danger');
   }
-  await userEvent.type(baseUrl(), 'https://suno.example.com');
+  await fill(baseUrl(), 'https://suno.example.com');
   expect(within(drawer).getByTestId('channel-base-url-required')).not.toHaveClass('has-text-danger');
-  await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '8');
+  await user.selectOptions(within(drawer).getByLabelText('Type'), '8');
   expect(within(drawer).getByTestId('channel-base-url-help')).toHaveTextContent('The full URL, e.g. https://api.openai.com/v1/chat/completions');
-  await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '3');
+  await user.selectOptions(within(drawer).getByLabelText('Type'), '3');
   expect(within(drawer).getByLabelText('AZURE_OPENAI_ENDPOINT')).toBe(baseUrl());
   expect(within(drawer).queryByTestId('channel-base-url-help')).not.toBeInTheDocument();
   await toChinese();
   expect(within(drawer).getByTestId('channel-base-url-required')).toHaveTextContent('必填：该渠道类型没有默认的接口地址。');
-  await userEvent.selectOptions(within(drawer).getByTestId('channel-type'), '8');
+  await user.selectOptions(within(drawer).getByTestId('channel-type'), '8');
   expect(within(drawer).getByTestId('channel-base-url-help')).toHaveTextContent('请输入完整的 URL');
-  await userEvent.selectOptions(within(drawer).getByTestId('channel-type'), '14');
+  await user.selectOptions(within(drawer).getByTestId('channel-type'), '14');
   expect(baseUrl()).not.toBeRequired();
   expect(within(drawer).getByLabelText('代理地址')).toBe(baseUrl());
 });
@@ -237,10 +248,10 @@ test('the base URL is marked required where the catalogue says so, under its lab
 test('a type without a default address needs a base URL before submitting', async () => {
   const { calls, drawer } = setup();
   await settle();
-  await userEvent.type(within(drawer).getByLabelText('Name'), 'custom');
-  await userEvent.type(within(drawer).getByLabelText('Key'), 'sk-one');
-  await userEvent.click(within(drawer).getByRole('button', { name: 'Fill models of this type' }));
-  await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '8');  // the chosen models stay
+  await fill(within(drawer).getByLabelText('Name'), 'custom');
+  await fill(within(drawer).getByLabelText('Key'), 'sk-one');
+  await user.click(within(drawer).getByRole('button', { name: 'Fill models of this type' }));
+  await user.selectOptions(within(drawer).getByLabelText('Type'), '8');  // the chosen models stay
   await submit(drawer);
   expect(await screen.findByText('This channel type has no default API address: please fill in the base URL')).toBeInTheDocument();
   expect(callsTo(calls, 'POST', '/api/channel/')).toHaveLength(0);
@@ -250,14 +261,14 @@ test('create: messages for missing name/key and models, then the posted channel'
   const { calls, saved, drawer } = setup();
   await submit(drawer);
   expect(await screen.findByText('Please fill in the channel name and key!')).toBeInTheDocument();
-  await userEvent.type(within(drawer).getByLabelText('Name'), 'fake provider');
-  await userEvent.type(within(drawer).getByLabelText('Key'), 'sk-one');
+  await fill(within(drawer).getByLabelText('Name'), 'fake provider');
+  await fill(within(drawer).getByLabelText('Key'), 'sk-one');
   await submit(drawer);
   expect(await screen.findByText('Please select at least one model!')).toBeInTheDocument();
-  await userEvent.click(within(drawer).getByRole('button', { name: 'Fill models of this type' }));
+  await user.click(within(drawer).getByRole('button', { name: 'Fill models of this type' }));
   expect(within(drawer).getByRole('button', { name: 'Remove gpt-4o-mini' })).toBeInTheDocument();
-  await userEvent.type(within(drawer).getByLabelText('Base URL'), 'http://127.0.0.1:9999/');
-  await userEvent.click(within(drawer).getByRole('checkbox', { name: 'vip' }));
+  await fill(within(drawer).getByLabelText('Base URL'), 'http://127.0.0.1:9999/');
+  await user.click(within(drawer).getByRole('checkbox', { name: 'vip' }));
   await submit(drawer);
   expect(await screen.findByText('Channel created!')).toBeInTheDocument();
   expect(callsTo(calls, 'POST', '/api/channel/')[0].body).toMatchObject({
@@ -273,9 +284,9 @@ test('choosing a type fills its models when none are chosen; Azure shows its not
   expect(JSON.parse(localStorage.getItem('channel_models'))).toMatchObject({ 1: ['gpt-4o', 'gpt-4o-mini'], 14: ['claude-3-haiku'] });
   expect(within(drawer).queryByTestId('channel-other')).not.toBeInTheDocument();
   expect(within(drawer).queryByTestId('channel-type-notice')).not.toBeInTheDocument();
-  await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '14');
+  await user.selectOptions(within(drawer).getByLabelText('Type'), '14');
   expect(within(drawer).getByRole('button', { name: 'Remove claude-3-haiku' })).toBeInTheDocument();
-  await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '3');
+  await user.selectOptions(within(drawer).getByLabelText('Type'), '3');
   expect(within(drawer).getByLabelText('Default API version')).toHaveAttribute('placeholder', '2024-10-21');
   expect(within(drawer).getByLabelText('Default API version')).toHaveAttribute('rows', '1');
   expect(within(drawer).queryByTestId('channel-other-template')).not.toBeInTheDocument();  // template ""
@@ -288,11 +299,11 @@ test('choosing a type fills its models when none are chosen; Azure shows its not
 test('the type\'s `other` default is put in on submit when left empty', async () => {
   const { calls, drawer } = setup();
   await settle();
-  await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '3');
-  await userEvent.type(within(drawer).getByLabelText('Name'), 'azure');
-  await userEvent.type(within(drawer).getByLabelText('Key'), 'az-key');
-  await userEvent.type(within(drawer).getByLabelText('AZURE_OPENAI_ENDPOINT'), 'https://az.example.com');
-  await userEvent.click(within(drawer).getByRole('button', { name: 'Fill models of this type' }));
+  await user.selectOptions(within(drawer).getByLabelText('Type'), '3');
+  await fill(within(drawer).getByLabelText('Name'), 'azure');
+  await fill(within(drawer).getByLabelText('Key'), 'az-key');
+  await fill(within(drawer).getByLabelText('AZURE_OPENAI_ENDPOINT'), 'https://az.example.com');
+  await user.click(within(drawer).getByRole('button', { name: 'Fill models of this type' }));
   await submit(drawer);
   expect(await screen.findByText('Channel created!')).toBeInTheDocument();
   expect(callsTo(calls, 'POST', '/api/channel/')[0].body).toMatchObject({ type: 3, other: '2024-10-21', models: 'gpt-4o' });
@@ -300,40 +311,40 @@ test('the type\'s `other` default is put in on submit when left empty', async ()
 
 test('custom models: duplicates are refused, new ones added', async () => {
   const { drawer } = setup();
-  await userEvent.type(within(drawer).getByLabelText('Custom model names'), 'my-model, other-model');
-  await userEvent.click(within(drawer).getByRole('button', { name: 'Add' }));
+  await fill(within(drawer).getByLabelText('Custom model names'), 'my-model, other-model');
+  await user.click(within(drawer).getByRole('button', { name: 'Add' }));
   expect(within(drawer).getByRole('button', { name: 'Remove my-model' })).toBeInTheDocument();
-  await userEvent.type(within(drawer).getByLabelText('Custom model names'), 'my-model');
-  await userEvent.click(within(drawer).getByRole('button', { name: 'Add' }));
+  await fill(within(drawer).getByLabelText('Custom model names'), 'my-model');
+  await user.click(within(drawer).getByRole('button', { name: 'Add' }));
   expect(await screen.findByText('Some models already exist!')).toBeInTheDocument();
 });
 
 test('model mapping must be JSON; templates fill the mapping fields', async () => {
   const { drawer, calls } = setup();
-  await userEvent.type(within(drawer).getByLabelText('Name'), 'n');
-  await userEvent.type(within(drawer).getByLabelText('Key'), 'k');
-  await userEvent.type(within(drawer).getByLabelText('Custom model names'), 'm1');
-  await userEvent.click(within(drawer).getByRole('button', { name: 'Add' }));
-  await userEvent.type(within(drawer).getByLabelText('Model mapping'), 'nope');
+  await fill(within(drawer).getByLabelText('Name'), 'n');
+  await fill(within(drawer).getByLabelText('Key'), 'k');
+  await fill(within(drawer).getByLabelText('Custom model names'), 'm1');
+  await user.click(within(drawer).getByRole('button', { name: 'Add' }));
+  await fill(within(drawer).getByLabelText('Model mapping'), 'nope');
   await submit(drawer);
   expect(await screen.findByText('The model mapping must be valid JSON!')).toBeInTheDocument();
   expect(callsTo(calls, 'POST', '/api/channel/')).toHaveLength(0);
-  await userEvent.click(within(drawer).getByRole('button', { name: 'Fill template' }));
+  await user.click(within(drawer).getByRole('button', { name: 'Fill template' }));
   expect(JSON.parse(within(drawer).getByLabelText('Model mapping').value)).toEqual({
     'gpt-3.5-turbo-0301': 'gpt-3.5-turbo', 'gpt-4-0314': 'gpt-4', 'gpt-4-32k-0314': 'gpt-4-32k',
   });
-  await userEvent.click(within(drawer).getByRole('button', { name: 'Fill status code template' }));
+  await user.click(within(drawer).getByRole('button', { name: 'Fill status code template' }));
   expect(JSON.parse(within(drawer).getByLabelText('Status code mapping').value)).toEqual({ 400: '500' });
 });
 
 test('Fill template puts the type\'s `other` template in (Vertex AI regions)', async () => {
   const { drawer } = setup();
   await settle();
-  await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '41');
+  await user.selectOptions(within(drawer).getByLabelText('Type'), '41');
   const region = within(drawer).getByLabelText('Deployment region');
   expect(region).toHaveAttribute('rows', '4');
   expect(region).toHaveAttribute('placeholder', 'us-central1');
-  await userEvent.click(within(drawer).getByTestId('channel-other-template'));
+  await user.click(within(drawer).getByTestId('channel-other-template'));
   expect(region).toHaveValue(VERTEX_TEMPLATE);
   expect(JSON.parse(region.value)).toEqual({ default: 'us-central1', 'claude-3-5-sonnet@20240620': 'europe-west1' });
 });
@@ -343,20 +354,20 @@ test('fetching models from the provider: only where the catalogue says fetch_mod
   await settle();
   const fetchButton = () => within(drawer).getByRole('button', { name: 'Fetch models from the provider' });
   for (const type of ['14', '3', '41', '36']) {
-    await userEvent.selectOptions(within(drawer).getByLabelText('Type'), type);
+    await user.selectOptions(within(drawer).getByLabelText('Type'), type);
     expect(fetchButton()).toBeDisabled();
     expect(within(drawer).getByTestId('channel-fetch-unsupported')).toHaveTextContent('Only the OpenAI interface format is supported');
   }
-  await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '8');
+  await user.selectOptions(within(drawer).getByLabelText('Type'), '8');
   expect(fetchButton()).toBeEnabled();
-  await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '1');
+  await user.selectOptions(within(drawer).getByLabelText('Type'), '1');
   expect(fetchButton()).toBeEnabled();
   expect(within(drawer).queryByTestId('channel-fetch-unsupported')).not.toBeInTheDocument();
-  await userEvent.click(fetchButton());
+  await user.click(fetchButton());
   expect(await screen.findByText('Please fill in the key')).toBeInTheDocument();
-  await userEvent.type(within(drawer).getByLabelText('Base URL'), 'http://127.0.0.1:9999/v1');
-  await userEvent.type(within(drawer).getByLabelText('Key'), 'sk-upstream');
-  await userEvent.click(fetchButton());
+  await fill(within(drawer).getByLabelText('Base URL'), 'http://127.0.0.1:9999/v1');
+  await fill(within(drawer).getByLabelText('Key'), 'sk-upstream');
+  await user.click(fetchButton());
   expect(await screen.findByText('Model list fetched')).toBeInTheDocument();
   expect(callsTo(calls, 'POST', '/api/channel/fetch_models').map((c) => c.body)).toEqual([
     { type: 1, base_url: 'http://127.0.0.1:9999/v1', key: 'sk-upstream' }]);
@@ -366,9 +377,9 @@ test('fetching models from the provider: only where the catalogue says fetch_mod
 test('fetching fails with the failure text', async () => {
   const { drawer } = setup();
   await settle();
-  await userEvent.type(within(drawer).getByLabelText('Key'), 'sk-x');
+  await fill(within(drawer).getByLabelText('Key'), 'sk-x');
   global.fetch = async () => { throw new Error('offline'); };  // the server unreachable
-  await userEvent.click(within(drawer).getByRole('button', { name: 'Fetch models from the provider' }));
+  await user.click(within(drawer).getByRole('button', { name: 'Fetch models from the provider' }));
   expect(await screen.findByText('Failed to get the model list')).toBeInTheDocument();
 });
 
@@ -377,7 +388,7 @@ test('edit loads the channel, fetches models through the server and PUTs with th
   await waitFor(() => expect(within(screen.getByTestId('channel-drawer')).getByLabelText('Name')).toHaveValue('main'));
   const d = screen.getByTestId('channel-drawer');
   expect(within(d).getByRole('checkbox', { name: 'vip' })).toBeChecked();
-  await userEvent.click(within(d).getByRole('button', { name: 'Fetch models from the provider' }));
+  await user.click(within(d).getByRole('button', { name: 'Fetch models from the provider' }));
   expect(await within(d).findByRole('button', { name: 'Remove o1-mini' })).toBeInTheDocument();
   await submit(d);
   expect(await screen.findByText('Channel updated!')).toBeInTheDocument();
@@ -415,16 +426,16 @@ test('a refused fetch shows what the server said', async () => {
     'POST /api/channel/fetch_models': { success: false, message: 'Failed to get the model list: status 401: bad key', data: null },
   });
   await settle();
-  await userEvent.type(within(drawer).getByLabelText('Key'), 'sk-x');
-  await userEvent.click(within(drawer).getByRole('button', { name: 'Fetch models from the provider' }));
+  await fill(within(drawer).getByLabelText('Key'), 'sk-x');
+  await user.click(within(drawer).getByRole('button', { name: 'Fetch models from the provider' }));
   expect(await screen.findByText('Failed to get the model list: status 401: bad key')).toBeInTheDocument();
 });
 
 test('Enter in the custom model field adds the names (as its button does), never saves the channel', async () => {
   const { drawer, calls } = setup();
-  await userEvent.type(within(drawer).getByLabelText('Name'), 'n');
-  await userEvent.type(within(drawer).getByLabelText('Key'), 'k');
-  await userEvent.type(within(drawer).getByLabelText('Custom model names'), 'my-model{enter}');
+  await fill(within(drawer).getByLabelText('Name'), 'n');
+  await fill(within(drawer).getByLabelText('Key'), 'k');
+  await user.type(within(drawer).getByLabelText('Custom model names'), 'my-model{enter}');
   expect(within(drawer).getByRole('button', { name: 'Remove my-model' })).toBeInTheDocument();
   expect(within(drawer).getByLabelText('Custom model names')).toHaveValue('');
   await settle();
@@ -439,23 +450,23 @@ test('a new channel is offered its type\'s models, listed first', async () => {
   await waitFor(() => expect(within(list).getAllByRole('option')).toHaveLength(4));
   expect(within(list).getAllByRole('option').map((o) => o.textContent)).toEqual(
     ['gpt-4o', 'gpt-4o-mini', 'claude-3-haiku', 'text-embedding-3-smallno price']);
-  await userEvent.click(within(offer).getByRole('button', { name: 'Add them' }));
+  await user.click(within(offer).getByRole('button', { name: 'Add them' }));
   expect(within(drawer).getByRole('button', { name: 'Remove gpt-4o-mini' })).toBeInTheDocument();
   expect(within(drawer).queryByTestId('channel-type-models-offer')).not.toBeInTheDocument();
-  await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '14');
+  await user.selectOptions(within(drawer).getByLabelText('Type'), '14');
   expect(within(list).getAllByRole('option')[0]).toHaveTextContent('claude-3-haiku');
 });
 
 test('models without a price are marked in the picker and the chosen ones said in a warning', async () => {
   const { drawer } = setup();
-  await userEvent.click(await within(drawer).findByRole('button', { name: 'Add them' }));
+  await user.click(await within(drawer).findByRole('button', { name: 'Add them' }));
   const list = within(drawer).getByRole('listbox', { name: 'Model choices' });
   const embedding = await within(list).findByRole('option', { name: /text-embedding-3-small/ });
   await waitFor(() => expect(embedding).toHaveTextContent('text-embedding-3-smallno price'));
   expect(within(list).getByRole('option', { name: /^✓?gpt-4o$/ })).not.toHaveTextContent('no price');
   expect(within(drawer).queryByTestId('channel-unpriced-warning')).not.toBeInTheDocument();
   // Chosen from the keyboard: filter, then Enter (the form is not submitted).
-  await userEvent.type(within(drawer).getByLabelText('Models'), 'embed{enter}');
+  await user.type(within(drawer).getByLabelText('Models'), 'embed{enter}');
   expect(embedding).toHaveAttribute('aria-selected', 'true');
   expect(await within(drawer).findByTestId('channel-unpriced-warning')).toHaveTextContent(
     '1 of the chosen models has no price (text-embedding-3-small)');
@@ -473,11 +484,11 @@ test('the Organization field is offered only for the types whose catalogue entry
   const { drawer } = setup();
   await settle();
   for (const type of ['1', '8']) {
-    await userEvent.selectOptions(within(drawer).getByLabelText('Type'), type);
+    await user.selectOptions(within(drawer).getByLabelText('Type'), type);
     expect(within(drawer).getByLabelText('Organization')).toBeInTheDocument();
   }
   for (const type of ['3', '14', '36', '41']) {
-    await userEvent.selectOptions(within(drawer).getByLabelText('Type'), type);
+    await user.selectOptions(within(drawer).getByLabelText('Type'), type);
     expect(within(drawer).queryByLabelText('Organization')).not.toBeInTheDocument();
   }
 });
@@ -488,29 +499,29 @@ test('a preset of the type fills the base URL, its models replace the ones fille
   const { drawer, calls } = setup();
   await settle();
   expect(within(drawer).queryByTestId('channel-preset')).not.toBeInTheDocument();  // OpenAI has no presets
-  await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '14');
+  await user.selectOptions(within(drawer).getByLabelText('Type'), '14');
   const preset = within(drawer).getByLabelText('Preset');
   expect(Array.from(preset.options).map((o) => o.textContent)).toEqual(
     ['None (enter the address yourself)', 'Zhipu GLM Coding Plan', 'Moonshot Kimi']);
   expect(preset).toHaveValue('');
   expect(chosen(drawer)).toEqual(['claude-3-haiku']);  // the type's models, put in by the type change
-  await userEvent.selectOptions(preset, 'zhipu-coding');
+  await user.selectOptions(preset, 'zhipu-coding');
   expect(within(drawer).getByLabelText('Base URL')).toHaveValue('https://open.bigmodel.cn/api/anthropic');
   expect(chosen(drawer)).toEqual(['glm-4.6', 'glm-4.5-air']);  // not Claude's models at GLM's address
   expect(within(drawer).getByLabelText('Name')).toHaveValue('Zhipu GLM Coding Plan');
-  await userEvent.selectOptions(preset, '');
+  await user.selectOptions(preset, '');
   expect(preset).toHaveValue('');
   expect(within(drawer).getByLabelText('Base URL')).toHaveValue('https://open.bigmodel.cn/api/anthropic');
   expect(chosen(drawer)).toEqual(['glm-4.6', 'glm-4.5-air']);
   expect(within(drawer).getByLabelText('Name')).toHaveValue('Zhipu GLM Coding Plan');
   // Another preset: its address and models replace the first one's, the given name is kept.
-  await userEvent.clear(within(drawer).getByLabelText('Name'));
-  await userEvent.type(within(drawer).getByLabelText('Name'), 'kimi for code');
-  await userEvent.selectOptions(preset, 'moonshot');
+  await user.clear(within(drawer).getByLabelText('Name'));
+  await fill(within(drawer).getByLabelText('Name'), 'kimi for code');
+  await user.selectOptions(preset, 'moonshot');
   expect(within(drawer).getByLabelText('Base URL')).toHaveValue('https://api.moonshot.cn/anthropic');
   expect(chosen(drawer)).toEqual(['kimi-k2.6', 'kimi-k2-thinking']);
   expect(within(drawer).getByLabelText('Name')).toHaveValue('kimi for code');
-  await userEvent.type(within(drawer).getByLabelText('Key'), 'sk-kimi');
+  await fill(within(drawer).getByLabelText('Key'), 'sk-kimi');
   await submit(drawer);
   expect(await screen.findByText('Channel created!')).toBeInTheDocument();
   expect(callsTo(calls, 'POST', '/api/channel/')[0].body).toMatchObject({
@@ -518,7 +529,7 @@ test('a preset of the type fills the base URL, its models replace the ones fille
     models: 'kimi-k2.6,kimi-k2-thinking',
   });
   // Another type: no preset select.
-  await userEvent.selectOptions(within(drawer).getByLabelText('Type'), '3');
+  await user.selectOptions(within(drawer).getByLabelText('Type'), '3');
   expect(within(drawer).queryByTestId('channel-preset')).not.toBeInTheDocument();
 });
 
@@ -535,10 +546,10 @@ test('presets in Chinese: the select and its labels, and the Chinese label as th
   const { drawer } = setup();
   await settle();
   await toChinese();
-  await userEvent.selectOptions(within(drawer).getByTestId('channel-type'), '14');
+  await user.selectOptions(within(drawer).getByTestId('channel-type'), '14');
   const preset = within(drawer).getByLabelText('预设');
   expect(Array.from(preset.options).map((o) => o.textContent)).toEqual(['无（自行填写地址）', '智谱 GLM 编码套餐', '月之暗面 Kimi']);
-  await userEvent.selectOptions(preset, 'moonshot');
+  await user.selectOptions(preset, 'moonshot');
   expect(within(drawer).getByLabelText('名称')).toHaveValue('月之暗面 Kimi');
   expect(within(drawer).getByLabelText('代理地址')).toHaveValue('https://api.moonshot.cn/anthropic');
   expect(within(drawer).getByRole('button', { name: '移除 kimi-k2-thinking' })).toBeInTheDocument();
