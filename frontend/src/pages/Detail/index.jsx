@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'react';
+import { lazy, Suspense, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
 import TableState from '../../components/TableState';
 import useQuotaData from '../../hooks/useQuotaData';
@@ -7,8 +7,13 @@ import { useUser } from '../../context/UserContext';
 import { isAdmin } from '../../lib/auth';
 import { renderNumber, renderQuota } from '../../lib/format';
 import { DAY, HOUR, localToSeconds, nowSeconds, secondsToLocal } from '../../lib/time';
-import { ModelPie, TimeBars } from './Charts';
 import '../../styles/log.css';
+
+// The charting library is the dashboard's alone and the largest script of the console: it loads after the page, whose
+// figures and tables show meanwhile; a box of the chart's size holds its place (nothing moves when it is drawn).
+const ModelPie = lazy(() => import('./Charts').then((m) => ({ default: m.ModelPie })));
+const TimeBars = lazy(() => import('./Charts').then((m) => ({ default: m.TimeBars })));
+const CHART_SPACE = <div className="box chart-box" aria-busy="true"><div className="chart-area" /></div>;
 
 export const GRANULARITIES = ['hour', 'day', 'week'];
 const SPAN = { hour: DAY, day: 7 * DAY, week: 28 * DAY };
@@ -179,10 +184,14 @@ export default function DetailPage() {
             <div className="box has-text-centered has-text-grey" data-testid="detail-empty">{t('detail.empty')}</div>
           ) : (
             <div className="columns is-desktop">
-              <div className="column is-5-desktop"><ModelPie byModel={byModel} metric={metric} /></div>
+              <div className="column is-5-desktop">
+                <Suspense fallback={CHART_SPACE}><ModelPie byModel={byModel} metric={metric} /></Suspense>
+              </div>
               <div className="column">
-                <TimeBars rows={rows} byModel={byModel} bucketOfRow={(r) => bucketOf(r.created_at, granularity)} metric={metric}
-                  onMetric={setMetric} />
+                <Suspense fallback={CHART_SPACE}>
+                  <TimeBars rows={rows} byModel={byModel} bucketOfRow={(r) => bucketOf(r.created_at, granularity)} metric={metric}
+                    onMetric={setMetric} />
+                </Suspense>
               </div>
             </div>
           )}

@@ -70,8 +70,8 @@ test('while the data loads: a loading state, not zero totals', async () => {
   expect(screen.queryByTestId('detail-total-count')).toBeNull();
   release();
   await waitFor(() => expect(screen.getByTestId('detail-total-count')).toHaveTextContent('Requests: 6'));
-  expect(screen.getByTestId('detail-chart-models')).toBeInTheDocument();
-  expect(screen.getByTestId('detail-chart-time')).toBeInTheDocument();
+  expect(await screen.findByTestId('detail-chart-models')).toBeInTheDocument();  // the charts' code loads after the data
+  expect(await screen.findByTestId('detail-chart-time')).toBeInTheDocument();
 });
 
 test('admins see usage per user when no username is set', async () => {
