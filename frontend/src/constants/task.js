@@ -11,6 +11,10 @@ export const TASK_STATUSES = { SUCCESS: 'is-success', NOT_START: 'is-light', SUB
 export const TASK_ACTIONS = ['MUSIC', 'LYRICS', 'GENERATE'];
 export const TASK_PLATFORMS = ['suno', 'video'];
 
+// The task models (the catalogue's Midjourney mj_* and swap_face, Suno's suno_*): submitted as tasks on their own
+// routes, never chatted with.
+export const isTaskModel = (name) => /^(mj_|suno_)/.test(name) || name === 'swap_face';
+
 // "45%" → 45 (0 when absent).
 export function progressPercent(progress) {
   const n = parseFloat(String(progress ?? '').replace('%', ''));

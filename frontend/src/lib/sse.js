@@ -1,4 +1,5 @@
-// Server-sent events from a fetch body: calls onData(text) for each event's data; onData returns true to stop.
+// Server-sent events from a fetch body: calls onData(text) for each event's data; onData returns true to stop (the
+// rest of the body is then read to its end, unseen).
 // Chunks may be bytes (a ReadableStream) or strings.
 export async function readEvents(body, onData) {
   const reader = body.getReader();
@@ -26,7 +27,10 @@ export async function readEvents(body, onData) {
       const line = buffer.slice(0, index).replace(/\r$/, '');
       buffer = buffer.slice(index + 1);
       if (handleLine(line)) {
-        if (reader.cancel) reader.cancel().catch(() => {});
+        // The rest of the body is read, not cancelled: the server ends it right after the last event, and a
+        // cancelled body shows in the browser as an aborted request after every reply.
+        // eslint-disable-next-line no-await-in-loop
+        while (!(await reader.read()).done) { /* past the last event */ }
         return;
       }
       index = buffer.indexOf('\n');

@@ -40,3 +40,20 @@ test('reading stops when the handler says so, and a last event without a blank l
     global.TextDecoder = original;
   }
 });
+
+test('after the last event the body is read to its end, never cancelled (no aborted request in the browser)', async () => {
+  const original = global.TextDecoder;
+  global.TextDecoder = TextDecoder;
+  try {
+    const encoder = new TextEncoder();
+    const chunks = ['data: [DONE]\n\n', 'data: late\n\n', ': closing\n'].map((p) => encoder.encode(p));
+    const reader = { read: async () => (chunks.length ? { done: false, value: chunks.shift() } : { done: true }), cancel: jest.fn() };
+    const seen = [];
+    await readEvents({ getReader: () => reader }, (d) => { seen.push(d); return d === '[DONE]'; });
+    expect(seen).toEqual(['[DONE]']);
+    expect(chunks).toHaveLength(0);
+    expect(reader.cancel).not.toHaveBeenCalled();
+  } finally {
+    global.TextDecoder = original;
+  }
+});

@@ -18,9 +18,13 @@ function Timing({ log, other }) {
   const total = Number(log.use_time || 0);
   const level = totalTimeLevel(total);
   const frt = Number(other.frt || 0) / 1000;
+  // use_time is whole seconds (rounded down): a call shorter than a second, or than its first token's time plus the
+  // rest of that second, says "< n s" (never "0 s" beside a "0.2 s" first token).
+  const totalText = total < 1 || (log.is_stream && frt > total)
+    ? t('log.secondsUnder', { time: total + 1 }) : t('log.seconds', { time: total });
   return (
     <div className="tags mb-0">
-      <span className={`tag ${LEVEL_COLORS[level]}`} data-testid="use-time" data-level={level}>{t('log.seconds', { time: total })}</span>
+      <span className={`tag ${LEVEL_COLORS[level]}`} data-testid="use-time" data-level={level}>{totalText}</span>
       {log.is_stream && frt > 0 && (
         <span className={`tag ${LEVEL_COLORS[firstTokenLevel(frt)]}`} data-testid="first-token-time" data-level={firstTokenLevel(frt)}>
           {t('log.seconds', { time: frt.toFixed(1) })}

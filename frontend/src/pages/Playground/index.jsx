@@ -6,6 +6,7 @@ import useSelfGroups from '../../hooks/useSelfGroups';
 import { streamChat } from '../../api/playground';
 import { isNetworkFailure, networkFailureMessage } from '../../api/client';
 import { showError } from '../../lib/toast';
+import { isTaskModel } from '../../constants/task';
 
 export const DEFAULT_MODEL = 'gpt-4o-mini';
 let nextId = 1;
@@ -104,7 +105,8 @@ export default function PlaygroundPage() {
     setMessages([]);
   };
 
-  const modelOptions = Array.from(new Set([inputs.model, ...models].filter(Boolean)));
+  // Chat models only: the task models (Midjourney, Suno) are not offered.
+  const modelOptions = Array.from(new Set([inputs.model, ...models.filter((m) => !isTaskModel(m))].filter(Boolean)));
 
   // On a phone the conversation and its input come first (the settings follow), and the input stays on screen.
   return (

@@ -6,7 +6,7 @@ import useStatus from '../../hooks/useStatus';
 import { payTopUp, quoteTopUp, redeemCode } from '../../api/wallet';
 import { navigation } from '../../api/client';
 import { renderQuota } from '../../lib/format';
-import { showError, showSuccess } from '../../lib/toast';
+import { showError } from '../../lib/toast';
 import { TOPUP_MAX, TOPUP_MIN_DEFAULT } from '../../constants/token';
 import Modal from '../../components/Modal';
 
@@ -52,8 +52,7 @@ function RedeemSection({ status, onRedeemed }) {
     }
     setRedeeming(true);
     try {
-      const quota = await redeemCode(key);
-      showSuccess(t('wallet.redeemSuccess'));
+      const quota = await redeemCode(key);  // the dialog that follows says so, with the quota (no toast beside it)
       setCode('');
       onRedeemed(quota);
     } catch (err) {

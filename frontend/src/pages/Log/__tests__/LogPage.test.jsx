@@ -1,6 +1,7 @@
 import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import LogPage from '..';
+import i18n from '../../../i18n';
 import { ADMIN, renderPage, USER } from '../../../test/render';
 import { callsTo, mockApi, ok } from '../../../test/api';
 
@@ -70,6 +71,20 @@ test('latency colours, first-token time and the stream badge', async () => {
   expect(within(await row(3)).getByTestId('stream-badge')).toHaveTextContent('Non-stream');
   expect(within(await row(3)).queryByTestId('first-token-time')).not.toBeInTheDocument();
   expect(within(await row(6)).queryByTestId('use-time')).not.toBeInTheDocument();
+});
+
+test('a call shorter than its whole seconds says "< n s" beside its first token, never "0 s"', async () => {
+  const quick = [consume(1, { is_stream: true, use_time: 0 }, { frt: 200 }), consume(2, { is_stream: true, use_time: 1 }, { frt: 1300 }),
+    consume(3, { use_time: 0 }), consume(4, { is_stream: true, use_time: 3 }, { frt: 1300 })];
+  setup(USER, { '/api/log/self/': ok({ items: quick, total: 4, page: 1, page_size: 10 }) });
+  const shown = async (id, testId) => within(await row(id)).getByTestId(testId).textContent;
+  expect(await shown(1, 'use-time')).toBe('< 1 s');
+  expect(await shown(1, 'first-token-time')).toBe('0.2 s');
+  expect(await shown(2, 'use-time')).toBe('< 2 s');
+  expect(await shown(3, 'use-time')).toBe('< 1 s');
+  expect(await shown(4, 'use-time')).toBe('3 s');
+  await act(() => i18n.changeLanguage('zh'));
+  expect(await shown(1, 'use-time')).toBe('不到 1 秒');
 });
 
 test('cost with 6 decimals and the type tags', async () => {

@@ -24,7 +24,7 @@ const delta = (content) => sse({ choices: [{ delta: { content } }] });
 
 function setup(respond) {
   const calls = mockApi({
-    '/api/user/models': ok(['gpt-4o', 'gpt-4o-mini', 'claude-3']),
+    '/api/user/models': ok(['gpt-4o', 'gpt-4o-mini', 'claude-3', 'mj_imagine', 'swap_face', 'suno_music']),
     '/api/user/self/groups': ok({ default: { desc: 'Default', ratio: 1 }, vip: { desc: 'VIP', ratio: 2 } }),
   });
   const jsonFetch = global.fetch;
@@ -53,6 +53,13 @@ test('defaults: seeded greeting, gpt-4o-mini, temperature 0.1-1 in 0.1 steps, ma
   expect(temperature).toHaveAttribute('max', '1');
   expect(temperature).toHaveAttribute('step', '0.1');
   expect(screen.getByLabelText('Max tokens')).toHaveValue(0);
+});
+
+test('the model list offers chat models only: no Midjourney or Suno task model', async () => {
+  setup(() => streamResponse([]).response);
+  expect(await screen.findByRole('option', { name: 'claude-3' })).toBeInTheDocument();
+  const names = Array.from(screen.getByLabelText('Model').options).map((o) => o.value);
+  expect(names).toEqual(['gpt-4o-mini', 'gpt-4o', 'claude-3']);
 });
 
 test('a streamed answer goes loading → incomplete → complete; the request carries the settings and history', async () => {
