@@ -59,27 +59,58 @@ function ErrorDetail({ log, other }) {
   );
 }
 
-export default function LogRow({ log, admin, onUser }) {
+// A time as its day and its clock, each kept on one line (a narrow column wraps between them, not inside the day).
+function When({ ts }) {
+  const [day, clock] = (timestamp2string(ts) || '').split(' ');
+  return <><span className="log-nowrap">{day}</span>{clock && <> <span className="log-nowrap">{clock}</span></>}</>;
+}
+
+// The secondary columns folded into the details on a phone, each under its column's name.
+function Folded({ log, admin, consume, other, used, onUser }) {
+  const { t } = useTranslation();
+  const facts = [
+    admin && log.channel ? ['channel', <span className="tag is-light">{log.channel}</span>] : null,
+    admin && log.username ? ['user', (
+      <button type="button" className="button is-small is-ghost p-0" onClick={() => onUser(log)}>{log.username}</button>
+    )] : null,
+    log.token_name ? ['token', log.token_name] : null,
+    consume ? ['timing', <Timing log={log} other={other} />] : null,
+    consume ? ['prompt', log.prompt_tokens || 0] : null,
+    consume ? ['completion', log.completion_tokens || 0] : null,
+    admin && used.length > 1 ? ['retry', used.join(' → ')] : null,
+  ].filter(Boolean);
+  return (
+    <dl className="log-folded mb-1" data-testid="log-folded">
+      {facts.map(([column, value]) => (
+        <div key={column}><dt>{t(`log.column.${column}`)}</dt><dd>{value}</dd></div>
+      ))}
+    </dl>
+  );
+}
+
+// `compact` (a phone): the time, type, model, cost and details stay columns; the others fold into the details.
+export default function LogRow({ log, admin, onUser, compact = false }) {
   const { t } = useTranslation();
   const other = parseOther(log.other);
   const consume = log.type === LOG_TYPE.CONSUME;
   const failed = log.type === LOG_TYPE.ERROR;
   const refund = log.refund_of !== undefined;
   const used = (other.admin_info && other.admin_info.use_channel) || [];
+  const wide = !compact;
   return (
     <tr data-testid={`log-row-${log.id}`}>
-      <td className="is-size-7">{timestamp2string(log.created_at)}</td>
-      {admin && <td>{log.channel ? <span className="tag is-light">{log.channel}</span> : null}</td>}
-      {admin && (
+      <td className="is-size-7"><When ts={log.created_at} /></td>
+      {wide && admin && <td>{log.channel ? <span className="tag is-light">{log.channel}</span> : null}</td>}
+      {wide && admin && (
         <td>
           {log.username && (
             <button type="button" className="button is-small is-ghost p-0" onClick={() => onUser(log)}>{log.username}</button>
           )}
         </td>
       )}
-      <td>{log.token_name && <span className="tag is-light">{log.token_name}</span>}</td>
-      <td>
-        <div className="tags mb-0 is-flex-wrap-nowrap">
+      {wide && <td>{log.token_name && <span className="tag is-light">{log.token_name}</span>}</td>}
+      <td className="log-type">
+        <div className="tags mb-0">
           <LogTypeTag type={log.type} />
           {refund && <span className="tag is-success" data-testid="log-refund-tag">{t('log.refundTag')}</span>}
           {log.refunded ? (
@@ -88,12 +119,13 @@ export default function LogRow({ log, admin, onUser }) {
         </div>
       </td>
       <td>{log.model_name && <span className="tag is-light">{log.model_name}</span>}</td>
-      <td>{consume && <Timing log={log} other={other} />}</td>
-      <td>{consume ? log.prompt_tokens || 0 : ''}</td>
-      <td>{consume ? log.completion_tokens || 0 : ''}</td>
-      <td data-testid="log-cost">{log.quota ? signedQuota(log.quota) : ''}</td>
-      {admin && <td className="is-size-7" data-testid="log-retry">{used.length > 1 ? used.join(' → ') : ''}</td>}
+      {wide && <td className="log-timing">{consume && <Timing log={log} other={other} />}</td>}
+      {wide && <td>{consume ? log.prompt_tokens || 0 : ''}</td>}
+      {wide && <td>{consume ? log.completion_tokens || 0 : ''}</td>}
+      <td className="log-nowrap" data-testid="log-cost">{log.quota ? signedQuota(log.quota) : ''}</td>
+      {wide && admin && <td className="is-size-7" data-testid="log-retry">{used.length > 1 ? used.join(' → ') : ''}</td>}
       <td className="is-size-7 log-details">
+        {compact && <Folded log={log} admin={admin} consume={consume} other={other} used={used} onUser={onUser} />}
         {failed ? <ErrorDetail log={log} other={other} />
           : <span className="pre-wrap" data-testid="log-content">{describeLog(log, other, t, consume)}</span>}
         {consume && (other.model_ratio !== undefined || other.model_price !== undefined) && (

@@ -12,6 +12,7 @@ import Pagination from '../../components/Pagination';
 import Modal from '../../components/Modal';
 import LogRow from './LogRow';
 import TableState from '../../components/TableState';
+import { useIsMobile } from '../../hooks/useMediaQuery';
 import '../../styles/log.css';
 
 function UserInfoModal({ log, onClose }) {
@@ -70,7 +71,9 @@ export default function LogPage() {
     }
   };
 
-  const columns = [
+  // On a phone the columns that matter stay (time, type, model, cost, details); the others fold into the details.
+  const compact = useIsMobile();
+  const columns = compact ? ['time', 'typeColumn', 'model', 'cost', 'details'] : [
     'time', ...(admin ? ['channel', 'user'] : []), 'token', 'typeColumn', 'model', 'timing', 'prompt', 'completion', 'cost',
     ...(admin ? ['retry'] : []), 'details',
   ];
@@ -132,7 +135,7 @@ export default function LogPage() {
             <tr>{columns.map((c) => <th key={c}>{t(`log.column.${c}`)}</th>)}</tr>
           </thead>
           <tbody>
-            {items.map((log) => <LogRow key={log.id} log={log} admin={admin} onUser={setUserInfo} />)}
+            {items.map((log) => <LogRow key={log.id} log={log} admin={admin} onUser={setUserInfo} compact={compact} />)}
             <TableState loading={isLoading && items.length === 0} empty={!isLoading && items.length === 0} colSpan={columns.length} />
           </tbody>
         </table>

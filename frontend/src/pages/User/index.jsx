@@ -121,7 +121,7 @@ export default function UserPage() {
         </div>
       </form>
       <div className="table-container" tabIndex={0} role="region" aria-label={t('user.title')}>
-        <table className="table is-fullwidth is-hoverable" data-testid="user-table">
+        <table className="table is-fullwidth is-hoverable user-table" data-testid="user-table">
           <thead>
             <tr>
               <th>ID</th><th>{t('user.username')}</th><th>{t('user.group')}</th><th>{t('user.stats')}</th>

@@ -222,3 +222,27 @@ test('an invalid type or time in the address falls back to the default', async (
   start.setHours(0, 0, 0, 0);
   expect(query).toMatchObject({ p: '1', type: '0', start_timestamp: String(start.getTime() / 1000) });
 });
+
+test('on a phone the time, type, model, cost and details stay; the other columns fold into the details', async () => {
+  const original = window.matchMedia;
+  window.matchMedia = (query) => ({ matches: query === '(max-width: 600px)', addEventListener() {}, removeEventListener() {} });
+  try {
+    setup(ADMIN);
+    const first = await row(1);
+    const headers = within(screen.getByTestId('log-table')).getAllByRole('columnheader').map((h) => h.textContent);
+    expect(headers).toEqual(['Time', 'Type', 'Model', 'Cost', 'Details']);
+    expect(first.cells).toHaveLength(5);
+    const folded = within(first).getByTestId('log-folded');
+    expect(folded).toHaveTextContent('Channel7');
+    expect(folded).toHaveTextContent('Tokenmain');
+    expect(folded).toHaveTextContent('Prompt100');
+    expect(folded).toHaveTextContent('Completion50');
+    expect(folded).toHaveTextContent('Retry3 → 7');
+    expect(within(folded).getByTestId('first-token-time')).toHaveTextContent('1.5 s');
+    await userEvent.click(within(folded).getByRole('button', { name: 'bob' }));
+    expect(await screen.findByTestId('user-info-modal')).toBeInTheDocument();
+    expect(within(await row(6)).getByTestId('log-folded')).not.toHaveTextContent('Prompt');  // a top-up has no tokens
+  } finally {
+    window.matchMedia = original;
+  }
+});
