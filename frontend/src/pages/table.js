@@ -9,6 +9,7 @@ import PasswordResetConfirm from './PasswordResetConfirm';
 import OAuthCallback from './OAuthCallback';
 import CustomOAuthCallback from '../components/oauth/CustomOAuthCallback';
 import NotFound from './NotFound';
+import { preloadDashboard } from './Detail/firstQuery';
 
 // Pages past the login load on first use: the first load carries only the shell and the public pages.
 const SettingPage = lazy(() => import('./Setting'));
@@ -22,7 +23,11 @@ const PricingPage = lazy(() => import('./Pricing'));
 const PlaygroundPage = lazy(() => import('./Playground'));
 const ChatPage = lazy(() => import('./Chat'));
 const Chat2Link = lazy(() => import('./Chat/Chat2Link'));
-const DetailPage = lazy(() => import('./Detail'));
+// The dashboard's data is asked for with its code (pages/Detail/firstQuery.js).
+const DetailPage = lazy(() => {
+  preloadDashboard();
+  return import('./Detail');
+});
 const MidjourneyPage = lazy(() => import('./Midjourney'));
 const TaskPage = lazy(() => import('./Task'));
 const AuditPage = lazy(() => import('./Audit'));

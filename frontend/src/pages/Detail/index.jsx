@@ -6,7 +6,7 @@ import useStatus from '../../hooks/useStatus';
 import { useUser } from '../../context/UserContext';
 import { isAdmin } from '../../lib/auth';
 import { renderNumber, renderQuota } from '../../lib/format';
-import { DAY, HOUR, localToSeconds, nowSeconds, secondsToLocal } from '../../lib/time';
+import { defaultGranularity, firstForm, GRANULARITIES, queryOf } from './firstQuery';
 import '../../styles/log.css';
 
 // The charting library is the dashboard's alone and the largest script of the console: it loads after the page, whose
@@ -15,8 +15,7 @@ const ModelPie = lazy(() => import('./Charts').then((m) => ({ default: m.ModelPi
 const TimeBars = lazy(() => import('./Charts').then((m) => ({ default: m.TimeBars })));
 const CHART_SPACE = <div className="box chart-box" aria-busy="true"><div className="chart-area" /></div>;
 
-export const GRANULARITIES = ['hour', 'day', 'week'];
-const SPAN = { hour: DAY, day: 7 * DAY, week: 28 * DAY };
+export { GRANULARITIES };
 const pad = (n) => String(n).padStart(2, '0');
 
 // The start of the hour, day or week (Monday) holding ts, and its label.
@@ -101,12 +100,9 @@ export default function DetailPage() {
   const { user } = useUser();
   const admin = isAdmin(user);
   const { status } = useStatus();
-  const [granularity, setGranularity] = useState(() => (
-    GRANULARITIES.includes(status.data_export_default_time) ? status.data_export_default_time : 'hour'));
-  const [form, setForm] = useState(() => ({
-    start: secondsToLocal(nowSeconds() - SPAN[granularity]), end: secondsToLocal(nowSeconds() + HOUR), username: '',
-  }));
-  const [query, setQuery] = useState(() => ({ start: localToSeconds(form.start), end: localToSeconds(form.end), username: '' }));
+  const [granularity, setGranularity] = useState(() => defaultGranularity(status));
+  const [form, setForm] = useState(() => firstForm(granularity));
+  const [query, setQuery] = useState(() => queryOf(form));  // the same as preloadDashboard's (pages/table.js)
   const { rows, error, isLoading, mutate } = useQuotaData({ admin, ...query });
   const failure = { error, onRetry: () => mutate() }; // a failed load reads as one, with a retry, not as no data
   const [metric, setMetric] = useState('quota');
@@ -123,7 +119,7 @@ export default function DetailPage() {
 
   const onSearch = (e) => {
     e.preventDefault();
-    const next = { start: localToSeconds(form.start), end: localToSeconds(form.end), username: form.username.trim() };
+    const next = queryOf(form);
     if (JSON.stringify(next) === JSON.stringify(query)) mutate();
     setQuery(next);
   };

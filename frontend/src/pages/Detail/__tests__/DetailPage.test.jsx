@@ -2,6 +2,8 @@ import { act, screen, waitFor, within } from '@testing-library/react';
 import userEvent from '@testing-library/user-event';
 import DetailPage, { bucketOf, cacheShare, summarize } from '..';
 import { seriesOf, stackedSeries } from '../Charts';
+import { preloadDashboard } from '../firstQuery';
+import { setStoredUser } from '../../../lib/storage';
 import { ADMIN, renderPage, USER } from '../../../test/render';
 import { callsTo, mockApi, ok } from '../../../test/api';
 import { writeJSON } from '../../../lib/storage';
@@ -151,4 +153,14 @@ test('prompt caching in Chinese', async () => {
   await act(() => i18n.changeLanguage('zh'));
   expect(screen.getByTestId('detail-total-cache-share')).toHaveTextContent('输入缓存命中占比：50.0%');
   expect(screen.getByTestId('detail-total-saved')).toHaveTextContent('提示词缓存节省：$1.50');
+});
+
+test('the first data, asked for while the page\'s code loads, is the page\'s first read: one request', async () => {
+  const calls = mockApi({ '/api/data/self': ok(ROWS) });
+  setStoredUser(USER);
+  preloadDashboard();
+  expect(callsTo(calls, 'GET', '/api/data/self')).toHaveLength(1);
+  renderPage(<DetailPage />, { route: '/detail', user: USER });
+  await waitFor(() => expect(screen.getByTestId('detail-total-count')).toHaveTextContent('Requests: 6'));
+  expect(callsTo(calls, 'GET', '/api/data/self')).toHaveLength(1);
 });
