@@ -118,6 +118,7 @@ async def test_the_phone_playground_shows_its_input_without_scrolling(browser, b
     settings_box = await page.get_by_test_id("playground-settings").bounding_box()
     assert box is not None and settings_box is not None
     assert box["y"] + box["height"] <= 844 and box["y"] < settings_box["y"], (box, settings_box)
+    assert box["width"] >= 300, box  # the message field has the bar's width (Send and Clear below it)
     assert await page.evaluate("window.scrollY") == 0
     await shot(page, "phone-playground")
     await context.close()

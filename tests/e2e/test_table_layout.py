@@ -1,7 +1,8 @@
 """Every table of the console shows all its columns at 1440 px, in English and in Chinese: each header and each
 cell lies inside the visible part of its scroll box (no column starts past the window's edge or behind a
 sideways scroll), with the longest real content of each column in the rows: an upstream's error text, a
-refund's reason, a price breakdown, long names."""
+refund's reason, a price breakdown, long names. On a phone the log list keeps two columns (the time with the
+type, and the details, into which the others fold), both in view."""
 from __future__ import annotations
 
 import json
@@ -14,6 +15,7 @@ from tests.e2e.test_console_polish import _seed_every_state, _seed_usage
 from tests.e2e.ui import database, login
 
 DESKTOP = {"width": 1440, "height": 900}
+PHONE = {"width": 390, "height": 844}
 # (page, the test ids of its tables)
 TABLES = (("/log", ("log-table",)), ("/channel", ("channel-table",)), ("/token", ("token-table",)),
           ("/user", ("user-table",)), ("/redemption", ("redemption-table",)), ("/midjourney", ("mj-table",)),
@@ -94,5 +96,23 @@ async def test_every_column_of_every_table_shows_at_1440_px_in_both_languages(br
                 found = await page.evaluate(OUTSIDE, test_id)
                 if found:
                     outside[f"{lang} {path} {test_id}"] = found
+    await context.close()
+
+    context = await browser.new_context(base_url=backend, viewport=PHONE, locale="en-US", is_mobile=True,
+                                        has_touch=True)
+    page = await context.new_page()
+    await login(page, "root", "123456")
+    for lang, folded in (("en", "Model:"), ("zh", "模型：")):
+        await page.evaluate(f"localStorage.setItem('i18nextLng', '{lang}')")
+        await page.goto("/log")
+        table = page.get_by_test_id("log-table")
+        await table.locator("tbody tr td").first.wait_for()
+        await page.wait_for_load_state("networkidle")
+        assert await table.locator("thead th").count() == 2
+        failed_call = table.locator("tbody tr", has_text="You exceeded your current quota")
+        assert folded in await failed_call.get_by_test_id("log-folded").inner_text()  # its model, folded in
+        found = await page.evaluate(OUTSIDE, "log-table")
+        if found:
+            outside[f"{lang} phone /log log-table"] = found
     await context.close()
     assert outside == {}, "\n".join(f"{where}: {found}" for where, found in outside.items())

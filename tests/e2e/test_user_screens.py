@@ -203,16 +203,21 @@ async def test_playground_streams_and_the_worker_bills_the_user(page, backend, s
     fake = FakeUpstream(usage=(13, 7))
     fake.server = await aiohttp_server(fake.app())
     alice = await _new_user(settings, "alice")
-    await _channel(backend, fake.url, "gpt-4o-mini")
+    await _channel(backend, fake.url, "gpt-4o-mini,mj_imagine,swap_face,suno_music")  # task models beside a chat one
+    failed: list[str] = []
+    page.on("requestfailed", lambda r: failed.append(f"{r.url} {r.failure}"))
     await login(page, "alice", PASSWORD)
     await page.goto("/playground")
     await expect(page.locator("#pg-model")).to_have_value("gpt-4o-mini")
+    await expect(page.locator("#pg-model option")).to_have_text(["gpt-4o-mini"])  # chat models only
     await page.get_by_test_id("chat-input").fill("Say hello")
     async with page.expect_response(_is("POST", "/pg/chat/completions")) as answer:
         await page.get_by_test_id("chat-send").click()
     assert (await answer.value).status == 200
     reply = page.get_by_test_id("chat-message").last
     await expect(reply).to_have_attribute("data-status", "complete", timeout=15_000)
+    await (await answer.value).finished()
+    assert failed == []  # the reply's stream was read to its end, not aborted
     await expect(reply).to_have_attribute("data-role", "assistant")
     await expect(reply).to_contain_text(REPLY)
     await shot(page, "playground")

@@ -73,6 +73,8 @@ function Folded({ log, admin, consume, other, used, onUser }) {
     admin && log.username ? ['user', (
       <button type="button" className="button is-small is-ghost p-0" onClick={() => onUser(log)}>{log.username}</button>
     )] : null,
+    log.model_name ? ['model', <span className="tag is-light">{log.model_name}</span>] : null,
+    log.quota ? ['cost', <span data-testid="log-cost">{signedQuota(log.quota)}</span>] : null,
     log.token_name ? ['token', log.token_name] : null,
     consume ? ['timing', <Timing log={log} other={other} />] : null,
     consume ? ['prompt', log.prompt_tokens || 0] : null,
@@ -88,7 +90,7 @@ function Folded({ log, admin, consume, other, used, onUser }) {
   );
 }
 
-// `compact` (a phone): the time, type, model, cost and details stay columns; the others fold into the details.
+// `compact` (a phone): two columns, the time with the type below it, and the details, into which the others fold.
 export default function LogRow({ log, admin, onUser, compact = false }) {
   const { t } = useTranslation();
   const other = parseOther(log.other);
@@ -97,9 +99,21 @@ export default function LogRow({ log, admin, onUser, compact = false }) {
   const refund = log.refund_of !== undefined;
   const used = (other.admin_info && other.admin_info.use_channel) || [];
   const wide = !compact;
+  const typeTags = (
+    <div className="tags mb-0 log-type-tags">
+      <LogTypeTag type={log.type} />
+      {refund && <span className="tag is-success" data-testid="log-refund-tag">{t('log.refundTag')}</span>}
+      {log.refunded ? (
+        <span className="tag is-warning" data-testid="log-refunded-tag">{t('log.refundedTag')}</span>
+      ) : null}
+    </div>
+  );
   return (
     <tr data-testid={`log-row-${log.id}`}>
-      <td className="is-size-7"><When ts={log.created_at} /></td>
+      <td className="is-size-7">
+        <When ts={log.created_at} />
+        {compact && typeTags}
+      </td>
       {wide && admin && <td>{log.channel ? <span className="tag is-light">{log.channel}</span> : null}</td>}
       {wide && admin && (
         <td>
@@ -109,20 +123,12 @@ export default function LogRow({ log, admin, onUser, compact = false }) {
         </td>
       )}
       {wide && <td>{log.token_name && <span className="tag is-light">{log.token_name}</span>}</td>}
-      <td className="log-type">
-        <div className="tags mb-0">
-          <LogTypeTag type={log.type} />
-          {refund && <span className="tag is-success" data-testid="log-refund-tag">{t('log.refundTag')}</span>}
-          {log.refunded ? (
-            <span className="tag is-warning" data-testid="log-refunded-tag">{t('log.refundedTag')}</span>
-          ) : null}
-        </div>
-      </td>
-      <td>{log.model_name && <span className="tag is-light">{log.model_name}</span>}</td>
+      {wide && <td className="log-type">{typeTags}</td>}
+      {wide && <td>{log.model_name && <span className="tag is-light">{log.model_name}</span>}</td>}
       {wide && <td className="log-timing">{consume && <Timing log={log} other={other} />}</td>}
       {wide && <td>{consume ? log.prompt_tokens || 0 : ''}</td>}
       {wide && <td>{consume ? log.completion_tokens || 0 : ''}</td>}
-      <td className="log-nowrap" data-testid="log-cost">{log.quota ? signedQuota(log.quota) : ''}</td>
+      {wide && <td className="log-nowrap" data-testid="log-cost">{log.quota ? signedQuota(log.quota) : ''}</td>}
       {wide && admin && <td className="is-size-7" data-testid="log-retry">{used.length > 1 ? used.join(' → ') : ''}</td>}
       <td className="is-size-7 log-details">
         {compact && <Folded log={log} admin={admin} consume={consume} other={other} used={used} onUser={onUser} />}

@@ -71,9 +71,9 @@ export default function LogPage() {
     }
   };
 
-  // On a phone the columns that matter stay (time, type, model, cost, details); the others fold into the details.
+  // On a phone two columns stay, the time (with the type) and the details, into which the others fold.
   const compact = useIsMobile();
-  const columns = compact ? ['time', 'typeColumn', 'model', 'cost', 'details'] : [
+  const columns = compact ? ['timeType', 'details'] : [
     'time', ...(admin ? ['channel', 'user'] : []), 'token', 'typeColumn', 'model', 'timing', 'prompt', 'completion', 'cost',
     ...(admin ? ['retry'] : []), 'details',
   ];

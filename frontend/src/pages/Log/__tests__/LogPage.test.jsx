@@ -223,21 +223,20 @@ test('an invalid type or time in the address falls back to the default', async (
   expect(query).toMatchObject({ p: '1', type: '0', start_timestamp: String(start.getTime() / 1000) });
 });
 
-test('on a phone the time, type, model, cost and details stay; the other columns fold into the details', async () => {
+test('on a phone two columns stay, the time with the type and the details, into which the other columns fold', async () => {
   const original = window.matchMedia;
   window.matchMedia = (query) => ({ matches: query === '(max-width: 600px)', addEventListener() {}, removeEventListener() {} });
   try {
     setup(ADMIN);
     const first = await row(1);
     const headers = within(screen.getByTestId('log-table')).getAllByRole('columnheader').map((h) => h.textContent);
-    expect(headers).toEqual(['Time', 'Type', 'Model', 'Cost', 'Details']);
-    expect(first.cells).toHaveLength(5);
+    expect(headers).toEqual(['Time / type', 'Details']);
+    expect(first.cells).toHaveLength(2);
+    expect(first.cells[0]).toHaveTextContent('Consumption');
     const folded = within(first).getByTestId('log-folded');
-    expect(folded).toHaveTextContent('Channel7');
-    expect(folded).toHaveTextContent('Tokenmain');
-    expect(folded).toHaveTextContent('Prompt100');
-    expect(folded).toHaveTextContent('Completion50');
-    expect(folded).toHaveTextContent('Retry3 → 7');
+    ['Modelgpt-4o', 'Cost$0.002468', 'Channel7', 'Tokenmain', 'Prompt100', 'Completion50', 'Retry3 → 7'].forEach((text) => {
+      expect(folded).toHaveTextContent(text);
+    });
     expect(within(folded).getByTestId('first-token-time')).toHaveTextContent('1.5 s');
     await userEvent.click(within(folded).getByRole('button', { name: 'bob' }));
     expect(await screen.findByTestId('user-info-modal')).toBeInTheDocument();
