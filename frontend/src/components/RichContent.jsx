@@ -1,6 +1,6 @@
-import { useMemo } from 'react';
+import { useEffect, useMemo, useState } from 'react';
 import { useTranslation } from 'react-i18next';
-import { renderMarkdown } from '../lib/markdown';
+import { loadedMarkdown, loadMarkdown } from '../lib/markdown';
 
 // Admin-set content (home page, about, notice): a page in a frame when it is a URL, otherwise Markdown (HTML allowed),
 // rendered and sanitised.
@@ -14,12 +14,20 @@ export function contentKind(content) {
 export default function RichContent({ content, title, testId = 'rich-content', frameHeight = 800 }) {
   const { t } = useTranslation();
   const kind = contentKind(content);
-  const html = useMemo(() => (kind === 'markdown' ? renderMarkdown(content) : ''), [kind, content]);
+  const [render, setRender] = useState(loadedMarkdown);
+  useEffect(() => {
+    if (kind !== 'markdown' || render) return undefined;
+    let live = true;
+    loadMarkdown().then((fn) => live && setRender(() => fn));
+    return () => { live = false; };
+  }, [kind, render]);
+  const html = useMemo(() => (kind === 'markdown' && render ? render(content) : ''), [kind, content, render]);
   if (kind === 'empty') return null;
   if (kind === 'url') {
     return <iframe className="content-frame" title={title || t('shell.home')} src={content.trim()} width="100%" height={frameHeight}
       data-testid={`${testId}-frame`} />;
   }
+  if (!render) return <div className="content" aria-busy="true" />;  // the Markdown parser is on its way
   // eslint-disable-next-line react/no-danger
   return <div className="content" data-testid={`${testId}-html`} dangerouslySetInnerHTML={{ __html: html }} />;
 }

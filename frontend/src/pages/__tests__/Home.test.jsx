@@ -12,7 +12,7 @@ const setup = (ui, content) => {
 test('HTML in the content is kept', async () => {
   setup(<Home />, '<h2 data-testid="custom-home">Hello</h2>');
   expect(await screen.findByTestId('custom-home')).toHaveTextContent('Hello');
-  expect(screen.getByTestId('home-content-html')).toBeInTheDocument();
+  expect(await screen.findByTestId('home-content-html')).toBeInTheDocument();  // once the Markdown parser has loaded
 });
 
 test('a URL is shown in a frame', async () => {
