@@ -121,11 +121,11 @@ export default function UserPage() {
         </div>
       </form>
       <div className="table-container" tabIndex={0} role="region" aria-label={t('user.title')}>
-        <table className="table is-fullwidth is-hoverable user-table" data-testid="user-table">
+        <table className="table is-fullwidth is-hoverable" data-testid="user-table">
           <thead>
             <tr>
               <th>ID</th><th>{t('user.username')}</th><th>{t('user.group')}</th><th>{t('user.stats')}</th>
-              <th>{t('user.invites')}</th><th>{t('user.roleColumn')}</th><th>{t('common.status')}</th><th>{t('common.actions')}</th>
+              <th>{t('user.invites')}</th><th>{t('user.roleStatus')}</th><th>{t('common.actions')}</th>
             </tr>
           </thead>
           <tbody>
@@ -147,8 +147,11 @@ export default function UserPage() {
                   <p>{t('user.affHistory')}: {renderQuota(user.aff_history_quota)}</p>
                   <p>{t('user.inviter')}: {user.inviter_id || t('common.none')}</p>
                 </td>
-                <td><RoleTag role={user.role} /></td>
-                <td><StatusTag user={user} /></td>
+                <td>
+                  {/* role and status share a cell (as the channel list's status and response time do): 1440 px keep the
+                      actions on one line with every column in view */}
+                  <div className="tags mb-0"><RoleTag role={user.role} /><StatusTag user={user} /></div>
+                </td>
                 <td className="actions-cell">
                   {!user.DeletedAt && (
                     <RowActions user={user} onAction={(u, action) => setPending({ user: u, action })} onEdit={setEditingId} />
@@ -156,7 +159,7 @@ export default function UserPage() {
                 </td>
               </tr>
             ))}
-            <TableState loading={isLoading && items.length === 0} empty={!isLoading && items.length === 0} colSpan={8} />
+            <TableState loading={isLoading && items.length === 0} empty={!isLoading && items.length === 0} colSpan={7} />
           </tbody>
         </table>
       </div>

@@ -34,6 +34,7 @@ test('an empty code is refused; a redeemed code shows the quota and refreshes th
   await userEvent.type(screen.getByLabelText('Redemption code'), ' abc ');
   await userEvent.click(screen.getByRole('button', { name: 'Redeem' }));
   expect(await screen.findByTestId('redeem-success-modal')).toHaveTextContent('Quota redeemed: $1.00');
+  expect(screen.getByTestId('toaster')).not.toHaveTextContent('Redeemed!');  // the dialog says it, no toast beside it
   expect(callsTo(calls, 'POST', '/api/user/topup')[0].body).toEqual({ key: 'abc' });
   await waitFor(() => expect(callsTo(calls, 'GET', '/api/user/self').length).toBeGreaterThan(1));
   expect(screen.getByLabelText('Redemption code')).toHaveValue('');
