@@ -29,6 +29,7 @@ OPTIONS: dict[str, tuple[str, str]] = {
     "option_data_export_time": (
         "DataExportDefaultTime must be hour, day or week", "DataExportDefaultTime 必须是 hour、day 或 week"),
     "option_model_capabilities": ("Invalid ModelCapabilities: {problem}", "ModelCapabilities 无效：{problem}"),
+    "option_model_chain": ("Invalid {key}: entry {entry}: {problem}", "{key} 无效：条目 {entry}：{problem}"),
     "option_currency": (
         "{key} must be a lowercase three-letter ISO currency code such as cny or usd",
         "{key} 必须是三个小写字母的 ISO 货币代码，如 cny 或 usd"),

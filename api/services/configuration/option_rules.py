@@ -8,6 +8,7 @@ import orjson
 
 from api.errors import ApiError
 from api.services.configuration import default_prices as pricing
+from api.services.configuration import fallback_rules
 from api.services.configuration.capability_lookup import validate_overrides
 from api.services.configuration.realtime_prices import (
     DEFAULT_AUDIO_CACHE_RATIO,
@@ -173,6 +174,7 @@ DEFAULTS: dict[str, str] = {
     "ChannelAffinityEnabled": "true",
     "ChannelAffinityTTLSeconds": "300",  # a pin's life when the request does not ask for longer caching
     "ChannelLeastBusyEnabled": "true",
+    **fallback_rules.DEFAULTS,  # chains of models (api/services/configuration/fallback_rules.py)
     # Realtime sessions (/v1/realtime): open sessions per API key and per user, live client secrets per
     # API key and per user (keys are free: each per-key bound has a per-user one), seconds without a
     # frame either way, seconds a session may last
@@ -345,6 +347,7 @@ EXTRA_CHECKS: dict[str, Callable[[str, str], None]] = {
     "StripeCurrency": _check_currency,
     "AutomaticRetryStatusCodes": _check_status_ranges,
     "ModelCapabilities": _check_model_capabilities,
+    **fallback_rules.CHECKS,
 }
 
 
