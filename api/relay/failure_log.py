@@ -53,7 +53,8 @@ def error_row(job: Job, err: RelayError) -> ErrorRow:
         error_code=str(err.code or ""), channel_id=channel.id if channel else 0,
         channel_name=channel.name if channel else "", channel_type=channel.type if channel else 0,
         used_channels=list(facts.used_channels) if facts is not None else [], is_stream=job.is_stream,
-        use_time=int(time.monotonic() - job.started), path=request.path, client_request_id=client_request_id)
+        use_time=int(time.monotonic() - job.started), path=request.path, client_request_id=client_request_id,
+        fallback=dict(facts.routing.get("fallback") or {}) if facts is not None else {})
 
 
 async def _queue(job: Job, row: ErrorRow) -> None:

@@ -28,7 +28,7 @@ from aiohttp import web
 
 from api.bodies import read_body
 from api.channels.index import ChannelInfo
-from api.relay import billing, kept_reasoning, responses_support
+from api.relay import billing, fallbacks, kept_reasoning, responses_support
 from api.relay.admission import check_sensitive
 from api.relay.answers import READERS
 from api.relay.attempts import Route
@@ -191,7 +191,8 @@ async def attempt_on(job: Job, channel: ChannelInfo, native: bool) -> Outcome:
 
 
 CHAT = Route(attempt=attempt)  # the OpenAI modes and the clients' own formats
-CHAT_FLOW = Flow(CHAT, read=read, permits=(check_sensitive,), watched=True, settled=kept_reasoning.flush)
+CHAT_FLOW = Flow(CHAT, fallbacks.relay_with_fallbacks, read=read, permits=(check_sensitive,),
+                 admit=fallbacks.admit_chain, watched=True, settled=kept_reasoning.flush)
 
 
 def upstream_body(adaptor: Adaptor, job: Job, body: dict[str, Any] | None = None) -> dict[str, Any]:

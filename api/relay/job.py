@@ -29,8 +29,21 @@ from api.upstream.base import (
     TokenUsage,
 )
 from api.upstream.masking import mask_bytes, mask_secrets
+from api.web.header_values import header_value
 
 # -- the request as it goes -----------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Chain:
+    """A request's chain of models (api/relay/fallbacks.py): the models still to try, on which reasons."""
+
+    asked: str  # the model the client asked for (a named route's name)
+    models: list[str]
+    on: frozenset[str]
+    source: str  # client, route, operator
+    passed: list[dict[str, Any]] = field(default_factory=list)  # each model passed over, and why
+    last: Any = None  # the last attempt's upstream error, before status_code_mapping
 
 
 @dataclass(slots=True)
@@ -73,6 +86,7 @@ class Job:
     task: str = ""  # a task submission's platform ("mj", "suno"): charged as a task, logged under it
     audio: AudioPrice | None = None  # a Realtime session's audio ratios, resolved with its price
     kept: StreamCollector | None = None  # the reasoning state its answer leaves (api/relay/kept_reasoning.py)
+    chain: Chain | None = None  # the models to try after this one (api/relay/fallbacks.py)
 
     @property
     def model(self) -> str:
@@ -94,13 +108,17 @@ class Job:
 
 
 DROPPED_HEADER = "X-Gateway-Dropped"
+MODEL_HEADER = "X-Gateway-Model"
 
 
 def answer_headers(job: Job) -> dict[str, str]:
-    """An answer's own headers, streamed or not: the request id, and what conversion left out for
+    """An answer's own headers, streamed or not: the request id, the model that answered (X-Gateway-Model:
+    a chain's, api/relay/fallbacks.py), and what conversion left out for
     the channel (so the client can see it: `facts.dropped` is made sendable where it is made,
     api.web.header_values.header_list)."""
-    headers = {REQUEST_ID_HEADER: job.request.get(keys.REQUEST_ID, "")}
+    model = job.model
+    headers = {REQUEST_ID_HEADER: job.request.get(keys.REQUEST_ID, ""),
+               MODEL_HEADER: model if model.isascii() and model.isprintable() else header_value(model)}
     if job.facts is not None and job.facts.dropped:
         headers[DROPPED_HEADER] = job.facts.dropped
     return headers

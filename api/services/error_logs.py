@@ -89,6 +89,7 @@ class ErrorRow:
     use_time: int = 0  # seconds
     path: str = ""
     client_request_id: str = ""  # the X-Oneapi-Request-Id the client was given
+    fallback: dict[str, Any] = field(default_factory=dict)  # a chain's models passed over (api/relay/fallbacks.py)
     created_at: int = field(default_factory=lambda: int(time.time()))
 
     def __post_init__(self) -> None:
@@ -116,6 +117,7 @@ class ErrorRow:
             "request_path": self.path, "request_id": self.client_request_id,
             "channel_id": self.channel_id, "channel_name": self.channel_name, "channel_type": self.channel_type,
             "admin_info": {"use_channel": self.used_channels or ([self.channel_id] if self.channel_id else [])},
+            **({"fallback": self.fallback} if self.fallback else {}),
         }).decode()
 
     def log_fields(self) -> dict[str, Any]:

@@ -52,6 +52,7 @@ class Metrics:
         self.affinity: dict[Labels, int] = defaultdict(int)
         self.prompt_tokens: dict[Labels, int] = defaultdict(int)
         self.cached_tokens: dict[Labels, int] = defaultdict(int)
+        self.fallbacks: dict[Labels, int] = defaultdict(int)
 
     def request_done(self, route: str, model: str, channel: int, status: int, seconds: float, stream: bool,
                      first_response: float | None) -> None:
@@ -68,6 +69,10 @@ class Metrics:
 
     def retry(self, route: str, model: str) -> None:
         self.retries[(("route", route), ("model", model))] += 1
+
+    def fallback(self, from_model: str, to_model: str, reason: str) -> None:
+        """A request passed from one model of its chain to the next (api/relay/fallbacks.py)."""
+        self.fallbacks[(("from", from_model), ("to", to_model), ("reason", reason))] += 1
 
     def pinned(self, outcome: str, source: str) -> None:
         """A session's request: its pin held (hit), was made (new) or moved (api/relay/affinity.py)."""
@@ -109,6 +114,8 @@ class Metrics:
         counter("gateway_relay_streams_total", "Streamed answers.", self.streams)
         counter("gateway_affinity_total", "Requests of a session by whether its channel and key pin held (hit), "
                 "was made (new) or moved, and where the session was found.", self.affinity)
+        counter("gateway_fallback_total", "Requests passed to the next model of their chain, by reason.",
+                self.fallbacks)
         counter("gateway_prompt_tokens_total", "Input tokens billed, by channel.", self.prompt_tokens)
         counter("gateway_cached_prompt_tokens_total", "Input tokens read from the provider's prompt cache, by channel.",
                 self.cached_tokens)

@@ -239,6 +239,8 @@ def _routing(value: Any) -> dict[str, Any]:
     if isinstance(realtime, Mapping):
         kept["realtime"] = {k: v for k, v in realtime.items()
                             if isinstance(k, str) and isinstance(v, str | int | float) and not isinstance(v, bool)}
+    if isinstance(value.get("fallback"), Mapping):  # a chain's models passed over (api/relay/fallbacks.py)
+        kept["fallback"] = dict(value["fallback"])
     return kept
 
 

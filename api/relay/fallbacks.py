@@ -1,0 +1,220 @@
+"""Chains of models (README, Fallbacks): when every channel of the model asked for failed in a way
+the chain names, the next model of the chain is tried, in the same request, before anything
+reached the client.
+
+Where a chain comes from, first found: the client's own (OpenRouter's `models`, LiteLLM's
+`fallbacks`), a named route the operator defined (`ModelRoutes`: the name stands for its models), the
+operator's chain for the model or a pattern of it (`ModelFallbacks`). The lifecycle's steps it wraps:
+
+admit     the model asked for has no channel at all (`unavailable`): the next one is admitted instead
+attempts  relay_with_retries over the model's channels; its last error classified
+          (api/relay/fallback_errors.py); when the chain takes that reason, the next model is priced,
+          its reservation topped up atomically if it is dearer (api/services/billing/top_up.py), and
+          its channels tried. The log row's `other.fallback` says what was asked and why each model
+          was passed over; the answer's model is the one that answered (X-Gateway-Model).
+
+A request without a chain costs a few dictionary reads: nothing else changes for it.
+"""
+from __future__ import annotations
+
+import dataclasses
+import logging
+from typing import Any
+
+from api import keys
+from api.channels.index import ChannelInfo
+from api.relay import billing
+from api.relay.admission import admission, new_facts, price_of, worst_case
+from api.relay.attempts import Route, first_channel, relay_with_retries
+from api.relay.fallback_errors import reason_of
+from api.relay.job import Chain, Job, Outcome
+from api.services.billing import pricing
+from api.services.billing.records import encode_reservation
+from api.services.billing.top_up import TopUpRefused, top_up
+from api.services.configuration import fallback_rules as rules
+from api.services.model_name import ModelName
+from api.upstream.errors import RelayError
+
+log = logging.getLogger("api.relay")
+CLIENT_FIELDS = ("models", "route", "fallbacks")  # OpenRouter's, LiteLLM's
+
+
+# -- the request's chain -----------------------------------------------------------------------------
+
+
+def chain_of(job: Job) -> Chain | None:
+    """The request's chain, or None (the client's fields taken out of the body either way)."""
+    body, inbound = job.body, job.inbound
+    client: Any = None
+    if any(name in body for name in CLIENT_FIELDS) or (inbound is not None and any(
+            name in inbound.body for name in CLIENT_FIELDS)):
+        client = _client_models(body) or (_client_models(inbound.body) if inbound is not None else None)
+    if job.form is not None or job.task:
+        return None
+    if client:
+        models = [m for m in dict.fromkeys(client) if m != job.model][:rules.MAX_MODELS]
+        return Chain(job.model, models, frozenset(rules.DEFAULT_ON), "client") if models else None
+    options = job.options
+    routes = rules.table(rules.ROUTES, options.get(rules.ROUTES))
+    if routes:
+        route = routes.exact.get(job.model)
+        if route is not None and route.applies(job.group):
+            asked = job.model
+            rename(job, route.models[0])
+            return Chain(asked, list(route.models[1:]), route.on, "route")
+    entry = rules.table(rules.FALLBACKS, options.get(rules.FALLBACKS)).find(job.model, job.group)
+    if entry is None:
+        return None
+    return Chain(job.model, [m for m in entry.models if m != job.model], entry.on, "operator")
+
+
+def _client_models(body: dict[str, Any]) -> list[str] | None:
+    """The client's fallback models, taken out of its body (never sent upstream)."""
+    models, route, fallbacks = (body.pop(name, None) for name in CLIENT_FIELDS)
+    del route  # "fallback" is OpenRouter's only routing, and what `models` does here
+    found: list[str] = []
+    for given in (models, fallbacks):
+        if isinstance(given, list):
+            found += [m.strip() for m in given if isinstance(m, str) and m.strip()]
+    return found or None
+
+
+def rename(job: Job, model: str) -> None:
+    """The request from now on asks for `model`: routed, priced, answered and billed under it."""
+    job.name = ModelName(model)
+    if "model" in job.body:
+        job.body["model"] = model
+    if job.inbound is not None and "model" in job.inbound.body:
+        job.inbound.body["model"] = model
+
+
+def next_model(job: Job, chain: Chain, reason: str) -> str | None:
+    """The next model of the chain that may serve the request, passing over (and saying so) those the
+    key may not use, that have no price or no channel in the group."""
+    if reason not in chain.on:
+        return None
+    token, index = job.caller.token, job.state.index
+    while chain.models:
+        model = chain.models.pop(0)
+        why = ""
+        if token is not None and token.model_limits is not None and model not in token.model_limits:
+            why = "not_allowed"
+        elif not index.has(job.group, model):
+            why = "no_channel"
+        else:
+            try:
+                pricing.resolve_configured(job.options, model, job.group)
+            except pricing.PriceNotConfigured:
+                why = "no_price"
+        if not why:
+            return model
+        chain.passed.append({"model": model, "skipped": why})
+        log.info("request %s: fallback model %s skipped (%s)", job.request.get(keys.REQUEST_ID), model, why)
+    return None
+
+
+def passed_over(job: Job, chain: Chain, reason: str, err: RelayError | None, to: str) -> None:
+    entry: dict[str, Any] = {"model": job.model, "reason": reason}
+    if err is not None:
+        entry.update(status=err.status, code=str(err.code or err.type or ""))
+    chain.passed.append(entry)
+    job.state.metrics.fallback(job.model, to, reason)
+
+
+def logged(chain: Chain, answered: str) -> dict[str, Any]:
+    """The log's `other.fallback`."""
+    return {"requested": chain.asked, "answered": answered, "source": chain.source, "passed": list(chain.passed)}
+
+
+# -- admit -------------------------------------------------------------------------------------------
+
+
+async def admit_chain(job: Job) -> None:
+    """The admission of the request's model, or of the first of its chain that has a channel."""
+    chain = job.chain = chain_of(job)
+    if chain is None:
+        return await admission(job)
+    while True:
+        try:
+            await admission(job)
+            break
+        except RelayError as err:
+            if job.charge is not None or err.code != "no_available_channel":
+                raise
+            following = next_model(job, chain, rules.UNAVAILABLE)
+            if following is None:
+                raise
+            passed_over(job, chain, rules.UNAVAILABLE, err, following)
+            rename(job, following)
+    if chain.passed and job.facts is not None:
+        job.facts.routing["fallback"] = logged(chain, job.model)
+
+
+# -- attempts ----------------------------------------------------------------------------------------
+
+
+async def relay_with_fallbacks(job: Job, route: Route) -> Outcome:
+    """relay_with_retries over the model's channels, then over each next model's the chain allows."""
+    chain = job.chain
+    if chain is None:
+        return await relay_with_retries(job, route)
+    keeping = _keeping(route, chain)
+    while True:
+        chain.last = None
+        try:
+            return await relay_with_retries(job, keeping)
+        except RelayError as err:
+            raw = chain.last or err
+            reason = reason_of(raw)
+            following = next_model(job, chain, reason) if reason else None
+            if following is None or not await _move(job, chain, reason or "", raw, following):
+                _note(job, chain)
+                raise
+            job.channel = first_channel(job, route)
+
+
+def _keeping(route: Route, chain: Chain) -> Route:
+    """The route whose final error keeps the upstream's own (before status_code_mapping)."""
+    final = route.final_error
+
+    def keep(job: Job, channel: ChannelInfo, err: RelayError) -> Exception:
+        chain.last = err
+        return final(job, channel, err)
+
+    return dataclasses.replace(route, final_error=keep)
+
+
+async def _move(job: Job, chain: Chain, reason: str, err: RelayError, model: str) -> bool:
+    """The request moved to `model`: priced, its reservation topped up when dearer (False: the
+    balance cannot cover it, or the reservation is not the one admitted)."""
+    charge, facts = job.charge, job.facts
+    assert charge is not None and facts is not None
+    asked = job.model
+    rename(job, model)
+    job.price = price_of(job)
+    pre = billing.pre(job)
+    fresh = new_facts(job)
+    fresh.request_id, fresh.started, fresh.routing = facts.request_id, facts.started, facts.routing
+    fresh.used_channels = list(facts.used_channels)
+    try:
+        await top_up(job.state.quota.store, charge, pre, encode_reservation(fresh, max(pre, charge.pre),
+                                                                              job.prompt_tokens), worst_case(job))
+    except TopUpRefused as refused:
+        log.info("request %s: fallback from %s to %s not tried (%s)", facts.request_id, asked, model, refused.reason)
+        rename(job, asked)
+        return False
+    job.pre, job.facts = charge.pre, fresh
+    job.name = ModelName(asked)  # said under the model passed over
+    passed_over(job, chain, reason, err, model)
+    job.name = ModelName(model)
+    job.pin = None
+    if job.session is not None and job.state.pins is not None:
+        job.pin_key = job.state.pins.key(job.caller.user.id, job.group, model, job.session)
+    fresh.routing["fallback"] = logged(chain, model)
+    return True
+
+
+def _note(job: Job, chain: Chain) -> None:
+    """A chain that ended in failure: its error row says what was passed over."""
+    if chain.passed and job.facts is not None:
+        job.facts.routing["fallback"] = logged(chain, "")
