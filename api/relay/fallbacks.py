@@ -45,10 +45,11 @@ CLIENT_FIELDS = ("models", "route", "fallbacks")  # OpenRouter's, LiteLLM's
 def chain_of(job: Job) -> Chain | None:
     """The request's chain, or None (the client's fields taken out of the body either way)."""
     body, inbound = job.body, job.inbound
-    client: Any = None
-    if any(name in body for name in CLIENT_FIELDS) or (inbound is not None and any(
-            name in inbound.body for name in CLIENT_FIELDS)):
-        client = _client_models(body) or (_client_models(inbound.body) if inbound is not None else None)
+    client: list[str] | None = None
+    if any(name in body for name in CLIENT_FIELDS):
+        client = _client_models(body)
+    if inbound is not None and any(name in inbound.body for name in CLIENT_FIELDS):
+        client = _client_models(inbound.body) or client
     if job.form is not None or job.task:
         return None
     if client:
@@ -97,7 +98,8 @@ def next_model(job: Job, chain: Chain, reason: str) -> str | None:
     while chain.models:
         model = chain.models.pop(0)
         why = ""
-        if token is not None and token.model_limits is not None and model not in token.model_limits:
+        if chain.source != "route" and token is not None and token.model_limits is not None \
+                and model not in token.model_limits:  # a key that may use a route may use its models
             why = "not_allowed"
         elif not index.has(job.group, model):
             why = "no_channel"

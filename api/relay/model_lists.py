@@ -13,6 +13,7 @@ from api.relay.inbound.base import REQUEST_INBOUND
 from api.relay.inbound.gemini import GeminiInbound
 from api.relay.refusals import refuse
 from api.relay.state import relay_state
+from api.services.configuration import fallback_rules
 
 
 def _gemini_model(model: str) -> dict[str, Any]:
@@ -64,7 +65,15 @@ async def _key_models(request: web.Request) -> list[str]:
     if token is not None and token.model_limits is not None:
         return sorted(token.model_limits)
     group = (token.group if token and token.group else "") or caller.user.group
-    return list(state.index.models(group))
+    models = list(state.index.models(group))
+    return models + routes_served(state.options.get(fallback_rules.ROUTES), group, set(models))
+
+
+def routes_served(value: str, group: str, served: set[str]) -> list[str]:
+    """The operator's named routes (ModelRoutes) of the group with a model served in it."""
+    table = fallback_rules.table(fallback_rules.ROUTES, value)
+    return sorted(name for name, route in table.exact.items() if name not in served and route.applies(group)
+                  and any(model in served for model in route.models))
 
 
 async def list_models(request: web.Request) -> web.Response:

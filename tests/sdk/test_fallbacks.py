@@ -276,3 +276,25 @@ async def test_a_stream_that_failed_after_its_first_byte_does_not_fall_back(rela
     logs, _ = await consume_logs(relay)
     assert [log.model_name for log in logs] == ["claude-opus-5-5"]
     assert "fallback" not in orjson.loads(logs[0].other)
+
+
+async def test_a_named_route_is_listed_and_served_by_its_models_and_messages_take_fallbacks(
+        relay: Relay, serve: Serve) -> None:
+    seen: list[str] = []
+    await add_channel(relay.gateway, None, models="claude-opus-5-5", type=int(ChannelType.ANTHROPIC), key="sk-a",
+                      base_url=await serve(failing(529, CLAUDE_529, seen)), name="claude down")
+    fake = await openai_channel(relay, serve)
+    await options_of(relay.gateway).update("ModelRoutes", orjson.dumps(
+        {"auto-coder": {"models": ["claude-opus-5-5", "gpt-5"]}, "elsewhere": {"models": ["x"]}}).decode())
+    client = client_of(relay)
+    assert "auto-coder" in [m.id async for m in client.models.list()]
+    assert "elsewhere" not in [m.id async for m in client.models.list()]
+    answer = await client.chat.completions.create(model="auto-coder", messages=[{"role": "user", "content": "x"}])
+    assert answer.model == "gpt-5" and len(seen) == 1 and len(fake.seen) == 1
+    messages = opened(anthropic.AsyncAnthropic(base_url=str(relay.gateway.make_url("")),
+                                               api_key=f"sk-{relay.token.key}", max_retries=0))
+    message = await messages.messages.create(model="claude-opus-5-5", max_tokens=64, extra_body={
+        "fallbacks": ["gpt-5"]}, messages=[{"role": "user", "content": "x"}])
+    assert message.model == "gpt-5" and len(fake.seen) == 2 and "fallbacks" not in fake.seen[1]
+    logs, _ = await consume_logs(relay)
+    assert [orjson.loads(log.other)["fallback"]["source"] for log in logs] == ["route", "client"]

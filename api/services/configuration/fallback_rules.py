@@ -23,10 +23,7 @@ UNAVAILABLE, CONTEXT, POLICY = "unavailable", "context", "policy"
 REASONS = (UNAVAILABLE, CONTEXT, POLICY)
 DEFAULT_ON = frozenset({UNAVAILABLE, CONTEXT})
 FALLBACKS, ROUTES = "ModelFallbacks", "ModelRoutes"
-DEFAULTS = {FALLBACKS: "{}", ROUTES: "{}",
-            # a session that fell back stays on the model that answered ("true": unless its first model's
-            # channel is healthy again)
-            "FallbackReturnWhenRecovered": "true"}
+DEFAULTS = {FALLBACKS: "{}", ROUTES: "{}"}
 
 
 @dataclass(frozen=True, slots=True)
