@@ -8,6 +8,7 @@ import { timestamp2string, toDatetimeLocal } from '../../lib/format';
 import { TextInput } from '../../components/Field';
 import { ConfirmModal } from '../../components/Modal';
 import OptionCard from './OptionCard';
+import FallbackSetting from './FallbackSetting';
 
 const sw = (key) => ({ key, type: 'switch' });
 const num = (key, min, extra = {}) => ({ key, type: 'number', min, ...extra });
@@ -137,6 +138,7 @@ export default function OperationSetting() {
       {card('chats')}
       {card('ratio', <ResetModelRatio onDone={mutate} />)}
       {card('capabilities')}
+      <FallbackSetting options={options} onSaved={mutate} />
       {card('realtime')}
     </div>
   );
