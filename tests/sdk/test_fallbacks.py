@@ -298,3 +298,51 @@ async def test_a_named_route_is_listed_and_served_by_its_models_and_messages_tak
     assert message.model == "gpt-5" and len(fake.seen) == 2 and "fallbacks" not in fake.seen[1]
     logs, _ = await consume_logs(relay)
     assert [orjson.loads(log.other)["fallback"]["source"] for log in logs] == ["route", "client"]
+
+
+def down_once(target: str, seen: list[str], call: int) -> web.Application:
+    """Claude overloaded for one call (the first or the second), itself otherwise."""
+    import aiohttp
+
+    async def answer(request: web.Request) -> web.Response:
+        seen.append(request.path)
+        if len(seen) == call:
+            return web.json_response(CLAUDE_529, status=529)
+        async with aiohttp.ClientSession() as session, session.post(
+                target + request.path_qs, data=await request.read(), headers={
+                    k: v for k, v in request.headers.items() if k.lower() not in ("host", "content-length")}) as up:
+            return web.Response(body=await up.read(), status=up.status,
+                                headers={"Content-Type": up.headers.get("Content-Type", "application/json")})
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", answer)
+    return app
+
+
+@pytest.mark.parametrize("down", [1, 2], ids=["first-turn-down", "second-turn-down"])
+@pytest.mark.parametrize("stream", [False, True])
+async def test_a_thinking_tool_loop_falls_back_for_one_turn_and_returns_to_claude(
+        relay: Relay, serve: Serve, stream: bool, down: int) -> None:
+    """Claude Code's loop, thinking on: one turn served by gpt-5 while the Claude channel is down; the
+    strict fakes refuse a foreign or altered signature, and a field OpenAI does not know."""
+    from tests.sdk.clients import anthropic_messages
+    from tests.sdk.scenario import ANSWER, WeatherScript
+
+    claude = FakeClaude(script=WeatherScript())
+    seen: list[str] = []
+    await add_channel(relay.gateway, None, models="claude-opus-5-5", type=int(ChannelType.ANTHROPIC), key=claude.key,
+                      base_url=await serve(down_once(await serve(claude.app()), seen, down)), name="claude")
+    gpt = FakeOpenAI(script=WeatherScript())
+    await add_channel(relay.gateway, None, models="gpt-5", type=int(ChannelType.OPENAI), key=gpt.key,
+                      base_url=await serve(gpt.app()), name="gpt")
+    await chains(relay, {"claude-opus-5-5": {"models": ["gpt-5"]}})
+    assert await anthropic_messages(relay.loop("claude-opus-5-5", stream)) == ANSWER
+    assert len(seen) == 2 and len(gpt.seen) == 1 and len(claude.seen) == 1
+    for message in claude.seen[0]["body"]["messages"]:  # nothing sealed by the gateway reaches Claude
+        for block in message["content"] if isinstance(message["content"], list) else ():
+            assert not str(block.get("signature", "")).startswith("gwr1."), block
+    if down == 2:  # Claude's own thinking, signed, is never sent to OpenAI
+        assert "thinking_blocks" not in orjson.dumps(gpt.seen[0]).decode()
+    logs, balance = await consume_logs(relay)
+    assert [log.model_name for log in logs] == (["gpt-5", "claude-opus-5-5"] if down == 1 else
+                                                ["claude-opus-5-5", "gpt-5"])
+    assert balance == START_QUOTA - sum(log.quota for log in logs)
