@@ -212,7 +212,8 @@ async def page_logs(flt: LogFilter, offset: int, limit: int) -> tuple[list[Log],
 
 async def stat(flt: LogFilter, now: int | None = None) -> dict[str, int]:
     """quota: what the logs matching the filter consumed, net of the task refunds among them (as the
-    dashboard counts it); rpm/tpm: consume logs of the last 60 seconds."""
+    dashboard counts it); rpm/tpm: consume logs of the last 60 seconds; fallbacks: the consume logs
+    of requests another model of their chain answered (their `other.fallback`, api/relay/fallbacks.py)."""
     now = int(time.time()) if now is None else now
     consume = flt.apply(Log.filter(type=int(LogType.CONSUME)), with_type=False)
     refunds = flt.apply(Log.filter(type=int(LogType.SYSTEM), request_id__startswith=REFUND_ID_PREFIX),
@@ -223,10 +224,12 @@ async def stat(flt: LogFilter, now: int | None = None) -> dict[str, int]:
                        with_time=False)
     rates = await recent.annotate(requests=Count("id"), prompt=Sum("prompt_tokens"),
                                   completion=Sum("completion_tokens")).values("requests", "prompt", "completion")
+    fallbacks = await consume.filter(other__contains='"fallback":').count()
     return {
         "quota": _first(spent, "total") - _first(returned, "total"),
         "rpm": _first(rates, "requests"),
         "tpm": _first(rates, "prompt") + _first(rates, "completion"),
+        "fallbacks": fallbacks,
     }
 
 

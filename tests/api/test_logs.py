@@ -94,14 +94,24 @@ async def test_stat_quota_and_last_minute_rates(people) -> None:
     now = people["now"]
     admin, _ = people["admin"]
     alice, _ = people["alice"]
-    assert (await admin.get("/api/log/stat"))["data"] == {"quota": 1166, "rpm": 3, "tpm": 43}
-    assert (await admin.get("/api/log/stat?username=bob"))["data"] == {"quota": 59, "rpm": 1, "tpm": 10}
-    assert (await admin.get("/api/log/stat?channel=3"))["data"] == {"quota": 57, "rpm": 2, "tpm": 13}
-    assert (await alice.get("/api/log/self/stat"))["data"] == {"quota": 1107, "rpm": 2, "tpm": 33}
-    assert (await alice.get("/api/log/self/stat?model_name=gpt-4o"))["data"] == {"quota": 1100, "rpm": 1, "tpm": 30}
+    assert (await admin.get("/api/log/stat"))["data"] == {"quota": 1166, "rpm": 3, "tpm": 43, "fallbacks": 0}
+    assert (await admin.get("/api/log/stat?username=bob"))["data"] == {"quota": 59, "rpm": 1, "tpm": 10, "fallbacks": 0}
+    assert (await admin.get("/api/log/stat?channel=3"))["data"] == {"quota": 57, "rpm": 2, "tpm": 13, "fallbacks": 0}
+    assert (await alice.get("/api/log/self/stat"))["data"] == {"quota": 1107, "rpm": 2, "tpm": 33, "fallbacks": 0}
+    assert (await alice.get("/api/log/self/stat?model_name=gpt-4o"))["data"] == {
+        "quota": 1100, "rpm": 1, "tpm": 30, "fallbacks": 0}
     body = await alice.get(f"/api/log/self/stat?start_timestamp={now - 60}&username=bob")
-    assert body["data"] == {"quota": 107, "rpm": 2, "tpm": 33}
-    assert (await alice.get("/api/log/self/stat?token_name=none"))["data"] == {"quota": 0, "rpm": 0, "tpm": 0}
+    assert body["data"] == {"quota": 107, "rpm": 2, "tpm": 33, "fallbacks": 0}
+    assert (await alice.get("/api/log/self/stat?token_name=none"))["data"] == {
+        "quota": 0, "rpm": 0, "tpm": 0, "fallbacks": 0}
+    # A request another model of its chain answered is counted (its `other.fallback`).
+    row = await Log.filter(type=int(LogType.CONSUME), username="alice").order_by("-created_at").first()
+    assert row is not None
+    fallback = {"requested": "a", "answered": "b"}
+    row.other = orjson.dumps({**orjson.loads(row.other or "{}"), "fallback": fallback}).decode()
+    await row.save()
+    assert (await alice.get("/api/log/self/stat"))["data"]["fallbacks"] == 1
+    assert (await admin.get("/api/log/stat?username=bob"))["data"]["fallbacks"] == 0
 
 
 async def test_log_routes_role_matrix(people, anon: ApiClient) -> None:
