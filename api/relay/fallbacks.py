@@ -25,7 +25,7 @@ from api import keys
 from api.channels.index import ChannelInfo
 from api.relay import billing
 from api.relay.admission import admission, new_facts, price_of, worst_case
-from api.relay.attempts import Route, first_channel, relay_with_retries
+from api.relay.attempts import Route, pick, relay_with_retries
 from api.relay.fallback_errors import reason_of
 from api.relay.job import Chain, Job, Outcome
 from api.services.billing import pricing
@@ -33,6 +33,7 @@ from api.services.billing.records import encode_reservation
 from api.services.billing.top_up import TopUpRefused, top_up
 from api.services.configuration import fallback_rules as rules
 from api.services.model_name import ModelName
+from api.upstream.base import RelayMode
 from api.upstream.errors import RelayError
 
 log = logging.getLogger("api.relay")
@@ -46,10 +47,12 @@ def chain_of(job: Job) -> Chain | None:
     """The request's chain, or None (the client's fields taken out of the body either way)."""
     body, inbound = job.body, job.inbound
     client: list[str] | None = None
-    if any(name in body for name in CLIENT_FIELDS):
-        client = _client_models(body)
-    if inbound is not None and any(name in inbound.body for name in CLIENT_FIELDS):
-        client = _client_models(inbound.body) or client
+    if job.mode == RelayMode.CHAT:  # chat completions, and the Messages and Responses formats
+        if "models" in body or "fallbacks" in body or "route" in body:
+            client = _client_models(body)
+        if inbound is not None and ("models" in inbound.body or "fallbacks" in inbound.body
+                                    or "route" in inbound.body):
+            client = _client_models(inbound.body) or client
     if job.form is not None or job.task:
         return None
     if client:
@@ -172,7 +175,10 @@ async def relay_with_fallbacks(job: Job, route: Route) -> Outcome:
             if following is None or not await _move(job, chain, reason or "", raw, following):
                 _note(job, chain)
                 raise
-            job.channel = first_channel(job, route)
+            job.channel = pick(job, route)  # the model's own channels (a session's pin was the other model's)
+            if job.channel is None:  # they went in the meantime
+                _note(job, chain)
+                raise
 
 
 def _keeping(route: Route, chain: Chain) -> Route:
@@ -191,7 +197,7 @@ async def _move(job: Job, chain: Chain, reason: str, err: RelayError, model: str
     balance cannot cover it, or the reservation is not the one admitted)."""
     charge, facts = job.charge, job.facts
     assert charge is not None and facts is not None
-    asked = job.model
+    asked, price = job.model, job.price
     rename(job, model)
     job.price = price_of(job)
     pre = billing.pre(job)
@@ -204,6 +210,7 @@ async def _move(job: Job, chain: Chain, reason: str, err: RelayError, model: str
     except TopUpRefused as refused:
         log.info("request %s: fallback from %s to %s not tried (%s)", facts.request_id, asked, model, refused.reason)
         rename(job, asked)
+        job.price = price
         return False
     job.pre, job.facts = charge.pre, fresh
     job.name = ModelName(asked)  # said under the model passed over

@@ -18,7 +18,7 @@ from api.upstream.catalogue import ChannelType
 from models import Log, User
 from models.enums import LogType
 from tests.api.test_error_logs import written
-from tests.relay.fakes import add_channel, drain, make_key
+from tests.relay.fakes import add_channel, drain, live_balance, make_key
 from tests.sdk.channels import Usage
 from tests.sdk.conftest import START_QUOTA, Relay, options_of
 from tests.upstream.providers.claude.fake_anthropic import FakeClaude
@@ -346,3 +346,22 @@ async def test_a_thinking_tool_loop_falls_back_for_one_turn_and_returns_to_claud
     assert [log.model_name for log in logs] == (["gpt-5", "claude-opus-5-5"] if down == 1 else
                                                 ["claude-opus-5-5", "gpt-5"])
     assert balance == START_QUOTA - sum(log.quota for log in logs)
+
+
+async def test_a_dearer_model_the_key_cannot_cover_is_not_tried_and_all_is_refunded(relay: Relay, serve: Serve) -> None:
+    seen: list[str] = []
+    await add_channel(relay.gateway, None, models="deepseek-reasoner", type=int(ChannelType.OPENAI), key="sk-d",
+                      base_url=await serve(failing(503, OPENAI_500, seen)), name="down")
+    fake = FakeOpenAI()
+    await add_channel(relay.gateway, None, models="claude-opus-5-5", type=int(ChannelType.OPENAI), key=fake.key,
+                      base_url=await serve(fake.app()), name="dear", model_mapping='{"claude-opus-5-5": "gpt-5"}')
+    await chains(relay, {"deepseek-reasoner": {"models": ["claude-opus-5-5"]}})
+    # deepseek-reasoner's pre-charge for 1000 output tokens fits in 600; claude-opus-5-5's (2.5 × 1000+) does not
+    token = await make_key(relay.user, remain_quota=600, unlimited=False)
+    with pytest.raises(openai.InternalServerError):
+        await client_of(relay, token.key).chat.completions.create(
+            model="deepseek-reasoner", max_tokens=1000, messages=[{"role": "user", "content": "x"}])
+    assert fake.seen == [] and len(seen) >= 1
+    await drain(relay.gateway)
+    assert (await User.get(id=relay.user.id)).quota == START_QUOTA
+    assert await live_balance(relay.gateway, relay.user.id, token.id) == 600
