@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from api.services.configuration.option_rules import DEFAULTS, parse_status_ranges
+from api.services.configuration.option_checks import parse_status_ranges
+from api.services.configuration.option_rules import DEFAULTS
 from api.upstream.blame import names_the_request
 from api.upstream.catalogue import provider
 from api.upstream.errors import RelayError

@@ -130,9 +130,10 @@ async def test_claude_opus_5_5_second_turn_carries_the_kept_thinking(gateway, cl
     assert replayed[-1]["type"] == "tool_use" and replayed[-1]["id"] == "toolu_01weather"
 
 
-async def test_claude_tool_turn_without_kept_thinking_is_refused_as_opus_5_5_refuses(gateway,
-                                                                                   claude: FakeClaude) -> None:
-    """What the kept state prevents (the fake is strict): the state gone, the second turn is refused."""
+async def test_claude_tool_turn_without_kept_thinking_goes_as_text(gateway, claude: FakeClaude) -> None:
+    """What the kept state spares (the fake refuses a tool turn without its thinking, as Opus 5.5
+    does): the state gone, the open tool turn and its result go to Claude as text, never with forged
+    thinking, and the second turn is answered."""
     user = await rich_user()
     token = await make_key(user)
     async with sdk(gateway, token) as client:
@@ -140,8 +141,12 @@ async def test_claude_tool_turn_without_kept_thinking_is_refused_as_opus_5_5_ref
         store = gateway.server.app[keys.STORE]
         await store.redis.delete(*[k async for k in store.redis.scan_iter(
             match=redis_keys.user_key(store, user.id, "rsn", CLAUDE_FAMILY, "*"))])
-        with pytest.raises(openai.BadRequestError, match="Expected `thinking` or `redacted_thinking`"):
-            await client.chat.completions.create(model=CLAUDE, messages=messages, tools=[WEATHER])
+        second = await client.chat.completions.create(model=CLAUDE, messages=messages, tools=[WEATHER])
+    assert second.choices[0].message.content == ANSWER
+    sent = claude.seen[1]["body"]["messages"]
+    assert [b["type"] for m in sent for b in m["content"]] == ["text", "text", "text"]
+    assert sent[1]["content"][0]["text"].startswith("[called the tool get_weather with {")
+    assert sent[2]["content"][0]["text"].startswith("[the tool get_weather returned: ")
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])

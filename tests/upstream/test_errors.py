@@ -11,7 +11,7 @@ from api.channels.error_rules import (
     should_retry_error,
     status_in_ranges,
 )
-from api.services.configuration.option_rules import parse_status_ranges
+from api.services.configuration.option_checks import parse_status_ranges
 from api.upstream.catalogue import ChannelType
 from api.upstream.errors import RelayError
 

@@ -26,6 +26,7 @@ from api.services.configuration.capability_lookup import capability
 from api.upstream import catalogue
 from api.upstream.errors import RelayError
 from api.upstream.provider import ANTHROPIC
+from api.upstream.providers.claude.messages import flatten_open_tool_turn
 from api.upstream.reasoning import is_sealed
 
 THINKING_BLOCKS = ("thinking", "redacted_thinking")
@@ -115,6 +116,14 @@ class AnthropicInbound(Inbound):
         self.notices.clear()
         body = self.body
         messages = without_foreign_state(body.get("messages"))
+        cap = capability(upstream_model)
+        if (cap.thinks_by_default and "none" not in cap.efforts
+                and lacks_leading_thinking(messages if messages is not None else body.get("messages") or [])):
+            # A model that always thinks refuses a tool turn without its thinking (another model answered
+            # it, after a fallback): that turn and its results go as text, never with forged thinking.
+            self.notices.append("thinking")
+            flat = flatten_open_tool_turn(messages if messages is not None else list(body.get("messages") or ()))
+            return {**body, "model": upstream_model, "messages": flat}
         if messages is None:
             return body if body.get("model") == upstream_model else {**body, "model": upstream_model}
         out = {**body, "model": upstream_model, "messages": messages}

@@ -9,7 +9,15 @@ import orjson
 from api.errors import ApiError
 from api.services.configuration import default_prices as pricing
 from api.services.configuration import fallback_rules
-from api.services.configuration.capability_lookup import validate_overrides
+from api.services.configuration.option_checks import (
+    check_chats,
+    check_currency,
+    check_export_time,
+    check_model_capabilities,
+    check_ratio_map,
+    check_status_ranges,
+    check_usable_groups,
+)
 from api.services.configuration.realtime_prices import (
     DEFAULT_AUDIO_CACHE_RATIO,
     DEFAULT_AUDIO_COMPLETION_RATIO,
@@ -270,83 +278,14 @@ def is_bool_option(key: str) -> bool:
     return key.endswith("Enabled")
 
 
-def _parse_json(key: str, value: str) -> object:
-    try:
-        return orjson.loads(value)
-    except orjson.JSONDecodeError as exc:
-        raise ApiError("option_invalid_json", key=key) from exc
-
-
-def _check_ratio_map(key: str, value: str) -> None:
-    data = _parse_json(key, value)
-    if not isinstance(data, dict) or not all(
-        isinstance(v, int | float) and not isinstance(v, bool) and v >= 0 for v in data.values()
-    ):
-        raise ApiError("option_ratio_map", key=key)
-
-
-def _check_usable_groups(key: str, value: str) -> None:
-    data = _parse_json(key, value)
-    if not isinstance(data, dict) or not all(isinstance(v, str) for v in data.values()):
-        raise ApiError("option_invalid_json", key=key)
-
-
-def _check_chats(key: str, value: str) -> None:
-    data = _parse_json(key, value)
-    if not isinstance(data, list) or not all(
-        isinstance(item, dict) and all(isinstance(v, str) for v in item.values()) for item in data
-    ):
-        raise ApiError("option_chats")
-
-
-def _check_currency(key: str, value: str) -> None:
-    if len(value) != 3 or not value.isascii() or not value.isalpha() or value != value.lower():
-        raise ApiError("option_currency", key=key)
-
-
-def _check_export_time(key: str, value: str) -> None:
-    if value not in {"hour", "day", "week"}:
-        raise ApiError("option_data_export_time")
-
-
-def parse_status_ranges(spec: str) -> tuple[tuple[int, int], ...]:
-    """`"401-407,429,500-503"` → ((401, 407), (429, 429), (500, 503)). Raises ValueError if malformed."""
-    ranges: list[tuple[int, int]] = []
-    for part in spec.replace(" ", "").split(","):
-        if not part:
-            continue
-        low, sep, high = part.partition("-")
-        start, end = int(low), int(high) if sep else int(low)
-        if not (100 <= start <= end <= 599):
-            raise ValueError(f"invalid status code range {part!r}")
-        ranges.append((start, end))
-    return tuple(ranges)
-
-
-def _check_status_ranges(key: str, value: str) -> None:
-    try:
-        parse_status_ranges(value)
-    except ValueError as exc:
-        raise ApiError("option_status_ranges", key=key) from exc
-
-
-def _check_model_capabilities(key: str, value: str) -> None:
-    """What the capability table refuses, said (an empty value is no change to the table)."""
-    if not value:
-        return
-    problem = validate_overrides(_parse_json(key, value))
-    if problem is not None:
-        raise ApiError("option_model_capabilities", problem=problem)
-
-
 EXTRA_CHECKS: dict[str, Callable[[str, str], None]] = {
-    **{k: _check_ratio_map for k in JSON_OBJECT_OPTIONS},
-    "UserUsableGroups": _check_usable_groups,
-    "Chats": _check_chats,
-    "DataExportDefaultTime": _check_export_time,
-    "StripeCurrency": _check_currency,
-    "AutomaticRetryStatusCodes": _check_status_ranges,
-    "ModelCapabilities": _check_model_capabilities,
+    **{k: check_ratio_map for k in JSON_OBJECT_OPTIONS},
+    "UserUsableGroups": check_usable_groups,
+    "Chats": check_chats,
+    "DataExportDefaultTime": check_export_time,
+    "StripeCurrency": check_currency,
+    "AutomaticRetryStatusCodes": check_status_ranges,
+    "ModelCapabilities": check_model_capabilities,
     **fallback_rules.CHECKS,
 }
 

@@ -18,6 +18,7 @@ from api.upstream.base import RelayMeta
 from api.upstream.providers.claude import controls
 from api.upstream.providers.claude.messages import (
     convert_messages,
+    flatten_open_tool_turn,
     open_tool_turn_lacks_thinking,
     strip_thinking,
     takes_system_messages,
@@ -52,8 +53,13 @@ def convert_request(req: Mapping[str, Any], meta: RelayMeta, platform: Platform 
     thinking = controls.thinking_of(req, cap, drop, model_default=meta.inbound == "anthropic")
     # Adaptive thinking may skip a turn's thinking (build-with-claude/adaptive-thinking), so only a
     # budget's turns must come back with theirs.
-    if thinking.budget is not None and open_tool_turn_lacks_thinking(messages):
-        thinking = controls.switched_off(drop)
+    if open_tool_turn_lacks_thinking(messages):
+        if thinking.budget is not None:
+            thinking = controls.switched_off(drop)
+        elif thinking.on and cap.thinks_by_default:
+            # A 5.x model thinks every turn and refuses a tool turn without its thinking (another
+            # model's answer, or a client that dropped it with no kept state): that turn goes as text.
+            messages = flatten_open_tool_turn(messages)
     if not thinking.on:
         messages = strip_thinking(messages)
     body: dict[str, Any] = {"model": model, "messages": messages,

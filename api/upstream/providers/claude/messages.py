@@ -17,6 +17,8 @@ import binascii
 from collections.abc import Callable, Mapping
 from typing import Any
 
+import orjson
+
 from api.upstream.errors import RelayError
 from api.upstream.payloads import call_arguments
 from api.upstream.reasoning import is_sealed
@@ -297,4 +299,43 @@ def open_tool_turn_lacks_thinking(messages: list[dict[str, Any]]) -> bool:
             calls = any(b["type"] == "tool_use" for b in content)
             return calls and content[0]["type"] not in ("thinking", "redacted_thinking")
     return False
+
+
+def flatten_open_tool_turn(messages: list[Any]) -> list[Any]:
+    """The last assistant turn's tool calls, and the results that answer them, as plain text: a turn
+    another model answered (a fallback) or whose thinking the client dropped carries no thinking of
+    Claude's, and a model that thinks every turn refuses such a tool turn; as text it is history, which
+    every model accepts (thinking never goes back forged). The messages before it are untouched."""
+    last = next((i for i in range(len(messages) - 1, -1, -1)
+                 if isinstance(messages[i], Mapping) and messages[i].get("role") == "assistant"), None)
+    if last is None or not isinstance(messages[last].get("content"), list):
+        return messages
+    names: dict[str, str] = {}
+    content: list[Block] = []
+    for block in messages[last]["content"]:
+        if isinstance(block, Mapping) and block.get("type") == "tool_use":
+            names[str(block.get("id"))] = str(block.get("name"))
+            arguments = orjson.dumps(block.get("input") or {}).decode()
+            content.append({"type": "text", "text": f"[called the tool {block.get('name')} with {arguments}]"})
+        else:
+            content.append(block)
+    out = [*messages[:last], {**messages[last], "content": content}]
+    for message in messages[last + 1:]:
+        if not isinstance(message, Mapping) or not isinstance(message.get("content"), list):
+            out.append(message)
+            continue
+        blocks: list[Block] = []
+        for block in message["content"]:
+            if not isinstance(block, Mapping) or block.get("type") != "tool_result":
+                blocks.append(block)
+                continue
+            name = names.get(str(block.get("tool_use_id")), "tool")
+            result = block.get("content")
+            parts = [result] if isinstance(result, str) else [
+                str(b.get("text", "")) for b in result or () if isinstance(b, Mapping) and b.get("type") == "text"]
+            blocks.append({"type": "text", "text": f"[the tool {name} returned: {' '.join(parts)}]"})
+            if isinstance(result, list):
+                blocks.extend(b for b in result if isinstance(b, dict) and b.get("type") in ("image", "document"))
+        out.append({**message, "content": blocks})
+    return out
 

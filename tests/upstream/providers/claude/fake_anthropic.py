@@ -12,6 +12,7 @@ With a `script`, what it answers comes from the script (tests/upstream/providers
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -44,6 +45,7 @@ FIELDS = {"model", "messages", "max_tokens", "system", "metadata", "stop_sequenc
 PLATFORM_FIELDS = {"anthropic": FIELDS, "bedrock": (FIELDS - {"model", "stream"}) | {"anthropic_version",
                                                                                     "anthropic_beta"},
                    "vertex": (FIELDS - {"model"}) | {"anthropic_version"}}
+HISTORY_RESULT = re.compile(r"\[the tool \S+ returned: (.*)\]$", re.S)  # how the gateway tells one
 BLOCK_TYPES = {"text", "image", "document", "search_result", "tool_use", "tool_result", "thinking",
                "redacted_thinking", "server_tool_use", "web_search_tool_result"}
 def _text_of(content: Any) -> list[str]:
@@ -265,6 +267,8 @@ class FakeClaude:
                 for block in content if isinstance(content, list) else ():
                     if block.get("type") == "tool_result":
                         view.tool_results.append("".join(_text_of(block.get("content"))))
+                    elif block.get("type") == "text" and (said := HISTORY_RESULT.match(block.get("text") or "")):
+                        view.tool_results.append(said.group(1))  # a result told as history is read as one
                 view.user_texts.extend(t for t in _text_of(content) if t)
         return self.script(view)
 
