@@ -6,11 +6,11 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+from collections import Counter
 from dataclasses import dataclass
 
 import aiohttp
 import orjson
-from aiohttp import web
 
 from api import keys
 from api.relay.load import Load, inflight_totals
@@ -85,47 +85,58 @@ async def test_a_killed_process_stops_counting(gateway, api_process, upstreams) 
             pass  # the process died with the request
 
 
-@dataclass
-class SlowUpstream(FakeUpstream):
-    delay: float = 0.0
-
-    async def chat(self, request: web.Request) -> web.StreamResponse:
-        await asyncio.sleep(self.delay)
-        return await super().chat(request)
-
-
-async def slow_upstream(aiohttp_server, delay: float) -> SlowUpstream:
-    fake = SlowUpstream(delay=delay)
-    fake.server = await aiohttp_server(fake.app())
-    return fake
-
-
-async def share_of_slow(gateway, aiohttp_server, least_busy: bool) -> float:
-    fast, slow = await slow_upstream(aiohttp_server, 0.01), await slow_upstream(aiohttp_server, 0.05)
-    await add_channel(gateway, fast, name="fast")
-    await add_channel(gateway, slow, name="slow")
+async def share_of_slow(gateway, upstreams, monkeypatch, least_busy: bool, ttfb: tuple[float, float] = (0.01, 0.01),
+                        held_on_slow: int = 0) -> float:
+    """The slow channel's share of 200 requests sent one after another, the channels' measured state
+    set here: `ttfb` (fast, slow) as the chooser's averages, `held_on_slow` requests in flight on the
+    slow channel (another process's). Each answer's own time to first byte is counted, not averaged
+    in: how fast this machine happens to be does not move the state the choice is made from."""
+    fast, slow = await upstreams(), await upstreams()
+    fast_channel = await add_channel(gateway, fast, name="fast")
+    slow_channel = await add_channel(gateway, slow, name="slow")
     await set_option(gateway, "ChannelAffinityEnabled", "false")
     await set_option(gateway, "ChannelLeastBusyEnabled", "true" if least_busy else "false")
     token = await make_key(await rich_user())
-
-    async def client() -> None:  # each client sends its next request when the last one is answered
-        for _ in range(50):
+    load = relay_of(gateway).load
+    load.observe(fast_channel.id, ttfb[0])
+    load.observe(slow_channel.id, ttfb[1])
+    measured: list[int] = []
+    monkeypatch.setattr(load, "observe", lambda channel_id, seconds: measured.append(channel_id))
+    for _ in range(held_on_slow):
+        load.begin(slow_channel.id)
+    try:
+        for _ in range(200):
             resp = await gateway.post("/v1/chat/completions", json=BODY, headers=headers_for(token))
             assert resp.status == 200
             await resp.read()
-
-    await asyncio.gather(*(client() for _ in range(4)))
+    finally:
+        for _ in range(held_on_slow):
+            load.end(slow_channel.id)
+    # answers' times to first byte were measured, each on the channel that gave it (a non-streamed
+    # answer within a millisecond has no time to first byte and is not measured)
+    counted = Counter(measured)
+    assert measured and set(counted) <= {fast_channel.id, slow_channel.id}, counted
+    assert counted[fast_channel.id] <= len(fast.seen) and counted[slow_channel.id] <= len(slow.seen), counted
+    assert (load.latency(fast_channel.id), load.latency(slow_channel.id)) == ttfb
     return len(slow.seen) / (len(slow.seen) + len(fast.seen))
 
 
-async def test_least_busy_sends_less_to_a_channel_five_times_slower(gateway, aiohttp_server) -> None:
-    share = await share_of_slow(gateway, aiohttp_server, least_busy=True)
-    # Even weights: half each by weight alone; least-busy leaves the slow channel well under a third.
+# Even weights: half each by weight alone. Least-busy divides each weight by (in flight + 1) × time to
+# first byte, so a channel five times slower, or with four requests in flight beside an idle one, gets
+# a sixth (expected 33 of 200; 60 is five standard deviations above).
+async def test_least_busy_sends_less_to_a_channel_five_times_slower(gateway, upstreams, monkeypatch) -> None:
+    share = await share_of_slow(gateway, upstreams, monkeypatch, least_busy=True, ttfb=(0.01, 0.05))
     assert share < 0.30, share
 
 
-async def test_without_least_busy_the_weights_alone_decide(gateway, aiohttp_server) -> None:
-    share = await share_of_slow(gateway, aiohttp_server, least_busy=False)
+async def test_least_busy_sends_less_to_a_channel_with_requests_in_flight(gateway, upstreams, monkeypatch) -> None:
+    share = await share_of_slow(gateway, upstreams, monkeypatch, least_busy=True, held_on_slow=4)
+    assert share < 0.30, share
+
+
+async def test_without_least_busy_the_weights_alone_decide(gateway, upstreams, monkeypatch) -> None:
+    share = await share_of_slow(gateway, upstreams, monkeypatch, least_busy=False, ttfb=(0.01, 0.05),
+                                held_on_slow=4)
     assert 0.38 < share < 0.62, share
 
 
