@@ -139,10 +139,8 @@ def long_headers(lines: int, length: int) -> tuple[bytes, dict[str, str]]:
 async def test_forms_and_keyed_bombs_do_not_stall_a_real_api_process(client, api_process) -> None:
     """With a key: forms of 20,000 one-byte fields on each multipart route, forms of long part
     headers, and ten gzip bombs at the relay's JSON routes (64 KB inflating to 63 MB each), all at
-    once: refused, and /healthz keeps answering: the loop busy under 2 s of CPU before 99% of the
-    probes, while the forms alone, parsed on the loop, stalled it 30 s and more. (Quiet, it is under
-    0.1 s; a probe may wait behind one read of each of the 22 attacking connections, a few tens of
-    milliseconds each, and a busy machine lets more of them be ready at once.)"""
+    once: refused, and /healthz keeps answering (the loop busy under 0.5 s of CPU before 99% of the
+    probes, about 0.1 s measured, while the forms alone, parsed on the loop, stalled it 30 s and more)."""
     proc, base = await api_process()
     token = await make_key(await rich_user())
     key = headers_for(token)
@@ -166,5 +164,5 @@ async def test_forms_and_keyed_bombs_do_not_stall_a_real_api_process(client, api
     print(f"/healthz during the keyed attack: {figures}; answers {sorted(statuses)}")
     assert statuses[:2 * len(forms)] == [400] * 2 * len(forms)
     assert statuses[2 * len(forms):] == [413] * 10
-    assert p99 < 2.0, figures
+    assert p99 < 0.5, figures
     assert proc.proc.poll() is None
