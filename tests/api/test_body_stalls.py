@@ -97,15 +97,15 @@ async def post(http_client: aiohttp.ClientSession, url: str, data: bytes, header
 
 async def test_the_attacks_do_not_stall_a_real_api_process(client, api_process) -> None:
     """Ten anonymous gzip bombs at the console's login and ten at the relay, and large token counts,
-    all at once: /healthz keeps answering (the loop busy under a second of CPU before 99% of the
-    probes: a count done on the event loop is a second or more of its CPU), the bodies are refused,
-    memory stays flat."""
+    all at once: /healthz keeps answering (the loop busy under 0.25 s of CPU before 99% of the
+    probes, about 0.06 s measured: a count done on the event loop is 0.35 s or more of its CPU), the
+    bodies are refused, memory stays flat."""
     proc, base = await api_process()
     token = await make_key(await rich_user())
     pid = proc.proc.pid
     before = peak_rss(pid)
     count_body = orjson.dumps({"model": "claude-sonnet-4-5", "messages": [
-        {"role": "user", "content": "word " * 2_200_000}]})  # 11 MB of text: ~1 s of counting each
+        {"role": "user", "content": "word " * 2_200_000}]})  # 11 MB of text: ~0.35 s of counting each
     count_headers = {"x-api-key": f"sk-{token.key}", "anthropic-version": "2023-06-01",
                      "Content-Type": "application/json"}
     statuses: list[int]
@@ -119,7 +119,7 @@ async def test_the_attacks_do_not_stall_a_real_api_process(client, api_process) 
           f"count answers {sorted(statuses[20:])}")
     assert statuses[:10] == [413] * 10 and statuses[10:20] == [401] * 10
     assert set(statuses[20:]) <= {200, 429} and 200 in statuses[20:]
-    assert p99 < 1.0, figures
+    assert p99 < 0.25, figures
     assert grown < 400 * MIB
 
 
