@@ -29,6 +29,7 @@ import time
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from api.relay.inbound.anthropic_render import answer_usage
 from api.relay.inbound.base import Inbound, StreamWriter
 from api.relay.inbound.responses_input import SUMMARY_PREFIX, read_items
 from api.relay.inbound.responses_output import INCOMPLETE, output_items, text_of, usage_of
@@ -176,10 +177,10 @@ class ResponsesInbound(Inbound):
     def render(self, answer: Mapping[str, Any]) -> dict[str, Any]:
         choice = (answer.get("choices") or [{}])[0]
         reason = INCOMPLETE.get(choice.get("finish_reason") or "")
+        usage = answer_usage(answer["usage"]) if TokenUsage.from_openai(answer.get("usage")) is not None else None
         return self.envelope(str(answer.get("model") or self.body.get("model")),
                              "incomplete" if reason else "completed",
-                             output_items(choice.get("message") or {}, self.tools),
-                             TokenUsage.from_openai(answer.get("usage")), reason)
+                             output_items(choice.get("message") or {}, self.tools), usage, reason)
 
     def writer(self, model: str, prompt_tokens: int) -> StreamWriter:
         return self.stream_writer(model)

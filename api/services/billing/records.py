@@ -71,8 +71,10 @@ class TokenUsage:
             "completion_tokens": self.completion_tokens,
             "total_tokens": self.total_tokens,
         }
-        if self.cached_tokens:
+        if self.cached_tokens or self.cache_creation_tokens:
             usage["prompt_tokens_details"] = {"cached_tokens": self.cached_tokens}
+        if self.cache_creation_tokens:  # openai-python types/completion_usage.py
+            usage["prompt_tokens_details"]["cache_write_tokens"] = self.cache_creation_tokens
         if self.reasoning_tokens:
             usage["completion_tokens_details"] = {"reasoning_tokens": self.reasoning_tokens}
         return usage

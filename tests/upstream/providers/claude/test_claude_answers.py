@@ -58,7 +58,7 @@ def test_answer_thinking_blocks_citations_and_server_tools() -> None:
         "start_index": 0, "end_index": len("It is sunny."), "url": SEARCH_URL, "title": SEARCH_TITLE}}]
     assert "tool_calls" not in message and answer["choices"][0]["finish_reason"] == "stop"
     assert usage is not None and usage.cache_creation_1h_tokens == 200
-    assert answer["usage"]["prompt_tokens_details"] == {"cached_tokens": 1000}
+    assert answer["usage"]["prompt_tokens_details"] == {"cached_tokens": 1000, "cache_write_tokens": 300}
 
 
 def test_answer_tool_call_after_thinking() -> None:

@@ -160,6 +160,26 @@ async def test_responses_client_to_a_claude_channel(gateway, claude) -> None:
     assert await charged(gateway, user) == [(PROMPT, 12, charge(gateway, model))]
 
 
+async def test_non_streamed_chat_and_responses_report_the_cache_writes(gateway, claude) -> None:
+    model = "claude-sonnet-5-5"
+    fake = await claude()
+    await add_channel(gateway, None, models=model, type=int(ChannelType.ANTHROPIC), base_url=fake.url, key=fake.key)
+    await priced(gateway, model)
+    user = await rich_user()
+    token = await make_key(user)
+    async with openai_sdk(gateway, token) as client:
+        chat = await client.chat.completions.create(model=model, messages=[{"role": "user", "content": "Hi"}])
+        response = await client.responses.create(model=model, input="Hi")
+    assert chat.usage is not None and chat.usage.prompt_tokens_details is not None
+    assert chat.usage.prompt_tokens == PROMPT and chat.usage.prompt_tokens_details.cached_tokens == 1000
+    assert chat.usage.prompt_tokens_details.cache_write_tokens == 300
+    assert response.usage is not None and response.usage.input_tokens == PROMPT
+    details = response.usage.input_tokens_details
+    assert (details.cached_tokens, details.cache_write_tokens) == (1000, 300)
+    # (40 + 1000 × 0.1 + 100 × 1.25 + 200 × 2 + 12 × 5) × 2 = 1450, as before the writes were shown
+    assert await charged(gateway, user) == [(PROMPT, 12, 1450)] * 2
+
+
 async def test_gemini_client_to_a_claude_channel(gateway, claude) -> None:
     model = "claude-opus-4-7"
     fake = await claude()
