@@ -1,11 +1,11 @@
 # ruff: noqa: F811  (pytest fixtures imported from tests.relay.fakes are test parameters)
-"""A Codex-shaped Responses request (its tools: a function, the freeform apply_patch, an MCP
-namespace, hosted web search, tools in an `additional_tools` item; reasoning summaries and
-encrypted content asked for, nothing stored) through the openai SDK to a Claude channel (the strict
-FakeClaude) and a Gemini 3 channel (the strict FakeGemini), streamed and not: a two-turn tool loop
-whose second request sends back the reasoning items with their encrypted_content, so Claude gets its
-signed thinking block back before its tool call and Gemini the signature it issued on its call.
-Every charge checked to the unit."""
+"""A Codex-shaped Responses request (its tools: a function, the freeform apply_patch, an MCP namespace,
+hosted web search, tools in an `additional_tools` item, or code mode's one freeform `exec` tool;
+reasoning summaries and encrypted content asked for, nothing stored) through the openai SDK to a
+Claude channel (the strict FakeClaude) and a Gemini 3 channel (the strict FakeGemini), streamed and
+not: a two-turn tool loop whose second request sends back the reasoning items with their
+encrypted_content, so Claude gets its signed thinking block back before its tool call and Gemini the
+signature it issued on its call. Every charge checked to the unit."""
 from __future__ import annotations
 
 import base64
@@ -172,3 +172,54 @@ async def test_codex_tool_loop_on_a_gemini_3_channel(gateway, aiohttp_server, st
     expected = pricing.settle_quota(price, 700, 35, cached_tokens=500)
     logs = await consume_logs(user)
     assert [(log.prompt_tokens, log.completion_tokens, log.quota) for log in logs] == [(700, 35, expected)] * 2
+
+
+# Codex's code mode (its default model's tools): one freeform `exec` tool that runs a JavaScript
+# script, declared in an `additional_tools` item, answered by `custom_tool_call` items whose
+# `input` is the script; the request's own `tools` empty.
+SCRIPT = 'const out = await tools.exec_command({cmd: "cat login.py"});\ntext(out);\n'
+CODE_MODE = {"type": "additional_tools", "role": "developer", "tools": [
+    {"type": "custom", "name": "exec", "description": "Run JavaScript in the code-mode runtime.",
+     "format": {"type": "grammar", "syntax": "lark", "definition": "start: SOURCE\nSOURCE: /(.|\\n)+/"}}]}
+CODE_PROMPT = [PROMPT[1], CODE_MODE]
+
+
+def code_script(view: AgentView) -> Turn:
+    """Run a script first; once its output is in, report it."""
+    if not view.tool_results:
+        return Turn(tool={"id": "toolu_01exec", "name": "exec", "input": {"input": SCRIPT}}, thinking=THOUGHT)
+    return Turn(text=f"login.py: {view.tool_results[-1]}", thinking="The script ran.")
+
+
+@pytest.mark.parametrize("stream", [False, True])
+async def test_codex_code_mode_exec_on_a_claude_channel(gateway, aiohttp_server, stream: bool) -> None:
+    claude = FakeClaude(script=code_script, usage={"input_tokens": 500, "output_tokens": 30,
+                                                   "cache_read_input_tokens": 200})
+    claude.server = await aiohttp_server(claude.app())
+    await add_channel(gateway, None, models=MODEL, type=int(ChannelType.ANTHROPIC), base_url=claude.url,
+                      key=claude.key)
+    user = await rich_user()
+    token = await make_key(user)
+    async with sdk(gateway, token) as client:
+        first = await send(client, {**codex_request(CODE_PROMPT, stream), "tools": []})
+        reasoning, call = first["output"]
+        result = {"type": "custom_tool_call_output", "call_id": call["call_id"],
+                  "output": [{"type": "input_text", "text": "def login(): return user"}]}
+        second = await send(client, {**codex_request([*CODE_PROMPT, reasoning, call, result], stream), "tools": []})
+
+    assert (call["type"], call["name"], call["input"], call["call_id"]) == (
+        "custom_tool_call", "exec", SCRIPT, "toolu_01exec")
+    assert second["status"] == "completed"
+    assert second["output"][-1]["content"][0]["text"] == "login.py: def login(): return user"
+    (declared,) = claude.seen[0]["body"]["tools"]
+    assert declared["name"] == "exec" and declared["input_schema"]["properties"] == {"input": {"type": "string"}}
+    assert "start: SOURCE" in declared["description"]
+    replayed = claude.seen[1]["body"]["messages"]
+    assert replayed[-2]["content"][-1] == {"type": "tool_use", "id": "toolu_01exec", "name": "exec",
+                                           "input": {"input": SCRIPT}}
+    assert replayed[-1]["content"][0]["tool_use_id"] == "toolu_01exec"
+    assert replayed[-1]["content"][0]["content"] == "def login(): return user"  # the script's output as text
+    await drain(gateway)
+    expected = pricing.settle_quota(pricing.resolve_price(MODEL), 700, 30, cached_tokens=200)
+    logs = await consume_logs(user)
+    assert [(log.prompt_tokens, log.completion_tokens, log.quota) for log in logs] == [(700, 30, expected)] * 2
