@@ -53,6 +53,7 @@ class GeminiAdaptor(EmbeddingsMixin, ImagesMixin, ImageEditsMixin, Adaptor):
     prepares: ClassVar[bool] = True
     completes: ClassVar[bool] = True
     reasoning_family: ClassVar[str] = GEMINI_FAMILY
+    tool_combination: ClassVar[bool] = True  # built-in tools beside functions (convert.py; not on Vertex AI)
 
     def __init__(self, meta: RelayMeta) -> None:
         super().__init__(meta)
@@ -122,7 +123,7 @@ class GeminiAdaptor(EmbeddingsMixin, ImagesMixin, ImageEditsMixin, Adaptor):
         return image_generation.join(raw, more)
 
     def convert_request(self, req: Mapping[str, Any]) -> dict[str, Any]:
-        return convert.convert_request(req, self.meta)
+        return convert.convert_request(req, self.meta, self.tool_combination)
 
     def convert_response(self, body: dict[str, Any]) -> tuple[dict[str, Any], TokenUsage | None]:
         return convert.convert_response(body, self.meta.name.answered)

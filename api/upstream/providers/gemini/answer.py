@@ -8,6 +8,9 @@
 - `groundingMetadata` of a Google Search answer → `annotations` (`url_citation`, OpenAI's shape; Gemini
   counts segment offsets in bytes, converted to characters): ai.google.dev/gemini-api/docs/google-search.
 - `inlineData` image parts → `message.images` (images.py: OpenRouter's shape).
+- `toolCall` / `toolResponse` parts (a built-in tool's own run, shown in the tool-combination mode:
+  ai.google.dev/gemini-api/docs/tool-combination) are left out: the search's result is in the text
+  and its groundingMetadata, and the internal form has no place to carry them back.
 - usageMetadata → usage: thoughts are completion tokens, `cachedContentTokenCount` (part of the prompt)
   the cache reads, tool-use prompt tokens part of the prompt; the IMAGE modality's counts of
   `promptTokensDetails` and `candidatesTokensDetails` (ai.google.dev/api/generate-content#UsageMetadata)
@@ -87,6 +90,8 @@ class Parts:
                 continue
             if "functionCall" in part:
                 self.calls.append(tool_call(first_call + len(self.calls), part))
+                continue
+            if "toolCall" in part or "toolResponse" in part:  # a built-in tool's own run (tool combination)
                 continue
             if "inlineData" in part:
                 image = image_entry(part)  # its signature stays on it

@@ -17,10 +17,12 @@ upstream model's capability row (`meta.cap`) allows, and notes in `meta` what it
   come back as reasoning_content.
 - Tools: functions → `functionDeclarations` (schema reduced), the hosted `web_search` tool →
   `googleSearch` (ai.google.dev/gemini-api/docs/google-search). Gemini runs a built-in tool beside
-  function declarations only in the tool-combination mode (`includeServerSideToolInvocations`, Gemini
-  3 only, with server-side tool parts to circulate: ai.google.dev/gemini-api/docs/tool-combination),
-  which the internal form cannot carry back: with functions present, web search is dropped with a
-  notice.
+  function declarations only in the tool-combination mode, "supported for Gemini 3 models only"
+  (ai.google.dev/gemini-api/docs/tool-combination), asked for with
+  `toolConfig.includeServerSideToolInvocations`, which Vertex AI does not take (googleapis
+  java-genai/kotlin-genai `ToolConfig.includeServerSideToolInvocations`: "not supported in Vertex
+  AI"): there both go together, the search's own `toolCall`/`toolResponse` parts left out of the
+  answer (answer.py); elsewhere, with functions present, web search is dropped with a notice.
 - Image output (images.py): `responseModalities` and `imageConfig` for Gemini's image models only.
 """
 from __future__ import annotations
@@ -177,8 +179,16 @@ def _tool_config(choice: Any) -> dict[str, Any] | None:
     return None
 
 
-def tools(req: Mapping[str, Any], meta: RelayMeta) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
-    """(tools, toolConfig) of the request."""
+def combines_tools(meta: RelayMeta, combination: bool) -> bool:
+    """Whether the target runs built-in tools beside functions: a Gemini 3 model (its row's thinking
+    levels), on an API that takes the combination's switch."""
+    return combination and meta.cap.reasoning == "gemini-level"
+
+
+def tools(req: Mapping[str, Any], meta: RelayMeta,
+          combination: bool = False) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """(tools, toolConfig) of the request; `combination`: the API takes built-in tools beside functions
+    for the models that do (see the module's docstring)."""
     raw = req.get("tools")
     declared: list[Any] = raw if isinstance(raw, list) else []
     functions = [t["function"] for t in declared if isinstance(t, Mapping) and t.get("type", "function") ==
@@ -190,23 +200,28 @@ def tools(req: Mapping[str, Any], meta: RelayMeta) -> tuple[list[dict[str, Any]]
         if isinstance(tool, Mapping) and tool.get("type") not in ("function", "web_search", None):
             meta.drop(f"tools.{tool.get('type')}")
     out: list[dict[str, Any]] = []
+    combined = bool(functions and searches) and combines_tools(meta, combination)
     if functions:
         out.append({"functionDeclarations": [_declaration(f) for f in functions]})
-        if searches:
+        if searches and not combined:
             meta.drop("tools.web_search")
-    elif searches:
+    if searches and (combined or not functions):
         out.append({"googleSearch": {}})
         for option in sorted({k for s in searches for k in s if k not in ("type", "name")}):
             meta.drop(f"tools.web_search.{option}")
     if req.get("parallel_tool_calls") is False:
         meta.drop("parallel_tool_calls")
-    return out, _tool_config(req.get("tool_choice")) if functions else None
+    config = _tool_config(req.get("tool_choice")) if functions else None
+    if combined:
+        config = {**(config or {}), "includeServerSideToolInvocations": True}
+    return out, config
 
 
 # -- the request ------------------------------------------------------------------------------------
 
 
-def convert_request(req: Mapping[str, Any], meta: RelayMeta) -> dict[str, Any]:
+def convert_request(req: Mapping[str, Any], meta: RelayMeta, combination: bool = False) -> dict[str, Any]:
+    """`combination`: the API takes built-in tools beside functions (the Gemini API; not Vertex AI)."""
     cap = meta.cap
     contents, system = convert_contents(req.get("messages"), meta.drop, cap.thought_signatures)
     body: dict[str, Any] = {"contents": contents, "safetySettings": SAFETY_SETTINGS}
@@ -222,7 +237,7 @@ def convert_request(req: Mapping[str, Any], meta: RelayMeta) -> dict[str, Any]:
         config["thinkingConfig"] = thinking
     if config:
         body["generationConfig"] = config
-    declared, tool_config = tools(req, meta)
+    declared, tool_config = tools(req, meta, combination)
     if declared:
         body["tools"] = declared
     if tool_config:

@@ -140,6 +140,7 @@ class _Vertex:
 class VertexGeminiAdaptor(_Vertex, GeminiAdaptor):
     publisher: ClassVar[str] = "google"
     completes: ClassVar[bool] = True
+    tool_combination: ClassVar[bool] = False  # no `includeServerSideToolInvocations` on Vertex AI
 
     def supports(self, mode: RelayMode) -> bool:
         return GeminiAdaptor.supports(self, mode)

@@ -14,11 +14,16 @@ Strict where Gemini is (each rule cites where the refusal is documented or repor
 - maxOutputTokens above the model's limit (ai.google.dev/gemini-api/docs/models);
 - Gemini 3 thought signatures: the first functionCall part of each step of the current turn must carry
   one the API issued, or the documented placeholder (ai.google.dev/gemini-api/docs/thought-signatures);
-- function responses answer every call of the step before them; googleSearch beside function
-  declarations (ai.google.dev/gemini-api/docs/tool-combination).
+- function responses answer every call of the step before them; a built-in tool (googleSearch) beside
+  function declarations: refused before Gemini 3, and on Gemini 3 without
+  `toolConfig.includeServerSideToolInvocations` ("supported for Gemini 3 models only":
+  ai.google.dev/gemini-api/docs/tool-combination; the messages as reported below); that switch on
+  Vertex AI's paths ("not supported in Vertex AI": googleapis java-genai `ToolConfig`).
 Answers: the `script` hook (tests/upstream/providers/agent_script.py) or the fixed reply/thought/call, with a
 thoughtSignature on every functionCall part (and on the last part when a Gemini 3 model thinks),
-groundingMetadata when googleSearch is declared, and usageMetadata.
+groundingMetadata when googleSearch is declared, the search's own `toolCall` and `toolResponse` parts
+first in the tool-combination mode (their shape: google-genai's `types.ToolCall`/`ToolResponse`,
+tool type GOOGLE_SEARCH_WEB), and usageMetadata.
 """
 from __future__ import annotations
 
@@ -37,7 +42,7 @@ REPLY = "Hello from Gemini, streamed in parts."
 REQUEST_FIELDS = {"contents", "tools", "toolConfig", "safetySettings", "systemInstruction", "generationConfig",
                   "cachedContent", "labels"}
 PART_DATA = {"text", "inlineData", "fileData", "functionCall", "functionResponse", "executableCode",
-             "codeExecutionResult"}
+             "codeExecutionResult", "toolCall", "toolResponse"}
 PART_FIELDS = PART_DATA | {"thought", "thoughtSignature", "videoMetadata", "mediaResolution"}
 GENERATION_FIELDS = {"stopSequences", "responseMimeType", "responseSchema", "responseJsonSchema", "responseModalities",
                      "candidateCount", "maxOutputTokens", "temperature", "topP", "topK", "seed", "presencePenalty",
@@ -359,6 +364,17 @@ class FakeGemini:
             parts[-1]["thoughtSignature"] = self.sign()
         return parts
 
+    def server_side(self, body: dict[str, Any]) -> list[dict[str, Any]]:
+        """The search's run as the tool-combination mode shows it (a signature of its own on the call)."""
+        if not (body.get("toolConfig") or {}).get("includeServerSideToolInvocations") or \
+                not any("googleSearch" in t for t in body.get("tools") or ()):
+            return []
+        signature = base64.b64encode(f"fake-gemini-search-{len(self.issued)}".encode()).decode()
+        self.issued.add(signature)
+        search = {"id": "srv-1", "toolType": "GOOGLE_SEARCH_WEB"}
+        return [{"toolCall": {**search, "args": {"queries": ["hello"]}}, "thoughtSignature": signature},
+                {"toolResponse": {**search, "response": {"results": [{"url": "https://example.org/hello"}]}}}]
+
     def answer(self, parts: list[dict[str, Any]], finish: str | None, usage: bool,
                grounding: dict[str, Any] | None = None) -> dict[str, Any]:
         candidate: dict[str, Any] = {"content": {"role": "model", "parts": parts}, "index": 0}
@@ -399,10 +415,14 @@ class FakeGemini:
             return web.json_response({"embeddings": [{"values": [0.1 * i, 0.2]} for i, _ in
                                                      enumerate(body["requests"])]})
         problem = self.problem(canonical(body), model)
+        if not problem and request.path.startswith("/v1/projects/") and \
+                "includeServerSideToolInvocations" in (canonical(body).get("toolConfig") or {}):
+            problem = unknown("include_server_side_tool_invocations", "tool_config")  # "not supported in Vertex AI"
         if problem:
             return self.error(400, "INVALID_ARGUMENT", problem)
         turn = self.turn(canonical(body))
         parts = self.parts(turn, model)
+        parts = [*self.server_side(canonical(body)), *parts]  # signed after the answer's own parts
         grounding = self.grounding(canonical(body), turn.text)
         if action == "generateContent":
             return web.json_response(self.answer(parts, "STOP", True, grounding))

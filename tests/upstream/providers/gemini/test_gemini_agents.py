@@ -125,6 +125,35 @@ async def test_anthropic_sdk_tool_loop_as_claude_code(gateway, gemini: FakeGemin
     await assert_replayed_and_billed(gateway, gemini, user)
 
 
+async def test_claude_code_web_search_beside_its_tools(gateway, gemini: FakeGemini) -> None:
+    """Claude Code declares Anthropic's web search server tool with its own tools on every request:
+    Gemini 3 gets googleSearch and the functions together (the tool-combination mode); the search's
+    own toolCall/toolResponse parts stay out of the answer; only the search's cap is said left out."""
+    user = await rich_user()
+    token = await make_key(user)
+    tools = [{"name": "Bash", "description": "Run a shell command", "input_schema": BASH_SCHEMA},
+             {"type": "web_search_20250305", "name": "web_search", "max_uses": 8}]
+    request: dict[str, Any] = {"model": MODEL, "max_tokens": 8192, "tools": tools, "thinking": {"type": "adaptive"}}
+    async with anthropic.AsyncAnthropic(base_url=str(gateway.make_url("")), api_key=f"sk-{token.key}",
+                                        max_retries=0) as client:
+        messages: list[Any] = [{"role": "user", "content": QUESTION}]
+        raw = await client.messages.with_raw_response.create(messages=messages, **request)
+        first = await raw.parse()
+        call = next(b for b in first.content if b.type == "tool_use")
+        messages += [{"role": "assistant", "content": first.content},
+                     {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call.id, "content": LISTING}]}]
+        second = await client.messages.create(messages=messages, **request)
+    assert [b.type for b in first.content] == ["thinking", "tool_use"] and call.name == "Bash"
+    assert "".join(b.text for b in second.content if b.type == "text") == ANSWER
+    assert raw.headers["X-Gateway-Dropped"] == "tools.web_search.max_uses"  # the search kept, its cap said
+    for seen in gemini.seen:
+        assert [list(tool) for tool in seen["body"]["tools"]] == [["functionDeclarations"], ["googleSearch"]]
+        assert seen["body"]["toolConfig"]["includeServerSideToolInvocations"] is True
+    replayed = [p for c in gemini.seen[1]["body"]["contents"] if c["role"] == "model" for p in c["parts"]]
+    assert not [p for p in replayed if "toolCall" in p or "toolResponse" in p]
+    await assert_replayed_and_billed(gateway, gemini, user)
+
+
 async def test_responses_tool_loop_stateless(gateway, gemini: FakeGemini) -> None:
     user = await rich_user()
     token = await make_key(user)
@@ -169,5 +198,7 @@ async def test_web_search_with_citations_and_what_was_left_out(gateway, gemini: 
         "url": "https://example.org/hello", "title": "example.org", "start_index": 0, "end_index": 5}}]
     assert gemini.seen[0]["body"]["tools"] == [{"googleSearch": {}}]
     assert searched.headers["X-Gateway-Dropped"] == "max_tokens above 65536"
-    assert both.headers["X-Gateway-Dropped"] == "logit_bias,max_tokens above 65536,tools.web_search"
-    assert [list(t) for t in gemini.seen[1]["body"]["tools"]] == [["functionDeclarations"]]
+    # Gemini 3 searches beside functions in the tool-combination mode: both sent, nothing said
+    assert both.headers["X-Gateway-Dropped"] == "logit_bias,max_tokens above 65536"
+    assert [list(t) for t in gemini.seen[1]["body"]["tools"]] == [["functionDeclarations"], ["googleSearch"]]
+    assert gemini.seen[1]["body"]["toolConfig"] == {"includeServerSideToolInvocations": True}

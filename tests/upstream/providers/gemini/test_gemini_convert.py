@@ -40,10 +40,10 @@ def meta(model: str = PRO, **fields: Any) -> RelayMeta:
     return RelayMeta(1, int(ChannelType.GEMINI), "k", name=ModelName(upstream=model), **fields)
 
 
-def converted(req: dict[str, Any], model: str = PRO) -> tuple[dict[str, Any], list[str]]:
+def converted(req: dict[str, Any], model: str = PRO, combination: bool = False) -> tuple[dict[str, Any], list[str]]:
     """(the body, the notices), after checking that the strict fake takes the body."""
     m = meta(model)
-    body = convert_request(req, m)
+    body = convert_request(req, m, combination)
     fake = FakeGemini()
     fake.issued |= {"sig-call", "sig-text", "sig-old"}
     assert fake.problem(canonical(body), model) is None, body
@@ -188,6 +188,25 @@ def test_schema_references_unions_and_tuples() -> None:
     assert reduced["properties"]["level"] == {"description": "(one of: 1, 2, 3)"}
     assert reduced["properties"]["bag"] == {"type": "array", "items": {"type": "string"},
                                             "description": "(items of any type) (items must be unique)"}
+
+
+@pytest.mark.parametrize(("model", "combination", "combined"), [
+    (PRO, True, True), ("gemini-3.1-flash-lite-preview", True, True),
+    ("gemini-2.5-pro", True, False),  # the combination is for Gemini 3 models only
+    (PRO, False, False)])  # Vertex AI: no includeServerSideToolInvocations
+def test_web_search_beside_functions(model: str, combination: bool, combined: bool) -> None:
+    tools = [{"type": "function", "function": {"name": "noop", "parameters": {"type": "object", "properties": {}}}},
+             {"type": "web_search"}]
+    body, notices = converted({"messages": [{"role": "user", "content": "hi"}], "tools": tools,
+                               "tool_choice": "auto"}, model, combination)
+    declared = [list(tool) for tool in body["tools"]]
+    if combined:
+        assert (declared, notices) == ([["functionDeclarations"], ["googleSearch"]], [])
+        assert body["toolConfig"] == {"functionCallingConfig": {"mode": "AUTO"},
+                                      "includeServerSideToolInvocations": True}
+    else:
+        assert (declared, notices) == ([["functionDeclarations"]], ["tools.web_search"])
+        assert body["toolConfig"] == {"functionCallingConfig": {"mode": "AUTO"}}
 
 
 @pytest.mark.parametrize(("model", "request_", "expected"), [
