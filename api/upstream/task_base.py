@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeGuard
 
 import orjson
 
@@ -127,6 +127,15 @@ class VideoAdaptor(TaskAdaptor):
 
 
 # -- reading upstream answers ---------------------------------------------------------------------
+
+
+TASK_ID_LIMIT = 191  # the task tables' id column
+
+
+def keepable_id(task_id: Any) -> TypeGuard[str]:
+    """Whether an id the upstream gave can be kept as a task row's id (a non-empty string, no NUL,
+    within the column)."""
+    return isinstance(task_id, str) and bool(task_id) and len(task_id) <= TASK_ID_LIMIT and "\x00" not in task_id
 
 
 def text(value: Any, limit: int | None = None) -> str:

@@ -116,14 +116,13 @@ class AnthropicInbound(Inbound):
         self.notices.clear()
         body = self.body
         messages = without_foreign_state(body.get("messages"))
-        cap = capability(upstream_model)
-        if (cap.thinks_by_default and "none" not in cap.efforts
-                and lacks_leading_thinking(messages if messages is not None else body.get("messages") or [])):
+        current = messages if messages is not None else list(body.get("messages") or ())
+        if lacks_leading_thinking(current) and (cap := capability(upstream_model)).thinks_by_default and (
+                "none" not in cap.efforts):  # a model that always thinks (it has no "none" effort)
             # A model that always thinks refuses a tool turn without its thinking (another model answered
             # it, after a fallback): that turn and its results go as text, never with forged thinking.
             self.notices.append("thinking")
-            flat = flatten_open_tool_turn(messages if messages is not None else list(body.get("messages") or ()))
-            return {**body, "model": upstream_model, "messages": flat}
+            return {**body, "model": upstream_model, "messages": flatten_open_tool_turn(current)}
         if messages is None:
             return body if body.get("model") == upstream_model else {**body, "model": upstream_model}
         out = {**body, "model": upstream_model, "messages": messages}

@@ -34,7 +34,7 @@ from api.upstream import call as upstream
 from api.upstream.base import RelayMode, TokenUsage, UpstreamRequest
 from api.upstream.errors import ChannelCannotServe, RelayError
 from api.upstream.registry import TASK_ADAPTORS
-from api.upstream.task_base import Submitted, TaskAdaptor
+from api.upstream.task_base import Submitted, TaskAdaptor, keepable_id
 from models import Midjourney, Task
 
 log = logging.getLogger("api.relay")
@@ -69,7 +69,7 @@ async def json_body(request: web.Request, fields: Mapping[str, Check] | None = N
 def path_id(request: web.Request) -> str:
     """The task id in the path; "" for one no task can have (a NUL, longer than the column)."""
     task_id = request.match_info["id"]
-    return "" if "\x00" in task_id or len(task_id) > 191 else task_id
+    return task_id if keepable_id(task_id) else ""
 
 
 async def origin_channel(request: web.Request, row: Any, task_id: str) -> ChannelInfo:

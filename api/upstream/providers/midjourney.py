@@ -24,6 +24,7 @@ from api.upstream.task_base import (
     Submitted,
     TaskAdaptor,
     TaskUpdate,
+    keepable_id,
     masked,
     percent,
     text,
@@ -105,7 +106,7 @@ class MidjourneyAdaptor(TaskAdaptor):
             row.update(status=SUCCESS, progress="100%", image_url=text(result[0]) if result else "")
         else:
             task_id = str(result or "") if isinstance(result, str | int) and not isinstance(result, bool) else ""
-            if not task_id or len(task_id) > 191 or "\x00" in task_id:
+            if not keepable_id(task_id):
                 return Submitted(False, answer=answer, reason="the upstream accepted the task without an id")
             if code == 21 and props:  # an existing task: its state comes with the answer
                 row.update(status=text(props.get("status"), 20), image_url=text(props.get("imageUrl")))

@@ -27,6 +27,7 @@ from api.upstream.task_base import (
     TaskUpdate,
     VideoAdaptor,
     json_or_none,
+    keepable_id,
     not_json,
     percent,
     text,
@@ -76,7 +77,7 @@ class OpenAIVideoAdaptor(VideoAdaptor):
             reason = str(error.get("message") or f"HTTP {status}")
             return Submitted(False, answer=answer, reason=reason, retry_elsewhere=status >= 500 or status == 429)
         task_id = body["id"]
-        if not task_id or len(task_id) > 191 or "\x00" in task_id:
+        if not keepable_id(task_id):
             return Submitted(False, answer=answer, reason="the upstream accepted the video without an id")
         return Submitted(True, task_id=task_id, answer=answer)
 

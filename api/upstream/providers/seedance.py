@@ -38,6 +38,7 @@ from api.upstream.task_base import (
     TaskUpdate,
     VideoAdaptor,
     json_or_none,
+    keepable_id,
     mapped_status,
     not_json,
     text,
@@ -130,7 +131,7 @@ class SeedanceAdaptor(VideoAdaptor):
             error = answer.get("error") if isinstance(answer.get("error"), dict) else {}
             return Submitted(False, answer=answer, reason=str(error.get("message") or f"HTTP {status}"),
                              retry_elsewhere=status >= 500 or status == 429)
-        if len(task_id) > 191 or "\x00" in task_id:
+        if not keepable_id(task_id):
             return Submitted(False, answer=answer, reason="the upstream answered a task id too long to keep")
         return Submitted(True, task_id=task_id, answer=answer)
 

@@ -15,7 +15,17 @@ from typing import Any
 import orjson
 
 from api.upstream.base import UpstreamRequest
-from api.upstream.task_base import FAILURE, SUCCESS, Submitted, TaskAdaptor, TaskUpdate, percent, text, upstream_request
+from api.upstream.task_base import (
+    FAILURE,
+    SUCCESS,
+    Submitted,
+    TaskAdaptor,
+    TaskUpdate,
+    keepable_id,
+    percent,
+    text,
+    upstream_request,
+)
 
 _STATUSES = {
     "not_start": "NOT_START", "submitted": "SUBMITTED", "queued": "QUEUED", "queueing": "QUEUED",
@@ -51,7 +61,7 @@ class SunoAdaptor(TaskAdaptor):
             reason = str(answer.get("message") or answer.get("code") or f"HTTP {status}")
             return Submitted(False, answer=answer, reason=reason, retry_elsewhere=status >= 500 or status == 429)
         task_id = body.get("data")
-        if not isinstance(task_id, str) or not task_id or len(task_id) > 191 or "\x00" in task_id:
+        if not keepable_id(task_id):
             return Submitted(False, answer=answer, reason="the upstream accepted the task without an id")
         return Submitted(True, task_id=task_id, answer={**answer, "data": task_id})
 

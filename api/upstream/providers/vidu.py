@@ -41,6 +41,7 @@ from api.upstream.task_base import (
     TaskUpdate,
     VideoAdaptor,
     json_or_none,
+    keepable_id,
     mapped_status,
     not_json,
     text,
@@ -140,7 +141,7 @@ class ViduAdaptor(VideoAdaptor):
             reason = " ".join(str(answer.get(k)) for k in ("reason", "message") if answer.get(k)) or f"HTTP {status}"
             return Submitted(False, answer=answer, reason=text(reason, 1000), retry_elsewhere=status >= 500,
                              busy=status == 429)
-        if len(task_id) > 191 or "\x00" in task_id:
+        if not keepable_id(task_id):
             return Submitted(False, answer=answer, reason="the upstream answered a task id too long to keep")
         return Submitted(True, task_id=task_id, answer=answer)
 
