@@ -154,17 +154,22 @@ def _request(draw: st.DrawFn) -> tuple[str, bytes]:
 async def test_no_task_body_breaks_the_gateway(gateway, world) -> None:
     loop = asyncio.get_running_loop()
     statuses: list[int] = []
+    refusals: dict[str, int] = {}
 
     @settings(max_examples=EXAMPLES, deadline=None, database=None, derandomize=True,
               suppress_health_check=list(HealthCheck))
     @given(_request())
     def run(request: tuple[str, bytes]) -> None:
         path, raw = request
-        status, _ = asyncio.run_coroutine_threadsafe(send(gateway, world, "POST", path, raw), loop).result(60)
+        status, body = asyncio.run_coroutine_threadsafe(send(gateway, world, "POST", path, raw), loop).result(60)
         statuses.append(status)
+        if status >= 400:
+            said = str(body.get("description") or body.get("message") or body)[:120] if isinstance(body, dict) else ""
+            refusals[said] = refusals.get(said, 0) + 1
 
     started = time.monotonic()
     await asyncio.to_thread(run)
     elapsed = time.monotonic() - started
-    assert len(statuses) >= EXAMPLES // 2 and {200, 400} <= set(statuses), sorted(set(statuses))
+    common = sorted(refusals.items(), key=lambda kv: -kv[1])[:8]
+    assert len(statuses) >= EXAMPLES // 2 and {200, 400} <= set(statuses), (sorted(set(statuses)), common)
     print(f"{len(statuses)} task bodies in {elapsed:.1f} s")
