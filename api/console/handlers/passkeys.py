@@ -5,6 +5,9 @@ Begin answers `data.options` = {"publicKey": …} (what the browser's navigator.
 its base64url fields are bytes); finish takes the credential as the browser's PublicKeyCredential
 JSON (id, rawId, type, response{…}). A ceremony belongs to the console session that began it: login
 begins by giving an anonymous browser its session, as the OAuth state does.
+
+The ceremonies' module (py_webauthn and its cryptography, about 25 MiB) is imported by the first
+passkey request, not with every API process.
 """
 from __future__ import annotations
 
@@ -18,7 +21,6 @@ from api.console.auth import admin_required, critical, the_user, user_required
 from api.console.handlers.users import start_session
 from api.errors import ApiError
 from api.response import ok, read_json
-from api.services.accounts import passkeys
 from api.services.params import id_value
 from api.web import audit, fresh_auth, login_guard
 from api.web.sessions import Session, sessions_of
@@ -42,12 +44,14 @@ async def _user_session(request: web.Request) -> str:
 @user_required
 async def passkey_status(request: web.Request) -> web.Response:
     """`enabled` and `last_used_at` (new-api's), and `passkeys`: id, name, times — no key material."""
+    from api.services.accounts import passkeys
     return ok(await passkeys.status_of(the_user(request)))
 
 
 @user_required
 async def register_begin(request: web.Request) -> web.Response:
     """Body (optional): {"name": "…"} to register the passkey under."""
+    from api.services.accounts import passkeys
     body = await read_json(request)
     binding = await _user_session(request)
     options = await passkeys.registration_options(request.config_dict[keys.STORE], request.config_dict[keys.OPTIONS],
@@ -57,6 +61,7 @@ async def register_begin(request: web.Request) -> web.Response:
 
 @user_required
 async def register_finish(request: web.Request) -> web.Response:
+    from api.services.accounts import passkeys
     body = await read_json(request)
     binding = await _user_session(request)
     passkey = await passkeys.register(request.config_dict[keys.STORE], request.config_dict[keys.OPTIONS],
@@ -67,6 +72,7 @@ async def register_finish(request: web.Request) -> web.Response:
 @user_required
 async def delete_passkey(request: web.Request) -> web.Response:
     """`?id=` deletes that passkey; without it every passkey of the user goes (new-api's one-passkey route)."""
+    from api.services.accounts import passkeys
     raw = request.query.get("id")
     passkey_id = None
     if raw is not None:
@@ -81,6 +87,7 @@ async def delete_passkey(request: web.Request) -> web.Response:
 @critical("passkey")
 async def login_begin(request: web.Request) -> web.Response:
     """Body (optional): {"username": "…"} to limit the login to that user's passkeys."""
+    from api.services.accounts import passkeys
     body = await read_json(request)
     session = await sessions_of(request).get_or_create(request)
     options = await passkeys.login_options(request.config_dict[keys.STORE], request.config_dict[keys.OPTIONS],
@@ -92,6 +99,7 @@ async def login_begin(request: web.Request) -> web.Response:
 async def login_finish(request: web.Request) -> web.Response:
     """The session starts as a password login's does (same answer); this browser becomes one the
     account knows (api.web.login_guard), as after a correct password."""
+    from api.services.accounts import passkeys
     body = await read_json(request)
     sessions = sessions_of(request)
     session = await sessions.load(request)
@@ -110,6 +118,7 @@ async def login_finish(request: web.Request) -> web.Response:
 # -- re-verification -----------------------------------------------------------------------------------
 @user_required
 async def verify_begin(request: web.Request) -> web.Response:
+    from api.services.accounts import passkeys
     binding = await _user_session(request)
     options = await passkeys.verification_options(request.config_dict[keys.STORE],
                                                   request.config_dict[keys.OPTIONS], the_user(request), binding)
@@ -120,6 +129,7 @@ async def verify_begin(request: web.Request) -> web.Response:
 @user_required
 async def verify_finish(request: web.Request) -> web.Response:
     """The session counts as verified for fresh_auth.VERIFIED_FOR seconds (`expires_at`: until when)."""
+    from api.services.accounts import passkeys
     body = await read_json(request)
     binding = await _user_session(request)
     await passkeys.verify(request.config_dict[keys.STORE], request.config_dict[keys.OPTIONS], the_user(request),
@@ -132,6 +142,7 @@ async def verify_finish(request: web.Request) -> web.Response:
 @admin_required
 async def reset_passkey(request: web.Request) -> web.Response:
     """Every passkey of the user goes: an admin's for users below them, root's for anyone."""
+    from api.services.accounts import passkeys
     target = await passkeys.reset_for(the_user(request), request.match_info["id"])
     await audit.record(request, "user.passkey.reset", "user", target.id, {"passkeys": True}, {"passkeys": False},
                        target_role=target.role)

@@ -17,11 +17,10 @@ import secrets
 import time
 from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal, InvalidOperation
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import aiohttp
 import orjson
-import stripe
 from tortoise.expressions import F
 from tortoise.transactions import in_transaction
 
@@ -34,6 +33,9 @@ from api.services.store import Store
 from models import Log, TopUp, User
 from models.enums import LogType, TopUpStatus
 from models.settings import Settings
+
+if TYPE_CHECKING:  # the SDK (30 MiB with its HTTP stacks) is loaded by the first payment, not by every process
+    import stripe
 
 log = logging.getLogger(__name__)
 
@@ -86,18 +88,30 @@ def require_checkout(options: OptionsService) -> None:
         raise ApiError("payment_not_configured")
 
 
-class _SharedSessionClient(stripe.AIOHTTPClient):
+_session_client: type[Any] | None = None
+
+
+def _shared_session_client() -> type[Any]:
     """Stripe over the app's shared session, which does not decompress bodies (the relay forwards them
     as they are): ask Stripe for identity encoding so its JSON arrives readable."""
+    global _session_client
+    if _session_client is None:
+        import stripe
 
-    def _get_request_args_kwargs(self, method: str, url: str, headers: Any, post_data: Any) -> Any:
-        args, kwargs = super()._get_request_args_kwargs(method, url, headers, post_data)
-        kwargs["headers"] = {**kwargs["headers"], "Accept-Encoding": "identity"}
-        return args, kwargs
+        class SharedSessionClient(stripe.AIOHTTPClient):
+            def _get_request_args_kwargs(self, method: str, url: str, headers: Any, post_data: Any) -> Any:
+                args, kwargs = super()._get_request_args_kwargs(method, url, headers, post_data)
+                kwargs["headers"] = {**kwargs["headers"], "Accept-Encoding": "identity"}
+                return args, kwargs
+
+        _session_client = SharedSessionClient
+    return _session_client
 
 
 def stripe_client(http: aiohttp.ClientSession, settings: Settings, options: OptionsService) -> stripe.StripeClient:
-    http_client = _SharedSessionClient(session=http, timeout=STRIPE_TIMEOUT,
+    import stripe
+
+    http_client = _shared_session_client()(session=http, timeout=STRIPE_TIMEOUT,
                                        proxy=options.get("OutProxyUrl") or None)
     base: Any = {"api": settings.stripe_api_base} if settings.stripe_api_base else None
     return stripe.StripeClient(options.get("StripeApiSecret"), http_client=http_client, base_addresses=base,
@@ -184,6 +198,8 @@ async def create_checkout(http: aiohttp.ClientSession, settings: Settings, optio
     }
     if user.email:
         params["customer_email"] = user.email
+    import stripe
+
     client = stripe_client(http, settings, options)
     try:
         params["line_items"] = [await _line_item(client, options, result)]
@@ -216,6 +232,8 @@ async def handle_webhook(store: Store, options: OptionsService, payload: bytes, 
     """Verify and apply one Stripe event; returns what was done. WebhookRefused for 403/400."""
     if not stripe_configured(options):
         raise WebhookRefused(403, "payment_not_configured")
+    import stripe
+
     try:
         stripe.WebhookSignature.verify_header(payload.decode("utf-8"), signature, options.get("StripeWebhookSecret"),
                                               WEBHOOK_TOLERANCE)
