@@ -11,18 +11,21 @@ again by what every client echoes:
   {u<user>}:rsn:<family>:<digest>   one assistant turn's state (JSON), for TTL_SECONDS
   {u<user>}:rsn                     the user's entries by when they were kept (a sorted set)
 
-`<family>` is the adaptor's (`claude`: thinking blocks; `gemini`: thought signatures), so a state
-goes back only to a channel of the family that made it; `<digest>` digests the turn's first tool
-call id, or, for a turn without tool calls, its text. Keys live under the user's hash tag: one
-user's state is never read for another, and every API process finds it (Redis).
+`<family>` is the adaptor's (`claude`: thinking blocks; `gemini`: thought signatures, and the
+search's own toolCall/toolResponse parts of the tool-combination mode, which no client ever gets:
+Adaptor.circulates/hidden_parts), so a state goes back only to a channel of the family that made
+it; `<digest>` digests the turn's first tool call id, or, for a turn without tool calls, its text.
+Keys live under the user's hash tag: one user's state is never read for another, and every API
+process finds it (Redis). A state larger than MAX_ENTRY_BYTES with hidden parts is kept without them.
 
 Bounds: at most MAX_ENTRIES per user (the oldest go first), MAX_ENTRY_BYTES per entry (a larger
 state is not kept), TTL_SECONDS each (renewed for the index on every write).
 
 Cost on the relay's path: a lookup (one MGET) only when a converted request to a Claude or Gemini
-channel has an assistant turn with tool calls but without that family's state; the write (one
-script) only for an answer that carries state, from a client whose history does not show it keeps
-that state itself, after the request is settled, in the background. What a stream's chunks carry is
+channel has an assistant turn with tool calls but without that family's state, or (tool combination)
+any recent assistant turn; the write (one script) only for an answer that carries state, from a
+client whose history does not show it keeps that state itself (tool combination: from any client),
+after the request is settled, in the background. What a stream's chunks carry is
 gathered as they pass (about 1 µs a chunk; bench/kept_reasoning_cost.py).
 """
 from __future__ import annotations
@@ -39,7 +42,14 @@ from redis.exceptions import RedisError
 from api.services import redis_keys
 from api.services.store import Script, Store
 from api.upstream.base import Adaptor, RelayMode
-from api.upstream.reasoning import CLAUDE_FAMILY, GEMINI_FAMILY, gemini_signature, is_sealed, with_gemini_signature
+from api.upstream.reasoning import (
+    CLAUDE_FAMILY,
+    GEMINI_FAMILY,
+    GEMINI_SERVER_PARTS,
+    gemini_signature,
+    is_sealed,
+    with_gemini_signature,
+)
 
 if TYPE_CHECKING:
     from api.relay.job import Job
@@ -107,16 +117,18 @@ def keeps_own(messages: Any, family: str) -> bool:
         isinstance(m, Mapping) and m.get("role") == "assistant" and _has_state(m, family) for m in messages)
 
 
-def wanted(messages: Any, family: str) -> list[tuple[int, str]]:
+def wanted(messages: Any, family: str, every: bool = False) -> list[tuple[int, str]]:
     """(message index, ref) of the recent assistant turns without `family`'s state; none unless one
-    of them calls a tool (a turn with tool calls is where a missing state is refused)."""
+    of them calls a tool (a turn with tool calls is where a missing state is refused). `every`: the
+    recent assistant turns whatever they carry (their hidden parts are never in the history)."""
     if family not in FAMILIES or not isinstance(messages, list):
         return []
     out: list[tuple[int, str]] = []
-    calls = False
+    calls = every
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
-        if not isinstance(message, Mapping) or message.get("role") != "assistant" or _has_state(message, family):
+        if not isinstance(message, Mapping) or message.get("role") != "assistant" or (
+                not every and _has_state(message, family)):
             continue
         ref = turn_ref(message)
         if ref:
@@ -144,12 +156,16 @@ def restored(body: dict[str, Any], family: str, found: Mapping[int, Mapping[str,
                                          else c for c in message["tool_calls"]]
             if isinstance(state.get("text"), str):
                 with_gemini_signature(message, state["text"])
+            if isinstance(state.get("server"), list):
+                message[GEMINI_SERVER_PARTS] = state["server"]
         messages[index] = message
     return {**body, "messages": messages}
 
 
-def state_of(message: Mapping[str, Any], family: str) -> dict[str, Any] | None:
-    """The state to keep of an answer's message (None: nothing to keep)."""
+def state_of(message: Mapping[str, Any], family: str,
+             hidden: list[dict[str, Any]] | None = None) -> dict[str, Any] | None:
+    """The state to keep of an answer's message (None: nothing to keep); `hidden`: the answer's parts
+    the client did not get (Adaptor.hidden_parts)."""
     if family == CLAUDE_FAMILY:
         blocks = [dict(b) for b in message.get("thinking_blocks") or () if isinstance(b, Mapping)]
         blocks = [{k: v for k, v in b.items() if k != "index"} for b in blocks
@@ -157,10 +173,14 @@ def state_of(message: Mapping[str, Any], family: str) -> dict[str, Any] | None:
         return {"blocks": blocks} if blocks else None
     calls = {c["id"]: sig for c in message.get("tool_calls") or ()
              if isinstance(c, Mapping) and isinstance(c.get("id"), str) and (sig := gemini_signature(c))}
-    text = gemini_signature(message)
-    if not calls and not text:
+    return _gemini_state(calls, gemini_signature(message), hidden)
+
+
+def _gemini_state(calls: dict[str, str], text: str | None,
+                  hidden: list[dict[str, Any]] | None) -> dict[str, Any] | None:
+    if not calls and not text and not hidden:
         return None
-    return {"calls": calls, **({"text": text} if text else {})}
+    return {"calls": calls, **({"text": text} if text else {}), **({"server": hidden} if hidden else {})}
 
 
 class StreamCollector:
@@ -168,10 +188,11 @@ class StreamCollector:
     thinking text (`reasoning_content`) up to each signature makes one block; tool call ids, Gemini's
     signatures and the text (digested as it comes) as they arrive."""
 
-    __slots__ = ("blocks", "calls", "entry", "family", "ids", "reasoning", "signature", "size", "text")
+    __slots__ = ("blocks", "calls", "entry", "family", "ids", "reasoning", "signature", "size", "source", "text")
 
-    def __init__(self, family: str) -> None:
+    def __init__(self, family: str, source: Adaptor | None = None) -> None:
         self.family = family
+        self.source = source  # the adaptor whose answer has hidden parts to keep (Adaptor.circulates)
         self.blocks: list[dict[str, Any]] = []
         self.reasoning: list[str] = []
         self.ids: dict[int, str] = {}  # tool call index → id
@@ -229,9 +250,11 @@ class StreamCollector:
             state: dict[str, Any] | None = {"blocks": self.blocks} if self.blocks else None
         else:
             calls = {self.ids[i]: s for i, s in self.calls.items() if i in self.ids}
-            state = ({"calls": calls, **({"text": self.signature} if self.signature else {})}
-                     if calls or self.signature else None)
+            state = _gemini_state(calls, self.signature, self.hidden())
         return (ref, state) if state is not None else None
+
+    def hidden(self) -> list[dict[str, Any]] | None:
+        return self.source.hidden_parts() if self.source is not None else None
 
 
 _EMPTY_TEXT = hashlib.blake2b(b"t\0", digest_size=16).digest()
@@ -271,6 +294,8 @@ class KeptReasoning:
         values: list[bytes] = []
         for ref, state in entries:
             value = orjson.dumps(state)
+            if len(value) > MAX_ENTRY_BYTES and "server" in state:  # the signatures at least
+                value = orjson.dumps({k: v for k, v in state.items() if k != "server"})
             if len(value) <= MAX_ENTRY_BYTES:
                 keys.append(self.key(user_id, family, ref))
                 values.append(value)
@@ -290,9 +315,12 @@ async def body_for(job: Job, adaptor: Adaptor) -> dict[str, Any]:
         return job.body
     messages = job.body.get("messages")
     # A client whose history already carries this family's state keeps it itself: its answers are
-    # not written (the first turn of a conversation, with no such history yet, is).
-    job.kept = None if keeps_own(messages, family) else StreamCollector(family)
-    refs = wanted(messages, family)
+    # not written (the first turn of a conversation, with no such history yet, is). Parts no client
+    # gets (tool combination) are kept and looked up for every client.
+    circulating = adaptor.circulates(job.body)
+    job.kept = (StreamCollector(family, adaptor if circulating else None)
+                if circulating or not keeps_own(messages, family) else None)
+    refs = wanted(messages, family, every=circulating)
     if not refs:
         return job.body
     try:
@@ -310,7 +338,7 @@ def keep_answer(job: Job, answer: Mapping[str, Any]) -> None:
     message = (choices[0].get("message") if isinstance(choices, list) and choices
                and isinstance(choices[0], Mapping) else None)
     if collector is not None and isinstance(message, Mapping):
-        ref, state = turn_ref(message), state_of(message, collector.family)
+        ref, state = turn_ref(message), state_of(message, collector.family, collector.hidden())
         collector.entry = (ref, state) if ref and state is not None else None
 
 

@@ -275,6 +275,19 @@ class Adaptor(ABC):
     def convert_error(self, status: int, body: bytes) -> RelayError:
         return openai_error(status, body)
 
+    # -- provider-side parts the client never sees (api/relay/kept_reasoning.py keeps them) ----------
+
+    def circulates(self, req: Mapping[str, Any]) -> bool:
+        """Whether this request's answer has parts of the provider's own that the client never gets
+        and the next turn must send back (Gemini's tool-combination mode): then the turn's state is
+        kept and looked up whatever the client keeps itself."""
+        return False
+
+    def hidden_parts(self) -> list[dict[str, Any]]:
+        """Those parts of the answer read so far, each `{"at": where, "part": …}` (the provider's
+        shape; the adaptor's conversion puts them back, api/upstream/providers/gemini/contents.py)."""
+        return []
+
     def _with_model(self, req: Mapping[str, Any]) -> dict[str, Any]:
         body = dict(req)
         if self.meta.name.upstream:

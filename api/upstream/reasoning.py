@@ -19,6 +19,10 @@ Messages
 - `tool_calls[i].extra_content.google.thought_signature`: the Gemini signature of that call's
   `functionCall` part (Gemini's own OpenAI-compatible convention); `extra_content.google.
   thought_signature` on the message: the signature of its first text part. Only sent back to Gemini.
+- `gemini_server_parts` on an assistant message: the `toolCall`/`toolResponse` parts of Gemini's
+  tool-combination mode, whole, each `{"at", "part"}` (api/upstream/providers/gemini/answer.py),
+  put back by the gateway from its kept state (api/relay/kept_reasoning.py). Only sent to the
+  Gemini API in that mode.
 - `tool` messages: `content` may be a list of parts (text, images); `cache_control` allowed.
 
 Request
@@ -61,6 +65,7 @@ TEXT = "text"  # visible reasoning only, nobody's signature (payload: {"text": .
 # What Gemini 3 takes in place of a thought signature on a function call it did not make itself
 # (history from another model): ai.google.dev/gemini-api/docs/thought-signatures (FAQ).
 GEMINI_SKIP_SIGNATURE = "skip_thought_signature_validator"
+GEMINI_SERVER_PARTS = "gemini_server_parts"  # an assistant message's hidden tool-combination parts
 # The families of adaptors whose state is kept for clients that drop it (Adaptor.reasoning_family).
 CLAUDE_FAMILY = "claude"
 GEMINI_FAMILY = "gemini"

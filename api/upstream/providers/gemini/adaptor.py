@@ -126,7 +126,14 @@ class GeminiAdaptor(EmbeddingsMixin, ImagesMixin, ImageEditsMixin, Adaptor):
         return convert.convert_request(req, self.meta, self.tool_combination)
 
     def convert_response(self, body: dict[str, Any]) -> tuple[dict[str, Any], TokenUsage | None]:
-        return convert.convert_response(body, self.meta.name.answered)
+        return convert.convert_response(body, self.meta.name.answered, self.stream.hidden)
+
+    def circulates(self, req: Mapping[str, Any]) -> bool:
+        """The tool-combination mode: the search's own toolCall/toolResponse parts (answer.py)."""
+        return convert.combined(req, self.meta, self.tool_combination)
+
+    def hidden_parts(self) -> list[dict[str, Any]]:
+        return self.stream.hidden  # a whole answer's too (convert_response gathers them there)
 
     def stream_decoder(self, content_type: str) -> EndOfBody | None:
         return EndOfBody(SSEParser()) if content_type == "text/event-stream" else None

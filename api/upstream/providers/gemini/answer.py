@@ -9,8 +9,13 @@
   counts segment offsets in bytes, converted to characters): ai.google.dev/gemini-api/docs/google-search.
 - `inlineData` image parts → `message.images` (images.py: OpenRouter's shape).
 - `toolCall` / `toolResponse` parts (a built-in tool's own run, shown in the tool-combination mode:
-  ai.google.dev/gemini-api/docs/tool-combination) are left out: the search's result is in the text
-  and its groundingMetadata, and the internal form has no place to carry them back.
+  ai.google.dev/gemini-api/docs/tool-combination) are left out of the client's answer (the search's
+  result is in the text and its groundingMetadata) and gathered apart, each part whole (with its own
+  `thoughtSignature`) and where it stood (`at`, below): the next turn must send them back ("Turn 2:
+  Manually build history to circulate both tool and function context", the page's example; a
+  `ToolCall` is passed "back to the API in a subsequent turn within a Content message, along with the
+  corresponding ToolResponse": google-genai's types), which the gateway does from its kept state
+  (api/relay/kept_reasoning.py) for clients that never saw them.
 - usageMetadata → usage: thoughts are completion tokens, `cachedContentTokenCount` (part of the prompt)
   the cache reads, tool-use prompt tokens part of the prompt; the IMAGE modality's counts of
   `promptTokensDetails` and `candidatesTokensDetails` (ai.google.dev/api/generate-content#UsageMetadata)
@@ -83,25 +88,35 @@ class Parts:
     calls: list[dict[str, Any]] = field(default_factory=list)
     images: list[dict[str, Any]] = field(default_factory=list)
     signature: str | None = None  # the message's: its text part's signature
+    hidden: list[dict[str, Any]] = field(default_factory=list)  # a built-in tool's own parts: {"at", "part"}
+    own: bool = False  # whether a part the client gets (text, image, call) came before
 
-    def read(self, parts: Any, first_call: int = 0) -> Parts:
+    def read(self, parts: Any, first_call: int = 0, own: bool = False) -> Parts:
+        """`first_call`, `own`: the calls and whether own parts came before (a stream's earlier chunks).
+        A hidden part's `at` is where the internal form can put it back: 0 before everything, else
+        1 + the number of calls before it (after the text, before that call: contents.py `placed`)."""
+        self.own = own
         for part in parts or ():
             if not isinstance(part, Mapping):
                 continue
             if "functionCall" in part:
                 self.calls.append(tool_call(first_call + len(self.calls), part))
+                self.own = True
                 continue
             if "toolCall" in part or "toolResponse" in part:  # a built-in tool's own run (tool combination)
+                self.hidden.append({"at": 1 + first_call + len(self.calls) if self.own else 0, "part": dict(part)})
                 continue
             if "inlineData" in part:
                 image = image_entry(part)  # its signature stays on it
                 if image is not None:
                     self.images.append(image)
+                    self.own = True
                 continue
             if part.get("thought"):
                 self.thoughts.append(part.get("text") or "")
             elif "text" in part:
                 self.text.append(part["text"])
+                self.own = self.own or bool(part["text"])
             signature = part.get("thoughtSignature")
             if isinstance(signature, str) and signature and (self.signature is None or not part.get("thought")):
                 self.signature = signature
@@ -140,8 +155,10 @@ def finish_reason(candidate: Mapping[str, Any], calls: bool) -> str | None:
     return FINISH_REASONS.get(reason, "stop")
 
 
-def _message(candidate: Mapping[str, Any]) -> dict[str, Any]:
+def _message(candidate: Mapping[str, Any], hidden: list[dict[str, Any]] | None) -> dict[str, Any]:
     parts = Parts().read((candidate.get("content") or {}).get("parts"))
+    if hidden is not None:
+        hidden += parts.hidden
     text = "".join(parts.text)
     message: dict[str, Any] = {"role": "assistant", "content": text if text or not parts.calls else None}
     if parts.thoughts:
@@ -156,12 +173,14 @@ def _message(candidate: Mapping[str, Any]) -> dict[str, Any]:
     return with_gemini_signature(message, parts.signature)
 
 
-def convert_response(body: Mapping[str, Any], model: str) -> tuple[dict[str, Any], TokenUsage | None]:
+def convert_response(body: Mapping[str, Any], model: str,
+                     hidden: list[dict[str, Any]] | None = None) -> tuple[dict[str, Any], TokenUsage | None]:
     """A prompt blocked by Gemini's filters (no candidates, `promptFeedback.blockReason`) is answered
-    as an empty message with finish reason `content_filter`, as OpenAI does for filtered content."""
+    as an empty message with finish reason `content_filter`, as OpenAI does for filtered content.
+    `hidden` gets the first candidate's built-in tool parts (see the module's docstring)."""
     choices = []
     for index, candidate in enumerate(body.get("candidates") or ()):
-        message = _message(candidate)
+        message = _message(candidate, hidden if index == 0 else None)
         choices.append({"index": candidate.get("index", index), "message": message,
                         "finish_reason": finish_reason(candidate, bool(message.get("tool_calls"))) or "stop"})
     if not choices:

@@ -17,6 +17,10 @@
   signatures#function-calling). A step whose first call came from another provider carries the
   documented placeholder (`GEMINI_SKIP_SIGNATURE`, same page, FAQ); earlier turns are not validated and
   get none.
+- In the tool-combination mode (`circulate`), an assistant turn's search parts the gateway kept
+  (`gemini_server_parts`, api/upstream/reasoning.py) go back whole, where they stood (`placed`): the
+  next turn must carry the previous turn's toolCall and toolResponse parts with their signatures
+  (ai.google.dev/gemini-api/docs/tool-combination, "circulate both tool and function context").
 """
 from __future__ import annotations
 
@@ -28,7 +32,7 @@ import orjson
 
 from api.upstream.errors import RelayError
 from api.upstream.providers.gemini.images import image_part as answered_image
-from api.upstream.reasoning import GEMINI_SKIP_SIGNATURE, gemini_signature
+from api.upstream.reasoning import GEMINI_SERVER_PARTS, GEMINI_SKIP_SIGNATURE, gemini_signature
 
 MEDIA_PLACEHOLDER = "gateway:fetch"  # an inlineData whose bytes `prepare` fetches from the URL in `data`
 SYSTEM_MARK = "[System instruction]\n"
@@ -129,11 +133,32 @@ def _response(content: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     return {"output": texts if texts else ""}, media
 
 
+def placed(parts: list[dict[str, Any]], hidden: Any) -> list[dict[str, Any]]:
+    """A model turn's parts with its hidden parts put back in order: `at` 0 before everything, else
+    before call `at - 1` (after the text; at the end past the last call), as answer.py noted them."""
+    entries = [(e["at"], e["part"]) for e in hidden if isinstance(e, Mapping) and isinstance(e.get("at"), int)
+               and isinstance(e.get("part"), Mapping)] if isinstance(hidden, list) else []
+    if not entries:
+        return parts
+    calls = [i for i, part in enumerate(parts) if "functionCall" in part]
+    slots: dict[int, list[dict[str, Any]]] = {}
+    for at, part in entries:
+        slot = 0 if at <= 0 else calls[at - 1] if at - 1 < len(calls) else len(parts)
+        slots.setdefault(slot, []).append(dict(part))
+    out: list[dict[str, Any]] = []
+    for index in range(len(parts) + 1):
+        out += slots.get(index, ())
+        if index < len(parts):
+            out.append(parts[index])
+    return out
+
+
 class Contents:
     """Builds one request's contents (consecutive same-role turns merged, parts kept apart)."""
 
-    def __init__(self, notice: Notice) -> None:
+    def __init__(self, notice: Notice, circulate: bool = False) -> None:
         self.notice = notice
+        self.circulate = circulate
         self.contents: list[dict[str, Any]] = []
         self.system: list[dict[str, Any]] = []
         self.names: dict[str, str] = {}  # tool call id → function name
@@ -188,7 +213,7 @@ class Contents:
             if call_signature:
                 call_part["thoughtSignature"] = call_signature
             parts.append(call_part)
-        return parts
+        return placed(parts, message.get(GEMINI_SERVER_PARTS)) if self.circulate else parts
 
 
 def current_turn(contents: list[dict[str, Any]]) -> int:
@@ -211,10 +236,11 @@ def sign_current_turn(contents: list[dict[str, Any]]) -> None:
             first["thoughtSignature"] = GEMINI_SKIP_SIGNATURE
 
 
-def convert_contents(messages: Any, notice: Notice, signatures: bool) -> tuple[list[dict[str, Any]],
-                                                                              list[dict[str, Any]]]:
-    """(contents, systemInstruction parts) of the internal form's messages."""
-    builder = Contents(notice)
+def convert_contents(messages: Any, notice: Notice, signatures: bool,
+                     circulate: bool = False) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(contents, systemInstruction parts) of the internal form's messages; `circulate`: the
+    tool-combination mode (the hidden parts go back)."""
+    builder = Contents(notice, circulate)
     for message in messages if isinstance(messages, list) else ():
         if isinstance(message, Mapping):
             builder.message(message)

@@ -22,7 +22,8 @@ upstream model's capability row (`meta.cap`) allows, and notes in `meta` what it
   `toolConfig.includeServerSideToolInvocations`, which Vertex AI does not take (googleapis
   java-genai/kotlin-genai `ToolConfig.includeServerSideToolInvocations`: "not supported in Vertex
   AI"): there both go together, the search's own `toolCall`/`toolResponse` parts left out of the
-  answer (answer.py); elsewhere, with functions present, web search is dropped with a notice.
+  answer (answer.py) and put back on the next turn from the gateway's kept state (contents.py);
+  elsewhere, with functions present, web search is dropped with a notice.
 - Image output (images.py): `responseModalities` and `imageConfig` for Gemini's image models only.
 """
 from __future__ import annotations
@@ -185,34 +186,48 @@ def combines_tools(meta: RelayMeta, combination: bool) -> bool:
     return combination and meta.cap.reasoning == "gemini-level"
 
 
+def _functions(declared: list[Any]) -> list[Any]:
+    return [t["function"] for t in declared if isinstance(t, Mapping) and t.get("type", "function") == "function"
+            and isinstance(t.get("function"), Mapping)]
+
+
+def _searches(declared: list[Any]) -> list[Any]:
+    return [t for t in declared if isinstance(t, Mapping) and t.get("type") == "web_search"]
+
+
+def combined(req: Mapping[str, Any], meta: RelayMeta, combination: bool) -> bool:
+    """Whether this request goes in the tool-combination mode (functions and web search together)."""
+    raw = req.get("tools")
+    declared: list[Any] = raw if isinstance(raw, list) else []
+    return combines_tools(meta, combination) and bool(_searches(declared)) and bool(_functions(declared))
+
+
 def tools(req: Mapping[str, Any], meta: RelayMeta,
           combination: bool = False) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
     """(tools, toolConfig) of the request; `combination`: the API takes built-in tools beside functions
     for the models that do (see the module's docstring)."""
     raw = req.get("tools")
     declared: list[Any] = raw if isinstance(raw, list) else []
-    functions = [t["function"] for t in declared if isinstance(t, Mapping) and t.get("type", "function") ==
-                 "function" and isinstance(t.get("function"), Mapping)]
-    searches = [t for t in declared if isinstance(t, Mapping) and t.get("type") == "web_search"]
+    functions, searches = _functions(declared), _searches(declared)
     for tool in declared:
         if isinstance(tool, Mapping) and "cache_control" in tool:
             meta.drop("cache_control")
         if isinstance(tool, Mapping) and tool.get("type") not in ("function", "web_search", None):
             meta.drop(f"tools.{tool.get('type')}")
     out: list[dict[str, Any]] = []
-    combined = bool(functions and searches) and combines_tools(meta, combination)
+    both = bool(functions and searches) and combines_tools(meta, combination)
     if functions:
         out.append({"functionDeclarations": [_declaration(f) for f in functions]})
-        if searches and not combined:
+        if searches and not both:
             meta.drop("tools.web_search")
-    if searches and (combined or not functions):
+    if searches and (both or not functions):
         out.append({"googleSearch": {}})
         for option in sorted({k for s in searches for k in s if k not in ("type", "name")}):
             meta.drop(f"tools.web_search.{option}")
     if req.get("parallel_tool_calls") is False:
         meta.drop("parallel_tool_calls")
     config = _tool_config(req.get("tool_choice")) if functions else None
-    if combined:
+    if both:
         config = {**(config or {}), "includeServerSideToolInvocations": True}
     return out, config
 
@@ -223,7 +238,8 @@ def tools(req: Mapping[str, Any], meta: RelayMeta,
 def convert_request(req: Mapping[str, Any], meta: RelayMeta, combination: bool = False) -> dict[str, Any]:
     """`combination`: the API takes built-in tools beside functions (the Gemini API; not Vertex AI)."""
     cap = meta.cap
-    contents, system = convert_contents(req.get("messages"), meta.drop, cap.thought_signatures)
+    contents, system = convert_contents(req.get("messages"), meta.drop, cap.thought_signatures,
+                                        circulate=combined(req, meta, combination))
     body: dict[str, Any] = {"contents": contents, "safetySettings": SAFETY_SETTINGS}
     if system:
         body["systemInstruction"] = {"parts": system}

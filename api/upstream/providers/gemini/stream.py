@@ -3,7 +3,8 @@ the internal form. The stream has no end marker: it is complete when a candidate
 body ended (the END_OF_BODY event of api/upstream/decoders.EndOfBody); the last usageMetadata is the
 total. Thought signatures ride along: on a tool-call delta as that call's `extra_content`, on the
 delta itself for a text part's signature (which Gemini 3 may send on an empty last part); grounding
-metadata becomes the delta's `annotations`."""
+metadata becomes the delta's `annotations`; a built-in tool's own parts (tool combination) are gathered
+in `hidden`, never in a chunk (answer.py)."""
 from __future__ import annotations
 
 import time
@@ -27,6 +28,8 @@ class GeminiStream:
         self.calls = 0
         self.text = ""  # what was streamed so far (grounding offsets refer to it)
         self.signature: str | None = None
+        self.own = False  # whether a part the client gets came already (where a hidden part stands)
+        self.hidden: list[dict[str, Any]] = []
 
     def chunk(self, index: int, delta: dict[str, Any], reason: str | None) -> dict[str, Any]:
         return {"id": self.id, "object": "chat.completion.chunk", "created": self.created, "model": self.model,
@@ -37,7 +40,10 @@ class GeminiStream:
         if not self.started:
             delta["role"] = "assistant"
             self.started = True
-        parts = Parts().read((candidate.get("content") or {}).get("parts"), self.calls)
+        parts = Parts().read((candidate.get("content") or {}).get("parts"), self.calls, self.own)
+        self.own = parts.own
+        if parts.hidden:
+            self.hidden += parts.hidden
         if parts.thoughts:
             delta["reasoning_content"] = "".join(parts.thoughts)
         if parts.text:

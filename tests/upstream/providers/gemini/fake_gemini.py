@@ -18,7 +18,12 @@ Strict where Gemini is (each rule cites where the refusal is documented or repor
   function declarations: refused before Gemini 3, and on Gemini 3 without
   `toolConfig.includeServerSideToolInvocations` ("supported for Gemini 3 models only":
   ai.google.dev/gemini-api/docs/tool-combination; the messages as reported below); that switch on
-  Vertex AI's paths ("not supported in Vertex AI": googleapis java-genai `ToolConfig`).
+  Vertex AI's paths ("not supported in Vertex AI": googleapis java-genai `ToolConfig`); in that mode,
+  a model turn this fake answered with the search's own parts must come back with them, whole and
+  in its content ("Turn 2: Manually build history to circulate both tool and function context":
+  ai.google.dev/gemini-api/docs/tool-combination; the parts' signatures returned "exactly as
+  received": ai.google.dev/gemini-api/docs/thought-signatures). Google does not document that
+  refusal's message: this one says it is the fake's.
 Answers: the `script` hook (tests/upstream/providers/agent_script.py) or the fixed reply/thought/call, with a
 thoughtSignature on every functionCall part (and on the last part when a Gemini 3 model thinks),
 groundingMetadata when googleSearch is declared, the search's own `toolCall` and `toolResponse` parts
@@ -62,6 +67,7 @@ TYPES = {"STRING", "NUMBER", "INTEGER", "BOOLEAN", "ARRAY", "OBJECT", "NULL"}
 BUDGETS = (("gemini-2.5-flash-lite", 512, 24576, True), ("gemini-2.5-flash", 1, 24576, True),
            ("gemini-2.5-pro", 128, 32768, False))
 THOUGHT_DOCS = "Please refer to https://ai.google.dev/gemini-api/docs/thought-signatures for more details."
+COMBINATION_DOCS = "Please refer to https://ai.google.dev/gemini-api/docs/tool-combination for more details."
 
 
 # Values that are data, not messages: their keys are the caller's (property names, arguments).
@@ -158,6 +164,8 @@ class FakeGemini:
     bearers: set[str] | None = None  # Vertex: the access tokens accepted instead of the key
     issued: set[str] = field(default_factory=set)  # the thought signatures this fake handed out
     signed_calls: set[bytes] = field(default_factory=set)  # the function calls it signed (canonical JSON)
+    # an answer's own signature → the server-side parts it came with (tool combination)
+    circulated: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     seen: list[dict[str, Any]] = field(default_factory=list)
     server: TestServer | None = None
 
@@ -185,7 +193,8 @@ class FakeGemini:
         for key in body:
             if key not in REQUEST_FIELDS:
                 return unknown(key, "")
-        for check in (self.contents_problem, self.config_problem, self.tools_problem, self.signature_problem):
+        for check in (self.contents_problem, self.config_problem, self.tools_problem, self.signature_problem,
+                      self.circulation_problem):
             problem = check(body, model)
             if problem:
                 return problem
@@ -312,6 +321,23 @@ class FakeGemini:
                         f", position {index + 1}. {THOUGHT_DOCS}")
         return None
 
+    def circulation_problem(self, body: dict[str, Any], model: str) -> str | None:
+        """Tool combination: each model turn signed by an answer that had server-side parts carries
+        them (the signature tells which answer a turn is)."""
+        if not (body.get("toolConfig") or {}).get("includeServerSideToolInvocations"):
+            return None
+        for index, content in enumerate(body.get("contents") or ()):
+            parts = content.get("parts") or []
+            for signature in {p.get("thoughtSignature") for p in parts} & set(self.circulated):
+                missing = [p for p in self.circulated[signature] if p not in parts]
+                if content.get("role") == "model" and missing:
+                    kinds = ", ".join(sorted({k for p in missing for k in p if k in ("toolCall", "toolResponse")}))
+                    return (f"fake: the model turn at position {index + 1} lacks the server-side {kinds} parts this "
+                            "API returned with it: in the tool-combination mode the previous turn's toolCall and "
+                            "toolResponse parts go back as they came, with their thought signatures. "
+                            + COMBINATION_DOCS)
+        return None
+
     # -- answers ---------------------------------------------------------------------------------
 
     def sign(self, call: dict[str, Any] | None = None) -> str:
@@ -421,8 +447,12 @@ class FakeGemini:
         if problem:
             return self.error(400, "INVALID_ARGUMENT", problem)
         turn = self.turn(canonical(body))
-        parts = self.parts(turn, model)
-        parts = [*self.server_side(canonical(body)), *parts]  # signed after the answer's own parts
+        own = self.parts(turn, model)
+        server = self.server_side(canonical(body))  # signed after the answer's own parts
+        for part in own if server else ():
+            if part.get("thoughtSignature"):
+                self.circulated[part["thoughtSignature"]] = server
+        parts = [*server, *own]
         grounding = self.grounding(canonical(body), turn.text)
         if action == "generateContent":
             return web.json_response(self.answer(parts, "STOP", True, grounding))

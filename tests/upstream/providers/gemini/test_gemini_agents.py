@@ -15,9 +15,11 @@ import orjson
 import pytest
 
 from api import keys
+from api.services import redis_keys
 from api.services.billing import pricing
 from api.upstream.catalogue import ChannelType
 from api.upstream.reasoning import GEMINI_SKIP_SIGNATURE
+from tests.helpers import eventually
 from tests.relay.fakes import add_channel, drain, headers_for, make_key, rich_user
 from tests.upstream.providers.agent_script import AgentView, Turn
 from tests.upstream.providers.gemini.fake_gemini import FakeGemini
@@ -128,7 +130,8 @@ async def test_anthropic_sdk_tool_loop_as_claude_code(gateway, gemini: FakeGemin
 async def test_claude_code_web_search_beside_its_tools(gateway, gemini: FakeGemini) -> None:
     """Claude Code declares Anthropic's web search server tool with its own tools on every request:
     Gemini 3 gets googleSearch and the functions together (the tool-combination mode); the search's
-    own toolCall/toolResponse parts stay out of the answer; only the search's cap is said left out."""
+    own toolCall/toolResponse parts stay out of the answer and go back on the next turn, where they
+    stood, from the gateway's kept state; only the search's cap is said left out."""
     user = await rich_user()
     token = await make_key(user)
     tools = [{"name": "Bash", "description": "Run a shell command", "input_schema": BASH_SCHEMA},
@@ -142,6 +145,7 @@ async def test_claude_code_web_search_beside_its_tools(gateway, gemini: FakeGemi
         call = next(b for b in first.content if b.type == "tool_use")
         messages += [{"role": "assistant", "content": first.content},
                      {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call.id, "content": LISTING}]}]
+        await kept(gateway, user.id)  # written once the first answer is settled
         second = await client.messages.create(messages=messages, **request)
     assert [b.type for b in first.content] == ["thinking", "tool_use"] and call.name == "Bash"
     assert "".join(b.text for b in second.content if b.type == "text") == ANSWER
@@ -149,9 +153,22 @@ async def test_claude_code_web_search_beside_its_tools(gateway, gemini: FakeGemi
     for seen in gemini.seen:
         assert [list(tool) for tool in seen["body"]["tools"]] == [["functionDeclarations"], ["googleSearch"]]
         assert seen["body"]["toolConfig"]["includeServerSideToolInvocations"] is True
-    replayed = [p for c in gemini.seen[1]["body"]["contents"] if c["role"] == "model" for p in c["parts"]]
-    assert not [p for p in replayed if "toolCall" in p or "toolResponse" in p]
+    assert "toolCall" not in raw.http_response.text and "toolResponse" not in raw.http_response.text
+    (replayed,) = [c["parts"] for c in gemini.seen[1]["body"]["contents"] if c["role"] == "model"]
+    search = base64.b64encode(b"fake-gemini-search-1").decode()
+    assert [list(p) for p in replayed] == [["toolCall", "thoughtSignature"], ["toolResponse"],
+                                           ["functionCall", "thoughtSignature"]]
+    assert replayed[0]["thoughtSignature"] == search and replayed[0]["toolCall"]["toolType"] == "GOOGLE_SEARCH_WEB"
     await assert_replayed_and_billed(gateway, gemini, user)
+
+
+async def kept(gateway, user_id: int) -> None:
+    """Until the user has a kept reasoning state (written in the background once an answer is settled)."""
+    store = gateway.server.app[keys.STORE]
+
+    async def there() -> bool:
+        return bool(await store.redis.zcard(redis_keys.user_key(store, user_id, "rsn")))
+    await eventually(there, timeout=10, interval=0.01)
 
 
 async def test_responses_tool_loop_stateless(gateway, gemini: FakeGemini) -> None:
