@@ -70,6 +70,14 @@ async def test_an_entry_past_its_size_cap_is_not_kept(gateway) -> None:
     assert collector.finished() is None and collector.reasoning == []
 
 
+async def test_hidden_parts_past_the_size_cap_leave_the_signatures_kept(gateway) -> None:
+    kept, _ = kept_of(gateway)
+    ref = turn_ref(call_turn("call_search"))
+    hidden = [{"at": 0, "part": {"toolResponse": {"id": "s", "response": {"page": "x" * MAX_ENTRY_BYTES}}}}]
+    await kept.keep(8, GEMINI_FAMILY, [(ref, {"calls": {"call_search": "c2ln"}, "server": hidden})])
+    assert await kept.fetch(8, GEMINI_FAMILY, [(1, ref)]) == {1: {"calls": {"call_search": "c2ln"}}}
+
+
 async def test_entries_expire_and_the_index_forgets_them(gateway) -> None:
     kept, clock = kept_of(gateway)
     redis = kept.store.redis
@@ -100,6 +108,8 @@ def test_looked_up_only_when_a_tool_turn_lacks_the_familys_state() -> None:
     assert wanted([user, signed, user], CLAUDE_FAMILY) == [(1, turn_ref(signed))]  # not Claude's state
     assert wanted([user, text_only, user, call_turn("c2")], "") == []  # a family that keeps nothing
     assert [i for i, _ in wanted([user, text_only, user, call_turn("c2")], CLAUDE_FAMILY)] == [3, 1]
+    # Tool combination: every recent assistant turn, its own state or not (its hidden parts never are).
+    assert [i for i, _ in wanted([user, signed, user, text_only], GEMINI_FAMILY, every=True)] == [3, 1]
     # A client whose history carries the state keeps it itself: its answers are not written.
     assert keeps_own([user, signed, user], GEMINI_FAMILY) and not keeps_own([user, signed, user], CLAUDE_FAMILY)
 
@@ -112,6 +122,10 @@ def test_restored_on_a_copy_for_that_family_only() -> None:
     assert gemini["messages"][1]["tool_calls"][0]["extra_content"] == {"google": {"thought_signature": "c2ln"}}
     assert gemini["messages"][1]["extra_content"] == {"google": {"thought_signature": "dGV4dA=="}}
     assert "extra_content" not in body["messages"][1]["tool_calls"][0]
+    hidden = [{"at": 0, "part": {"toolCall": {"id": "s"}}}]
+    searched = restored(body, GEMINI_FAMILY, {1: {"calls": {}, "server": hidden}})
+    assert searched["messages"][1]["gemini_server_parts"] == hidden and "gemini_server_parts" not in body["messages"][1]
+    assert "gemini_server_parts" not in restored(body, CLAUDE_FAMILY, {1: {"server": hidden}})["messages"][1]
 
 
 def test_what_an_answer_leaves_whole_and_streamed() -> None:

@@ -45,7 +45,7 @@ def converted(req: dict[str, Any], model: str = PRO, combination: bool = False) 
     m = meta(model)
     body = convert_request(req, m, combination)
     fake = FakeGemini()
-    fake.issued |= {"sig-call", "sig-text", "sig-old"}
+    fake.issued |= {"sig-call", "sig-text", "sig-old", "sig-search", "sig-result"}
     assert fake.problem(canonical(body), model) is None, body
     return body, m.notices
 
@@ -304,3 +304,46 @@ def test_stream_carries_signatures_on_deltas() -> None:
     assert last[0]["choices"][0]["finish_reason"] == "tool_calls"
     stream.convert(SSEEvent(b"", END_OF_BODY), state)
     assert state.done
+
+
+SEARCH_CALL = {"toolCall": {"id": "s1", "toolType": "GOOGLE_SEARCH_WEB", "args": {"queries": ["q"]}},
+               "thoughtSignature": "sig-search"}
+SEARCH_RESULT = {"toolResponse": {"id": "s1", "toolType": "GOOGLE_SEARCH_WEB", "response": {"results": []}},
+                 "thoughtSignature": "sig-result"}  # its own signature kept apart (BerriAI/litellm#31115)
+LATE_CALL = {"toolCall": {"id": "s2", "toolType": "GOOGLE_SEARCH_WEB", "args": {"queries": ["r"]}}}
+LAST_CALL = {"toolCall": {"id": "s3", "toolType": "GOOGLE_SEARCH_WEB", "args": {"queries": ["s"]}}}
+
+
+def test_search_parts_gathered_apart_with_where_they_stood() -> None:
+    """Left out of the answer (whole and streamed), each whole with where it stood: before everything,
+    or after the text and before the call that follows it (or at the end)."""
+    parts = [SEARCH_CALL, SEARCH_RESULT, {"text": "Looking."}, LATE_CALL,
+             {"functionCall": {"name": "f", "args": {}}, "thoughtSignature": "sig-call"}, LAST_CALL]
+    expected = [{"at": 0, "part": SEARCH_CALL}, {"at": 0, "part": SEARCH_RESULT}, {"at": 1, "part": LATE_CALL},
+                {"at": 2, "part": LAST_CALL}]
+    hidden: list[dict[str, Any]] = []
+    answer, _ = convert_response({"candidates": [{"content": {"role": "model", "parts": parts},
+                                                  "finishReason": "STOP"}]}, PRO, hidden)
+    assert hidden == expected and "toolCall" not in orjson.dumps(answer).decode()
+    stream = GeminiStream(PRO)
+    chunks = [stream.convert(SSEEvent(orjson.dumps({"candidates": [{"index": 0, "content": {
+        "role": "model", "parts": [part]}}]})), StreamState()) for part in parts]
+    assert stream.hidden == expected and "toolCall" not in orjson.dumps(chunks).decode()
+
+
+def test_kept_search_parts_go_back_in_place_only_in_the_combination_mode() -> None:
+    hidden = [{"at": 0, "part": SEARCH_CALL}, {"at": 0, "part": SEARCH_RESULT}, {"at": 1, "part": LATE_CALL},
+              {"at": 9, "part": LAST_CALL}]
+    req = {"messages": [{"role": "user", "content": "Weather?"},
+                        {"role": "assistant", "content": "Looking.", "gemini_server_parts": hidden,
+                         "tool_calls": [call("c1", "get_weather", {"city": "Paris"}, "sig-call")]},
+                        {"role": "tool", "tool_call_id": "c1", "content": "sunny"}],
+           "tools": [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}},
+                     {"type": "web_search"}]}
+    body, _ = converted(req, combination=True)
+    assert [list(p)[0] for p in body["contents"][1]["parts"]] == ["toolCall", "toolResponse", "text", "toolCall",
+                                                                  "functionCall", "toolCall"]
+    assert body["contents"][1]["parts"][:2] == [SEARCH_CALL, SEARCH_RESULT]
+    for combination, tools in ((False, req["tools"]), (True, req["tools"][:1])):  # Vertex AI; no search asked
+        body, _ = converted({**req, "tools": tools}, combination=combination)
+        assert [list(p)[0] for p in body["contents"][1]["parts"]] == ["text", "functionCall"]
