@@ -120,6 +120,8 @@ def main() -> None:
     print(f"\nadded ÷ a request's ~1000 µs over the gateway tree: {local / 1000:.1%} without Redis (a client that "
           f"keeps its state), {added / 1000:.1%} with the lookup and the write (one that drops it); "
           f"the two calls as GETs: {(local + 2 * one) / 1000:.1%}")
+    print(f"ratios: kept state ÷ the plain conversion {added / plain:.2f} (dropping) {local / plain:.2f} (keeping); "
+          f"the two calls ÷ one GET {(fetch + keep) / one:.2f}")
 
 
 if __name__ == "__main__":

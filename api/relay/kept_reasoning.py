@@ -26,7 +26,7 @@ channel has an assistant turn with tool calls but without that family's state, o
 any recent assistant turn; the write (one script) only for an answer that carries state, from a
 client whose history does not show it keeps that state itself (tool combination: from any client),
 after the request is settled, in the background. What a stream's chunks carry is
-gathered as they pass (about 1 µs a chunk; bench/kept_reasoning_cost.py).
+gathered as they pass (about 0.4 µs a chunk; bench/kept_reasoning_cost.py).
 """
 from __future__ import annotations
 
@@ -89,7 +89,7 @@ def _text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(p.get("text") or "" for p in content if isinstance(p, Mapping) and p.get("type") == "text"
+        return "".join(p.get("text") or "" for p in content if isinstance(p, dict) and p.get("type") == "text"
                        and isinstance(p.get("text"), str))
     return ""
 
@@ -97,46 +97,60 @@ def _text_of(content: Any) -> str:
 def turn_ref(message: Mapping[str, Any]) -> str:
     """What finds a turn's state again: its first tool call's id, else its text ("" when neither)."""
     for call in message.get("tool_calls") or ():
-        if isinstance(call, Mapping) and isinstance(call.get("id"), str) and call["id"]:
+        if isinstance(call, dict) and isinstance(call.get("id"), str) and call["id"]:
             return _digest("c\0" + call["id"])
     text = _text_of(message.get("content"))
     return _digest("t\0" + text) if text else ""
 
 
 def _has_state(message: Mapping[str, Any], family: str) -> bool:
+    # Bodies and chunks are decoded JSON: dict checks (an ABC's isinstance costs ten times more).
     if family == CLAUDE_FAMILY:
-        return any(isinstance(b, Mapping) and (b.get("type") == "redacted_thinking" or (
+        return any(isinstance(b, dict) and (b.get("type") == "redacted_thinking" or (
             isinstance(b.get("signature"), str) and b["signature"] and not is_sealed(b["signature"])))
             for b in message.get("thinking_blocks") or ())
-    return any(gemini_signature(c) for c in message.get("tool_calls") or ()) or bool(gemini_signature(message))
+    return any(gemini_signature(c) for c in message.get("tool_calls") or ()) or (
+        "extra_content" in message and bool(gemini_signature(message)))
 
 
 def keeps_own(messages: Any, family: str) -> bool:
     """Whether an assistant turn of the history carries `family`'s state (the client echoes it)."""
-    return isinstance(messages, list) and any(
-        isinstance(m, Mapping) and m.get("role") == "assistant" and _has_state(m, family) for m in messages)
+    return survey(messages, family)[0]
 
 
 def wanted(messages: Any, family: str, every: bool = False) -> list[tuple[int, str]]:
     """(message index, ref) of the recent assistant turns without `family`'s state; none unless one
     of them calls a tool (a turn with tool calls is where a missing state is refused). `every`: the
     recent assistant turns whatever they carry (their hidden parts are never in the history)."""
+    return survey(messages, family, every)[1]
+
+
+def survey(messages: Any, family: str, every: bool = False) -> tuple[bool, list[tuple[int, str]]]:
+    """(keeps_own, wanted) in one pass over the history; a turn's ref (a digest of its first call id
+    or of its whole text) is only made when something is to be looked up."""
     if family not in FAMILIES or not isinstance(messages, list):
-        return []
-    out: list[tuple[int, str]] = []
-    calls = every
+        return False, []
+    own, calls = False, every
+    candidates: list[tuple[int, dict[str, Any]]] = []
     for index in range(len(messages) - 1, -1, -1):
         message = messages[index]
-        if not isinstance(message, Mapping) or message.get("role") != "assistant" or (
-                not every and _has_state(message, family)):
+        if not isinstance(message, dict) or message.get("role") != "assistant":
             continue
+        if _has_state(message, family):
+            own = True
+            if not every:
+                continue
+        if len(candidates) < MAX_LOOKUPS:
+            candidates.append((index, message))
+            calls = calls or bool(message.get("tool_calls"))
+    if not calls:
+        return own, []
+    out: list[tuple[int, str]] = []
+    for index, message in candidates:
         ref = turn_ref(message)
         if ref:
             out.append((index, ref))
-            calls = calls or bool(message.get("tool_calls"))
-            if len(out) == MAX_LOOKUPS:
-                break
-    return out if calls else []
+    return own, out
 
 
 def restored(body: dict[str, Any], family: str, found: Mapping[int, Mapping[str, Any]]) -> dict[str, Any]:
@@ -204,39 +218,51 @@ class StreamCollector:
 
     def add(self, chunks: list[Any]) -> None:
         for chunk in chunks:
-            for choice in chunk.get("choices") or () if isinstance(chunk, Mapping) else ():
+            for choice in chunk.get("choices") or () if isinstance(chunk, dict) else ():
                 delta = choice.get("delta")
-                if isinstance(delta, Mapping):
+                if isinstance(delta, dict):
                     self._delta(delta)
 
-    def _delta(self, delta: Mapping[str, Any]) -> None:
-        content, reasoning = delta.get("content"), delta.get("reasoning_content")
-        if isinstance(content, str) and content:
+    def _delta(self, delta: dict[str, Any]) -> None:
+        """Most deltas carry text only: each other field is looked at only when it is there."""
+        content = delta.get("content")
+        if content and isinstance(content, str):
             self.text.update(content.encode("utf-8", "surrogatepass"))
-        if isinstance(reasoning, str) and reasoning and self.family == CLAUDE_FAMILY:
-            self.size += len(reasoning)
-            if self.size <= MAX_ENTRY_BYTES:
-                self.reasoning.append(reasoning)
-        for block in delta.get("thinking_blocks") or ():
-            if isinstance(block, Mapping) and block.get("type") == "redacted_thinking":
+        if "reasoning_content" in delta and self.family == CLAUDE_FAMILY:
+            reasoning = delta["reasoning_content"]
+            if isinstance(reasoning, str) and reasoning:
+                self.size += len(reasoning)
+                if self.size <= MAX_ENTRY_BYTES:
+                    self.reasoning.append(reasoning)
+        if "thinking_blocks" in delta:
+            self._blocks(delta["thinking_blocks"])
+        if "tool_calls" in delta:
+            self._calls(delta["tool_calls"])
+        if "extra_content" in delta:
+            signature = gemini_signature(delta)
+            if signature:
+                self.signature = signature
+
+    def _blocks(self, blocks: Any) -> None:
+        for block in blocks or ():
+            if isinstance(block, dict) and block.get("type") == "redacted_thinking":
                 self.blocks.append({"type": "redacted_thinking", "data": block.get("data") or ""})
-            elif isinstance(block, Mapping) and isinstance(block.get("signature"), str) and block["signature"]:
+            elif isinstance(block, dict) and isinstance(block.get("signature"), str) and block["signature"]:
                 self.blocks.append({"type": "thinking", "thinking": "".join(self.reasoning),
                                     "signature": block["signature"]})
                 self.reasoning.clear()
-        for call in delta.get("tool_calls") or ():
-            if not isinstance(call, Mapping):
+
+    def _calls(self, calls: Any) -> None:
+        for call in calls or ():
+            if not isinstance(call, dict):
                 continue
             given = call.get("index")
             index = given if isinstance(given, int) else len(self.ids)
             if isinstance(call.get("id"), str) and call["id"]:
                 self.ids.setdefault(index, call["id"])
-            signature = gemini_signature(call)
+            signature = gemini_signature(call) if "extra_content" in call else None
             if signature:
                 self.calls[index] = signature
-        signature = gemini_signature(delta)
-        if signature:
-            self.signature = signature
 
     def finished(self) -> tuple[str, dict[str, Any]] | None:
         """(ref, state) of the streamed turn, or None."""
@@ -266,7 +292,7 @@ class KeptReasoning:
     def __init__(self, store: Store, clock: Callable[[], float] = time.time) -> None:
         self.store = store
         self.clock = clock
-        self.script = Script(store.redis, KEEP)
+        self.script = Script(store.redis, KEEP, store)
 
     def index_key(self, user_id: int) -> str:
         return redis_keys.user_key(self.store, user_id, "rsn")
@@ -276,7 +302,7 @@ class KeptReasoning:
 
     async def fetch(self, user_id: int, family: str, refs: list[tuple[int, str]]) -> dict[int, dict[str, Any]]:
         """The kept states of these turns (by message index), in one round trip."""
-        values = await self.store.redis.mget([self.key(user_id, family, ref) for _, ref in refs])
+        values = await self.store.call("MGET", *[self.key(user_id, family, ref) for _, ref in refs])
         found: dict[int, dict[str, Any]] = {}
         for (index, _), value in zip(refs, values, strict=True):
             if value:
@@ -318,9 +344,8 @@ async def body_for(job: Job, adaptor: Adaptor) -> dict[str, Any]:
     # not written (the first turn of a conversation, with no such history yet, is). Parts no client
     # gets (tool combination) are kept and looked up for every client.
     circulating = adaptor.circulates(job.body)
-    job.kept = (StreamCollector(family, adaptor if circulating else None)
-                if circulating or not keeps_own(messages, family) else None)
-    refs = wanted(messages, family, every=circulating)
+    own, refs = survey(messages, family, every=circulating)
+    job.kept = StreamCollector(family, adaptor if circulating else None) if circulating or not own else None
     if not refs:
         return job.body
     try:

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+from redis.exceptions import ResponseError
+
 from api import keys
 from api.relay import kept_reasoning
 from api.relay.kept_reasoning import (
@@ -22,6 +25,7 @@ from api.relay.kept_reasoning import (
     turn_ref,
     wanted,
 )
+from api.services.store import Script
 from tests.relay.fakes import gateway  # noqa: F401
 
 BLOCKS = {"blocks": [{"type": "thinking", "thinking": "Hmm.", "signature": "c2ln"}]}
@@ -97,6 +101,28 @@ async def test_never_read_for_another_user_nor_another_family(gateway) -> None:
     assert await kept.fetch(10, CLAUDE_FAMILY, [(1, ref)]) == {1: BLOCKS}
     assert await kept.fetch(11, CLAUDE_FAMILY, [(1, ref)]) == {}
     assert await kept.fetch(10, GEMINI_FAMILY, [(1, ref)]) == {}
+
+
+async def test_the_direct_calls_read_and_fail_as_the_client_does(gateway, monkeypatch) -> None:
+    """Store.call (the kept state's MGET and script), on an idle pooled connection without the client:
+    reads replies as the client does, raises the server's error reply with the connection still good,
+    and a script unknown to Redis is loaded."""
+    store = gateway.server.app[keys.STORE]
+    key, missing = f"{store.prefix}direct:a", f"{store.prefix}direct:none"
+    await store.redis.set(key, "v")  # and a connection left idle in the pool
+
+    async def not_the_client(*args: Any) -> Any:
+        raise AssertionError(f"the client's path: {args}")
+    monkeypatch.setattr(store.redis, "execute_command", not_the_client)
+    assert await store.call("MGET", key, missing) == ["v", None]
+    with pytest.raises(ResponseError):
+        await store.call("INCR", key)
+    assert await store.call("GET", key) == "v"
+    monkeypatch.undo()
+    script = Script(store.redis, "return ARGV[1]", store)
+    script.sha = "0" * 40
+    assert await script(args=["back"]) == "back" and script.sha != "0" * 40
+    await store.redis.delete(key)
 
 
 def test_looked_up_only_when_a_tool_turn_lacks_the_familys_state() -> None:
