@@ -96,14 +96,22 @@ async def check_served(job: Job) -> None:
 
 def find_session(job: Job) -> None:
     """The request's session and where its pin is kept (api/relay/affinity.py); the admission reads it."""
-    pins, options = job.state.pins, job.options
-    if pins is None or job.caller.pinned is not None or job.task or not options.get_bool("ChannelAffinityEnabled"):
-        return
-    native = job.inbound.body if job.inbound is not None else job.body
-    session = affinity.session_of(job.request, job.mode, native, job.body, options.get_int("ChannelAffinityTTLSeconds"))
-    if session is not None:
+    pins = job.state.pins
+    session = job.session or session_for(job)
+    if session is not None and pins is not None:
         job.session = session
         job.pin_key = pins.key(job.caller.user.id, job.group, job.model, session)
+
+
+def session_for(job: Job) -> affinity.Session | None:
+    """The conversation the request belongs to, when affinity is on (also read by a chain's
+    stickiness before the admission, api/relay/fallbacks.py)."""
+    options = job.options
+    if job.state.pins is None or job.caller.pinned is not None or job.task \
+            or not options.get_bool("ChannelAffinityEnabled"):
+        return None
+    native = job.inbound.body if job.inbound is not None else job.body
+    return affinity.session_of(job.request, job.mode, native, job.body, options.get_int("ChannelAffinityTTLSeconds"))
 
 
 # -- admit --------------------------------------------------------------------------------------------

@@ -23,8 +23,9 @@ from typing import Any
 
 from api import keys
 from api.channels.index import ChannelInfo
+from api.middlewares import REDIS_DOWN
 from api.relay import billing
-from api.relay.admission import admission, new_facts, price_of, worst_case
+from api.relay.admission import admission, new_facts, price_of, session_for, worst_case
 from api.relay.attempts import Route, pick, relay_with_retries
 from api.relay.fallback_errors import reason_of
 from api.relay.job import Chain, Job, Outcome
@@ -97,25 +98,29 @@ def next_model(job: Job, chain: Chain, reason: str) -> str | None:
     key may not use, that have no price or no channel in the group."""
     if reason not in chain.on:
         return None
-    token, index = job.caller.token, job.state.index
     while chain.models:
         model = chain.models.pop(0)
-        why = ""
-        if chain.source != "route" and token is not None and token.model_limits is not None \
-                and model not in token.model_limits:  # a key that may use a route may use its models
-            why = "not_allowed"
-        elif not index.has(job.group, model):
-            why = "no_channel"
-        else:
-            try:
-                pricing.resolve_configured(job.options, model, job.group)
-            except pricing.PriceNotConfigured:
-                why = "no_price"
+        why = unusable(job, chain, model)
         if not why:
             return model
         chain.passed.append({"model": model, "skipped": why})
         log.info("request %s: fallback model %s skipped (%s)", job.request.get(keys.REQUEST_ID), model, why)
     return None
+
+
+def unusable(job: Job, chain: Chain, model: str) -> str:
+    """Why the request may not go to `model` of its chain, or ""."""
+    token = job.caller.token
+    if chain.source != "route" and token is not None and token.model_limits is not None \
+            and model not in token.model_limits:  # a key that may use a route may use its models
+        return "not_allowed"
+    if not job.state.index.has(job.group, model):
+        return "no_channel"
+    try:
+        pricing.resolve_configured(job.options, model, job.group)
+    except pricing.PriceNotConfigured:
+        return "no_price"
+    return ""
 
 
 def passed_over(job: Job, chain: Chain, reason: str, err: RelayError | None, to: str) -> None:
@@ -139,6 +144,9 @@ async def admit_chain(job: Job) -> None:
     chain = job.chain = chain_of(job)
     if chain is None:
         return await admission(job)
+    chain.first = job.model
+    if job.options.get_int(rules.STICKY) > 0:
+        await stick(job, chain)
     while True:
         try:
             await admission(job)
@@ -151,6 +159,7 @@ async def admit_chain(job: Job) -> None:
                 raise
             passed_over(job, chain, rules.UNAVAILABLE, err, following)
             rename(job, following)
+            chain.moved = True
     if chain.passed and job.facts is not None:
         job.facts.routing["fallback"] = logged(chain, job.model)
 
@@ -167,7 +176,7 @@ async def relay_with_fallbacks(job: Job, route: Route) -> Outcome:
     while True:
         chain.last = None
         try:
-            return await relay_with_retries(job, keeping)
+            outcome = await relay_with_retries(job, keeping)
         except RelayError as err:
             raw = chain.last or err
             reason = reason_of(raw)
@@ -179,6 +188,10 @@ async def relay_with_fallbacks(job: Job, route: Route) -> Outcome:
             if job.channel is None:  # they went in the meantime
                 _note(job, chain)
                 raise
+            continue
+        if chain.moved and chain.sticky_key and outcome.produced:
+            await remember(job, chain)
+        return outcome
 
 
 def _keeping(route: Route, chain: Chain) -> Route:
@@ -217,6 +230,7 @@ async def _move(job: Job, chain: Chain, reason: str, err: RelayError, model: str
     passed_over(job, chain, reason, err, model)
     job.name = ModelName(model)
     job.pin = None
+    chain.moved = True
     if job.session is not None and job.state.pins is not None:
         job.pin_key = job.state.pins.key(job.caller.user.id, job.group, model, job.session)
     fresh.routing["fallback"] = logged(chain, model)
@@ -227,3 +241,41 @@ def _note(job: Job, chain: Chain) -> None:
     """A chain that ended in failure: its error row says what was passed over."""
     if chain.passed and job.facts is not None:
         job.facts.routing["fallback"] = logged(chain, "")
+
+
+# -- stickiness (FallbackStickySeconds) --------------------------------------------------------------
+
+
+async def stick(job: Job, chain: Chain) -> None:
+    """A session that fell back lately starts on the model that answered it, while that model is still
+    in the request's chain and usable; the model asked for comes next, then the rest of the chain."""
+    sticky = job.state.sticky
+    session = job.session = session_for(job)
+    if sticky is None or session is None:
+        return
+    chain.sticky_key = sticky.key(job.caller.user.id, job.group, chain.asked, session)
+    try:
+        model = await sticky.read(chain.sticky_key)
+    except REDIS_DOWN:
+        return  # the admission says what Redis does
+    if model is None or model == job.model or model not in chain.models or unusable(job, chain, model):
+        return
+    chain.models = [job.model, *(m for m in chain.models if m != model)][:rules.MAX_MODELS]
+    chain.passed.append({"model": job.model, "skipped": "sticky"})
+    job.state.metrics.fallback(job.model, model, "sticky")
+    rename(job, model)
+
+
+async def remember(job: Job, chain: Chain) -> None:
+    """The session fell back and this model answered: its next requests start here, for
+    FallbackStickySeconds (back on the model tried first: it starts there again)."""
+    sticky = job.state.sticky
+    assert sticky is not None
+    seconds = job.options.get_int(rules.STICKY)
+    try:
+        if job.model == chain.first or seconds <= 0:
+            await sticky.clear(chain.sticky_key)
+        else:
+            await sticky.write(chain.sticky_key, job.model, seconds)
+    except REDIS_DOWN as exc:
+        log.info("fallback stickiness not written (%s)", exc)

@@ -44,6 +44,9 @@ class Chain:
     source: str  # client, route, operator
     passed: list[dict[str, Any]] = field(default_factory=list)  # each model passed over, and why
     last: Any = None  # the last attempt's upstream error, before status_code_mapping
+    first: str = ""  # the model tried first without stickiness (the asked one, a route's first)
+    sticky_key: str = ""  # where the session's stickiness is kept (api/relay/fallback_sticky.py); "": none
+    moved: bool = False  # the request fell back to another model of the chain
 
 
 @dataclass(slots=True)

@@ -13,6 +13,7 @@ from api import keys
 from api.channels.index import ChannelIndex
 from api.relay.affinity import Pins
 from api.relay.auth import KeyAuth
+from api.relay.fallback_sticky import StickyModels
 from api.relay.kept_reasoning import KeptReasoning
 from api.relay.load import Load
 from api.relay.state import RELAY, RelayState
@@ -51,7 +52,7 @@ async def relay_ctx(app: web.Application) -> AsyncIterator[None]:
     app[RELAY] = RelayState(index=index, auth=auth, quota=QuotaService(store, ttl_ms), settlements=sender,
                             keeper=keeper, options=app[keys.OPTIONS], settings=settings, http=app[keys.HTTP],
                             queues=queues, load=load, pins=Pins(store),
-                            reasoning=KeptReasoning(store))
+                            reasoning=KeptReasoning(store), sticky=StickyModels(store))
     yield
     state = app[RELAY]
     if state.background:  # settlements waiting for Redis get a grace; the sweep closes what is left

@@ -14,6 +14,7 @@ from api.channels.index import ChannelIndex
 from api.relay.affinity import Pins
 from api.relay.auth import KeyAuth
 from api.relay.disconnects import DisconnectWatcher
+from api.relay.fallback_sticky import StickyModels
 from api.relay.kept_reasoning import KeptReasoning
 from api.relay.load import Load
 from api.services.billing.quota import QuotaService
@@ -57,6 +58,7 @@ class RelayState:
     load: Load = field(default_factory=lambda: Load(None))  # requests in flight, latency (api/relay/load.py)
     pins: Pins | None = None  # sessions' channels and keys (api/relay/affinity.py); None: no affinity
     reasoning: KeptReasoning | None = None  # state kept for clients that drop it (api/relay/kept_reasoning.py)
+    sticky: StickyModels | None = None  # the model each session fell back to (api/relay/fallback_sticky.py)
 
     def spawn(self, coro: Coroutine[Any, Any, object]) -> None:
         """Fire-and-forget work off the request path (kept referenced until it ends)."""

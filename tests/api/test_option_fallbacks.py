@@ -40,3 +40,18 @@ async def test_usable_chains_are_saved(root: ApiClient) -> None:
     routes = '{"auto-coder": {"models": ["claude-opus-4-1", "gpt-5", "gemini-2.5-pro"]}}'
     assert (await root.put("/api/option/", {"key": "ModelRoutes", "value": routes}))["success"]
     assert await _value("ModelRoutes") == routes
+
+
+@pytest.mark.parametrize(("value", "message"), [
+    ("-1", "FallbackStickySeconds must be between 0 and 86400"),
+    ("86401", "FallbackStickySeconds must be between 0 and 86400"),
+    ("1.5", "FallbackStickySeconds must be an integer"),
+])
+async def test_a_wrong_stickiness_is_refused(root: ApiClient, value: str, message: str) -> None:
+    await _refused(root, "FallbackStickySeconds", value, message)
+
+
+async def test_stickiness_is_off_by_default_and_saved(root: ApiClient) -> None:
+    assert await _value("FallbackStickySeconds") in (None, "0")
+    assert (await root.put("/api/option/", {"key": "FallbackStickySeconds", "value": "600"}))["success"]
+    assert await _value("FallbackStickySeconds") == "600"

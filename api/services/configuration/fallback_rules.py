@@ -23,7 +23,9 @@ UNAVAILABLE, CONTEXT, POLICY = "unavailable", "context", "policy"
 REASONS = (UNAVAILABLE, CONTEXT, POLICY)
 DEFAULT_ON = frozenset({UNAVAILABLE, CONTEXT})
 FALLBACKS, ROUTES = "ModelFallbacks", "ModelRoutes"
-DEFAULTS = {FALLBACKS: "{}", ROUTES: "{}"}
+STICKY = "FallbackStickySeconds"  # a session that fell back goes to the model that answered first, that long (0: off)
+MAX_STICKY_SECONDS = 86400
+DEFAULTS = {FALLBACKS: "{}", ROUTES: "{}", STICKY: "0"}
 
 
 @dataclass(frozen=True, slots=True)

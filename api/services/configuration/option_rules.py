@@ -248,6 +248,7 @@ NUMERIC_LIMITS: dict[str, tuple[float, float | None, bool]] = {
     "AutomaticDisableMinRequests": (1, None, True),
     "AutomaticDisableWindowSeconds": (1, None, True),
     "ChannelAffinityTTLSeconds": (1, 86400, True),
+    fallback_rules.STICKY: (0, fallback_rules.MAX_STICKY_SECONDS, True),
     "RealtimeMaxSessionsPerKey": (1, 1000, True),
     "RealtimeMaxSessionsPerUser": (1, 10000, True),
     "RealtimeMaxSecretsPerKey": (1, 10000, True),

@@ -4,7 +4,8 @@ import OptionCard from './OptionCard';
 /*
  * Chains of models (README, Fallbacks): ModelFallbacks (a model or * pattern → the models to try after it) and
  * ModelRoutes (a name → its models). The card checks the shape before saving; the server checks it again
- * (loops across entries too) and names the entry it refuses.
+ * (loops across entries too) and names the entry it refuses. FallbackStickySeconds: how long a session that
+ * fell back starts on the model that answered it (0: off).
  */
 export const MAX_MODELS = 5;
 const REASONS = ['unavailable', 'context', 'policy'];
@@ -12,6 +13,7 @@ const REASONS = ['unavailable', 'context', 'policy'];
 export const FALLBACK_FIELDS = [
   { key: 'ModelFallbacks', type: 'json', rows: 6, help: 'option.help.ModelFallbacks' },
   { key: 'ModelRoutes', type: 'json', rows: 4, help: 'option.help.ModelRoutes' },
+  { key: 'FallbackStickySeconds', type: 'number', min: 0, max: 86400, help: 'option.help.FallbackStickySeconds' },
 ];
 
 // The first wrong entry of one option's value, said, or null.
@@ -44,7 +46,8 @@ export function chainProblem(key, raw, t) {
   return null;
 }
 
-const validate = (values, t) => FALLBACK_FIELDS.map((f) => chainProblem(f.key, values[f.key], t)).find(Boolean) || null;
+const validate = (values, t) => FALLBACK_FIELDS.filter((f) => f.type === 'json')
+  .map((f) => chainProblem(f.key, values[f.key], t)).find(Boolean) || null;
 
 export default function FallbackSetting({ options, onSaved }) {
   const { t } = useTranslation();

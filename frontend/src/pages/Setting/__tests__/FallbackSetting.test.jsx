@@ -4,7 +4,7 @@ import SettingPage from '..';
 import { renderPage, ROOT } from '../../../test/render';
 import { mockApi, ok, callsTo } from '../../../test/api';
 
-const OPTIONS = { ModelFallbacks: '{}', ModelRoutes: '{}', QuotaPerUnit: '500000', RetryTimes: '0' };
+const OPTIONS = { ModelFallbacks: '{}', ModelRoutes: '{}', FallbackStickySeconds: '0', QuotaPerUnit: '500000', RetryTimes: '0' };
 
 function setup() {
   const calls = mockApi({
@@ -40,4 +40,18 @@ test('a wrong entry is named and nothing is sent', async () => {
   await userEvent.click(within(card).getByRole('button', { name: 'Save Fallbacks across models' }));
   expect(await screen.findByText("ModelRoutes: entry auto-*: a route's name has no pattern")).toBeInTheDocument();
   expect(puts(calls)).toEqual([]);
+});
+
+test('the stickiness is saved as a number of seconds, and one past a day is refused before sending', async () => {
+  const calls = setup();
+  const card = await screen.findByTestId('card-fallbacks');
+  const seconds = within(card).getByLabelText('Stay on the fallback model (seconds)');
+  typeInto(seconds, '86401');
+  await userEvent.click(within(card).getByRole('button', { name: 'Save Fallbacks across models' }));
+  expect(await screen.findByText('Stay on the fallback model (seconds) must be at most 86400')).toBeInTheDocument();
+  expect(puts(calls)).toEqual([]);
+  typeInto(seconds, '600');
+  await userEvent.click(within(card).getByRole('button', { name: 'Save Fallbacks across models' }));
+  expect(await screen.findByText('Saved')).toBeInTheDocument();
+  expect(puts(calls)).toEqual([{ key: 'FallbackStickySeconds', value: '600' }]);
 });
