@@ -87,6 +87,9 @@ export default function LogPage() {
         </span>
         <span className="tag is-danger is-light" data-testid="log-stat-rpm">RPM: {stat ? stat.rpm || 0 : '…'}</span>
         <span className="tag is-light" data-testid="log-stat-tpm">TPM: {stat ? stat.tpm || 0 : '…'}</span>
+        <span className="tag is-warning is-light" data-testid="log-stat-fallbacks">
+          {t('log.statFallbacks', { count: stat ? renderNumber(stat.fallbacks || 0) : '…' })}
+        </span>
       </div>
       <form className="columns is-multiline is-variable is-2" onSubmit={onSearch} role="search">
         <div className="column is-3">

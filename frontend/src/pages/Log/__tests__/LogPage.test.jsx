@@ -25,8 +25,8 @@ function setup(user, extra = {}, route = '/log') {
   const calls = mockApi({
     '/api/log/self/': ok({ items: LOGS, total: 25, page: 1, page_size: 10 }),
     '/api/log/': ok({ items: LOGS, total: 25, page: 1, page_size: 10 }),
-    '/api/log/self/stat': ok({ quota: 1000000, rpm: 3, tpm: 450 }),
-    '/api/log/stat': ok({ quota: 2500000, rpm: 9, tpm: 900 }),
+    '/api/log/self/stat': ok({ quota: 1000000, rpm: 3, tpm: 450, fallbacks: 2 }),
+    '/api/log/stat': ok({ quota: 2500000, rpm: 9, tpm: 900, fallbacks: 12345 }),
     '/api/user/42': ok({ id: 42, username: 'bob', quota: 1500000, used_quota: 250000, request_count: 77 }),
     ...extra,
   });
@@ -50,11 +50,34 @@ test('a user sees own logs from page 1 with today as the default range, the stat
   await waitFor(() => expect(screen.getByTestId('log-stat-quota')).toHaveTextContent('Quota consumed: $2.00'));
   expect(screen.getByTestId('log-stat-rpm')).toHaveTextContent('RPM: 3');
   expect(screen.getByTestId('log-stat-tpm')).toHaveTextContent('TPM: 450');
+  expect(screen.getByTestId('log-stat-fallbacks')).toHaveTextContent('Served by a fallback: 2');
   expect(callsTo(calls, 'GET', '/api/log/self/stat')[0].query).toMatchObject({ type: '0' });
   const headers = within(screen.getByTestId('log-table')).getAllByRole('columnheader').map((h) => h.textContent);
   expect(headers).toEqual(['Time', 'Token', 'Type', 'Model', 'Time used / first token', 'Prompt', 'Completion', 'Cost', 'Details']);
   expect(screen.queryByLabelText('Channel ID')).not.toBeInTheDocument();
   expect(screen.queryByLabelText('Username')).not.toBeInTheDocument();
+});
+
+test('the count of requests a fallback served, for everyone to an admin, in English and Chinese', async () => {
+  setup(ADMIN);
+  const badge = await screen.findByTestId('log-stat-fallbacks');
+  await waitFor(() => expect(badge).toHaveTextContent('Served by a fallback: 12.3k'));
+  await act(() => i18n.changeLanguage('zh'));
+  try {
+    expect(screen.getByTestId('log-stat-fallbacks')).toHaveTextContent('由回退模型应答：12.3k');
+  } finally {
+    await act(() => i18n.changeLanguage('en'));
+  }
+});
+
+test('a stat without the count (none served) reads 0, and … while it loads', async () => {
+  let answer;
+  const pending = new Promise((resolve) => { answer = resolve; });
+  setup(USER, { '/api/log/self/stat': () => pending });
+  await row(1);
+  expect(screen.getByTestId('log-stat-fallbacks')).toHaveTextContent('Served by a fallback: …');
+  await act(async () => answer(ok({ quota: 0, rpm: 0, tpm: 0 })));
+  await waitFor(() => expect(screen.getByTestId('log-stat-fallbacks')).toHaveTextContent('Served by a fallback: 0'));
 });
 
 test('latency colours, first-token time and the stream badge', async () => {
