@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: run test install install-dev frontend lint clean screenshots bench bench-smoke bench-cache lighthouse
+.PHONY: run test install install-dev frontend lint clean screenshots bench bench-smoke bench-cache bench-fallback lighthouse
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -55,6 +55,10 @@ bench-smoke:
 # Prompt-cache affinity: cached share of the input with ChannelAffinityEnabled off and on, failover, CPU.
 bench-cache: install
 	$(PY) -m bench.agent_cache $(BENCH_ARGS)
+
+# A configured chain of models (first model answering) against none, and with FallbackStickySeconds: CPU per request.
+bench-fallback: install
+	$(PY) -m bench.fallback_cost $(BENCH_ARGS)
 
 # Lighthouse (mobile) on /login and a user's dashboard: accessibility, best practices, performance (bench/lighthouse.sh).
 lighthouse: install frontend
