@@ -6,12 +6,17 @@ Where a chain comes from, first found: the client's own (OpenRouter's `models`, 
 `fallbacks`), a named route the operator defined (`ModelRoutes`: the name stands for its models), the
 operator's chain for the model or a pattern of it (`ModelFallbacks`). The lifecycle's steps it wraps:
 
+stick     with FallbackStickySeconds, a session that fell back lately starts on the model that answered
+          it (api/relay/fallback_sticky.py): one Redis GET before the admission; the model asked for
+          comes next in its chain
 admit     the model asked for has no channel at all (`unavailable`): the next one is admitted instead
 attempts  relay_with_retries over the model's channels; its last error classified
           (api/relay/fallback_errors.py); when the chain takes that reason, the next model is priced,
           its reservation topped up atomically if it is dearer (api/services/billing/top_up.py), and
           its channels tried. The log row's `other.fallback` says what was asked and why each model
-          was passed over; the answer's model is the one that answered (X-Gateway-Model).
+          was passed over; the answer's model is the one that answered (X-Gateway-Model). A request
+          that fell back and was answered makes its session stick to that model (or, answered by
+          the model tried first, ends the stickiness).
 
 A request without a chain costs a few dictionary reads: nothing else changes for it.
 """

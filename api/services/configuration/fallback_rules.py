@@ -5,7 +5,9 @@ validation, and the chain a request gets from them.
 Both take the same entries, keyed by a model name, a `*` pattern (ModelFallbacks only) or a route's name:
 `{"models": [...], "on": ["unavailable", "context", "policy"], "groups": [...]}` — `on` defaults to
 unavailable and context, `groups` to every group. A chain has at most MAX_MODELS models after the first,
-never names one twice, and no model's chain leads back to it.
+never names one twice, and no model's chain leads back to it. `FallbackStickySeconds` (a number, checked
+with the numeric options) is how long a session that fell back starts on the model that answered it
+(api/relay/fallback_sticky.py; 0: never).
 """
 from __future__ import annotations
 
