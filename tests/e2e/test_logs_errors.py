@@ -95,6 +95,7 @@ async def test_a_failed_call_and_a_refund_in_the_logs(page, backend, settings, a
     await expect(charge_row.get_by_test_id("log-refunded-tag")).to_have_text("Refunded")
     total = f"${chat_cost / 500_000:.2f}"  # the chat alone: the task's charge came back
     await expect(page.get_by_test_id("log-stat-quota")).to_have_text(f"Quota consumed: {total}")
+    await expect(page.get_by_test_id("log-stat-fallbacks")).to_have_text("Served by a fallback: 0")
     await page.get_by_label("Log type").select_option(label="Error")
     await expect(page.locator("[data-testid^=log-row-]")).to_have_count(1)
     await expect(page.get_by_test_id(f"log-row-{error.id}")).to_be_visible()
@@ -110,6 +111,7 @@ async def test_a_failed_call_and_a_refund_in_the_logs(page, backend, settings, a
     await expect(row.get_by_test_id("log-error-status")).to_have_text("HTTP 502")
     await expect(page.get_by_test_id(f"log-row-{refund.id}").get_by_test_id("log-refund-tag")).to_have_text("退款")
     await expect(page.get_by_test_id("log-stat-quota")).to_have_text(f"消耗额度：{total}")
+    await expect(page.get_by_test_id("log-stat-fallbacks")).to_have_text("由回退模型应答：0")
     assert set(await page.evaluate(HEADER_LINES)) == {1}
     await shot(page, "logs-zh")
     await page.set_viewport_size({"width": 390, "height": 844})
