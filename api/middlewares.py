@@ -91,7 +91,8 @@ async def envelope_errors_middleware(request: web.Request, handler: Handler) -> 
             log.info("database refused a value on %s %s: %r", request.method, request.path, exc)
             return fail(translate("invalid_value", language(request)), status=400)
         if database_unreachable(exc):
-            log.warning("database unreachable on %s %s: %r", request.method, request.path, exc)
+            log.warning("database unreachable on %s %s (request id %s): %r", request.method, request.path,
+                        request.get(keys.REQUEST_ID), exc)
             return _unavailable(request)
         log.exception("unhandled error on %s %s (request id %s)", request.method, request.path,
                       request.get(keys.REQUEST_ID))

@@ -55,7 +55,8 @@ async def openai_errors_middleware(request: web.Request, handler: Handler) -> we
                                                   "new_api_error", exc.message, local=True))
     except Exception as exc:
         if database_unreachable(exc):
-            log.warning("database unreachable on %s %s: %r", request.method, request.path, exc)
+            log.warning("database unreachable on %s %s (request id %s): %r", request.method, request.path,
+                        request.get(keys.REQUEST_ID), exc)
             return unavailable(request)
         log.exception("relay error on %s %s (request id %s)", request.method, request.path,
                       request.get(keys.REQUEST_ID))

@@ -4,10 +4,13 @@ blackhole (connections accepted, nothing answered, nothing refused: a cut networ
 failover), and SQLite with another process holding the write lock.
 
 Nothing waits for the whole outage: each console request, and each relay request that must look
-its key up, answers 503 with Retry-After within the timeouts (DB_CONNECT_TIMEOUT for a connection,
-DB_STATEMENT_TIMEOUT and one second of client grace for the statement; 1 s each here, with a
-margin); the relay keeps serving the keys it knows; the worker's settlement gives its lock up
-instead of holding it; once the proxy forwards again every request is billed exactly once.
+its key up, answers 503 with Retry-After, its wait ended by the configured timeouts
+(DB_CONNECT_TIMEOUT for a connection, DB_STATEMENT_TIMEOUT and one second of client grace for the
+statement; SQLite's busy timeout) or by the breaker those timeouts opened — as the process logs the
+cause of each 503; the relay keeps serving the keys it knows; the worker's settlement gives its lock
+up instead of holding it; once the proxy forwards again every request is billed exactly once.
+Asserted by what ended each wait, never by how long it took (a loaded machine stretches them all):
+a request that hangs fails after a generous guard only.
 """
 from __future__ import annotations
 
@@ -21,6 +24,7 @@ from typing import Any
 import asyncpg
 import orjson
 import pytest
+from tortoise import Tortoise
 
 from api import keys
 from api.app import create_app
@@ -34,13 +38,13 @@ from models.db import close_database, init_database
 from models.settings import CLIENT_GRACE, Settings
 from tests.conftest import process_env
 from tests.faults.blackhole import Blackhole
+from tests.faults.causes import HANG_GUARD, Answer, Causes, timed, watching
 from tests.faults.ledger import Books, check_books, report
 from tests.helpers import ApiClient, eventually, make_user
 from tests.relay.fakes import add_channel, headers_for, make_key, rich_user, upstreams  # noqa: F401
 
 TIMEOUTS = {"DB_CONNECT_TIMEOUT": "1", "DB_STATEMENT_TIMEOUT": "1", "DB_TRANSACTION_TIMEOUT": "2"}
-BOUND = 1 + 1 + CLIENT_GRACE  # a connection, then a statement (the client's limit)
-MARGIN = 2.0  # a loaded two-core machine
+SHORTEST = 1.0  # seconds: the shortest configured wait a timed-out request waited for (a connection)
 BODY = {"model": "gpt-4", "messages": [{"role": "user", "content": "hi"}]}
 
 
@@ -68,12 +72,13 @@ def proxy(postgres_database: str):
     hole.stop()
 
 
-async def timed(call) -> tuple[float, int, Any, dict[str, str]]:
-    """(seconds, status, JSON body, headers) of one request; never more than 30 s."""
-    started = time.monotonic()
-    resp = await asyncio.wait_for(call, 30)
-    body = await resp.json(content_type=None)
-    return time.monotonic() - started, resp.status, body, dict(resp.headers)
+def cut_by_the_timeouts(causes: Causes, answer: Answer) -> bool:
+    """Whether this 503 came from a timeout of the database client (having waited for it: a slower
+    machine only waits longer) or from the breaker such a timeout opened (nothing sent)."""
+    seen = causes.of(answer)
+    if seen[:1] == ["DatabaseDown"]:
+        return True
+    return "TimeoutError" in seen and answer.seconds >= SHORTEST - 0.05
 
 
 async def start_worker(spawn, settings: Settings, redis_sync) -> Any:
@@ -112,31 +117,41 @@ async def test_postgres_blackhole_answers_503_within_the_timeouts_and_bills_once
     for token in known:  # their keys and balances are in Redis from here on
         assert (await gateway.post("/v1/chat/completions", json=BODY, headers=headers_for(token))).status == 200
 
-    proxy.swallow()
-    needs_database = [
-        ("GET /api/user/self", gateway.get("/api/user/self", headers={"New-Api-User": str(alice.user_id)})),
-        ("GET /api/token/", gateway.get("/api/token/?p=0", headers={"New-Api-User": str(alice.user_id)})),
-        ("PUT /api/user/self", gateway.put("/api/user/self", json={"display_name": "Alice"},
-                                           headers={"New-Api-User": str(alice.user_id)})),
-        ("POST /api/user/login", gateway.post("/api/user/login", json={"username": "alice",
-                                                                       "password": "password123"})),
-        *((f"relay, uncached key #{i}", gateway.post("/v1/chat/completions", json=BODY, headers=headers_for(unseen)))
-          for i in range(3)),
-    ]
-    served = [gateway.post("/v1/chat/completions", json=BODY, headers=headers_for(t)) for t in known * 2]
-    answers = await asyncio.gather(*(timed(call) for _, call in needs_database), *(timed(c) for c in served))
-    for (name, _), (seconds, status, body, headers) in zip(needs_database, answers, strict=False):
-        assert status == 503 and headers.get("Retry-After"), (name, status, body)
-        assert seconds <= BOUND + MARGIN, (name, seconds)
-        if name.startswith("relay"):
-            assert body["error"]["code"] == "service_unavailable", body
-        else:
-            assert body["success"] is False and body["data"] is None, body
-    assert [status for _, status, _, _ in answers[len(needs_database):]] == [200] * 4  # served from Redis
-    await store.redis.delete(user_quota_key(store, users[1].id))  # a known key whose balance must be reloaded
-    seconds, status, body, headers = await timed(gateway.post("/v1/chat/completions", json=BODY,
-                                                              headers=headers_for(known[1])))
-    assert status == 503 and headers.get("Retry-After") and seconds <= BOUND + MARGIN, (seconds, status, body)
+    client = Tortoise.get_connection("default")
+    assert client.acquire_timeout == 1.0 and client._template["timeout"] == 1.0  # the configured waits
+    assert client._template["command_timeout"] == 1.0 + CLIENT_GRACE
+
+    with watching() as causes:
+        proxy.swallow()
+        needs_database = [
+            ("GET /api/user/self", gateway.get("/api/user/self", headers={"New-Api-User": str(alice.user_id)})),
+            ("GET /api/token/", gateway.get("/api/token/?p=0", headers={"New-Api-User": str(alice.user_id)})),
+            ("PUT /api/user/self", gateway.put("/api/user/self", json={"display_name": "Alice"},
+                                               headers={"New-Api-User": str(alice.user_id)})),
+            ("POST /api/user/login", gateway.post("/api/user/login", json={"username": "alice",
+                                                                           "password": "password123"})),
+            *((f"relay, uncached key #{i}", gateway.post("/v1/chat/completions", json=BODY,
+                                                          headers=headers_for(unseen)))
+              for i in range(3)),
+        ]
+        served = [gateway.post("/v1/chat/completions", json=BODY, headers=headers_for(t)) for t in known * 2]
+        answers = await asyncio.gather(*(timed(call) for _, call in needs_database), *(timed(c) for c in served))
+        for (name, _), answer in zip(needs_database, answers, strict=False):
+            assert answer.status == 503 and answer.headers.get("Retry-After"), (name, answer)
+            assert cut_by_the_timeouts(causes, answer), (name, causes.of(answer), f"{answer.seconds:.2f} s")
+            if name.startswith("relay"):
+                assert answer.body["error"]["code"] == "service_unavailable", answer.body
+            else:
+                assert answer.body["success"] is False and answer.body["data"] is None, answer.body
+        # The first of them to give up did so on a timeout, and opened the breaker on it, once.
+        assert any("TimeoutError" in causes.of(a) for a in answers[:len(needs_database)])
+        assert causes.opened == ["TimeoutError"], causes.opened
+        assert [answer.status for answer in answers[len(needs_database):]] == [200] * 4  # served from Redis
+        await store.redis.delete(user_quota_key(store, users[1].id))  # a known key whose balance must be reloaded
+        reload = await timed(gateway.post("/v1/chat/completions", json=BODY, headers=headers_for(known[1])))
+        assert reload.status == 503 and reload.headers.get("Retry-After"), reload
+        assert cut_by_the_timeouts(causes, reload), causes.of(reload)
+    slowest = max(answer.seconds for answer in answers[:len(needs_database)])
 
     # The worker tries those records while the database is away: it gives its billing locks up.
     async def tried_and_let_go() -> bool:
@@ -150,9 +165,9 @@ async def test_postgres_blackhole_answers_503_within_the_timeouts_and_bills_once
 
     async def logged_in() -> bool:  # once the breaker's probe (every second) has seen it back
         login = await timed(gateway.post("/api/user/login", json={"username": "alice", "password": "password123"}))
-        return login[1] == 200 and login[2]["success"]
+        return login.status == 200 and login.body["success"]
 
-    await eventually(logged_in, timeout=20, interval=0.2)
+    await eventually(logged_in, timeout=60, interval=0.2)
 
     async def settled() -> bool:
         return await users_with_pending(store) == []
@@ -161,7 +176,8 @@ async def test_postgres_blackhole_answers_503_within_the_timeouts_and_bills_once
     summary = await check_books(store, Books(users, known))
     assert summary.logs == 6  # two before, four during: each once
     report("PostgreSQL behind a network blackhole (connections accepted, never answered), then back",
-           f"console and uncached-key relay requests 503 + Retry-After within {BOUND:g} s (the timeouts); "
+           "console and uncached-key relay requests 503 + Retry-After, ended by the timeouts or the breaker "
+           f"they opened (the slowest after {slowest:.1f} s); "
            "known keys served throughout",
            "every request, once: the worker gave its locks up while the database was away and applied the "
            "records once it answered", summary)
@@ -176,31 +192,45 @@ async def test_sqlite_write_lock_held_elsewhere_bounds_every_wait(short_timeouts
     headers = {"New-Api-User": str(alice.user_id)}
     holder = sqlite3.connect(settings.database_url.removeprefix("sqlite://"), isolation_level=None)
     try:
-        holder.execute("BEGIN IMMEDIATE")  # another process writing: the file's write lock is taken
-        writes = [timed(client.put("/api/user/self", json={"display_name": f"Alice {i}"}, headers=headers))
-                  for i in range(3)]
-        reads = [timed(client.get("/api/user/self", headers=headers)) for _ in range(2)]
-        answers = await asyncio.gather(*writes, *reads)
-        for seconds, status, body, answer_headers in answers:
-            assert seconds <= BOUND + MARGIN, (seconds, status, body)
-            assert status in (200, 503), (status, body)  # a read may wait behind a write for the connection
-            if status == 503:
-                assert answer_headers.get("Retry-After") and body["success"] is False, body
-        assert [status for _, status, _, _ in answers[:3]] == [503] * 3
-        # Alone, a read goes through (WAL: readers do not wait for a writer), and so does a relay
-        # request whose key is looked up (a read).
-        assert (await timed(client.get("/api/user/self", headers=headers)))[1] == 200
-        relayed = await timed(client.post("/v1/chat/completions", json=BODY, headers=headers_for(unseen)))
-        assert relayed[1] == 200 and relayed[0] <= BOUND + MARGIN, relayed
-        token = {"name": "x", "unlimited_quota": True, "expired_time": -1}
-        seconds, status, body, _ = await timed(client.post("/api/token/", json=token, headers=headers))
-        assert status == 503 and seconds <= BOUND + MARGIN, (status, body)
+        with watching() as causes:
+            holder.execute("BEGIN IMMEDIATE")  # another process writing: the file's write lock is taken
+            writes = [timed(client.put("/api/user/self", json={"display_name": f"Alice {i}"}, headers=headers))
+                      for i in range(3)]
+            reads = [timed(client.get("/api/user/self", headers=headers)) for _ in range(2)]
+            answers = await asyncio.gather(*writes, *reads)
+            for answer in answers:
+                assert answer.status in (200, 503), answer  # a read may wait behind a write for the connection
+                if answer.status == 503:
+                    assert answer.headers.get("Retry-After") and answer.body["success"] is False, answer.body
+                    assert busy_or_queued(causes, answer), causes.of(answer)
+            assert [answer.status for answer in answers[:3]] == [503] * 3
+            # At least one write waited out the busy timeout on the lock itself (the others, queued
+            # behind it for the process's one connection, may have given up on that wait instead).
+            assert any(causes.of(answer)[-1:] == ["OperationalError"] for answer in answers[:3]), \
+                [causes.of(answer) for answer in answers]
+            # Alone, a read goes through (WAL: readers do not wait for a writer), and so does a relay
+            # request whose key is looked up (a read).
+            assert (await timed(client.get("/api/user/self", headers=headers))).status == 200
+            relayed = await timed(client.post("/v1/chat/completions", json=BODY, headers=headers_for(unseen)))
+            assert relayed.status == 200, relayed
+            token = {"name": "x", "unlimited_quota": True, "expired_time": -1}
+            created = await timed(client.post("/api/token/", json=token, headers=headers))
+            assert created.status == 503 and busy_or_queued(causes, created), (created, causes.of(created))
     finally:
         holder.rollback()
         holder.close()
-    _, status, body, _ = await timed(client.put("/api/user/self", json={"display_name": "Alice"}, headers=headers))
-    assert status == 200 and body["success"], body
+    after = await timed(client.put("/api/user/self", json={"display_name": "Alice"}, headers=headers))
+    assert after.status == 200 and after.body["success"], after.body
     assert (await User.get(id=user.id)).display_name == "Alice"
+
+
+def busy_or_queued(causes: Causes, answer: Answer) -> bool:
+    """SQLite's busy timeout ("database is locked": the lock never came) or the configured wait for
+    the process's one connection (a TimeoutError), having waited for it."""
+    seen = causes.of(answer)
+    if seen[-1:] == ["OperationalError"]:
+        return "locked" in str(causes.by_request[answer.request_id])
+    return "TimeoutError" in seen and answer.seconds >= SHORTEST - 0.05
 
 
 # -- the billing lock and the worker's queue ------------------------------------------------------
@@ -245,10 +275,9 @@ async def test_a_settlement_stuck_in_a_blackhole_gives_its_lock_up(short_timeout
         proxy.swallow()
         await direct.execute("ROLLBACK")  # the row is the settlement's now; its answer goes nowhere
         await direct.close()
-        started = time.monotonic()
-        done, _ = await asyncio.wait({settling}, timeout=30)  # not cancelled: a stuck one would hang here
-        assert done and time.monotonic() - started <= 2 + MARGIN, "the settlement is still stuck"
-        with pytest.raises(TimeoutError):
+        done, _ = await asyncio.wait({settling}, timeout=HANG_GUARD)  # not cancelled: a stuck one would hang here
+        assert done, "the settlement is still stuck"
+        with pytest.raises(TimeoutError):  # its own timeout ended it (the transaction's 2 s), nothing else
             settling.result()
         assert not await store.redis.exists(lock_key)  # released, not held for the outage
         assert await store.redis.hlen(pending_key(store, user.id)) == 1
