@@ -43,6 +43,7 @@ from api.relay.refusals import refuse
 from api.relay.state import relay_state
 from api.relay.streaming import relay_stream
 from api.relay.validate import Invalid, check_body
+from api.services.billing.request_facts import answer_ms
 from api.services.configuration.capability_lookup import table_of
 from api.services.model_name import ModelName
 from api.upstream import call as upstream_call
@@ -186,7 +187,7 @@ async def attempt_on(job: Job, channel: ChannelInfo, native: bool) -> Outcome:
         ctx.allow_private_urls = job.options.get_bool("MediaFetchPrivateEnabled")
         raw = await adaptor.complete(raw, ctx)
     if job.facts is not None:
-        job.facts.first_response_ms = int((time.monotonic() - job.started) * 1000)
+        job.facts.first_response_ms = answer_ms(job.started, time.monotonic())
     return answer(job, reader, resp, raw, native)
 
 

@@ -27,6 +27,7 @@ from api.i18n import language, translate
 from api.relay import billing
 from api.relay.job import Job, Outcome
 from api.relay.streaming import cut_short, open_stream
+from api.services.billing.request_facts import answer_ms
 from api.upstream import client
 from api.upstream.base import RelayMode, StreamDecoder, StreamState, TokenUsage
 from api.upstream.errors import RelayError
@@ -117,7 +118,7 @@ async def relay_events(job: Job, resp: client.Answer, decoder: StreamDecoder) ->
         try:
             async for chunk in client.iter_stream(resp):
                 if not facts.first_response_ms:
-                    facts.first_response_ms = max(1, int((time.monotonic() - job.started) * 1000))
+                    facts.first_response_ms = answer_ms(job.started, time.monotonic())
                 await forward(events.frames(decoder.feed(chunk)))
                 if state.done:
                     break

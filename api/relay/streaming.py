@@ -17,6 +17,7 @@ from api.i18n import language, translate
 from api.relay import billing, kept_reasoning
 from api.relay.inbound.base import StreamWriter
 from api.relay.job import Job, Outcome, answer_headers
+from api.services.billing.request_facts import answer_ms
 from api.upstream import client
 from api.upstream.base import AnswerReader, Passthrough, StreamDecoder, StreamState, TokenUsage, client_wants_usage
 from api.upstream.errors import RelayError
@@ -90,7 +91,7 @@ async def relay_stream(job: Job, adaptor: AnswerReader, resp: client.Answer, dec
         try:
             async for chunk in client.iter_stream(resp):
                 if not facts.first_response_ms:
-                    facts.first_response_ms = max(1, int((time.monotonic() - job.started) * 1000))
+                    facts.first_response_ms = answer_ms(job.started, time.monotonic())
                 await forward(decoder.feed(chunk), chunk)
                 if state.done:
                     break

@@ -5,7 +5,7 @@ import orjson
 
 from api.services.billing import pricing
 from api.services.billing.records import REFUND, SettlementRecord, TokenUsage, encode_reservation, encode_settlement
-from api.services.billing.request_facts import RequestFacts
+from api.services.billing.request_facts import RequestFacts, answer_ms
 from api.services.model_name import ModelName
 
 
@@ -128,3 +128,12 @@ def test_one_model_value_from_admission_to_the_record() -> None:
     facts.name = on_channel
     record = SettlementRecord.decode(SettlementRecord.of(facts, 10).encode())
     assert (record.model, record.upstream_model) == ("gpt-4o", "gpt-4o-2024-08-06")
+
+
+def test_an_answer_read_within_a_millisecond_records_one() -> None:
+    """0 means no answer was read: a fast answer records 1 ms, a slower one its milliseconds."""
+    assert answer_ms(100.0, 100.0) == 1
+    assert answer_ms(100.0, 100.0004) == 1
+    assert answer_ms(100.0, 100.0019) == 1
+    assert answer_ms(100.0, 100.25) == 250
+    assert answer_ms(100.0, 112.0) == 12_000

@@ -10,6 +10,13 @@ from typing import Any
 from api.services.model_name import ModelName
 
 
+def answer_ms(started: float, now: float) -> int:
+    """first_response_ms of an answer read at `now` for a request started at `started` (both
+    time.monotonic()): at least 1, because 0 there means no answer was read — an answer within a
+    millisecond must not read as none (the channel's time to first byte, the log's `frt`)."""
+    return max(1, int((now - started) * 1000))
+
+
 def new_settlement_id(request_id: str) -> str:
     """The request id plus 32 random bits: unique across processes even when request ids collide."""
     return f"{request_id}-{os.urandom(4).hex()}"
