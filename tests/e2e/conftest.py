@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from playwright.async_api import expect
 
 from tests.conftest import ROOT
 from tests.helpers import start_api_process
@@ -18,6 +19,9 @@ BUILD = Path(os.environ.get("CONSOLE_BUILD") or ROOT / "frontend" / "build")
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update",
         "--disable-sync", "--no-first-run", "--disable-quic", "--disable-dev-shm-usage"]
 SHOTS = Path(os.environ.get("SCREENSHOT_DIR", ROOT / "screenshots"))
+# How long an `expect` waits for the page to get there: a bound on a hang, not a speed (Playwright's
+# own 5 s is a second of work on a machine five times as busy).
+expect.set_options(timeout=20_000)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

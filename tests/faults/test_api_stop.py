@@ -86,8 +86,9 @@ async def test_sigterm_ends_the_process_within_its_grace(case, client, settings,
         assert b"shutting down" in tail and tail.rstrip().endswith(b"[DONE]"), tail
     if case == "bodies still arriving":  # the rest of the grace (one clock from the stop), then cancelled
         assert "2 requests" in output and "(its body still arriving)" in output, output
-        waited = float(output.split("waiting up to ", 1)[1].split(" s ", 1)[0])
-        assert 0 < waited <= GRACE, output
+        if "waiting up to " in output:  # absent when closing the listeners took the whole grace (a loaded machine)
+            waited = float(output.split("waiting up to ", 1)[1].split(" s ", 1)[0])
+            assert 0 <= waited <= GRACE, output  # what was left of it (shown to 0.1 s)
         assert f"2 requests still running after the {GRACE} s grace are cancelled: POST" in output, output
 
 
