@@ -12,6 +12,7 @@ the latency to each request and shares the throughput between them).
 """
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -84,9 +85,12 @@ class Wire:
         if request is not None:
             request.wire = int(event["encodedDataLength"])
 
-    def needed(self, timeline: dict[str, Any], ready_ms: float) -> Needed | None:
+    def needed(self, timeline: dict[str, Any], ready_ms: float,
+               critical: Callable[[Request], bool] | None = None) -> Needed | None:
         """The requests finished by `ready_ms` (the page's clock), once the protocol has reported
-        each one's size (None until then: ask again)."""
+        each one's size (None until then: ask again). Their depth is that of the `critical` ones when
+        given — the requests readiness waits for (its data), whose chain does not depend on how fast
+        the browser worked — else the deepest of them."""
         ends: dict[str, list[float]] = {}
         for fetched in timeline["fetched"]:
             ends.setdefault(fetched["url"], []).append(fetched["end"])
@@ -100,7 +104,10 @@ class Wire:
             return None
         paint = timeline["firstPaint"]
         before_paint = sum(1 for e in timeline["fetched"] if paint is not None and e["end"] <= paint)
-        return Needed(requests, max(self.depth(r) for r in requests), before_paint)
+        chain = [r for r in requests if critical is None or critical(r)]
+        if not chain:
+            return None
+        return Needed(requests, max(self.depth(r) for r in chain), before_paint)
 
     def depth(self, request: Request) -> int:
         """Round trips before this request's answer: 1 for the document; its initiator's plus one
