@@ -22,6 +22,7 @@ from api.middlewares import (
     setup_request_id,
     setup_session_cookie,
 )
+from api.relay.mcp.endpoint import setup_mcp
 from api.relay.routes import setup_relay
 from api.relay.tasks.routes import setup_tasks
 from api.resources import HttpPool, open_resources
@@ -89,6 +90,7 @@ def create_app(settings: Settings) -> web.Application:
     setup_jwks_cache(app)  # the custom OIDC providers' signing keys, per process
     app.add_subapp("/api", create_console_app())
     setup_relay(app)
+    setup_mcp(app)  # /mcp: MCP servers' tools for keys (api/relay/mcp)
     setup_playground(app)
     setup_tasks(app)
     setup_health(app)

@@ -40,6 +40,7 @@ CONSOLE_MAX_BODY = 1 * MIB  # any console form; a login or a registration is far
 # Console bodies that carry what an administrator pastes: channel keys in bulk, option values (the
 # sensitive words, the model ratios of every model).
 LARGE_CONSOLE_BODIES = {"/api/channel/": 4 * MIB, "/api/option/": 4 * MIB}
+MCP_MAX_BODY = 4 * MIB  # one JSON-RPC message to /mcp: a tool's arguments
 OTHER_MAX_BODY = 64 * 1024  # pages, health checks, metrics: no body is read
 YIELD_EVERY = MIB  # a body being read gives the event loop a turn every MiB
 LARGE_BODY = MIB  # a body this large takes turns with others to be parsed
@@ -84,6 +85,8 @@ MESSAGES: dict[str, tuple[str, str]] = {
 def body_limit(path: str) -> int:
     """The largest body, once inflated, that the route of `path` reads."""
     root = path.split("/", 2)[1]
+    if root == "mcp":
+        return MCP_MAX_BODY
     if root in RELAY_ROOTS:
         return COUNT_MAX_BODY if path.endswith(COUNT_PATHS) else MAX_BODY
     if root == "api":

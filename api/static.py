@@ -27,7 +27,8 @@ from api.i18n import language, translate
 from api.response import fail, json_body
 
 # First path segments that belong to an API, never to the console's pages.
-API_ROOTS = frozenset({"api", "v1", "v1beta", "pg", "mj", "mj-fast", "mj-turbo", "mj-relax", "suno", "dashboard"})
+API_ROOTS = frozenset({"api", "v1", "v1beta", "pg", "mj", "mj-fast", "mj-turbo", "mj-relax", "suno", "dashboard",
+                       "mcp"})
 IMMUTABLE = "public, max-age=31536000, immutable"
 HTML_LANG = re.compile(r'(<html\b[^>]*?\blang=")[^"]*(")', re.IGNORECASE)
 TITLE = re.compile(r"(<title>)[^<]*(</title>)", re.IGNORECASE)

@@ -3,6 +3,7 @@ from .audit import AuditEntry
 from .channel import Ability, Channel
 from .custom_oauth import CustomOAuthProvider, UserOAuthBinding
 from .log import Log, QuotaData, Settlement
+from .mcp_server import McpServer
 from .option import Option
 from .passkey import PasskeyCredential
 from .redemption import Redemption
@@ -18,6 +19,7 @@ __all__ = [
     "Channel",
     "CustomOAuthProvider",
     "Log",
+    "McpServer",
     "Midjourney",
     "Option",
     "PasskeyCredential",

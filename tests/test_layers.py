@@ -6,7 +6,8 @@
     api.web         the HTTP-bound helpers: addresses, sessions, login guard, OAuth, Turnstile, bodies…
     api.upstream    adaptors, signing, decoders, credentials, media, the one upstream call
     api.channels    channel administration: the form, keys, tags, tests, the health monitor, the retry
-                    and disable rules
+                    and disable rules; api.mcp beside it: the registered MCP servers, who may use
+                    them, the client that speaks to them
     api.relay       the relay pipeline (inbound formats, tasks)
     api.console     the console's handlers and the playground
     api.app, api.resources, workers, scheduler, importer   the programs (api.resources: what each of them opens)
@@ -33,7 +34,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("api.services",),
     WEB,
     ("api.upstream",),
-    ("api.channels",),
+    ("api.channels", "api.mcp"),
     ("api.relay",),
     ("api.console",),
     ("api.app", "api.resources", "api.__main__", "api.launch", "workers", "scheduler", "importer"),

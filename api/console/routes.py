@@ -24,6 +24,7 @@ from api.console.handlers import (
     data,
     groups,
     logs,
+    mcp,
     oauth,
     openapi,
     options,
@@ -117,6 +118,13 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", "/log/stat", logs.all_logs_stat, ADMIN),
     Route("GET", "/log/self/stat", logs.own_logs_stat, USER),
     Route("DELETE", "/log", logs.delete_old_logs, ROOT, EITHER),
+    # mcp
+    Route("GET", "/mcp", mcp.list_servers, ADMIN, EITHER),
+    Route("GET", r"/mcp/{id:\d+}", mcp.get_server, ADMIN, EITHER),
+    Route("POST", "/mcp", mcp.create_server, ADMIN, EITHER),
+    Route("PUT", "/mcp", mcp.update_server, ADMIN, EITHER),
+    Route("DELETE", r"/mcp/{id:\d+}", mcp.delete_server, ADMIN, EITHER),
+    Route("POST", r"/mcp/{id:\d+}/test", mcp.test_server, ADMIN),
     # oauth
     Route("GET", "/oauth/state", oauth.get_state, ANYONE),
     Route("GET", "/oauth/github", oauth.github_callback, ANYONE),

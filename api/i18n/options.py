@@ -26,6 +26,8 @@ OPTIONS: dict[str, tuple[str, str]] = {
         "Chats must be a JSON list of objects mapping a name to a URL template",
         "Chats 必须是由“名称: 链接模板”对象组成的 JSON 列表"),
     "option_url": ("{key} must be an http(s) URL", "{key} 必须是 http(s) 链接"),
+    "option_origins": ("{key} is a comma-separated list of origins such as https://app.example.com ({origin})",
+                       "{key} 为逗号分隔的来源列表，例如 https://app.example.com（{origin}）"),
     "option_data_export_time": (
         "DataExportDefaultTime must be hour, day or week", "DataExportDefaultTime 必须是 hour、day 或 week"),
     "option_model_capabilities": ("Invalid ModelCapabilities: {problem}", "ModelCapabilities 无效：{problem}"),

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+import orjson
 from aiohttp import web
 
 from api.relay.inbound.base import REQUEST_INBOUND
@@ -58,6 +59,9 @@ class TokenInfo:
     model_limits: frozenset[str] | None  # None = every model
     allow_ips: tuple[Network, ...] | None  # None = any address
     group: str
+    # The MCP servers and tools the key names ("<server>", "<server>__<tool>"); empty: its group's
+    # (api.mcp.access)
+    mcp_tools: tuple[str, ...] = ()
 
     def ip_allowed(self, ip: str) -> bool:
         if self.allow_ips is None:
@@ -134,7 +138,18 @@ def _token_fields(t: Token) -> dict[str, str]:
     return {"id": str(t.id), "user_id": str(t.user_id), "name": t.name, "status": str(t.status),
             "expired_time": str(t.expired_time), "unlimited": "1" if t.unlimited_quota else "0",
             "mle": "1" if t.model_limits_enabled else "0", "ml": t.model_limits or "", "ips": t.allow_ips or "",
-            "group": t.group or ""}
+            "group": t.group or "", "mcp": t.mcp_tools or ""}
+
+
+def _mcp_tools(text: str) -> tuple[str, ...]:
+    """A key's stored `mcp_tools` (a JSON list; anything else names nothing)."""
+    if not text:
+        return ()
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return ()
+    return tuple(v for v in value if isinstance(v, str)) if isinstance(value, list) else ()
 
 
 def _token_info(f: Mapping[str, str]) -> TokenInfo:
@@ -142,7 +157,8 @@ def _token_info(f: Mapping[str, str]) -> TokenInfo:
     if f.get("mle") == "1":
         limits = frozenset(m.strip() for m in f.get("ml", "").split(",") if m.strip())
     return TokenInfo(int(f["id"]), int(f["user_id"]), f.get("name", ""), int(f["status"]), int(f["expired_time"]),
-                     f.get("unlimited") == "1", limits, _networks(f.get("ips", "")), f.get("group", ""))
+                     f.get("unlimited") == "1", limits, _networks(f.get("ips", "")), f.get("group", ""),
+                     _mcp_tools(f.get("mcp", "")))
 
 
 def _user_fields(u: User) -> dict[str, str]:

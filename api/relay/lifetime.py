@@ -11,11 +11,13 @@ from aiohttp import web
 
 from api import keys
 from api.channels.index import ChannelIndex
+from api.mcp.hub import McpHub
 from api.relay.affinity import Pins
 from api.relay.auth import KeyAuth
 from api.relay.fallback_sticky import StickyModels
 from api.relay.kept_reasoning import KeptReasoning
 from api.relay.load import Load
+from api.relay.mcp import cancels
 from api.relay.state import RELAY, RelayState
 from api.services.billing.quota import QuotaService
 from api.services.billing.reservations import ReservationKeeper
@@ -49,10 +51,14 @@ async def relay_ctx(app: web.Application) -> AsyncIterator[None]:
     queues = Store.from_url(settings.broker_url, settings.redis_prefix, 4) if own_queues else store
     load = Load(store)
     load.start()
+    mcp = McpHub(app[keys.OPTIONS])
+    await mcp.start(events)
     app[RELAY] = RelayState(index=index, auth=auth, quota=QuotaService(store, ttl_ms), settlements=sender,
                             keeper=keeper, options=app[keys.OPTIONS], settings=settings, http=app[keys.HTTP],
                             queues=queues, load=load, pins=Pins(store),
-                            reasoning=KeptReasoning(store), sticky=StickyModels(store))
+                            reasoning=KeptReasoning(store), sticky=StickyModels(store), mcp=mcp,
+                            jobs=app[keys.JOBS])
+    events.subscribe(cancels.EVENT, cancels.listener(app[RELAY].mcp_calls))
     yield
     state = app[RELAY]
     if state.background:  # settlements waiting for Redis get a grace; the sweep closes what is left
@@ -70,6 +76,7 @@ async def relay_ctx(app: web.Application) -> AsyncIterator[None]:
     await index.close()
     if state.queues is not store:
         await state.queues.close()
+    await mcp.close()
     await state.credentials.close()  # refreshes in flight (the cached credentials stay for the process)
 
 

@@ -11,6 +11,7 @@ from aiohttp import web
 
 from api.channels.health import ChannelHealth
 from api.channels.index import ChannelIndex
+from api.mcp.hub import McpHub
 from api.relay.affinity import Pins
 from api.relay.auth import KeyAuth
 from api.relay.disconnects import DisconnectWatcher
@@ -21,6 +22,7 @@ from api.services.billing.quota import QuotaService
 from api.services.billing.reservations import ReservationKeeper
 from api.services.billing.settlement_sender import SettlementSender
 from api.services.configuration.options import OptionsService
+from api.services.jobs import Jobs
 from api.services.store import Store
 from api.upstream.credentials import CredentialCache, process_credentials
 from api.upstream.metrics import Metrics
@@ -59,6 +61,10 @@ class RelayState:
     pins: Pins | None = None  # sessions' channels and keys (api/relay/affinity.py); None: no affinity
     reasoning: KeptReasoning | None = None  # state kept for clients that drop it (api/relay/kept_reasoning.py)
     sticky: StickyModels | None = None  # the model each session fell back to (api/relay/fallback_sticky.py)
+    mcp: McpHub | None = None  # the registered MCP servers and the client to them (api/mcp)
+    jobs: Jobs | None = None  # the workers' messages (error log rows of MCP calls)
+    # running tool calls of /mcp, by session and request id (api/relay/mcp/cancels.py)
+    mcp_calls: dict[str, asyncio.Task[Any]] = field(default_factory=dict)
 
     def spawn(self, coro: Coroutine[Any, Any, object]) -> None:
         """Fire-and-forget work off the request path (kept referenced until it ends)."""

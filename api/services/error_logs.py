@@ -90,6 +90,7 @@ class ErrorRow:
     path: str = ""
     client_request_id: str = ""  # the X-Oneapi-Request-Id the client was given
     fallback: dict[str, Any] = field(default_factory=dict)  # a chain's models passed over (api/relay/fallbacks.py)
+    mcp: dict[str, Any] = field(default_factory=dict)  # an MCP tool call's server, tool, time, status (api/relay/mcp)
     created_at: int = field(default_factory=lambda: int(time.time()))
 
     def __post_init__(self) -> None:
@@ -118,6 +119,7 @@ class ErrorRow:
             "channel_id": self.channel_id, "channel_name": self.channel_name, "channel_type": self.channel_type,
             "admin_info": {"use_channel": self.used_channels or ([self.channel_id] if self.channel_id else [])},
             **({"fallback": self.fallback} if self.fallback else {}),
+            **({"mcp": self.mcp} if self.mcp else {}),
         }).decode()
 
     def log_fields(self) -> dict[str, Any]:

@@ -47,6 +47,7 @@ Outside the users' layout, under the same prefix:
   mj-image:<row>:<url digest>                  a Midjourney image (api.relay.tasks.mj_media)
   mj-notify-early:<task>                       a Midjourney callback ahead of its task's row (api.relay.tasks.notify)
   rtsecret:<digest>                            a realtime client secret's grant (api.relay.realtime.secrets)
+  mcp:session:<id>                             an MCP client's session on /mcp (api.relay.mcp.sessions)
   channel:probe  channel:notify[:throttle]     the monitor's probes and mails (api.channels.probes, .status_mail)
   billing:lock:<user>  billing:retry:<user>  billing:remind:<user>   settlement (api.services.billing.settlement)
   lock:<name>[:<part>…]                        locks: lock:identity:<provider>:<digest>, lock:channel_test[:<id>],
@@ -246,6 +247,10 @@ def mj_image(store: Prefixed, row_id: int, url_digest: str) -> str:
 
 def mj_notify_early(store: Prefixed, task: str) -> str:
     return _key(store, "mj-notify-early", task)
+
+
+def mcp_session(store: Prefixed, session_id: str) -> str:
+    return _key(store, "mcp", "session", session_id)
 
 
 def realtime_secret(store: Prefixed, secret_digest: str) -> str:

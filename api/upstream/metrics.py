@@ -53,6 +53,7 @@ class Metrics:
         self.prompt_tokens: dict[Labels, int] = defaultdict(int)
         self.cached_tokens: dict[Labels, int] = defaultdict(int)
         self.fallbacks: dict[Labels, int] = defaultdict(int)
+        self.mcp_calls: dict[Labels, int] = defaultdict(int)
 
     def request_done(self, route: str, model: str, channel: int, status: int, seconds: float, stream: bool,
                      first_response: float | None) -> None:
@@ -66,6 +67,10 @@ class Metrics:
 
     def error(self, route: str, model: str, channel: int, kind: str) -> None:
         self.errors[(("route", route), ("model", model), ("channel", str(channel)), ("type", kind))] += 1
+
+    def mcp_call(self, server: str, status: str) -> None:
+        """One MCP tool call on /mcp (`server` is a registered server's name: bounded by the registry)."""
+        self.mcp_calls[(("server", server), ("status", status))] += 1
 
     def retry(self, route: str, model: str) -> None:
         self.retries[(("route", route), ("model", model))] += 1
@@ -116,6 +121,8 @@ class Metrics:
                 "was made (new) or moved, and where the session was found.", self.affinity)
         counter("gateway_fallback_total", "Requests passed to the next model of their chain, by reason.",
                 self.fallbacks)
+        counter("gateway_mcp_calls_total", "MCP tool calls through /mcp by server and status (ok, refused, "
+                "tool_error, timeout, unreachable, too_large, cancelled…).", self.mcp_calls)
         counter("gateway_prompt_tokens_total", "Input tokens billed, by channel.", self.prompt_tokens)
         counter("gateway_cached_prompt_tokens_total", "Input tokens read from the provider's prompt cache, by channel.",
                 self.cached_tokens)

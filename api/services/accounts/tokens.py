@@ -12,6 +12,7 @@ import time
 from collections.abc import Mapping
 from typing import Any, cast
 
+import orjson
 from tortoise.exceptions import IntegrityError
 from tortoise.expressions import Q
 
@@ -19,6 +20,7 @@ from api.errors import ApiError, TooManyRequests
 from api.services.billing.balances import forget_token
 from api.services.configuration.options import OptionsService
 from api.services.events import EventBus
+from api.services.mcp_names import valid_server_name
 from api.services.params import bool_value, int_value
 from api.services.passwords import random_string, sha256_hex
 from api.services.ratelimit import RateLimiter
@@ -32,7 +34,8 @@ MAX_QUOTA = 10**15
 MAX_ALLOW_IPS = 100
 MAX_MODEL_NAME = 255
 EDITABLE = ("name", "expired_time", "remain_quota", "unlimited_quota", "model_limits_enabled", "model_limits",
-            "allow_ips", "group")
+            "allow_ips", "group", "mcp_tools")
+MAX_MCP_TOOLS = 500
 
 
 def generate_key() -> str:
@@ -78,6 +81,7 @@ def token_dict(token: Token, now: int | None = None) -> dict[str, Any]:
         "model_limits": token.model_limits,
         "allow_ips": token.allow_ips,
         "group": token.group,
+        "mcp_tools": mcp_tools_list(token.mcp_tools),
     }
 
 
@@ -132,6 +136,40 @@ def clean_allow_ips(value: object) -> str:
     return "\n".join(lines)
 
 
+def mcp_tools_list(text: str) -> list[str]:
+    """A key's stored `mcp_tools` as its list (the wire form)."""
+    if not text:
+        return []
+    try:
+        value = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return []
+    return [v for v in value if isinstance(v, str)] if isinstance(value, list) else []
+
+
+def clean_mcp_tools(value: object) -> str:
+    """A list of "<server>" and "<server>__<tool>" names (a comma string is accepted too); stored as a
+    JSON list, "" for none. Servers need not exist yet: one registered later is then allowed."""
+    if isinstance(value, str):
+        value = [v for v in value.split(",") if v.strip()]
+    if not isinstance(value, list):
+        raise ApiError("mcp_tools_invalid", problem="not a list")
+    if len(value) > MAX_MCP_TOOLS:
+        raise ApiError("mcp_tools_invalid", problem=f"more than {MAX_MCP_TOOLS}")
+    found: list[str] = []
+    for item in value:
+        if not isinstance(item, str):
+            raise ApiError("mcp_tools_invalid", problem="an entry is not a string")
+        entry = item.strip()
+        server, sep, tool = entry.partition("__")
+        if not valid_server_name(server) or (sep and not (0 < len(tool) <= 128 and tool.isprintable()
+                                                          and " " not in tool)):
+            raise ApiError("mcp_tools_invalid", problem=repr(entry[:80]))
+        if entry not in found:
+            found.append(entry)
+    return orjson.dumps(found).decode() if found else ""
+
+
 def selectable_groups(options: OptionsService, user: User) -> set[str]:
     usable = options.get_json("UserUsableGroups")
     groups = set(usable) if isinstance(usable, Mapping) else set()
@@ -171,6 +209,8 @@ def clean_fields(body: Mapping[str, Any], user: User, options: OptionsService, *
         fields["model_limits"] = clean_model_limits(body["model_limits"])
     if "allow_ips" in body and body["allow_ips"] is not None:
         fields["allow_ips"] = clean_allow_ips(body["allow_ips"])
+    if "mcp_tools" in body and body["mcp_tools"] is not None:
+        fields["mcp_tools"] = clean_mcp_tools(body["mcp_tools"])
     if "group" in body and body["group"] is not None:
         group = body["group"]
         if not isinstance(group, str):

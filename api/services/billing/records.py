@@ -243,6 +243,8 @@ def _routing(value: Any) -> dict[str, Any]:
                             if isinstance(k, str) and isinstance(v, str | int | float) and not isinstance(v, bool)}
     if isinstance(value.get("fallback"), Mapping):  # a chain's models passed over (api/relay/fallbacks.py)
         kept["fallback"] = dict(value["fallback"])
+    if isinstance(value.get("mcp"), Mapping):  # an MCP tool call's server, tool, time, status (api/relay/mcp)
+        kept["mcp"] = dict(value["mcp"])
     return kept
 
 

@@ -58,6 +58,9 @@ def refund_content(r: SettlementRecord) -> str:
 
 
 def consume_content(r: SettlementRecord) -> str:
+    mcp = r.routing.get("mcp")
+    if r.mode == "mcp" and isinstance(mcp, dict):
+        return f"MCP tool {mcp.get('server')}/{mcp.get('tool')}, price {r.quota} per call"
     if r.model_price is not None:
         text = f"model price {r.model_price}, group ratio {r.group_ratio}"
     else:

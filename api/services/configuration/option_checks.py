@@ -2,6 +2,8 @@
 option_rules.py names which option each one checks): each raises the ApiError the console shows."""
 from __future__ import annotations
 
+from urllib.parse import urlsplit
+
 import orjson
 
 from api.errors import ApiError
@@ -75,3 +77,14 @@ def check_model_capabilities(key: str, value: str) -> None:
     problem = validate_overrides(parse_json(key, value))
     if problem is not None:
         raise ApiError("option_model_capabilities", problem=problem)
+
+
+def check_origins(key: str, value: str) -> None:
+    """Comma-separated browser origins (`https://app.example.com`, scheme and host, a port if any)."""
+    for origin in (o.strip() for o in value.split(",")):
+        if not origin:
+            continue
+        parts = urlsplit(origin)
+        if parts.scheme not in ("http", "https") or not parts.hostname or parts.path not in ("", "/") \
+                or parts.query or parts.fragment:
+            raise ApiError("option_origins", key=key, origin=origin[:80])

@@ -14,6 +14,7 @@ from api.services.configuration.option_checks import (
     check_currency,
     check_export_time,
     check_model_capabilities,
+    check_origins,
     check_ratio_map,
     check_status_ranges,
     check_usable_groups,
@@ -192,6 +193,12 @@ DEFAULTS: dict[str, str] = {
     "RealtimeMaxSecretsPerUser": "128",
     "RealtimeIdleTimeoutSeconds": "600",
     "RealtimeMaxSessionSeconds": "3600",
+    # MCP gateway (/mcp, api/relay/mcp): the most bytes one answer of an MCP server may hold; whether a
+    # tool call's arguments and result are kept in its log (masked, cut to 4 KiB each); the browser
+    # origins besides the gateway's own (ServerAddress, the request's host) that may call /mcp
+    "McpMaxResultBytes": "1048576",
+    "McpLogBodiesEnabled": "false",
+    "McpAllowedOrigins": "",
     "MetricsToken": "",  # /metrics: Bearer token; empty = loopback and private networks only
 }
 
@@ -255,6 +262,7 @@ NUMERIC_LIMITS: dict[str, tuple[float, float | None, bool]] = {
     "RealtimeMaxSecretsPerUser": (1, 100000, True),
     "RealtimeIdleTimeoutSeconds": (1, 86400, True),
     "RealtimeMaxSessionSeconds": (1, 86400, True),
+    "McpMaxResultBytes": (1024, 64 * 1024 * 1024, True),
 }
 # Enabling the key needs the listed options to be non-empty.
 REQUIRES: dict[str, tuple[str, ...]] = {
@@ -287,6 +295,7 @@ EXTRA_CHECKS: dict[str, Callable[[str, str], None]] = {
     "StripeCurrency": check_currency,
     "AutomaticRetryStatusCodes": check_status_ranges,
     "ModelCapabilities": check_model_capabilities,
+    "McpAllowedOrigins": check_origins,
     **fallback_rules.CHECKS,
 }
 
