@@ -1,4 +1,5 @@
-"""Channel health jobs: test all, test one, balances, probing, root's summary mail.
+"""Channel health jobs: test all (the registered MCP servers too: api.mcp.health), test one,
+balances, probing, root's summary mail.
 
 The scheduler sends the periodic ones every minute or so with (sent_at, sender); each decides from
 its interval option and its last run (kept in Redis) whether it is due, so the scheduler never reads
@@ -14,6 +15,7 @@ from collections.abc import Awaitable, Callable
 import dramatiq
 
 from api.channels import monitor, probes, queries, status_mail
+from api.mcp import health
 from api.services import locks
 from api.services.queues import Queue
 from workers.broker import send
@@ -61,6 +63,10 @@ async def test_all(sent_at: float = 0.0, sender: str = "", run_token: str = "") 
         summary = await monitor.test_all(deps, token)
         log.info("tested %d channels (%d ok, %d busy); disabled %s, enabled %s", summary.tested,
                  summary.succeeded, summary.skipped, summary.disabled, summary.enabled)
+        servers = await health.check_all(deps.options, deps.events)
+        if servers.checked:
+            log.info("checked %d MCP servers (%d failed); disabled %s, enabled %s", servers.checked,
+                     len(servers.failed), servers.disabled, servers.enabled)
 
     await _run_locked(_deps(), "channel_test_all", "ChannelTestIntervalMinutes", "channel.test_all", run_token, body)
 
