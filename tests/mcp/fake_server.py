@@ -112,5 +112,5 @@ async def serve(transport: str = "streamable_http") -> AsyncIterator[tuple[str, 
         yield f"http://127.0.0.1:{port}{path}", state
     finally:
         state.release_slow.set()
-        runner.should_exit = True
+        runner.should_exit = runner.force_exit = True  # the gateway may still hold an SSE stream open
         await task
