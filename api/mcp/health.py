@@ -32,7 +32,7 @@ class HealthSummary:
     enabled: list[str] = field(default_factory=list)
 
 
-async def check_server(client: McpClient, events: EventBus, options: OptionsService, row: McpServer,
+async def check_server(client: McpClient, events: EventBus | None, options: OptionsService, row: McpServer,
                        summary: HealthSummary) -> None:
     info = server_info(row)
     started = time.monotonic()
@@ -60,11 +60,11 @@ async def check_server(client: McpClient, events: EventBus, options: OptionsServ
             summary.enabled.append(row.name)
             log.warning("MCP server %s (#%d) answers again (%d tools), enabled", row.name, row.id, count)
     changed = await McpServer.filter(id=row.id, status=row.status).update(**update)
-    if changed and "status" in update:
+    if changed and "status" in update and events is not None:
         await admin.announce(events, row.id)
 
 
-async def check_all(options: OptionsService, events: EventBus, client: McpClient | None = None) -> HealthSummary:
+async def check_all(options: OptionsService, events: EventBus | None, client: McpClient | None = None) -> HealthSummary:
     """Check every server not disabled by hand (CONCURRENCY at a time)."""
     own = client is None
     client = client or McpClient(options)
