@@ -42,6 +42,8 @@ async def test_a_priced_call_under_kill_9_is_charged_once_or_refunded(client, ro
                 os.killpg(proc.proc.pid, signal.SIGKILL)
                 await asyncio.to_thread(proc.proc.wait)
                 call.cancel()
+                with contextlib.suppress(Exception, asyncio.CancelledError):
+                    await call
         assert seen == {"paid": "paid", "open": 1}  # the first call answered; the slow one's reservation open
         assert int(await store.redis.get(f"{store.prefix}{{u{user.id}}}:quota")) == 100_000 - 2 * PRICE
         assert await close_orphans(store, 500_000) == []  # not expired yet
