@@ -71,6 +71,8 @@ def origin_allowed(request: web.Request, state: RelayState) -> bool:
 
 async def _caller_context(request: web.Request, state: RelayState) -> Context:
     caller = await key_caller(request, state)
+    if state.mcp is not None:
+        await state.mcp.registry.fresh()  # reloaded past RELOAD_EVERY: a lost event costs that long at most
     token = caller.token
     assert token is not None
     group = usable_group(request, state.options, caller.user, token.group)
