@@ -19,7 +19,7 @@ class Token(BaseModel):
     model_limits = fields.TextField(default="")  # comma-separated on the wire
     allow_ips = fields.TextField(default="")  # one IP or CIDR per line
     group = fields.CharField(max_length=64, default="")
-    # MCP tools the key may use beyond its group's rule: a JSON list of "<server>" and
+    # The MCP servers and tools the key is narrowed to, among its group's: a JSON list of "<server>" and
     # "<server>__<tool>" ("" or []: whatever its group may use)
     mcp_tools = fields.TextField(default="")
 
