@@ -1,7 +1,7 @@
 """Server messages in English and Chinese; the language follows the request's Accept-Language.
 
 The messages are kept per part of the gateway (common, tokens_wallet, accounts, options, channels,
-relay, passkeys, mcp) and read here as one table, MESSAGES.
+relay, passkeys, mcp, mcp_tools) and read here as one table, MESSAGES.
 """
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from api.i18n.accounts import ACCOUNTS
 from api.i18n.channels import CHANNELS
 from api.i18n.common import COMMON
 from api.i18n.mcp import MCP
+from api.i18n.mcp_tools import MCP_TOOLS
 from api.i18n.oidc import OIDC
 from api.i18n.options import OPTIONS
 from api.i18n.passkeys import PASSKEYS
@@ -20,7 +21,7 @@ from api.i18n.two_factor import TWO_FACTOR
 
 # key: (English, Chinese). Parameters use str.format names.
 MESSAGES: dict[str, tuple[str, str]] = {**COMMON, **TOKENS_WALLET, **ACCOUNTS, **OPTIONS, **CHANNELS, **RELAY,
-                                   **PASSKEYS, **OIDC, **TWO_FACTOR, **MCP}
+                                   **PASSKEYS, **OIDC, **TWO_FACTOR, **MCP, **MCP_TOOLS}
 
 
 def language(request: web.Request | None) -> str:

@@ -43,6 +43,8 @@ def json_answer(job: Job, adaptor: AnswerReader, resp: client.Answer, raw: bytes
     if job.kept is not None:  # the reasoning state of a converted answer, kept for a client that drops it
         kept_reasoning.keep_answer(job, out)
     if job.inbound is not None:
+        if job.inbound.on_answer is not None:
+            job.inbound.on_answer(out)
         out = job.inbound.render(out)
     return json_response(out, headers), usage
 

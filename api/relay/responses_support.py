@@ -69,7 +69,8 @@ async def native_attempt(job: Job, channel: ChannelInfo) -> bool:
     """Whether this attempt sends the client's own format: the channel's type speaks it, and its
     upstream has not been found without the endpoint."""
     inbound = job.inbound
-    if inbound is None or not inbound.native(channel.type, channel.upstream_model(job.model)):
+    if inbound is None or inbound.on_answer is not None \
+            or not inbound.native(channel.type, channel.upstream_model(job.model)):
         return False
     return inbound.native_path is None or await serves(job, channel, inbound.native_path)
 

@@ -23,6 +23,7 @@ from api.relay.inbound.gemini import GeminiEmbedInbound, GeminiInbound
 from api.relay.inbound.responses import ResponsesCompactInbound, ResponsesInbound
 from api.relay.inbound.shapes import check_gemini_embed
 from api.relay.lifetime import relay_ctx, stop_relay
+from api.relay.mcp_tools.rounds import hosted_of, serve_hosted
 from api.relay.middleware import relay_sub_app
 from api.relay.model_lists import gemini_model, gemini_models, get_model, list_models
 from api.relay.modes import MODES
@@ -64,6 +65,9 @@ def inbound_handler(inbound: type[Inbound], route: str) -> Handler:
         caller = await key_caller(request, relay_state(request))
         body, _ = await read_input(request, RelayMode.CHAT)
         checked(request, inbound.check, body)
+        hosted = await hosted_of(request, caller, inbound, body)  # MCP servers of this gateway's, served here
+        if hosted is not None:
+            return await serve_hosted(request, route, caller, inbound(body, request), hosted)
         return await run(request, RelayMode.CHAT, route, caller, inbound(body, request))
 
     handle.__name__ = f"relay_{inbound.name}"

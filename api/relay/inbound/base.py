@@ -12,7 +12,7 @@ they come, reading only the usage.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, ClassVar
 
 from aiohttp import web
@@ -55,6 +55,11 @@ class Inbound(ABC):
         # here runs, …): said in `X-Gateway-Dropped` and the log with the adaptor's own notices. An
         # inbound sets them per attempt (`for_channel`) and clears them for a native one (`native_body`).
         self.notices: list[str] = []
+        # Set while the gateway runs some of the request's tools itself (MCP tools inside model
+        # requests, api/relay/mcp_tools): every attempt is converted (the upstream must not see the
+        # client's MCP declarations), and each answer is handed over in the internal form before it
+        # is rendered.
+        self.on_answer: Callable[[Mapping[str, Any]], None] | None = None
 
     @property
     @abstractmethod

@@ -14,6 +14,7 @@ from typing import Any
 
 from api.mcp import access, wire
 from api.mcp.access import AccessRefused
+from api.mcp.client import McpClient, OnProgress
 from api.mcp.wire import McpError
 from api.relay.mcp import calls
 from api.relay.mcp.methods import Context, RpcError
@@ -58,15 +59,29 @@ async def call_tool(ctx: Context, params: dict[str, Any], emit: Emit | None) -> 
             forwarded = {k: v for k, v in body.items() if k in ("progress", "total", "message")}
             await emit(wire.notification("notifications/progress", {**forwarded, "progressToken": client_token}))
     try:
-        result = await ctx.hub.client.call_tool(grant.server, tool, arguments or {}, on_progress=on_progress)
+        return await run_admitted(ctx.hub.client, call, ctx.text("mcp_cancelled"), on_progress)
+    except McpError as exc:
+        raise ctx.upstream(grant.server.name, exc) from None
+
+
+async def run_admitted(client: McpClient, call: calls.ToolCall, cancelled: str,
+                       on_progress: OnProgress | None = None) -> dict[str, Any]:
+    """Send an admitted call (api.relay.mcp.calls.admit) and settle its bill: charged when the server
+    answered a result, refunded when it did not (the McpError raised after the refund), when the
+    caller was cancelled (`cancelled` is the log row's text), or when the tool marked its result
+    `isError` (returned with its texts masked). The one way a billed call is made: the `/mcp`
+    endpoint's and MCP tools inside model requests (api.relay.mcp_tools)."""
+    server = call.grant.server
+    try:
+        result = await client.call_tool(server, call.tool, call.arguments, on_progress=on_progress)
     except McpError as exc:
         await call.failed(exc.kind, exc.message, 504 if exc.kind == "timeout" else 502)
-        raise ctx.upstream(grant.server.name, exc) from None
+        raise
     except asyncio.CancelledError:
-        await asyncio.shield(call.failed("cancelled", ctx.text("mcp_cancelled"), 499))
+        await asyncio.shield(call.failed("cancelled", cancelled, 499))
         raise
     if result.get("isError") is True:
-        result = _masked(result, grant.server.secrets, grant.server.url)
+        result = _masked(result, server.secrets, server.url)
         await call.failed("tool_error", _first_text(result), 200, result)
     else:
         await call.succeeded(result)

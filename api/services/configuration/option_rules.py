@@ -199,6 +199,8 @@ DEFAULTS: dict[str, str] = {
     "McpMaxResultBytes": "1048576",
     "McpLogBodiesEnabled": "false",
     "McpAllowedOrigins": "",
+    # MCP tools inside model requests (api/relay/mcp_tools): the most model rounds one request may take
+    "McpMaxRounds": "8",
     "MetricsToken": "",  # /metrics: Bearer token; empty = loopback and private networks only
 }
 
@@ -263,6 +265,7 @@ NUMERIC_LIMITS: dict[str, tuple[float, float | None, bool]] = {
     "RealtimeIdleTimeoutSeconds": (1, 86400, True),
     "RealtimeMaxSessionSeconds": (1, 86400, True),
     "McpMaxResultBytes": (1024, 64 * 1024 * 1024, True),
+    "McpMaxRounds": (1, 64, True),
 }
 # Enabling the key needs the listed options to be non-empty.
 REQUIRES: dict[str, tuple[str, ...]] = {
