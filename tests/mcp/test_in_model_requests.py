@@ -199,3 +199,20 @@ async def test_a_streamed_request_gets_the_items_as_events(client, root, fake, a
     assert [item.id for item in events[-1].response.output] == [item.id for item in done]
     assert all(seen.get("stream") is not True for seen in upstream.seen)  # the rounds run whole
     await assert_charged(client, user, token, model, rounds=2, calls=1)
+
+
+async def test_a_streamed_messages_request_gets_the_blocks_as_events(client, root, fake, aiohttp_server) -> None:
+    script = add_script()
+    upstream, user, token, model = await setup(client, root, fake, aiohttp_server, "openai", script)
+    async with claude_sdk(client, token) as api, api.beta.messages.stream(
+            model=model, max_tokens=512, messages=[{"role": "user", "content": "What is 2 + 40?"}],
+            mcp_servers=[{"type": "url", "url": "https://mcp.elsewhere.example/mcp", "name": "fake"}],
+            betas=["mcp-client-2025-04-04"]) as stream:
+        kinds = [event.type async for event in stream]
+        message = await stream.get_final_message()
+    assert kinds[0] == "message_start" and kinds[-1] == "message_stop"
+    assert [block.type for block in message.content] == ["mcp_tool_use", "mcp_tool_result", "text"]
+    assert message.content[0].input == {"a": 2, "b": 40} and message.content[1].content[0].text == "42"
+    assert message.content[2].text == "The tool said: 42" and message.usage.output_tokens == 40
+    assert all(seen.get("stream") is not True for seen in upstream.seen)
+    await assert_charged(client, user, token, model, rounds=2, calls=1)
