@@ -1,5 +1,6 @@
 """The data model. Tortoise discovers every model re-exported here."""
 from .audit import AuditEntry
+from .budget import BudgetUsage
 from .channel import Ability, Channel
 from .custom_oauth import CustomOAuthProvider, UserOAuthBinding
 from .log import Log, QuotaData, Settlement
@@ -16,6 +17,7 @@ from .user import User
 __all__ = [
     "Ability",
     "AuditEntry",
+    "BudgetUsage",
     "Channel",
     "CustomOAuthProvider",
     "Log",

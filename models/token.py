@@ -22,6 +22,7 @@ class Token(BaseModel):
     # The MCP servers and tools the key is narrowed to, among its group's: a JSON list of "<server>" and
     # "<server>__<tool>" ("" or []: whatever its group may use)
     mcp_tools = fields.TextField(default="")
+    limits = fields.TextField(default="")  # limits over time, normalised JSON (api.services.budgets.limits)
 
     class Meta:
         table = "token"

@@ -1,5 +1,6 @@
 from typing import Any
 
+import orjson
 from tortoise import fields
 
 from .base import BaseModel, now
@@ -30,6 +31,7 @@ class User(BaseModel):
     inviter_id = fields.IntField(default=0, db_index=True)
     created_time = fields.BigIntField(default=now)
     deleted_at = fields.BigIntField(null=True, db_index=True)  # soft delete (wire: DeletedAt)
+    limits = fields.TextField(default="")  # limits over time, normalised JSON (api.services.budgets.limits)
 
     class Meta:
         table = "user"
@@ -63,4 +65,5 @@ class User(BaseModel):
             "inviter_id": self.inviter_id,
             "created_time": self.created_time,
             "DeletedAt": self.deleted_at,
+            "limits": orjson.loads(self.limits) if self.limits else [],
         }

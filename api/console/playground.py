@@ -13,6 +13,7 @@ from api.relay.caller import Caller
 from api.relay.handler import run
 from api.relay.middleware import relay_sub_app
 from api.relay.refusals import refuse
+from api.services.budgets.limits import stored as stored_limits
 from api.upstream.base import RelayMode
 from api.web.sessions import sessions_of
 from models.enums import UserStatus
@@ -29,7 +30,8 @@ async def playground(request: web.Request) -> web.StreamResponse:
         raise refuse(request, 401, "relay_playground_session", "access_token_not_supported")
     if user.status != UserStatus.ENABLED:
         raise refuse(request, 403, "relay_user_banned", "user_banned")
-    info = UserInfo(user.id, user.username, user.status, user.role, user.group or "default", False)
+    info = UserInfo(user.id, user.username, user.status, user.role, user.group or "default", False,
+                    stored_limits(user.limits))
     return await run(request, RelayMode.CHAT, ROUTE, Caller(info, None))
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from aiohttp import web
 
 from api.i18n.accounts import ACCOUNTS
+from api.i18n.budgets import BUDGETS
 from api.i18n.channels import CHANNELS
 from api.i18n.common import COMMON
 from api.i18n.mcp import MCP
@@ -21,7 +22,7 @@ from api.i18n.two_factor import TWO_FACTOR
 
 # key: (English, Chinese). Parameters use str.format names.
 MESSAGES: dict[str, tuple[str, str]] = {**COMMON, **TOKENS_WALLET, **ACCOUNTS, **OPTIONS, **CHANNELS, **RELAY,
-                                   **PASSKEYS, **OIDC, **TWO_FACTOR, **MCP, **MCP_TOOLS}
+                                   **PASSKEYS, **OIDC, **TWO_FACTOR, **MCP, **MCP_TOOLS, **BUDGETS}
 
 
 def language(request: web.Request | None) -> str:

@@ -17,12 +17,20 @@ from aiohttp import web
 from api import keys
 from api.relay import affinity, billing
 from api.relay.auth import UserInfo
+from api.relay.budgets import budget_refusal, budget_rules, budget_windows
 from api.relay.job import Job
 from api.relay.modes import MODES, Billing
 from api.relay.refusals import refuse
 from api.relay.streaming import produced_usage
 from api.services.billing import pricing
-from api.services.billing.quota import BalanceUnavailable, Charge, Limits, QuotaRefused, RateLimited
+from api.services.billing.quota import (
+    BalanceUnavailable,
+    BudgetExceeded,
+    Charge,
+    Limits,
+    QuotaRefused,
+    RateLimited,
+)
 from api.services.billing.records import encode_reservation
 from api.services.billing.request_facts import RequestFacts, new_settlement_id
 from api.services.configuration.capability_lookup import table_of
@@ -191,19 +199,25 @@ def _count(body: Mapping[str, Any], name: str) -> int | None:
 
 
 async def admit(job: Job) -> Charge:
-    """Limits and pre-charge in one Redis call; the reservation is renewed by this process until
-    its settlement (a process that dies leaves it to the sweep)."""
+    """Limits, budgets and pre-charge in one Redis call; the reservation is renewed by this process
+    until its settlement (a process that dies leaves it to the sweep)."""
     caller, facts = job.caller, job.facts
     assert facts is not None
+    rules = budget_rules(job)
+    windows = budget_windows(job, rules) if rules else []
     try:
         charge = await job.state.quota.pre_charge(
             settlement_id=facts.request_id, user_id=caller.user.id,
             token_id=caller.token.id if caller.token else 0, token_limited=caller.token_limited,
             pre=job.pre, group=job.group, limits=limits_of(job.options),
-            reservation=encode_reservation(facts, job.pre, job.prompt_tokens), pin_key=job.pin_key,
-            pin_ttl_ms=job.session.ttl * 1000 if job.session is not None else 0, worst=worst_case(job))
+            reservation=encode_reservation(facts, job.pre, job.prompt_tokens, [w.wire() for w in windows]),
+            pin_key=job.pin_key, pin_ttl_ms=job.session.ttl * 1000 if job.session is not None else 0,
+            worst=worst_case(job), windows=windows, prompt_tokens=job.prompt_tokens)
+        facts.windows = [w.wire() for w in charge.windows]
         job.state.keeper.hold(facts.request_id, caller.user.id, lambda: progress(job))
         return charge
+    except BudgetExceeded as exc:
+        raise budget_refusal(job, exc) from None
     except RateLimited as exc:
         raise refuse(job.request, 429, "relay_rate_limited", "rate_limit_exceeded", "rate_limit_error",
                      headers={"Retry-After": str(exc.retry_after)}, scope=exc.scope, limit=exc.limit,

@@ -22,6 +22,8 @@ from aiohttp import web
 
 from api.relay.inbound.base import REQUEST_INBOUND
 from api.services import redis_keys
+from api.services.budgets.limits import Limit
+from api.services.budgets.limits import stored as stored_limits
 from api.services.events import EventBus
 from api.services.passwords import sha256_hex
 from api.services.store import Store
@@ -62,6 +64,7 @@ class TokenInfo:
     # The MCP servers and tools the key names ("<server>", "<server>__<tool>"); empty: its group's
     # (api.mcp.access)
     mcp_tools: tuple[str, ...] = ()
+    limits: tuple[Limit, ...] = ()  # limits over time (api.services.budgets)
 
     def ip_allowed(self, ip: str) -> bool:
         if self.allow_ips is None:
@@ -81,6 +84,7 @@ class UserInfo:
     role: int
     group: str
     deleted: bool
+    limits: tuple[Limit, ...] = ()  # limits over time (api.services.budgets)
 
 
 REALTIME_KEY_PROTOCOL = "openai-insecure-api-key."
@@ -138,7 +142,8 @@ def _token_fields(t: Token) -> dict[str, str]:
     return {"id": str(t.id), "user_id": str(t.user_id), "name": t.name, "status": str(t.status),
             "expired_time": str(t.expired_time), "unlimited": "1" if t.unlimited_quota else "0",
             "mle": "1" if t.model_limits_enabled else "0", "ml": t.model_limits or "", "ips": t.allow_ips or "",
-            "group": t.group or "", "mcp": t.mcp_tools or ""}
+            "group": t.group or "", "mcp": t.mcp_tools or "",
+            "lim": t.limits or ""}
 
 
 def _mcp_tools(text: str) -> tuple[str, ...]:
@@ -158,17 +163,17 @@ def _token_info(f: Mapping[str, str]) -> TokenInfo:
         limits = frozenset(m.strip() for m in f.get("ml", "").split(",") if m.strip())
     return TokenInfo(int(f["id"]), int(f["user_id"]), f.get("name", ""), int(f["status"]), int(f["expired_time"]),
                      f.get("unlimited") == "1", limits, _networks(f.get("ips", "")), f.get("group", ""),
-                     _mcp_tools(f.get("mcp", "")))
+                     _mcp_tools(f.get("mcp", "")), stored_limits(f.get("lim", "")))
 
 
 def _user_fields(u: User) -> dict[str, str]:
     return {"id": str(u.id), "username": u.username, "status": str(u.status), "role": str(u.role),
-            "group": u.group or "default", "deleted": "1" if u.deleted_at is not None else "0"}
+            "group": u.group or "default", "deleted": "1" if u.deleted_at is not None else "0", "lim": u.limits or ""}
 
 
 def _user_info(f: Mapping[str, str]) -> UserInfo:
     return UserInfo(int(f["id"]), f.get("username", ""), int(f["status"]), int(f["role"]),
-                    f.get("group") or "default", f.get("deleted") == "1")
+                    f.get("group") or "default", f.get("deleted") == "1", stored_limits(f.get("lim", "")))
 
 
 class KeyAuth:
@@ -303,7 +308,7 @@ class KeyAuth:
             pipe.hgetall(rkey)
             pipe.get(self._ver(rkey))
             fields, version = await pipe.execute()
-        if fields:
+        if fields and "lim" in fields:  # (an entry cached without limits is read again)
             return _token_info(fields)
         token = await Token.filter(key=key).first()
         if token is None:
@@ -319,7 +324,7 @@ class KeyAuth:
             pipe.hgetall(rkey)
             pipe.get(self._ver(rkey))
             fields, version = await pipe.execute()
-        if fields:
+        if fields and "lim" in fields:
             return _user_info(fields)
         user = await User.filter(id=user_id).first()
         if user is None:

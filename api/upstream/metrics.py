@@ -54,6 +54,7 @@ class Metrics:
         self.cached_tokens: dict[Labels, int] = defaultdict(int)
         self.fallbacks: dict[Labels, int] = defaultdict(int)
         self.mcp_calls: dict[Labels, int] = defaultdict(int)
+        self.budget_refusals: dict[Labels, int] = defaultdict(int)
 
     def request_done(self, route: str, model: str, channel: int, status: int, seconds: float, stream: bool,
                      first_response: float | None) -> None:
@@ -78,6 +79,10 @@ class Metrics:
     def fallback(self, from_model: str, to_model: str, reason: str) -> None:
         """A request passed from one model of its chain to the next (api/relay/fallbacks.py)."""
         self.fallbacks[(("from", from_model), ("to", to_model), ("reason", reason))] += 1
+
+    def budget_refused(self, window: str, owner: str, measure: str) -> None:
+        """A request refused by a limit over time (api/relay/admission.py): its window, owner kind, measure."""
+        self.budget_refusals[(("window", window), ("owner", owner), ("measure", measure))] += 1
 
     def pinned(self, outcome: str, source: str) -> None:
         """A session's request: its pin held (hit), was made (new) or moved (api/relay/affinity.py)."""
@@ -123,6 +128,8 @@ class Metrics:
                 self.fallbacks)
         counter("gateway_mcp_calls_total", "MCP tool calls through /mcp by server and status (ok, refused, "
                 "tool_error, timeout, unreachable, too_large, cancelled…).", self.mcp_calls)
+        counter("gateway_budget_refusals_total", "Requests refused by a limit over time, by window, owner (key, "
+                "user, group) and measure.", self.budget_refusals)
         counter("gateway_prompt_tokens_total", "Input tokens billed, by channel.", self.prompt_tokens)
         counter("gateway_cached_prompt_tokens_total", "Input tokens read from the provider's prompt cache, by channel.",
                 self.cached_tokens)

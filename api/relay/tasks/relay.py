@@ -185,7 +185,7 @@ def task_route(sub: Submission) -> Route:
         assert price is not None
         billing = TaskCharge(facts.request_id, charge.token_limited, job.group, job.model, price.group_ratio,
                              facts.model_price if facts.model_price is not None else -1, caller.user.username,
-                             caller.token.name if caller.token else "").dumps()
+                             caller.token.name if caller.token else "", list(facts.windows)).dumps()
         # The row before the settlement: a process that dies in between leaves a task the user can
         # fetch (and the reservation, closed by the sweep), never a charge for a task it cannot see.
         row = await ROWS[adaptor.table](sub, caller, channel, result.task_id, charge.pre, billing, result.row)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,6 +27,10 @@ from api.services import redis_keys
 from api.services.billing import exposure
 from api.services.billing.balances import token_quota_key, user_quota_key
 from api.services.billing.records import SettlementRecord
+from api.services.budgets import durable
+from api.services.budgets import scripts as budget_scripts
+from api.services.budgets.limits import MEASURES
+from api.services.budgets.plan import Counted
 from api.services.store import Script, Store
 from models import Settlement, Token, User
 
@@ -33,22 +38,26 @@ CONCURRENCY_LEASE_MS = 3_600_000  # a request slot held by a process that died f
 RESERVATION_TTL_MS = 120_000  # a reservation not renewed for this long belongs to a process that died
 WINDOW_TTL_MS = 120_000
 
-# KEYS: 1 user quota, 2 user gen, 3 key quota, 4 key gen, 5 reservations, 6 exposures, then the limits
-# that are on and the pin. ARGV: 1 now (ms), 2 pre, 3 key limited, 4 request id, 5 concurrency lease,
-# 6 window life, 7 reservation, 8 its renewal, 9 exposure (worst case − pre), 10 the key's exposure field.
+# KEYS: 1 user quota, 2 user gen, 3 key quota, 4 key gen, 5 reservations, 6 exposures, then the n limits
+# that are on, the w budget windows (api.services.budgets.scripts) and the pin. ARGV: 1 now (ms), 2 pre,
+# 3 key limited, 4 request id, 5 concurrency lease, 6 window life, 7 reservation, 8 its renewal,
+# 9 exposure (worst case − pre), 10 the key's exposure field, 11 n, 12 w, 13 the pin's life (ms, '' =
+# no pin), 14 the prompt's tokens; then 2 per limit and 6 per window.
 _PRE_CHARGE = exposure.FUNCTIONS + """
 local now = tonumber(ARGV[1])
 local pre = tonumber(ARGV[2])
 local limited = ARGV[3] == '1'
 local rid = ARGV[4]
 local lease = tonumber(ARGV[5])
-local n = math.floor((#ARGV - 10) / 2)
--- a session's pin (api/relay/affinity.py), when asked: KEYS[7 + n], its life ARGV[11 + 2n] (ms)
-local pin_ttl = ARGV[11 + 2 * n]
--- the limits that are on: KEYS[6 + j], kind ARGV[9 + 2j] (0 rpm, 1 tpm, 2 concurrency), limit ARGV[10 + 2j]
+local n = tonumber(ARGV[11])
+local w = tonumber(ARGV[12])
+local ptok = tonumber(ARGV[14])
+-- a session's pin (api/relay/affinity.py), when asked: KEYS[7 + n + w]
+local pin_ttl = ARGV[13] ~= '' and ARGV[13] or nil
+-- the limits that are on: KEYS[6 + j], kind ARGV[13 + 2j] (0 rpm, 1 tpm, 2 concurrency), limit ARGV[14 + 2j]
 for j = 1, n do
   local key = KEYS[6 + j]
-  local kind = ARGV[9 + 2 * j]
+  local kind = ARGV[13 + 2 * j]
   local used
   if kind == '2' then
     redis.call('ZREMRANGEBYSCORE', key, '-inf', now)
@@ -56,7 +65,7 @@ for j = 1, n do
   else
     used = tonumber(redis.call('GET', key) or '0')
   end
-  if used >= tonumber(ARGV[10 + 2 * j]) then return {6, j} end
+  if used >= tonumber(ARGV[14 + 2 * j]) then return {6, j} end
 end
 local uq = redis.call('GET', KEYS[1])
 if not uq then return {1} end
@@ -67,6 +76,7 @@ if limited then
   if not raw then return {2} end
   tq = tonumber(raw)
 end
+""" + budget_scripts.CHECK + """
 if uq <= 0 or uq < pre then return {3, uq} end
 if limited then
   if tq <= 0 then return {4, tq} end
@@ -81,7 +91,7 @@ if limited then
 end
 for j = 1, n do
   local key = KEYS[6 + j]
-  local kind = ARGV[9 + 2 * j]
+  local kind = ARGV[13 + 2 * j]
   if kind == '0' then
     if redis.call('INCR', key) == 1 then redis.call('PEXPIRE', key, ARGV[6]) end  -- a new minute window
   elseif kind == '2' then
@@ -99,12 +109,13 @@ local ugen = redis.call('GET', KEYS[2]) or ''
 -- the reservation: what was taken (and against which balance loads), and until when it stands
 redis.call('HSET', KEYS[5], rid, ugen .. '|' .. tgen .. '|' .. ARGV[7], rid .. '#', ARGV[8])
 hold(KEYS[6], rid, tonumber(ARGV[9]), limited and ARGV[10] or '')
+""" + budget_scripts.TAKE + """
 local pin = ''
 if pin_ttl then
-  pin = redis.call('GET', KEYS[7 + n]) or ''
-  if pin ~= '' then redis.call('PEXPIRE', KEYS[7 + n], pin_ttl) end
+  pin = redis.call('GET', KEYS[7 + n + w]) or ''
+  if pin ~= '' then redis.call('PEXPIRE', KEYS[7 + n + w], pin_ttl) end
 end
-return {0, ugen, tgen, uq - pre, pin}
+return {0, ugen, tgen, uq - pre, pin, bstarts}
 """
 
 # Closing a reservation on the balances (settlement and sweep alike): user and key charged `final`
@@ -132,8 +143,10 @@ if ARGV[7] ~= '' then
 end
 """
 
-# KEYS: 1-6 as CLOSE_BALANCES, 7 reservations, 8 exposures, then the limits' windows and sets.
-_SETTLE = exposure.FUNCTIONS + """
+# KEYS: 1-6 as CLOSE_BALANCES, 7 reservations, 8 exposures, then the token-per-minute windows (ARGV[10] of
+# them), the budget windows (ARGV[11]) and the concurrency sets. ARGV: 8 tokens, 9 window life, 12 the
+# prompt's tokens taken at admission, then 3 per budget window (api.services.budgets.scripts).
+_SETTLE = exposure.FUNCTIONS + budget_scripts.CLOSE + """
 -- a reservation closes once: a settlement sent again (its first answer lost) or after the sweep closed it does nothing
 if redis.call('HDEL', KEYS[7], ARGV[6]) == 0 then
   if (redis.call('GET', KEYS[2]) or '') == ARGV[3] then return 0 end
@@ -142,28 +155,34 @@ if redis.call('HDEL', KEYS[7], ARGV[6]) == 0 then
   if redis.call('HEXISTS', KEYS[7], ARGV[6] .. '!') == 1 then return 0 end
   redis.call('HSET', KEYS[7], ARGV[6] .. '!', tonumber(redis.call('TIME')[1]) * 1000 + 86400000)
 end
-redis.call('HDEL', KEYS[7], ARGV[6] .. '#')
+redis.call('HDEL', KEYS[7], ARGV[6] .. '#', ARGV[6] .. '@')
 release(KEYS[8], ARGV[6])
-""" + CLOSE_BALANCES + """
--- KEYS[9 .. 8 + ntpm]: token-per-minute windows that are on; the rest: concurrency sets to leave
 local tokens = tonumber(ARGV[8])
 local ntpm = tonumber(ARGV[10])
+local nw = tonumber(ARGV[11])
+close_windows(8 + ntpm, nw, 12, tonumber(ARGV[1]), tonumber(ARGV[2]), math.max(tokens, 0), tonumber(ARGV[12]),
+              ARGV[7] ~= '' and 1 or 0)
+""" + CLOSE_BALANCES + """
+-- KEYS[9 .. 8 + ntpm]: token-per-minute windows that are on; after the budget windows: concurrency sets to leave
 if tokens > 0 then
   for i = 9, 8 + ntpm do
     if redis.call('INCRBY', KEYS[i], tokens) == tokens then redis.call('PEXPIRE', KEYS[i], ARGV[9]) end
   end
 end
-for i = 9 + ntpm, #KEYS do
+for i = 9 + ntpm + nw, #KEYS do
   redis.call('ZREM', KEYS[i], ARGV[6])
 end
 return 1
 """
 
+# KEYS: 1 balance, 2 its gen, 3 the pending version, then the user's open budget windows; ARGV: 1 the
+# balance, 2 the pending version read, 3 the new gen, then 5 per window (api.services.budgets.scripts.LOAD)
 _LOAD = """
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 if (redis.call('GET', KEYS[3]) or '0') ~= ARGV[2] then return -1 end
 redis.call('SET', KEYS[1], ARGV[1])
 redis.call('SET', KEYS[2], ARGV[3])
+""" + budget_scripts.LOAD + """
 return 1
 """
 
@@ -213,6 +232,27 @@ class RateLimited(Exception):
         self.retry_after = retry_after
 
 
+class BudgetExceeded(Exception):
+    """A limit over time would be passed (api.services.budgets): `window` is the one refused, `measure`
+    quota | requests | tokens, `used` what the window holds, `start` its start (epoch s)."""
+
+    def __init__(self, window: Counted, measure: str, used: int, start: int) -> None:
+        super().__init__(measure)
+        self.window = window
+        self.measure = measure
+        self.used = used
+        self.start = start
+
+    @property
+    def limit(self) -> int:
+        return self.window.rule.caps[MEASURES.index(self.measure)]
+
+    @property
+    def resets_at(self) -> int:
+        rule = self.window.rule
+        return self.start + rule.rolling if rule.rolling else self.window.end
+
+
 class BalanceUnavailable(Exception):
     """The balance could not be loaded (records kept arriving while loading)."""
 
@@ -234,10 +274,27 @@ class Charge:
     remain_after: int = 0
     settled: bool = field(default=False)
     pin: str = ""  # the session's pin, read with the admission (api/relay/affinity.py)
+    windows: list[Counted] = field(default_factory=list)  # the budget windows it counts in, starts known
+    prompt_tokens: int = 0  # what it took from the windows' token measure
 
 
 def _minute(now: float) -> int:
     return int(now // 60)
+
+
+def _started(windows: Sequence[Counted], starts: object) -> list[Counted]:
+    """The windows with the starts the script counted them in (a rolling window's start is its own)."""
+    if not windows:
+        return []
+    text = starts.decode() if isinstance(starts, bytes) else str(starts)
+    out = []
+    for window, start in zip(windows, text.split(","), strict=True):
+        begin = int(start)
+        if window.rule.rolling:
+            window = Counted(window.rule, window.key, begin, begin + window.rule.rolling,
+                             begin + window.rule.rolling + window.expire)
+        out.append(window)
+    return out
 
 
 KEY_CACHE_SIZE = 4096  # (user, key, group, minute) → key names; cleared when full
@@ -251,6 +308,7 @@ class QuotaService:
         self._settle = Script(store.redis, _SETTLE)
         self._load = Script(store.redis, _LOAD)
         self._names: dict[tuple[int, int, str, int], tuple[str, ...]] = {}
+        self.clock: Callable[[], float] = time.time  # tests move time (budget windows) without waiting
 
     # -- key names ---------------------------------------------------------------------------------
     def _u(self, user_id: int, *parts: object) -> str:
@@ -284,7 +342,8 @@ class QuotaService:
     # -- before the upstream call ------------------------------------------------------------------
     async def pre_charge(self, *, settlement_id: str, user_id: int, token_id: int, token_limited: bool,
                          pre: int, group: str, limits: Limits, reservation: bytes = b"{}", pin_key: str = "",
-                         pin_ttl_ms: int = 0, worst: int = 0) -> Charge:
+                         pin_ttl_ms: int = 0, worst: int = 0, windows: Sequence[Counted] = (),
+                         prompt_tokens: int = 0) -> Charge:
         """Check the limits and take `pre` from the user and (when limited) the key, atomically, and
         record the reservation (`reservation`: what the sweep needs to close it if this process dies,
         see api.services.billing.reservations) with its expiry. `worst`, the most the request may
@@ -295,7 +354,9 @@ class QuotaService:
         Raises RateLimited or QuotaRefused; loads a balance missing from Redis and tries again.
         Only the limits that are on are passed to the script (none: the balance and reservation keys).
         With `pin_key` (a key of the user's own layout), the session pin there is read and its life
-        renewed in the same call (Charge.pin)."""
+        renewed in the same call (Charge.pin). `windows`, the budget windows the request counts in
+        (api.services.budgets.plan), are checked and taken in the same call: (pre, 1, `prompt_tokens`)
+        from each, or BudgetExceeded and nothing taken."""
         limited = bool(token_id) and token_limited
         if not token_id:
             limits = Limits(limits.user_rpm, limits.user_tpm, limits.user_concurrency, 0, 0, 0,
@@ -303,25 +364,32 @@ class QuotaService:
         values = limits.values()
         on = [i for i, v in enumerate(values) if v > 0]
         for _ in range(4):
-            now = time.time()
+            now = self.clock()
             minute = _minute(now)
             names = self._key_names(user_id, token_id, group, minute)
             keys = [names[0], names[1], names[2], names[3], names[15], names[16]]
             args: list[Any] = [int(now * 1000), pre, 1 if limited else 0, settlement_id, CONCURRENCY_LEASE_MS,
                                WINDOW_TTL_MS, reservation, f"{int(now * 1000) + self.reservation_ttl_ms}|0|0",
-                               max(worst - pre, 0), exposure.key_field(token_id) if limited else ""]
+                               max(worst - pre, 0), exposure.key_field(token_id) if limited else "", len(on),
+                               len(windows), pin_ttl_ms if pin_key else "", prompt_tokens]
             for i in on:
                 keys.append(names[6 + i])
                 args.append(i % 3)
                 args.append(values[i])
+            for window in windows:
+                keys.append(window.key)
+                args += (window.start, window.rule.rolling, window.expire, *window.rule.caps)
             if pin_key:
                 keys.append(pin_key)
-                args.append(pin_ttl_ms)
             result = await self._pre(keys=keys, args=args)
             code = int(result[0])
             if code == 0:
                 return Charge(settlement_id, user_id, token_id, limited, pre, group, limits, minute,
-                              str(result[1]), str(result[2]), int(result[3]), pin=str(result[4] or ""))
+                              str(result[1]), str(result[2]), int(result[3]), pin=str(result[4] or ""),
+                              windows=_started(windows, result[5]), prompt_tokens=prompt_tokens)
+            if code == 9:
+                window = windows[int(result[1]) - 1]
+                raise BudgetExceeded(window, MEASURES[int(result[2]) - 1], int(result[3]), int(result[4]))
             if code in (1, 2):
                 await self.load_balances(user_id, token_id if limited else None)
             elif code == 3:
@@ -333,11 +401,13 @@ class QuotaService:
             elif code in (7, 8):
                 raise QuotaRefused("user_in_flight" if code == 7 else "key_in_flight", int(result[1]), pre,
                                    int(result[2]))
-            else:
+            elif code == 6:
                 index = on[int(result[1]) - 1]
                 scope = SCOPES[index]
                 retry = 1 if index % 3 == 2 else max(1, 60 - int(now) % 60)
                 raise RateLimited(scope, values[index], retry)
+            else:
+                raise RuntimeError(f"the pre-charge script answered {result!r}")
         raise BalanceUnavailable(f"balance of user {user_id} could not be loaded")
 
     # -- after it ----------------------------------------------------------------------------------
@@ -351,11 +421,15 @@ class QuotaService:
         keys = [*names[:6], names[15], names[16]]
         tpm = [names[6 + i] for i, v in ((1, lim.user_tpm), (4, lim.key_tpm), (7, lim.group_tpm)) if v]
         keys += tpm
+        args: list[Any] = [final, charge.pre, charge.user_gen, charge.token_gen, 1 if charge.token_limited else 0,
+                           charge.settlement_id, record or b"", max(tokens, 0), WINDOW_TTL_MS, len(tpm),
+                           len(charge.windows), charge.prompt_tokens]
+        for window in charge.windows:
+            keys.append(window.key)
+            args += (window.start, window.end, window.expire)
         for i, v in ((2, lim.user_concurrency), (5, lim.key_concurrency), (8, lim.group_concurrency)):
             if v:
                 keys.append(names[6 + i])
-        args = [final, charge.pre, charge.user_gen, charge.token_gen, 1 if charge.token_limited else 0,
-                charge.settlement_id, record or b"", max(tokens, 0), WINDOW_TTL_MS, len(tpm)]
         await self._settle(keys=keys, args=args)  # safe to send again: the reservation closes once
         charge.settled = True
 
@@ -364,7 +438,8 @@ class QuotaService:
 
     # -- loading from the database -----------------------------------------------------------------
     async def load_balances(self, user_id: int, token_id: int | None) -> None:
-        """Write the user's (and the key's) balance from the database minus pending settlements."""
+        """Write the user's (and the key's) balance from the database minus pending settlements, and
+        with the user's the open budget windows (api.services.budgets.durable)."""
         for _ in range(8):
             async with self.store.redis.pipeline(transaction=False) as pipe:
                 pipe.get(self._u(user_id, "pver"))
@@ -384,11 +459,16 @@ class QuotaService:
                     found = (await Settlement.filter(request_id__in=list(records)).using_db(conn)
                              .values_list("request_id", flat=True))
                     applied = {str(rid) for rid in found}
+                now = int(self.clock())
+                rows = await durable.open_rows(conn, user_id, now)
             unapplied = [r for rid, r in records.items() if rid not in applied]
             user_value = user_quota - sum(r.quota for r in unapplied)
             gen = os.urandom(6).hex()
+            # the open budget windows: the database's, plus what the pending records add to them
+            wkeys, wargs = durable.load_arguments(self.store, user_id, rows,
+                                                  (r.window_charge() for r in unapplied if r.windows), now)
             results = [await self._load(keys=[user_quota_key(self.store, user_id), self._u(user_id, "gen"),
-                                              self._u(user_id, "pver")], args=[user_value, pver, gen])]
+                                              self._u(user_id, "pver"), *wkeys], args=[user_value, pver, gen, *wargs])]
             if token_id:
                 token_value = token_remain - sum(r.quota for r in unapplied
                                                  if r.token_id == token_id and r.token_limited)

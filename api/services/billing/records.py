@@ -6,7 +6,8 @@ reservations) keeps the same fields of a running request, so that the sweep can 
 of a request whose process died. Both are JSON with short keys (one per field, below): records
 and reservations written by a running version must stay readable by the next one, so a key is
 never renamed and a missing key reads as the field's default. Keys added later (`cw1h`, `cwr1h`, `rt`,
-`ii`, `io`, `ir`, `ior`) are written only when they say something, so a record without them reads as it always did.
+`ii`, `io`, `ir`, `ior`, `bw`) are written only when they say something, so a record without them
+reads as it always did.
 """
 from __future__ import annotations
 
@@ -123,6 +124,8 @@ class SettlementRecord:
     reason: str = ""  # a refund: why the task failed
     charged_at: int = 0  # a refund: epoch seconds of the charge it gives back (its hour is counted)
     routing: dict[str, Any] = field(default_factory=dict)  # session_source, affinity, key_index
+    # The budget windows the request counted in: [owner, identity, start, end] (api.services.budgets.plan)
+    windows: list[list[Any]] = field(default_factory=list)
 
     @classmethod
     def of(cls, facts: RequestFacts, quota: int = 0, usage: TokenUsage | None = None) -> SettlementRecord:
@@ -140,11 +143,16 @@ class SettlementRecord:
             image_output_ratio=facts.image_output_ratio, inbound=facts.inbound,
             dropped=facts.dropped, task_id=facts.task_id, started=facts.started,
             use_time=max(0, int(now - facts.started)), routing=dict(facts.routing),
-            incomplete=facts.incomplete, at=round(now, 6))
+            incomplete=facts.incomplete, at=round(now, 6), windows=list(facts.windows))
 
     @property
     def is_refund(self) -> bool:
         return self.kind == REFUND
+
+    def window_charge(self) -> tuple[list[list[Any]], int, int, int]:
+        """What it adds to each budget window it counted in: (windows, quota, requests, tokens); a
+        task's refund takes its request back."""
+        return self.windows, self.quota, -1 if self.is_refund else 1, self.usage.total_tokens
 
     @property
     def price(self) -> pricing.Price:
@@ -185,7 +193,7 @@ class SettlementRecord:
             started=float(r.get("st") or 0),
             use_time=int(r.get("ut") or 0), incomplete=str(r.get("inc") or ""), at=float(r.get("ts") or 0),
             action=str(r.get("act") or ""), reason=str(r.get("why") or ""), charged_at=int(r.get("hts") or 0),
-            routing=_routing(r.get("rt")))
+            routing=_routing(r.get("rt")), windows=windows_of(r.get("bw")))
 
     @classmethod
     def decode_reservation(cls, raw: bytes | str) -> tuple[SettlementRecord, int]:
@@ -230,6 +238,15 @@ class Request(Protocol):
     started: float
     incomplete: str
     routing: dict[str, Any]
+    windows: list[list[Any]]
+
+
+def windows_of(value: Any) -> list[list[Any]]:
+    """The budget windows of a record or reservation: `[owner, identity, start, end]` each."""
+    if not isinstance(value, list):
+        return []
+    return [[str(w[0]), str(w[1]), int(w[2]), int(w[3])] for w in value
+            if isinstance(w, list) and len(w) == 4 and all(isinstance(x, int) for x in w[2:])]
 
 
 def _routing(value: Any) -> dict[str, Any]:
@@ -270,6 +287,8 @@ def request_fields(r: Request) -> dict[str, Any]:
         fields["drp"] = r.dropped
     if r.routing:
         fields["rt"] = r.routing
+    if r.windows:
+        fields["bw"] = r.windows
     return fields
 
 
@@ -297,10 +316,15 @@ def encode_settlement(request: Request, quota: int, usage: TokenUsage) -> bytes:
                          **_charge_fields(quota, usage, max(0, int(now - request.started)), request.incomplete, now)})
 
 
-def encode_reservation(request: Request, pre: int, prompt_tokens: int) -> bytes:
+def encode_reservation(request: Request, pre: int, prompt_tokens: int,
+                       windows: list[list[Any]] | None = None) -> bytes:
     """A running request's reservation: the request's fields, the amount taken, the prompt count
-    (read back by SettlementRecord.decode_reservation)."""
-    return orjson.dumps({**request_fields(request), "pre": pre, "p": prompt_tokens})
+    (read back by SettlementRecord.decode_reservation), the budget windows it is to count in (a
+    rolling window's start 0: the admission keeps the starts beside it, `<request id>@`)."""
+    fields = {**request_fields(request), "pre": pre, "p": prompt_tokens}
+    if windows:
+        fields["bw"] = windows
+    return orjson.dumps(fields)
 
 
 def _number(r: Mapping[str, Any], key: str, default: float) -> float:

@@ -55,6 +55,8 @@ class RequestFacts:
     task_id: str = ""  # a task submission (Midjourney, Suno): the upstream's task id
     # How it was routed: session_source, affinity (hit, new, moved), key_index (api/relay/affinity.py)
     routing: dict[str, Any] = field(default_factory=dict)
+    # The budget windows it counts in, [owner, identity, start, end] each, known once admitted
+    windows: list[list[Any]] = field(default_factory=list)
 
     @property
     def model(self) -> str:

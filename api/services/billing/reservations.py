@@ -25,11 +25,14 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
+from typing import Any
 
 from api.services import redis_keys
 from api.services.billing import exposure, pricing
 from api.services.billing.quota import CLOSE_BALANCES
 from api.services.billing.records import SettlementRecord, TokenUsage
+from api.services.budgets import scripts as budget_scripts
+from api.services.budgets.plan import grace, rolling_seconds, window_key
 from api.services.cancellation import raise_if_cancelled
 from api.services.store import Script, Store
 
@@ -44,12 +47,15 @@ return 1
 """
 
 # KEYS: 1 user quota, 2 user gen, 3 key quota, 4 key gen, 5 pend, 6 pver, 7 resv, 8 user conc, 9 key conc,
-# 10 expo; ARGV: 1 final, 2 pre, 3 user gen, 4 key gen, 5 key limited, 6 request id, 7 record or '', 8 the
-# renewal read
-_CLOSE = exposure.FUNCTIONS + """
+# 10 expo, then the budget windows; ARGV: 1 final, 2 pre, 3 user gen, 4 key gen, 5 key limited, 6 request id,
+# 7 record or '', 8 the renewal read, 9 the number of windows, 10 the prompt's tokens taken, 11 the tokens
+# charged, then 3 per window (api.services.budgets.scripts)
+_CLOSE = exposure.FUNCTIONS + budget_scripts.CLOSE + """
 if redis.call('HGET', KEYS[7], ARGV[6] .. '#') ~= ARGV[8] then return 0 end  -- renewed or closed meanwhile
-redis.call('HDEL', KEYS[7], ARGV[6], ARGV[6] .. '#')
+redis.call('HDEL', KEYS[7], ARGV[6], ARGV[6] .. '#', ARGV[6] .. '@')
 release(KEYS[10], ARGV[6])
+close_windows(10, tonumber(ARGV[9]), 11, tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[11]),
+              tonumber(ARGV[10]), ARGV[7] ~= '' and 1 or 0)
 """ + CLOSE_BALANCES + """
 redis.call('ZREM', KEYS[8], ARGV[6])
 redis.call('ZREM', KEYS[9], ARGV[6])
@@ -126,7 +132,7 @@ async def close_orphans(store: Store, quota_per_unit: int, now_ms: int | None = 
                 if int(value) <= now_ms:
                     await store.redis.hdel(key, request_id)
                 continue
-            if request_id.endswith("#"):
+            if request_id.endswith(("#", "@")):
                 continue
             renewal = entries.get(request_id + "#")
             if renewal is None:
@@ -135,7 +141,7 @@ async def close_orphans(store: Store, quota_per_unit: int, now_ms: int | None = 
             if int(expiry) > now_ms:
                 continue
             if await _close(store, script, user_id, request_id, value, renewal, int(produced), int(channel),
-                            quota_per_unit):
+                            quota_per_unit, entries.get(request_id + "@", "")):
                 closed.append(request_id)
     if closed:
         log.warning("closed %d reservations of requests whose process stopped: %s", len(closed), closed[:10])
@@ -143,25 +149,45 @@ async def close_orphans(store: Store, quota_per_unit: int, now_ms: int | None = 
 
 
 async def _close(store: Store, script: Script, user_id: int, request_id: str, value: str, renewal: str,
-                 produced: int, channel: int, quota_per_unit: int) -> bool:
+                 produced: int, channel: int, quota_per_unit: int, starts: str = "") -> bool:
     user_gen, token_gen, raw = value.split("|", 2)
     request, pre = SettlementRecord.decode_reservation(raw)
     token_id, limited = request.token_id, request.token_limited
-    final, record = 0, b""
+    request.windows = started_windows(request.windows, starts)
+    prompt = request.usage.prompt_tokens
+    final, record, tokens = 0, b"", 0
     if produced > 0:
-        prompt = request.usage.prompt_tokens
         final = pricing.settle_quota(request.price, prompt, produced, quota_per_unit=quota_per_unit)
         now = time.time()
         if channel:
             request.channel_id, request.used_channels = channel, [channel]
         request.quota, request.usage = final, TokenUsage(prompt, produced)
         request.use_time, request.incomplete, request.at = max(0, int(now - (request.started or now))), ORPHAN, now
-        record = request.encode()
+        record, tokens = request.encode(), prompt + produced
     def u(*parts: object) -> str:
         return redis_keys.user_key(store, user_id, *parts)
 
     keys = [u("quota"), u("gen"), u("tq", token_id), u("tgen", token_id), u("pend"), u("pver"), u("resv"), u("conc"),
             u("tconc", token_id), u("expo")]
-    done = await script(keys=keys, args=[final, pre, user_gen, token_gen, 1 if limited else 0, request_id, record,
-                                         renewal])
+    args: list[object] = [final, pre, user_gen, token_gen, 1 if limited else 0, request_id, record, renewal,
+                          len(request.windows), prompt, tokens]
+    for part, identity, start, end in request.windows:
+        keys.append(window_key(store, user_id, part, identity, start))
+        args += (start, end, end + grace(end - start))
+    done = await script(keys=keys, args=args)
     return bool(int(done))
+
+
+def started_windows(windows: list[list[Any]], starts: str) -> list[list[Any]]:
+    """A reservation's windows with the starts its admission counted them in (`<request id>@`)."""
+    if not windows:
+        return []
+    found = starts.split(",") if starts else []
+    if len(found) != len(windows):  # no starts kept: the windows as the reservation has them
+        return [w for w in windows if w[2]]
+    out = []
+    for (part, identity, _, end), start in zip(windows, found, strict=True):
+        begin = int(start)
+        roll = rolling_seconds(identity)
+        out.append([part, identity, begin, begin + roll if roll else end])
+    return out

@@ -53,6 +53,7 @@ from api.services.billing.settlement_logs import (
     refund_content,
     refund_other,
 )
+from api.services.budgets import durable
 from api.services.columns import cut
 from api.services.configuration.options import OptionsService
 from api.services.locks import LockBusy, lease_lock
@@ -138,6 +139,8 @@ async def _apply_records(user_id: int, records: Mapping[str, SettlementRecord], 
                 remain_quota=F("remain_quota") - taken, used_quota=F("used_quota") + used)
         for channel_id, used in sorted(channels.items()):
             await Channel.filter(id=channel_id).using_db(conn).update(used_quota=F("used_quota") + used)
+        # the budget windows: in this transaction, so a record applied once counts once there too
+        await durable.add_usage(conn, user_id, (r.window_charge() for _, r in new if r.windows))
         await insert_rows(conn, Log, [{
             "user_id": user_id, "created_at": int(r.at), "type": int(LogType.SYSTEM), "content": refund_content(r),
             "username": r.username, "token_name": r.token_name, "token_id": r.token_id, "model_name": r.model,

@@ -7,6 +7,8 @@ from urllib.parse import urlsplit
 import orjson
 
 from api.errors import ApiError
+from api.services.budgets.limits import parse_group_limits
+from api.services.budgets.windows import valid_zone
 from api.services.configuration.capability_lookup import validate_overrides
 
 
@@ -88,3 +90,13 @@ def check_origins(key: str, value: str) -> None:
         if parts.scheme not in ("http", "https") or not parts.hostname or parts.path not in ("", "/") \
                 or parts.query or parts.fragment:
             raise ApiError("option_origins", key=key, origin=origin[:80])
+
+
+def check_group_limits(key: str, value: str) -> None:
+    """GroupLimits: `{"<group>": [limits…]}`; the message names the group, the entry and the field."""
+    parse_group_limits(value)
+
+
+def check_time_zone(key: str, value: str) -> None:
+    if not value or not valid_zone(value):
+        raise ApiError("budget_timezone_invalid", value=value[:64])

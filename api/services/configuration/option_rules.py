@@ -7,16 +7,19 @@ from collections.abc import Callable, Mapping
 import orjson
 
 from api.errors import ApiError
+from api.services.budgets.limits import normalise_group_limits
 from api.services.configuration import default_prices as pricing
 from api.services.configuration import fallback_rules
 from api.services.configuration.option_checks import (
     check_chats,
     check_currency,
     check_export_time,
+    check_group_limits,
     check_model_capabilities,
     check_origins,
     check_ratio_map,
     check_status_ranges,
+    check_time_zone,
     check_usable_groups,
 )
 from api.services.configuration.realtime_prices import (
@@ -175,6 +178,10 @@ DEFAULTS: dict[str, str] = {
     "RateLimitGroupRPM": "0",
     "RateLimitGroupTPM": "0",
     "RateLimitGroupConcurrency": "0",
+    # Limits over time (api/services/budgets): each group's limits, for each of its users; the zone of
+    # the calendar windows (day, week, month)
+    "GroupLimits": "{}",
+    "BudgetTimeZone": "UTC",
     "AutomaticDisableErrorRate": "0.8",  # share of failed attempts in the window that disables a channel
     "AutomaticDisableMinRequests": "10",  # attempts in the window before the rate is judged
     "AutomaticDisableWindowSeconds": "300",
@@ -299,8 +306,12 @@ EXTRA_CHECKS: dict[str, Callable[[str, str], None]] = {
     "AutomaticRetryStatusCodes": check_status_ranges,
     "ModelCapabilities": check_model_capabilities,
     "McpAllowedOrigins": check_origins,
+    "GroupLimits": check_group_limits,
+    "BudgetTimeZone": check_time_zone,
     **fallback_rules.CHECKS,
 }
+# Options stored in a normal form once valid
+NORMAL_FORMS: dict[str, Callable[[str], str]] = {"GroupLimits": lambda v: normalise_group_limits(v) or "{}"}
 
 
 MAX_SAFE_INTEGER = 2 ** 53 - 1
@@ -354,7 +365,8 @@ def normalize(key: str, value: object, current: Mapping[str, str]) -> str:
     check = EXTRA_CHECKS.get(key)
     if check is not None:
         check(key, value)
-    return value
+    normal = NORMAL_FORMS.get(key)
+    return normal(value) if normal is not None else value
 
 
 def _fmt(number: float) -> str:
