@@ -18,6 +18,8 @@ from tortoise.expressions import Q
 
 from api.errors import ApiError, TooManyRequests
 from api.services.billing.balances import forget_token
+from api.services.budgets.limits import normalise as normalise_limits
+from api.services.budgets.limits import stored as stored_limits
 from api.services.configuration.options import OptionsService
 from api.services.events import EventBus
 from api.services.mcp_names import valid_server_name
@@ -34,7 +36,7 @@ MAX_QUOTA = 10**15
 MAX_ALLOW_IPS = 100
 MAX_MODEL_NAME = 255
 EDITABLE = ("name", "expired_time", "remain_quota", "unlimited_quota", "model_limits_enabled", "model_limits",
-            "allow_ips", "group", "mcp_tools")
+            "allow_ips", "group", "mcp_tools", "limits")
 MAX_MCP_TOOLS = 500
 
 
@@ -82,6 +84,7 @@ def token_dict(token: Token, now: int | None = None) -> dict[str, Any]:
         "allow_ips": token.allow_ips,
         "group": token.group,
         "mcp_tools": mcp_tools_list(token.mcp_tools),
+        "limits": [limit.as_dict() for limit in stored_limits(token.limits)],
     }
 
 
@@ -211,6 +214,8 @@ def clean_fields(body: Mapping[str, Any], user: User, options: OptionsService, *
         fields["allow_ips"] = clean_allow_ips(body["allow_ips"])
     if "mcp_tools" in body and body["mcp_tools"] is not None:
         fields["mcp_tools"] = clean_mcp_tools(body["mcp_tools"])
+    if "limits" in body:  # limits over time; the message names the entry and field refused
+        fields["limits"] = normalise_limits(body["limits"])
     if "group" in body and body["group"] is not None:
         group = body["group"]
         if not isinstance(group, str):

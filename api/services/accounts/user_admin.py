@@ -24,6 +24,7 @@ from api.services.accounts.users import (
     user_changed,
 )
 from api.services.billing.balances import adjust_user
+from api.services.budgets.limits import normalise as normalise_limits
 from api.services.columns import text_filter
 from api.services.configuration.options import OptionsService
 from api.services.logs import log_event
@@ -92,6 +93,10 @@ async def admin_update_user(services: Services, actor: User, body: dict[str, Any
                 if await email_in_use(email, except_id=target.id):
                     raise ApiError("email_taken")
                 updates["email"] = email
+    if "limits" in body:  # limits over time; the message names the entry and field refused
+        limits = normalise_limits(body["limits"])
+        if limits != target.limits:
+            updates["limits"] = limits
     new_quota = quota_value(body["quota"]) if body.get("quota") is not None else None
     delta = 0
     try:

@@ -42,9 +42,8 @@ def valid_zone(name: str) -> bool:
 def _instant(wall: datetime, tz: ZoneInfo) -> int:
     """The epoch second of a wall-clock time in `tz`; a time in a gap moves past the gap."""
     aware = wall.replace(tzinfo=tz, fold=0)
-    back = aware.astimezone(UTC).astimezone(tz)
-    if back.replace(tzinfo=None) != wall:  # in a gap: the first instant after it
-        aware = wall.replace(tzinfo=tz, fold=1)
+    if aware.astimezone(UTC).astimezone(tz).replace(tzinfo=None) != wall:  # in a gap: the instant it ends
+        return int(max(aware.timestamp(), wall.replace(tzinfo=tz, fold=1).timestamp()))
     return int(aware.timestamp())
 
 
