@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 import anthropic
@@ -16,7 +16,9 @@ import orjson
 import pytest
 
 from api import keys
+from api.services.budgets.durable import claim_soft_alert
 from api.services.budgets.limits import normalise
+from api.services.budgets.usage import usage_of
 from api.services.error_logs import write_pending
 from models import BudgetUsage, Log, Token, User
 from models.enums import LogType
@@ -72,7 +74,8 @@ async def chat(gateway, token: Token, model: str = "gpt-4", stream: bool = False
 async def message(gateway, token: Token, model: str = "gpt-4") -> Any:
     async with anthropic.AsyncAnthropic(base_url=base(gateway), api_key=f"sk-{token.key}", max_retries=0) as client:
         try:
-            return await client.messages.create(model=model, max_tokens=10, messages=[{"role": "user", "content": "hi"}])
+            return await client.messages.create(model=model, max_tokens=10,
+                                                messages=[{"role": "user", "content": "hi"}])
         except anthropic.APIStatusError as exc:
             return exc
 
@@ -108,7 +111,7 @@ async def test_a_daily_quota_limit_refuses_with_429_and_the_reset_then_admits_th
     assert body["error"]["code"] == "budget_exceeded"
     text = body["error"]["message"]
     assert 'key "test key"' in text and "day" in text and "55 quota" in text and "(40 used)" in text
-    assert datetime.fromtimestamp(MIDNIGHT, timezone.utc).isoformat() in text
+    assert datetime.fromtimestamp(MIDNIGHT, UTC).isoformat() in text
     assert answer.response.headers["Retry-After"] == str(int(MIDNIGHT - T0))
     anthropic_refusal = refused(await message(gateway, token))  # the client's own error shape
     assert anthropic_refusal["type"] == "error" and anthropic_refusal["error"]["type"] == "rate_limit_error"
@@ -197,3 +200,34 @@ async def test_request_and_token_measures(site) -> None:
     for _ in range(3):
         assert not isinstance(await message(gateway, requests), Exception)
     assert "month limit of 3 requests" in refused(await chat(gateway, requests))["error"]["message"]
+
+
+async def test_usage_of_reads_each_limit_live_and_the_soft_alert_is_claimed_once(site) -> None:
+    gateway, clock = site
+    await gateway.server.app[keys.OPTIONS].update("GroupLimits", '{"default": [{"window": "month", "requests": 9}]}')
+    user = await rich_user(limits=normalise([{"window": "day", "quota": 1000, "soft": 50}]))
+    token = await key_with(user, [{"window": "5h", "tokens": 100}, {"window": "minute", "requests": 5}])
+    opened = clock.now
+    for _ in range(2):
+        assert not isinstance(await chat(gateway, token), Exception)
+    store, options = gateway.server.app[keys.STORE], gateway.server.app[keys.OPTIONS]
+    found = await usage_of(store, user_id=user.id, user_limits=user.limits, group=user.group,
+                           group_limits_option=options.get("GroupLimits"), token_id=token.id,
+                           token_limits=token.limits, now=clock.now)
+    minute = int(clock.now) // 60 * 60
+    assert found == [
+        {"owner": "key", "window": "5h", "measure": "tokens", "model": "", "limit": 100, "used": 40, "soft": 0,
+         "window_start": int(opened), "resets_at": int(opened) + 5 * 3600},
+        {"owner": "key", "window": "minute", "measure": "requests", "model": "", "limit": 5, "used": 2, "soft": 0,
+         "window_start": minute, "resets_at": minute + 60},
+        {"owner": "user", "window": "day", "measure": "quota", "model": "", "limit": 1000, "used": 40, "soft": 50,
+         "window_start": TOMORROW, "resets_at": MIDNIGHT},
+        {"owner": "group", "window": "month", "measure": "requests", "model": "", "limit": 9, "used": 2, "soft": 0,
+         "window_start": found[3]["window_start"], "resets_at": found[3]["resets_at"]}]
+    later = await usage_of(store, user_id=user.id, user_limits=user.limits, token_id=token.id,
+                           token_limits=token.limits, now=opened + 6 * 3600)
+    assert later[0]["used"] == 0 and later[0]["window_start"] is None  # the rolling window closed
+    await drain(gateway)
+    assert await claim_soft_alert(user.id, "user", str(user.id), "day", TOMORROW) is True
+    assert await claim_soft_alert(user.id, "user", str(user.id), "day", TOMORROW) is False
+    assert (await BudgetUsage.get(user_id=user.id, owner_kind="user")).soft_alerted is True

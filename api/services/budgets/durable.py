@@ -20,7 +20,7 @@ from tortoise.backends.base.client import BaseDBAsyncClient
 from tortoise.expressions import F
 
 from api.services import redis_keys
-from api.services.budgets.plan import grace, owner_kind, owner_ref, rolling_seconds, window_key, window_of
+from api.services.budgets.plan import grace, owner_kind, owner_ref, rolling_seconds, window_key
 from models import BudgetUsage
 
 # (windows [owner, identity, start, end], quota, requests, tokens) of one record
@@ -96,6 +96,9 @@ def load_arguments(store: redis_keys.Prefixed, user_id: int, rows: Sequence[dict
     return keys, args
 
 
-def describe(identity: str) -> tuple[str, str]:
-    """(window, model) of an identity."""
-    return window_of(identity), identity.partition("@")[2]
+async def claim_soft_alert(user_id: int, owner_kind_: str, owner_id: str, identity: str, window_start: int) -> bool:
+    """Mark a window's soft alert as sent; True for the one caller that marked it (once per window).
+    False as well while the window has no row yet (its first records not applied)."""
+    updated = await BudgetUsage.filter(user_id=user_id, owner_kind=owner_kind_, owner_id=owner_id, identity=identity,
+                                       window_start=window_start, soft_alerted=False).update(soft_alerted=True)
+    return bool(updated)
