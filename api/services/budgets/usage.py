@@ -71,9 +71,10 @@ async def usage_of(store: Store, *, user_id: int, user_limits: Limits = "", grou
     if not loaded:
         hashes = await _from_database(user_id, plan, now)
     out: list[LimitUsage] = []
-    for (kind, _, limit, _, start, end), values in zip(plan, hashes, strict=True):
+    for (kind, _, limit, _, begin, ends), values in zip(plan, hashes, strict=True):
         held = dict(zip(("s", "q", "r", "t"), values, strict=True))
         used = int(held[FIELD[limit.measure]] or 0)
+        start, end = begin, ends
         if limit.rolling_hours:
             opened = int(held["s"]) if held["s"] else None
             if opened is not None and opened + limit.rolling_hours * 3600 > now:
