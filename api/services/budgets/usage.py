@@ -59,8 +59,8 @@ async def usage_of(store: Store, *, user_id: int, user_limits: Limits = "", grou
             if limit.rolling_hours:
                 plan.append((kind, ref, limit, window_key(store, user_id, part, limit.identity, 0), None, None))
             else:
-                start, end = bounds(limit.window, now, time_zone)
-                plan.append((kind, ref, limit, window_key(store, user_id, part, limit.identity, start), start, end))
+                first, after = bounds(limit.window, now, time_zone)
+                plan.append((kind, ref, limit, window_key(store, user_id, part, limit.identity, first), first, after))
     if not plan:
         return []
     async with store.redis.pipeline(transaction=False) as pipe:
@@ -74,7 +74,8 @@ async def usage_of(store: Store, *, user_id: int, user_limits: Limits = "", grou
     for (kind, _, limit, _, begin, ends), values in zip(plan, hashes, strict=True):
         held = dict(zip(("s", "q", "r", "t"), values, strict=True))
         used = int(held[FIELD[limit.measure]] or 0)
-        start, end = begin, ends
+        start: int | None = begin
+        end: int | None = ends
         if limit.rolling_hours:
             opened = int(held["s"]) if held["s"] else None
             if opened is not None and opened + limit.rolling_hours * 3600 > now:
