@@ -11,6 +11,8 @@ deployment's prefix (REDIS_PREFIX):
   {u}:expo                            what they may still take beyond their pre-charges (api.services.billing.exposure)
   {u}:rpm:<minute> {u}:tpm:<minute> {u}:conc, {u}:trpm:<token>:<minute> {u}:ttpm:… {u}:tconc:<token>
   {u}:refunded:<platform>:<row>       a task's refund, once
+  {u}:bw:<owner>:<identity>[:<start>] a budget window's usage (api.services.budgets.plan): owner k<token>, u or
+                                      g:<group>; identity <window>[@<model>]; the start of a calendar window
   {u}:aff:<model>:<session>           a conversation's channel and key (api.relay.affinity)
   {u}:rsn  {u}:rsn:<family>:<digest>  reasoning state kept for clients that drop it, and its index by
                                       time (api.relay.kept_reasoning)

@@ -4,10 +4,11 @@ Reservations and the sweep).
 The pre-charge script (api.services.billing.quota) records each reservation in the user's `{u}:resv` hash:
 `<request id>` → "<user gen>|<key gen>|<JSON>" (what was taken, and the settlement record's fields:
 model, prices, key, group…) and `<request id>#` → "<expiry ms>|<output tokens so far>|<channel>".
-The settlement deletes both, once (a settlement sent again does nothing). A settlement that finds no
-reservation while the user's balance was reloaded since its pre-charge (Redis lost its data) charges
-the request afresh and leaves `<request id>!` → "<expiry ms>" so that it does so once; the sweep
-removes these a day later.
+With budget windows (api.services.budgets), `<request id>@` → the windows' starts, in the order of
+the reservation's `bw`. The settlement deletes them, once (a settlement sent again does nothing).
+A settlement that finds no reservation while the user's balance was reloaded since its pre-charge
+(Redis lost its data) charges the request afresh and leaves `<request id>!` → "<expiry ms>" so
+that it does so once; the sweep removes these a day later.
 
 While a request runs, its process renews the expiry and records the output produced so far (the
 checkpoint) every CHECKPOINT seconds, in one pipelined call for all its long-running requests;
