@@ -18,6 +18,7 @@ refund, sweep, the worker) moves that very window.
 """
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -102,43 +103,61 @@ def rules(parts: Sequence[tuple[str, Sequence[Limit]]], model: str) -> tuple[Rul
 
 
 class Planner:
-    """The rules of each (key, user, group, model), cached by the limits' texts; the windows of now."""
+    """The rules of each (key, user, group, model) and the windows of each (user, rules) now, cached:
+    a request with limits costs two dictionary lookups until a window turns.
+
+    The limits are the cached tuples of api.services.budgets.limits.stored (one object per distinct
+    text), keyed here by identity; each entry keeps its tuples alive, so an id is never reused while
+    its entry stands."""
 
     def __init__(self) -> None:
-        self._rules: dict[tuple[object, ...], tuple[Rule, ...]] = {}
+        self._rules: dict[tuple[object, ...], tuple[tuple[Rule, ...], tuple[object, ...]]] = {}
+        self._windows: dict[tuple[object, ...], tuple[float, float, list[Counted], tuple[Rule, ...]]] = {}
         self.bounds = Bounds()
 
     def rules_for(self, token_id: int, token_limits: tuple[Limit, ...], user_limits: tuple[Limit, ...],
                   group: str, group_limits: tuple[Limit, ...], model: str) -> tuple[Rule, ...]:
         if not (token_limits or user_limits or group_limits):
             return ()
-        cache_key = (token_id, token_limits, user_limits, group, group_limits, model)
+        cache_key = (token_id, id(token_limits), id(user_limits), group, id(group_limits), model)
         hit = self._rules.get(cache_key)
-        if hit is None:
-            parts: list[tuple[str, Sequence[Limit]]] = []
-            if token_id and token_limits:
-                parts.append((f"k{token_id}", token_limits))
-            if user_limits:
-                parts.append(("u", user_limits))
-            if group_limits:
-                parts.append((f"g:{group}", group_limits))
-            hit = rules(parts, model)
-            if len(self._rules) > 8192:
-                self._rules.clear()
-            self._rules[cache_key] = hit
-        return hit
+        if hit is not None:
+            return hit[0]
+        parts: list[tuple[str, Sequence[Limit]]] = []
+        if token_id and token_limits:
+            parts.append((f"k{token_id}", token_limits))
+        if user_limits:
+            parts.append(("u", user_limits))
+        if group_limits:
+            parts.append((f"g:{group}", group_limits))
+        found = rules(parts, model)
+        if len(self._rules) > 8192:
+            self._rules.clear()
+        self._rules[cache_key] = (found, (token_limits, user_limits, group_limits))
+        return found
 
-    def windows(self, store: redis_keys.Prefixed, user_id: int, found: Sequence[Rule], now: float,
+    def windows(self, store: redis_keys.Prefixed, user_id: int, found: tuple[Rule, ...], now: float,
                 tz_name: str) -> list[Counted]:
+        """The windows of these rules at `now` (the same list until the first of them turns; not to
+        be changed by the caller)."""
+        cache_key = (store.prefix, user_id, id(found), tz_name)
+        hit = self._windows.get(cache_key)
+        if hit is not None and hit[3] is found and hit[0] <= now < hit[1]:
+            return hit[2]
         out: list[Counted] = []
+        since, until = -math.inf, math.inf  # while every calendar window holds `now`
         for rule in found:
             if rule.rolling:
                 out.append(Counted(rule, window_key(store, user_id, rule.part, rule.identity, 0), 0, 0,
                                    grace(rule.rolling)))
             else:
                 start, end = self.bounds.of(rule.window, now, tz_name)
+                since, until = max(since, start), min(until, end)
                 out.append(Counted(rule, window_key(store, user_id, rule.part, rule.identity, start), start, end,
                                    end + grace(end - start)))
+        if len(self._windows) > 65536:
+            self._windows.clear()
+        self._windows[cache_key] = (since, until, out, found)
         return out
 
 
