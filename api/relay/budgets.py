@@ -7,53 +7,73 @@ from __future__ import annotations
 import math
 from datetime import datetime
 
+from api.relay.auth import TokenInfo, UserInfo
 from api.relay.job import Job
 from api.relay.refusals import refuse
-from api.services.billing.quota import BudgetExceeded
+from api.services.billing.quota import BudgetExceeded, QuotaService
 from api.services.budgets.limits import group_limits
 from api.services.budgets.plan import Counted, Planner, Rule, owner_kind
 from api.services.budgets.windows import zone
+from api.services.configuration.options import OptionsService
 from api.upstream.errors import RelayError
+from api.upstream.metrics import Metrics
 
 _planner = Planner()
 
 
 def budget_rules(job: Job) -> tuple[Rule, ...]:
     """The rules of the limits that apply to this request (none: nothing more to do)."""
-    caller = job.caller
-    token, user = caller.token, caller.user
-    groups = group_limits(job.options.get("GroupLimits") or "")
+    return rules_for(job.options, job.caller.token, job.caller.user, job.model)
+
+
+def rules_for(options: OptionsService, token: TokenInfo | None, user: UserInfo, model: str) -> tuple[Rule, ...]:
+    """The rules of the key's, the user's and the user's group's limits that apply to `model` (a model
+    request's, or an MCP tool call's `<server>__<tool>`)."""
+    groups = group_limits(options.get("GroupLimits") or "")
     return _planner.rules_for(token.id if token else 0, token.limits if token else (), user.limits, user.group,
-                              groups.get(user.group, ()), job.model)
+                              groups.get(user.group, ()), model)
 
 
 def budget_windows(job: Job, rules: tuple[Rule, ...]) -> list[Counted]:
-    now = job.state.quota.clock()
-    return _planner.windows(job.state.quota.store, job.caller.user.id, rules, now, time_zone(job))
+    return windows_for(job.state.quota, job.caller.user.id, rules, time_zone_of(job.options))
+
+
+def windows_for(quota: QuotaService, user_id: int, rules: tuple[Rule, ...], time_zone: str) -> list[Counted]:
+    return _planner.windows(quota.store, user_id, rules, quota.clock(), time_zone)
 
 
 def time_zone(job: Job) -> str:
-    return job.options.get("BudgetTimeZone") or "UTC"
+    return time_zone_of(job.options)
+
+
+def time_zone_of(options: OptionsService) -> str:
+    return options.get("BudgetTimeZone") or "UTC"
 
 
 def budget_refusal(job: Job, exc: BudgetExceeded) -> RelayError:
+    seconds, params = refusal_params(job.state.quota, job.state.metrics, job.options, job.caller.token,
+                                     job.caller.user, exc)
+    return refuse(job.request, 429, "relay_budget_exceeded", "budget_exceeded", "rate_limit_error",
+                  headers={"Retry-After": str(seconds)}, seconds=seconds, **params)
+
+
+def refusal_params(quota: QuotaService, metrics: Metrics, options: OptionsService, token: TokenInfo | None,
+                   user: UserInfo, exc: BudgetExceeded) -> tuple[int, dict[str, object]]:
+    """(seconds to the window's reset, what the refusal's message names), the refusal counted."""
     rule = exc.window.rule
     kind = owner_kind(rule.part)
-    now = job.state.quota.clock()
-    seconds = max(1, math.ceil(exc.resets_at - now))
-    resets_at = datetime.fromtimestamp(exc.resets_at, zone(time_zone(job))).isoformat()
-    job.state.metrics.budget_refused(rule.window, kind, exc.measure)
-    return refuse(job.request, 429, "relay_budget_exceeded", "budget_exceeded", "rate_limit_error",
-                  headers={"Retry-After": str(seconds)}, owner=owner_name(job, kind), window=rule.window,
-                  measure=exc.measure, limit=exc.limit, used=exc.used, resets_at=resets_at, seconds=seconds,
-                  model=f" ({rule.model})" if rule.model else "")
+    seconds = max(1, math.ceil(exc.resets_at - quota.clock()))
+    resets_at = datetime.fromtimestamp(exc.resets_at, zone(time_zone_of(options))).isoformat()
+    metrics.budget_refused(rule.window, kind, exc.measure)
+    return seconds, {"owner": owner_name(token, user, kind), "window": rule.window, "measure": exc.measure,
+                     "limit": exc.limit, "used": exc.used, "resets_at": resets_at,
+                     "model": f" ({rule.model})" if rule.model else ""}
 
 
-def owner_name(job: Job, kind: str) -> str:
+def owner_name(token: TokenInfo | None, user: UserInfo, kind: str) -> str:
     """`key "name"`, `user "name"`, `group "name"`: who holds the limit."""
-    caller = job.caller
-    if kind == "key" and caller.token is not None:
-        return f'key "{caller.token.name}"'
+    if kind == "key" and token is not None:
+        return f'key "{token.name}"'
     if kind == "group":
-        return f'group "{caller.user.group}"'
-    return f'user "{caller.user.username}"'
+        return f'group "{user.group}"'
+    return f'user "{user.username}"'

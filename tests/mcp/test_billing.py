@@ -7,7 +7,8 @@ import orjson
 import pytest
 from mcp.shared.exceptions import MCPError
 
-from models import Log, Settlement, Token, User
+from api.services.budgets.limits import normalise
+from models import BudgetUsage, Log, Settlement, Token, User
 from models.enums import LogType
 from tests.helpers import both_databases, eventually
 from tests.mcp.conftest import allow_private, funded_user, gateway_url, make_key, mcp_client, register
@@ -107,3 +108,33 @@ async def test_a_call_the_balance_cannot_cover_is_refused_before_it_is_sent(clie
             await session.call_tool("fake__echo", {"text": "x"})
     assert refused.value.error.data["reason"] == "user_insufficient"
     assert state.calls == []
+
+
+@both_databases
+async def test_mcp_calls_count_in_the_keys_limits_over_time(client, root, fake, worker) -> None:
+    """A key's daily limit on the server's tools (`fake__*`) admits one call and refuses the next with
+    budget_exceeded, naming the limit, before it is sent; the window's row holds exactly that call."""
+    url, state = fake
+    await allow_private(root)
+    await register(root, url, price=PRICE)
+    user = await funded_user(quota=100_000)
+    key = await make_key(user, quota=50_000, unlimited=False)
+    await Token.filter(id=key.id).update(limits=normalise([{"window": "day", "model": "fake__*", "requests": 1},
+                                                           {"window": "day", "quota": 10 * PRICE}]))
+    async with mcp_client(gateway_url(client), key.key) as session:
+        await session.initialize()
+        assert (await session.call_tool("fake__echo", {"text": "one"})).content[0].text == "one"
+        with pytest.raises(MCPError) as refused:
+            await session.call_tool("fake__echo", {"text": "two"})
+    assert refused.value.error.data["reason"] == "budget_exceeded"
+    assert refused.value.error.data["retry_after"] >= 1
+    assert "requests" in refused.value.error.message and "fake__*" in refused.value.error.message
+    assert len(state.calls) == 1  # the refused call never reached the server
+
+    async def usage() -> list[BudgetUsage]:
+        rows = await BudgetUsage.filter(user_id=user.id, owner_kind="key").order_by("identity")
+        return rows if len(rows) == 2 else []
+
+    rows = await eventually(usage)
+    assert [(r.identity, r.quota, r.requests) for r in rows] == [("day", PRICE, 1), ("day@fake__*", PRICE, 1)]
+    assert (await Token.get(id=key.id)).remain_quota == 50_000 - PRICE

@@ -26,10 +26,11 @@ from api import keys
 from api.mcp.access import Grant
 from api.relay.admission import limits_of
 from api.relay.auth import TokenInfo, UserInfo
+from api.relay.budgets import refusal_params, rules_for, time_zone_of, windows_for
 from api.relay.failure_log import NOT_LOGGED_CODES
 from api.relay.settling import SETTLE_RETRY_FOR
 from api.relay.state import RelayState
-from api.services.billing.quota import BalanceUnavailable, Charge, QuotaRefused, RateLimited
+from api.services.billing.quota import BalanceUnavailable, BudgetExceeded, Charge, QuotaRefused, RateLimited
 from api.services.billing.records import TokenUsage, encode_reservation, encode_settlement
 from api.services.billing.request_facts import RequestFacts, new_settlement_id
 from api.services.error_logs import SEND, SEND_DELAY_MS, ErrorLogQueue, ErrorRow
@@ -42,7 +43,7 @@ LOG_BODY_BYTES = 4096
 
 
 class CallRefused(Exception):
-    """The pre-charge refused the call: `reason` (rate_limited, user_insufficient, key_insufficient,
+    """The pre-charge refused the call: `reason` (rate_limited, budget_exceeded, user_insufficient, key_insufficient,
     key_exhausted, user_in_flight, key_in_flight, balance_unavailable) and what the client is told."""
 
     def __init__(self, reason: str, message_key: str, retry_after: int = 0, **params: object) -> None:
@@ -164,11 +165,18 @@ async def admit(request: web.Request, state: RelayState, user: UserInfo, token: 
         token_id=token.id, token_name=token.name, token_limited=not token.unlimited, group=group,
         name=ModelName(prefixed(server.name, tool)), mode="mcp", model_price=server.price / per_unit,
         started=time.time(), inbound="mcp")
+    # the limits over time of key, user and group count the call too (its model: `<server>__<tool>`)
+    rules = rules_for(state.options, token, user, prefixed(server.name, tool))
+    windows = windows_for(state.quota, user.id, rules, time_zone_of(state.options)) if rules else []
     try:
         charge = await state.quota.pre_charge(
             settlement_id=facts.request_id, user_id=user.id, token_id=token.id, token_limited=not token.unlimited,
             pre=server.price, group=group, limits=limits_of(state.options),
-            reservation=encode_reservation(facts, server.price, 0))
+            reservation=encode_reservation(facts, server.price, 0, [w.wire() for w in windows]), windows=windows)
+        facts.windows = [w.wire() for w in charge.windows]
+    except BudgetExceeded as exc:
+        seconds, params = refusal_params(state.quota, state.metrics, state.options, token, user, exc)
+        raise CallRefused("budget_exceeded", "relay_budget_exceeded", seconds, seconds=seconds, **params) from None
     except RateLimited as exc:
         raise CallRefused("rate_limited", "relay_rate_limited", exc.retry_after, scope=exc.scope, limit=exc.limit,
                           seconds=exc.retry_after) from None
