@@ -28,13 +28,13 @@ test('ordinary users see the sidebar without admin entries and flag-gated entrie
   expect(sidebarLinks()).toEqual(['Playground', 'Model pricing', 'Tokens', 'Wallet', 'Logs', 'Settings']);
 });
 
-test('admins see channel, redemption and user entries; flags add dashboard, drawing, tasks and chats', async () => {
+test('admins see channel, MCP, redemption and user entries; flags add dashboard, drawing, tasks and chats', async () => {
   renderApp('/', {
     user: ROOT,
     status: { enable_data_export: true, enable_drawing: true, enable_task: true, chats: [{ 'ChatGPT Next': 'https://x/#/?key={key}' }] },
   });
   await waitFor(() => expect(sidebarLinks()).toContain('Data dashboard'));
-  expect(sidebarLinks()).toEqual(['Playground', 'Model pricing', 'Channels', 'ChatGPT Next', 'Tokens', 'Redemption codes',
+  expect(sidebarLinks()).toEqual(['Playground', 'Model pricing', 'Channels', 'MCP servers', 'ChatGPT Next', 'Tokens', 'Redemption codes',
     'Wallet', 'User management', 'Logs', 'Audit log', 'Data dashboard', 'Drawing', 'Async tasks', 'Settings']);
 });
 

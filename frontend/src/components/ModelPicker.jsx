@@ -14,8 +14,10 @@ export function filterNames(names, query) {
 // a list box (ARIA listbox, aria-multiselectable) and works from the keyboard — arrows move, Enter
 // toggles, Escape clears the search — plus "select all shown" and "clear". `flagged` names (a Set) carry
 // `flagLabel` (the channel form marks models without a price). `id` goes to the search box (for a label).
-export default function ModelPicker({ id, value, options, onChange, flagged = NONE, flagLabel, disabled = false, testId }) {
+// `texts` names what is picked when it is not models: {noneChosen, search, listLabel, noMatch}, each optional.
+export default function ModelPicker({ id, value, options, onChange, flagged = NONE, flagLabel, disabled = false, testId, texts = {} }) {
   const { t } = useTranslation();
+  const text = (key) => texts[key] || t(`picker.${key}`);
   const listId = useId();
   const [query, setQuery] = useState('');
   const [active, setActive] = useState(0);
@@ -76,7 +78,7 @@ export default function ModelPicker({ id, value, options, onChange, flagged = NO
   return (
     <div className="model-picker" data-testid={testId}>
       <div className="tags mb-2" aria-live="polite" data-testid="picker-chosen">
-        {value.length === 0 && <span className="is-size-7">{t('picker.noneChosen')}</span>}
+        {value.length === 0 && <span className="is-size-7">{text('noneChosen')}</span>}
         {value.map((m) => (
           <span key={m} className={`tag ${flagged.has(m) ? 'is-warning' : 'is-info'} is-light`} data-model={m}>
             {m}
@@ -91,7 +93,7 @@ export default function ModelPicker({ id, value, options, onChange, flagged = NO
       <div className="field has-addons mb-1">
         <div className="control is-expanded">
           <input id={id} className="input is-small" type="search" role="combobox" autoComplete="off" value={query} disabled={disabled}
-            placeholder={t('picker.search')} aria-controls={listId} aria-expanded="true" aria-autocomplete="list"
+            placeholder={text('search')} aria-controls={listId} aria-expanded="true" aria-autocomplete="list"
             aria-activedescendant={current >= 0 ? optionId(current) : undefined} aria-describedby={`${listId}-hint`}
             onChange={(e) => { setQuery(e.target.value); setActive(0); }} onKeyDown={onKeyDown} data-testid="picker-search" />
         </div>
@@ -108,7 +110,7 @@ export default function ModelPicker({ id, value, options, onChange, flagged = NO
         </div>
       </div>
       <p id={`${listId}-hint`} className="help mt-0 mb-1">{t('picker.hint', { count: value.length })}</p>
-      <ul id={listId} role="listbox" aria-multiselectable="true" aria-label={t('picker.listLabel')} aria-disabled={disabled || undefined}
+      <ul id={listId} role="listbox" aria-multiselectable="true" aria-label={text('listLabel')} aria-disabled={disabled || undefined}
         className={`model-picker-list ${disabled ? 'is-disabled' : ''}`} data-testid="picker-list">
         {shown.map((m, i) => (
           // The search box keeps the focus (aria-activedescendant); a click picks without moving it.
@@ -121,7 +123,7 @@ export default function ModelPicker({ id, value, options, onChange, flagged = NO
             {flag(m)}
           </li>
         ))}
-        {shown.length === 0 && <li className="picker-empty" role="presentation">{t('picker.noMatch')}</li>}
+        {shown.length === 0 && <li className="picker-empty" role="presentation">{text('noMatch')}</li>}
       </ul>
     </div>
   );

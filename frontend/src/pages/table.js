@@ -15,6 +15,7 @@ import { preloadDashboard } from './Detail/firstQuery';
 const SettingPage = lazy(() => import('./Setting'));
 const UserPage = lazy(() => import('./User'));
 const ChannelPage = lazy(() => import('./Channel'));
+const McpPage = lazy(() => import('./Mcp'));
 const TokenPage = lazy(() => import('./Token'));
 const RedemptionPage = lazy(() => import('./Redemption'));
 const TopUpPage = lazy(() => import('./TopUp'));
@@ -59,6 +60,7 @@ export const PAGES = [
   { path: '/channel', component: ChannelPage, role: 'admin', sidebar: { label: 'channel', order: 30 } },
   { path: '/channel/add', component: ChannelPage, role: 'admin' },
   { path: '/channel/edit/:id', component: ChannelPage, role: 'admin' },
+  { path: '/mcp', component: McpPage, role: 'admin', sidebar: { label: 'mcp', order: 35 } },
   { path: '/chat/:id?', component: ChatPage, role: 'user', sidebar: { label: 'chat', order: 40, links: chatLinks } },
   { path: '/chat2link', component: Chat2Link, role: 'user' },
   { path: '/token', component: TokenPage, role: 'user', sidebar: { label: 'token', order: 50 } },

@@ -30,7 +30,7 @@ export function lastTest(channel) {
 }
 
 // A tag that shows its explanation below itself when pressed (touch and keyboard reach it, unlike a title).
-function ReasonTag({ className, label, reason, testId }) {
+export function ReasonTag({ className, label, reason, testId }) {
   const [open, setOpen] = useState(false);
   return (
     <div className="reason-tag">

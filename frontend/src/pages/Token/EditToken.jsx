@@ -14,11 +14,12 @@ import Field, { Switch, TextArea, TextInput } from '../../components/Field';
 import Modal from '../../components/Modal';
 import ModelPicker from '../../components/ModelPicker';
 import useSeededForm from '../../hooks/useSeededForm';
+import McpToolsField from './McpToolsField';
 
 const NEVER = -1;
 const EMPTY = {
   name: '', remain_quota: String(DEFAULT_TOKEN_QUOTA), expired_time: NEVER, unlimited_quota: false,
-  model_limits_enabled: false, model_limits: [], allow_ips: '', group: '',
+  model_limits_enabled: false, model_limits: [], allow_ips: '', group: '', mcp_tools: [],
 };
 
 const splitLimits = (v) => (Array.isArray(v) ? v : String(v || '').split(',')).map((m) => m.trim()).filter(Boolean);
@@ -34,6 +35,7 @@ export function tokenToInputs(token) {
     model_limits: splitLimits(token.model_limits),
     allow_ips: token.allow_ips || '',
     group: token.group || '',
+    mcp_tools: Array.isArray(token.mcp_tools) ? token.mcp_tools : [],
   };
 }
 
@@ -85,6 +87,7 @@ export default function EditToken({ id, onClose, onSaved }) {
       model_limits: inputs.model_limits.join(','),
       allow_ips: inputs.allow_ips,
       group: inputs.group,
+      mcp_tools: inputs.mcp_tools,
     };
   };
 
@@ -214,6 +217,7 @@ export default function EditToken({ id, onClose, onSaved }) {
               </div>
             ))}
           </Field>
+          <McpToolsField value={inputs.mcp_tools} onChange={set('mcp_tools')} />
         </form>
       )}
     </Modal>
