@@ -60,7 +60,8 @@ export const PAGES = [
   { path: '/channel', component: ChannelPage, role: 'admin', sidebar: { label: 'channel', order: 30 } },
   { path: '/channel/add', component: ChannelPage, role: 'admin' },
   { path: '/channel/edit/:id', component: ChannelPage, role: 'admin' },
-  { path: '/mcp', component: McpPage, role: 'admin', sidebar: { label: 'mcp', order: 35 } },
+  // Not /mcp: that is the gateway's MCP endpoint for keys (api/static.py keeps it out of the console's pages).
+  { path: '/mcp-servers', component: McpPage, role: 'admin', sidebar: { label: 'mcp', order: 35 } },
   { path: '/chat/:id?', component: ChatPage, role: 'user', sidebar: { label: 'chat', order: 40, links: chatLinks } },
   { path: '/chat2link', component: Chat2Link, role: 'user' },
   { path: '/token', component: TokenPage, role: 'user', sidebar: { label: 'token', order: 50 } },

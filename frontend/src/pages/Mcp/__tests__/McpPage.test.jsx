@@ -35,7 +35,7 @@ function setup(extra = {}) {
     'POST /api/mcp/2/test': fail('Listing the tools of legacy failed: http: 401 Unauthorized'),
     ...extra,
   });
-  renderPage(<McpPage />, { route: '/mcp', user: ROOT });
+  renderPage(<McpPage />, { route: '/mcp-servers', user: ROOT });
   return calls;
 }
 
