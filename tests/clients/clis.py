@@ -10,6 +10,10 @@ gateway fails the run at once; the subprocess timeout is only a safety net.
   ANTHROPIC_BASE_URL / ANTHROPIC_API_KEY; CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC turns off the
   auto-updater, telemetry, error reporting and the `HEAD /api/hello` reachability probe, so the
   gateway sees only the `POST /v1/messages?beta=true` turns.
+  With an MCP config (`--mcp-config` and `--strict-mcp-config`) it lists the tools of the servers
+  named there at start and offers them to the model as `mcp__<config name>__<tool>`.
+- MCP Inspector (`mcp-inspector --cli`): one MCP method per run against a server URL, its result
+  printed as JSON; HOME holds its catalog file (~/.mcp-inspector/), nothing else is read.
 - Codex: `codex exec` with a config.toml in CODEX_HOME naming the gateway as a Responses provider
   (`base_url = <gateway>/v1`, `wire_api = "responses"`, the key in an env var); commands run without
   approval and without Codex's sandbox (`danger-full-access`), which this container cannot host;
@@ -120,7 +124,10 @@ def _json_field(stdout: str, name: str) -> str:
     return value if isinstance(value, str) else ""
 
 
-async def claude_code(gateway: str, key: str, model: str, home: Path, workdir: Path, prompt: str) -> CliRun:
+async def claude_code(gateway: str, key: str, model: str, home: Path, workdir: Path, prompt: str,
+                      mcp_config: dict[str, Any] | None = None, allowed: str = "Read") -> CliRun:
+    """`mcp_config` (Claude Code's `.mcp.json` shape) is given with --mcp-config and
+    --strict-mcp-config (no other MCP server is read); `allowed` are the tools granted up front."""
     env = base_env(home) | {
         "ANTHROPIC_BASE_URL": gateway,
         "ANTHROPIC_API_KEY": key,
@@ -131,10 +138,24 @@ async def claude_code(gateway: str, key: str, model: str, home: Path, workdir: P
         "DISABLE_ERROR_REPORTING": "1",
         "CLAUDE_CODE_MAX_RETRIES": "0",
     }
-    argv = [binary("claude"), "-p", prompt, "--model", model, "--output-format", "json", "--allowedTools", "Read",
+    argv = [binary("claude"), "-p", prompt, "--model", model, "--output-format", "json", "--allowedTools", allowed,
             "--no-session-persistence"]
+    if mcp_config is not None:
+        config = home / "mcp.json"
+        config.write_text(json.dumps(mcp_config))
+        argv += ["--mcp-config", str(config), "--strict-mcp-config"]
     code, out, err = await run(argv, env, workdir)
     return CliRun(argv, code, out, err, _json_field(out, "result"))
+
+
+async def mcp_inspector(url: str, key: str, home: Path, *arguments: str) -> CliRun:
+    """The MCP Inspector's CLI mode on `url` over Streamable HTTP with the key as a bearer token:
+    `mcp-inspector --cli <url> --transport http --header "Authorization: Bearer <key>" <arguments>`
+    (e.g. --method tools/list). It prints the method's result as JSON, or the error on stderr."""
+    argv = [binary("mcp-inspector"), "--cli", url, "--transport", "http", "--header", f"Authorization: Bearer {key}",
+            *arguments]
+    code, out, err = await run(argv, base_env(home), home)
+    return CliRun(argv, code, out, err, out)
 
 
 def codex_config(gateway: str) -> str:
