@@ -11,7 +11,8 @@ gateway fails the run at once; the subprocess timeout is only a safety net.
   auto-updater, telemetry, error reporting and the `HEAD /api/hello` reachability probe, so the
   gateway sees only the `POST /v1/messages?beta=true` turns.
   With an MCP config (`--mcp-config` and `--strict-mcp-config`) it lists the tools of the servers
-  named there at start and offers them to the model as `mcp__<config name>__<tool>`.
+  named there at start and offers them to the model as `mcp__<config name>__<tool>` (declared in
+  every request with ENABLE_TOOL_SEARCH=false, instead of behind its ToolSearch tool).
 - MCP Inspector (`mcp-inspector --cli`): one MCP method per run against a server URL, its result
   printed as JSON; HOME holds its catalog file (~/.mcp-inspector/), nothing else is read.
 - Codex: `codex exec` with a config.toml in CODEX_HOME naming the gateway as a Responses provider
@@ -127,7 +128,9 @@ def _json_field(stdout: str, name: str) -> str:
 async def claude_code(gateway: str, key: str, model: str, home: Path, workdir: Path, prompt: str,
                       mcp_config: dict[str, Any] | None = None, allowed: str = "Read") -> CliRun:
     """`mcp_config` (Claude Code's `.mcp.json` shape) is given with --mcp-config and
-    --strict-mcp-config (no other MCP server is read); `allowed` are the tools granted up front."""
+    --strict-mcp-config (no other MCP server is read), with ENABLE_TOOL_SEARCH=false: the MCP tools
+    are then declared to the model in each request, not deferred behind its ToolSearch tool.
+    `allowed` are the tools granted up front."""
     env = base_env(home) | {
         "ANTHROPIC_BASE_URL": gateway,
         "ANTHROPIC_API_KEY": key,
@@ -144,6 +147,7 @@ async def claude_code(gateway: str, key: str, model: str, home: Path, workdir: P
         config = home / "mcp.json"
         config.write_text(json.dumps(mcp_config))
         argv += ["--mcp-config", str(config), "--strict-mcp-config"]
+        env["ENABLE_TOOL_SEARCH"] = "false"
     code, out, err = await run(argv, env, workdir)
     return CliRun(argv, code, out, err, _json_field(out, "result"))
 
