@@ -126,11 +126,12 @@ def _json_field(stdout: str, name: str) -> str:
 
 
 async def claude_code(gateway: str, key: str, model: str, home: Path, workdir: Path, prompt: str,
-                      mcp_config: dict[str, Any] | None = None, allowed: str = "Read") -> CliRun:
+                      mcp_config: dict[str, Any] | None = None, allowed: str = "Read",
+                      extra_env: dict[str, str] | None = None) -> CliRun:
     """`mcp_config` (Claude Code's `.mcp.json` shape) is given with --mcp-config and
     --strict-mcp-config (no other MCP server is read), with ENABLE_TOOL_SEARCH=false: the MCP tools
     are then declared to the model in each request, not deferred behind its ToolSearch tool.
-    `allowed` are the tools granted up front."""
+    `allowed` are the tools granted up front; `extra_env` is added to its environment."""
     env = base_env(home) | {
         "ANTHROPIC_BASE_URL": gateway,
         "ANTHROPIC_API_KEY": key,
@@ -140,7 +141,7 @@ async def claude_code(gateway: str, key: str, model: str, home: Path, workdir: P
         "DISABLE_TELEMETRY": "1",
         "DISABLE_ERROR_REPORTING": "1",
         "CLAUDE_CODE_MAX_RETRIES": "0",
-    }
+    } | (extra_env or {})
     argv = [binary("claude"), "-p", prompt, "--model", model, "--output-format", "json", "--allowedTools", allowed,
             "--no-session-persistence"]
     if mcp_config is not None:

@@ -48,11 +48,12 @@ async def test_an_mcp_tool_of_the_gateway_called_by_the_model(gateway, serve, fa
     home.mkdir()
     workdir.mkdir()
     base = str(gateway.make_url("")).rstrip("/")
+    # the README's .mcp.json: the key read from the environment (${GATEWAY_KEY}), not written in the file
     config: dict[str, Any] = {"mcpServers": {"gateway": {
-        "type": "http", "url": f"{base}/mcp", "headers": {"Authorization": f"Bearer sk-{key.key}"}}}}
+        "type": "http", "url": f"{base}/mcp", "headers": {"Authorization": "Bearer ${GATEWAY_KEY}"}}}}
     run = await clis.claude_code(base, f"sk-{key.key}", MODEL, home, workdir,
                                  f"Echo the text {SECRET} with the gateway's echo tool and tell me what it answered.",
-                                 mcp_config=config, allowed=TOOL)
+                                 mcp_config=config, allowed=TOOL, extra_env={"GATEWAY_KEY": f"sk-{key.key}"})
     assert run.returncode == 0, run.explain()
     assert run.answer.startswith("The tool answered: ") and SECRET in run.answer, run.explain()
 
