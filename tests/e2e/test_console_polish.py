@@ -12,7 +12,7 @@ from typing import Any
 from playwright.async_api import expect
 
 from api.services.error_logs import ErrorRow
-from models import Channel, Log, Midjourney, QuotaData, Redemption, Task, Token, User
+from models import Channel, Log, McpServer, Midjourney, QuotaData, Redemption, Task, Token, User
 from models.enums import ChannelStatus, LogType, RedemptionStatus, Role, TokenStatus, UserStatus
 from tests.e2e.conftest import shot
 from tests.e2e.ui import console_api, database, login
@@ -225,6 +225,15 @@ async def _seed_every_state(settings, backend: str) -> None:
         for index, (token_status, extra) in enumerate(token_states):
             await Token.create(user_id=alice.id, key=f"contrast{index:02d}".ljust(48, "k"), name=f"key-{index}",
                                status=int(token_status), **{"remain_quota": 500_000, **extra})
+        # MCP servers up (tested, priced, narrowed), disabled by hand and down with the health check's reason
+        await McpServer.create(name="docs", url="https://docs.example/mcp", groups='["default","vip"]',
+                               tools='["search"]', price=1000, test_time=now - 60, response_time=420, tool_count=3,
+                               headers='{"Authorization": "Bearer mcp-secret"}')
+        await McpServer.create(name="paused", url="https://paused.example/mcp", groups='["default"]',
+                               status=int(ChannelStatus.MANUALLY_DISABLED))
+        await McpServer.create(name="legacy", url="https://legacy.example/sse", transport="sse", groups="[]",
+                               status=int(ChannelStatus.AUTO_DISABLED), status_reason="http: 401 Unauthorized",
+                               test_time=now - 30, response_time=90)
         codes = await Redemption.all().order_by("id")
         await Redemption.filter(id=codes[1].id).update(status=int(RedemptionStatus.DISABLED))
         await Redemption.filter(id=codes[2].id).update(status=int(RedemptionStatus.USED), used_user_id=alice.id)

@@ -17,7 +17,8 @@ from tests.e2e.ui import database, login
 DESKTOP = {"width": 1440, "height": 900}
 PHONE = {"width": 390, "height": 844}
 # (page, the test ids of its tables)
-TABLES = (("/log", ("log-table",)), ("/channel", ("channel-table",)), ("/token", ("token-table",)),
+TABLES = (("/log", ("log-table",)), ("/channel", ("channel-table",)), ("/mcp-servers", ("mcp-table",)),
+          ("/token", ("token-table",)),
           ("/user", ("user-table",)), ("/redemption", ("redemption-table",)), ("/midjourney", ("mj-table",)),
           ("/task", ("task-table",)), ("/audit", ("audit-table",)), ("/pricing", ("pricing-table",)),
           ("/detail", ("detail-model-table", "detail-time-table", "detail-user-table")))
