@@ -36,7 +36,10 @@ def key_field(token_id: int) -> str:
 
 
 # Lua functions for the scripts that open and close reservations; `expo` is the `{u}:expo` key.
+# The pre-charge and the settlement use the `*_read` forms: the sums read with one HMGET and written
+# back with one HSET (the script is atomic), instead of a command per field.
 FUNCTIONS = """
+local EXPO_USER = '""" + USER_FIELD + """'
 local function held(expo, field)
   return tonumber(redis.call('HGET', expo, field) or '0')
 end
@@ -56,5 +59,38 @@ local function release(expo, rid)
   for _, field in ipairs(fields) do
     if field ~= '' and redis.call('HINCRBY', expo, field, -amount) <= 0 then redis.call('HDEL', expo, field) end
   end
+end
+-- held_read(expo, key_field) → the user's sum, the key's (0 when key_field is ''), in one read
+local function held_read(expo, key_field)
+  local h = redis.call('HMGET', expo, EXPO_USER, key_field ~= '' and key_field or EXPO_USER)
+  return tonumber(h[1] or '0'), key_field ~= '' and tonumber(h[2] or '0') or 0
+end
+-- hold_read: hold() with the sums held_read returned, in one HSET
+local function hold_read(expo, rid, amount, key_field, uheld, kheld)
+  if amount <= 0 then return end
+  if key_field ~= '' then
+    redis.call('HSET', expo, rid, amount .. '|' .. key_field, EXPO_USER, uheld + amount, key_field, kheld + amount)
+  else
+    redis.call('HSET', expo, rid, amount .. '|', EXPO_USER, uheld + amount)
+  end
+end
+-- release_read: release() reading the entry and the sums in one HMGET (`key_field`: the key's field
+-- when the caller knows it, else ''), then one HDEL and, while other requests still hold, one HSET
+local function release_read(expo, rid, key_field)
+  local h = redis.call('HMGET', expo, rid, EXPO_USER, key_field ~= '' and key_field or EXPO_USER)
+  local entry = h[1]
+  if not entry then return end
+  local sep = string.find(entry, '|', 1, true)
+  local amount = tonumber(string.sub(entry, 1, sep - 1))
+  local named = string.sub(entry, sep + 1)
+  local sums = {{EXPO_USER, h[2]}}
+  if named ~= '' then sums[2] = {named, named == key_field and h[3] or redis.call('HGET', expo, named)} end
+  local gone, left = {rid}, {}
+  for _, sum in ipairs(sums) do
+    local rest = tonumber(sum[2] or '0') - amount
+    if rest <= 0 then gone[#gone + 1] = sum[1] else left[#left + 1] = sum[1]; left[#left + 1] = rest end
+  end
+  redis.call('HDEL', expo, unpack(gone))
+  if #left > 0 then redis.call('HSET', expo, unpack(left)) end
 end
 """

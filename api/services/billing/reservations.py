@@ -50,14 +50,15 @@ return 1
 # KEYS: 1 user quota, 2 user gen, 3 key quota, 4 key gen, 5 pend, 6 pver, 7 resv, 8 user conc, 9 key conc,
 # 10 expo, then the budget windows; ARGV: 1 final, 2 pre, 3 user gen, 4 key gen, 5 key limited, 6 request id,
 # 7 record or '', 8 the renewal read, 9 the number of windows, 10 the prompt's tokens taken, 11 the tokens
-# charged, then 3 per window (api.services.budgets.scripts)
-_CLOSE = exposure.FUNCTIONS + budget_scripts.CLOSE + """
+# charged, 12 the key's exposure field, then 3 per window (api.services.budgets.scripts)
+_CLOSE = exposure.FUNCTIONS + budget_scripts.CLOSE + CLOSE_BALANCES + """
 if redis.call('HGET', KEYS[7], ARGV[6] .. '#') ~= ARGV[8] then return 0 end  -- renewed or closed meanwhile
 redis.call('HDEL', KEYS[7], ARGV[6], ARGV[6] .. '#', ARGV[6] .. '@')
-release(KEYS[10], ARGV[6])
-close_windows(10, tonumber(ARGV[9]), 11, tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[11]),
-              tonumber(ARGV[10]), ARGV[7] ~= '' and 1 or 0)
-""" + CLOSE_BALANCES + """
+release_read(KEYS[10], ARGV[6], ARGV[5] == '1' and ARGV[12] or '')
+local b = redis.call('MGET', KEYS[1], KEYS[2], KEYS[3], KEYS[4])
+close_windows(10, tonumber(ARGV[9]), 12, tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[11]),
+              tonumber(ARGV[10]), ARGV[7] ~= '' and 1 or 0, b[1] ~= false, (b[2] or '') == ARGV[3])
+close_balances(b)
 redis.call('ZREM', KEYS[8], ARGV[6])
 redis.call('ZREM', KEYS[9], ARGV[6])
 return 1
@@ -171,7 +172,7 @@ async def _close(store: Store, script: Script, user_id: int, request_id: str, va
     keys = [u("quota"), u("gen"), u("tq", token_id), u("tgen", token_id), u("pend"), u("pver"), u("resv"), u("conc"),
             u("tconc", token_id), u("expo")]
     args: list[object] = [final, pre, user_gen, token_gen, 1 if limited else 0, request_id, record, renewal,
-                          len(request.windows), prompt, tokens]
+                          len(request.windows), prompt, tokens, exposure.key_field(token_id) if limited else ""]
     for part, identity, start, end in request.windows:
         keys.append(window_key(store, user_id, part, identity, start))
         args += (start, end, end + grace(end - start))

@@ -17,81 +17,83 @@ reservation was in) adds the whole charge, as the balances do.
 from __future__ import annotations
 
 # In the pre-charge, after the balances are known to be loaded and before anything is taken.
-# Locals it needs: now (ms), pre, n (rate limits), w (windows), ptok (prompt tokens). KEYS[6 + n + j]:
-# window j; ARGV[14 + 2n + 6(j-1) + 1..6]: start (0 rolling), rolling seconds (0 calendar), expiry
+# Locals it needs: now (ms), pre, w (windows), ptok (prompt tokens), wk and wa: window j is KEYS[wk + j],
+# its arguments ARGV[wa + 6(j-1) + 1..6]: start (0 rolling), rolling seconds (0 calendar), expiry
 # (calendar: epoch s; rolling: seconds after its end), caps of quota, requests, tokens (-1 none).
+# One HMGET per window; what it read (bused) is what TAKE writes back, plus the request's share.
 CHECK = """
 local nows = math.floor(now / 1000)
-local bstart, bstate = {}, {}
+local bstart, bstate, bused = {}, {}, {}
 for j = 1, w do
-  local key = KEYS[6 + n + j]
-  local b = 14 + 2 * n + 6 * (j - 1)
+  local b = wa + 6 * (j - 1)
   local start = tonumber(ARGV[b + 1])
   local roll = tonumber(ARGV[b + 2])
-  local h = redis.call('HMGET', key, 's', 'q', 'r', 't')
+  local h = redis.call('HMGET', KEYS[wk + j], 's', 'q', 'r', 't')
   local used = {0, 0, 0}
   local state = 0  -- 0 counted in as it is, 1 a calendar window's first request, 2 a rolling window opened
   if roll > 0 and not (h[1] and tonumber(h[1]) + roll > nows) then
     start, state = nows, 2
-  elseif h[1] then
-    start = tonumber(h[1])
-    used = {tonumber(h[2] or '0'), tonumber(h[3] or '0'), tonumber(h[4] or '0')}
   else
-    state = 1
+    if h[1] then start = tonumber(h[1]) else state = 1 end
+    used = {tonumber(h[2] or '0'), tonumber(h[3] or '0'), tonumber(h[4] or '0')}
   end
   local want = {pre, 1, ptok}
   for m = 1, 3 do
     local cap = tonumber(ARGV[b + 3 + m])
     if cap >= 0 and used[m] + want[m] > cap then return {9, j, m, used[m], start} end
   end
-  bstart[j], bstate[j] = start, state
+  bstart[j], bstate[j], bused[j] = start, state, used
 end
 """
 
-# After the balances are taken: every window at once, and their starts kept with the reservation.
+# After the balances are taken: every window at once (one HSET each: the values CHECK read plus the
+# request's share; the script is atomic, so nothing moved in between), its expiry set when it opens.
+# Leaves `bstarts`, the windows' starts, for the reservation's `<request id>@`.
 TAKE = """
 for j = 1, w do
-  local key = KEYS[6 + n + j]
-  local b = 14 + 2 * n + 6 * (j - 1)
-  if bstate[j] == 2 then
-    redis.call('DEL', key)
-    redis.call('HSET', key, 's', bstart[j], 'q', pre, 'r', 1, 't', ptok)
-    redis.call('EXPIREAT', key, bstart[j] + tonumber(ARGV[b + 2]) + tonumber(ARGV[b + 3]))
+  local key = KEYS[wk + j]
+  local b = wa + 6 * (j - 1)
+  local u = bused[j]
+  if bstate[j] == 0 then
+    redis.call('HSET', key, 'q', u[1] + pre, 'r', u[2] + 1, 't', u[3] + ptok)
   else
-    redis.call('HINCRBY', key, 'q', pre)
-    redis.call('HINCRBY', key, 'r', 1)
-    if ptok ~= 0 then redis.call('HINCRBY', key, 't', ptok) end
-    if bstate[j] == 1 then
-      redis.call('HSET', key, 's', bstart[j])
+    redis.call('HSET', key, 's', bstart[j], 'q', u[1] + pre, 'r', u[2] + 1, 't', u[3] + ptok)
+    if bstate[j] == 2 then
+      redis.call('EXPIREAT', key, bstart[j] + tonumber(ARGV[b + 2]) + tonumber(ARGV[b + 3]))
+    else
       redis.call('EXPIREAT', key, ARGV[b + 3])
     end
   end
 end
 local bstarts = table.concat(bstart, ',')
-if w > 0 then redis.call('HSET', KEYS[5], rid .. '@', bstarts) end
 """
 
-# close_windows(k0, nw, a0, final, pre, tokens, ptok, counted): windows KEYS[k0 + j], ARGV[a0 + 3(j-1)
-# + 1..3] = start, end (epoch s), expiry; KEYS[1] the user's balance, KEYS[2] its gen, ARGV[3] the gen
-# of the admission; `counted` 1 when the request stays counted (a record), 0 for a refund.
+# close_windows(k0, nw, a0, final, pre, tokens, ptok, counted, loaded, same): windows KEYS[k0 + j],
+# ARGV[a0 + 3(j-1) + 1..3] = start, end (epoch s), expiry; `loaded` whether the user's balance is in
+# Redis, `same` whether its gen is the admission's (the caller read both: one MGET with the balances);
+# `counted` 1 when the request stays counted (a record), 0 for a refund. One HMGET and one HSET per
+# window; the clock (TIME) is read only for a hash that is gone.
 CLOSE = """
-local function close_windows(k0, nw, a0, final, pre, tokens, ptok, counted)
-  if nw == 0 or redis.call('EXISTS', KEYS[1]) == 0 then return end
+local function close_windows(k0, nw, a0, final, pre, tokens, ptok, counted, loaded, same)
+  if nw == 0 or not loaded then return end
   local dq, dr, dt = final, counted, tokens
-  if (redis.call('GET', KEYS[2]) or '') == ARGV[3] then dq, dr, dt = final - pre, counted - 1, tokens - ptok end
-  local nows = tonumber(redis.call('TIME')[1])
+  if same then dq, dr, dt = final - pre, counted - 1, tokens - ptok end
+  if dq == 0 and dr == 0 and dt == 0 then return end
+  local nows = nil
   for j = 1, nw do
     local key = KEYS[k0 + j]
     local b = a0 + 3 * (j - 1)
-    local s = redis.call('HGET', key, 's')
+    local h = redis.call('HMGET', key, 's', 'q', 'r', 't')
+    local s = h[1]
+    if not s and not nows then nows = tonumber(redis.call('TIME')[1]) end
     if s == ARGV[b + 1] or (not s and tonumber(ARGV[b + 2]) > nows) then
-      if not s then
-        redis.call('HSET', key, 's', ARGV[b + 1])
+      local q, r, t = tonumber(h[2] or '0') + dq, tonumber(h[3] or '0') + dr, tonumber(h[4] or '0') + dt
+      if s then
+        redis.call('HSET', key, 'q', q, 'r', r, 't', t)
+      else
+        redis.call('HSET', key, 's', ARGV[b + 1], 'q', q, 'r', r, 't', t)
         redis.call('EXPIREAT', key, ARGV[b + 3])
       end
-      if dq ~= 0 then redis.call('HINCRBY', key, 'q', dq) end
-      if dr ~= 0 then redis.call('HINCRBY', key, 'r', dr) end
-      if dt ~= 0 then redis.call('HINCRBY', key, 't', dt) end
     end
   end
 end
