@@ -158,6 +158,7 @@ class ChannelIndex:
         self._tiers: dict[tuple[str, str], tuple[tuple[ChannelInfo, ...], ...]] = {}
         self._by_id: dict[int, ChannelInfo] = {}
         self._models: dict[str, tuple[str, ...]] = {}
+        self._types: dict[tuple[str, str], frozenset[int]] = {}
         self._rng = rng or random.Random()
         self._rebuild: asyncio.Task[None] | None = None
         self._again = False
@@ -194,6 +195,7 @@ class ChannelIndex:
                                for p in priorities)
         self._tiers, self._by_id = tiers, by_id
         self._models = {g: tuple(sorted(m)) for g, m in models.items()}
+        self._types = {key: frozenset(c.type for tier in members for c in tier) for key, members in tiers.items()}
 
     async def load(self) -> None:
         started = time.monotonic()
@@ -278,6 +280,11 @@ class ChannelIndex:
 
     def has(self, group: str, model: str) -> bool:
         return (group, model) in self._tiers or (group, wildcard_name(model)) in self._tiers
+
+    def types(self, group: str, model: str) -> frozenset[int]:
+        """The channel types that serve (group, model) (any priority)."""
+        found = self._types.get((group, model))
+        return found if found is not None else self._types.get((group, wildcard_name(model)), frozenset())
 
     def models(self, group: str) -> tuple[str, ...]:
         return self._models.get(group, ())

@@ -15,7 +15,7 @@ from typing import Any
 from aiohttp import web
 
 from api import keys
-from api.relay import affinity, billing
+from api.relay import affinity, billing, kept_reasoning
 from api.relay.auth import UserInfo
 from api.relay.budgets import budget_refusal, budget_rules, budget_windows
 from api.relay.job import Job
@@ -212,7 +212,8 @@ async def admit(job: Job) -> Charge:
             pre=job.pre, group=job.group, limits=limits_of(job.options),
             reservation=encode_reservation(facts, job.pre, job.prompt_tokens, [w.wire() for w in windows]),
             pin_key=job.pin_key, pin_ttl_ms=job.session.ttl * 1000 if job.session is not None else 0,
-            worst=worst_case(job), windows=windows, prompt_tokens=job.prompt_tokens)
+            worst=worst_case(job), windows=windows, prompt_tokens=job.prompt_tokens,
+            read=kept_reasoning.lookups(job))
         facts.windows = [w.wire() for w in charge.windows]
         job.state.keeper.hold(facts.request_id, caller.user.id, lambda: progress(job))
         return charge

@@ -40,6 +40,7 @@ import orjson
 from redis.exceptions import RedisError
 
 from api.services import redis_keys
+from api.services.billing.quota import KEEP_STATES, Kept
 from api.services.store import Script, Store
 from api.upstream.base import Adaptor, RelayMode
 from api.upstream.reasoning import (
@@ -50,6 +51,7 @@ from api.upstream.reasoning import (
     is_sealed,
     with_gemini_signature,
 )
+from api.upstream.registry import get_adaptor
 
 if TYPE_CHECKING:
     from api.relay.job import Job
@@ -62,23 +64,9 @@ MAX_ENTRY_BYTES = 64 * 1024  # Claude's summarized thinking with its signature i
 MAX_LOOKUPS = 16  # the most recent turns looked up per request (the open tool turn is the last)
 FAMILIES = frozenset({CLAUDE_FAMILY, GEMINI_FAMILY})
 
-# KEYS: the index, then the entries; ARGV: now (ms), TTL (s), the cap, then each entry's value.
-KEEP = """
-local index, now, ttl, cap = KEYS[1], tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-for i = 2, #KEYS do
-  redis.call('SET', KEYS[i], ARGV[i + 2], 'EX', ttl)
-  redis.call('ZADD', index, now, KEYS[i])
-end
-redis.call('ZREMRANGEBYSCORE', index, '-inf', now - ttl * 1000)
-local over = redis.call('ZCARD', index) - cap
-if over > 0 then
-  local old = redis.call('ZRANGE', index, 0, over - 1)
-  redis.call('DEL', unpack(old))
-  redis.call('ZREMRANGEBYRANK', index, 0, over - 1)
-end
-redis.call('EXPIRE', index, ttl)
-return over
-"""
+# KEYS: the index, then the entries; ARGV: now (ms), TTL (s), the cap, then each entry's value. The
+# same Lua runs in the settlement (quota.KEEP_STATES), which writes an answer's state in its own call.
+KEEP = KEEP_STATES + "return keep_states(1, 2, tonumber(ARGV[1]), #KEYS - 1)"
 
 
 def _digest(text: str) -> str:
@@ -303,38 +291,84 @@ class KeptReasoning:
     async def fetch(self, user_id: int, family: str, refs: list[tuple[int, str]]) -> dict[int, dict[str, Any]]:
         """The kept states of these turns (by message index), in one round trip."""
         values = await self.store.call("MGET", *[self.key(user_id, family, ref) for _, ref in refs])
-        found: dict[int, dict[str, Any]] = {}
-        for (index, _), value in zip(refs, values, strict=True):
-            if value:
-                try:
-                    state = orjson.loads(value)
-                except orjson.JSONDecodeError:
-                    continue
-                if isinstance(state, dict):
-                    found[index] = state
-        return found
+        return _decoded(refs, values)
 
-    async def keep(self, user_id: int, family: str, entries: list[tuple[str, dict[str, Any]]]) -> None:
-        """Keep these (ref, state) entries; one larger than MAX_ENTRY_BYTES is left out."""
-        keys: list[str] = [self.index_key(user_id)]
-        values: list[bytes] = []
+    def entries(self, user_id: int, family: str, entries: list[tuple[str, dict[str, Any]]]) -> Kept | None:
+        """These (ref, state) entries as a write (None: nothing to write); one larger than
+        MAX_ENTRY_BYTES is left out."""
+        out: list[tuple[str, bytes]] = []
         for ref, state in entries:
             value = orjson.dumps(state)
             if len(value) > MAX_ENTRY_BYTES and "server" in state:  # the signatures at least
                 value = orjson.dumps({k: v for k, v in state.items() if k != "server"})
             if len(value) <= MAX_ENTRY_BYTES:
-                keys.append(self.key(user_id, family, ref))
-                values.append(value)
-        if values:
-            await self.script(keys, [int(self.clock() * 1000), TTL_SECONDS, MAX_ENTRIES, *values])
+                out.append((self.key(user_id, family, ref), value))
+        if not out:
+            return None
+        return Kept(self.index_key(user_id), out, TTL_SECONDS, MAX_ENTRIES, int(self.clock() * 1000))
+
+    async def keep(self, user_id: int, family: str, entries: list[tuple[str, dict[str, Any]]]) -> None:
+        """Keep these (ref, state) entries, in a call of their own (a settlement carries them instead:
+        taken)."""
+        kept = self.entries(user_id, family, entries)
+        if kept is not None:
+            await self.script([kept.index, *(key for key, _ in kept.entries)],
+                              [kept.now_ms, kept.ttl, kept.cap, *(value for _, value in kept.entries)])
+
+
+def _decoded(refs: list[tuple[int, str]], values: list[Any]) -> dict[int, dict[str, Any]]:
+    found: dict[int, dict[str, Any]] = {}
+    for (index, _), value in zip(refs, values, strict=True):
+        if value:
+            try:
+                state = orjson.loads(value)
+            except orjson.JSONDecodeError:
+                continue
+            if isinstance(state, dict):
+                found[index] = state
+    return found
 
 
 # -- the pipeline's calls (api/relay/handler.py, api/relay/streaming.py) ---------------------------------
 
 
+_families: dict[frozenset[int], tuple[str, ...]] = {}
+
+
+def families_of(types: frozenset[int]) -> tuple[str, ...]:
+    """The reasoning families of these channel types' adaptors."""
+    found = _families.get(types)
+    if found is None:
+        if len(_families) > 256:
+            _families.clear()
+        found = _families[types] = tuple(sorted({f for t in types if (f := get_adaptor(t).reasoning_family)}))
+    return found
+
+
+def lookups(job: Job) -> list[str]:
+    """The kept states a chat request may need, read with its admission (QuotaService.pre_charge's
+    `read`: no round trip of their own): for each family of the channels that serve its group and
+    model, the turns of the history without that family's state (none when no turn calls a tool)."""
+    kept = job.state.reasoning
+    if kept is None or job.mode != RelayMode.CHAT:
+        return []
+    pinned = job.caller.pinned
+    types = frozenset((pinned.type,)) if pinned is not None else job.state.index.types(job.group, job.model)
+    families = families_of(types)
+    if not families:
+        return []
+    messages, user_id = job.body.get("messages"), job.caller.user.id
+    keys: list[str] = []
+    for family in families:
+        keys += [kept.key(user_id, family, ref) for _, ref in survey(messages, family)[1]]
+    return keys
+
+
 async def body_for(job: Job, adaptor: Adaptor) -> dict[str, Any]:
     """The request for a converted attempt on this adaptor: with the kept states of its turns put
-    back where the client dropped them (the request's own body when there is nothing to look up)."""
+    back where the client dropped them (the request's own body when there is nothing to look up).
+    States read with the admission (lookups) are taken from there; others (another family than the
+    admission foresaw, the tool-combination mode's every turn) are read here."""
     family, kept = adaptor.reasoning_family, job.state.reasoning
     job.kept = None
     if not family or kept is None or job.mode != RelayMode.CHAT:
@@ -348,11 +382,18 @@ async def body_for(job: Job, adaptor: Adaptor) -> dict[str, Any]:
     job.kept = StreamCollector(family, adaptor if circulating else None) if circulating or not own else None
     if not refs:
         return job.body
-    try:
-        found = await kept.fetch(job.caller.user.id, family, refs)
-    except RedisError as exc:  # the turn goes as the client sent it
-        log.warning("request %s: kept reasoning state not read: %s", job.facts.request_id if job.facts else "", exc)
-        return job.body
+    user_id = job.caller.user.id
+    read = job.charge.read if job.charge is not None else {}
+    keys = [kept.key(user_id, family, ref) for _, ref in refs]
+    if all(key in read for key in keys):
+        found = _decoded(refs, [read[key] for key in keys])
+    else:
+        try:
+            found = await kept.fetch(user_id, family, refs)
+        except RedisError as exc:  # the turn goes as the client sent it
+            log.warning("request %s: kept reasoning state not read: %s", job.facts.request_id if job.facts else "",
+                        exc)
+            return job.body
     return restored(job.body, family, found) if found else job.body
 
 
@@ -373,9 +414,19 @@ def keep_stream(job: Job) -> None:
         job.kept.entry = job.kept.finished()
 
 
+def taken(job: Job) -> Kept | None:
+    """The answer's state, for its settlement to write (QuotaService.settle's `keep`), taken from the
+    job: flush then has nothing left to write."""
+    collector, kept = job.kept, job.state.reasoning
+    if collector is None or kept is None or collector.entry is None:
+        return None
+    entry, collector.entry = collector.entry, None
+    return kept.entries(job.caller.user.id, collector.family, [entry])
+
+
 def flush(job: Job) -> None:
-    """The answer's state written in the background (after its settlement: the client never waits
-    for it, and it never delays what the request is charged)."""
+    """An answer's state its settlement did not write (Redis unreachable then, or a flow that settles
+    later), written in the background: the client never waits for it."""
     collector, kept = job.kept, job.state.reasoning
     if collector is not None and kept is not None and collector.entry is not None:
         job.state.spawn(_keep(kept, job.caller.user.id, collector.family, [collector.entry]))

@@ -9,6 +9,7 @@ import logging
 import time
 
 from api.middlewares import REDIS_DOWN
+from api.relay import kept_reasoning
 from api.relay.affinity import Pin, Pins
 from api.relay.job import Job, Outcome
 from api.services.billing.records import encode_settlement
@@ -41,8 +42,8 @@ async def settle(job: Job, outcome: Outcome | None) -> None:
         state.metrics.input_tokens(facts.channel_id, usage.prompt_tokens, usage.cached_tokens)
     else:
         job.produced = 0
-    try:
-        await state.quota.settle(charge, final, record, tokens)
+    try:  # with the answer's reasoning state to keep, if any (api/relay/kept_reasoning.py)
+        await state.quota.settle(charge, final, record, tokens, kept_reasoning.taken(job))
     except REDIS_DOWN as exc:
         log.warning("settlement of request %s failed (%s): sent again until Redis answers", facts.request_id, exc)
         state.spawn(settle_later(job, final, record, tokens))

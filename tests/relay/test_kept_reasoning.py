@@ -16,7 +16,7 @@ import orjson
 import pytest
 
 from api import keys
-from api.relay.kept_reasoning import CLAUDE_FAMILY
+from api.relay.kept_reasoning import CLAUDE_FAMILY, KeptReasoning
 from api.services import redis_keys
 from api.upstream.catalogue import ChannelType
 from tests.helpers import eventually
@@ -128,6 +128,27 @@ async def test_claude_opus_5_5_second_turn_carries_the_kept_thinking(gateway, cl
     thought = thought_for(question)
     assert replayed[0] == {"type": "thinking", "thinking": thought, "signature": sign(thought)}
     assert replayed[-1]["type"] == "tool_use" and replayed[-1]["id"] == "toolu_01weather"
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+async def test_the_kept_state_rides_on_the_admission_and_the_settlement(gateway, claude: FakeClaude, monkeypatch,
+                                                                        stream: bool) -> None:
+    """No Redis call of its own: the lookup comes back with the admission script and the write goes
+    with the settlement script (the state's own calls are made to fail here)."""
+    async def own_call(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a Redis call of the kept state's own")
+    monkeypatch.setattr(KeptReasoning, "fetch", own_call)
+    monkeypatch.setattr(KeptReasoning, "keep", own_call)
+    user = await rich_user()
+    token = await make_key(user)
+    question = "What is the weather in Lyon?"
+    async with sdk(gateway, token) as client:
+        messages = await first_turn(gateway, client, CLAUDE, question, stream, user.id)
+        second = await client.chat.completions.create(model=CLAUDE, messages=messages, tools=[WEATHER])
+    assert second.choices[0].message.content == ANSWER
+    thought = thought_for(question)
+    assert claude.seen[1]["body"]["messages"][1]["content"][0] == {"type": "thinking", "thinking": thought,
+                                                                   "signature": sign(thought)}
 
 
 async def test_claude_tool_turn_without_kept_thinking_goes_as_text(gateway, claude: FakeClaude) -> None:
