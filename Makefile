@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 
-.PHONY: run test install install-dev frontend lint clean screenshots bench bench-smoke bench-cache bench-fallback lighthouse
+.PHONY: run test install install-dev frontend lint clean screenshots bench bench-smoke bench-cache bench-fallback bench-budgets lighthouse
 
 $(VENV)/.installed: requirements.txt
 	$(PYTHON) -m venv $(VENV)
@@ -59,6 +59,10 @@ bench-cache: install
 # A configured chain of models (first model answering) against none, and with FallbackStickySeconds: CPU per request.
 bench-fallback: install
 	$(PY) -m bench.fallback_cost $(BENCH_ARGS)
+
+# Limits over time on a key (a daily quota, a daily request count, a minute token cap) against none: CPU per request.
+bench-budgets: install
+	$(PY) -m bench.budget_cost $(BENCH_ARGS)
 
 # Lighthouse (mobile) on /login and a user's dashboard: accessibility, best practices, performance (bench/lighthouse.sh).
 lighthouse: install frontend

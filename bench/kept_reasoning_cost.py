@@ -3,9 +3,11 @@
 The gateway's CPU per request over its whole process tree (~1 ms, README "Performance") moves by more
 than this code can cost on a shared machine; so the work itself is timed on a Claude tool loop as an
 OpenAI-format client sends it (the thinking blocks dropped): converting the request to Claude (the
-plain path), then what the kept state adds — looking for turns without their state, putting the
-state back, gathering a 16-chunk stream's state — and the client side of its two Redis calls (the
-MGET before, the keep script after the answer) against the Redis at REDIS_URL.
+plain path), then what the kept state adds — looking for turns without their state (once, at the
+admission), putting the state back, gathering a 16-chunk stream's state — and the client side
+of its Redis part against the Redis at REDIS_URL: its keys read by the admission script and its entry
+written by the settlement script (those calls with them less the same calls without: it has no call
+of its own).
 
     .venv/bin/python -m bench.kept_reasoning_cost [--repeat 2000]
 """
@@ -19,6 +21,7 @@ from collections.abc import Callable
 from typing import Any
 
 from api.relay.kept_reasoning import CLAUDE_FAMILY, KeptReasoning, StreamCollector, restored, turn_ref, wanted
+from api.services.billing.quota import Limits, QuotaService
 from api.services.configuration.capability_lookup import table_of
 from api.services.model_name import ModelName
 from api.services.store import Store
@@ -63,28 +66,49 @@ def cpu_us(work: Callable[[], Any], repeat: int) -> float:
 
 
 async def redis_us(repeat: int) -> tuple[float, float, float]:
+    """Client CPU µs per request of (the states read with the admission, the state written with the
+    settlement, one GET): the admission and settlement calls with the kept state's keys and entries
+    less the same calls without, interleaved in blocks so that a drift of the machine hits both."""
     store = Store.from_url(os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"), "bench-kept:", 4)
-    kept = KeptReasoning(store)
+    kept, quota = KeptReasoning(store), QuotaService(store)
     refs = wanted(request(8)["messages"], CLAUDE_FAMILY)
+    keys = [kept.key(1, CLAUDE_FAMILY, ref) for _, ref in refs]
+    answer = [(turn_ref({"tool_calls": [{"id": "toolu_next"}]}), STATE)]
+    for part, value in (("quota", 10**15), ("gen", "g"), ("tq:1", 10**14), ("tgen:1", "g")):
+        await store.redis.set(f"{store.prefix}{{u1}}:{part}", value)
+    counter = iter(range(10**9))
+
+    async def request_calls(with_kept: bool) -> None:
+        charge = await quota.pre_charge(settlement_id=f"r{next(counter)}", user_id=1, token_id=1, token_limited=True,
+                                        pre=500, group="default", limits=Limits(), worst=2000, prompt_tokens=100,
+                                        read=keys if with_kept else ())
+        await quota.settle(charge, 420, b"{}", 180, kept.entries(1, CLAUDE_FAMILY, answer) if with_kept else None)
+
+    async def timed(work: Callable[[], Any], n: int) -> float:
+        started = time.process_time()
+        for _ in range(n):
+            await work()
+        return time.process_time() - started
+
     try:
         await kept.keep(1, CLAUDE_FAMILY, [(refs[0][1], STATE)])
+        plain = with_state = one = 0.0
+        block = 50
+        for _ in range(max(1, repeat // block)):
+            plain += await timed(lambda: request_calls(False), block)
+            with_state += await timed(lambda: request_calls(True), block)
+            one += await timed(lambda: store.redis.get(keys[0]), block)
+        n = max(1, repeat // block) * block
+        both = (with_state - plain) / n * 1e6
+        # the share of each: the read adds keys to one call, the write a few arguments to the other
         started = time.process_time()
-        for _ in range(repeat):
-            await store.redis.get(kept.key(1, CLAUDE_FAMILY, refs[0][1]))
-        one = (time.process_time() - started) / repeat * 1e6
-        started = time.process_time()
-        for _ in range(repeat):
-            await kept.fetch(1, CLAUDE_FAMILY, refs)
-        fetch = (time.process_time() - started) / repeat * 1e6
-        started = time.process_time()
-        for _ in range(repeat):
-            await kept.keep(1, CLAUDE_FAMILY, [(turn_ref({"tool_calls": [{"id": "toolu_next"}]}), STATE)])
-        keep = (time.process_time() - started) / repeat * 1e6
-        await store.redis.delete(kept.index_key(1), *[kept.key(1, CLAUDE_FAMILY, r) for _, r in refs],
-                                 kept.key(1, CLAUDE_FAMILY, turn_ref({"tool_calls": [{"id": "toolu_next"}]})))
+        for _ in range(n):
+            kept.entries(1, CLAUDE_FAMILY, answer)
+        encode = (time.process_time() - started) / n * 1e6
+        await store.redis.delete(*[k for k in await store.redis.keys(f"{store.prefix}*")])
     finally:
         await store.close()
-    return fetch, keep, one
+    return both - encode, encode, one / n * 1e6
 
 
 def main() -> None:
@@ -108,20 +132,22 @@ def main() -> None:
     look = cpu_us(lambda: wanted(body["messages"], CLAUDE_FAMILY), args.repeat)
     put_back = cpu_us(lambda: restored(body, CLAUDE_FAMILY, found), args.repeat)
     streamed = cpu_us(gather, args.repeat)
-    fetch, keep, one = asyncio.run(redis_us(max(200, args.repeat // 10)))
+    fetch, keep, one = asyncio.run(redis_us(max(500, args.repeat // 2)))
     added = look + put_back + streamed + fetch + keep
     print("| work (8 tool turns, 15 tools, 16-chunk answer) | CPU µs per request |\n|---|---|")
-    for name, value in (("convert to Claude (the plain path's conversion)", plain), ("find turns without state", look),
+    for name, value in (("convert to Claude (the plain path's conversion)", plain),
                         ("put the kept state back", put_back), ("gather the stream's state", streamed),
-                        ("MGET (client side)", fetch), ("keep script (client side, after the answer)", keep),
+                        ("find turns without state (at the admission; the attempt reuses it)", look),
+                        ("the states' keys in the admission call (client side)", fetch),
+                        ("the state to keep, encoded and carried by the settlement call", keep),
                         ("kept state, all of it", added), ("for scale: one GET on the same connection", one)):
         print(f"| {name} | {value:.1f} |")
     local = look + put_back + streamed
     print(f"\nadded ÷ a request's ~1000 µs over the gateway tree: {local / 1000:.1%} without Redis (a client that "
           f"keeps its state), {added / 1000:.1%} with the lookup and the write (one that drops it); "
-          f"the two calls as GETs: {(local + 2 * one) / 1000:.1%}")
+          f"had they their own calls, as GETs: {(local + 2 * one) / 1000:.1%}")
     print(f"ratios: kept state ÷ the plain conversion {added / plain:.2f} (dropping) {local / plain:.2f} (keeping); "
-          f"the two calls ÷ one GET {(fetch + keep) / one:.2f}")
+          f"its Redis part ÷ one GET {(fetch + keep) / one:.2f}")
 
 
 if __name__ == "__main__":

@@ -89,6 +89,7 @@ class Job:
     task: str = ""  # a task submission's platform ("mj", "suno"): charged as a task, logged under it
     audio: AudioPrice | None = None  # a Realtime session's audio ratios, resolved with its price
     kept: StreamCollector | None = None  # the reasoning state its answer leaves (api/relay/kept_reasoning.py)
+    kept_survey: tuple[Any, dict[str, Any]] | None = None  # (messages, per family) surveyed at the admission
     chain: Chain | None = None  # the models to try after this one (api/relay/fallbacks.py)
 
     @property

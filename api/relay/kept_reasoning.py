@@ -21,12 +21,15 @@ process finds it (Redis). A state larger than MAX_ENTRY_BYTES with hidden parts 
 Bounds: at most MAX_ENTRIES per user (the oldest go first), MAX_ENTRY_BYTES per entry (a larger
 state is not kept), TTL_SECONDS each (renewed for the index on every write).
 
-Cost on the relay's path: a lookup (one MGET) only when a converted request to a Claude or Gemini
-channel has an assistant turn with tool calls but without that family's state, or (tool combination)
-any recent assistant turn; the write (one script) only for an answer that carries state, from a
-client whose history does not show it keeps that state itself (tool combination: from any client),
-after the request is settled, in the background. What a stream's chunks carry is
-gathered as they pass (about 0.4 µs a chunk; bench/kept_reasoning_cost.py).
+Cost on the relay's path: no Redis call of its own. The lookup (`lookups`) rides on the admission
+script's MGET, only when a chat request to a group and model some Claude or Gemini channel serves has
+an assistant turn with tool calls but without that family's state; the attempt then finds the values
+in the admission's answer (a family it did not foresee, or the tool combination's every turn, is read
+at the attempt: one MGET). The write (`taken`) rides on the settlement script, for an answer that
+carries state, from a client whose history does not show it keeps that state itself (tool
+combination: from any client); a settlement that could not carry it (Redis away then) leaves it to
+`flush`, in the background. What a stream's chunks carry is gathered as they pass (about 0.4 µs a
+chunk; bench/kept_reasoning_cost.py).
 """
 from __future__ import annotations
 
@@ -359,8 +362,11 @@ def lookups(job: Job) -> list[str]:
         return []
     messages, user_id = job.body.get("messages"), job.caller.user.id
     keys: list[str] = []
+    surveyed: dict[str, Any] = {}
+    job.kept_survey = (messages, surveyed)  # body_for takes them from here: the same history
     for family in families:
-        keys += [kept.key(user_id, family, ref) for _, ref in survey(messages, family)[1]]
+        surveyed[family] = found = survey(messages, family)
+        keys += [kept.key(user_id, family, ref) for _, ref in found[1]]
     return keys
 
 
@@ -378,7 +384,9 @@ async def body_for(job: Job, adaptor: Adaptor) -> dict[str, Any]:
     # not written (the first turn of a conversation, with no such history yet, is). Parts no client
     # gets (tool combination) are kept and looked up for every client.
     circulating = adaptor.circulates(job.body)
-    own, refs = survey(messages, family, every=circulating)
+    before = job.kept_survey
+    surveyed = before[1].get(family) if before is not None and before[0] is messages and not circulating else None
+    own, refs = surveyed if surveyed is not None else survey(messages, family, every=circulating)
     job.kept = StreamCollector(family, adaptor if circulating else None) if circulating or not own else None
     if not refs:
         return job.body
