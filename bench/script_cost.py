@@ -4,7 +4,7 @@ EVALSHA, per request, with every rate limit on, a limited key, a request's expos
 and (`--windows`) three limits over time on the key (a daily quota, a daily request count, a minute
 token cap). No database: the balances are written to Redis as a load would.
 
-    .venv/bin/python -m bench.script_cost [--requests 3000] [--windows]
+    .venv/bin/python -m bench.script_cost [--requests 3000] [--windows] [--concurrency 32]
 """
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 from redis.exceptions import ConnectionError as RedisConnectionError
@@ -44,7 +43,7 @@ def commandstats(raw: dict[str, dict[str, float]]) -> dict[str, tuple[float, flo
     return {name.removeprefix("cmdstat_"): (float(v["calls"]), float(v["usec"])) for name, v in raw.items()}
 
 
-async def measure(store: Store, requests: int, windows: bool, kept: Sequence[str] = ()) -> Cost:
+async def measure(store: Store, requests: int, windows: bool, concurrency: int = 1) -> Cost:
     quota = QuotaService(store)
     prefix = store.prefix
     await store.redis.set(f"{prefix}{{u{USER}}}:quota", 10**15)
@@ -70,8 +69,12 @@ async def measure(store: Store, requests: int, windows: bool, kept: Sequence[str
         await one(-n - 1)
     await store.redis.config_resetstat()
     cpu = await server_cpu(store)
-    for n in range(requests):
-        await one(n)
+    numbers = iter(range(requests))
+
+    async def client() -> None:
+        for n in numbers:
+            await one(n)
+    await asyncio.gather(*(client() for _ in range(concurrency)))
     cpu = await server_cpu(store) - cpu
     stats = commandstats(await store.redis.info("commandstats"))
     evalsha = stats.pop("evalsha", (0.0, 0.0))
@@ -88,8 +91,8 @@ async def server_cpu(store: Store) -> float:
     return float(info["used_cpu_user"]) + float(info["used_cpu_sys"])
 
 
-async def connect_and_measure(url: str, requests: int, windows: bool) -> Cost:
-    store = Store.from_url(url, "bench:", 4)
+async def connect_and_measure(url: str, requests: int, windows: bool, concurrency: int) -> Cost:
+    store = Store.from_url(url, "bench:", max(4, concurrency))
     try:
         for _ in range(100):
             try:
@@ -97,12 +100,12 @@ async def connect_and_measure(url: str, requests: int, windows: bool) -> Cost:
                 break
             except RedisConnectionError:
                 await asyncio.sleep(0.05)
-        return await measure(store, requests, windows)
+        return await measure(store, requests, windows, concurrency)
     finally:
         await store.close()
 
 
-def run(requests: int, windows: bool) -> Cost:
+def run(requests: int, windows: bool, concurrency: int = 1) -> Cost:
     """On a redis-server of its own (no persistence), stopped at the end."""
     binary = shutil.which("redis-server")
     if binary is None:
@@ -112,7 +115,7 @@ def run(requests: int, windows: bool) -> Cost:
         server = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
                                    "--appendonly", "no", "--dir", folder], stdout=subprocess.DEVNULL)
         try:
-            return asyncio.run(connect_and_measure(f"redis://127.0.0.1:{port}/0", requests, windows))
+            return asyncio.run(connect_and_measure(f"redis://127.0.0.1:{port}/0", requests, windows, concurrency))
         finally:
             server.terminate()
             server.wait(10)
@@ -122,8 +125,10 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m bench.script_cost", description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--requests", type=int, default=3000)
     parser.add_argument("--windows", action="store_true", help="three limits over time on the key")
+    parser.add_argument("--concurrency", type=int, default=1,
+                        help="requests in flight at once (the server then reads several per system call)")
     args = parser.parse_args(argv)
-    cost = run(args.requests, args.windows)
+    cost = run(args.requests, args.windows, args.concurrency)
     print(f"| per request ({'with' if args.windows else 'without'} windows) | |\n|---|---|")
     print(f"| Redis commands run by the two scripts | {cost.commands:.1f} |")
     print(f"| redis-server CPU (µs, user + system) | {cost.cpu_us:.1f} |")
