@@ -73,6 +73,18 @@ def render(per: dict[str, list[float]], redis_ms: dict[str, list[float]], comman
     return "\n".join(lines)
 
 
+def by_process(legs: dict[str, Leg]) -> str:
+    """Each setting's CPU ms per request by process label (medians of the rounds)."""
+    prefix = f"ns{CONCURRENCY}_cpu_ms."
+    labels = sorted({name[len(prefix):] for leg in legs.values() for name in leg.metrics if name.startswith(prefix)})
+    lines = ["| CPU ms / request by process (median) | " + " | ".join(labels) + " |",
+             "|---|" + "---|" * len(labels)]
+    for name, leg in legs.items():
+        lines.append(f"| {name} | " + " | ".join(median_or_dash(leg.metrics.get(prefix + label), ".3f")
+                                                 for label in labels) + " |")
+    return "\n".join(lines)
+
+
 async def set_limits(owner: Console, token_id: int, limits: list[dict[str, Any]]) -> None:
     await owner.call("PUT", "/api/token/", {"id": token_id, "limits": limits})
     await asyncio.sleep(1.0)  # every API process drops its cached key on the change event
@@ -134,7 +146,7 @@ async def run(o: Options, out_dir: Path) -> int:
                   f"{'wrk -t1' if runner.wrk else 'bench.loadgen'}; CPU over the whole gateway tree (database "
                   "backends apart), until settled; Redis commands of every caller over the measurement.")
         redis_ms = {name: leg.metrics.get(f"ns{CONCURRENCY}_cpu_ms.redis", []) for name, leg in legs.items()}
-        text = render(per, redis_ms, commands, errors, header)
+        text = render(per, redis_ms, commands, errors, header) + "\n\n" + by_process(legs)
         if runner.notes:
             text += "\n\n" + "\n".join(f"Note: {n}" for n in runner.notes)
         (out_dir / "report.md").write_text(text + "\n")
