@@ -5,7 +5,7 @@ from .base import BaseModel
 
 class BudgetUsage(BaseModel):
     """What one window of one limit's owner holds in the database: the charges of the settlement
-    records applied so far (api.services.budgets.durable), and whether its soft alert was sent.
+    records applied so far (api.services.budgets.durable), and the soft alerts claimed in it.
 
     A user's group limits are an allowance per user, so every row belongs to a user (`user_id`), and
     the owner is named by its kind and id: key (the token's id), user (the user's id), group (its name).
@@ -23,7 +23,9 @@ class BudgetUsage(BaseModel):
     quota = fields.BigIntField(default=0)
     requests = fields.BigIntField(default=0)
     tokens = fields.BigIntField(default=0)
-    soft_alerted = fields.BooleanField(default=False)  # the window's soft alert was sent (once per window)
+    # The soft alerts claimed in this window (api.services.budgets.alerts), one per limit: space-separated
+    # `<measure>:<amount>=<claim>` entries, each set once by a conditional UPDATE.
+    soft_alerts = fields.TextField(default="")
 
     class Meta:
         table = "budget_usage"

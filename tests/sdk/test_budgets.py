@@ -228,6 +228,8 @@ async def test_usage_of_reads_each_limit_live_and_the_soft_alert_is_claimed_once
                            token_limits=token.limits, now=opened + 6 * 3600)
     assert later[0]["used"] == 0 and later[0]["window_start"] is None  # the rolling window closed
     await drain(gateway)
-    assert await claim_soft_alert(user.id, "user", str(user.id), "day", TOMORROW) is True
-    assert await claim_soft_alert(user.id, "user", str(user.id), "day", TOMORROW) is False
-    assert (await BudgetUsage.get(user_id=user.id, owner_kind="user")).soft_alerted is True
+    window = (user.id, "user", str(user.id), "day", TOMORROW)
+    assert await claim_soft_alert(*window, "quota:1000", "first") is True
+    assert await claim_soft_alert(*window, "quota:1000", "first") is True  # the same claim again (its retry)
+    assert await claim_soft_alert(*window, "quota:1000", "second") is False
+    assert (await BudgetUsage.get(user_id=user.id, owner_kind="user")).soft_alerts == "quota:1000=first"

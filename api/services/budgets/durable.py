@@ -10,10 +10,16 @@ When a user's balance is loaded into Redis (it was not there: a restart of a Red
 persistence, a flush), the open windows are loaded with it: the rows whose window has not ended,
 plus the charges of the records still pending (in Redis, not yet applied), in the transaction that
 reads the balance — so an empty Redis never opens a fresh allowance.
+
+A window's soft alerts (api.services.budgets.alerts) are claimed in its row, one per limit, by a
+conditional UPDATE (`claim_soft_alert`); inside `watching()`, `add_usage` notes the windows it
+added to, for the settlement worker to look at once its transaction is committed.
 """
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import Any
 
 from tortoise.backends.base.client import BaseDBAsyncClient
@@ -26,6 +32,26 @@ from models import BudgetUsage
 # (windows [owner, identity, start, end], quota, requests, tokens) of one record
 Charge = tuple[Sequence[Sequence[Any]], int, int, int]
 Key = tuple[str, str, int]  # owner, identity, start
+# A window as its row names it: user, owner kind, owner id, identity, start, end
+Window = tuple[int, str, str, str, int, int]
+CLAIM_ATTEMPTS = 16  # conditional UPDATEs of one claim before it gives up (other limits' claims in between)
+
+_watched: ContextVar[set[Window] | None] = ContextVar("budget_windows_watched", default=None)
+
+
+class ClaimContended(Exception):
+    """A row's soft alerts changed under every attempt of a claim (retry it)."""
+
+
+@contextmanager
+def watching() -> Iterator[set[Window]]:
+    """The windows `add_usage` adds to within this context (the tasks it starts included)."""
+    touched: set[Window] = set()
+    token = _watched.set(touched)
+    try:
+        yield touched
+    finally:
+        _watched.reset(token)
 
 
 def totals(charges: Iterable[Charge]) -> dict[Key, list[int]]:
@@ -43,8 +69,11 @@ def totals(charges: Iterable[Charge]) -> dict[Key, list[int]]:
 async def add_usage(conn: BaseDBAsyncClient, user_id: int, charges: Iterable[Charge]) -> None:
     """Add the records' charges to their windows' rows (within the caller's transaction, which holds
     the user's row lock: no other transaction writes this user's rows meanwhile)."""
+    touched = _watched.get()
     for (part, identity, start), (quota, requests, tokens, end) in sorted(totals(charges).items()):
         kind, ref = owner_kind(part), owner_ref(part, user_id)
+        if touched is not None:
+            touched.add((user_id, kind, ref, identity, start, end))
         updated = await BudgetUsage.filter(user_id=user_id, owner_kind=kind, owner_id=ref, identity=identity,
                                            window_start=start).using_db(conn).update(
             quota=F("quota") + quota, requests=F("requests") + requests, tokens=F("tokens") + tokens)
@@ -96,9 +125,29 @@ def load_arguments(store: redis_keys.Prefixed, user_id: int, rows: Sequence[dict
     return keys, args
 
 
-async def claim_soft_alert(user_id: int, owner_kind_: str, owner_id: str, identity: str, window_start: int) -> bool:
-    """Mark a window's soft alert as sent; True for the one caller that marked it (once per window).
-    False as well while the window has no row yet (its first records not applied)."""
-    updated = await BudgetUsage.filter(user_id=user_id, owner_kind=owner_kind_, owner_id=owner_id, identity=identity,
-                                       window_start=window_start, soft_alerted=False).update(soft_alerted=True)
-    return bool(updated)
+async def claim_soft_alert(user_id: int, owner_kind_: str, owner_id: str, identity: str, window_start: int,
+                           mark: str, claim: str) -> bool:
+    """Claim the soft alert `mark` (a limit's `<measure>:<amount>`) of a window for `claim`: True when
+    this claim holds it (it was free, or this very claim took it before: a retried message), False when
+    another claim holds it or the window has no row yet (its first records not applied)."""
+    where = {"user_id": user_id, "owner_kind": owner_kind_, "owner_id": owner_id, "identity": identity,
+             "window_start": window_start}
+    for _ in range(CLAIM_ATTEMPTS):
+        found = await BudgetUsage.filter(**where).values_list("soft_alerts", flat=True)
+        if not found:
+            return False
+        current = str(found[0])
+        entries = current.split()
+        for entry in entries:
+            name, _, holder = entry.partition("=")
+            if name == mark:
+                return holder == claim
+        if await BudgetUsage.filter(**where, soft_alerts=current).update(
+                soft_alerts=" ".join([*entries, f"{mark}={claim}"])):
+            return True
+    raise ClaimContended(f"soft alert {mark} of {owner_kind_} {owner_id} {identity}@{window_start}")
+
+
+def claimed(soft_alerts: str) -> frozenset[str]:
+    """The marks already claimed in a row's `soft_alerts`."""
+    return frozenset(entry.partition("=")[0] for entry in soft_alerts.split())

@@ -21,7 +21,7 @@ async def upgrade(db: BaseDBAsyncClient) -> str:
     `soft_alerted` BOOL NOT NULL,
     UNIQUE KEY `uid_budget_usag_user_id_76a479` (`user_id`, `owner_kind`, `owner_id`, `identity`, `window_start`),
     KEY `idx_budget_usag_user_id_2c8183` (`user_id`, `window_end`)
-) CHARACTER SET utf8mb4 COMMENT='What one window of one limit\'s owner holds in the database: the charges of the settlement';
+) CHARACTER SET utf8mb4 COMMENT='What one window of one limit\\'s owner holds in the database: the charges of the settlement';
         CREATE TABLE IF NOT EXISTS `mcp_server` (
     `id` INT NOT NULL PRIMARY KEY AUTO_INCREMENT,
     `name` VARCHAR(64) NOT NULL UNIQUE,
