@@ -31,6 +31,8 @@ JOBS: tuple[Timed, ...] = (
     Timed("audit-purge", "audit.purge", 600),
     # Billing: settlement records whose billing.apply was lost (a process that died).
     Timed("billing-sweep", "billing.sweep", 30),
+    # Budgets: soft-limit alerts whose crossing the settlement worker did not send (killed after its commit).
+    Timed("budget-sweep", "budget.sweep", 60),
     # Tasks: one poll per platform; workers claim leased batches, so a slow poll never blocks the next.
     Timed("task-poll-midjourney", "tasks.poll_midjourney", 15),
     Timed("task-poll-suno", "tasks.poll_suno", 15),

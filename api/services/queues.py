@@ -18,3 +18,4 @@ class Queue(StrEnum):
     TASKS = "tasks"
     LOGS = "logs"
     AUDIT = "audit"
+    BUDGET = "budget"

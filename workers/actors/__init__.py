@@ -3,4 +3,4 @@ from workers.broker import setup_broker
 
 setup_broker()
 
-from . import audit, billing, channel, error_logs, logs, mail, relay, system, tasks  # noqa: E402,F401
+from . import audit, billing, budget, channel, error_logs, logs, mail, relay, system, tasks  # noqa: E402,F401

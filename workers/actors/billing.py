@@ -15,8 +15,10 @@ import dramatiq
 from api.services import redis_keys
 from api.services.billing.reservations import close_orphans
 from api.services.billing.settlement import apply_users, users_with_pending
+from api.services.budgets import durable
 from api.services.queues import Queue
 from api.services.store import Store
+from workers.actors.budget import after_settlement
 from workers.broker import send
 from workers.context import ctx
 
@@ -56,8 +58,11 @@ async def retry_later(store: Store, user_ids: list[int], delay_ms: int = RETRY_D
 async def apply(user_ids: list[int]) -> None:
     """Apply the pending settlements of these users; idempotent (a record applies once)."""
     context = ctx()
-    outcome = await apply_users(context.store, context.options, [int(u) for u in user_ids], _send_mail,
-                                timeout=context.settings.db_transaction_timeout, gate=gate())
+    with durable.watching() as windows:  # the budget windows the records added to, for their soft alerts
+        outcome = await apply_users(context.store, context.options, [int(u) for u in user_ids], _send_mail,
+                                    timeout=context.settings.db_transaction_timeout, gate=gate())
+    if windows:
+        await after_settlement(context, windows)
     if outcome.later:
         await retry_later(context.store, outcome.later)
 

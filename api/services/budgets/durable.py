@@ -34,7 +34,7 @@ Charge = tuple[Sequence[Sequence[Any]], int, int, int]
 Key = tuple[str, str, int]  # owner, identity, start
 # A window as its row names it: user, owner kind, owner id, identity, start, end
 Window = tuple[int, str, str, str, int, int]
-CLAIM_ATTEMPTS = 16  # conditional UPDATEs of one claim before it gives up (other limits' claims in between)
+CLAIM_ATTEMPTS = 64  # conditional UPDATEs of a claim; each one lost means another limit's claim was written
 
 _watched: ContextVar[set[Window] | None] = ContextVar("budget_windows_watched", default=None)
 

@@ -179,9 +179,13 @@ DEFAULTS: dict[str, str] = {
     "RateLimitGroupTPM": "0",
     "RateLimitGroupConcurrency": "0",
     # Limits over time (api/services/budgets): each group's limits, for each of its users; the zone of
-    # the calendar windows (day, week, month)
+    # the calendar windows (day, week, month); soft limits' alerts (api/services/budgets/alerts.py): a copy
+    # of each alert's mail to root, the URL each alert is POSTed to (signed with the secret; "" = none)
     "GroupLimits": "{}",
     "BudgetTimeZone": "UTC",
+    "BudgetAlertRootEnabled": "false",
+    "BudgetWebhookUrl": "",
+    "BudgetWebhookSecret": "",
     "AutomaticDisableErrorRate": "0.8",  # share of failed attempts in the window that disables a channel
     "AutomaticDisableMinRequests": "10",  # attempts in the window before the rate is judged
     "AutomaticDisableWindowSeconds": "300",
@@ -222,6 +226,7 @@ SECRET_OPTIONS = frozenset({
     "StripeApiSecret",
     "StripeWebhookSecret",
     "MetricsToken",
+    "BudgetWebhookSecret",
 })
 
 JSON_OBJECT_OPTIONS = frozenset({"ModelPrice", "ModelRatio", "CompletionRatio", "GroupRatio", "TopupGroupRatio",
@@ -290,7 +295,7 @@ PREFIXES: dict[str, tuple[str, str]] = {
     "StripeWebhookSecret": ("whsec_", "option_stripe_webhook"),
     "StripePriceId": ("price_", "option_stripe_price"),
 }
-URL_OPTIONS = frozenset({"ServerAddress", "OutProxyUrl", "WeChatServerAddress"})
+URL_OPTIONS = frozenset({"ServerAddress", "OutProxyUrl", "WeChatServerAddress", "BudgetWebhookUrl"})
 
 
 def is_bool_option(key: str) -> bool:
