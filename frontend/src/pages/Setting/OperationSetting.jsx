@@ -33,6 +33,11 @@ export const OPERATION_CARDS = {
     num('ChannelAffinityTTLSeconds', 1), { ...sw('ChannelLeastBusyEnabled'), help: 'option.help.ChannelLeastBusyEnabled' }],
   quota: [num('QuotaForNewUser', 0), num('PreConsumedQuota', 0), num('QuotaForInviter', 0), num('QuotaForInvitee', 0),
     num('MaxTokensPerUser', 1), num('TokenCreationsPerMinute', 0)],
+  budgets: [{ ...json('GroupLimits'), help: 'option.help.GroupLimits' },
+    { key: 'BudgetTimeZone', help: 'option.help.BudgetTimeZone' },
+    { ...sw('BudgetAlertRootEnabled'), help: 'option.help.BudgetAlertRootEnabled' },
+    { key: 'BudgetWebhookUrl', help: 'option.help.BudgetWebhookUrl' },
+    { key: 'BudgetWebhookSecret', type: 'secret', help: 'option.help.BudgetWebhookSecret' }],
   chats: [{ ...json('Chats'), help: 'option.help.Chats' }],
   ratio: [json('ModelPrice'), json('ModelRatio'), json('CompletionRatio'), { ...json('CacheRatio'), help: 'option.help.CacheRatio' },
     { ...json('CreateCacheRatio'), help: 'option.help.CreateCacheRatio' },
@@ -135,6 +140,7 @@ export default function OperationSetting() {
       {card('monitoring')}
       {card('routing')}
       {card('quota')}
+      {card('budgets')}
       {card('chats')}
       {card('ratio', <ResetModelRatio onDone={mutate} />)}
       {card('capabilities')}

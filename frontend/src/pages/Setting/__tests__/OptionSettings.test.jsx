@@ -331,3 +331,25 @@ test('one-hour cache-write ratios and model capabilities are JSON objects with t
     { key: 'ModelCapabilities', value: '{"claude-opus-5*": {"max_output": 64000}}' },
   ]));
 });
+
+test('the budgets card sets the alert options; the webhook secret is never shown and sent only when typed', async () => {
+  const calls = setup('operation', {
+    options: { ...OPTIONS, GroupLimits: '{}', BudgetTimeZone: 'UTC', BudgetAlertRootEnabled: 'false', BudgetWebhookUrl: '' },
+  });
+  const budgets = await card('budgets');
+  const secret = within(budgets).getByLabelText('Webhook signing secret');
+  expect(secret).toHaveAttribute('type', 'password');
+  expect(secret).toHaveValue('');
+  await userEvent.type(within(budgets).getByLabelText('Soft-limit alert webhook URL'), 'https://hooks.example.com/budget');
+  await userEvent.click(within(budgets).getByLabelText('Send a copy of each soft-limit alert to root'));
+  await userEvent.click(within(budgets).getByRole('button', { name: 'Save Budgets and soft-limit alerts' }));
+  expect(await screen.findByText('Saved')).toBeInTheDocument();
+  expect(puts(calls)).toEqual([
+    { key: 'BudgetWebhookUrl', value: 'https://hooks.example.com/budget' },
+    { key: 'BudgetAlertRootEnabled', value: 'true' },
+  ]);
+  await userEvent.type(secret, 'whsec-1');
+  await userEvent.click(within(budgets).getByRole('button', { name: 'Save Budgets and soft-limit alerts' }));
+  await waitFor(() => expect(puts(calls)).toContainEqual({ key: 'BudgetWebhookSecret', value: 'whsec-1' }));
+  expect(secret).toHaveValue('');
+});
