@@ -30,7 +30,7 @@ from models import BudgetUsage, Token, User
 from models.enums import Role
 from scheduler.jobs import JOBS
 from tests.fakes.smtp import FakeSmtp
-from tests.helpers import both_databases, make_user
+from tests.helpers import both_databases, eventually, make_user
 from tests.relay.fakes import add_channel, drain, gateway, headers_for, make_key, relay_of, upstreams  # noqa: F401
 from workers.actors import billing, budget, mail
 from workers.context import ctx, set_context
@@ -317,3 +317,37 @@ async def test_concurrent_claims_of_a_window_each_limit_won_once(site) -> None:
     winners = sorted(mark for (mark, _), ok in zip(claims, won, strict=True) if ok)
     assert winners == ["quota:1", "requests:1", "tokens:1"]
     assert len((await BudgetUsage.get(user_id=user.id)).soft_alerts.split()) == 3
+
+
+async def test_a_worker_process_sends_the_alert_and_retries_its_webhook(gateway, upstreams, worker, smtp: FakeSmtp,
+                                                                        aiohttp_server) -> None:
+    """The same through a real Dramatiq worker on the real clock: the relay's billing.apply, the hook,
+    budget.alert, mail.send and budget.webhook, its retry after the 500 taken from Dramatiq's back-off."""
+    from workers.broker import setup_broker
+
+    receiver = Receiver(500)
+    hook = web.Application()
+    hook.router.add_post("/hook", receiver.handle)
+    server = await aiohttp_server(hook)
+    options = gateway.server.app[keys.OPTIONS]
+    for name, value in {"ModelRatio": '{"gpt-4": 1}', "CompletionRatio": '{"gpt-4": 1}',
+                        "SMTPServer": "127.0.0.1", "SMTPPort": str(smtp.port), "SMTPFrom": "gw@example.com",
+                        "BudgetWebhookSecret": SECRET, "BudgetWebhookUrl": str(server.make_url("/hook")),
+                        "MediaFetchPrivateEnabled": "true"}.items():
+        await options.update(name, value)
+    await add_channel(gateway, await upstreams())
+    user = await alice()
+    token = await make_key(user, limits=normalise([{"window": "day", "quota": 100, "soft": 50}]))
+    await chat(gateway, token, 4)
+
+    async def delivered() -> bool:
+        return bool(receiver.accepted()) and len(smtp.messages) == 1
+
+    await eventually(delivered, timeout=60, interval=0.1)
+    broker = setup_broker()
+    for queue in ("billing", "budget", "mail"):
+        await asyncio.to_thread(broker.join, queue, timeout=30_000)
+    assert [status for _, _, status in receiver.calls] == [500, 200]
+    [body] = receiver.accepted()
+    assert body["owner"] == {"kind": "key", "id": token.id, "name": "test key"} and body["used"] >= 60
+    assert smtp.messages[0].rcpt_tos == ["alice@example.com"]
