@@ -18,6 +18,7 @@ from aiohttp import web
 from api.console.auth import ROLE_ATTRIBUTE, Handler
 from api.console.handlers import (
     audit,
+    budgets,
     channels,
     custom_oauth,
     custom_oauth_login,
@@ -44,6 +45,7 @@ from api.console.handlers import (
     verification,
     videos,
 )
+from api.relay.dashboard import token_usage
 from models.enums import Role
 
 ANYONE = None  # no login needed
@@ -174,7 +176,8 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", "/mj/self", tasks.list_own_mj, USER, EITHER),
     Route("GET", "/task", tasks.list_all_tasks, ADMIN, EITHER),
     Route("GET", "/task/self", tasks.list_own_tasks, USER, EITHER),
-    # tokens
+    # tokens (and new-api's usage of the calling key, answered by its key)
+    Route("GET", "/usage/token", token_usage, ANYONE),
     Route("GET", "/token", tokens.list_tokens, USER, EITHER),
     Route("GET", "/token/search", tokens.search_tokens, USER),
     Route("GET", r"/token/{id:\d+}", tokens.get_token, USER),
@@ -211,6 +214,7 @@ ROUTES: tuple[Route, ...] = (
     Route("GET", "/user/models", user_self.list_usable_models, USER),
     Route("GET", "/user/groups", user_self.list_public_groups, ANYONE),
     Route("GET", "/user/self/groups", user_self.list_self_groups, USER),
+    Route("GET", "/user/self/limits", budgets.list_self_limits, USER),
     # users
     Route("POST", "/user/login", users.login, ANYONE),
     Route("POST", "/user/login/2fa", users.login_second_factor, ANYONE),

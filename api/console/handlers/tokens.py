@@ -5,6 +5,7 @@ from aiohttp import web
 
 from api import keys
 from api.console.auth import the_user, user_required
+from api.console.handlers.budgets import token_dict, token_dicts
 from api.response import ok, read_json
 from api.services.accounts import tokens
 from api.services.paging import read_page
@@ -17,7 +18,7 @@ SIZE_PARAMS = ("size", "page_size")
 async def list_tokens(request: web.Request) -> web.Response:
     page = read_page(request.query, first=0, size_params=SIZE_PARAMS)
     items, total = await tokens.list_tokens(the_user(request).id, page.offset, page.size)
-    return ok(page.envelope([tokens.token_dict(t) for t in items], total))
+    return ok(page.envelope(await token_dicts(request, items), total))
 
 
 @user_required
@@ -26,13 +27,13 @@ async def search_tokens(request: web.Request) -> web.Response:
     keyword = request.query.get("keyword", "").strip()
     key = request.query.get("token", "").strip()
     items, total = await tokens.search_tokens(the_user(request).id, keyword, key, page.offset, page.size)
-    return ok(page.envelope([tokens.token_dict(t) for t in items], total))
+    return ok(page.envelope(await token_dicts(request, items), total))
 
 
 @user_required
 async def get_token(request: web.Request) -> web.Response:
     token = await tokens.get_token(the_user(request).id, path_id(request))
-    return ok(tokens.token_dict(token))
+    return ok(await token_dict(request, token))
 
 
 @user_required
@@ -44,7 +45,7 @@ async def create_token(request: web.Request) -> web.Response:
     await tokens.check_may_create(request.config_dict[keys.LIMITER], options, user)
     token = await tokens.create_token(request.config_dict[keys.STORE], request.config_dict[keys.EVENTS], user,
                                       fields)
-    return ok(tokens.token_dict(token))
+    return ok(await token_dict(request, token))
 
 
 @user_required
@@ -55,11 +56,11 @@ async def update_token(request: web.Request) -> web.Response:
     store, events = request.config_dict[keys.STORE], request.config_dict[keys.EVENTS]
     if request.query.get("status_only", "") not in ("", "false", "0"):
         token = await tokens.set_token_status(store, events, user, token_id, body.get("status"))
-        return ok(tokens.token_dict(token))
+        return ok(await token_dict(request, token))
     current = await tokens.get_token(user.id, token_id)
     fields = tokens.clean_fields(body, user, request.config_dict[keys.OPTIONS], creating=False, current=current)
     token = await tokens.update_token(store, events, current, fields)
-    return ok(tokens.token_dict(token))
+    return ok(await token_dict(request, token))
 
 
 @user_required

@@ -7,6 +7,7 @@ from aiohttp import web
 
 from api import keys
 from api.console.auth import admin_required, services, the_user
+from api.console.handlers.budgets import user_dict, user_dicts
 from api.console.handlers.secure_verify import require_fresh
 from api.errors import ApiError
 from api.i18n import language, translate
@@ -23,7 +24,7 @@ async def _page_of_users(request: web.Request, keyword: str = "", group: str = "
     """`p` is 0-based; page_size 10 by default, at most 100."""
     page = read_page(request.query, first=0)
     users, total = await user_admin.search_users(keyword, group, page.offset, page.size)
-    return ok(page.envelope([u.public_dict() for u in users], total))
+    return ok(page.envelope(await user_dicts(request, users), total))
 
 
 @admin_required
@@ -39,7 +40,7 @@ async def search_users(request: web.Request) -> web.Response:
 @admin_required
 async def get_user(request: web.Request) -> web.Response:
     user = await user_admin.get_managed_user(the_user(request), request.match_info["id"])
-    return ok(user.public_dict())
+    return ok(await user_dict(request, user))
 
 
 @admin_required
@@ -47,7 +48,7 @@ async def create_user(request: web.Request) -> web.Response:
     body = await read_json(request)
     user = await user_admin.admin_create_user(request.config_dict[keys.OPTIONS], the_user(request), body)
     await audit.record(request, "user.create", "user", user.id, None, user)
-    return ok(user.public_dict())
+    return ok(await user_dict(request, user))
 
 
 @admin_required
@@ -56,7 +57,7 @@ async def update_user(request: web.Request) -> web.Response:
     before = await audit.current(User, body.get("id"))
     user = await user_admin.admin_update_user(services(request), the_user(request), body)
     await audit.record(request, "user.update", "user", user.id, before, user)
-    return ok(user.public_dict())
+    return ok(await user_dict(request, user))
 
 
 def _manage_result(user: User) -> dict[str, Any]:
