@@ -7,6 +7,7 @@ import { useUser } from '../../context/UserContext';
 import { isAdmin } from '../../lib/auth';
 import { renderNumber, renderQuota } from '../../lib/format';
 import { defaultGranularity, firstForm, GRANULARITIES, queryOf } from './firstQuery';
+import SelfLimits from './SelfLimits';
 import '../../styles/log.css';
 
 // The charting library is the dashboard's alone and the largest script of the console: it loads after the page, whose
@@ -127,6 +128,7 @@ export default function DetailPage() {
   return (
     <section>
       <h1 className="title is-4">{t('detail.title')}</h1>
+      <SelfLimits />
       <form className="columns is-multiline is-variable is-2" onSubmit={onSearch} role="search">
         <div className="column is-3">
           <label className="label is-small" htmlFor="detail-start">{t('log.start')}</label>

@@ -9,6 +9,7 @@ import { TextInput } from '../../components/Field';
 import { ConfirmModal } from '../../components/Modal';
 import OptionCard from './OptionCard';
 import FallbackSetting from './FallbackSetting';
+import GroupLimitsSetting from './GroupLimitsSetting';
 
 const sw = (key) => ({ key, type: 'switch' });
 const num = (key, min, extra = {}) => ({ key, type: 'number', min, ...extra });
@@ -44,6 +45,7 @@ export const OPERATION_CARDS = {
     { ...json('CreateCacheRatio1h'), help: 'option.help.CreateCacheRatio1h' },
     { ...json('ImageRatio'), help: 'option.help.ImageRatio' }, { ...json('ImageOutputRatio'), help: 'option.help.ImageOutputRatio' },
     json('GroupRatio'), json('UserUsableGroups')],
+  budgets: [{ key: 'BudgetTimeZone', help: 'option.help.BudgetTimeZone' }],
   capabilities: [{ ...json('ModelCapabilities'), help: 'option.help.ModelCapabilities' }],
   realtime: [num('RealtimeMaxSessionsPerKey', 1), num('RealtimeMaxSessionsPerUser', 1), num('RealtimeMaxSecretsPerKey', 1),
     num('RealtimeMaxSecretsPerUser', 1), num('RealtimeIdleTimeoutSeconds', 1), num('RealtimeMaxSessionSeconds', 1),
@@ -143,6 +145,8 @@ export default function OperationSetting() {
       {card('budgets')}
       {card('chats')}
       {card('ratio', <ResetModelRatio onDone={mutate} />)}
+      {card('budgets')}
+      <GroupLimitsSetting options={options} onSaved={mutate} />
       {card('capabilities')}
       <FallbackSetting options={options} onSaved={mutate} />
       {card('realtime')}

@@ -15,11 +15,14 @@ import Modal from '../../components/Modal';
 import ModelPicker from '../../components/ModelPicker';
 import useSeededForm from '../../hooks/useSeededForm';
 import McpToolsField from './McpToolsField';
+import LimitsEditor from '../../components/LimitsEditor';
+import LimitUsage from '../../components/LimitUsage';
+import { limitsToRows, rowsToLimits } from '../../lib/limits';
 
 const NEVER = -1;
 const EMPTY = {
   name: '', remain_quota: String(DEFAULT_TOKEN_QUOTA), expired_time: NEVER, unlimited_quota: false,
-  model_limits_enabled: false, model_limits: [], allow_ips: '', group: '', mcp_tools: [],
+  model_limits_enabled: false, model_limits: [], allow_ips: '', group: '', mcp_tools: [], limits: [],
 };
 
 const splitLimits = (v) => (Array.isArray(v) ? v : String(v || '').split(',')).map((m) => m.trim()).filter(Boolean);
@@ -36,6 +39,7 @@ export function tokenToInputs(token) {
     allow_ips: token.allow_ips || '',
     group: token.group || '',
     mcp_tools: Array.isArray(token.mcp_tools) ? token.mcp_tools : [],
+    limits: limitsToRows(token.limits),
   };
 }
 
@@ -88,6 +92,7 @@ export default function EditToken({ id, onClose, onSaved }) {
       allow_ips: inputs.allow_ips,
       group: inputs.group,
       mcp_tools: inputs.mcp_tools,
+      limits: rowsToLimits(inputs.limits),
     };
   };
 
@@ -218,6 +223,13 @@ export default function EditToken({ id, onClose, onSaved }) {
             ))}
           </Field>
           <McpToolsField value={inputs.mcp_tools} onChange={set('mcp_tools')} />
+          {isEdit && token && token.limit_usage && token.limit_usage.length > 0 && (
+            <div className="field">
+              <p className="label">{t('limits.usage')}</p>
+              <LimitUsage entries={token.limit_usage} testId="token-limit-usage" />
+            </div>
+          )}
+          <LimitsEditor rows={inputs.limits} onChange={set('limits')} testId="token-limits" />
         </form>
       )}
     </Modal>

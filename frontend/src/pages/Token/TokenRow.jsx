@@ -2,6 +2,7 @@ import { useTranslation } from 'react-i18next';
 import { renderQuota, timestamp2string } from '../../lib/format';
 import { KEY_PREFIX, TOKEN_STATUS, TOKEN_STATUS_LABELS } from '../../constants/token';
 import Popover from '../../components/Popover';
+import LimitUsage from '../../components/LimitUsage';
 
 export function TokenStatus({ token }) {
   const { t } = useTranslation();
@@ -43,7 +44,12 @@ export default function TokenRow({ token, selected, onSelect, chats, onCopy, onO
         <input type="checkbox" aria-label={t('token.selectRow', { name: token.name })} checked={selected}
           onChange={(e) => onSelect(e.target.checked)} />
       </td>
-      <td>{token.name}</td>
+      <td>
+        {token.name}
+        {token.limit_usage && token.limit_usage.length > 0 && (
+          <div className="mt-1"><LimitUsage entries={token.limit_usage} testId={`token-usage-${token.id}`} /></div>
+        )}
+      </td>
       <td><TokenStatus token={token} /></td>
       <td>{renderQuota(token.used_quota)}</td>
       <td>{token.unlimited_quota ? <span className="tag is-light">{t('token.unlimited')}</span> : renderQuota(token.remain_quota)}</td>

@@ -9,14 +9,20 @@ import { PASSWORD_MIN_LENGTH } from '../../constants';
 import Field, { SelectInput, TextInput } from '../../components/Field';
 import Modal from '../../components/Modal';
 import useSeededForm from '../../hooks/useSeededForm';
+import LimitsEditor from '../../components/LimitsEditor';
+import LimitUsage from '../../components/LimitUsage';
+import { limitsToRows, rowsToLimits } from '../../lib/limits';
 
-const EMPTY = { username: '', display_name: '', password: '', group: 'default', quota: 0 };
+const EMPTY = { username: '', display_name: '', password: '', group: 'default', quota: 0, limitRows: [] };
+
+// The loaded user as form values: the limits as the editor's rows (the usage is shown, never sent).
+const toInputs = ({ limit_usage: _usage, limits, ...loaded }) => ({ ...EMPTY, ...loaded, password: '', limitRows: limitsToRows(limits) });
 
 export default function EditUser({ id, onClose, onSaved }) {
   const { t } = useTranslation();
   const { user, isLoading } = useUserById(id);
   const { groups } = useGroups();
-  const { inputs, setInputs, set } = useSeededForm(EMPTY, user, (loaded) => ({ ...EMPTY, ...loaded, password: '' }));
+  const { inputs, setInputs, set } = useSeededForm(EMPTY, user, toInputs);
   const [addQuota, setAddQuota] = useState('');
 
   const onAddQuota = () => {
@@ -49,7 +55,8 @@ export default function EditUser({ id, onClose, onSaved }) {
       return;
     }
     try {
-      await updateUser({ ...inputs, id: parseInt(id, 10), quota });
+      const { limitRows, ...fields } = inputs;
+      await updateUser({ ...fields, id: parseInt(id, 10), quota, limits: rowsToLimits(limitRows) });
       showSuccess(t('user.updated'));
       onSaved();
     } catch {
@@ -90,6 +97,13 @@ export default function EditUser({ id, onClose, onSaved }) {
               </>
             )}
           </Field>
+          {user && user.limit_usage && user.limit_usage.length > 0 && (
+            <div className="field">
+              <p className="label">{t('limits.usage')}</p>
+              <LimitUsage entries={user.limit_usage} testId="user-limit-usage" />
+            </div>
+          )}
+          <LimitsEditor rows={inputs.limitRows} onChange={set('limitRows')} testId="user-limits" />
           <div className="content is-size-7 has-text-grey">
             <p>GitHub: {inputs.github_id || t('common.unbound')} · LINUX DO: {inputs.linuxdo_id || t('common.unbound')}</p>
             <p>{t('personal.wechat')}: {inputs.wechat_id || t('common.unbound')} · Telegram: {inputs.telegram_id || t('common.unbound')}</p>

@@ -17,7 +17,7 @@ const ROWS = [
 ];
 
 function setup(user, extra = {}) {
-  const calls = mockApi({ '/api/data/self': ok(ROWS), '/api/data/': ok(ROWS), ...extra });
+  const calls = mockApi({ '/api/data/self': ok(ROWS), '/api/data/': ok(ROWS), '/api/user/self/limits': ok({ items: [], group: 'default' }), ...extra });
   renderPage(<DetailPage />, { route: '/detail', user });
   return calls;
 }
@@ -156,7 +156,7 @@ test('prompt caching in Chinese', async () => {
 });
 
 test('the first data, asked for while the page\'s code loads, is the page\'s first read: one request', async () => {
-  const calls = mockApi({ '/api/data/self': ok(ROWS) });
+  const calls = mockApi({ '/api/data/self': ok(ROWS), '/api/user/self/limits': ok({ items: [], group: 'default' }) });
   setStoredUser(USER);
   preloadDashboard();
   expect(callsTo(calls, 'GET', '/api/data/self')).toHaveLength(1);

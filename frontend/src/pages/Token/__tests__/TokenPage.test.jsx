@@ -310,3 +310,39 @@ test('an open key popover closes after an outside click, which still reaches its
   await waitFor(() => expect(callsTo(calls, 'PUT', '/api/token/')).toHaveLength(1));
   expect(screen.queryByTestId('token-key-1')).not.toBeInTheDocument();
 });
+
+test('limits: usage bars in the list and the form; edited limits are sent; a refusal names the entry, the drawer stays', async () => {
+  localStorage.setItem('quota_per_unit', '500000');
+  const usage = [{ index: 0, owner: 'key', window: 'day', measure: 'requests', model: '', limit: 3, used: 2, soft: 0,
+    window_start: now - 60, resets_at: now + 3600 }];
+  const limited = { ...TOKENS[1], limits: [{ window: 'day', requests: 3 }], limit_usage: usage };
+  const refusal = 'limits[1].window must be minute, hour, day, week, month or <N>h with N from 1 to 744';
+  const calls = setup({
+    '/api/token/': ok({ items: [TOKENS[0], limited], total: 2, page: 0, page_size: 10 }),
+    '/api/token/2': ok(limited),
+    'PUT /api/token/': (c) => (c.body.limits.some((l) => l.window === '2000h') ? fail(refusal) : ok({ ...limited, ...c.body })),
+  });
+  const listed = await row(2);
+  expect(within(listed).getByRole('progressbar', { name: 'Day · Requests: 2 of 3' })).toBeInTheDocument();
+  expect(within(await row(1)).queryByRole('progressbar')).not.toBeInTheDocument();
+  await userEvent.click(within(listed).getByRole('button', { name: 'Edit' }));
+  const d = drawer();
+  await waitFor(() => expect(within(d).getByTestId('token-limit-usage')).toHaveTextContent('2 of 3'));
+  const editor = within(d).getByTestId('token-limits');
+  await userEvent.click(within(editor).getByRole('button', { name: 'Add a limit' }));
+  const added = within(editor).getByTestId('token-limits-row-1');
+  await userEvent.selectOptions(within(added).getByLabelText('Window'), 'rolling');
+  await userEvent.clear(within(added).getByLabelText('Hours (1–744)'));
+  await userEvent.type(within(added).getByLabelText('Hours (1–744)'), '2000');
+  await userEvent.type(within(added).getByLabelText('Limit (amount)'), '1');
+  await submitDrawer();
+  expect(await screen.findByText(refusal)).toBeInTheDocument();
+  expect(drawer()).toBeInTheDocument();
+  await userEvent.clear(within(added).getByLabelText('Hours (1–744)'));
+  await userEvent.type(within(added).getByLabelText('Hours (1–744)'), '5');
+  await submitDrawer();
+  await waitFor(() => expect(screen.queryByTestId('token-drawer')).not.toBeInTheDocument());
+  const puts = callsTo(calls, 'PUT', '/api/token/');
+  expect(puts.map((c) => c.body.limits)).toEqual([[{ window: 'day', requests: 3 }, { window: '2000h', quota: 500000 }],
+    [{ window: 'day', requests: 3 }, { window: '5h', quota: 500000 }]]);
+});

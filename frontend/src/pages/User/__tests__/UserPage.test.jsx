@@ -178,3 +178,33 @@ test('edit user: Enter in Add quota adds it (no save); a typed amount not added 
   expect(await screen.findByText('User info updated!')).toBeInTheDocument();
   expect(callsTo(calls, 'PUT', '/api/user/')[0].body).toMatchObject({ id: 2, quota: 1250 });
 });
+
+test('edit user: the limits with their usage; edited limits are sent, the usage never; a refusal is shown', async () => {
+  const usage = [{ index: 0, owner: 'user', window: 'week', measure: 'tokens', model: '', limit: 1000, used: 600, soft: 50,
+    window_start: 1767225600, resets_at: 1767830400 }];
+  const refusal = 'limits[0].tokens must be an integer from 0 to 9007199254740991';
+  const calls = setup({
+    '/api/user/2': ok({ ...USERS[1], limits: [{ window: 'week', tokens: 1000, soft: 50 }], limit_usage: usage }),
+    'PUT /api/user/': (c) => (c.body.limits[0].tokens === 'many' ? fail(refusal) : ok(null)),
+  });
+  await userEvent.click(within(await row(2)).getByRole('button', { name: 'Edit' }));
+  const drawer = screen.getByTestId('edit-user-drawer');
+  await waitFor(() => expect(within(drawer).getByTestId('user-limit-usage')).toHaveTextContent('600 of 1,000'));
+  expect(within(drawer).getByRole('progressbar')).toHaveClass('is-warning');
+  const amount = within(within(drawer).getByTestId('user-limits-row-0')).getByLabelText('Limit');
+  await userEvent.clear(amount);
+  await userEvent.type(amount, 'many');
+  await userEvent.click(within(drawer).getByRole('button', { name: 'Submit' }));
+  expect(await screen.findByText(refusal)).toBeInTheDocument();
+  expect(screen.getByTestId('edit-user-drawer')).toBeInTheDocument();
+  await userEvent.clear(amount);
+  await userEvent.type(amount, '2000');
+  await userEvent.click(within(drawer).getByRole('button', { name: 'Remove limit 1' }));
+  await userEvent.click(within(drawer).getByRole('button', { name: 'Submit' }));
+  await waitFor(() => expect(callsTo(calls, 'PUT', '/api/user/')).toHaveLength(2));
+  const [refused, saved] = callsTo(calls, 'PUT', '/api/user/').map((c) => c.body);
+  expect(refused.limits).toEqual([{ window: 'week', tokens: 'many', soft: 50 }]);
+  expect(saved.limits).toEqual([]);
+  expect(saved).not.toHaveProperty('limit_usage');
+  expect(saved).not.toHaveProperty('limitRows');
+});
