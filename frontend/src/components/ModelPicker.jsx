@@ -123,7 +123,8 @@ export default function ModelPicker({ id, value, options, onChange, flagged = NO
             {flag(m)}
           </li>
         ))}
-        {shown.length === 0 && <li className="picker-empty" role="presentation">{text('noMatch')}</li>}
+        {/* A list box holds options: with none to pick, the text saying so is one that cannot be picked. */}
+        {shown.length === 0 && <li className="picker-empty" role="option" aria-disabled="true" aria-selected="false">{text('noMatch')}</li>}
       </ul>
     </div>
   );
