@@ -34,8 +34,7 @@ export const OPERATION_CARDS = {
     num('ChannelAffinityTTLSeconds', 1), { ...sw('ChannelLeastBusyEnabled'), help: 'option.help.ChannelLeastBusyEnabled' }],
   quota: [num('QuotaForNewUser', 0), num('PreConsumedQuota', 0), num('QuotaForInviter', 0), num('QuotaForInvitee', 0),
     num('MaxTokensPerUser', 1), num('TokenCreationsPerMinute', 0)],
-  budgets: [{ ...json('GroupLimits'), help: 'option.help.GroupLimits' },
-    { key: 'BudgetTimeZone', help: 'option.help.BudgetTimeZone' },
+  budgets: [{ key: 'BudgetTimeZone', help: 'option.help.BudgetTimeZone' },
     { ...sw('BudgetAlertRootEnabled'), help: 'option.help.BudgetAlertRootEnabled' },
     { key: 'BudgetWebhookUrl', help: 'option.help.BudgetWebhookUrl' },
     { key: 'BudgetWebhookSecret', type: 'secret', help: 'option.help.BudgetWebhookSecret' }],
@@ -45,7 +44,6 @@ export const OPERATION_CARDS = {
     { ...json('CreateCacheRatio1h'), help: 'option.help.CreateCacheRatio1h' },
     { ...json('ImageRatio'), help: 'option.help.ImageRatio' }, { ...json('ImageOutputRatio'), help: 'option.help.ImageOutputRatio' },
     json('GroupRatio'), json('UserUsableGroups')],
-  budgets: [{ key: 'BudgetTimeZone', help: 'option.help.BudgetTimeZone' }],
   capabilities: [{ ...json('ModelCapabilities'), help: 'option.help.ModelCapabilities' }],
   realtime: [num('RealtimeMaxSessionsPerKey', 1), num('RealtimeMaxSessionsPerUser', 1), num('RealtimeMaxSecretsPerKey', 1),
     num('RealtimeMaxSecretsPerUser', 1), num('RealtimeIdleTimeoutSeconds', 1), num('RealtimeMaxSessionSeconds', 1),
@@ -142,7 +140,6 @@ export default function OperationSetting() {
       {card('monitoring')}
       {card('routing')}
       {card('quota')}
-      {card('budgets')}
       {card('chats')}
       {card('ratio', <ResetModelRatio onDone={mutate} />)}
       {card('budgets')}
