@@ -6,6 +6,7 @@ import logging
 from aiohttp import web
 
 from api.app import create_app
+from api.web.heap import setup_heap
 from models.settings import Settings
 
 
@@ -22,7 +23,9 @@ def main() -> None:
     # Every running request gets SHUTDOWN_TIMEOUT, then FINAL_WAIT to end, in the shutdown hooks
     # (api.web.stopping); aiohttp's own wait (this long, then as long again once it cancelled) is
     # for nothing, normally.
-    web.run_app(create_app(settings), host=settings.host, port=settings.port, reuse_port=settings.reuse_port or None,
+    app = create_app(settings)
+    setup_heap(app)  # the last startup hook: the loaded process frozen out of the collector's scans
+    web.run_app(app, host=settings.host, port=settings.port, reuse_port=settings.reuse_port or None,
                 access_log=None, shutdown_timeout=1.0, print=lambda *_: logging.getLogger("api").info(
                     "listening on http://%s:%s", settings.host, settings.port))
 

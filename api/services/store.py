@@ -2,15 +2,18 @@
 (the keys themselves are built in api.services.redis_keys)."""
 from __future__ import annotations
 
+import asyncio
 import hashlib
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any
 
 import redis.asyncio as aioredis
+from redis._parsers import _AsyncHiredisParser
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import NoScriptError, ResponseError
+from redis.exceptions import TimeoutError as RedisTimeoutError
 
 if TYPE_CHECKING:
     from redis.asyncio.cluster import RedisCluster
@@ -36,6 +39,39 @@ class FastPackConnection(aioredis.Connection):
                 pass
         return super().pack_command(*args)
 
+    async def send_packed_command(self, command: bytes | str | Iterable[bytes], check_health: bool = True) -> None:
+        """redis-py bounds every write with `asyncio.wait_for(…, socket_timeout)`: a task and a timer
+        per command, and a turn of the loop before the command leaves. The socket takes a short
+        command whole in `writelines`; only a write it could not take at once (a full send buffer, a
+        connection going away) waits for the drain, bounded by the same socket timeout. Replies are
+        bounded as before (read_response's own timeout)."""
+        if not self.is_connected:
+            await self.connect_check_health(check_health=False)
+        if check_health:
+            await aioredis.Connection.check_health(self)  # the class named: see get_connection below
+        if isinstance(command, str):
+            command = command.encode()
+        if isinstance(command, bytes):
+            command = [command]
+        writer = self._writer
+        assert writer is not None
+        try:
+            writer.writelines(command)
+            transport = writer.transport
+            if transport.is_closing() or transport.get_write_buffer_size():
+                async with asyncio.timeout(self.socket_timeout):
+                    await writer.drain()
+        except TimeoutError:
+            await self.disconnect(nowait=True)
+            raise RedisTimeoutError("Timeout writing to socket") from None
+        except OSError as e:
+            await self.disconnect(nowait=True)
+            err_no, errmsg = ("UNKNOWN", e.args[0]) if len(e.args) == 1 else (e.args[0], e.args[1])
+            raise RedisConnectionError(f"Error {err_no} while writing to socket. {errmsg}.") from e
+        except BaseException:  # a cancel mid-write: what was sent of the command is unknown
+            await self.disconnect(nowait=True)
+            raise
+
 
 class FastBlockingConnectionPool(aioredis.BlockingConnectionPool):
     """The blocking pool (a caller past `max_connections` waits instead of failing), with a fast path:
@@ -46,27 +82,22 @@ class FastBlockingConnectionPool(aioredis.BlockingConnectionPool):
     def _quiet(self) -> bool:
         return not self._condition._waiters and not getattr(self, "_in_maintenance", False)
 
-    async def get_connection(self, command_name: Any = None, *keys: Any, **options: Any) -> Any:
-        if self._available_connections and self._quiet():
-            connection = self._available_connections.pop()
-            self._in_use_connections.add(connection)
-            try:
-                await self.ensure_connection(connection)
-            except BaseException:
-                await self.release(connection)
-                raise
-            return connection
-        # The class named, not super(): mypy's untyped_calls_exclude does not reach calls through super().
-        return await aioredis.BlockingConnectionPool.get_connection(self)
-
-    async def release(self, connection: Any) -> None:
-        if self._quiet() and getattr(connection, "_re_auth_token", None) is None:
-            self._in_use_connections.remove(connection)
-            if connection.should_reconnect():
-                await connection.disconnect()
-            self._available_connections.append(connection)
-            return
-        await super().release(connection)
+    def take(self) -> Any:
+        """An idle connection that is open, owes no re-auth and has nothing unread, taken at once (no
+        await, none of connect()'s retry wrapper around an open connection); else None, and the
+        caller takes the pool's own path."""
+        if not self._available_connections or not self._quiet():
+            return None
+        connection = self._available_connections[-1]
+        if not connection.is_connected or not isinstance(connection._parser, _AsyncHiredisParser):
+            return None
+        parser: Any = connection._parser  # hiredis's reader and the stream it reads (private, typed loosely)
+        if (not parser._connected or parser._reader.has_data() or parser._stream.at_eof() or parser._stream._buffer
+                or getattr(connection, "_re_auth_token", None) is not None or connection.should_reconnect()):
+            return None
+        self._available_connections.pop()
+        self._in_use_connections.add(connection)
+        return connection
 
 
 class Store:
@@ -103,28 +134,8 @@ class Store:
         return cls(aioredis.Redis(connection_pool=pool), prefix)
 
     async def call(self, *args: Any) -> Any:
-        """One command whose reply needs no client-side parsing (GET, MGET, EVALSHA), sent and read on
-        a pooled connection directly: without the client's retry wrapper and its per-command
-        telemetry hooks, about a fifth of a short command's CPU. A cluster client, a busy pool, or a
-        connection that fails take the client's own path (which sends it again on a new connection,
-        as it would)."""
-        pool = getattr(self.redis, "connection_pool", None)
-        if not isinstance(pool, FastBlockingConnectionPool) or not pool._available_connections or not pool._quiet():
-            return await self.redis.execute_command(*args)
-        connection = await pool.get_connection()
-        try:
-            await connection.send_packed_command(connection.pack_command(*args), check_health=False)
-            return await connection.read_response()
-        except ResponseError:  # the server's error reply: the connection is fine
-            raise
-        except RedisConnectionError:
-            await connection.disconnect(nowait=True)
-            return await self.redis.execute_command(*args)
-        except BaseException:  # a timeout or a cancel may leave the reply unread
-            await connection.disconnect(nowait=True)
-            raise
-        finally:
-            await pool.release(connection)
+        """One command whose reply needs no client-side parsing (GET, MGET, EVALSHA): `call_on`."""
+        return await call_on(self.redis, args)
 
     async def close(self) -> None:
         if hasattr(self.redis, "get_nodes"):  # a cluster client owns its connections
@@ -133,23 +144,46 @@ class Store:
         await self.redis.aclose(close_connection_pool=True)  # the pool was passed in: close it too
 
 
-class Script:
-    """A Lua script called by EVALSHA straight through the client (redis-py's Script object adds a
-    typing.Protocol isinstance check and two call layers per call); loaded again after a flush.
-    With `store`: called through Store.call (for a script whose reply needs no parsing)."""
+async def call_on(redis: Any, args: Sequence[Any]) -> Any:
+    """`args`, one command whose reply needs no client-side parsing (GET, MGET, EVALSHA: redis-py
+    has no reply callback for them), sent and read on an idle pooled connection directly: without
+    the client's retry wrapper, its per-command telemetry hooks and the pool's checks of an open
+    connection, about a third of a short command's CPU. A cluster client, a busy pool, a connection
+    not ready, or one that fails before its reply take the client's own path (which sends it again
+    on a new connection, as it would). The reply is bounded by the connection's socket timeout."""
+    pool = getattr(redis, "connection_pool", None)
+    if not isinstance(pool, FastBlockingConnectionPool) or (connection := pool.take()) is None:
+        return await redis.execute_command(*args)
+    try:
+        await connection.send_packed_command(connection.pack_command(*args), check_health=False)
+        return await connection.read_response()
+    except ResponseError:  # the server's error reply: the connection is fine
+        raise
+    except RedisConnectionError:
+        await connection.disconnect(nowait=True)
+        return await redis.execute_command(*args)
+    except BaseException:  # a timeout or a cancel may leave the reply unread
+        await connection.disconnect(nowait=True)
+        raise
+    finally:
+        await pool.release(connection)
 
-    __slots__ = ("redis", "sha", "source", "store")
+
+class Script:
+    """A Lua script called by EVALSHA through `call_on` (redis-py's Script object adds a
+    typing.Protocol isinstance check and two call layers per call, its client the retry and
+    telemetry layers); loaded again after a flush. `store`, when given, supplies the client."""
+
+    __slots__ = ("redis", "sha", "source")
 
     def __init__(self, redis: Any, source: str, store: Store | None = None) -> None:
-        self.redis = redis
+        self.redis = store.redis if store is not None else redis
         self.source = source
-        self.store = store
         self.sha = hashlib.sha1(source.encode()).hexdigest()
 
     async def __call__(self, keys: Sequence[Any] = (), args: Sequence[Any] = ()) -> Any:
-        send = self.store.call if self.store is not None else self.redis.execute_command
         try:
-            return await send("EVALSHA", self.sha, len(keys), *keys, *args)
+            return await call_on(self.redis, ("EVALSHA", self.sha, len(keys), *keys, *args))
         except NoScriptError:
             self.sha = await self.redis.script_load(self.source)
-            return await send("EVALSHA", self.sha, len(keys), *keys, *args)
+            return await call_on(self.redis, ("EVALSHA", self.sha, len(keys), *keys, *args))
