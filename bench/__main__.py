@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import datetime
+import json
 import os
 import platform
 import resource
@@ -153,6 +154,20 @@ async def profile(gw: Gateway, runner: Runner, seconds: float, out_dir) -> str:
     return await profile_api(gw, runner, seconds, out_dir)
 
 
+async def kept_state_cost(gw: Gateway) -> dict[str, float] | None:
+    """bench.kept_reasoning_cost's figures (CPU µs per request, in a process of its own, against the
+    gateway's Redis), None if it failed."""
+    proc = await asyncio.create_subprocess_exec(PYTHON, "-m", "bench.kept_reasoning_cost", "--json", cwd=ROOT,
+                                                env={**os.environ, "REDIS_URL": gw.redis_url},
+                                                stdout=asyncio.subprocess.PIPE)
+    out, _ = await proc.communicate()
+    if proc.returncode != 0:
+        print("bench: bench.kept_reasoning_cost failed; its goal is left unmeasured", file=sys.stderr)
+        return None
+    figures: dict[str, float] = json.loads(out.splitlines()[-1])
+    return figures
+
+
 async def main_async(args: argparse.Namespace) -> int:
     db = args.db
     if db == "auto":
@@ -194,7 +209,9 @@ async def main_async(args: argparse.Namespace) -> int:
             extra["soak"] = samples
         # The report's sections, each under its own heading: the README's Benchmark section takes them as
         # they are (bench/README.md, What it prints).
-        sections = [header, "", "#### Goals", "", report.goals_table(legs, o, samples), "",
+        kept = await kept_state_cost(gw)
+        extra["kept_state_us"] = kept
+        sections = [header, "", "#### Goals", "", report.goals_table(legs, o, samples, kept), "",
                     "#### The legs side by side", "", report.main_table(legs, o), "", report.FOOTNOTES]
         if samples:
             sections += ["", "#### Soak", "", report.soak_table(samples, o.soak)]

@@ -1,7 +1,7 @@
 """The relay's kept-reasoning work per converted request, timed in-process (CPU time, not wall time).
 
-The gateway's CPU per request over its whole process tree (~1 ms, README "Performance") moves by more
-than this code can cost on a shared machine; so the work itself is timed on a Claude tool loop as an
+The gateway's CPU per request over its whole process tree moves by more than this code can cost on a
+shared machine; so the work itself is timed on a Claude tool loop as an
 OpenAI-format client sends it (the thinking blocks dropped): converting the request to Claude (the
 plain path), then what the kept state adds — looking for turns without their state (once, at the
 admission), putting the state back, gathering a 16-chunk stream's state — and the client side
@@ -9,12 +9,16 @@ of its Redis part against the Redis at REDIS_URL: its keys read by the admission
 written by the settlement script (those calls with them less the same calls without: it has no call
 of its own).
 
-    .venv/bin/python -m bench.kept_reasoning_cost [--repeat 2000]
+    .venv/bin/python -m bench.kept_reasoning_cost [--repeat 2000] [--request-ms 1.7]
+
+`make bench` runs it against its own gateway's Redis after the legs and puts all of it, divided by the
+CPU its Claude channel leg measured per non-streamed request, in its goal table.
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import time
 from collections.abc import Callable
@@ -65,11 +69,11 @@ def cpu_us(work: Callable[[], Any], repeat: int) -> float:
     return (time.process_time() - started) / repeat * 1e6
 
 
-async def redis_us(repeat: int) -> tuple[float, float, float]:
+async def redis_us(repeat: int, redis_url: str) -> tuple[float, float, float]:
     """Client CPU µs per request of (the states read with the admission, the state written with the
     settlement, one GET): the admission and settlement calls with the kept state's keys and entries
     less the same calls without, interleaved in blocks so that a drift of the machine hits both."""
-    store = Store.from_url(os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"), "bench-kept:", 4)
+    store = Store.from_url(redis_url, "bench-kept:", 4)
     kept, quota = KeptReasoning(store), QuotaService(store)
     refs = wanted(request(8)["messages"], CLAUDE_FAMILY)
     keys = [kept.key(1, CLAUDE_FAMILY, ref) for _, ref in refs]
@@ -111,10 +115,9 @@ async def redis_us(repeat: int) -> tuple[float, float, float]:
     return both - encode, encode, one / n * 1e6
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=2000)
-    args = parser.parse_args()
+def measure(repeat: int, redis_url: str) -> dict[str, float]:
+    """CPU µs per request of the plain conversion and of each part of the kept state; `added` is all
+    the kept state costs a client that drops it, `local` what it costs one that keeps it."""
     body, stream = request(8), chunks()
     found = {index: STATE for index, _ in wanted(body["messages"], CLAUDE_FAMILY)}
 
@@ -128,26 +131,47 @@ def main() -> None:
         collector.add(stream)
         return collector.finished()
 
-    plain = cpu_us(convert, args.repeat)
-    look = cpu_us(lambda: wanted(body["messages"], CLAUDE_FAMILY), args.repeat)
-    put_back = cpu_us(lambda: restored(body, CLAUDE_FAMILY, found), args.repeat)
-    streamed = cpu_us(gather, args.repeat)
-    fetch, keep, one = asyncio.run(redis_us(max(500, args.repeat // 2)))
-    added = look + put_back + streamed + fetch + keep
+    figures = {"plain": cpu_us(convert, repeat),
+               "look": cpu_us(lambda: wanted(body["messages"], CLAUDE_FAMILY), repeat),
+               "put_back": cpu_us(lambda: restored(body, CLAUDE_FAMILY, found), repeat),
+               "streamed": cpu_us(gather, repeat)}
+    figures["fetch"], figures["keep"], figures["one"] = asyncio.run(redis_us(max(500, repeat // 2), redis_url))
+    figures["local"] = figures["look"] + figures["put_back"] + figures["streamed"]
+    figures["added"] = figures["local"] + figures["fetch"] + figures["keep"]
+    return figures
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=2000)
+    parser.add_argument("--request-ms", type=float, default=0.0,
+                        help="the gateway tree's CPU ms per converted request, measured by `make bench` (its "
+                             "Claude channel leg at c=32): the kept state is then also shown as a share of it")
+    parser.add_argument("--json", action="store_true", help="print the figures as one JSON object (for make bench)")
+    args = parser.parse_args()
+    f = measure(args.repeat, os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0"))
+    if args.json:
+        print(json.dumps(f))
+        return
     print("| work (8 tool turns, 15 tools, 16-chunk answer) | CPU µs per request |\n|---|---|")
-    for name, value in (("convert to Claude (the plain path's conversion)", plain),
-                        ("put the kept state back", put_back), ("gather the stream's state", streamed),
-                        ("find turns without state (at the admission; the attempt reuses it)", look),
-                        ("the states' keys in the admission call (client side)", fetch),
-                        ("the state to keep, encoded and carried by the settlement call", keep),
-                        ("kept state, all of it", added), ("for scale: one GET on the same connection", one)):
-        print(f"| {name} | {value:.1f} |")
-    local = look + put_back + streamed
-    print(f"\nadded ÷ a request's ~1000 µs over the gateway tree: {local / 1000:.1%} without Redis (a client that "
-          f"keeps its state), {added / 1000:.1%} with the lookup and the write (one that drops it); "
-          f"had they their own calls, as GETs: {(local + 2 * one) / 1000:.1%}")
-    print(f"ratios: kept state ÷ the plain conversion {added / plain:.2f} (dropping) {local / plain:.2f} (keeping); "
-          f"its Redis part ÷ one GET {(fetch + keep) / one:.2f}")
+    for name, key in (("convert to Claude (the plain path's conversion)", "plain"),
+                      ("put the kept state back", "put_back"), ("gather the stream's state", "streamed"),
+                      ("find turns without state (at the admission; the attempt reuses it)", "look"),
+                      ("the states' keys in the admission call (client side)", "fetch"),
+                      ("the state to keep, encoded and carried by the settlement call", "keep"),
+                      ("kept state, all of it", "added"), ("for scale: one GET on the same connection", "one")):
+        print(f"| {name} | {f[key]:.1f} |")
+    if args.request_ms > 0:
+        request_us = args.request_ms * 1000
+        print(f"\nadded ÷ a converted request's {request_us:.0f} µs over the gateway tree: "
+              f"{f['local'] / request_us:.1%} without Redis (a client that keeps its state), "
+              f"{f['added'] / request_us:.1%} with the lookup and the write (one that drops it)")
+    else:
+        print("\n(as a share of a request: --request-ms, or `make bench`, whose goal table divides by its own "
+              "Claude channel leg)")
+    print(f"ratios: kept state ÷ the plain conversion {f['added'] / f['plain']:.2f} (dropping) "
+          f"{f['local'] / f['plain']:.2f} (keeping); its Redis part ÷ one GET "
+          f"{(f['fetch'] + f['keep']) / f['one']:.2f}")
 
 
 if __name__ == "__main__":

@@ -128,9 +128,12 @@ def _over(leg: Leg | None, base: Leg | None, metric: str) -> float | None:
 SOAK_FLAT_MIB = 5.0  # growth per API process over the soak that still counts as flat
 
 
-def goals_table(legs: list[Leg], o: Options, soak: list[dict[str, list[int]]] | None = None) -> str:
+def goals_table(legs: list[Leg], o: Options, soak: list[dict[str, list[int]]] | None = None,
+                kept: dict[str, float] | None = None) -> str:
     """The gateway's performance goals, each with its target, what this run measured and whether it
-    is met; a goal whose leg did not run (Portkey, LiteLLM, the soak) says so with –."""
+    is met; a goal whose leg did not run (Portkey, LiteLLM, the soak) says so with –. `kept`:
+    bench.kept_reasoning_cost's figures (CPU µs per request), divided by the Claude channel leg's CPU
+    per non-streamed request."""
     gw = _leg(legs, "gateway")
     if gw is None:
         return ""
@@ -159,6 +162,10 @@ def goals_table(legs: list[Leg], o: Options, soak: list[dict[str, list[int]]] | 
             title = leg.title if leg is not None else key
             add(f"{title}: CPU / {what} ÷ the plain path's", "within 5 %", ratio,
                 None if ratio is None else abs(ratio - 1) <= 0.05)
+    claude_ms = (_leg(legs, "claude") or gw).get("ns32_cpu_ms")
+    share = kept["added"] / (claude_ms * 1000) if kept and claude_ms else None
+    add("kept reasoning state (a client dropping it) ÷ a converted request's CPU, c=32", "within 5 %", share,
+        None if share is None else share <= 0.05, "{:.1%}")
     lite = _over(gw, _leg(legs, "litellm"), "ns32_rps")
     add("throughput c=32 ÷ LiteLLM's", "≥ 10×", lite, None if lite is None else lite >= 10, "{:.1f}×")
     for count in o.streams:

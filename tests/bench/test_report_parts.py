@@ -60,8 +60,12 @@ def test_the_goals_say_met_and_not_met_from_the_run() -> None:
     portkey = leg("portkey", ns32_cpu_ms=3.0)
     claude = leg("claude", ns32_cpu_ms=1.45, st32_cpu_ms=2.7)
     soak = [{"api": [75 * MIB]}, {"api": [90 * MIB]}]
-    table = goals_table([direct, proxy, gateway, portkey, claude], Options(soak=600), soak)
+    table = goals_table([direct, proxy, gateway, portkey, claude], Options(soak=600), soak, {"added": 87.0})
     rows = {line.split(" | ")[0].lstrip("| "): line for line in table.splitlines()[2:]}
+    kept = "kept reasoning state (a client dropping it) ÷ a converted request's CPU, c=32"
+    assert rows[kept].endswith("| 6.0% | not met |")  # 87 µs of the Claude leg's 1,450
+    unmeasured = goals_table([direct, proxy, gateway, claude], Options())
+    assert f"| {kept} | within 5 % | – | – |" in unmeasured
     assert rows["CPU / non-streamed request ÷ bare proxy's, c=32"].endswith("| 2.80× | met |")
     assert rows["CPU / non-streamed request ÷ bare proxy's, c=128"].endswith("| 3.20× | not met |")
     assert rows["CPU / stream ÷ bare proxy's, c=32"].endswith("| 2.40× | met |")

@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 
 import orjson
 import pytest
 from tortoise import Tortoise
 
 from api import keys
+from api.services import store as store_module
 from models import Channel
 from models.enums import ChannelStatus
 from tests.helpers import eventually
@@ -133,6 +135,9 @@ async def test_error_rate_window_never_one_timeout(gateway, upstreams) -> None:
     assert status == 503 and body["error"]["code"] == "no_available_channel"
 
 
+LEAN = contextvars.ContextVar("lean", default=False)  # inside store.call_on
+
+
 class Counter:
     """Counts SQL statements on the default connection and Redis round trips of the app's client."""
 
@@ -144,6 +149,19 @@ class Counter:
             original = getattr(conn, name)
             monkeypatch.setattr(conn, name, self._wrap_sql(original))
         monkeypatch.setattr(store.redis, "execute_command", self._wrap_redis(store.redis.execute_command))
+        # Scripts and lean commands go through store.call_on on a pooled connection (its fallback to
+        # execute_command is the same round trip, counted once).
+        lean = store_module.call_on
+
+        async def counted_call_on(redis, args):
+            self.redis += 1
+            inside = LEAN.set(True)
+            try:
+                return await lean(redis, args)
+            finally:
+                LEAN.reset(inside)
+
+        monkeypatch.setattr(store_module, "call_on", counted_call_on)
         pipeline = store.redis.pipeline
 
         def counted_pipeline(*args, **kwargs):
@@ -161,7 +179,7 @@ class Counter:
 
     def _wrap_redis(self, original):
         async def wrapper(*args, **kwargs):
-            self.redis += 1
+            self.redis += 0 if LEAN.get() else 1
             return await original(*args, **kwargs)
         return wrapper
 

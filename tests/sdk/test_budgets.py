@@ -216,14 +216,14 @@ async def test_usage_of_reads_each_limit_live_and_the_soft_alert_is_claimed_once
                            token_limits=token.limits, now=clock.now)
     minute = int(clock.now) // 60 * 60
     assert found == [
-        {"owner": "key", "window": "5h", "measure": "tokens", "model": "", "limit": 100, "used": 40, "soft": 0,
-         "window_start": int(opened), "resets_at": int(opened) + 5 * 3600},
-        {"owner": "key", "window": "minute", "measure": "requests", "model": "", "limit": 5, "used": 2, "soft": 0,
-         "window_start": minute, "resets_at": minute + 60},
-        {"owner": "user", "window": "day", "measure": "quota", "model": "", "limit": 1000, "used": 40, "soft": 50,
-         "window_start": TOMORROW, "resets_at": MIDNIGHT},
-        {"owner": "group", "window": "month", "measure": "requests", "model": "", "limit": 9, "used": 2, "soft": 0,
-         "window_start": found[3]["window_start"], "resets_at": found[3]["resets_at"]}]
+        {"index": 0, "owner": "key", "window": "5h", "measure": "tokens", "model": "", "limit": 100,
+         "used": 40, "soft": 0, "window_start": int(opened), "resets_at": int(opened) + 5 * 3600},
+        {"index": 1, "owner": "key", "window": "minute", "measure": "requests", "model": "", "limit": 5,
+         "used": 2, "soft": 0, "window_start": minute, "resets_at": minute + 60},
+        {"index": 0, "owner": "user", "window": "day", "measure": "quota", "model": "", "limit": 1000,
+         "used": 40, "soft": 50, "window_start": TOMORROW, "resets_at": MIDNIGHT},
+        {"index": 0, "owner": "group", "window": "month", "measure": "requests", "model": "", "limit": 9,
+         "used": 2, "soft": 0, "window_start": found[3]["window_start"], "resets_at": found[3]["resets_at"]}]
     later = await usage_of(store, user_id=user.id, user_limits=user.limits, token_id=token.id,
                            token_limits=token.limits, now=opened + 6 * 3600)
     assert later[0]["used"] == 0 and later[0]["window_start"] is None  # the rolling window closed
