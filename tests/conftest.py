@@ -196,8 +196,8 @@ class Process:
 
 def process_env(settings: Settings, **extra: str) -> dict[str, str]:
     env = {**os.environ, "DATABASE_URL": settings.database_url, "REDIS_URL": settings.redis_url,
-           "REDIS_PREFIX": settings.redis_prefix, "SESSION_SECRET": settings.session_secret,
-           "DATA_DIR": str(settings.data_dir), "PYTHONUNBUFFERED": "1"}
+           "BROKER_URL": settings.broker_url or settings.redis_url, "REDIS_PREFIX": settings.redis_prefix,
+           "SESSION_SECRET": settings.session_secret, "DATA_DIR": str(settings.data_dir), "PYTHONUNBUFFERED": "1"}
     env.update(extra)
     return env
 
@@ -217,26 +217,36 @@ def spawn(tmp_path: Path) -> Iterator:
         proc.stop()
 
 
-@pytest.fixture
-async def worker(settings: Settings, spawn, redis_sync: sync_redis.Redis) -> Process:
-    """A real Dramatiq worker process on the test's database and Redis prefix, ready to consume."""
+async def start_worker(spawn, settings: Settings, name: str = "worker", **extra: str) -> Process:
+    """`python -m workers` on these settings (`extra`: more of its environment), ready when it has
+    consumed a heartbeat sent after its start (written to its Redis, settings.redis_url)."""
     from tests.helpers import eventually
-
-    proc = spawn([sys.executable, "-m", "workers", "--processes", "1", "--threads", "4"],
-                 process_env(settings), name="worker")
-    # Ready when it has consumed a heartbeat sent after its start.
     from workers.broker import setup_broker
 
+    proc = spawn([sys.executable, "-m", "workers", "--processes", "1", "--threads", "4"],
+                 process_env(settings, **extra), name=name)
     setup_broker(settings)
+    redis = sync_redis.Redis.from_url(settings.redis_url)
+    heartbeat = f"{settings.redis_prefix}heartbeat:worker"
+    redis.delete(heartbeat)  # an earlier worker's
 
     async def beaten() -> bool:
         if proc.proc.poll() is not None:
             raise AssertionError("worker exited:\n" + proc.output())
         await asyncio.to_thread(_send_heartbeat)
-        return redis_sync.exists(f"{settings.redis_prefix}heartbeat:worker") == 1
+        return redis.exists(heartbeat) == 1
 
-    await eventually(beaten, timeout=30, interval=0.3)
+    try:
+        await eventually(beaten, timeout=30, interval=0.3)
+    finally:
+        redis.close()
     return proc
+
+
+@pytest.fixture
+async def worker(settings: Settings, spawn, redis_sync: sync_redis.Redis) -> Process:
+    """A real Dramatiq worker process on the test's database and Redis prefix, ready to consume."""
+    return await start_worker(spawn, settings)
 
 
 def _send_heartbeat() -> None:

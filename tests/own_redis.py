@@ -59,8 +59,19 @@ class OwnRedis:
             self.proc.wait(timeout=10)
         self.proc = None
 
-    def restart(self, *, keep_data: bool = True) -> None:
-        self.stop()
+    def user_url(self, name: str, *rules: str) -> str:
+        """The URL of an ACL user made here with every right but those `rules` take away (`-hdel`)."""
+        import redis
+
+        password = f"{name}-password"
+        with redis.Redis(port=self.port) as admin:
+            admin.execute_command("ACL", "SETUSER", name, "on", f">{password}", "~*", "&*", "+@all", *rules)
+        return f"redis://{name}:{password}@127.0.0.1:{self.port}/0"
+
+    def restart(self, *, keep_data: bool = True, kill: bool = False) -> None:
+        """Stopped (`kill`: SIGKILL, a crash: only what the AOF holds comes back) and started again;
+        without `keep_data`, empty (a Redis without persistence)."""
+        self.stop(kill=kill)
         if not keep_data:
             for path in self.directory.glob("*"):
                 shutil.rmtree(path) if path.is_dir() else path.unlink()

@@ -4,7 +4,9 @@
 reservations whose process is gone (what the sweep does, with the clock moved past their expiry),
 then asserts for every user and key: the database's balance is the starting one minus the sum of
 its consumption logs (nothing lost, nothing counted twice: a log's request id is unique), and the
-live Redis balance, where one is loaded, equals the database's.
+live Redis balance, where one is loaded, equals the database's. `check_windows` is the same for the
+limits over time: each budget window in the database holds the sum of its charges in the
+consumption logs, and Redis's live window the same.
 """
 from __future__ import annotations
 
@@ -15,9 +17,11 @@ from pathlib import Path
 
 from api.services.billing.reservations import close_orphans
 from api.services.billing.settlement import apply_pending, users_with_pending
+from api.services.budgets.durable import part_of
+from api.services.budgets.plan import window_key
 from api.services.configuration.options import OptionsService
 from api.services.store import Store
-from models import Log, Token, User
+from models import BudgetUsage, Log, Token, User
 from models.enums import LogType
 from tests.relay.fakes import make_key, rich_user
 
@@ -99,6 +103,30 @@ async def check_books(store: Store, books: Books, *, sweep_after: float = 0.0) -
         live = await store.redis.get(f"{store.prefix}{{u{token.user_id}}}:tq:{token.id}")
         assert live is None or int(live) == db, (token.id, live, db)
     return Summary(charged, logs, incomplete, orphans)
+
+
+async def check_windows(store: Store, user: User) -> dict[str, tuple[int, int, int]]:
+    """The windows' invariant, once every record is applied and no request of the user runs: each
+    of the user's budget windows in the database (BudgetUsage) holds the sum of its charges in the
+    consumption logs (quota, 1 request each, prompt + completion tokens), and Redis's live window,
+    loaded, the same (its start too). Every log of an owner counts in the owner's one open window
+    (the scenarios' clock is fixed: no window turns). → {"<owner>:<identity>": (quota, requests,
+    tokens)}."""
+    found: dict[str, tuple[int, int, int]] = {}
+    for row in await BudgetUsage.filter(user_id=user.id).order_by("owner_kind", "identity"):
+        assert not row.model, "a window narrowed to a model is not checked here"
+        part = part_of(row.owner_kind, row.owner_id)
+        owner = {"token_id": int(row.owner_id)} if row.owner_kind == "key" else {}
+        logs = await Log.filter(user_id=user.id, type=LogType.CONSUME, **owner).all()
+        charges = (sum(r.quota for r in logs), len(logs), sum(r.prompt_tokens + r.completion_tokens for r in logs))
+        db = (row.quota, row.requests, row.tokens)
+        assert db == charges, (part, row.identity, "database", db, "logs", charges)
+        live = await store.redis.hgetall(window_key(store, user.id, part, row.identity, row.window_start))
+        assert live, (part, row.identity, "no live window")
+        assert (int(live["s"]), int(live["q"]), int(live["r"]), int(live["t"])) == (row.window_start, *db), (
+            part, row.identity, "redis", live, "database", db)
+        found[f"{part}:{row.identity}"] = db
+    return found
 
 
 # -- the report -----------------------------------------------------------------------------------
