@@ -192,7 +192,10 @@ async def clean(body: Mapping[str, Any], current: McpServer | None, allow_privat
 
 
 async def announce(events: EventBus, server_id: int) -> None:
+    """Every process reloads its servers; this one before the console's answer (its own pub/sub
+    message, heard later, reloads once more), so that a change is in force here once it is answered."""
     await events.publish(EVENT, id=server_id)
+    await events.dispatch({"kind": EVENT, "id": server_id})
 
 
 async def create_server(body: Mapping[str, Any], events: EventBus, allow_private: bool) -> McpServer:

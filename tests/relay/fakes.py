@@ -275,7 +275,15 @@ async def upstreams(aiohttp_server) -> Callable[..., Awaitable[FakeUpstream]]:
 
 @pytest.fixture
 async def gateway(aiohttp_client, settings: Settings) -> TestClient:
-    """The whole gateway on a test server, with a short idle timeout for upstream streams."""
+    """The whole gateway on a test server. Its idle timeout for upstream streams is long enough for a
+    busy machine (a fake's first event can take more than a second there); a test of a stream the
+    upstream leaves hanging takes `idle_gateway`."""
+    return await aiohttp_client(create_app(replace(settings, streaming_timeout=60.0)))
+
+
+@pytest.fixture
+async def idle_gateway(aiohttp_client, settings: Settings) -> TestClient:
+    """The gateway with a 1 s idle timeout for upstream streams: for fakes that stop sending (hang_after)."""
     return await aiohttp_client(create_app(replace(settings, streaming_timeout=1.0)))
 
 

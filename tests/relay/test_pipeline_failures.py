@@ -23,6 +23,7 @@ from tests.relay.fakes import (  # noqa: F401
     drain,
     gateway,
     headers_for,
+    idle_gateway,
     live_balance,
     make_key,
     relay_of,
@@ -304,7 +305,8 @@ def streamed_text(frames: list[bytes]) -> str:
 
 
 @pytest.mark.parametrize("behaviour", [{"cut_after": 3}, {"hang_after": 3}])
-async def test_stream_stopping_early_is_charged_for_what_was_produced(gateway, upstreams, behaviour) -> None:
+async def test_stream_stopping_early_is_charged_for_what_was_produced(idle_gateway, upstreams, behaviour) -> None:
+    gateway = idle_gateway
     fake = await upstreams(**behaviour)
     await add_channel(gateway, fake)
     user = await rich_user(quota=1_000_000)
