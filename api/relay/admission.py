@@ -17,20 +17,14 @@ from aiohttp import web
 from api import keys
 from api.relay import affinity, billing, kept_reasoning
 from api.relay.auth import UserInfo
-from api.relay.budgets import budget_refusal, budget_rules, budget_windows
+from api.relay.budgets import budget_rules, budget_windows
 from api.relay.job import Job
 from api.relay.modes import MODES, Billing
+from api.relay.quota_refusals import PRE_CHARGE_REFUSALS, refusal_of
 from api.relay.refusals import refuse
 from api.relay.streaming import produced_usage
 from api.services.billing import pricing
-from api.services.billing.quota import (
-    BalanceUnavailable,
-    BudgetExceeded,
-    Charge,
-    Limits,
-    QuotaRefused,
-    RateLimited,
-)
+from api.services.billing.quota import Charge, Limits
 from api.services.billing.records import encode_reservation
 from api.services.billing.request_facts import RequestFacts, new_settlement_id
 from api.services.configuration.capability_lookup import table_of
@@ -217,23 +211,7 @@ async def admit(job: Job) -> Charge:
         facts.windows = [w.wire() for w in charge.windows]
         job.state.keeper.hold(facts.request_id, caller.user.id, lambda: progress(job))
         return charge
-    except BudgetExceeded as exc:
-        raise budget_refusal(job, exc) from None
-    except RateLimited as exc:
-        raise refuse(job.request, 429, "relay_rate_limited", "rate_limit_exceeded", "rate_limit_error",
-                     headers={"Retry-After": str(exc.retry_after)}, scope=exc.scope, limit=exc.limit,
-                     seconds=exc.retry_after) from None
-    except QuotaRefused as exc:
-        if exc.reason in ("user_in_flight", "key_in_flight"):  # served once those requests end
-            raise refuse(job.request, 429, f"relay_{exc.reason}", "insufficient_quota_in_flight",
-                         "insufficient_user_quota", headers={"Retry-After": "1"}, remain=exc.remain, pre=exc.pre,
-                         held=exc.held) from None
-        if exc.reason == "key_exhausted":
-            raise refuse(job.request, 401, "relay_key_exhausted", "key_exhausted", "invalid_request_error") from None
-        if exc.reason == "key_insufficient":
-            raise refuse(job.request, 403, "relay_key_insufficient", "pre_consume_token_quota_failed",
-                         remain=exc.remain, pre=exc.pre) from None
-        raise refuse(job.request, 403, "relay_user_insufficient", "insufficient_user_quota",
-                     "insufficient_user_quota", remain=exc.remain, pre=exc.pre) from None
-    except BalanceUnavailable:
-        raise refuse(job.request, 503, "relay_internal", "balance_unavailable") from None
+    except PRE_CHARGE_REFUSALS as exc:
+        refusal = refusal_of(exc, job.state.quota, job.state.metrics, job.options, caller.token, caller.user)
+        raise refuse(job.request, refusal.status, refusal.message_key, refusal.code, refusal.error_type,
+                     headers=refusal.headers, **refusal.params) from None

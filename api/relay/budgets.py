@@ -1,7 +1,8 @@
 """Budgets at admission (docs/billing.md, Budgets and limits): which windows a request counts in, from
 the limits cached with its key and user and the GroupLimits option, and the refusal of one over a
-limit — 429 in the client's own error shape, code `budget_exceeded`, `Retry-After` the seconds to the
-window's reset; the error log row names the limit, the metrics count it by window."""
+limit's parameters — 429 in the client's own error shape, code `budget_exceeded`, `Retry-After` the
+seconds to the window's reset (api.relay.quota_refusals); the error log row names the limit, the
+metrics count it by window."""
 from __future__ import annotations
 
 import math
@@ -9,13 +10,11 @@ from datetime import datetime
 
 from api.relay.auth import TokenInfo, UserInfo
 from api.relay.job import Job
-from api.relay.refusals import refuse
 from api.services.billing.quota import BudgetExceeded, QuotaService
 from api.services.budgets.limits import group_limits
 from api.services.budgets.plan import Counted, Planner, Rule, owner_kind
 from api.services.budgets.windows import zone
 from api.services.configuration.options import OptionsService
-from api.upstream.errors import RelayError
 from api.upstream.metrics import Metrics
 
 _planner = Planner()
@@ -48,13 +47,6 @@ def time_zone(job: Job) -> str:
 
 def time_zone_of(options: OptionsService) -> str:
     return options.get("BudgetTimeZone") or "UTC"
-
-
-def budget_refusal(job: Job, exc: BudgetExceeded) -> RelayError:
-    seconds, params = refusal_params(job.state.quota, job.state.metrics, job.options, job.caller.token,
-                                     job.caller.user, exc)
-    return refuse(job.request, 429, "relay_budget_exceeded", "budget_exceeded", "rate_limit_error",
-                  headers={"Retry-After": str(seconds)}, seconds=seconds, **params)
 
 
 def refusal_params(quota: QuotaService, metrics: Metrics, options: OptionsService, token: TokenInfo | None,

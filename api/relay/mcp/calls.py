@@ -26,11 +26,12 @@ from api import keys
 from api.mcp.access import Grant
 from api.relay.admission import limits_of
 from api.relay.auth import TokenInfo, UserInfo
-from api.relay.budgets import refusal_params, rules_for, time_zone_of, windows_for
+from api.relay.budgets import rules_for, time_zone_of, windows_for
 from api.relay.failure_log import NOT_LOGGED_CODES
+from api.relay.quota_refusals import PRE_CHARGE_REFUSALS, refusal_of
 from api.relay.settling import SETTLE_RETRY_FOR
 from api.relay.state import RelayState
-from api.services.billing.quota import BalanceUnavailable, BudgetExceeded, Charge, QuotaRefused, RateLimited
+from api.services.billing.quota import Charge
 from api.services.billing.records import TokenUsage, encode_reservation, encode_settlement
 from api.services.billing.request_facts import RequestFacts, new_settlement_id
 from api.services.error_logs import SEND, SEND_DELAY_MS, ErrorLogQueue, ErrorRow
@@ -174,20 +175,9 @@ async def admit(request: web.Request, state: RelayState, user: UserInfo, token: 
             pre=server.price, group=group, limits=limits_of(state.options),
             reservation=encode_reservation(facts, server.price, 0, [w.wire() for w in windows]), windows=windows)
         facts.windows = [w.wire() for w in charge.windows]
-    except BudgetExceeded as exc:
-        seconds, params = refusal_params(state.quota, state.metrics, state.options, token, user, exc)
-        raise CallRefused("budget_exceeded", "relay_budget_exceeded", seconds, seconds=seconds, **params) from None
-    except RateLimited as exc:
-        raise CallRefused("rate_limited", "relay_rate_limited", exc.retry_after, scope=exc.scope, limit=exc.limit,
-                          seconds=exc.retry_after) from None
-    except QuotaRefused as exc:
-        key = {"key_exhausted": "relay_key_exhausted", "key_insufficient": "relay_key_insufficient",
-               "user_in_flight": "relay_user_in_flight", "key_in_flight": "relay_key_in_flight"}.get(
-            exc.reason, "relay_user_insufficient")
-        raise CallRefused(exc.reason, key, 1 if exc.reason.endswith("in_flight") else 0, remain=exc.remain,
-                          pre=exc.pre, held=exc.held) from None
-    except BalanceUnavailable:
-        raise CallRefused("balance_unavailable", "relay_internal", 1) from None
+    except PRE_CHARGE_REFUSALS as exc:
+        refusal = refusal_of(exc, state.quota, state.metrics, state.options, token, user)
+        raise CallRefused(refusal.reason, refusal.message_key, refusal.retry_after, **refusal.params) from None
     state.keeper.hold(facts.request_id, user.id, lambda: (0, 0))
     return ToolCall(state, user, token, group, grant, tool, arguments, facts, charge,
                     request.get(keys.REQUEST_ID, ""))
