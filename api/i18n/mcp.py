@@ -29,6 +29,10 @@ MCP: dict[str, tuple[str, str]] = {
                                        "MCP 服务器 {server} 已禁用或不可用"),
     "mcp_refused_server_not_in_key": ("This API key's MCP allow-list does not include the server {server}",
                                       "此 API 密钥的 MCP 允许列表不包含服务器 {server}"),
+    "mcp_refused_server_mismatch": ("The MCP declaration {label} names the registered server {label}, but its URL "
+                                    "is another registered server's: name one server, by its label or by its URL",
+                                    "MCP 声明 {label} 的名称指向已注册的服务器 {label}，但其 URL 属于另一个已注册的"
+                                    "服务器：请只指定一个服务器（按名称或按 URL）"),
     "mcp_refused_tool_not_offered": ("The MCP server {server} does not offer the tool {tool} through the gateway",
                                      "MCP 服务器 {server} 未通过网关提供工具 {tool}"),
     "mcp_refused_tool_not_in_key": ("This API key's MCP allow-list does not include the tool {tool} of {server}",

@@ -156,6 +156,32 @@ async def test_a_server_the_key_may_not_use_is_refused_by_name(client, root, fak
     await assert_charged(client, user, token, model, rounds=0, calls=0)
 
 
+async def test_a_label_and_a_url_naming_two_registered_servers_are_refused(
+        client: Any, root: Any, fake: Any, fake_sse: Any, aiohttp_server: Any) -> None:
+    """Which of the two the caller meant cannot be told: neither is called, nothing is charged. A label
+    with a URL no server is registered at stays served (the URL never contacted: the tests above)."""
+    script = add_script()
+    upstream, user, token, model = await setup(client, root, fake, aiohttp_server, "openai", script)
+    notes_url, notes = fake_sse
+    await register(root, notes_url, name="notes", transport="sse")
+    elsewhere = "HTTP" + notes_url.removeprefix("http") + "/"  # its URL, written otherwise
+    async with sdk(client, token) as api:
+        with pytest.raises(openai.PermissionDeniedError) as refused:
+            await api.responses.create(model=model, input="What is 2 + 40?", tools=[
+                {"type": "mcp", "server_label": "fake", "server_url": elsewhere, "require_approval": "never"}])
+    assert refused.value.code == "mcp_server_mismatch"
+    assert "fake" in refused.value.message and "notes" not in refused.value.message
+    async with claude_sdk(client, token) as claude_api:
+        with pytest.raises(anthropic.PermissionDeniedError) as denied:
+            await claude_api.beta.messages.create(
+                model=model, max_tokens=64, messages=[{"role": "user", "content": "hi"}],
+                mcp_servers=[{"type": "url", "url": gateway_url(client, "/mcp/notes"), "name": "fake"}],
+                betas=["mcp-client-2025-04-04"])
+    assert "fake" in denied.value.message and "another registered server" in denied.value.message
+    assert upstream.seen == [] and fake[1].calls == [] and notes.calls == []
+    await assert_charged(client, user, token, model, rounds=0, calls=0)
+
+
 async def test_rounds_bound_ends_the_answer_and_says_so(client, root, fake, aiohttp_server) -> None:
     always = Recorded(lambda view: Turn(tool={"id": f"call_{view.turns}", "name": "fake__add",
                                               "input": {"a": view.turns, "b": 1}}))

@@ -7,6 +7,10 @@ A declaration is served when it names a server registered here:
   name, else every server the key may use (their tools named `<server>__<tool>`, as on `/mcp`);
 - otherwise, its label (Responses `server_label`, Anthropic `name`) is a registered server's name:
   that server; the URL given is never contacted.
+A declaration whose label and URL name two different registered servers (the label one's name, the
+URL the gateway's own `/mcp/<other>` or the other's registered URL) is refused (api.relay.mcp_tools.
+offer: `mcp_server_mismatch`): which of the two the caller meant cannot be told, and its calls are
+sent to neither.
 Any other declaration stays in the body as it came (a converted request leaves it out with its
 notice, a native one carries it to the provider). A served declaration's credentials (Responses
 `headers`, `authorization`; Anthropic `authorization_token`) go nowhere: the gateway's own
@@ -41,6 +45,7 @@ class Declared:
 
     label: str
     server: str  # the registered server; "" for every server the key may use (the gateway's /mcp)
+    url_server: str = ""  # the other registered server its URL names, when its label names `server`: refused
     allowed: frozenset[str] | None = None  # the tools the client lets through (None: all)
     denied: frozenset[str] = frozenset()
     read_only: bool = False  # only tools the server marks readOnlyHint
@@ -78,13 +83,27 @@ def own_server(url: Any, request: web.Request, options: OptionsService) -> str |
     return name if name and "/" not in name else None
 
 
+def _same_url(a: str, b: str) -> bool:
+    """The same address, written with another case of scheme or host, or a trailing slash."""
+    x, y = urlsplit(a.strip()), urlsplit(b.strip())
+    return ((x.scheme.lower(), x.netloc.lower(), x.path.rstrip("/") or "/", x.query)
+            == (y.scheme.lower(), y.netloc.lower(), y.path.rstrip("/") or "/", y.query))
+
+
 def _served(label: str, url: Any, request: web.Request, options: OptionsService,
-            servers: Mapping[str, ServerInfo]) -> str | None:
-    """The server a declaration stands for ("" every one of the key's), or None: not served here."""
+            servers: Mapping[str, ServerInfo]) -> tuple[str, str] | None:
+    """(the server a declaration stands for ("" every one of the key's), the other registered server
+    its URL names when its label names the first: refused), or None: not served here."""
     own = own_server(url, request, options)
     if own is not None:
-        return own or (label if label in servers else "")
-    return label if label and label in servers else None
+        if own and label in servers and label != own:
+            return label, own
+        return own or (label if label in servers else ""), ""
+    if not label or label not in servers:
+        return None
+    at = (next((name for name, info in servers.items() if name != label and _same_url(info.url, url)), "")
+          if isinstance(url, str) and url.strip() else "")
+    return label, at
 
 
 def _names(value: Any) -> frozenset[str]:
@@ -105,10 +124,11 @@ def take_responses(body: dict[str, Any], request: web.Request, options: OptionsS
             kept.append(tool)
             continue
         label = str(tool.get("server_label") or "")
-        server = _served(label, tool.get("server_url"), request, options, servers)
-        if server is None:
+        served = _served(label, tool.get("server_url"), request, options, servers)
+        if served is None:
             kept.append(tool)
             continue
+        server, url_server = served
         given = tool.get("allowed_tools")
         allowed: frozenset[str] | None = None
         read_only = False
@@ -119,7 +139,7 @@ def take_responses(body: dict[str, Any], request: web.Request, options: OptionsS
             read_only = given.get("read_only") is True
         if tool.get("require_approval") not in (None, "never") and "tools.mcp.require_approval" not in notices:
             notices.append("tools.mcp.require_approval")  # the key's grant is the approval: run at once
-        declared.append(Declared(label or server or "mcp", server, allowed, read_only=read_only))
+        declared.append(Declared(label or server or "mcp", server, url_server, allowed, read_only=read_only))
     if not declared:
         return None
     body["tools"] = kept
@@ -142,10 +162,11 @@ def take_anthropic(body: dict[str, Any], request: web.Request, options: OptionsS
             kept.append(entry)
             continue
         label = str(entry.get("name") or "")
-        server = _served(label, entry.get("url"), request, options, servers)
-        if server is None:
+        served = _served(label, entry.get("url"), request, options, servers)
+        if served is None:
             kept.append(entry)
             continue
+        server, url_server = served
         config = entry.get("tool_configuration")
         config = config if isinstance(config, Mapping) else {}
         allowed = _names(config["allowed_tools"]) if config.get("allowed_tools") is not None else None
@@ -155,7 +176,7 @@ def take_anthropic(body: dict[str, Any], request: web.Request, options: OptionsS
         toolset = toolsets.get(label)
         if toolset is not None:
             allowed, denied = _toolset(toolset, allowed)
-        declared.append(Declared(label or server or "mcp", server, allowed, denied))
+        declared.append(Declared(label or server or "mcp", server, url_server, allowed, denied))
     if not declared:
         return None
     labels = {d.label for d in declared}

@@ -53,6 +53,8 @@ def refused(request: web.Request, exc: AccessRefused) -> RelayError:
 
 
 def _grants(declared: Declared, servers: Any, group: str, key_tools: tuple[str, ...]) -> list[Grant]:
+    if declared.url_server:  # label and URL name two servers (the URL's left unnamed: maybe not the key's)
+        raise AccessRefused("server_mismatch", label=declared.label[:64])
     if declared.server:
         return [access.check_server(servers, group, key_tools, declared.server)]
     found = access.grants(servers, group, key_tools)
