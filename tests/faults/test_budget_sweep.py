@@ -4,58 +4,24 @@ their reservations and each window (a calendar and a rolling one) ends with exac
 Redis and, once the workers ran, in the database."""
 from __future__ import annotations
 
-import asyncio
-import os
-import signal
 import time
-
-import aiohttp
 
 from api.services.billing.reservations import close_orphans, reservations_key
 from api.services.budgets.limits import normalise
 from api.services.budgets.plan import window_key
 from api.services.budgets.windows import bounds
-from api.services.store import Store
-from api.upstream.catalogue import ChannelType
-from models import BudgetUsage, Channel, Log
+from models import BudgetUsage, Log
 from models.enums import LogType
-from tests.faults.test_reservations import BODY, books_balance
-from tests.helpers import eventually
-from tests.relay.fakes import headers_for, make_key, rich_user, upstreams  # noqa: F401
+from tests.faults.killed_streams import books_balance, streams_of_a_killed_process
+from tests.relay.fakes import upstreams  # noqa: F401
 
 LIMITS = normalise([{"window": "day", "quota": 10**9}, {"window": "5h", "requests": 10}])
 
 
 async def test_api_process_killed_mid_window_leaves_each_window_its_exact_charge(client, settings, api_process,
                                                                                  upstreams) -> None:
-    fake = await upstreams(hang_after=4, usage=None)
-    await Channel.create(name="fake", key="sk-upstream", base_url=fake.url, models="gpt-4",
-                         type=int(ChannelType.OPENAI))
-    users = [await rich_user(f"u{i}", quota=1_000_000, limits=LIMITS) for i in range(2)]
-    tokens = [await make_key(u, remain_quota=300_000, unlimited=False) for u in users]
-    proc, url = await api_process(CHECKPOINT_INTERVAL="0.1", RESERVATION_TTL="60")
-    store = Store.from_url(settings.redis_url, settings.redis_prefix)
-    http = aiohttp.ClientSession()
-    try:
-        streams = [await http.post(f"{url}/v1/chat/completions", json=BODY, headers=headers_for(t)) for t in tokens]
-        for resp in streams:
-            got = b""
-            while got.count(b'"content"') < 5:
-                got += await resp.content.readline()
-
-        async def checkpointed() -> bool:
-            for user in users:
-                entries = await store.redis.hgetall(reservations_key(store, user.id))
-                renewals = [v for k, v in entries.items() if k.endswith("#")]
-                if len(renewals) != 1 or int(renewals[0].split("|")[1]) == 0:
-                    return False
-            return True
-
-        await eventually(checkpointed, timeout=20)
-        os.killpg(proc.proc.pid, signal.SIGKILL)
-        await asyncio.to_thread(proc.proc.wait)
-        for resp in streams:
-            resp.close()
+    async with streams_of_a_killed_process(settings, api_process, upstreams, 2, limits=LIMITS) as killed:
+        users, tokens, store = killed.users, killed.tokens, killed.store
         start, _ = bounds("day", time.time())
         for user in users:  # the windows hold the reservations, and their starts are kept beside them
             entries = await store.redis.hgetall(reservations_key(store, user.id))
@@ -75,6 +41,3 @@ async def test_api_process_killed_mid_window_leaves_each_window_its_exact_charge
                 "identity", "quota", "requests", "tokens")
             assert rows == [("5h", log.quota, 1, total), ("day", log.quota, 1, total)]
             assert await store.redis.hgetall(reservations_key(store, user.id)) == {}
-    finally:
-        await http.close()
-        await store.close()

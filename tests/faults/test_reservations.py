@@ -5,12 +5,9 @@ the rest returned), and streams that finish while Redis is down (settled once it
 from __future__ import annotations
 
 import asyncio
-import os
-import signal
 import time
 from dataclasses import replace
 
-import aiohttp
 import orjson
 import pytest
 
@@ -18,62 +15,17 @@ from api import keys
 from api.app import create_app
 from api.services.billing import pricing
 from api.services.billing.reservations import ORPHAN, close_orphans, reservations_key
-from api.services.billing.settlement import apply_pending, users_with_pending
-from api.services.configuration.options import OptionsService
-from api.services.store import Store
-from api.upstream.catalogue import ChannelType
 from api.upstream.tokenizer import count_chat_request
-from models import Channel, Log, Token, User
+from models import Log, Token, User
 from models.enums import LogType
+from tests.faults.killed_streams import BODY, MESSAGES, books_balance, streams_of_a_killed_process
 from tests.helpers import eventually
 from tests.relay.fakes import add_channel, drain, headers_for, live_balance, make_key, rich_user, upstreams  # noqa: F401
 
-MESSAGES = [{"role": "user", "content": "Tell me a long story."}]
-BODY = {"model": "gpt-4", "messages": MESSAGES, "stream": True}
-
-
-async def books_balance(store: Store, users: list[User], tokens: list[Token]) -> None:
-    """The invariant: once every record is applied, each live balance equals the database's."""
-    options = OptionsService(store)
-    await options.load()
-    for user_id in await users_with_pending(store):
-        await apply_pending(store, options, user_id)
-    for user in users:
-        assert int(await store.redis.get(f"{store.prefix}{{u{user.id}}}:quota")) == (await User.get(id=user.id)).quota
-    for token in tokens:
-        live = await store.redis.get(f"{store.prefix}{{u{token.user_id}}}:tq:{token.id}")
-        assert live is not None and int(live) == (await Token.get(id=token.id)).remain_quota
-
 
 async def test_api_process_killed_with_streams_open(client, settings, api_process, upstreams) -> None:
-    fake = await upstreams(hang_after=4, usage=None)  # four pieces, then the upstream works on and on
-    await Channel.create(name="fake", key="sk-upstream", base_url=fake.url, models="gpt-4",
-                         type=int(ChannelType.OPENAI))
-    users = [await rich_user(f"u{i}", quota=1_000_000) for i in range(3)]
-    tokens = [await make_key(u, remain_quota=300_000, unlimited=False) for u in users]
-    proc, url = await api_process(CHECKPOINT_INTERVAL="0.1", RESERVATION_TTL="60")
-    store = Store.from_url(settings.redis_url, settings.redis_prefix)
-    http = aiohttp.ClientSession()
-    try:
-        streams = [await http.post(f"{url}/v1/chat/completions", json=BODY, headers=headers_for(t)) for t in tokens]
-        for resp in streams:
-            got = b""
-            while got.count(b'"content"') < 5:  # the role chunk and four pieces
-                got += await resp.content.readline()
-
-        async def checkpointed() -> bool:  # every stream's output so far is in its reservation
-            for user in users:
-                entries = await store.redis.hgetall(reservations_key(store, user.id))
-                renewals = [v for k, v in entries.items() if k.endswith("#")]
-                if len(renewals) != 1 or int(renewals[0].split("|")[1]) == 0:
-                    return False
-            return True
-
-        await eventually(checkpointed, timeout=20)
-        os.killpg(proc.proc.pid, signal.SIGKILL)
-        await asyncio.to_thread(proc.proc.wait)
-        for resp in streams:
-            resp.close()
+    async with streams_of_a_killed_process(settings, api_process, upstreams, 3) as killed:
+        users, tokens, store = killed.users, killed.tokens, killed.store
         produced = {}
         for user in users:
             entries = await store.redis.hgetall(reservations_key(store, user.id))
@@ -91,9 +43,6 @@ async def test_api_process_killed_with_streams_open(client, settings, api_proces
             assert (log.prompt_tokens, log.completion_tokens, log.quota) == (prompt, produced[user.id], quota)
             assert orjson.loads(log.other)["incomplete"] == ORPHAN
             assert (await User.get(id=user.id)).quota == 1_000_000 - quota
-    finally:
-        await http.close()
-        await store.close()
 
 
 @pytest.fixture
