@@ -203,14 +203,17 @@ async def main_async(args: argparse.Namespace) -> int:
                   "(latency, fixed rate, streams).")
         extra: dict = {}
         gw_leg = next(leg for leg in legs if leg.key == "gateway")
+        # Timed once the legs' settlements are applied and before the soak (whose backlog keeps the
+        # workers busy for a while after it): the same quiet the legs had.
+        await up.books.wait_settled()
+        kept = await kept_state_cost(gw)
+        extra["kept_state_us"] = kept
         samples: list = []
         if o.soak > 0:
             samples = await runner.soak(gw_leg, o.soak)
             extra["soak"] = samples
         # The report's sections, each under its own heading: the README's Benchmark section takes them as
         # they are (bench/README.md, What it prints).
-        kept = await kept_state_cost(gw)
-        extra["kept_state_us"] = kept
         sections = [header, "", "#### Goals", "", report.goals_table(legs, o, samples, kept), "",
                     "#### The legs side by side", "", report.main_table(legs, o), "", report.FOOTNOTES]
         if samples:
