@@ -22,7 +22,7 @@ from dramatiq.middleware import (
 from api.services import redis_keys
 from models.settings import Settings
 
-from .middleware import FrozenHeap, ParentWatch, ResourcesMiddleware, ShutdownGuard
+from .middleware import ParentWatch, ResourcesMiddleware, ShutdownGuard
 
 _broker: RedisBroker | None = None
 SHUTDOWN_TIMEOUT_MS = 30_000  # --worker-shutdown-timeout: running messages get this long to finish
@@ -49,7 +49,6 @@ def build_broker(settings: Settings) -> RedisBroker:
         # database), then AsyncIO stops the loop.
         ShutdownGuard(grace=SHUTDOWN_TIMEOUT_MS / 1000 + 15),
         ParentWatch(),  # a worker process whose main process was killed stops (a new one replaces it)
-        FrozenHeap(),  # once booted, the loaded heap left out of the collector's scans
     ]
     return RedisBroker(url=settings.broker_url or settings.redis_url,
                        namespace=redis_keys.dramatiq_namespace(settings.redis_prefix), middleware=middleware)

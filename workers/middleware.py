@@ -18,7 +18,6 @@ from dramatiq.middleware import Middleware, MiddlewareError
 
 from api.resources import HttpPool, open_resources
 from api.services.jobs import Send
-from api.web.heap import freeze
 from models.settings import Settings
 
 from .context import set_context
@@ -139,16 +138,3 @@ class ParentWatch(Middleware):
                 log.error("the main worker process (PID %d) is gone: stopping", parent)
                 os.kill(os.getpid(), signal.SIGTERM)
                 return
-
-
-class FrozenHeap(Middleware):
-    """A worker process's loaded heap (modules, the actors, the resources opened at boot) frozen out of
-    the collector's scans once it has booted, its youngest generation collected less often
-    (api.web.heap.freeze, as the API process does): a settlement batch allocates thousands of objects,
-    nearly all freed by their reference counts. Only in Dramatiq's worker processes (a worker started
-    inside a test process leaves that process's collector alone)."""
-
-    def after_worker_boot(self, broker: dramatiq.Broker, worker: dramatiq.Worker) -> None:
-        if multiprocessing.parent_process() is None:
-            return
-        freeze()
