@@ -95,7 +95,7 @@ async def profile_run(gw, runner, leg, seconds: float, out_dir: Path, name: str,
 
 async def profile_api(gw, runner, seconds: float, out_dir: Path) -> str:
     """The gateway's CPU per request by part (bench/features.py), every Python process profiled, at c=32
-    (non-streamed, closed loop) and at c=1 (one request after the other)."""
+    (non-streamed, then streamed, closed loop) and at c=1 (one request after the other)."""
     from bench.features import cost_table
 
     leg = next(leg for leg in runner.legs if leg.key == "gateway")
@@ -103,16 +103,18 @@ async def profile_api(gw, runner, seconds: float, out_dir: Path) -> str:
     runner.o.duration = seconds
     try:
         busy = await profile_run(gw, runner, leg, seconds, out_dir, "c32", lambda: runner.closed(leg, 32, False))
+        streamed = await profile_run(gw, runner, leg, seconds, out_dir, "s32", lambda: runner.closed(leg, 32, True))
     finally:
         runner.o.duration = saved
     # c=1: about as many requests as the profile lasts at a few ms each (py-spy stops after `seconds`).
     one = await profile_run(gw, runner, leg, seconds, out_dir, "c1", lambda: runner.loadgen(
         "latency", leg, requests=int(seconds * 150), timeout=seconds + 120))
-    columns = {f"{label}, c={c}": stacks for c, run in ((32, busy), (1, one)) for label, stacks in run.items()
-               if label != "scheduler"}
+    columns = {f"{label}, {name}": stacks for name, run in (("c=32", busy), ("streamed, c=32", streamed), ("c=1", one))
+               for label, stacks in run.items() if label != "scheduler"}
     total, packages, functions = summarize(busy["api"][0])
     lines = [f"CPU per request by part of the request: py-spy (250 Hz, idle excluded) on every API process and "
-             f"the worker with its children, {seconds:g} s at c=32 (non-streamed) and then at c=1; each share of "
+             f"the worker with its children, {seconds:g} s at c=32 (non-streamed, then streamed: CPU per stream) and "
+             "then at c=1; each share of "
              "a process's samples times its CPU per request over the same run (raw stacks: "
              f"{out_dir.relative_to(ROOT)}/profile-*.txt).", "", cost_table(columns), "",
              "| where the API samples end at c=32 (self time, by package) | share |", "|---|---|"]
