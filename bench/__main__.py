@@ -197,8 +197,8 @@ async def main_async(args: argparse.Namespace) -> int:
 
         header = (f"Machine: {machine()}. Date: {datetime.date.today().isoformat()}. "
                   f"Command: `{' '.join(['python -m bench', *sys.argv[1:]])}`. Gateway: {o.api_procs} API "
-                  f"processes (REUSE_PORT), 1 worker process × 8 threads, scheduler, own redis-server (AOF), "
-                  f"{o.db}; mock streams {o.chunks} chunks; load from "
+                  f"processes (REUSE_PORT), 1 worker process × 8 threads, scheduler, own redis-server (AOF, "
+                  f"reached by its Unix socket), {o.db}; mock streams {o.chunks} chunks; load from "
                   f"{'wrk -t1' if runner.wrk else 'the Python generator'} (throughput) and bench.loadgen "
                   "(latency, fixed rate, streams).")
         extra: dict = {}

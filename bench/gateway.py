@@ -21,6 +21,7 @@ from pathlib import Path
 
 import aiohttp
 
+from api.launch import local_redis_url, redis_ready, redis_socket
 from bench.procs import PYTHON, ROOT, Procs, free_port, wait_http, wait_port
 from bench.sampler import Tree
 
@@ -101,6 +102,7 @@ class GatewayConfig:
     worker_threads: int = 8
     db: str = "postgres"  # or "sqlite"
     scheduler: bool = True
+    redis_socket: bool = True  # the processes reach its Redis by a Unix socket (False: loopback TCP)
 
 
 class Gateway:
@@ -138,11 +140,19 @@ class Gateway:
         redis_port = free_port()
         redis_dir = self.workdir / "redis"
         redis_dir.mkdir(parents=True, exist_ok=True)
+        # As the quick start runs it (api.launch): reached by its Unix socket, when the path fits one.
+        sock = redis_socket(redis_dir) if self.config.redis_socket else None
+        unix = ["--unixsocket", str(sock), "--unixsocketperm", "700"] if sock is not None else []
         redis = self.procs.start("gw-redis", [redis_binary(), "--port", str(redis_port), "--bind", "127.0.0.1",
-                                              "--dir", str(redis_dir), "--appendonly", "yes", "--save", ""])
+                                              "--dir", str(redis_dir), "--appendonly", "yes", "--save", "", *unix])
         self.tree.add(redis.pid, "redis")
-        self.redis_url = f"redis://127.0.0.1:{redis_port}/0"
+        self.redis_url = local_redis_url(redis_port, sock)
         await wait_port(redis_port, self.procs)
+        deadline = time.monotonic() + 10
+        while not redis_ready(redis_port, sock):
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"the gateway's Redis does not listen on {sock}")
+            await asyncio.sleep(0.05)
         if self.pg_database:
             psql(f"DROP DATABASE IF EXISTS {self.pg_database} WITH (FORCE)")  # ours, from a killed run
             psql(f"CREATE DATABASE {self.pg_database}")

@@ -150,14 +150,15 @@ async def login_as(client):
 
 
 @pytest.fixture
-def own_redis(tmp_path: Path) -> Iterator:
-    """A redis-server of this test's own (AOF on), stopped at the end: for tests that stop or restart it."""
+def own_redis(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator:
+    """A redis-server of this test's own (AOF on), stopped at the end: for tests that stop or restart it.
+    Parametrized indirectly with "unix", its URL names its Unix socket (unix://…?db=0)."""
     from tests.own_redis import OwnRedis
 
-    server = OwnRedis(tmp_path / "redis")
+    server = OwnRedis(tmp_path / "redis", unix=getattr(request, "param", "tcp") == "unix")
     server.start()
     yield server
-    server.stop(kill=True)
+    server.remove()
 
 
 @pytest.fixture

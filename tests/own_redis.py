@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 
@@ -25,21 +26,27 @@ def free_port() -> int:
 
 
 class OwnRedis:
-    def __init__(self, directory: Path, aof: bool = True) -> None:
+    def __init__(self, directory: Path, aof: bool = True, unix: bool = False) -> None:
+        """`unix`: it also listens on a Unix socket (in a short directory of its own: a socket's path
+        holds 107 bytes at most), and `url` names that."""
         self.directory = directory
         self.aof = aof
         self.port = free_port()
+        self.socket = Path(tempfile.mkdtemp(prefix="redis-")) / "redis.sock" if unix else None
         self.proc: subprocess.Popen | None = None
 
     @property
     def url(self) -> str:
+        if self.socket is not None:
+            return f"unix://{self.socket}?db=0"
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
+        unix = ["--unixsocket", str(self.socket), "--unixsocketperm", "700"] if self.socket is not None else []
         self.proc = subprocess.Popen(
             [redis_binary(), "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.directory),
-             "--appendonly", "yes" if self.aof else "no", "--appendfsync", "always", "--save", ""],
+             "--appendonly", "yes" if self.aof else "no", "--appendfsync", "always", "--save", "", *unix],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
@@ -58,6 +65,12 @@ class OwnRedis:
             self.proc.kill() if kill else self.proc.terminate()
             self.proc.wait(timeout=10)
         self.proc = None
+
+    def remove(self) -> None:
+        """Stopped for good: its socket's directory removed too."""
+        self.stop(kill=True)
+        if self.socket is not None:
+            shutil.rmtree(self.socket.parent, ignore_errors=True)
 
     def user_url(self, name: str, *rules: str) -> str:
         """The URL of an ACL user made here with every right but those `rules` take away (`-hdel`)."""

@@ -1,6 +1,7 @@
 """The store's lean command path (api.services.store.call_on, Script): the same replies as the client's
 own path, scripts loaded again after a flush, dead connections replaced after a restart, writes without
-a wait_for per command and replies still bounded by the socket timeout (a Redis of the test's own)."""
+a wait_for per command and replies still bounded by the socket timeout (a Redis of the test's own, over
+TCP and over a Unix socket)."""
 from __future__ import annotations
 
 import asyncio
@@ -12,8 +13,10 @@ import redis.asyncio.connection as redis_connection
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from api.services.store import Script, Store, call_on
+from api.services.store import FastPack, Script, Store, call_on
 
+# Each over TCP and over a Unix socket (api.services.store.FAST_PACK: the lean path on both).
+TRANSPORTS = pytest.mark.parametrize("own_redis", ["tcp", "unix"], indirect=True)
 ECHO = "redis.call('SET', KEYS[1], ARGV[1]) return {redis.call('GET', KEYS[1]), tonumber(ARGV[2]) + 1}"
 
 
@@ -24,6 +27,7 @@ async def own_store(own_redis) -> AsyncIterator[Store]:
     await store.close()
 
 
+@TRANSPORTS
 async def test_call_on_answers_as_the_client_does(own_store) -> None:
     await own_store.redis.set("a", "1")
     assert await own_store.call("GET", "a") == await own_store.redis.get("a") == "1"
@@ -33,8 +37,10 @@ async def test_call_on_answers_as_the_client_does(own_store) -> None:
     assert await call_on(own_store.redis, ("GET", "a")) == "1"  # the connection went on serving
     pool = own_store.redis.connection_pool
     assert not pool._in_use_connections and len(pool._available_connections) == 1  # one connection, given back
+    assert isinstance(pool._available_connections[0], FastPack)  # the lean writes, whichever the transport
 
 
+@TRANSPORTS
 async def test_a_script_is_loaded_again_after_a_flush(own_store) -> None:
     script = Script(own_store.redis, ECHO)
     assert await script(keys=["k"], args=["v", 41]) == ["v", 42]
@@ -43,6 +49,7 @@ async def test_a_script_is_loaded_again_after_a_flush(own_store) -> None:
     assert await own_store.redis.script_exists(script.sha) == [True]
 
 
+@TRANSPORTS
 async def test_many_scripts_at_once_over_a_restart(own_store, own_redis) -> None:
     script = Script(own_store.redis, ECHO)
     assert await asyncio.gather(*(script(keys=[f"k{i}"], args=[i, i]) for i in range(64))) == [
@@ -53,6 +60,7 @@ async def test_many_scripts_at_once_over_a_restart(own_store, own_redis) -> None
             [str(i), i + 1] for i in range(32)]
 
 
+@TRANSPORTS
 async def test_commands_are_written_without_a_wait_for(own_store, monkeypatch) -> None:
     await own_store.redis.ping()  # a connection open in the pool
 
