@@ -152,10 +152,11 @@ async def login_as(client):
 @pytest.fixture
 def own_redis(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator:
     """A redis-server of this test's own (AOF on), stopped at the end: for tests that stop or restart it.
-    Parametrized indirectly with "unix", its URL names its Unix socket (unix://…?db=0)."""
+    Parametrized indirectly with "unix" or "tls", its URL names its Unix socket (unix://…?db=0) or a
+    TLS port with a self-signed certificate (rediss://…)."""
     from tests.own_redis import OwnRedis
 
-    server = OwnRedis(tmp_path / "redis", unix=getattr(request, "param", "tcp") == "unix")
+    server = OwnRedis(tmp_path / "redis", transport=getattr(request, "param", "tcp"))
     server.start()
     yield server
     server.remove()

@@ -25,28 +25,69 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def self_signed(directory: Path) -> tuple[Path, Path]:
+    """(certificate, key) files of a self-signed certificate for 127.0.0.1, made in `directory`."""
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    now = datetime.datetime.now(datetime.UTC)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(minutes=5))
+            .not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                           critical=False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .sign(key, hashes.SHA256()))
+    directory.mkdir(parents=True, exist_ok=True)
+    cert_path, key_path = directory / "cert.pem", directory / "key.pem"
+    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                           serialization.NoEncryption()))
+    return cert_path, key_path
+
+
 class OwnRedis:
-    def __init__(self, directory: Path, aof: bool = True, unix: bool = False) -> None:
-        """`unix`: it also listens on a Unix socket (in a short directory of its own: a socket's path
-        holds 107 bytes at most), and `url` names that."""
+    def __init__(self, directory: Path, aof: bool = True, transport: str = "tcp") -> None:
+        """`transport` of its `url`: "tcp"; "unix", a Unix socket (in a short directory of its own: a
+        socket's path holds 107 bytes at most); "tls", a TLS port of its own with a self-signed
+        certificate. It listens on its plain port in every case."""
         self.directory = directory
         self.aof = aof
         self.port = free_port()
-        self.socket = Path(tempfile.mkdtemp(prefix="redis-")) / "redis.sock" if unix else None
+        # Its socket and its certificate outside `directory` (emptied by a restart without its data).
+        self.own = Path(tempfile.mkdtemp(prefix="redis-")) if transport in ("unix", "tls") else None
+        self.socket = self.own / "redis.sock" if self.own is not None and transport == "unix" else None
+        self.tls_port = free_port() if transport == "tls" else 0
         self.proc: subprocess.Popen | None = None
 
     @property
     def url(self) -> str:
         if self.socket is not None:
             return f"unix://{self.socket}?db=0"
+        if self.tls_port:
+            return f"rediss://127.0.0.1:{self.tls_port}/0?ssl_ca_certs={self.own}/cert.pem"
         return f"redis://127.0.0.1:{self.port}/0"
 
     def start(self) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
-        unix = ["--unixsocket", str(self.socket), "--unixsocketperm", "700"] if self.socket is not None else []
+        extra = ["--unixsocket", str(self.socket), "--unixsocketperm", "700"] if self.socket is not None else []
+        if self.tls_port:
+            assert self.own is not None
+            cert, key = self.own / "cert.pem", self.own / "key.pem"
+            if not key.exists():
+                self_signed(self.own)
+            extra += ["--tls-port", str(self.tls_port), "--tls-cert-file", str(cert), "--tls-key-file", str(key),
+                      "--tls-auth-clients", "no"]
         self.proc = subprocess.Popen(
             [redis_binary(), "--port", str(self.port), "--bind", "127.0.0.1", "--dir", str(self.directory),
-             "--appendonly", "yes" if self.aof else "no", "--appendfsync", "always", "--save", "", *unix],
+             "--appendonly", "yes" if self.aof else "no", "--appendfsync", "always", "--save", "", *extra],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
@@ -67,10 +108,10 @@ class OwnRedis:
         self.proc = None
 
     def remove(self) -> None:
-        """Stopped for good: its socket's directory removed too."""
+        """Stopped for good: the directory of its socket or certificate removed too."""
         self.stop(kill=True)
-        if self.socket is not None:
-            shutil.rmtree(self.socket.parent, ignore_errors=True)
+        if self.own is not None:
+            shutil.rmtree(self.own, ignore_errors=True)
 
     def user_url(self, name: str, *rules: str) -> str:
         """The URL of an ACL user made here with every right but those `rules` take away (`-hdel`)."""

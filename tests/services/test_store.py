@@ -1,7 +1,7 @@
 """The store's lean command path (api.services.store.call_on, Script): the same replies as the client's
 own path, scripts loaded again after a flush, dead connections replaced after a restart, writes without
 a wait_for per command and replies still bounded by the socket timeout (a Redis of the test's own, over
-TCP and over a Unix socket)."""
+TCP, a Unix socket and TLS)."""
 from __future__ import annotations
 
 import asyncio
@@ -15,8 +15,8 @@ from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from api.services.store import FastPack, Script, Store, call_on
 
-# Each over TCP and over a Unix socket (api.services.store.FAST_PACK: the lean path on both).
-TRANSPORTS = pytest.mark.parametrize("own_redis", ["tcp", "unix"], indirect=True)
+# Each over TCP, a Unix socket and TLS (api.services.store.FAST_PACK: the lean path on each).
+TRANSPORTS = pytest.mark.parametrize("own_redis", ["tcp", "unix", "tls"], indirect=True)
 ECHO = "redis.call('SET', KEYS[1], ARGV[1]) return {redis.call('GET', KEYS[1]), tonumber(ARGV[2]) + 1}"
 
 
