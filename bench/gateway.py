@@ -21,7 +21,7 @@ from pathlib import Path
 
 import aiohttp
 
-from api.launch import local_redis_url, redis_ready, redis_socket
+from api.launch import local_redis_url, redis_ready, redis_socket, socket_arguments
 from bench.procs import PYTHON, ROOT, Procs, free_port, wait_http, wait_port
 from bench.sampler import Tree
 
@@ -142,9 +142,9 @@ class Gateway:
         redis_dir.mkdir(parents=True, exist_ok=True)
         # As the quick start runs it (api.launch): reached by its Unix socket, when the path fits one.
         sock = redis_socket(redis_dir) if self.config.redis_socket else None
-        unix = ["--unixsocket", str(sock), "--unixsocketperm", "700"] if sock is not None else []
         redis = self.procs.start("gw-redis", [redis_binary(), "--port", str(redis_port), "--bind", "127.0.0.1",
-                                              "--dir", str(redis_dir), "--appendonly", "yes", "--save", "", *unix])
+                                              "--dir", str(redis_dir), "--appendonly", "yes", "--save", "",
+                                              *socket_arguments(sock)])
         self.tree.add(redis.pid, "redis")
         self.redis_url = local_redis_url(redis_port, sock)
         await wait_port(redis_port, self.procs)
