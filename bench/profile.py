@@ -66,8 +66,11 @@ def summarize(raw: str, top: int = 15) -> tuple[int, list[tuple[str, float]], li
 
 
 async def _record(exe: Path, pid: int, seconds: float, path: Path, children: bool) -> asyncio.subprocess.Process:
+    """py-spy on `pid` (`children`: the worker, with its processes, sampled by the thread that holds the
+    GIL: py-spy's idle filter counts its many waiting threads — Dramatiq's consumers between fetches,
+    its worker threads on their queue — as running, about five times the CPU the worker used)."""
     args = [str(exe), "record", "-p", str(pid), "-d", str(int(seconds)), "-r", "250", "-f", "raw", "-o", str(path),
-            "--nonblocking", *(["--subprocesses"] if children else [])]
+            "--nonblocking", *(["--subprocesses", "--gil"] if children else [])]
     return await asyncio.create_subprocess_exec(*args, stdout=asyncio.subprocess.DEVNULL,
                                                 stderr=asyncio.subprocess.PIPE)
 
