@@ -14,20 +14,18 @@ it is sent; the fetches per message drop to one or two; a token nobody waited fo
 fetch. Messages that reach a queue without an enqueue (Dramatiq's maintenance moving a dead
 worker's messages back) are found by the wait's timeout, as before. A consumer whose prefetched
 messages are all still running does not wait on the list (nothing could be fetched): it backs off
-as Dramatiq's does, until one is acknowledged; a delay queue's consumer waits no longer than its
-next delayed message's due time.
+as Dramatiq's does, until one is acknowledged.
 """
 from __future__ import annotations
 
 import logging
-import threading
 import time
 from typing import Any
 
 import redis
 from dramatiq.broker import MessageProxy
 from dramatiq.brokers.redis import RedisBroker, _RedisConsumer
-from dramatiq.common import compute_backoff, current_millis
+from dramatiq.common import compute_backoff
 from dramatiq.errors import ConnectionClosed
 from dramatiq.message import Message
 
@@ -104,19 +102,8 @@ class WakingConsumer(_RedisConsumer):
                     continue
                 # One wait per call at most: the consumer thread then looks at its state (stopping,
                 # its delayed messages' due times) at least once per worker timeout, as it did.
-                if waited or not self.broker.wait_for_wake(self.queue_name, self.wait_ms()):
+                if waited or not self.broker.wait_for_wake(self.queue_name, self.timeout):
                     return None
                 waited = True
         except redis.ConnectionError as e:
             raise ConnectionClosed(e) from None
-
-    def wait_ms(self) -> int:
-        """How long a wait for a token may last: the worker timeout, or less when the consumer thread
-        holds a delayed message due sooner (its `delay_queue`, a heap by due time, read by the thread
-        that owns it: this one), so that it is sent on when due, not up to a timeout later."""
-        held = getattr(threading.current_thread(), "delay_queue", None)
-        heap = getattr(held, "queue", None)
-        if not heap:
-            return int(self.timeout)
-        due = int(getattr(heap[0], "priority", 0)) - current_millis()
-        return max(1, min(int(self.timeout), due))

@@ -6,14 +6,11 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from queue import PriorityQueue
 from typing import Any
 
-import dramatiq
 import pytest
 import redis as sync_redis
-from dramatiq import Message, Worker
-from dramatiq.common import current_millis
+from dramatiq import Message
 
 from tests.helpers import eventually
 from workers.waking import WAKE_CAP, WakingRedisBroker
@@ -102,62 +99,3 @@ def test_a_consumer_whose_prefetch_is_running_backs_off_without_waiting(broker, 
     consumer.ack(first)
     second = next(consumer)
     assert second is not None and second.args == (2,)
-
-
-class _Due:
-    """An item of a consumer thread's delay queue (Dramatiq's _WorkQueueItem: `priority` is its due time)."""
-
-    def __init__(self, priority: int) -> None:
-        self.priority = priority
-
-    def __lt__(self, other: _Due) -> bool:
-        return self.priority < other.priority
-
-
-def test_a_delay_queue_consumer_waits_no_longer_than_its_next_due_message(broker) -> None:
-    consumer = broker.consume("q.DQ", prefetch=10, timeout=LONG)
-    seen: dict[str, int] = {}
-
-    class ConsumerThread(threading.Thread):  # as Dramatiq's: the consumer runs in the thread owning the queue
-        delay_queue: PriorityQueue[_Due] = PriorityQueue()
-
-        def run(self) -> None:
-            seen["none held"] = consumer.wait_ms()
-            self.delay_queue.put(_Due(current_millis() + 5_000))
-            self.delay_queue.put(_Due(current_millis() + 20_000))
-            seen["one due in 5 s"] = consumer.wait_ms()
-            self.delay_queue.put(_Due(current_millis() - 100))
-            seen["one overdue"] = consumer.wait_ms()
-
-    thread = ConsumerThread()
-    thread.start()
-    thread.join()
-    assert seen["none held"] == LONG
-    assert 1 <= seen["one due in 5 s"] <= 5_000
-    assert seen["one overdue"] == 1
-    assert consumer.wait_ms() == LONG  # another thread's delay queue is not this consumer's
-
-
-async def test_a_worker_runs_sent_and_delayed_messages_each_once_and_a_delayed_one_not_before_it_is_due(
-        broker) -> None:
-    ran: list[tuple[int, int]] = []
-
-    @dramatiq.actor(broker=broker, actor_name="wake.job", queue_name="q")
-    def job(n: int) -> None:
-        ran.append((n, current_millis()))
-
-    worker = Worker(broker, worker_threads=2)
-    worker.start()
-    try:
-        job.send(1)
-        delayed = job.send_with_options(args=(2,), delay=300)
-        job.send(3)
-
-        async def all_ran() -> bool:
-            return len(ran) == 3
-
-        await eventually(all_ran)
-        assert sorted(n for n, _ in ran) == [1, 2, 3]
-        assert dict(ran)[2] >= delayed.options["eta"]
-    finally:
-        worker.stop()
