@@ -23,7 +23,6 @@ from api.services import redis_keys
 from models.settings import Settings
 
 from .middleware import ParentWatch, ResourcesMiddleware, ShutdownGuard
-from .waking import WakingRedisBroker
 
 _broker: RedisBroker | None = None
 SHUTDOWN_TIMEOUT_MS = 30_000  # --worker-shutdown-timeout: running messages get this long to finish
@@ -51,8 +50,8 @@ def build_broker(settings: Settings) -> RedisBroker:
         ShutdownGuard(grace=SHUTDOWN_TIMEOUT_MS / 1000 + 15),
         ParentWatch(),  # a worker process whose main process was killed stops (a new one replaces it)
     ]
-    return WakingRedisBroker(url=settings.broker_url or settings.redis_url,
-                             namespace=redis_keys.dramatiq_namespace(settings.redis_prefix), middleware=middleware)
+    return RedisBroker(url=settings.broker_url or settings.redis_url,
+                       namespace=redis_keys.dramatiq_namespace(settings.redis_prefix), middleware=middleware)
 
 
 def setup_broker(settings: Settings | None = None) -> RedisBroker:
