@@ -9,6 +9,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from api.launch import socket_arguments
+
 
 def redis_binary() -> str:
     binary = shutil.which("redis-server")
@@ -77,7 +79,7 @@ class OwnRedis:
 
     def start(self) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
-        extra = ["--unixsocket", str(self.socket), "--unixsocketperm", "700"] if self.socket is not None else []
+        extra = socket_arguments(self.socket)
         if self.tls_port:
             assert self.own is not None
             cert, key = self.own / "cert.pem", self.own / "key.pem"
